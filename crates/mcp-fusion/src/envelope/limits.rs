@@ -1,0 +1,266 @@
+//! The substitutions and cuts applied before anything is written (wire contract §2).
+//!
+//! [`normalize`] returns the failure exactly as the envelope will carry it, so
+//! that `parse(render(e)) == normalize(e)` holds for every input:
+//!
+//! - characters XML 1.0 forbids (C0 controls other than tab, LF and CR, U+FFFE,
+//!   U+FFFF) become U+FFFD;
+//! - in element text, CR LF and lone CR become LF (an XML parser does the same
+//!   on reading, so the value reads back unchanged);
+//! - message, recovery and detail values longer than [`MAX_TEXT_CHARS`]
+//!   characters, and code, action names and detail keys longer than
+//!   [`MAX_NAME_CHARS`], are cut at a character boundary and end with `…`;
+//! - an empty or whitespace-only message takes the code's default sentence,
+//!   an empty recovery is dropped;
+//! - `retry_after` becomes whole seconds, rounded up, clamped to 1..=86 400;
+//! - if the envelope would reach [`MAX_ENVELOPE_BYTES`], details are dropped
+//!   from the end, then actions, then the recovery and the message are cut.
+
+use std::time::Duration;
+
+use super::escape;
+use crate::error::{FieldError, ToolError, ValidationFailure};
+
+/// The longest message, recovery, detail value or field line, in characters (§2).
+pub const MAX_TEXT_CHARS: usize = 2_000;
+/// The longest code, action name, detail key or field path, in characters.
+pub const MAX_NAME_CHARS: usize = 200;
+/// The largest envelope, in bytes (16 KiB, §2); every rendering is smaller.
+pub const MAX_ENVELOPE_BYTES: usize = 16 * 1024;
+/// The largest `retry_after`, in seconds (one day, §2).
+pub const MAX_RETRY_AFTER_SECS: u64 = 86_400;
+
+/// Bytes the fixed parts of a `<tool_error>` take at most (tags, severity,
+/// indentation, `<retry_after>86400 seconds</retry_after>`), with headroom.
+const TOOL_ERROR_FRAME_BYTES: usize = 256;
+/// Bytes one `<action>` line adds besides its text.
+const ACTION_FRAME_BYTES: usize = 23;
+/// Bytes one `<detail key="">` line adds besides its key and value.
+const DETAIL_FRAME_BYTES: usize = 30;
+/// Bytes one `<field name="">` line adds besides its path and message.
+const FIELD_FRAME_BYTES: usize = 26;
+
+/// `retry_after` as the envelope writes it: whole seconds rounded up, at least
+/// 1, at most [`MAX_RETRY_AFTER_SECS`]; `None` for no delay (§2).
+pub fn retry_after_secs(delay: Option<Duration>) -> Option<u64> {
+    let delay = delay.filter(|d| !d.is_zero())?;
+    let secs = delay
+        .as_secs()
+        .saturating_add(u64::from(delay.subsec_nanos() > 0));
+    Some(secs.clamp(1, MAX_RETRY_AFTER_SECS))
+}
+
+/// Replaces characters XML 1.0 forbids with U+FFFD; in element text
+/// (`text == true`) also turns CR LF and lone CR into LF.
+pub fn sanitize(s: &str, text: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' if text => {
+                if chars.peek() == Some(&'\n') {
+                    chars.next();
+                }
+                out.push('\n');
+            }
+            '\t' | '\n' | '\r' => out.push(c),
+            '\u{0}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}' => out.push('\u{fffd}'),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Cuts `s` to at most `max_chars` characters; a cut value ends with `…`
+/// (which counts as one of them).
+pub fn cut_chars(s: &str, max_chars: usize) -> String {
+    match s.char_indices().nth(max_chars) {
+        None => s.to_owned(),
+        Some(_) => {
+            let keep = max_chars.saturating_sub(1);
+            let end = s.char_indices().nth(keep).map_or(s.len(), |(i, _)| i);
+            format!("{}…", &s[..end])
+        }
+    }
+}
+
+/// Cuts `s` so that its escaped form (element text when `text`, else attribute)
+/// takes at most `max_bytes`; a cut value ends with `…`.
+fn cut_escaped_bytes(s: &str, max_bytes: usize, text: bool) -> String {
+    let size = |c: &str| {
+        if text {
+            escape::text_len(c)
+        } else {
+            escape::attr_len(c)
+        }
+    };
+    if size(s) <= max_bytes {
+        return s.to_owned();
+    }
+    let budget = max_bytes.saturating_sub('…'.len_utf8());
+    let mut used = 0;
+    let mut end = 0;
+    for (i, c) in s.char_indices() {
+        let mut buf = [0u8; 4];
+        let n = size(c.encode_utf8(&mut buf));
+        // `]]>` costs more once escaped; count `>` as escaped to stay safe.
+        let n = if text && c == '>' { 4 } else { n };
+        if used + n > budget {
+            break;
+        }
+        used += n;
+        end = i + c.len_utf8();
+    }
+    if end == 0 {
+        return String::new();
+    }
+    format!("{}…", &s[..end])
+}
+
+fn text_value(s: &str) -> String {
+    cut_chars(&sanitize(s, true), MAX_TEXT_CHARS)
+}
+
+fn name_value(s: &str) -> String {
+    cut_chars(&sanitize(s, false), MAX_NAME_CHARS)
+}
+
+/// The failure exactly as its envelope carries it: every substitution and cut of
+/// this module applied (see the module docs). Rendering a normalized failure
+/// writes the same bytes as rendering the original.
+pub fn normalize(err: &ToolError) -> ToolError {
+    let code = crate::ErrorCode::from(name_value(err.code.as_str()));
+    let mut message = text_value(&err.message);
+    if message.trim().is_empty() {
+        message = code.default_message().to_owned();
+    }
+    let mut recovery = err
+        .recovery
+        .as_deref()
+        .map(text_value)
+        .filter(|r| !r.trim().is_empty());
+    let mut available_actions: Vec<String> =
+        err.available_actions.iter().map(|a| name_value(a)).collect();
+    let mut details: Vec<(String, String)> = Vec::with_capacity(err.details.len());
+    for (key, value) in &err.details {
+        let key = name_value(key);
+        let value = text_value(value);
+        match details.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = value,
+            None => details.push((key, value)),
+        }
+    }
+    let retry_after = retry_after_secs(err.retry_after).map(Duration::from_secs);
+
+    let budget = MAX_ENVELOPE_BYTES - 1 - TOOL_ERROR_FRAME_BYTES - escape::attr_len(code.as_str());
+    let size = |m: &str, r: &Option<String>, a: &[String], d: &[(String, String)]| {
+        escape::text_len(m)
+            + r.as_deref().map_or(0, escape::text_len)
+            + a.iter()
+                .map(|x| ACTION_FRAME_BYTES + escape::text_len(x))
+                .sum::<usize>()
+            + d.iter()
+                .map(|(k, v)| DETAIL_FRAME_BYTES + escape::attr_len(k) + escape::text_len(v))
+                .sum::<usize>()
+    };
+    while size(&message, &recovery, &available_actions, &details) > budget {
+        if details.pop().is_some() || available_actions.pop().is_some() {
+            continue;
+        }
+        // Only the message and the recovery are left: the message keeps at least
+        // half of the room, the recovery takes what remains.
+        let recovery_len = recovery.as_deref().map_or(0, escape::text_len);
+        let message_room = (budget / 2).max(budget.saturating_sub(recovery_len));
+        message = cut_escaped_bytes(&message, message_room, true);
+        let left = budget.saturating_sub(escape::text_len(&message));
+        recovery = recovery
+            .map(|r| cut_escaped_bytes(&r, left, true))
+            .filter(|r| !r.is_empty());
+        break;
+    }
+
+    ToolError {
+        code,
+        severity: err.severity,
+        message,
+        recovery,
+        available_actions,
+        details,
+        retry_after,
+    }
+}
+
+/// The validation failure exactly as its envelope carries it: action name and
+/// paths cut to [`MAX_NAME_CHARS`], field lines to [`MAX_TEXT_CHARS`], and, if the
+/// envelope would reach [`MAX_ENVELOPE_BYTES`], the last lines replaced by one
+/// `(more)` line saying how many were left out.
+pub fn normalize_validation(failure: &ValidationFailure) -> ValidationFailure {
+    let action = name_value(&failure.action);
+    let fields: Vec<FieldError> = failure
+        .fields
+        .iter()
+        .map(|f| FieldError::new(name_value(&f.path), text_value(&f.message)))
+        .collect();
+    let budget = MAX_ENVELOPE_BYTES - 1 - TOOL_ERROR_FRAME_BYTES - escape::attr_len(&action);
+    let line = |f: &FieldError| {
+        FIELD_FRAME_BYTES + escape::attr_len(&f.path) + escape::text_len(&f.message)
+    };
+    let total: usize = fields.iter().map(line).sum();
+    if total <= budget {
+        return ValidationFailure::new(action, fields);
+    }
+    let reserve = 200;
+    let mut kept = Vec::new();
+    let mut used = 0;
+    for f in &fields {
+        if used + line(f) > budget - reserve {
+            break;
+        }
+        used += line(f);
+        kept.push(f.clone());
+    }
+    let left_out = fields.len() - kept.len();
+    kept.push(FieldError::new(
+        "(more)",
+        format!(
+            "{left_out} more {} not shown. Fix the fields above and call again to see the rest.",
+            if left_out == 1 { "problem is" } else { "problems are" }
+        ),
+    ));
+    ValidationFailure::new(action, kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_rounds_up_and_clamps() {
+        let secs = |ms: u64| retry_after_secs(Some(Duration::from_millis(ms)));
+        assert_eq!(secs(0), None);
+        assert_eq!(secs(400), Some(1));
+        assert_eq!(secs(1_000), Some(1));
+        assert_eq!(secs(1_500), Some(2));
+        assert_eq!(secs(30_000), Some(30));
+        assert_eq!(retry_after_secs(Some(Duration::MAX)), Some(86_400));
+        assert_eq!(retry_after_secs(None), None);
+    }
+
+    #[test]
+    fn sanitize_replaces_forbidden_characters() {
+        assert_eq!(sanitize("a\u{0}b\u{1b}c\td\ne", true), "a\u{fffd}b\u{fffd}c\td\ne");
+        assert_eq!(sanitize("a\r\nb\rc", true), "a\nb\nc");
+        assert_eq!(sanitize("a\r\nb", false), "a\r\nb");
+        assert_eq!(sanitize("\u{fffe}\u{ffff}", false), "\u{fffd}\u{fffd}");
+    }
+
+    #[test]
+    fn cut_keeps_character_boundaries() {
+        assert_eq!(cut_chars("abc", 3), "abc");
+        assert_eq!(cut_chars("abcd", 3), "ab…");
+        let s = "é漢👍🏽".repeat(10);
+        let cut = cut_chars(&s, 5);
+        assert_eq!(cut.chars().count(), 5);
+        assert!(cut.ends_with('…'));
+    }
+}

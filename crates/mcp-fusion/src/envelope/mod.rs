@@ -1,0 +1,19 @@
+//! The one renderer and parser of the wire form of a failure (wire contract
+//! §1–§4): `<tool_error>` and `<validation_error>` XML, their `_meta` JSON twin,
+//! and the `CallToolResult` that carries them. No other module writes XML.
+
+mod escape;
+mod limits;
+mod meta;
+mod parse;
+mod render;
+mod result;
+
+pub use limits::{
+    MAX_ENVELOPE_BYTES, MAX_NAME_CHARS, MAX_RETRY_AFTER_SECS, MAX_TEXT_CHARS, normalize,
+    normalize_validation, retry_after_secs,
+};
+pub use meta::{META_KEY, to_meta, validation_to_meta};
+pub use parse::{ParseError, ParsedEnvelope, parse};
+pub use render::{render, render_validation};
+pub use result::{attach_warning, to_call_tool_result, validation_result};

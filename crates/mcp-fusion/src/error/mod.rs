@@ -1,0 +1,15 @@
+//! The data of a tool failure: [`ToolError`] with its [`ErrorCode`] and
+//! [`Severity`], and [`ValidationFailure`] for arguments that miss the schema.
+//! Nothing here knows the wire syntax; [`crate::envelope`] renders these.
+
+mod code;
+mod retry_after;
+mod severity;
+mod tool_error;
+mod validation_failure;
+
+pub use code::ErrorCode;
+pub use retry_after::IntoRetryAfter;
+pub use severity::{Severity, UnknownSeverity};
+pub use tool_error::ToolError;
+pub use validation_failure::{FieldError, VALIDATION_RECOVERY, ValidationFailure};

@@ -1,0 +1,294 @@
+//! [`ToolError`]: one tool failure, with the fluent builder of wire contract §7.
+
+use std::fmt;
+use std::time::Duration;
+
+use super::{ErrorCode, IntoRetryAfter, Severity};
+
+/// A tool failure, as the model will read it in a `<tool_error>` envelope.
+///
+/// A plain struct with public fields (each section of the envelope is one
+/// field) plus a fluent builder that needs no `.build()` (wire contract §7):
+///
+/// ```
+/// use mcp_fusion::{ErrorCode, ToolError};
+///
+/// let err = ToolError::not_found("No invoice with that ID")
+///     .suggest("List invoices first, then retry with a real ID")
+///     .actions(["billing.list_invoices"])
+///     .detail("requestedId", "inv_2026_9999")
+///     .retry_after(30);
+/// assert_eq!(err.code, ErrorCode::NotFound);
+/// ```
+///
+/// Rendering lives in [`crate::envelope`]; this type knows nothing of XML.
+/// `ToolError` implements [`std::error::Error`], so a handler can return it with
+/// `Err(e)` or propagate it with `?` and it reaches the wire unchanged (§6).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError {
+    /// The `code` attribute. Canonical or custom (§5).
+    pub code: ErrorCode,
+    /// The `severity` attribute; decides `isError` (§3). Default [`Severity::Error`].
+    pub severity: Severity,
+    /// `<message>`: what went wrong, one or two sentences for the model. Never
+    /// empty on the wire: an empty or whitespace-only message is replaced by
+    /// [`ErrorCode::default_message`].
+    pub message: String,
+    /// `<recovery>`: what the model should do next. `None` (or empty) omits it.
+    pub recovery: Option<String>,
+    /// `<available_actions>`: dotted action names the model may call instead
+    /// (`billing.list_invoices`), in order. Empty omits the section.
+    pub available_actions: Vec<String>,
+    /// `<details>`: ordered key → value pairs (insertion order is kept; setting an
+    /// existing key replaces its value in place). Empty omits the section.
+    pub details: Vec<(String, String)>,
+    /// `<retry_after>`: how long to wait before calling again. Rendered as whole
+    /// seconds rounded up, between 1 and 86 400; `None` or zero omits it.
+    pub retry_after: Option<Duration>,
+}
+
+impl ToolError {
+    /// A failure with `code` and `message`, severity `error`, no other section.
+    ///
+    /// An empty or whitespace-only `message` is replaced by the code's default
+    /// sentence ([`ErrorCode::default_message`]).
+    pub fn new(code: impl Into<ErrorCode>, message: impl Into<String>) -> Self {
+        let code = code.into();
+        let mut message = message.into();
+        if message.trim().is_empty() {
+            message = code.default_message().to_owned();
+        }
+        ToolError {
+            code,
+            severity: Severity::Error,
+            message,
+            recovery: None,
+            available_actions: Vec::new(),
+            details: Vec::new(),
+            retry_after: None,
+        }
+    }
+
+    /// `MISSING_REQUIRED_FIELD` for `field`: message `Required field "F" is missing.`,
+    /// recovery `Provide the "F" parameter and retry.`
+    pub fn required(field: impl AsRef<str>) -> Self {
+        let field = field.as_ref();
+        ToolError::new(
+            ErrorCode::MissingRequiredField,
+            format!("Required field \"{field}\" is missing."),
+        )
+        .suggest(format!("Provide the \"{field}\" parameter and retry."))
+    }
+
+    /// Sets `<recovery>`, replacing any earlier one. An empty text removes it.
+    pub fn suggest(mut self, recovery: impl Into<String>) -> Self {
+        let recovery = recovery.into();
+        self.recovery = (!recovery.trim().is_empty()).then_some(recovery);
+        self
+    }
+
+    /// Appends dotted action names to `<available_actions>` (calls accumulate).
+    pub fn actions<I, S>(mut self, actions: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.available_actions
+            .extend(actions.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets the severity (the last call wins).
+    pub fn severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
+    }
+
+    /// Severity `warning`: the call succeeded and `isError` is false (§3).
+    pub fn warning(self) -> Self {
+        self.severity(Severity::Warning)
+    }
+
+    /// Severity `critical`: failed, and the model must not retry blindly (§3).
+    pub fn critical(self) -> Self {
+        self.severity(Severity::Critical)
+    }
+
+    /// Merges pairs into `<details>`. Values may be strings, numbers or booleans
+    /// (anything [`Display`](fmt::Display)); they are stored with `to_string`.
+    pub fn details<I, K, V>(self, details: I) -> Self
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<String>,
+        V: fmt::Display,
+    {
+        details
+            .into_iter()
+            .fold(self, |err, (key, value)| err.detail(key, value))
+    }
+
+    /// Sets one detail. A key already present keeps its position and takes the
+    /// new value.
+    pub fn detail(mut self, key: impl Into<String>, value: impl fmt::Display) -> Self {
+        let key = key.into();
+        let value = value.to_string();
+        match self.details.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = value,
+            None => self.details.push((key, value)),
+        }
+        self
+    }
+
+    /// Sets `<retry_after>`: a [`Duration`], or seconds as an integer or float.
+    /// Zero, negative or non-finite values clear it.
+    pub fn retry_after(mut self, delay: impl IntoRetryAfter) -> Self {
+        self.retry_after = delay.into_retry_after();
+        self
+    }
+
+    /// The value of `isError` for this failure's result (§3).
+    pub fn is_error(&self) -> bool {
+        self.severity.is_error()
+    }
+
+    /// The value a detail key holds, if any.
+    pub fn detail_value(&self, key: &str) -> Option<&str> {
+        self.details
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+macro_rules! shorthands {
+    ($($(#[$doc:meta])* $name:ident => $code:ident $(. $modifier:ident ())?;)*) => {
+        impl ToolError {$(
+            $(#[$doc])*
+            pub fn $name(message: impl Into<String>) -> Self {
+                ToolError::new(ErrorCode::$code, message) $(. $modifier ())?
+            }
+        )*}
+    };
+}
+
+shorthands! {
+    /// `MISSING_DISCRIMINATOR` with `message`.
+    missing_discriminator => MissingDiscriminator;
+    /// `UNKNOWN_ACTION` with `message`.
+    unknown_action => UnknownAction;
+    /// `VALIDATION_ERROR` with `message` (the validator itself emits `<validation_error>`).
+    validation_error => ValidationError;
+    /// `MISSING_REQUIRED_FIELD` with `message`; see also [`ToolError::required`].
+    missing_required_field => MissingRequiredField;
+    /// `INTERNAL_ERROR` with `message`.
+    internal => InternalError;
+    /// `RATE_LIMITED` with `message`; add [`ToolError::retry_after`].
+    rate_limited => RateLimited;
+    /// `UNAUTHORIZED` with `message`.
+    unauthorized => Unauthorized;
+    /// `FORBIDDEN` with `message`.
+    forbidden => Forbidden;
+    /// `NOT_FOUND` with `message`.
+    not_found => NotFound;
+    /// `CONFLICT` with `message`.
+    conflict => Conflict;
+    /// `TIMEOUT` with `message`.
+    timeout => Timeout;
+    /// `SERVER_BUSY` with `message`; add [`ToolError::retry_after`].
+    server_busy => ServerBusy;
+    /// `DEPRECATED` with `message`, severity `warning` (§5).
+    deprecated => Deprecated.warning();
+    /// `AUTH_REQUIRED` with `message`.
+    auth_required => AuthRequired;
+    /// `HANDOFF_UPSTREAM_UNAVAILABLE` with `message`.
+    handoff_upstream_unavailable => HandoffUpstreamUnavailable;
+    /// `HANDOFF_NAMESPACE_MISMATCH` with `message`.
+    handoff_namespace_mismatch => HandoffNamespaceMismatch;
+    /// `HANDOFF_CONNECTING` with `message`; add [`ToolError::retry_after`].
+    handoff_connecting => HandoffConnecting;
+}
+
+impl fmt::Display for ToolError {
+    /// `CODE: message`, e.g. `NOT_FOUND: No invoice with that ID`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builder_sets_every_section() {
+        let err = ToolError::new("NOT_FOUND", "gone")
+            .suggest("look elsewhere")
+            .actions(["a.b"])
+            .actions(vec![String::from("a.c")])
+            .critical()
+            .details([("n", 3)])
+            .detail("ok", true)
+            .detail("n", "four")
+            .retry_after(1.5);
+        assert_eq!(err.code, ErrorCode::NotFound);
+        assert_eq!(err.severity, Severity::Critical);
+        assert_eq!(err.recovery.as_deref(), Some("look elsewhere"));
+        assert_eq!(err.available_actions, ["a.b", "a.c"]);
+        assert_eq!(
+            err.details,
+            [("n".into(), "four".into()), ("ok".into(), "true".into())]
+        );
+        assert_eq!(err.retry_after, Some(Duration::from_millis(1500)));
+    }
+
+    #[test]
+    fn empty_message_takes_the_code_default() {
+        assert_eq!(
+            ToolError::not_found("  \n").message,
+            "The requested item was not found."
+        );
+        assert_eq!(ToolError::new("X_Y", "").message, "The tool call failed.");
+    }
+
+    #[test]
+    fn empty_recovery_is_dropped() {
+        assert_eq!(ToolError::conflict("c").suggest("x").suggest("").recovery, None);
+    }
+
+    #[test]
+    fn required_helper_texts() {
+        let err = ToolError::required("email");
+        assert_eq!(err.code, ErrorCode::MissingRequiredField);
+        assert_eq!(err.message, "Required field \"email\" is missing.");
+        assert_eq!(
+            err.recovery.as_deref(),
+            Some("Provide the \"email\" parameter and retry.")
+        );
+    }
+
+    #[test]
+    fn retry_after_ignores_non_positive_values() {
+        assert_eq!(ToolError::timeout("t").retry_after(0).retry_after, None);
+        assert_eq!(ToolError::timeout("t").retry_after(-3).retry_after, None);
+        assert_eq!(ToolError::timeout("t").retry_after(f64::NAN).retry_after, None);
+        assert_eq!(
+            ToolError::timeout("t").retry_after(f64::INFINITY).retry_after,
+            None
+        );
+    }
+
+    #[test]
+    fn deprecated_is_a_warning_and_question_mark_works() {
+        fn inner() -> Result<(), ToolError> {
+            Err(ToolError::deprecated("use v2"))
+        }
+        fn outer() -> Result<(), Box<dyn std::error::Error>> {
+            inner()?;
+            Ok(())
+        }
+        assert!(!ToolError::deprecated("x").is_error());
+        assert_eq!(outer().unwrap_err().to_string(), "DEPRECATED: use v2");
+    }
+}

@@ -1,0 +1,68 @@
+//! [`ValidationFailure`]: every way the arguments missed the action's schema (wire contract §4).
+
+/// One `<field>` line of a `<validation_error>` envelope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    /// The field path joined with dots, array indices as numbers (`items.2.price`);
+    /// `(root)` for the whole input (§4).
+    pub path: String,
+    /// What is wrong, `You sent: X.`, then what is expected, e.g.
+    /// `Invalid email format. You sent: 'x'. Expected a valid email address (e.g. user@example.com).`
+    pub message: String,
+}
+
+impl FieldError {
+    /// A field line for `path` saying `message`.
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        FieldError {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// A validation failure: the arguments of `action` did not match its JSON Schema.
+///
+/// Rendered by [`crate::envelope`] as `<validation_error action="…">` with one
+/// `<field>` per entry and the fixed recovery line [`VALIDATION_RECOVERY`];
+/// `isError` is true and the `_meta` code is `VALIDATION_ERROR` (§4).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidationFailure {
+    /// The dotted action name (`billing.get_invoice`), or the tool name for an
+    /// ungrouped tool.
+    pub action: String,
+    /// Every problem found, in the order the model should read them.
+    pub fields: Vec<FieldError>,
+}
+
+/// The final line of every `<validation_error>`, exactly as §4 fixes it.
+pub const VALIDATION_RECOVERY: &str =
+    "Fix the fields above and call the tool again. Do not explain the error.";
+
+impl ValidationFailure {
+    /// A failure of `action` with the given field lines.
+    pub fn new(action: impl Into<String>, fields: Vec<FieldError>) -> Self {
+        ValidationFailure {
+            action: action.into(),
+            fields,
+        }
+    }
+
+    /// The one-sentence summary used as `message` in `_meta` and in `Display`.
+    pub fn summary(&self) -> String {
+        let n = self.fields.len();
+        let problems = if n == 1 { "problem" } else { "problems" };
+        format!(
+            "The arguments for {} are not valid ({n} {problems}).",
+            self.action
+        )
+    }
+}
+
+impl std::fmt::Display for ValidationFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "VALIDATION_ERROR: {}", self.summary())
+    }
+}
+
+impl std::error::Error for ValidationFailure {}

@@ -1,0 +1,1 @@
+//! JSON Schema validation of tool arguments, phrased for the model (wire contract §4).
