@@ -4,13 +4,23 @@
 //! them. A failed tool call becomes a structured `<tool_error>` envelope (code,
 //! severity, message, recovery, available actions, details, retry-after) or a
 //! per-field `<validation_error>`, as `spec/wire-contract.md` defines.
+//!
+//! The path of a call: transport ([`server`]) → [`router`] → [`validation`] →
+//! middleware ([`pipeline`]) → handler → [`envelope`].
 
 pub mod client;
 pub mod envelope;
 pub mod error;
+pub mod pipeline;
+pub mod router;
+pub mod server;
+mod suggest;
 pub mod validation;
 
 pub use error::{
     ErrorCode, FieldError, IntoRetryAfter, Severity, ToolError, VALIDATION_RECOVERY,
     ValidationFailure,
 };
+pub use pipeline::{BoxError, Call, CallContext, Next, ToolOutput, from_fn};
+pub use router::{Action, BuildError, Group, NoArgs};
+pub use server::{FusionServer, ServerBuilder};

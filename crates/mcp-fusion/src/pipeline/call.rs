@@ -1,0 +1,98 @@
+//! [`Call`] and [`CallContext`]: one routed, validated tool call on its way to the handler.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+/// What a handler and every middleware know about the call in progress.
+///
+/// Cheap to clone (reference-counted inside).
+#[derive(Debug, Clone)]
+pub struct CallContext {
+    pub(crate) inner: Arc<ContextInner>,
+    pub(crate) cancellation: CancellationToken,
+}
+
+#[derive(Debug)]
+pub(crate) struct ContextInner {
+    pub(crate) tool: String,
+    pub(crate) action: Option<String>,
+    pub(crate) name: String,
+    pub(crate) request_id: String,
+    pub(crate) expose_internal_errors: bool,
+    pub(crate) http: Option<axum::http::request::Parts>,
+}
+
+impl CallContext {
+    /// The MCP tool name that was called (`billing`).
+    pub fn tool(&self) -> &str {
+        &self.inner.tool
+    }
+
+    /// The action key inside a group (`get_invoice`); `None` for a plain tool.
+    pub fn action(&self) -> Option<&str> {
+        self.inner.action.as_deref()
+    }
+
+    /// The dotted name used in errors and logs: `billing.get_invoice`, or the
+    /// tool name for a plain tool.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The JSON-RPC id of the `tools/call` request, as text.
+    pub fn request_id(&self) -> &str {
+        &self.inner.request_id
+    }
+
+    /// Cancelled when the client cancels the call (`notifications/cancelled`)
+    /// or the connection closes. The pipeline already drops the handler's future
+    /// then; use it to stop work spawned elsewhere.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancellation
+    }
+
+    /// The HTTP request head (method, URI, headers) when the call came over
+    /// Streamable HTTP; `None` over stdio.
+    pub fn http(&self) -> Option<&axum::http::request::Parts> {
+        self.inner.http.as_ref()
+    }
+
+    /// Whether `INTERNAL_ERROR` envelopes include the internal error text
+    /// (a development setting, off by default; wire contract §6).
+    pub fn exposes_internal_errors(&self) -> bool {
+        self.inner.expose_internal_errors
+    }
+
+    /// A context for calling a pipeline outside a server (tests, benches).
+    pub fn detached(tool: &str, action: Option<&str>) -> Self {
+        let name = match action {
+            Some(action) => format!("{tool}.{action}"),
+            None => tool.to_owned(),
+        };
+        CallContext {
+            inner: Arc::new(ContextInner {
+                tool: tool.to_owned(),
+                action: action.map(str::to_owned),
+                name,
+                request_id: String::from("0"),
+                expose_internal_errors: false,
+                http: None,
+            }),
+            cancellation: CancellationToken::new(),
+        }
+    }
+}
+
+/// A routed call whose arguments passed validation: what middleware sees.
+///
+/// `args` is the arguments object without the discriminator field, after
+/// optional `null`s were removed; the handler deserializes it into its type.
+#[derive(Debug, Clone)]
+pub struct Call {
+    /// Who is being called, and how.
+    pub ctx: CallContext,
+    /// The validated arguments (a JSON object).
+    pub args: Value,
+}

@@ -1,0 +1,128 @@
+//! Middleware: tower layers over the call path, and an axum-style [`from_fn`].
+//!
+//! Every stage after validation is a tower [`Service`] from [`Call`] to
+//! [`ToolOutput`] with [`ToolError`] as its error. A middleware sees validated
+//! arguments and may end the call early with `Err`; an early `Err(ToolError)` is
+//! marked and reaches the wire intact, any other error becomes `INTERNAL_ERROR`
+//! (wire contract §6, the handler's rule).
+
+use std::future::Future;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures::future::BoxFuture;
+use tower::util::BoxCloneSyncService;
+use tower::{Layer, Service, ServiceExt};
+
+use super::internal::{BoxError, classify};
+use super::{Call, ToolOutput};
+use crate::error::ToolError;
+
+/// The call path from a middleware inward, boxed: `Call -> Result<ToolOutput, ToolError>`.
+pub type CallService = BoxCloneSyncService<Call, ToolOutput, ToolError>;
+
+/// A layer as the server builder stores it: wraps a [`CallService`].
+pub(crate) type BoxLayer = Arc<dyn Fn(CallService) -> CallService + Send + Sync>;
+
+/// Boxes any tower layer whose service speaks the call path.
+pub(crate) fn box_layer<L>(layer: L) -> BoxLayer
+where
+    L: Layer<CallService> + Send + Sync + 'static,
+    L::Service: Service<Call, Response = ToolOutput, Error = ToolError> + Clone + Send + Sync + 'static,
+    <L::Service as Service<Call>>::Future: Send + 'static,
+{
+    Arc::new(move |inner| BoxCloneSyncService::new(layer.layer(inner)))
+}
+
+/// The rest of the call path, handed to a [`from_fn`] middleware.
+#[derive(Clone)]
+pub struct Next {
+    inner: CallService,
+}
+
+impl Next {
+    /// Runs the rest of the path (inner middleware, then the handler) on `call`.
+    pub async fn run(self, call: Call) -> Result<ToolOutput, ToolError> {
+        self.inner.oneshot(call).await
+    }
+}
+
+impl std::fmt::Debug for Next {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Next")
+    }
+}
+
+/// A middleware from an async function, as axum's `middleware::from_fn`:
+///
+/// ```
+/// use mcp_fusion::pipeline::{from_fn, Call, Next};
+/// use mcp_fusion::ToolError;
+///
+/// let audit = from_fn(|call: Call, next: Next| async move {
+///     if call.ctx.name() == "billing.void_invoice" && call.args.get("reason").is_none() {
+///         return Err(ToolError::forbidden("Voiding needs a reason.").suggest("Add a reason."));
+///     }
+///     next.run(call).await
+/// });
+/// # let _ = audit;
+/// ```
+///
+/// `f` returns `Result<ToolOutput, E>` for any error type `E` that converts into
+/// a boxed error; a `ToolError` is kept, anything else becomes `INTERNAL_ERROR`.
+pub fn from_fn<F>(f: F) -> FromFnLayer<F> {
+    FromFnLayer { f }
+}
+
+/// The [`Layer`] made by [`from_fn`].
+#[derive(Clone)]
+pub struct FromFnLayer<F> {
+    f: F,
+}
+
+impl<F, S> Layer<S> for FromFnLayer<F>
+where
+    F: Clone,
+    S: Service<Call, Response = ToolOutput, Error = ToolError> + Clone + Send + Sync + 'static,
+    S::Future: Send + 'static,
+{
+    type Service = FromFn<F>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        FromFn {
+            f: self.f.clone(),
+            inner: BoxCloneSyncService::new(inner),
+        }
+    }
+}
+
+/// The [`Service`] made by [`from_fn`]'s layer.
+#[derive(Clone)]
+pub struct FromFn<F> {
+    f: F,
+    inner: CallService,
+}
+
+impl<F, Fut, E> Service<Call> for FromFn<F>
+where
+    F: Fn(Call, Next) -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = Result<ToolOutput, E>> + Send + 'static,
+    E: Into<BoxError>,
+{
+    type Response = ToolOutput;
+    type Error = ToolError;
+    type Future = BoxFuture<'static, Result<ToolOutput, ToolError>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), ToolError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, call: Call) -> Self::Future {
+        let ctx = call.ctx.clone();
+        let next = Next {
+            inner: self.inner.clone(),
+        };
+        let future = (self.f)(call, next);
+        Box::pin(async move { future.await.map_err(|e| classify(&ctx, e.into())) })
+    }
+}

@@ -1,0 +1,17 @@
+//! The call path after routing: validated [`Call`]s through middleware to the
+//! handler, with unmarked errors and panics turned into `INTERNAL_ERROR`
+//! (wire contract §6).
+
+mod call;
+mod internal;
+mod middleware;
+mod output;
+mod path;
+
+pub use call::{Call, CallContext};
+pub(crate) use call::ContextInner;
+pub use internal::{BoxError, INTERNAL_RECOVERY, catch_panic, classify, internal_error};
+pub(crate) use middleware::{BoxLayer, box_layer};
+pub use middleware::{CallService, FromFn, FromFnLayer, Next, from_fn};
+pub use output::{IntoToolOutput, ToolOutput};
+pub(crate) use path::{CallRequest, run};

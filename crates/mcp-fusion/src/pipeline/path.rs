@@ -1,0 +1,102 @@
+//! The one path a call takes after the transport: route → validate →
+//! middleware → handler → response (DESIGN "The one path a call takes").
+
+use std::sync::Arc;
+
+use axum::http::request::Parts;
+use rmcp::model::CallToolResult;
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
+
+use super::{Call, CallContext, ContextInner, catch_panic};
+use crate::envelope::{to_call_tool_result, validation_result};
+use crate::error::{ErrorCode, ToolError, ValidationFailure};
+use crate::router::{RouteError, Registry};
+
+/// One `tools/call` as the transport hands it over.
+pub(crate) struct CallRequest {
+    pub name: String,
+    pub arguments: Option<Map<String, Value>>,
+    pub request_id: String,
+    pub cancellation: CancellationToken,
+    pub http: Option<Parts>,
+}
+
+/// A call naming no tool: becomes JSON-RPC error -32602 (MCP).
+pub(crate) struct UnknownTool {
+    pub message: String,
+    pub data: Value,
+}
+
+/// Runs `request` through the whole path. Every outcome but an unknown tool is
+/// a `CallToolResult` built by [`crate::envelope`].
+pub(crate) async fn run(
+    registry: &Registry,
+    expose_internal_errors: bool,
+    request: CallRequest,
+) -> Result<CallToolResult, UnknownTool> {
+    let routed = match registry.route(&request.name, request.arguments) {
+        Ok(routed) => routed,
+        Err(RouteError::UnknownTool { message, data }) => {
+            tracing::debug!(tool = %request.name, "unknown tool");
+            return Err(UnknownTool { message, data });
+        }
+        Err(RouteError::Envelope(err)) => {
+            tracing::debug!(tool = %request.name, code = %err.code, "call not routed");
+            return Ok(to_call_tool_result(&err));
+        }
+    };
+    let action = routed.action;
+    let mut args = Value::Object(routed.args);
+    if let Err(fields) = action.validator.validate(&mut args) {
+        tracing::debug!(action = %action.dotted, problems = fields.len(), "invalid arguments");
+        return Ok(validation_result(&ValidationFailure::new(&action.dotted, fields)));
+    }
+    let ctx = CallContext {
+        inner: Arc::new(ContextInner {
+            tool: routed.tool.name.clone(),
+            action: action.key.clone(),
+            name: action.dotted.clone(),
+            request_id: request.request_id,
+            expose_internal_errors,
+            http: request.http,
+        }),
+        cancellation: request.cancellation.clone(),
+    };
+    let call = Call {
+        ctx: ctx.clone(),
+        args,
+    };
+    let work = catch_panic(&ctx, action.service.clone().oneshot(call));
+    let outcome = tokio::select! {
+        biased;
+        () = request.cancellation.cancelled() => Err(
+            ToolError::new(ErrorCode::Custom("CANCELLED".into()), format!("The call of {} was cancelled by the client.", ctx.name()))
+        ),
+        outcome = work => outcome,
+    };
+    match outcome {
+        Ok(mut output) => {
+            if let Some(replacement) = &action.deprecated {
+                output = output.with_warning(deprecation_warning(&action.dotted, replacement));
+            }
+            Ok(output.into_call_tool_result(action.structured))
+        }
+        Err(err) => {
+            tracing::debug!(action = %ctx.name(), code = %err.code, "tool call failed");
+            Ok(to_call_tool_result(&err))
+        }
+    }
+}
+
+/// The `DEPRECATED` warning attached to every success of a deprecated action.
+pub(crate) fn deprecation_warning(action: &str, replacement: &str) -> ToolError {
+    ToolError::deprecated(format!(
+        "{action} is deprecated and will be removed; use {replacement} instead."
+    ))
+    .suggest(format!(
+        "The call succeeded. Next time call {replacement}."
+    ))
+    .actions([replacement])
+}

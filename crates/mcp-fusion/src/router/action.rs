@@ -1,0 +1,204 @@
+//! [`Action`]: one callable unit (a plain tool, or one action of a group), its
+//! input type, its handler and its hints.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tower::{Layer, Service};
+
+use super::schema;
+use crate::error::ToolError;
+use crate::pipeline::{
+    BoxError, BoxLayer, Call, CallContext, IntoToolOutput, ToolOutput, box_layer, classify,
+    internal_error,
+};
+
+/// An async handler: `async fn(CallContext, Args) -> Result<Out, E>`.
+///
+/// `Args` is the action's input type (`Deserialize + JsonSchema`); its schema is
+/// the action's input schema. `Out` is anything [`IntoToolOutput`] (a string,
+/// any `Serialize` value, or a [`ToolOutput`]). `E` is any error: a
+/// [`ToolError`] (returned or propagated with `?`) reaches the wire unchanged,
+/// anything else becomes `INTERNAL_ERROR` (wire contract §6).
+pub trait Handler<Args>: Send + Sync + 'static {
+    /// Runs the handler.
+    fn call(&self, ctx: CallContext, args: Args) -> BoxFuture<'static, Result<ToolOutput, BoxError>>;
+}
+
+impl<F, Fut, Args, Out, E> Handler<Args> for F
+where
+    F: Fn(CallContext, Args) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Out, E>> + Send + 'static,
+    Out: IntoToolOutput,
+    E: Into<BoxError>,
+{
+    fn call(&self, ctx: CallContext, args: Args) -> BoxFuture<'static, Result<ToolOutput, BoxError>> {
+        let future = self(ctx, args);
+        Box::pin(async move {
+            let out = future.await.map_err(Into::into)?;
+            out.into_tool_output().map_err(|e| Box::new(e) as BoxError)
+        })
+    }
+}
+
+/// The input type of an action that takes no arguments: `{}` (unknown keys
+/// are rejected like everywhere else).
+#[derive(Debug, Clone, Copy, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+pub(crate) type ErasedHandler =
+    Arc<dyn Fn(CallContext, Value) -> BoxFuture<'static, Result<ToolOutput, ToolError>> + Send + Sync>;
+
+/// Behaviour hints for clients (MCP tool annotations), per action.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Hints {
+    /// The action does not change anything (`readOnlyHint`).
+    pub read_only: bool,
+    /// The action may destroy or irreversibly change data (`destructiveHint`).
+    pub destructive: bool,
+    /// Calling it twice with the same arguments has no further effect (`idempotentHint`).
+    pub idempotent: bool,
+}
+
+/// One callable unit: a plain tool ([`crate::server::ServerBuilder::tool`]) or
+/// one action of a [`Group`](super::Group).
+///
+/// ```
+/// use mcp_fusion::router::Action;
+/// use mcp_fusion::pipeline::CallContext;
+/// use mcp_fusion::ToolError;
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct GetInvoice { id: String }
+///
+/// async fn get_invoice(_ctx: CallContext, args: GetInvoice) -> Result<String, ToolError> {
+///     Err(ToolError::not_found(format!("No invoice {}", args.id)))
+/// }
+///
+/// let action = Action::new("get_invoice", get_invoice).description("Fetch one invoice.").read_only();
+/// # let _ = action;
+/// ```
+pub struct Action {
+    pub(crate) name: String,
+    pub(crate) description: Option<String>,
+    pub(crate) hints: Hints,
+    pub(crate) allow_unknown_fields: bool,
+    pub(crate) input_schema: fn(bool) -> Value,
+    pub(crate) output_schema: Option<Value>,
+    pub(crate) deprecated: Option<String>,
+    pub(crate) handler: ErasedHandler,
+    pub(crate) layers: Vec<BoxLayer>,
+}
+
+impl std::fmt::Debug for Action {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Action")
+            .field("name", &self.name)
+            .field("hints", &self.hints)
+            .field("deprecated", &self.deprecated)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Action {
+    /// An action named `name` (a group's action key, or a plain tool's name)
+    /// run by `handler`. Its input schema is derived from `Args` (JSON Schema
+    /// 2020-12, subschemas inlined) when the server is built; objects reject
+    /// unknown keys unless [`Action::allow_unknown_fields`] is set.
+    pub fn new<Args, H>(name: impl Into<String>, handler: H) -> Self
+    where
+        Args: DeserializeOwned + JsonSchema + Send + 'static,
+        H: Handler<Args>,
+    {
+        let handler = Arc::new(handler);
+        let erased: ErasedHandler = Arc::new(move |ctx: CallContext, args: Value| {
+            let handler = Arc::clone(&handler);
+            Box::pin(async move {
+                let args: Args = match serde_json::from_value(args) {
+                    Ok(args) => args,
+                    Err(e) => {
+                        // The schema accepted the value but the type did not:
+                        // a mismatch between the schema and the type, not the model's fault.
+                        return Err(internal_error(&ctx, &format!("arguments did not deserialize: {e}")));
+                    }
+                };
+                handler.call(ctx.clone(), args).await.map_err(|e| classify(&ctx, e))
+            })
+        });
+        Action {
+            name: name.into(),
+            description: None,
+            hints: Hints::default(),
+            allow_unknown_fields: false,
+            input_schema: schema::input_schema_for::<Args>,
+            output_schema: None,
+            deprecated: None,
+            handler: erased,
+            layers: Vec::new(),
+        }
+    }
+
+    /// The description shown in `tools/list`.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Marks the action read-only (`readOnlyHint`).
+    pub fn read_only(mut self) -> Self {
+        self.hints.read_only = true;
+        self
+    }
+
+    /// Marks the action destructive (`destructiveHint`).
+    pub fn destructive(mut self) -> Self {
+        self.hints.destructive = true;
+        self
+    }
+
+    /// Marks the action idempotent (`idempotentHint`).
+    pub fn idempotent(mut self) -> Self {
+        self.hints.idempotent = true;
+        self
+    }
+
+    /// Lets the input objects carry keys the schema does not name (no
+    /// `additionalProperties: false` is added; the type's own
+    /// `#[serde(deny_unknown_fields)]` still applies).
+    pub fn allow_unknown_fields(mut self) -> Self {
+        self.allow_unknown_fields = true;
+        self
+    }
+
+    /// Declares the output type: its schema is listed as `outputSchema`, and a
+    /// JSON success is also sent as `structuredContent`.
+    pub fn output<T: JsonSchema>(mut self) -> Self {
+        self.output_schema = Some(schema::output_schema_for::<T>());
+        self
+    }
+
+    /// Marks the action deprecated in favour of `replacement` (a dotted action
+    /// or tool name): calls still succeed and carry a `DEPRECATED` warning
+    /// envelope (isError false) naming it; `tools/list` says so.
+    pub fn deprecated(mut self, replacement: impl Into<String>) -> Self {
+        self.deprecated = Some(replacement.into());
+        self
+    }
+
+    /// Adds a tower layer around this action's handler only (inside the
+    /// server-wide layers). Layers added first run first.
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<crate::pipeline::CallService> + Send + Sync + 'static,
+        L::Service: Service<Call, Response = ToolOutput, Error = ToolError> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Call>>::Future: Send + 'static,
+    {
+        self.layers.push(box_layer(layer));
+        self
+    }
+}

@@ -1,0 +1,53 @@
+//! [`BuildError`]: what is wrong with a server definition, found when it is built.
+
+/// A server definition that cannot be served. Returned by
+/// [`ServerBuilder::build`](crate::server::ServerBuilder::build), so that a
+/// mistake is a start-up error with a clear message, not a runtime surprise.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    /// The server has no tool at all.
+    #[error("the server has no tools: add a tool or a group before building")]
+    NoTools,
+    /// A tool, group or action name is empty or uses characters outside
+    /// letters, digits, `_`, `-` (and `.` for plain tools), or is longer than
+    /// 128 characters.
+    #[error("invalid {what} name \"{name}\": use 1 to 128 letters, digits, '_' or '-'")]
+    InvalidName {
+        /// `tool`, `group` or `action`.
+        what: &'static str,
+        /// The name as given.
+        name: String,
+    },
+    /// Two tools or groups share a name.
+    #[error("two tools are named \"{0}\"")]
+    DuplicateTool(String),
+    /// Two actions of one group share a key.
+    #[error("group \"{group}\" has two actions named \"{action}\"")]
+    DuplicateAction {
+        /// The group.
+        group: String,
+        /// The repeated action key.
+        action: String,
+    },
+    /// A group has no action.
+    #[error("group \"{0}\" has no actions")]
+    EmptyGroup(String),
+    /// A group's discriminator is empty or also the name of an input field.
+    #[error("group \"{group}\": discriminator \"{field}\" {reason}")]
+    BadDiscriminator {
+        /// The group.
+        group: String,
+        /// The discriminator field.
+        field: String,
+        /// Why it cannot be used.
+        reason: String,
+    },
+    /// An action's input schema is not an object schema, or does not compile.
+    #[error("{action}: the input schema is not usable: {reason}")]
+    BadSchema {
+        /// The dotted action name.
+        action: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+}

@@ -1,0 +1,76 @@
+//! [`Group`]: one MCP tool whose discriminator field selects an action.
+
+use tower::{Layer, Service};
+
+use super::Action;
+use crate::error::ToolError;
+use crate::pipeline::{BoxLayer, Call, ToolOutput, box_layer};
+
+/// The default discriminator field of a group.
+pub const DEFAULT_DISCRIMINATOR: &str = "action";
+
+/// A grouped tool (`billing`): one MCP tool whose arguments carry a
+/// discriminator field (default `action`) naming one of its actions
+/// (`get_invoice`). The dotted name `billing.get_invoice` names the action in
+/// errors, logs and `available_actions`.
+pub struct Group {
+    pub(crate) name: String,
+    pub(crate) description: Option<String>,
+    pub(crate) discriminator: String,
+    pub(crate) actions: Vec<Action>,
+    pub(crate) layers: Vec<BoxLayer>,
+}
+
+impl std::fmt::Debug for Group {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Group")
+            .field("name", &self.name)
+            .field("discriminator", &self.discriminator)
+            .field("actions", &self.actions)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Group {
+    /// An empty group named `name` (letters, digits, `_` and `-`).
+    pub fn new(name: impl Into<String>) -> Self {
+        Group {
+            name: name.into(),
+            description: None,
+            discriminator: DEFAULT_DISCRIMINATOR.to_owned(),
+            actions: Vec::new(),
+            layers: Vec::new(),
+        }
+    }
+
+    /// The tool's description in `tools/list` (the list of actions is appended).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// The discriminator field (default `action`). It must not be a field of
+    /// any action's input.
+    pub fn discriminator(mut self, field: impl Into<String>) -> Self {
+        self.discriminator = field.into();
+        self
+    }
+
+    /// Adds an action. Action keys are unique within the group.
+    pub fn action(mut self, action: Action) -> Self {
+        self.actions.push(action);
+        self
+    }
+
+    /// Adds a tower layer around every action of this group (inside the
+    /// server-wide layers, outside each action's own). Layers added first run first.
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<crate::pipeline::CallService> + Send + Sync + 'static,
+        L::Service: Service<Call, Response = ToolOutput, Error = ToolError> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Call>>::Future: Send + 'static,
+    {
+        self.layers.push(box_layer(layer));
+        self
+    }
+}

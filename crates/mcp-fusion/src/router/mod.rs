@@ -1,0 +1,17 @@
+//! Tools, groups and actions, and routing a call to its action: tool name →
+//! group → discriminator (`action`) → action.
+
+mod action;
+mod build_error;
+mod group;
+mod listing;
+mod registry;
+mod route;
+mod schema;
+
+pub use action::{Action, Handler, Hints, NoArgs};
+pub use build_error::BuildError;
+pub use group::{DEFAULT_DISCRIMINATOR, Group};
+pub use listing::ToolListing;
+pub(crate) use registry::{Definition, Registry};
+pub(crate) use route::RouteError;

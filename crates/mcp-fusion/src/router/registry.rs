@@ -1,0 +1,247 @@
+//! [`Registry`]: the built table of tools and actions, with each action's
+//! compiled validator and its tower service.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+use tower::service_fn;
+use tower::util::BoxCloneSyncService;
+
+use super::build_error::BuildError;
+use super::listing::{ActionSummary, ToolListing, group_listing, plain_description};
+use super::{Action, Group, Hints};
+use crate::pipeline::{BoxLayer, Call, CallService, catch_panic};
+use crate::validation::SchemaValidator;
+
+/// One action, ready to be called.
+pub(crate) struct RegisteredAction {
+    /// The action key inside its group; `None` for a plain tool.
+    pub key: Option<String>,
+    /// The dotted name (`billing.get_invoice`), or the plain tool's name.
+    pub dotted: String,
+    pub validator: SchemaValidator,
+    pub service: CallService,
+    /// Whether a JSON success also goes to `structuredContent`.
+    pub structured: bool,
+    /// The replacement, when the action is deprecated.
+    pub deprecated: Option<String>,
+}
+
+/// One MCP tool: a plain tool (one action, no discriminator) or a group.
+pub(crate) struct RegisteredTool {
+    pub name: String,
+    pub discriminator: Option<String>,
+    pub actions: Vec<RegisteredAction>,
+    pub listing: ToolListing,
+}
+
+impl RegisteredTool {
+    /// The action whose key is `key`.
+    pub fn action(&self, key: &str) -> Option<&RegisteredAction> {
+        self.actions.iter().find(|a| a.key.as_deref() == Some(key))
+    }
+
+    /// Every action's dotted name, in registration order.
+    pub fn dotted_names(&self) -> Vec<String> {
+        self.actions.iter().map(|a| a.dotted.clone()).collect()
+    }
+}
+
+/// What the server was built from, tool by tool.
+pub(crate) enum Definition {
+    Plain(Action),
+    Group(Group),
+}
+
+/// The built table.
+pub(crate) struct Registry {
+    tools: Vec<RegisteredTool>,
+    index: HashMap<String, usize>,
+}
+
+fn valid_name(name: &str, allow_dot: bool) -> bool {
+    (1..=128).contains(&name.chars().count())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || (allow_dot && c == '.'))
+}
+
+fn build_service(action: &Action, outer: &[&[BoxLayer]]) -> CallService {
+    let handler = action.handler.clone();
+    let mut service: CallService = BoxCloneSyncService::new(service_fn(move |call: Call| {
+        let handler = handler.clone();
+        async move {
+            let ctx = call.ctx.clone();
+            catch_panic(&ctx, handler(call.ctx, call.args)).await
+        }
+    }));
+    // Layers added first run first: the first layer is the outermost.
+    for layer in action.layers.iter().rev() {
+        service = layer(service);
+    }
+    for layers in outer.iter().rev() {
+        for layer in layers.iter().rev() {
+            service = layer(service);
+        }
+    }
+    service
+}
+
+fn register_action(
+    action: &Action,
+    key: Option<&str>,
+    dotted: String,
+    outer: &[&[BoxLayer]],
+) -> Result<(RegisteredAction, Value), BuildError> {
+    let schema = (action.input_schema)(action.allow_unknown_fields);
+    if schema.get("type").and_then(Value::as_str) != Some("object") {
+        return Err(BuildError::BadSchema {
+            action: dotted,
+            reason: String::from("the input type must be a struct (a JSON object schema)"),
+        });
+    }
+    let validator = SchemaValidator::new(&schema).map_err(|e| BuildError::BadSchema {
+        action: dotted.clone(),
+        reason: e.to_string(),
+    })?;
+    let registered = RegisteredAction {
+        key: key.map(str::to_owned),
+        dotted,
+        validator,
+        service: build_service(action, outer),
+        structured: action.output_schema.is_some(),
+        deprecated: action.deprecated.clone(),
+    };
+    Ok((registered, schema))
+}
+
+impl Registry {
+    /// Builds the table: checks names, derives and compiles every schema,
+    /// composes every action's layers (server, then group, then action).
+    pub fn build(definitions: Vec<Definition>, server_layers: &[BoxLayer]) -> Result<Self, BuildError> {
+        if definitions.is_empty() {
+            return Err(BuildError::NoTools);
+        }
+        let mut tools = Vec::with_capacity(definitions.len());
+        let mut index = HashMap::new();
+        for definition in definitions {
+            let tool = match definition {
+                Definition::Plain(action) => Self::plain(action, server_layers)?,
+                Definition::Group(group) => Self::group(group, server_layers)?,
+            };
+            if index.insert(tool.name.clone(), tools.len()).is_some() {
+                return Err(BuildError::DuplicateTool(tool.name));
+            }
+            tools.push(tool);
+        }
+        Ok(Registry { tools, index })
+    }
+
+    fn plain(action: Action, server_layers: &[BoxLayer]) -> Result<RegisteredTool, BuildError> {
+        if !valid_name(&action.name, true) {
+            return Err(BuildError::InvalidName {
+                what: "tool",
+                name: action.name.clone(),
+            });
+        }
+        let (registered, schema) = register_action(&action, None, action.name.clone(), &[server_layers])?;
+        let listing = ToolListing {
+            name: action.name.clone(),
+            description: plain_description(action.description.as_deref(), action.deprecated.as_deref()),
+            input_schema: schema,
+            output_schema: action.output_schema.clone(),
+            hints: action.hints,
+        };
+        Ok(RegisteredTool {
+            name: action.name,
+            discriminator: None,
+            actions: vec![registered],
+            listing,
+        })
+    }
+
+    fn group(group: Group, server_layers: &[BoxLayer]) -> Result<RegisteredTool, BuildError> {
+        if !valid_name(&group.name, false) {
+            return Err(BuildError::InvalidName {
+                what: "group",
+                name: group.name.clone(),
+            });
+        }
+        if group.actions.is_empty() {
+            return Err(BuildError::EmptyGroup(group.name));
+        }
+        if group.discriminator.trim().is_empty() {
+            return Err(BuildError::BadDiscriminator {
+                group: group.name,
+                field: group.discriminator,
+                reason: String::from("is empty"),
+            });
+        }
+        let mut actions = Vec::with_capacity(group.actions.len());
+        let mut schemas = Vec::with_capacity(group.actions.len());
+        for action in &group.actions {
+            if !valid_name(&action.name, false) {
+                return Err(BuildError::InvalidName {
+                    what: "action",
+                    name: action.name.clone(),
+                });
+            }
+            if actions.iter().any(|a: &RegisteredAction| a.key.as_deref() == Some(&action.name)) {
+                return Err(BuildError::DuplicateAction {
+                    group: group.name.clone(),
+                    action: action.name.clone(),
+                });
+            }
+            let dotted = format!("{}.{}", group.name, action.name);
+            let (registered, schema) = register_action(
+                action,
+                Some(&action.name),
+                dotted,
+                &[server_layers, &group.layers],
+            )?;
+            actions.push(registered);
+            schemas.push(schema);
+        }
+        let summaries: Vec<ActionSummary<'_>> = group
+            .actions
+            .iter()
+            .zip(&schemas)
+            .map(|(action, schema)| ActionSummary {
+                key: &action.name,
+                description: action.description.as_deref(),
+                schema,
+                hints: action.hints,
+                deprecated: action.deprecated.as_deref(),
+            })
+            .collect();
+        let listing = group_listing(
+            &group.name,
+            group.description.as_deref(),
+            &group.discriminator,
+            &summaries,
+        )?;
+        Ok(RegisteredTool {
+            name: group.name,
+            discriminator: Some(group.discriminator),
+            actions,
+            listing,
+        })
+    }
+
+    /// The tool named `name`.
+    pub fn tool(&self, name: &str) -> Option<&RegisteredTool> {
+        self.index.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// Every tool, in registration order.
+    pub fn tools(&self) -> &[RegisteredTool] {
+        &self.tools
+    }
+}
+
+impl Hints {
+    /// Whether any hint is set.
+    pub fn any(self) -> bool {
+        self.read_only || self.destructive || self.idempotent
+    }
+}

@@ -1,0 +1,140 @@
+//! Routing a `tools/call`: tool name → tool → discriminator → action (wire
+//! contract §5: `MISSING_DISCRIMINATOR`, `UNKNOWN_ACTION`).
+
+use serde_json::{Map, Value};
+
+use super::registry::{RegisteredAction, RegisteredTool, Registry};
+use crate::error::{ErrorCode, ToolError};
+use crate::suggest::closest;
+
+/// Why a call could not be routed to an action.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum RouteError {
+    /// No tool has that name: a JSON-RPC error -32602 (MCP), not a tool result.
+    UnknownTool {
+        /// Names the tool, the closest valid one and every valid one.
+        message: String,
+        /// `{"tool", "closest"?, "valid_tools"}`.
+        data: Value,
+    },
+    /// The tool exists but the call names no valid action: a tool result.
+    Envelope(Box<ToolError>),
+}
+
+/// A routed call: its action and its arguments without the discriminator.
+pub(crate) struct Routed<'a> {
+    pub tool: &'a RegisteredTool,
+    pub action: &'a RegisteredAction,
+    pub args: Map<String, Value>,
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn pick_recovery(tool: &RegisteredTool, field: &str) -> String {
+    let example = tool.actions[0].key.as_deref().unwrap_or_default();
+    format!(
+        "Set \"{field}\" to one of the actions in available_actions, without the \"{}.\" prefix (e.g. \"{field}\": \"{example}\"), and call {} again.",
+        tool.name, tool.name
+    )
+}
+
+impl Registry {
+    /// Routes a call of tool `name` with `args`.
+    pub fn route(&self, name: &str, args: Option<Map<String, Value>>) -> Result<Routed<'_>, RouteError> {
+        let Some(tool) = self.tool(name) else {
+            return Err(self.unknown_tool(name));
+        };
+        let mut args = args.unwrap_or_default();
+        let Some(field) = tool.discriminator.as_deref() else {
+            return Ok(Routed {
+                tool,
+                action: &tool.actions[0],
+                args,
+            });
+        };
+        let value = args.remove(field);
+        let key = match &value {
+            None => None,
+            Some(Value::String(s)) if s.trim().is_empty() => None,
+            Some(Value::String(s)) => Some(s.as_str()),
+            Some(other) => {
+                let sent = json_type(other);
+                let article = if sent == "array" || sent == "object" { "an" } else { "a" };
+                return Err(RouteError::Envelope(Box::new(
+                    ToolError::new(
+                        ErrorCode::MissingDiscriminator,
+                        format!(
+                            "The field \"{field}\" must be a string naming an action of {}, but {article} {sent} was sent.",
+                            tool.name
+                        ),
+                    )
+                    .suggest(pick_recovery(tool, field))
+                    .actions(tool.dotted_names()),
+                )));
+            }
+        };
+        let Some(key) = key else {
+            return Err(RouteError::Envelope(Box::new(
+                ToolError::new(
+                    ErrorCode::MissingDiscriminator,
+                    format!(
+                        "The field \"{field}\" is missing: {} needs it to know which action to run.",
+                        tool.name
+                    ),
+                )
+                .suggest(pick_recovery(tool, field))
+                .actions(tool.dotted_names()),
+            )));
+        };
+        let Some(action) = tool.action(key) else {
+            let keys = tool.actions.iter().filter_map(|a| a.key.as_deref());
+            let recovery = match closest(key, keys) {
+                Some(near) => format!(
+                    "Did you mean \"{near}\" ({}.{near})? {}",
+                    tool.name,
+                    pick_recovery(tool, field)
+                ),
+                None => pick_recovery(tool, field),
+            };
+            return Err(RouteError::Envelope(Box::new(
+                ToolError::new(
+                    ErrorCode::UnknownAction,
+                    format!("{} has no action \"{key}\".", tool.name),
+                )
+                .suggest(recovery)
+                .actions(tool.dotted_names()),
+            )));
+        };
+        Ok(Routed { tool, action, args })
+    }
+
+    fn unknown_tool(&self, name: &str) -> RouteError {
+        let names: Vec<&str> = self.tools().iter().map(|t| t.name.as_str()).collect();
+        // A dotted action name sent as a tool name: suggest its group.
+        let near = name
+            .split_once('.')
+            .and_then(|(group, _)| self.tool(group).map(|t| t.name.as_str()))
+            .or_else(|| closest(name, names.iter().copied()));
+        let message = match near {
+            Some(near) => format!(
+                "Unknown tool \"{name}\". Did you mean \"{near}\"? Valid tools: {}.",
+                names.join(", ")
+            ),
+            None => format!("Unknown tool \"{name}\". Valid tools: {}.", names.join(", ")),
+        };
+        let mut data = serde_json::json!({ "tool": name, "valid_tools": names });
+        if let Some(near) = near {
+            data["closest"] = Value::String(near.to_owned());
+        }
+        RouteError::UnknownTool { message, data }
+    }
+}

@@ -1,0 +1,78 @@
+//! The rmcp [`ServerHandler`] adapter: `tools/list` and `tools/call`.
+
+use std::sync::Arc;
+
+use rmcp::ServerHandler;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use serde_json::Value;
+
+use super::FusionServer;
+use crate::pipeline::{CallRequest, run};
+use crate::router::ToolListing;
+
+/// The rmcp `Tool` for a listing.
+pub(crate) fn to_rmcp_tool(listing: &ToolListing) -> Tool {
+    let schema = match &listing.input_schema {
+        Value::Object(object) => object.clone(),
+        _ => Default::default(),
+    };
+    let mut tool = Tool::new(listing.name.clone(), listing.description.clone(), Arc::new(schema));
+    if let Some(Value::Object(output)) = &listing.output_schema {
+        tool = tool.with_raw_output_schema(Arc::new(output.clone()));
+    }
+    if listing.hints.any() {
+        let annotations = ToolAnnotations::new()
+            .read_only(listing.hints.read_only)
+            .destructive(listing.hints.destructive)
+            .idempotent(listing.hints.idempotent);
+        tool = tool.with_annotations(annotations);
+    }
+    tool
+}
+
+impl ServerHandler for FusionServer {
+    fn get_info(&self) -> ServerConfig {
+        let identity = &self.inner.identity;
+        let mut config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(&identity.name, &identity.version));
+        if let Some(instructions) = &identity.instructions {
+            config = config.with_instructions(instructions.clone());
+        }
+        config
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, rmcp::ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.inner.tools.clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.inner.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, rmcp::ErrorData> {
+        let _in_flight = self.inner.in_flight.enter();
+        let call = CallRequest {
+            name: request.name.into_owned(),
+            arguments: request.arguments,
+            request_id: context.id.to_string(),
+            cancellation: context.ct.clone(),
+            http: context.extensions.get::<axum::http::request::Parts>().cloned(),
+        };
+        match run(&self.inner.registry, self.inner.expose_internal_errors, call).await {
+            Ok(result) => Ok(result.into()),
+            Err(unknown) => Err(rmcp::ErrorData::invalid_params(unknown.message, Some(unknown.data))),
+        }
+    }
+}

@@ -1,0 +1,63 @@
+//! Counting calls in progress, so that shutdown can let them finish.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+
+/// The number of `tools/call`s in progress.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct InFlight {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    count: AtomicUsize,
+    idle: Notify,
+}
+
+/// Held for the length of one call.
+pub(crate) struct InFlightGuard {
+    inner: Arc<Inner>,
+}
+
+impl InFlight {
+    /// Counts one call until the guard drops.
+    pub fn enter(&self) -> InFlightGuard {
+        self.inner.count.fetch_add(1, Ordering::SeqCst);
+        InFlightGuard {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+
+    /// Calls in progress now.
+    pub fn count(&self) -> usize {
+        self.inner.count.load(Ordering::SeqCst)
+    }
+
+    /// Waits until no call is in progress, or `limit` passes. Returns the
+    /// number still in progress (0 when drained).
+    pub async fn drain(&self, limit: Duration) -> usize {
+        let wait = async {
+            loop {
+                let idle = self.inner.idle.notified();
+                if self.count() == 0 {
+                    return;
+                }
+                idle.await;
+            }
+        };
+        let _ = tokio::time::timeout(limit, wait).await;
+        self.count()
+    }
+}
+
+impl Drop for InFlightGuard {
+    fn drop(&mut self) {
+        if self.inner.count.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.inner.idle.notify_waiters();
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! The handlers of the `billing` group and the `billing_health` tool.
+
+use mcp_fusion::{CallContext, NoArgs, ToolError};
+use serde_json::{Value, json};
+
+use crate::db::{self, Db, DbError, seq_of};
+use crate::model::{CreateInvoice, Invoice, InvoiceId, InvoicePage, ListInvoices, Status, VoidInvoice};
+
+const LIST: &str = "billing.list_invoices";
+
+fn not_found(id: &str) -> ToolError {
+    ToolError::not_found("No invoice with that ID")
+        .suggest("List invoices first, then retry with a real ID")
+        .actions([LIST])
+        .detail("requestedId", id)
+}
+
+async fn load(db: &Db, id: &str) -> Result<Invoice, BillingError> {
+    let Some(seq) = seq_of(id) else {
+        return Err(not_found(id).into());
+    };
+    db.run(move |conn| db::find(conn, seq))
+        .await?
+        .ok_or_else(|| not_found(id).into())
+}
+
+/// A billing failure: a marked [`ToolError`] for the model, or a database
+/// error, which the runtime turns into `INTERNAL_ERROR` (its text only in the log).
+#[derive(Debug, thiserror::Error)]
+pub enum BillingError {
+    /// A failure the model can act on. (`{0}` rather than `transparent`, so
+    /// that `source()` shows the `ToolError` and the runtime keeps it marked.)
+    #[error("{0}")]
+    Tool(#[from] ToolError),
+    /// The store failed.
+    #[error("{0}")]
+    Db(#[from] DbError),
+}
+
+/// `billing.list_invoices`: a page of invoices, optionally of one status.
+pub async fn list_invoices(db: Db, _ctx: CallContext, args: ListInvoices) -> Result<InvoicePage, BillingError> {
+    let limit = args.limit.unwrap_or(20);
+    let after = match args.cursor.as_deref() {
+        None => 0,
+        Some(cursor) => cursor
+            .strip_prefix("after_")
+            .and_then(|n| n.parse::<i64>().ok())
+            .filter(|n| *n >= 0)
+            .ok_or_else(|| {
+                ToolError::new("INVALID_CURSOR", format!("The cursor '{cursor}' is not one this server gave out."))
+                    .suggest("Call billing.list_invoices without a cursor to start from the first page.")
+                    .actions([LIST])
+            })?,
+    };
+    let status = args.status;
+    let mut invoices = db
+        .run(move |conn| db::list(conn, status, after, limit + 1))
+        .await?;
+    let next_cursor = if invoices.len() > limit as usize {
+        invoices.truncate(limit as usize);
+        invoices.last().and_then(|i| seq_of(&i.id)).map(|n| format!("after_{n}"))
+    } else {
+        None
+    };
+    Ok(InvoicePage { invoices, next_cursor })
+}
+
+/// `billing.get_invoice`: one invoice; `NOT_FOUND` pointing to `billing.list_invoices`.
+pub async fn get_invoice(db: Db, _ctx: CallContext, args: InvoiceId) -> Result<Invoice, BillingError> {
+    load(&db, &args.id).await
+}
+
+/// `billing.create_invoice`: stores a new open invoice.
+pub async fn create_invoice(db: Db, _ctx: CallContext, args: CreateInvoice) -> Result<Invoice, BillingError> {
+    Ok(db.run(move |conn| db::insert(conn, &args)).await?)
+}
+
+/// `billing.pay_invoice`: marks an invoice paid; `CONFLICT` when it is already
+/// paid or void (detail `currentStatus`).
+pub async fn pay_invoice(db: Db, _ctx: CallContext, args: InvoiceId) -> Result<Invoice, BillingError> {
+    let invoice = load(&db, &args.id).await?;
+    match invoice.status {
+        Status::Paid => Err(ToolError::conflict(format!("Invoice {} is already paid.", invoice.id))
+            .suggest("Do not pay it again. Call billing.get_invoice to show the user its current state.")
+            .actions(["billing.get_invoice"])
+            .detail("currentStatus", invoice.status.as_str())
+            .into()),
+        Status::Void => Err(ToolError::conflict(format!("Invoice {} is void and cannot be paid.", invoice.id))
+            .suggest("Create a new invoice with billing.create_invoice if the customer still owes money.")
+            .actions(["billing.create_invoice"])
+            .detail("currentStatus", invoice.status.as_str())
+            .into()),
+        _ => {
+            let seq = seq_of(&invoice.id).unwrap_or_default();
+            db.run(move |conn| db::set_status(conn, seq, Status::Paid, None)).await?;
+            load(&db, &invoice.id).await
+        }
+    }
+}
+
+/// `billing.void_invoice` (destructive): cancels an invoice. Voiding a paid
+/// invoice is refused with a `critical` `CONFLICT`: it needs a refund, which a
+/// person must do.
+pub async fn void_invoice(db: Db, _ctx: CallContext, args: VoidInvoice) -> Result<Invoice, BillingError> {
+    let invoice = load(&db, &args.id).await?;
+    match invoice.status {
+        Status::Paid => Err(ToolError::conflict(format!(
+            "Invoice {} is paid: voiding it would need a refund, which this server cannot do.",
+            invoice.id
+        ))
+        .critical()
+        .suggest("Do not retry. Tell the user the invoice is paid and that a refund must be made by a person.")
+        .detail("currentStatus", invoice.status.as_str())
+        .into()),
+        Status::Void => Ok(invoice),
+        _ => {
+            let seq = seq_of(&invoice.id).unwrap_or_default();
+            let reason = args.reason.clone();
+            db.run(move |conn| db::set_status(conn, seq, Status::Void, reason.as_deref()))
+                .await?;
+            load(&db, &invoice.id).await
+        }
+    }
+}
+
+/// `billing_health`: whether the store answers, and how many invoices it holds.
+pub async fn health(db: Db, _ctx: CallContext, _args: NoArgs) -> Result<Value, BillingError> {
+    let count = db.run(db::count).await?;
+    Ok(json!({ "status": "ok", "invoices": count }))
+}

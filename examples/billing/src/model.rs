@@ -1,0 +1,160 @@
+//! The billing example's data and the input type of every action.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The life-cycle state of an invoice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Being prepared; not sent yet.
+    Draft,
+    /// Sent and waiting for payment.
+    Open,
+    /// Paid in full.
+    Paid,
+    /// Cancelled; nothing is owed.
+    Void,
+    /// Past its due date and unpaid.
+    Overdue,
+}
+
+impl Status {
+    /// The stored and wire name (`draft`, `open`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Draft => "draft",
+            Status::Open => "open",
+            Status::Paid => "paid",
+            Status::Void => "void",
+            Status::Overdue => "overdue",
+        }
+    }
+}
+
+impl std::str::FromStr for Status {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        [Status::Draft, Status::Open, Status::Paid, Status::Void, Status::Overdue]
+            .into_iter()
+            .find(|status| status.as_str() == s)
+            .ok_or_else(|| format!("unknown status {s:?}"))
+    }
+}
+
+/// A currency the example bills in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum Currency {
+    /// US dollars.
+    USD,
+    /// Euros.
+    EUR,
+    /// Pounds sterling.
+    GBP,
+}
+
+impl Currency {
+    /// The ISO 4217 code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Currency::USD => "USD",
+            Currency::EUR => "EUR",
+            Currency::GBP => "GBP",
+        }
+    }
+}
+
+/// One line of an invoice.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LineItem {
+    /// What was sold.
+    #[schemars(length(min = 1, max = 200))]
+    pub description: String,
+    /// How many units.
+    #[schemars(range(min = 1, max = 10000))]
+    pub quantity: u32,
+    /// The price of one unit, in cents.
+    pub unit_price_cents: u64,
+}
+
+/// An invoice as the tools return it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Invoice {
+    /// `inv_` followed by digits.
+    pub id: String,
+    /// Who pays.
+    pub customer_email: String,
+    /// The total, in cents.
+    pub amount_cents: u64,
+    /// ISO 4217 code.
+    pub currency: String,
+    /// Where it is in its life cycle.
+    pub status: Status,
+    /// The lines.
+    pub items: Vec<LineItem>,
+    /// When payment is due (`YYYY-MM-DD`), if set.
+    pub due_date: Option<String>,
+    /// When it was created (UTC, ISO 8601).
+    pub created_at: String,
+}
+
+/// `billing.list_invoices`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ListInvoices {
+    /// Only invoices in this state.
+    pub status: Option<Status>,
+    /// How many to return, 1 to 100 (default 20).
+    #[schemars(range(min = 1, max = 100))]
+    pub limit: Option<u32>,
+    /// `next_cursor` from the previous page.
+    pub cursor: Option<String>,
+}
+
+/// `billing.get_invoice`, `billing.get_invoice_legacy`, `billing.pay_invoice`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct InvoiceId {
+    /// The invoice id, e.g. `inv_2`.
+    #[schemars(regex(pattern = r"^inv_[0-9]+$"))]
+    pub id: String,
+}
+
+/// `billing.create_invoice`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CreateInvoice {
+    /// Who pays.
+    #[schemars(email)]
+    pub customer_email: String,
+    /// The total, in cents (at least 1).
+    #[schemars(range(min = 1))]
+    pub amount_cents: u64,
+    /// The currency.
+    pub currency: Currency,
+    /// At least one line.
+    #[schemars(length(min = 1, max = 100))]
+    pub items: Vec<LineItem>,
+    /// When payment is due (`YYYY-MM-DD`).
+    #[schemars(extend("format" = "date"))]
+    pub due_date: Option<String>,
+}
+
+/// `billing.void_invoice`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct VoidInvoice {
+    /// The invoice id, e.g. `inv_2`.
+    #[schemars(regex(pattern = r"^inv_[0-9]+$"))]
+    pub id: String,
+    /// Why it is voided (kept with the invoice).
+    #[schemars(length(max = 500))]
+    pub reason: Option<String>,
+}
+
+/// One page of `billing.list_invoices`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct InvoicePage {
+    /// The invoices, oldest first.
+    pub invoices: Vec<Invoice>,
+    /// Pass as `cursor` for the next page; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
