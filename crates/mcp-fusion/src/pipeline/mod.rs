@@ -7,6 +7,7 @@ mod internal;
 mod middleware;
 mod output;
 mod path;
+mod validate;
 
 pub use call::{Call, CallContext};
 pub(crate) use call::ContextInner;
@@ -15,3 +16,4 @@ pub(crate) use middleware::{BoxLayer, box_layer};
 pub use middleware::{CallService, FromFn, FromFnLayer, Next, from_fn};
 pub use output::{IntoToolOutput, ToolOutput};
 pub(crate) use path::{CallRequest, run};
+pub(crate) use validate::{ActionService, Outcome, Validate};

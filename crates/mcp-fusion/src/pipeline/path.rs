@@ -9,9 +9,9 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
-use super::{Call, CallContext, ContextInner, catch_panic};
+use super::{Call, CallContext, ContextInner, Outcome, catch_panic};
 use crate::envelope::{to_call_tool_result, validation_result};
-use crate::error::{ErrorCode, ToolError, ValidationFailure};
+use crate::error::{ErrorCode, ToolError};
 use crate::router::{RouteError, Registry};
 
 /// One `tools/call` as the transport hands it over.
@@ -48,11 +48,7 @@ pub(crate) async fn run(
         }
     };
     let action = routed.action;
-    let mut args = Value::Object(routed.args);
-    if let Err(fields) = action.validator.validate(&mut args) {
-        tracing::debug!(action = %action.dotted, problems = fields.len(), "invalid arguments");
-        return Ok(validation_result(&ValidationFailure::new(&action.dotted, fields)));
-    }
+    let args = Value::Object(routed.args);
     let ctx = CallContext {
         inner: Arc::new(ContextInner {
             tool: routed.tool.name.clone(),
@@ -77,7 +73,8 @@ pub(crate) async fn run(
         outcome = work => outcome,
     };
     match outcome {
-        Ok(mut output) => {
+        Ok(Outcome::Invalid(failure)) => Ok(validation_result(&failure)),
+        Ok(Outcome::Output(mut output)) => {
             if let Some(replacement) = &action.deprecated {
                 output = output.with_warning(deprecation_warning(&action.dotted, replacement));
             }

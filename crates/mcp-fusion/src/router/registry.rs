@@ -10,7 +10,7 @@ use tower::util::BoxCloneSyncService;
 use super::build_error::BuildError;
 use super::listing::{ActionSummary, ToolListing, group_listing, plain_description};
 use super::{Action, Group, Hints};
-use crate::pipeline::{BoxLayer, Call, CallService, catch_panic};
+use crate::pipeline::{ActionService, BoxLayer, Call, CallService, Validate, catch_panic};
 use crate::validation::SchemaValidator;
 
 /// One action, ready to be called.
@@ -19,8 +19,8 @@ pub(crate) struct RegisteredAction {
     pub key: Option<String>,
     /// The dotted name (`billing.get_invoice`), or the plain tool's name.
     pub dotted: String,
-    pub validator: SchemaValidator,
-    pub service: CallService,
+    /// Guards, validation, middleware and handler.
+    pub service: ActionService,
     /// Whether a JSON success also goes to `structuredContent`.
     pub structured: bool,
     /// The replacement, when the action is deprecated.
@@ -107,8 +107,10 @@ fn register_action(
     let registered = RegisteredAction {
         key: key.map(str::to_owned),
         dotted,
-        validator,
-        service: build_service(action, outer),
+        service: BoxCloneSyncService::new(Validate {
+            validator,
+            inner: build_service(action, outer),
+        }),
         structured: action.output_schema.is_some(),
         deprecated: action.deprecated.clone(),
     };

@@ -1,0 +1,51 @@
+//! The validation stage as a service: arguments that miss the action's schema
+//! end the call with a [`ValidationFailure`]; the rest go on to the middleware
+//! and the handler (wire contract §4: the handler never sees invalid input).
+
+use std::task::{Context, Poll};
+
+use futures::future::BoxFuture;
+use tower::util::BoxCloneSyncService;
+use tower::{Service, ServiceExt};
+
+use super::{Call, CallService, ToolOutput};
+use crate::error::{ToolError, ValidationFailure};
+use crate::validation::SchemaValidator;
+
+/// How a call that passed the guards ended: with the handler's output, or
+/// rejected by validation before any middleware ran.
+#[derive(Debug)]
+pub(crate) enum Outcome {
+    Output(ToolOutput),
+    Invalid(ValidationFailure),
+}
+
+/// An action's whole stack: guards, then validation, then middleware and handler.
+pub(crate) type ActionService = BoxCloneSyncService<Call, Outcome, ToolError>;
+
+/// Validates `call.args` in place, then runs the inner stack.
+#[derive(Clone)]
+pub(crate) struct Validate {
+    pub validator: SchemaValidator,
+    pub inner: CallService,
+}
+
+impl Service<Call> for Validate {
+    type Response = Outcome;
+    type Error = ToolError;
+    type Future = BoxFuture<'static, Result<Outcome, ToolError>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), ToolError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, mut call: Call) -> Self::Future {
+        if let Err(fields) = self.validator.validate(&mut call.args) {
+            tracing::debug!(action = %call.ctx.name(), problems = fields.len(), "invalid arguments");
+            let failure = ValidationFailure::new(call.ctx.name(), fields);
+            return Box::pin(std::future::ready(Ok(Outcome::Invalid(failure))));
+        }
+        let inner = self.inner.clone();
+        Box::pin(async move { inner.oneshot(call).await.map(Outcome::Output) })
+    }
+}
