@@ -11,6 +11,7 @@
 pub mod client;
 pub mod envelope;
 pub mod error;
+pub mod guard;
 pub mod pipeline;
 pub mod router;
 pub mod server;
@@ -21,6 +22,7 @@ pub use error::{
     ErrorCode, FieldError, IntoRetryAfter, Severity, ToolError, VALIDATION_RECOVERY,
     ValidationFailure,
 };
-pub use pipeline::{BoxError, Call, CallContext, Next, ToolOutput, from_fn};
+pub use guard::{RateLimit, RedisStore};
+pub use pipeline::{BoxError, Call, CallContext, Next, Principal, ToolOutput, from_fn};
 pub use router::{Action, BuildError, Group, NoArgs};
 pub use server::{FusionServer, ServerBuilder};

@@ -1,6 +1,7 @@
 //! [`Call`] and [`CallContext`]: one routed, validated tool call on its way to the handler.
 
-use std::sync::Arc;
+use std::collections::BTreeSet;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -22,6 +23,30 @@ pub(crate) struct ContextInner {
     pub(crate) request_id: String,
     pub(crate) expose_internal_errors: bool,
     pub(crate) http: Option<axum::http::request::Parts>,
+    pub(crate) principal: OnceLock<Principal>,
+}
+
+/// Who is calling, as the server's token verifier established it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    /// The caller's stable identity (a JWT's `sub`, a static token's subject).
+    pub subject: String,
+    /// The permissions the credentials carry (e.g. `billing:write`).
+    pub scopes: BTreeSet<String>,
+}
+
+impl Principal {
+    /// A principal with `subject` and `scopes`.
+    pub fn new<I, S>(subject: impl Into<String>, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Principal {
+            subject: subject.into(),
+            scopes: scopes.into_iter().map(Into::into).collect(),
+        }
+    }
 }
 
 impl CallContext {
@@ -59,6 +84,39 @@ impl CallContext {
         self.inner.http.as_ref()
     }
 
+    /// The verified caller, once the auth guard accepted a bearer token;
+    /// `None` without credentials or without a token verifier.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.inner.principal.get()
+    }
+
+    /// Records the verified caller (done by the auth guard; the first value stays).
+    pub(crate) fn set_principal(&self, principal: Principal) {
+        let _ = self.inner.principal.set(principal);
+    }
+
+    /// The MCP session (`Mcp-Session-Id` header) of a Streamable HTTP call made
+    /// with the 2025-11-25 handshake; `None` over stdio and in the stateless
+    /// 2026-07-28 protocol.
+    pub fn session_id(&self) -> Option<&str> {
+        self.http()?.headers.get("mcp-session-id")?.to_str().ok()
+    }
+
+    /// The bearer token of the HTTP `Authorization` header, if any.
+    pub(crate) fn bearer_token(&self) -> Option<&str> {
+        let value = self
+            .http()?
+            .headers
+            .get(axum::http::header::AUTHORIZATION)?
+            .to_str()
+            .ok()?;
+        let (scheme, token) = value.trim().split_once(' ')?;
+        scheme
+            .eq_ignore_ascii_case("bearer")
+            .then(|| token.trim())
+            .filter(|t| !t.is_empty())
+    }
+
     /// Whether `INTERNAL_ERROR` envelopes include the internal error text
     /// (a development setting, off by default; wire contract §6).
     pub fn exposes_internal_errors(&self) -> bool {
@@ -79,6 +137,7 @@ impl CallContext {
                 request_id: String::from("0"),
                 expose_internal_errors: false,
                 http: None,
+                principal: OnceLock::new(),
             }),
             cancellation: CancellationToken::new(),
         }

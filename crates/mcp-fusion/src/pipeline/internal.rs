@@ -107,7 +107,11 @@ mod tests {
         let io = std::io::Error::other("disk on fire");
         let internal = classify(&ctx, Box::new(io));
         assert_eq!(internal.code, ErrorCode::InternalError);
-        assert!(internal.message.starts_with("billing.get_invoice failed with an internal error (error id "));
+        assert!(
+            internal
+                .message
+                .starts_with("billing.get_invoice failed with an internal error (error id ")
+        );
         assert_eq!(internal.recovery.as_deref(), Some(INTERNAL_RECOVERY));
         assert_eq!(internal.details.len(), 1);
         assert_eq!(internal.details[0].0, "error_id");

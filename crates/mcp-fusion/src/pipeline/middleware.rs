@@ -28,7 +28,8 @@ pub(crate) type BoxLayer = Arc<dyn Fn(CallService) -> CallService + Send + Sync>
 pub(crate) fn box_layer<L>(layer: L) -> BoxLayer
 where
     L: Layer<CallService> + Send + Sync + 'static,
-    L::Service: Service<Call, Response = ToolOutput, Error = ToolError> + Clone + Send + Sync + 'static,
+    L::Service:
+        Service<Call, Response = ToolOutput, Error = ToolError> + Clone + Send + Sync + 'static,
     <L::Service as Service<Call>>::Future: Send + 'static,
 {
     Arc::new(move |inner| BoxCloneSyncService::new(layer.layer(inner)))

@@ -80,7 +80,8 @@ impl ToolOutput {
             }
             Body::Text(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
             Body::Json(value) => {
-                let mut result = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
+                let mut result =
+                    CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
                 if structured {
                     result.structured_content = Some(value);
                 }

@@ -12,7 +12,7 @@ use tower::ServiceExt;
 use super::{Call, CallContext, ContextInner, Outcome, catch_panic};
 use crate::envelope::{to_call_tool_result, validation_result};
 use crate::error::{ErrorCode, ToolError};
-use crate::router::{RouteError, Registry};
+use crate::router::{Registry, RouteError};
 
 /// One `tools/call` as the transport hands it over.
 pub(crate) struct CallRequest {
@@ -48,6 +48,12 @@ pub(crate) async fn run(
         }
     };
     let action = routed.action;
+    let field_warnings: Vec<ToolError> = action
+        .deprecated_fields
+        .iter()
+        .filter(|(field, _)| routed.args.get(field).is_some_and(|v| !v.is_null()))
+        .map(|(field, replacement)| deprecated_field_warning(&action.dotted, field, replacement))
+        .collect();
     let args = Value::Object(routed.args);
     let ctx = CallContext {
         inner: Arc::new(ContextInner {
@@ -57,6 +63,7 @@ pub(crate) async fn run(
             request_id: request.request_id,
             expose_internal_errors,
             http: request.http,
+            principal: std::sync::OnceLock::new(),
         }),
         cancellation: request.cancellation.clone(),
     };
@@ -78,6 +85,9 @@ pub(crate) async fn run(
             if let Some(replacement) = &action.deprecated {
                 output = output.with_warning(deprecation_warning(&action.dotted, replacement));
             }
+            for warning in field_warnings {
+                output = output.with_warning(warning);
+            }
             Ok(output.into_call_tool_result(action.structured))
         }
         Err(err) => {
@@ -92,8 +102,17 @@ pub(crate) fn deprecation_warning(action: &str, replacement: &str) -> ToolError 
     ToolError::deprecated(format!(
         "{action} is deprecated and will be removed; use {replacement} instead."
     ))
-    .suggest(format!(
-        "The call succeeded. Next time call {replacement}."
-    ))
+    .suggest(format!("The call succeeded. Next time call {replacement}."))
     .actions([replacement])
+}
+
+/// The `DEPRECATED` warning attached to a success whose arguments used a
+/// deprecated field.
+pub(crate) fn deprecated_field_warning(action: &str, field: &str, replacement: &str) -> ToolError {
+    ToolError::deprecated(format!(
+        "The field \"{field}\" of {action} is deprecated and will be removed; use \"{replacement}\" instead."
+    ))
+    .suggest(format!(
+        "The call succeeded. Next time send \"{replacement}\" instead of \"{field}\"."
+    ))
 }

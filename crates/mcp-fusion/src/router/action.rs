@@ -12,6 +12,7 @@ use tower::{Layer, Service};
 
 use super::schema;
 use crate::error::ToolError;
+use crate::guard::{Concurrency, Guards, RateLimit};
 use crate::pipeline::{
     BoxError, BoxLayer, Call, CallContext, IntoToolOutput, ToolOutput, box_layer, classify,
     internal_error,
@@ -26,7 +27,11 @@ use crate::pipeline::{
 /// anything else becomes `INTERNAL_ERROR` (wire contract §6).
 pub trait Handler<Args>: Send + Sync + 'static {
     /// Runs the handler.
-    fn call(&self, ctx: CallContext, args: Args) -> BoxFuture<'static, Result<ToolOutput, BoxError>>;
+    fn call(
+        &self,
+        ctx: CallContext,
+        args: Args,
+    ) -> BoxFuture<'static, Result<ToolOutput, BoxError>>;
 }
 
 impl<F, Fut, Args, Out, E> Handler<Args> for F
@@ -36,7 +41,11 @@ where
     Out: IntoToolOutput,
     E: Into<BoxError>,
 {
-    fn call(&self, ctx: CallContext, args: Args) -> BoxFuture<'static, Result<ToolOutput, BoxError>> {
+    fn call(
+        &self,
+        ctx: CallContext,
+        args: Args,
+    ) -> BoxFuture<'static, Result<ToolOutput, BoxError>> {
         let future = self(ctx, args);
         Box::pin(async move {
             let out = future.await.map_err(Into::into)?;
@@ -51,8 +60,9 @@ where
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
 
-pub(crate) type ErasedHandler =
-    Arc<dyn Fn(CallContext, Value) -> BoxFuture<'static, Result<ToolOutput, ToolError>> + Send + Sync>;
+pub(crate) type ErasedHandler = Arc<
+    dyn Fn(CallContext, Value) -> BoxFuture<'static, Result<ToolOutput, ToolError>> + Send + Sync,
+>;
 
 /// Behaviour hints for clients (MCP tool annotations), per action.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -91,6 +101,8 @@ pub struct Action {
     pub(crate) input_schema: fn(bool) -> Value,
     pub(crate) output_schema: Option<Value>,
     pub(crate) deprecated: Option<String>,
+    pub(crate) deprecated_fields: Vec<(String, String)>,
+    pub(crate) guards: Guards,
     pub(crate) handler: ErasedHandler,
     pub(crate) layers: Vec<BoxLayer>,
 }
@@ -124,10 +136,16 @@ impl Action {
                     Err(e) => {
                         // The schema accepted the value but the type did not:
                         // a mismatch between the schema and the type, not the model's fault.
-                        return Err(internal_error(&ctx, &format!("arguments did not deserialize: {e}")));
+                        return Err(internal_error(
+                            &ctx,
+                            &format!("arguments did not deserialize: {e}"),
+                        ));
                     }
                 };
-                handler.call(ctx.clone(), args).await.map_err(|e| classify(&ctx, e))
+                handler
+                    .call(ctx.clone(), args)
+                    .await
+                    .map_err(|e| classify(&ctx, e))
             })
         });
         Action {
@@ -138,6 +156,8 @@ impl Action {
             input_schema: schema::input_schema_for::<Args>,
             output_schema: None,
             deprecated: None,
+            deprecated_fields: Vec::new(),
+            guards: Guards::default(),
             handler: erased,
             layers: Vec::new(),
         }
@@ -190,12 +210,67 @@ impl Action {
         self
     }
 
+    /// Marks the input field `field` deprecated in favour of `replacement`: a
+    /// call that uses it still succeeds and carries a `DEPRECATED` warning
+    /// envelope naming the replacement; `tools/list` says so.
+    pub fn deprecated_field(
+        mut self,
+        field: impl Into<String>,
+        replacement: impl Into<String>,
+    ) -> Self {
+        self.deprecated_fields
+            .push((field.into(), replacement.into()));
+        self
+    }
+
+    /// At most `max_active` calls of this action run at once and `max_queue`
+    /// wait (first in, first out); more are shed at once with `SERVER_BUSY`.
+    /// `max_active` must be at least 1 (checked when the server is built).
+    pub fn concurrency(mut self, max_active: usize, max_queue: usize) -> Self {
+        self.guards.concurrency = Some(Concurrency::new(max_active, max_queue));
+        self
+    }
+
+    /// Limits the call rate (GCRA); over the limit, `RATE_LIMITED` with the
+    /// time until the next call would pass.
+    pub fn rate_limit(mut self, limit: RateLimit) -> Self {
+        self.guards.rate_limit = Some(limit);
+        self
+    }
+
+    /// Cancels a call that runs longer than `limit` (`TIMEOUT`; the handler's
+    /// future is dropped). The time spent waiting in the concurrency queue
+    /// does not count.
+    pub fn timeout(mut self, limit: std::time::Duration) -> Self {
+        self.guards.timeout = Some(limit);
+        self
+    }
+
+    /// The caller's credentials must carry every one of `scopes`
+    /// (`AUTH_REQUIRED` without credentials, `FORBIDDEN` without a scope).
+    /// Needs a token verifier on the server ([`crate::ServerBuilder::auth`]).
+    pub fn requires_scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.guards.auth.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The caller must present valid credentials, whatever their scopes.
+    pub fn requires_auth(mut self) -> Self {
+        self.guards.auth.required = true;
+        self
+    }
+
     /// Adds a tower layer around this action's handler only (inside the
     /// server-wide layers). Layers added first run first.
     pub fn layer<L>(mut self, layer: L) -> Self
     where
         L: Layer<crate::pipeline::CallService> + Send + Sync + 'static,
-        L::Service: Service<Call, Response = ToolOutput, Error = ToolError> + Clone + Send + Sync + 'static,
+        L::Service:
+            Service<Call, Response = ToolOutput, Error = ToolError> + Clone + Send + Sync + 'static,
         <L::Service as Service<Call>>::Future: Send + 'static,
     {
         self.layers.push(box_layer(layer));

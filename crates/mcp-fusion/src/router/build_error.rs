@@ -50,4 +50,13 @@ pub enum BuildError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A guard setting cannot be used (a zero limit, a zero period, scopes
+    /// without a token verifier).
+    #[error("{action}: {reason}")]
+    BadGuard {
+        /// The dotted action name.
+        action: String,
+        /// What is wrong.
+        reason: String,
+    },
 }

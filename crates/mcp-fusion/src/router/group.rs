@@ -4,6 +4,7 @@ use tower::{Layer, Service};
 
 use super::Action;
 use crate::error::ToolError;
+use crate::guard::{Concurrency, Guards, RateLimit};
 use crate::pipeline::{BoxLayer, Call, ToolOutput, box_layer};
 
 /// The default discriminator field of a group.
@@ -19,6 +20,7 @@ pub struct Group {
     pub(crate) discriminator: String,
     pub(crate) actions: Vec<Action>,
     pub(crate) layers: Vec<BoxLayer>,
+    pub(crate) guards: Guards,
 }
 
 impl std::fmt::Debug for Group {
@@ -40,6 +42,7 @@ impl Group {
             discriminator: DEFAULT_DISCRIMINATOR.to_owned(),
             actions: Vec::new(),
             layers: Vec::new(),
+            guards: Guards::default(),
         }
     }
 
@@ -62,12 +65,43 @@ impl Group {
         self
     }
 
+    /// Default concurrency limits for each action of the group (each action
+    /// gets its own guard); see [`Action::concurrency`].
+    pub fn concurrency(mut self, max_active: usize, max_queue: usize) -> Self {
+        self.guards.concurrency = Some(Concurrency::new(max_active, max_queue));
+        self
+    }
+
+    /// Default rate limit for each action of the group (each action counts
+    /// its own calls); see [`Action::rate_limit`].
+    pub fn rate_limit(mut self, limit: RateLimit) -> Self {
+        self.guards.rate_limit = Some(limit);
+        self
+    }
+
+    /// Default time limit for each action; see [`Action::timeout`].
+    pub fn timeout(mut self, limit: std::time::Duration) -> Self {
+        self.guards.timeout = Some(limit);
+        self
+    }
+
+    /// Default scopes for each action that names none; see [`Action::requires_scopes`].
+    pub fn requires_scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.guards.auth.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
     /// Adds a tower layer around every action of this group (inside the
     /// server-wide layers, outside each action's own). Layers added first run first.
     pub fn layer<L>(mut self, layer: L) -> Self
     where
         L: Layer<crate::pipeline::CallService> + Send + Sync + 'static,
-        L::Service: Service<Call, Response = ToolOutput, Error = ToolError> + Clone + Send + Sync + 'static,
+        L::Service:
+            Service<Call, Response = ToolOutput, Error = ToolError> + Clone + Send + Sync + 'static,
         <L::Service as Service<Call>>::Future: Send + 'static,
     {
         self.layers.push(box_layer(layer));

@@ -13,5 +13,5 @@ pub use action::{Action, Handler, Hints, NoArgs};
 pub use build_error::BuildError;
 pub use group::{DEFAULT_DISCRIMINATOR, Group};
 pub use listing::ToolListing;
-pub(crate) use registry::{Definition, Registry};
+pub(crate) use registry::{BuildContext, Definition, Registry};
 pub(crate) use route::RouteError;

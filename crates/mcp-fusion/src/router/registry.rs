@@ -10,6 +10,9 @@ use tower::util::BoxCloneSyncService;
 use super::build_error::BuildError;
 use super::listing::{ActionSummary, ToolListing, group_listing, plain_description};
 use super::{Action, Group, Hints};
+use std::sync::Arc;
+
+use crate::guard::{self, ConcurrencyGuard, GuardSettings, Guards};
 use crate::pipeline::{ActionService, BoxLayer, Call, CallService, Validate, catch_panic};
 use crate::validation::SchemaValidator;
 
@@ -25,6 +28,10 @@ pub(crate) struct RegisteredAction {
     pub structured: bool,
     /// The replacement, when the action is deprecated.
     pub deprecated: Option<String>,
+    /// Deprecated input fields and their replacements.
+    pub deprecated_fields: Vec<(String, String)>,
+    /// The action's concurrency guard, if it has one.
+    pub concurrency: Option<Arc<ConcurrencyGuard>>,
 }
 
 /// One MCP tool: a plain tool (one action, no discriminator) or a group.
@@ -87,13 +94,47 @@ fn build_service(action: &Action, outer: &[&[BoxLayer]]) -> CallService {
     service
 }
 
+/// What every action of a build shares.
+pub(crate) struct BuildContext<'a> {
+    pub server_layers: &'a [BoxLayer],
+    pub guards: &'a GuardSettings,
+}
+
 fn register_action(
     action: &Action,
     key: Option<&str>,
     dotted: String,
     outer: &[&[BoxLayer]],
+    group_guards: &Guards,
+    build: &BuildContext<'_>,
 ) -> Result<(RegisteredAction, Value), BuildError> {
-    let schema = (action.input_schema)(action.allow_unknown_fields);
+    let guards = action.guards.or(group_guards);
+    if let Some(reason) = guards.problem(build.guards.verifier.is_some()) {
+        return Err(BuildError::BadGuard {
+            action: dotted,
+            reason,
+        });
+    }
+    let mut schema = (action.input_schema)(action.allow_unknown_fields);
+    for (field, replacement) in &action.deprecated_fields {
+        let Some(property) = schema
+            .get_mut("properties")
+            .and_then(|p| p.get_mut(field))
+            .and_then(Value::as_object_mut)
+        else {
+            return Err(BuildError::BadSchema {
+                action: dotted,
+                reason: format!("the deprecated field \"{field}\" is not a field of the input"),
+            });
+        };
+        let note = format!("Deprecated: use \"{replacement}\" instead.");
+        let description = match property.get("description").and_then(Value::as_str) {
+            Some(d) => format!("{d} {note}"),
+            None => note,
+        };
+        property.insert("description".into(), Value::String(description));
+        property.insert("deprecated".into(), Value::Bool(true));
+    }
     if schema.get("type").and_then(Value::as_str) != Some("object") {
         return Err(BuildError::BadSchema {
             action: dotted,
@@ -104,15 +145,19 @@ fn register_action(
         action: dotted.clone(),
         reason: e.to_string(),
     })?;
+    let validated: ActionService = BoxCloneSyncService::new(Validate {
+        validator,
+        inner: build_service(action, outer),
+    });
+    let (service, concurrency) = guard::apply(&guards, build.guards, validated);
     let registered = RegisteredAction {
         key: key.map(str::to_owned),
         dotted,
-        service: BoxCloneSyncService::new(Validate {
-            validator,
-            inner: build_service(action, outer),
-        }),
+        service,
         structured: action.output_schema.is_some(),
         deprecated: action.deprecated.clone(),
+        deprecated_fields: action.deprecated_fields.clone(),
+        concurrency,
     };
     Ok((registered, schema))
 }
@@ -120,7 +165,10 @@ fn register_action(
 impl Registry {
     /// Builds the table: checks names, derives and compiles every schema,
     /// composes every action's layers (server, then group, then action).
-    pub fn build(definitions: Vec<Definition>, server_layers: &[BoxLayer]) -> Result<Self, BuildError> {
+    pub fn build(
+        definitions: Vec<Definition>,
+        build: &BuildContext<'_>,
+    ) -> Result<Self, BuildError> {
         if definitions.is_empty() {
             return Err(BuildError::NoTools);
         }
@@ -128,8 +176,8 @@ impl Registry {
         let mut index = HashMap::new();
         for definition in definitions {
             let tool = match definition {
-                Definition::Plain(action) => Self::plain(action, server_layers)?,
-                Definition::Group(group) => Self::group(group, server_layers)?,
+                Definition::Plain(action) => Self::plain(action, build)?,
+                Definition::Group(group) => Self::group(group, build)?,
             };
             if index.insert(tool.name.clone(), tools.len()).is_some() {
                 return Err(BuildError::DuplicateTool(tool.name));
@@ -139,17 +187,27 @@ impl Registry {
         Ok(Registry { tools, index })
     }
 
-    fn plain(action: Action, server_layers: &[BoxLayer]) -> Result<RegisteredTool, BuildError> {
+    fn plain(action: Action, build: &BuildContext<'_>) -> Result<RegisteredTool, BuildError> {
         if !valid_name(&action.name, true) {
             return Err(BuildError::InvalidName {
                 what: "tool",
                 name: action.name.clone(),
             });
         }
-        let (registered, schema) = register_action(&action, None, action.name.clone(), &[server_layers])?;
+        let (registered, schema) = register_action(
+            &action,
+            None,
+            action.name.clone(),
+            &[build.server_layers],
+            &Guards::default(),
+            build,
+        )?;
         let listing = ToolListing {
             name: action.name.clone(),
-            description: plain_description(action.description.as_deref(), action.deprecated.as_deref()),
+            description: plain_description(
+                action.description.as_deref(),
+                action.deprecated.as_deref(),
+            ),
             input_schema: schema,
             output_schema: action.output_schema.clone(),
             hints: action.hints,
@@ -162,7 +220,7 @@ impl Registry {
         })
     }
 
-    fn group(group: Group, server_layers: &[BoxLayer]) -> Result<RegisteredTool, BuildError> {
+    fn group(group: Group, build: &BuildContext<'_>) -> Result<RegisteredTool, BuildError> {
         if !valid_name(&group.name, false) {
             return Err(BuildError::InvalidName {
                 what: "group",
@@ -188,7 +246,10 @@ impl Registry {
                     name: action.name.clone(),
                 });
             }
-            if actions.iter().any(|a: &RegisteredAction| a.key.as_deref() == Some(&action.name)) {
+            if actions
+                .iter()
+                .any(|a: &RegisteredAction| a.key.as_deref() == Some(&action.name))
+            {
                 return Err(BuildError::DuplicateAction {
                     group: group.name.clone(),
                     action: action.name.clone(),
@@ -199,7 +260,9 @@ impl Registry {
                 action,
                 Some(&action.name),
                 dotted,
-                &[server_layers, &group.layers],
+                &[build.server_layers, &group.layers],
+                &group.guards,
+                build,
             )?;
             actions.push(registered);
             schemas.push(schema);

@@ -49,7 +49,11 @@ fn pick_recovery(tool: &RegisteredTool, field: &str) -> String {
 
 impl Registry {
     /// Routes a call of tool `name` with `args`.
-    pub fn route(&self, name: &str, args: Option<Map<String, Value>>) -> Result<Routed<'_>, RouteError> {
+    pub fn route(
+        &self,
+        name: &str,
+        args: Option<Map<String, Value>>,
+    ) -> Result<Routed<'_>, RouteError> {
         let Some(tool) = self.tool(name) else {
             return Err(self.unknown_tool(name));
         };
@@ -68,7 +72,11 @@ impl Registry {
             Some(Value::String(s)) => Some(s.as_str()),
             Some(other) => {
                 let sent = json_type(other);
-                let article = if sent == "array" || sent == "object" { "an" } else { "a" };
+                let article = if sent == "array" || sent == "object" {
+                    "an"
+                } else {
+                    "a"
+                };
                 return Err(RouteError::Envelope(Box::new(
                     ToolError::new(
                         ErrorCode::MissingDiscriminator,
@@ -129,7 +137,10 @@ impl Registry {
                 "Unknown tool \"{name}\". Did you mean \"{near}\"? Valid tools: {}.",
                 names.join(", ")
             ),
-            None => format!("Unknown tool \"{name}\". Valid tools: {}.", names.join(", ")),
+            None => format!(
+                "Unknown tool \"{name}\". Valid tools: {}.",
+                names.join(", ")
+            ),
         };
         let mut data = serde_json::json!({ "tool": name, "valid_tools": names });
         if let Some(near) = near {

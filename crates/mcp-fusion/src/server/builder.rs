@@ -3,9 +3,12 @@
 use tower::{Layer, Service};
 
 use super::FusionServer;
+use std::sync::Arc;
+
 use crate::error::ToolError;
-use crate::pipeline::{BoxLayer, Call, CallService, ToolOutput, box_layer};
-use crate::router::{Action, BuildError, Definition, Group, Registry};
+use crate::guard::{GuardSettings, RedisStore, TokenVerifier};
+use crate::pipeline::{BoxLayer, Call, CallContext, CallService, ToolOutput, box_layer};
+use crate::router::{Action, BuildContext, BuildError, Definition, Group, Registry};
 
 /// Declares a server, then [`build`](ServerBuilder::build)s it.
 ///
@@ -31,6 +34,7 @@ pub struct ServerBuilder {
     pub(crate) instructions: Option<String>,
     definitions: Vec<Definition>,
     layers: Vec<BoxLayer>,
+    guards: GuardSettings,
     pub(crate) expose_internal_errors: bool,
 }
 
@@ -52,6 +56,7 @@ impl ServerBuilder {
             instructions: None,
             definitions: Vec::new(),
             layers: Vec::new(),
+            guards: GuardSettings::default(),
             expose_internal_errors: false,
         }
     }
@@ -79,10 +84,39 @@ impl ServerBuilder {
     pub fn layer<L>(mut self, layer: L) -> Self
     where
         L: Layer<CallService> + Send + Sync + 'static,
-        L::Service: Service<Call, Response = ToolOutput, Error = ToolError> + Clone + Send + Sync + 'static,
+        L::Service:
+            Service<Call, Response = ToolOutput, Error = ToolError> + Clone + Send + Sync + 'static,
         <L::Service as Service<Call>>::Future: Send + 'static,
     {
         self.layers.push(box_layer(layer));
+        self
+    }
+
+    /// Checks the HTTP transport's bearer tokens with `verifier`. Every call
+    /// that carries a token is verified (an invalid one is `UNAUTHORIZED`);
+    /// actions that require scopes also refuse calls without one
+    /// (`AUTH_REQUIRED`) or without the scopes (`FORBIDDEN`).
+    pub fn auth(mut self, verifier: impl TokenVerifier) -> Self {
+        self.guards.verifier = Some(Arc::new(verifier));
+        self
+    }
+
+    /// Keeps every rate limit's state in Redis, shared by all the servers
+    /// that use the same store (instead of in this process's memory).
+    pub fn rate_limit_store(mut self, store: RedisStore) -> Self {
+        self.guards.redis = Some(store);
+        self
+    }
+
+    /// How to tell callers apart for per-caller rate limits when a call has
+    /// neither an auth subject nor an MCP session (e.g. the stateless
+    /// 2026-07-28 protocol without auth). Return `None` to fall back to one
+    /// shared `anonymous` budget. The key is never shown to the model.
+    pub fn rate_limit_key(
+        mut self,
+        key: impl Fn(&CallContext) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.guards.key_fn = Some(Arc::new(key));
         self
     }
 
@@ -100,10 +134,18 @@ impl ServerBuilder {
     ///
     /// # Errors
     /// [`BuildError`] for an empty server, an invalid or repeated name, an
-    /// empty group, a discriminator that is empty or also an input field, or
-    /// an input type whose schema is not an object or does not compile.
+    /// empty group, a discriminator that is empty or also an input field, an
+    /// input type whose schema is not an object or does not compile, or a
+    /// guard setting that cannot work (`max_active` 0, a zero rate or time
+    /// limit, scopes without a token verifier).
     pub fn build(self) -> Result<FusionServer, BuildError> {
-        let registry = Registry::build(self.definitions, &self.layers)?;
+        let registry = Registry::build(
+            self.definitions,
+            &BuildContext {
+                server_layers: &self.layers,
+                guards: &self.guards,
+            },
+        )?;
         Ok(FusionServer::new(
             registry,
             super::ServerIdentity {

@@ -20,7 +20,11 @@ pub(crate) fn to_rmcp_tool(listing: &ToolListing) -> Tool {
         Value::Object(object) => object.clone(),
         _ => Default::default(),
     };
-    let mut tool = Tool::new(listing.name.clone(), listing.description.clone(), Arc::new(schema));
+    let mut tool = Tool::new(
+        listing.name.clone(),
+        listing.description.clone(),
+        Arc::new(schema),
+    );
     if let Some(Value::Object(output)) = &listing.output_schema {
         tool = tool.with_raw_output_schema(Arc::new(output.clone()));
     }
@@ -68,11 +72,23 @@ impl ServerHandler for FusionServer {
             arguments: request.arguments,
             request_id: context.id.to_string(),
             cancellation: context.ct.clone(),
-            http: context.extensions.get::<axum::http::request::Parts>().cloned(),
+            http: context
+                .extensions
+                .get::<axum::http::request::Parts>()
+                .cloned(),
         };
-        match run(&self.inner.registry, self.inner.expose_internal_errors, call).await {
+        match run(
+            &self.inner.registry,
+            self.inner.expose_internal_errors,
+            call,
+        )
+        .await
+        {
             Ok(result) => Ok(result.into()),
-            Err(unknown) => Err(rmcp::ErrorData::invalid_params(unknown.message, Some(unknown.data))),
+            Err(unknown) => Err(rmcp::ErrorData::invalid_params(
+                unknown.message,
+                Some(unknown.data),
+            )),
         }
     }
 }

@@ -100,7 +100,11 @@ impl FusionServer {
     ///
     /// # Errors
     /// [`UnknownToolError`] when no tool is named `name` (over MCP: -32602).
-    pub async fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, UnknownToolError> {
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, UnknownToolError> {
         let arguments: Option<Map<String, Value>> = match arguments {
             Value::Object(object) => Some(object),
             Value::Null => None,
@@ -118,12 +122,33 @@ impl FusionServer {
             cancellation: CancellationToken::new(),
             http: None,
         };
-        run(&self.inner.registry, self.inner.expose_internal_errors, request)
-            .await
-            .map_err(|u| UnknownToolError {
-                message: u.message,
-                data: u.data,
-            })
+        run(
+            &self.inner.registry,
+            self.inner.expose_internal_errors,
+            request,
+        )
+        .await
+        .map_err(|u| UnknownToolError {
+            message: u.message,
+            data: u.data,
+        })
+    }
+
+    /// The state of the concurrency guard of the action `name` (dotted, or a
+    /// plain tool's name); `None` when it has no concurrency guard.
+    pub fn concurrency_stats(&self, name: &str) -> Option<crate::guard::ConcurrencyStats> {
+        let (tool, action) = match name.split_once('.') {
+            Some((tool, action)) if self.inner.registry.tool(name).is_none() => {
+                (tool, Some(action))
+            }
+            _ => (name, None),
+        };
+        let tool = self.inner.registry.tool(tool)?;
+        let action = match action {
+            Some(key) => tool.action(key)?,
+            None => tool.actions.first()?,
+        };
+        action.concurrency.as_ref().map(|g| g.snapshot())
     }
 
     /// Calls in progress now (over every transport).

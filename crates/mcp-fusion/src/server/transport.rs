@@ -130,7 +130,9 @@ impl FusionServer {
             .with_graceful_shutdown(async move {
                 stop.await;
                 tracing::info!("shutting down: letting calls in progress finish");
-                in_flight.drain(Duration::from_secs(SHUTDOWN_GRACE_SECS)).await;
+                in_flight
+                    .drain(Duration::from_secs(SHUTDOWN_GRACE_SECS))
+                    .await;
                 closing.cancel();
             })
             .await

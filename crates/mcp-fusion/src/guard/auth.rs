@@ -1,0 +1,401 @@
+//! Bearer-token auth: `AUTH_REQUIRED`, `UNAUTHORIZED`, `FORBIDDEN` (wire
+//! contract §5). A [`TokenVerifier`] turns the HTTP transport's bearer token
+//! into a [`Principal`]; actions declare the scopes they need.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures::future::BoxFuture;
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde::Deserialize;
+use tower::{Layer, Service, ServiceExt};
+
+use crate::error::ToolError;
+use crate::pipeline::{Call, Principal};
+
+/// Why a token was refused. Its text is shown to the model, so it never holds
+/// the token.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AuthFailure {
+    /// The token is unknown, malformed or badly signed.
+    #[error("is not valid")]
+    Invalid,
+    /// The token was valid but has expired.
+    #[error("has expired")]
+    Expired,
+}
+
+/// Checks bearer tokens. Ship-ready implementations: [`StaticTokens`] and
+/// [`JwtVerifier`]; implement it for anything else (an introspection
+/// endpoint, a database).
+pub trait TokenVerifier: Send + Sync + 'static {
+    /// The principal `token` stands for.
+    ///
+    /// # Errors
+    /// [`AuthFailure`] when the token is invalid or expired.
+    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, AuthFailure>>;
+}
+
+/// Compares two byte strings in time that depends only on their lengths.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// A fixed set of tokens, each standing for a subject with scopes.
+#[derive(Debug, Clone, Default)]
+pub struct StaticTokens {
+    entries: Vec<(String, Principal)>,
+}
+
+/// Why a token file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthConfigError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
+    /// The file is not the expected JSON.
+    #[error(
+        "{path} is not a token file: {reason} (expected {{\"tokens\": [{{\"token\": \"…\", \"subject\": \"…\", \"scopes\": [\"…\"]}}]}})"
+    )]
+    Format {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A JWT key could not be read.
+    #[error("invalid JWT key: {0}")]
+    Key(String),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TokenFile {
+    tokens: Vec<TokenEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TokenEntry {
+    token: String,
+    subject: String,
+    #[serde(default)]
+    scopes: Vec<String>,
+}
+
+impl StaticTokens {
+    /// No tokens yet.
+    pub fn new() -> Self {
+        StaticTokens::default()
+    }
+
+    /// Adds `token`, standing for `subject` with `scopes`.
+    pub fn token<I, S>(
+        mut self,
+        token: impl Into<String>,
+        subject: impl Into<String>,
+        scopes: I,
+    ) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.entries
+            .push((token.into(), Principal::new(subject, scopes)));
+        self
+    }
+
+    /// Reads a JSON token file:
+    /// `{"tokens": [{"token": "…", "subject": "…", "scopes": ["billing:read"]}]}`.
+    ///
+    /// # Errors
+    /// [`AuthConfigError`] when the file cannot be read, is not that shape, has
+    /// no tokens, an empty token or subject, or a token twice.
+    pub fn from_file(path: &Path) -> Result<Self, AuthConfigError> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| AuthConfigError::Read {
+            path: name.clone(),
+            source,
+        })?;
+        let format = |reason: String| AuthConfigError::Format {
+            path: name.clone(),
+            reason,
+        };
+        let file: TokenFile = serde_json::from_str(&text).map_err(|e| format(e.to_string()))?;
+        if file.tokens.is_empty() {
+            return Err(format(String::from("it lists no tokens")));
+        }
+        let mut tokens = StaticTokens::new();
+        for (i, entry) in file.tokens.into_iter().enumerate() {
+            if entry.token.trim().is_empty() || entry.subject.trim().is_empty() {
+                return Err(format(format!("entry {i} has an empty token or subject")));
+            }
+            if tokens.entries.iter().any(|(t, _)| *t == entry.token) {
+                return Err(format(format!("entry {i} repeats a token")));
+            }
+            tokens = tokens.token(entry.token, entry.subject, entry.scopes);
+        }
+        Ok(tokens)
+    }
+}
+
+impl TokenVerifier for StaticTokens {
+    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, AuthFailure>> {
+        // Every entry is compared, in constant time each.
+        let found = self.entries.iter().fold(None, |found, (t, p)| {
+            if same(t.as_bytes(), token.as_bytes()) {
+                Some(p)
+            } else {
+                found
+            }
+        });
+        Box::pin(std::future::ready(
+            found.cloned().ok_or(AuthFailure::Invalid),
+        ))
+    }
+}
+
+/// JSON Web Tokens (`jsonwebtoken`): the signature and `exp` are checked; the
+/// subject is `sub`; scopes come from `scope` (space-separated, OAuth 2.0) or
+/// `scopes` / `scp` (arrays).
+#[derive(Clone)]
+pub struct JwtVerifier {
+    key: DecodingKey,
+    validation: Validation,
+}
+
+impl std::fmt::Debug for JwtVerifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JwtVerifier")
+            .field("algorithms", &self.validation.algorithms)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Deserialize)]
+struct Claims {
+    sub: String,
+    #[serde(default)]
+    scope: Option<String>,
+    #[serde(default)]
+    scopes: Option<Vec<String>>,
+    #[serde(default)]
+    scp: Option<Vec<String>>,
+}
+
+impl JwtVerifier {
+    /// HMAC-SHA256 tokens signed with `secret`.
+    ///
+    /// # Errors
+    /// [`AuthConfigError::Key`] when the secret is refused (e.g. empty).
+    pub fn hs256(secret: &[u8]) -> Result<Self, AuthConfigError> {
+        if secret.is_empty() {
+            return Err(AuthConfigError::Key(String::from(
+                "the HS256 secret is empty",
+            )));
+        }
+        Ok(JwtVerifier {
+            key: DecodingKey::from_secret(secret)
+                .map_err(|e| AuthConfigError::Key(e.to_string()))?,
+            validation: Validation::new(Algorithm::HS256),
+        })
+    }
+
+    /// RSA-SHA256 tokens, checked with a PEM public key.
+    ///
+    /// # Errors
+    /// [`AuthConfigError::Key`] when the PEM is not an RSA public key.
+    pub fn rs256_pem(pem: &[u8]) -> Result<Self, AuthConfigError> {
+        Ok(JwtVerifier {
+            key: DecodingKey::from_rsa_pem(pem).map_err(|e| AuthConfigError::Key(e.to_string()))?,
+            validation: Validation::new(Algorithm::RS256),
+        })
+    }
+
+    /// Only tokens whose `iss` is `issuer`.
+    pub fn issuer(mut self, issuer: &str) -> Self {
+        self.validation.set_issuer(&[issuer]);
+        self
+    }
+
+    /// Only tokens whose `aud` includes `audience`.
+    pub fn audience(mut self, audience: &str) -> Self {
+        self.validation.set_audience(&[audience]);
+        self
+    }
+}
+
+impl TokenVerifier for JwtVerifier {
+    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, AuthFailure>> {
+        let result = jsonwebtoken::decode::<Claims>(token, &self.key, &self.validation)
+            .map_err(|e| match e.kind() {
+                jsonwebtoken::errors::ErrorKind::ExpiredSignature => AuthFailure::Expired,
+                _ => AuthFailure::Invalid,
+            })
+            .map(|data| {
+                let claims = data.claims;
+                let mut scopes: BTreeSet<String> = claims
+                    .scope
+                    .unwrap_or_default()
+                    .split_whitespace()
+                    .map(str::to_owned)
+                    .collect();
+                scopes.extend(claims.scopes.unwrap_or_default());
+                scopes.extend(claims.scp.unwrap_or_default());
+                Principal {
+                    subject: claims.sub,
+                    scopes,
+                }
+            });
+        Box::pin(std::future::ready(result))
+    }
+}
+
+/// What one action asks of its caller.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct AuthRule {
+    /// Credentials are needed even when no scope is.
+    pub required: bool,
+    /// Scopes the credentials must all carry.
+    pub scopes: Vec<String>,
+}
+
+impl AuthRule {
+    fn needs_credentials(&self) -> bool {
+        self.required || !self.scopes.is_empty()
+    }
+}
+
+/// Checks the caller of one action.
+#[derive(Clone)]
+pub(crate) struct AuthLayer {
+    pub verifier: Arc<dyn TokenVerifier>,
+    pub rule: AuthRule,
+}
+
+impl<S> Layer<S> for AuthLayer {
+    type Service = AuthService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        AuthService {
+            verifier: Arc::clone(&self.verifier),
+            rule: self.rule.clone(),
+            inner,
+        }
+    }
+}
+
+/// The service of [`AuthLayer`].
+#[derive(Clone)]
+pub(crate) struct AuthService<S> {
+    verifier: Arc<dyn TokenVerifier>,
+    rule: AuthRule,
+    inner: S,
+}
+
+fn auth_required(name: &str) -> ToolError {
+    ToolError::auth_required(format!(
+        "{name} needs credentials, and the call carried none."
+    ))
+    .suggest("Ask the user to configure a bearer token for this server (HTTP Authorization header), then call again.")
+}
+
+fn unauthorized(failure: &AuthFailure) -> ToolError {
+    ToolError::unauthorized(format!("The bearer token {failure}.")).suggest(
+        "Do not retry with the same token. Ask the user for a valid token, then call again.",
+    )
+}
+
+fn forbidden(name: &str, missing: &[&String]) -> ToolError {
+    let list = missing
+        .iter()
+        .map(|s| format!("\"{s}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (noun, pronoun) = if missing.len() == 1 {
+        ("scope", "it")
+    } else {
+        ("scopes", "them")
+    };
+    ToolError::forbidden(format!(
+        "{name} needs the {noun} {list}, which these credentials do not have."
+    ))
+    .suggest(format!(
+        "Do not retry: the same credentials will be refused again. Tell the user the token lacks the {noun} {list} and ask for one that has {pronoun}."
+    ))
+    .detail("missing_scopes", missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" "))
+}
+
+impl<S, R> Service<Call> for AuthService<S>
+where
+    S: Service<Call, Response = R, Error = ToolError> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    R: Send + 'static,
+{
+    type Response = R;
+    type Error = ToolError;
+    type Future = BoxFuture<'static, Result<R, ToolError>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), ToolError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, call: Call) -> Self::Future {
+        let verifier = Arc::clone(&self.verifier);
+        let rule = self.rule.clone();
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            let name = call.ctx.name().to_owned();
+            match call.ctx.bearer_token() {
+                None if rule.needs_credentials() => return Err(auth_required(&name)),
+                None => {}
+                Some(token) => {
+                    let principal = verifier.verify(token).await.map_err(|f| unauthorized(&f))?;
+                    let missing: Vec<&String> = rule
+                        .scopes
+                        .iter()
+                        .filter(|s| !principal.scopes.contains(*s))
+                        .collect();
+                    if !missing.is_empty() {
+                        return Err(forbidden(&name, &missing));
+                    }
+                    call.ctx.set_principal(principal);
+                }
+            }
+            inner.oneshot(call).await
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn static_tokens_verify_in_constant_time() {
+        let tokens = StaticTokens::new().token("t-1", "alice", ["billing:read"]);
+        assert_eq!(
+            tokens.verify("t-1").await,
+            Ok(Principal::new("alice", ["billing:read"]))
+        );
+        assert_eq!(tokens.verify("t-2").await, Err(AuthFailure::Invalid));
+        assert_eq!(tokens.verify("").await, Err(AuthFailure::Invalid));
+    }
+
+    #[test]
+    fn forbidden_names_the_scope_not_the_token() {
+        let scope = String::from("billing:write");
+        let err = forbidden("billing.void_invoice", &[&scope]);
+        assert_eq!(
+            err.message,
+            "billing.void_invoice needs the scope \"billing:write\", which these credentials do not have."
+        );
+    }
+}

@@ -1,0 +1,210 @@
+//! The concurrency guard: at most `max_active` calls run, at most `max_queue`
+//! wait (first in, first out), the rest are shed at once with `SERVER_BUSY`
+//! (wire contract §5).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use futures::future::BoxFuture;
+use tokio::sync::Semaphore;
+use tower::{Layer, Service, ServiceExt};
+
+use crate::error::ToolError;
+use crate::pipeline::Call;
+
+/// How many calls of one action may run and wait at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Concurrency {
+    /// Calls running at once (at least 1).
+    pub max_active: usize,
+    /// Calls waiting for a slot, first in first out (0 sheds as soon as all slots are busy).
+    pub max_queue: usize,
+}
+
+impl Concurrency {
+    /// `max_active` running and `max_queue` waiting.
+    pub fn new(max_active: usize, max_queue: usize) -> Self {
+        Concurrency {
+            max_active,
+            max_queue,
+        }
+    }
+}
+
+/// A snapshot of a concurrency guard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConcurrencyStats {
+    /// Calls running now.
+    pub active: usize,
+    /// Calls waiting for a slot now.
+    pub queued: usize,
+    /// Calls shed with `SERVER_BUSY` since the server started.
+    pub shed: u64,
+}
+
+/// The state one guard shares between its calls.
+#[derive(Debug)]
+pub(crate) struct ConcurrencyGuard {
+    limits: Concurrency,
+    admission: Arc<Semaphore>,
+    slots: Arc<Semaphore>,
+    active: AtomicUsize,
+    queued: AtomicUsize,
+    shed: AtomicU64,
+    /// Exponentially weighted mean of handler durations, in microseconds.
+    mean_micros: AtomicU64,
+}
+
+impl ConcurrencyGuard {
+    pub fn new(limits: Concurrency) -> Self {
+        ConcurrencyGuard {
+            limits,
+            admission: Arc::new(Semaphore::new(limits.max_active + limits.max_queue)),
+            slots: Arc::new(Semaphore::new(limits.max_active)),
+            active: AtomicUsize::new(0),
+            queued: AtomicUsize::new(0),
+            shed: AtomicU64::new(0),
+            mean_micros: AtomicU64::new(0),
+        }
+    }
+
+    pub fn stats(&self) -> ConcurrencyStats {
+        ConcurrencyStats {
+            active: self.active.load(Ordering::SeqCst),
+            queued: self.queued.load(Ordering::SeqCst),
+            shed: self.shed.load(Ordering::Relaxed),
+        }
+    }
+
+    fn record(&self, took: Duration) {
+        let micros = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
+        let _ = self
+            .mean_micros
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |mean| {
+                Some(if mean == 0 {
+                    micros
+                } else {
+                    (mean * 7 + micros) / 8
+                })
+            });
+    }
+
+    /// How long until a slot is likely free: the mean handler time times the
+    /// rounds of work ahead, at least one second.
+    fn retry_after(&self) -> Duration {
+        let mean = Duration::from_micros(self.mean_micros.load(Ordering::Relaxed));
+        let rounds = (self.limits.max_queue / self.limits.max_active.max(1)) as u32 + 1;
+        (mean * rounds).max(Duration::from_secs(1))
+    }
+
+    fn busy(&self, name: &str) -> ToolError {
+        self.shed.fetch_add(1, Ordering::Relaxed);
+        let Concurrency {
+            max_active,
+            max_queue,
+        } = self.limits;
+        let plural = |n: usize, one: &str, many: &str| {
+            if n == 1 {
+                format!("1 {one}")
+            } else {
+                format!("{n} {many}")
+            }
+        };
+        let retry_after = self.retry_after();
+        ToolError::server_busy(format!(
+            "{name} is at capacity: {} and {} already, the most it takes.",
+            plural(max_active, "call is running", "calls are running"),
+            plural(max_queue, "call is waiting", "calls are waiting"),
+        ))
+        .suggest(format!(
+            "Wait about {} seconds, then call {name} again. Calls beyond {max_active} running and {max_queue} waiting are turned away at once instead of queued; send fewer calls in parallel.",
+            crate::envelope::retry_after_secs(Some(retry_after)).unwrap_or(1)
+        ))
+        .detail("max_active", max_active)
+        .detail("max_queue", max_queue)
+        .retry_after(retry_after)
+    }
+}
+
+/// Counts a call as waiting until dropped.
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// The layer of one concurrency guard.
+#[derive(Clone)]
+pub(crate) struct ConcurrencyLayer {
+    pub guard: Arc<ConcurrencyGuard>,
+}
+
+impl<S> Layer<S> for ConcurrencyLayer {
+    type Service = ConcurrencyService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        ConcurrencyService {
+            guard: Arc::clone(&self.guard),
+            inner,
+        }
+    }
+}
+
+/// The service of [`ConcurrencyLayer`].
+#[derive(Clone)]
+pub(crate) struct ConcurrencyService<S> {
+    guard: Arc<ConcurrencyGuard>,
+    inner: S,
+}
+
+impl<S, R> Service<Call> for ConcurrencyService<S>
+where
+    S: Service<Call, Response = R, Error = ToolError> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    R: Send + 'static,
+{
+    type Response = R;
+    type Error = ToolError;
+    type Future = BoxFuture<'static, Result<R, ToolError>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), ToolError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, call: Call) -> Self::Future {
+        let guard = Arc::clone(&self.guard);
+        // Admission is decided now, synchronously: a full guard sheds without
+        // waiting for anything.
+        let Ok(admitted) = Arc::clone(&guard.admission).try_acquire_owned() else {
+            let busy = guard.busy(call.ctx.name());
+            return Box::pin(std::future::ready(Err(busy)));
+        };
+        guard.queued.fetch_add(1, Ordering::SeqCst);
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            let slot = {
+                let _waiting = Waiting(&guard.queued);
+                // Dropping this future while it waits leaves the queue.
+                Arc::clone(&guard.slots).acquire_owned().await
+            };
+            let Ok(slot) = slot else {
+                return Err(ToolError::server_busy("The server is shutting down."));
+            };
+            guard.active.fetch_add(1, Ordering::SeqCst);
+            // Dropped first, also when the call is cancelled: the counts never
+            // show more running calls than there are slots.
+            let running = Waiting(&guard.active);
+            let started = Instant::now();
+            let result = inner.oneshot(call).await;
+            guard.record(started.elapsed());
+            drop(running);
+            drop(slot);
+            drop(admitted);
+            result
+        })
+    }
+}

@@ -1,0 +1,137 @@
+//! Runtime guards, as tower layers in front of validation: auth
+//! (`AUTH_REQUIRED`, `UNAUTHORIZED`, `FORBIDDEN`), rate limits
+//! (`RATE_LIMITED`), the concurrency guard (`SERVER_BUSY`) and time limits
+//! (`TIMEOUT`) — wire contract §5. They are set per action (or per group, as
+//! defaults for its actions) and checked when the server is built.
+//!
+//! Order on the call path, outermost first: auth → rate limit → concurrency →
+//! timeout → validation → middleware → handler.
+
+mod auth;
+mod concurrency;
+mod rate_limit;
+mod redis_store;
+mod timeout;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tower::Layer;
+use tower::util::BoxCloneSyncService;
+
+pub use auth::{AuthConfigError, AuthFailure, JwtVerifier, StaticTokens, TokenVerifier};
+pub use concurrency::{Concurrency, ConcurrencyStats};
+pub use rate_limit::{KeyFn, RateLimit, RateLimitParseError, RateLimitScope};
+pub use redis_store::{FailMode, RedisStore, RedisUrlError};
+
+pub(crate) use auth::AuthRule;
+pub(crate) use concurrency::ConcurrencyGuard;
+
+use crate::pipeline::ActionService;
+
+/// The guard settings of one action, or the defaults a group gives its actions.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Guards {
+    pub(crate) concurrency: Option<Concurrency>,
+    pub(crate) rate_limit: Option<RateLimit>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) auth: AuthRule,
+}
+
+impl Guards {
+    /// These settings, with every one left unset taken from `defaults`.
+    pub(crate) fn or(&self, defaults: &Guards) -> Guards {
+        Guards {
+            concurrency: self.concurrency.or(defaults.concurrency),
+            rate_limit: self.rate_limit.or(defaults.rate_limit),
+            timeout: self.timeout.or(defaults.timeout),
+            auth: AuthRule {
+                required: self.auth.required || defaults.auth.required,
+                scopes: if self.auth.scopes.is_empty() {
+                    defaults.auth.scopes.clone()
+                } else {
+                    self.auth.scopes.clone()
+                },
+            },
+        }
+    }
+
+    /// Why these settings cannot be used, if they cannot.
+    pub(crate) fn problem(&self, has_verifier: bool) -> Option<String> {
+        if let Some(c) = self.concurrency
+            && c.max_active == 0
+        {
+            return Some(String::from("max_active must be at least 1"));
+        }
+        if let Some(problem) = self.rate_limit.and_then(|r| r.problem()) {
+            return Some(problem);
+        }
+        if self.timeout.is_some_and(|t| t.is_zero()) {
+            return Some(String::from("a time limit must be longer than zero"));
+        }
+        if (self.auth.required || !self.auth.scopes.is_empty()) && !has_verifier {
+            return Some(String::from(
+                "it requires credentials, but the server has no token verifier (ServerBuilder::auth)",
+            ));
+        }
+        None
+    }
+}
+
+/// Server-wide guard settings.
+#[derive(Clone, Default)]
+pub(crate) struct GuardSettings {
+    pub verifier: Option<Arc<dyn TokenVerifier>>,
+    pub redis: Option<RedisStore>,
+    pub key_fn: Option<KeyFn>,
+}
+
+/// Wraps `service` (validation and everything after it) in the guards of
+/// `guards`. Returns the stack and its concurrency guard, if any (for stats).
+pub(crate) fn apply(
+    guards: &Guards,
+    settings: &GuardSettings,
+    mut service: ActionService,
+) -> (ActionService, Option<Arc<ConcurrencyGuard>>) {
+    if let Some(limit) = guards.timeout {
+        service = BoxCloneSyncService::new(timeout::TimeoutLayer { limit }.layer(service));
+    }
+    let concurrency = guards
+        .concurrency
+        .map(|limits| Arc::new(ConcurrencyGuard::new(limits)));
+    if let Some(guard) = &concurrency {
+        service = BoxCloneSyncService::new(
+            concurrency::ConcurrencyLayer {
+                guard: Arc::clone(guard),
+            }
+            .layer(service),
+        );
+    }
+    if let Some(limit) = guards.rate_limit {
+        let guard =
+            rate_limit::RateLimitGuard::new(limit, settings.redis.clone(), settings.key_fn.clone());
+        service = BoxCloneSyncService::new(
+            rate_limit::RateLimitLayer {
+                guard: Arc::new(guard),
+            }
+            .layer(service),
+        );
+    }
+    if let Some(verifier) = &settings.verifier {
+        service = BoxCloneSyncService::new(
+            auth::AuthLayer {
+                verifier: Arc::clone(verifier),
+                rule: guards.auth.clone(),
+            }
+            .layer(service),
+        );
+    }
+    (service, concurrency)
+}
+
+impl ConcurrencyGuard {
+    /// A snapshot for [`crate::FusionServer::concurrency_stats`].
+    pub(crate) fn snapshot(&self) -> ConcurrencyStats {
+        self.stats()
+    }
+}

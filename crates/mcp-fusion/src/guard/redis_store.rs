@@ -1,0 +1,244 @@
+//! [`RedisStore`]: rate-limit state shared by a fleet of servers in Redis.
+//!
+//! One server-side Lua script runs the GCRA on Redis's own clock (`TIME`), so
+//! every replica counts against the same budget and the check-and-record is
+//! atomic. Every check is bounded in time (default 100 ms); when Redis is down
+//! or slow the store fails open or closed, as configured, logs it (at most once
+//! every 10 seconds), and recovers on its own when Redis answers again.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use tokio::sync::RwLock;
+
+use super::RateLimit;
+
+/// The GCRA script. KEYS[1]: the bucket; ARGV[1]: the emission interval and
+/// ARGV[2]: the burst tolerance, both in microseconds. Returns {1, 0} when the
+/// call passes, {0, microseconds to wait} when it does not.
+const GCRA: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local interval = tonumber(ARGV[1])
+local tolerance = tonumber(ARGV[2])
+local tat = tonumber(redis.call('GET', KEYS[1]))
+if not tat or tat < now then tat = now end
+local new_tat = tat + interval
+local allow_at = new_tat - tolerance
+if allow_at > now then
+  return {0, allow_at - now}
+end
+redis.call('SET', KEYS[1], string.format('%.0f', new_tat), 'PX', math.ceil((new_tat - now) / 1000) + 1)
+return {1, 0}
+";
+
+/// What to do with a call when Redis cannot answer in time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FailMode {
+    /// Let the call through (availability first). The default.
+    #[default]
+    Open,
+    /// Refuse the call with `RATE_LIMITED` (protection first).
+    Closed,
+}
+
+impl std::str::FromStr for FailMode {
+    type Err = String;
+
+    /// `open` or `closed`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "open" => Ok(FailMode::Open),
+            "closed" => Ok(FailMode::Closed),
+            other => Err(format!(
+                "unknown fail mode \"{other}\": expected open or closed"
+            )),
+        }
+    }
+}
+
+/// The answer of one check.
+pub(crate) enum RedisDecision {
+    Allow,
+    Deny(Duration),
+    /// Redis did not answer in time and the store fails closed.
+    Unavailable,
+}
+
+/// A Redis-backed rate-limit store, shared by every rate-limited action of a
+/// server (and, through Redis, by every replica). Cheap to clone.
+#[derive(Clone)]
+pub struct RedisStore {
+    prefix: String,
+    timeout: Duration,
+    fail: FailMode,
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    client: redis::Client,
+    url: String,
+    connection: RwLock<Option<ConnectionManager>>,
+    /// When the last connection attempt failed, in ms since the epoch.
+    last_failure_ms: AtomicU64,
+    last_warning_ms: AtomicU64,
+    script: redis::Script,
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("url", &self.shared.url)
+            .field("timeout", &self.timeout)
+            .field("fail", &self.fail)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a Redis store could not be made.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid Redis URL \"{url}\": {reason}")]
+pub struct RedisUrlError {
+    url: String,
+    reason: String,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+impl RedisStore {
+    /// A store at `url` (`redis://host:port/db`). Nothing is connected yet: the
+    /// first check connects, so a server can start while Redis is down.
+    /// Defaults: checks bounded by 100 ms, fail open, keys prefixed
+    /// `mcp-fusion:rl:`.
+    ///
+    /// # Errors
+    /// [`RedisUrlError`] when the URL is not a Redis URL.
+    pub fn new(url: &str) -> Result<Self, RedisUrlError> {
+        let client = redis::Client::open(url).map_err(|e| RedisUrlError {
+            url: url.to_owned(),
+            reason: e.to_string(),
+        })?;
+        Ok(RedisStore {
+            prefix: String::from("mcp-fusion:rl:"),
+            timeout: Duration::from_millis(100),
+            fail: FailMode::Open,
+            shared: Arc::new(Shared {
+                client,
+                url: url.to_owned(),
+                connection: RwLock::new(None),
+                last_failure_ms: AtomicU64::new(0),
+                last_warning_ms: AtomicU64::new(0),
+                script: redis::Script::new(GCRA),
+            }),
+        })
+    }
+
+    /// The longest a check may take (connecting included) before the fail mode
+    /// decides; default 100 ms.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// What happens to calls while Redis does not answer; default [`FailMode::Open`].
+    pub fn fail_mode(mut self, fail: FailMode) -> Self {
+        self.fail = fail;
+        self
+    }
+
+    /// The prefix of every key this store writes; default `mcp-fusion:rl:`.
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    async fn connection(&self) -> Option<ConnectionManager> {
+        if let Some(conn) = self.shared.connection.read().await.as_ref() {
+            return Some(conn.clone());
+        }
+        // After a failed attempt, wait a second before trying again, so that a
+        // dead Redis costs nothing per call.
+        let last = self.shared.last_failure_ms.load(Ordering::Relaxed);
+        if last != 0 && now_ms().saturating_sub(last) < 1_000 {
+            return None;
+        }
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(self.timeout))
+            .set_response_timeout(Some(self.timeout))
+            .set_number_of_retries(1)
+            .set_max_delay(Duration::from_millis(500));
+        match ConnectionManager::new_with_config(self.shared.client.clone(), config).await {
+            Ok(conn) => {
+                *self.shared.connection.write().await = Some(conn.clone());
+                self.shared.last_failure_ms.store(0, Ordering::Relaxed);
+                tracing::info!(url = %self.shared.url, "rate-limit store connected");
+                Some(conn)
+            }
+            Err(e) => {
+                self.shared
+                    .last_failure_ms
+                    .store(now_ms(), Ordering::Relaxed);
+                self.warn(&format!("cannot connect: {e}"));
+                None
+            }
+        }
+    }
+
+    fn warn(&self, what: &str) {
+        let now = now_ms();
+        let last = self.shared.last_warning_ms.load(Ordering::Relaxed);
+        if now.saturating_sub(last) >= 10_000
+            && self
+                .shared
+                .last_warning_ms
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            tracing::warn!(url = %self.shared.url, fail_mode = ?self.fail, "rate-limit store unavailable: {what}");
+        }
+    }
+
+    fn unavailable(&self, what: &str) -> RedisDecision {
+        self.warn(what);
+        match self.fail {
+            FailMode::Open => RedisDecision::Allow,
+            FailMode::Closed => RedisDecision::Unavailable,
+        }
+    }
+
+    /// Checks and records one call of `key` against `limit`, within the timeout.
+    pub(crate) async fn check(&self, key: &str, limit: RateLimit) -> RedisDecision {
+        let interval = u64::try_from(limit.interval().as_micros())
+            .unwrap_or(u64::MAX)
+            .max(1);
+        let tolerance = interval.saturating_mul(u64::from(limit.calls));
+        let key = format!("{}{key}", self.prefix);
+        let attempt = async {
+            let mut conn = self.connection().await?;
+            let reply: redis::RedisResult<(i64, i64)> = self
+                .shared
+                .script
+                .key(&key)
+                .arg(interval)
+                .arg(tolerance)
+                .invoke_async(&mut conn)
+                .await;
+            Some(reply)
+        };
+        match tokio::time::timeout(self.timeout, attempt).await {
+            Ok(Some(Ok((1, _)))) => RedisDecision::Allow,
+            Ok(Some(Ok((_, wait_micros)))) => RedisDecision::Deny(Duration::from_micros(
+                u64::try_from(wait_micros).unwrap_or(0),
+            )),
+            Ok(Some(Err(e))) => self.unavailable(&e.to_string()),
+            Ok(None) => self.unavailable("not connected"),
+            Err(_) => self.unavailable("no answer within the time limit"),
+        }
+    }
+}

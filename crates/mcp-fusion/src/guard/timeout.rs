@@ -1,0 +1,102 @@
+//! The time limit of an action: past it, the handler's future is dropped and
+//! the call ends with `TIMEOUT` (wire contract §5).
+
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use tower::{Layer, Service, ServiceExt};
+
+use crate::error::ToolError;
+use crate::pipeline::Call;
+
+/// A duration as people write it, e.g. `1.5s` → "1.5 s", `250ms` → "250 ms".
+pub(crate) fn human(duration: Duration) -> String {
+    let ms = duration.as_millis();
+    if ms < 1_000 || ms % 1_000 != 0 && ms < 10_000 {
+        if ms < 1_000 {
+            format!("{ms} ms")
+        } else {
+            format!("{} s", duration.as_secs_f64())
+        }
+    } else {
+        format!("{} s", duration.as_secs())
+    }
+}
+
+/// The `TIMEOUT` error for an action that ran past `limit`.
+pub(crate) fn timed_out(name: &str, limit: Duration) -> ToolError {
+    ToolError::timeout(format!(
+        "{name} took longer than its limit of {} and was cancelled.",
+        human(limit)
+    ))
+    .suggest("Ask for less (a narrower request: fewer items, a shorter period), or retry later when the server is less busy.")
+    .detail("limit_ms", limit.as_millis())
+}
+
+/// Cancels the inner call after `limit`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TimeoutLayer {
+    pub limit: Duration,
+}
+
+impl<S> Layer<S> for TimeoutLayer {
+    type Service = TimeoutService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        TimeoutService {
+            limit: self.limit,
+            inner,
+        }
+    }
+}
+
+/// The service of [`TimeoutLayer`].
+#[derive(Debug, Clone)]
+pub(crate) struct TimeoutService<S> {
+    limit: Duration,
+    inner: S,
+}
+
+impl<S, R> Service<Call> for TimeoutService<S>
+where
+    S: Service<Call, Response = R, Error = ToolError> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    R: Send + 'static,
+{
+    type Response = R;
+    type Error = ToolError;
+    type Future = BoxFuture<'static, Result<R, ToolError>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), ToolError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, call: Call) -> Self::Future {
+        let limit = self.limit;
+        let name = call.ctx.name().to_owned();
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            match tokio::time::timeout(limit, inner.oneshot(call)).await {
+                Ok(result) => result,
+                Err(_) => {
+                    tracing::debug!(action = %name, "time limit passed");
+                    Err(timed_out(&name, limit))
+                }
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(human(Duration::from_millis(250)), "250 ms");
+        assert_eq!(human(Duration::from_millis(1500)), "1.5 s");
+        assert_eq!(human(Duration::from_secs(2)), "2 s");
+        assert_eq!(human(Duration::from_secs(90)), "90 s");
+    }
+}
