@@ -3,14 +3,35 @@
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Args;
+use mcp_fusion::guard::{FailMode, RateLimit, RateLimitScope, RedisStore, StaticTokens};
+
+fn positive_duration(s: &str) -> Result<Duration, String> {
+    let d = humantime::parse_duration(s)
+        .map_err(|e| format!("{e} (write e.g. 500ms, 2s, 1m)"))?;
+    if d.is_zero() {
+        return Err(String::from("must be longer than zero"));
+    }
+    Ok(d)
+}
+
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err(String::from("must be at least 1")),
+        Ok(n) => Ok(n),
+        Err(_) => Err(String::from("must be a whole number, at least 1")),
+    }
+}
 
 /// Options of `fusion serve`.
 #[derive(Debug, Args)]
-#[command(after_help = "The server logs to stderr (RUST_LOG sets the level, default info).\n\
+#[command(
+    after_help = "The server logs to stderr (RUST_LOG sets the level, default info).\n\
 Exit codes: 0 after a clean shutdown (Ctrl-C or SIGTERM, or end of stdin with --stdio),\n\
-1 when the database cannot be opened or the port cannot be bound.")]
+1 when the database cannot be opened or the port cannot be bound."
+)]
 pub struct ServeArgs {
     /// Serve MCP over stdin/stdout instead of HTTP.
     #[arg(long)]
@@ -29,6 +50,40 @@ pub struct ServeArgs {
     /// (development only: internal texts can hold secrets).
     #[arg(long)]
     expose_internal_errors: bool,
+    /// How long billing.generate_report works, e.g. 200ms, 2s.
+    #[arg(long, value_name = "DURATION", default_value = "200ms", value_parser = positive_duration)]
+    report_ms: Duration,
+    /// Calls of each billing action that may run at once; more wait in the
+    /// queue (--max-queue), then are shed with SERVER_BUSY.
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    max_active: Option<usize>,
+    /// Calls of each billing action that may wait for a slot (needs --max-active).
+    #[arg(long, value_name = "N", requires = "max_active", default_value_t = 0)]
+    max_queue: usize,
+    /// Rate limit of each billing action, N/PERIOD with PERIOD s, min or h
+    /// (e.g. 2/min); over it, RATE_LIMITED with retry_after.
+    #[arg(long, value_name = "N/PERIOD")]
+    rate_limit: Option<RateLimit>,
+    /// Whose calls a rate limit counts together: each caller's (auth subject,
+    /// else MCP session) or everybody's.
+    #[arg(long, value_name = "SCOPE", default_value = "caller", requires = "rate_limit")]
+    rate_limit_scope: RateLimitScope,
+    /// Time limit of each billing action, e.g. 500ms, 2s; past it, TIMEOUT.
+    #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
+    timeout: Option<Duration>,
+    /// Keep rate-limit state in Redis (shared by every server using it), e.g.
+    /// redis://127.0.0.1:6379/0.
+    #[arg(long, value_name = "URL", requires = "rate_limit")]
+    redis: Option<String>,
+    /// When Redis does not answer within 100 ms: let calls through (open) or
+    /// refuse them with RATE_LIMITED (closed).
+    #[arg(long, value_name = "MODE", default_value = "open", requires = "redis")]
+    redis_fail: FailMode,
+    /// Require bearer tokens from this JSON file:
+    /// {"tokens": [{"token": "…", "subject": "…", "scopes": ["billing:read", "billing:write"]}]}.
+    /// Reading actions need billing:read, the others billing:write.
+    #[arg(long, value_name = "FILE")]
+    auth_tokens: Option<PathBuf>,
 }
 
 /// Runs `fusion serve` until shutdown.
@@ -40,7 +95,10 @@ pub fn run(args: ServeArgs) -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .init();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("fusion serve: cannot start the async runtime: {e}");
@@ -60,11 +118,32 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let path = args.db.unwrap_or_else(billing_example::default_db_path);
     let existed = path.exists();
     let db = billing_example::Db::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let server = billing_example::builder(&db)
-        .expose_internal_errors(args.expose_internal_errors)
-        .build()
-        .map_err(|e| e.to_string())?;
-    let state = if existed { "opened" } else { "created and seeded" };
+    let options = billing_example::Options {
+        report_work: args.report_ms,
+        scopes: args.auth_tokens.is_some(),
+        guards: billing_example::GroupGuards {
+            concurrency: args.max_active.map(|n| (n, args.max_queue)),
+            rate_limit: args.rate_limit.map(|r| r.scope(args.rate_limit_scope)),
+            timeout: args.timeout,
+        },
+    };
+    let mut builder = billing_example::builder_with(&db, &options)
+        .expose_internal_errors(args.expose_internal_errors);
+    if let Some(path) = &args.auth_tokens {
+        builder = builder.auth(StaticTokens::from_file(path).map_err(|e| e.to_string())?);
+    }
+    if let Some(url) = &args.redis {
+        let store = RedisStore::new(url)
+            .map_err(|e| e.to_string())?
+            .fail_mode(args.redis_fail);
+        builder = builder.rate_limit_store(store);
+    }
+    let server = builder.build().map_err(|e| e.to_string())?;
+    let state = if existed {
+        "opened"
+    } else {
+        "created and seeded"
+    };
     eprintln!("fusion serve: billing example");
     eprintln!("  database: {} ({state})", path.display());
     if args.stdio {

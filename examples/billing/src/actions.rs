@@ -4,7 +4,10 @@ use mcp_fusion::{CallContext, NoArgs, ToolError};
 use serde_json::{Value, json};
 
 use crate::db::{self, Db, DbError, seq_of};
-use crate::model::{CreateInvoice, Invoice, InvoiceId, InvoicePage, ListInvoices, Status, VoidInvoice};
+use crate::model::{
+    CreateInvoice, CurrencyTotals, GenerateReport, Invoice, InvoiceId, InvoicePage, ListInvoices,
+    Period, Report, Status, VoidInvoice,
+};
 
 const LIST: &str = "billing.list_invoices";
 
@@ -38,7 +41,11 @@ pub enum BillingError {
 }
 
 /// `billing.list_invoices`: a page of invoices, optionally of one status.
-pub async fn list_invoices(db: Db, _ctx: CallContext, args: ListInvoices) -> Result<InvoicePage, BillingError> {
+pub async fn list_invoices(
+    db: Db,
+    _ctx: CallContext,
+    args: ListInvoices,
+) -> Result<InvoicePage, BillingError> {
     let limit = args.limit.unwrap_or(20);
     let after = match args.cursor.as_deref() {
         None => 0,
@@ -47,9 +54,14 @@ pub async fn list_invoices(db: Db, _ctx: CallContext, args: ListInvoices) -> Res
             .and_then(|n| n.parse::<i64>().ok())
             .filter(|n| *n >= 0)
             .ok_or_else(|| {
-                ToolError::new("INVALID_CURSOR", format!("The cursor '{cursor}' is not one this server gave out."))
-                    .suggest("Call billing.list_invoices without a cursor to start from the first page.")
-                    .actions([LIST])
+                ToolError::new(
+                    "INVALID_CURSOR",
+                    format!("The cursor '{cursor}' is not one this server gave out."),
+                )
+                .suggest(
+                    "Call billing.list_invoices without a cursor to start from the first page.",
+                )
+                .actions([LIST])
             })?,
     };
     let status = args.status;
@@ -58,41 +70,70 @@ pub async fn list_invoices(db: Db, _ctx: CallContext, args: ListInvoices) -> Res
         .await?;
     let next_cursor = if invoices.len() > limit as usize {
         invoices.truncate(limit as usize);
-        invoices.last().and_then(|i| seq_of(&i.id)).map(|n| format!("after_{n}"))
+        invoices
+            .last()
+            .and_then(|i| seq_of(&i.id))
+            .map(|n| format!("after_{n}"))
     } else {
         None
     };
-    Ok(InvoicePage { invoices, next_cursor })
+    Ok(InvoicePage {
+        invoices,
+        next_cursor,
+    })
 }
 
 /// `billing.get_invoice`: one invoice; `NOT_FOUND` pointing to `billing.list_invoices`.
-pub async fn get_invoice(db: Db, _ctx: CallContext, args: InvoiceId) -> Result<Invoice, BillingError> {
+pub async fn get_invoice(
+    db: Db,
+    _ctx: CallContext,
+    args: InvoiceId,
+) -> Result<Invoice, BillingError> {
     load(&db, &args.id).await
 }
 
 /// `billing.create_invoice`: stores a new open invoice.
-pub async fn create_invoice(db: Db, _ctx: CallContext, args: CreateInvoice) -> Result<Invoice, BillingError> {
+pub async fn create_invoice(
+    db: Db,
+    _ctx: CallContext,
+    args: CreateInvoice,
+) -> Result<Invoice, BillingError> {
     Ok(db.run(move |conn| db::insert(conn, &args)).await?)
 }
 
 /// `billing.pay_invoice`: marks an invoice paid; `CONFLICT` when it is already
 /// paid or void (detail `currentStatus`).
-pub async fn pay_invoice(db: Db, _ctx: CallContext, args: InvoiceId) -> Result<Invoice, BillingError> {
+pub async fn pay_invoice(
+    db: Db,
+    _ctx: CallContext,
+    args: InvoiceId,
+) -> Result<Invoice, BillingError> {
     let invoice = load(&db, &args.id).await?;
     match invoice.status {
-        Status::Paid => Err(ToolError::conflict(format!("Invoice {} is already paid.", invoice.id))
-            .suggest("Do not pay it again. Call billing.get_invoice to show the user its current state.")
-            .actions(["billing.get_invoice"])
-            .detail("currentStatus", invoice.status.as_str())
-            .into()),
-        Status::Void => Err(ToolError::conflict(format!("Invoice {} is void and cannot be paid.", invoice.id))
-            .suggest("Create a new invoice with billing.create_invoice if the customer still owes money.")
-            .actions(["billing.create_invoice"])
-            .detail("currentStatus", invoice.status.as_str())
-            .into()),
+        Status::Paid => Err(ToolError::conflict(format!(
+            "Invoice {} is already paid.",
+            invoice.id
+        ))
+        .suggest(
+            "Do not pay it again. Call billing.get_invoice to show the user its current state.",
+        )
+        .actions(["billing.get_invoice"])
+        .detail("currentStatus", invoice.status.as_str())
+        .into()),
+        Status::Void => Err(ToolError::conflict(format!(
+            "Invoice {} is void and cannot be paid.",
+            invoice.id
+        ))
+        .suggest(
+            "Create a new invoice with billing.create_invoice if the customer still owes money.",
+        )
+        .actions(["billing.create_invoice"])
+        .detail("currentStatus", invoice.status.as_str())
+        .into()),
         _ => {
             let seq = seq_of(&invoice.id).unwrap_or_default();
-            db.run(move |conn| db::set_status(conn, seq, Status::Paid, None)).await?;
+            db.run(move |conn| db::set_status(conn, seq, Status::Paid, None))
+                .await?;
             load(&db, &invoice.id).await
         }
     }
@@ -101,7 +142,11 @@ pub async fn pay_invoice(db: Db, _ctx: CallContext, args: InvoiceId) -> Result<I
 /// `billing.void_invoice` (destructive): cancels an invoice. Voiding a paid
 /// invoice is refused with a `critical` `CONFLICT`: it needs a refund, which a
 /// person must do.
-pub async fn void_invoice(db: Db, _ctx: CallContext, args: VoidInvoice) -> Result<Invoice, BillingError> {
+pub async fn void_invoice(
+    db: Db,
+    _ctx: CallContext,
+    args: VoidInvoice,
+) -> Result<Invoice, BillingError> {
     let invoice = load(&db, &args.id).await?;
     match invoice.status {
         Status::Paid => Err(ToolError::conflict(format!(
@@ -127,4 +172,51 @@ pub async fn void_invoice(db: Db, _ctx: CallContext, args: VoidInvoice) -> Resul
 pub async fn health(db: Db, _ctx: CallContext, _args: NoArgs) -> Result<Value, BillingError> {
     let count = db.run(db::count).await?;
     Ok(json!({ "status": "ok", "invoices": count }))
+}
+
+/// `billing.generate_report`: totals per currency over every stored invoice,
+/// taking at least `work` (the example's stand-in for a slow report: the
+/// remaining time is spent waiting, and a cancelled or timed-out call stops
+/// at once).
+pub async fn generate_report(
+    db: Db,
+    work: std::time::Duration,
+    _ctx: CallContext,
+    args: GenerateReport,
+) -> Result<Report, BillingError> {
+    let started = tokio::time::Instant::now();
+    let currency = args.currency.map(|c| c.as_str().to_owned());
+    let invoices = db
+        .run(move |conn| db::list(conn, None, 0, u32::MAX))
+        .await?;
+    let mut totals: std::collections::BTreeMap<String, CurrencyTotals> = Default::default();
+    for invoice in invoices
+        .into_iter()
+        .filter(|i| currency.as_deref().is_none_or(|c| c == i.currency))
+    {
+        let entry = totals.entry(invoice.currency.clone()).or_insert_with(|| CurrencyTotals {
+            currency: invoice.currency.clone(),
+            invoices: 0,
+            billed_cents: 0,
+            paid_cents: 0,
+            outstanding_cents: 0,
+        });
+        entry.invoices += 1;
+        entry.billed_cents += invoice.amount_cents;
+        match invoice.status {
+            Status::Paid => entry.paid_cents += invoice.amount_cents,
+            Status::Open | Status::Overdue => entry.outstanding_cents += invoice.amount_cents,
+            Status::Draft | Status::Void => {}
+        }
+    }
+    tokio::time::sleep_until(started + work).await;
+    let period = match args.period {
+        Period::Day => "day",
+        Period::Week => "week",
+        Period::Month => "month",
+    };
+    Ok(Report {
+        period: period.to_owned(),
+        totals: totals.into_values().collect(),
+    })
 }

@@ -160,13 +160,22 @@ fn row_to_invoice(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<Invoice, D
 
 /// The invoice with sequence number `seq`, if any.
 pub fn find(conn: &Connection, seq: i64) -> Result<Option<Invoice>, DbError> {
-    conn.query_row("SELECT * FROM invoices WHERE seq = ?1", [seq], row_to_invoice)
-        .optional()?
-        .transpose()
+    conn.query_row(
+        "SELECT * FROM invoices WHERE seq = ?1",
+        [seq],
+        row_to_invoice,
+    )
+    .optional()?
+    .transpose()
 }
 
 /// Up to `limit` invoices after sequence number `after`, optionally of one status.
-pub fn list(conn: &Connection, status: Option<Status>, after: i64, limit: u32) -> Result<Vec<Invoice>, DbError> {
+pub fn list(
+    conn: &Connection,
+    status: Option<Status>,
+    after: i64,
+    limit: u32,
+) -> Result<Vec<Invoice>, DbError> {
     let mut stmt = conn.prepare(
         "SELECT * FROM invoices WHERE seq > ?1 AND (?2 IS NULL OR status = ?2) ORDER BY seq LIMIT ?3",
     )?;
@@ -199,7 +208,12 @@ pub fn insert(conn: &Connection, new: &crate::model::CreateInvoice) -> Result<In
 }
 
 /// Sets the status (and the void reason) of invoice `seq`.
-pub fn set_status(conn: &Connection, seq: i64, status: Status, reason: Option<&str>) -> Result<(), DbError> {
+pub fn set_status(
+    conn: &Connection,
+    seq: i64,
+    status: Status,
+    reason: Option<&str>,
+) -> Result<(), DbError> {
     conn.execute(
         "UPDATE invoices SET status = ?1, void_reason = ?2 WHERE seq = ?3",
         params![status.as_str(), reason, seq],

@@ -2,15 +2,17 @@
 //! This is what `fusion serve` runs.
 //!
 //! One group, `billing`, with the actions `list_invoices`, `get_invoice`,
-//! `create_invoice`, `pay_invoice`, `void_invoice` and the deprecated
-//! `get_invoice_legacy`; and one plain tool, `billing_health`.
+//! `create_invoice`, `pay_invoice`, `void_invoice`, `generate_report` and the
+//! deprecated `get_invoice_legacy`; and one plain tool, `billing_health`.
 
 pub mod actions;
 pub mod db;
 pub mod model;
 
+use std::time::Duration;
+
 use mcp_fusion::router::Handler;
-use mcp_fusion::{Action, BuildError, CallContext, FusionServer, Group, ServerBuilder};
+use mcp_fusion::{Action, BuildError, CallContext, FusionServer, Group, RateLimit, ServerBuilder};
 use serde::de::DeserializeOwned;
 
 pub use db::{Db, DbError, default_db_path};
@@ -27,43 +29,113 @@ where
     move |ctx: CallContext, args: Args| f(db.clone(), ctx, args)
 }
 
-/// The billing server's definition over `db`; add layers or tools to it
-/// before building.
+/// How the example is set up beyond its database.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// How long `billing.generate_report` works (default 200 ms).
+    pub report_work: Duration,
+    /// Require scopes: `billing:read` for reading actions, `billing:write`
+    /// for the others (`billing_health` stays open). Needs a token verifier
+    /// on the builder ([`ServerBuilder::auth`]).
+    pub scopes: bool,
+    /// Guard defaults for every action of the `billing` group.
+    pub guards: GroupGuards,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            report_work: Duration::from_millis(200),
+            scopes: false,
+            guards: GroupGuards::default(),
+        }
+    }
+}
+
+/// Guard defaults for the `billing` group (each action gets its own guard).
+#[derive(Debug, Clone, Default)]
+pub struct GroupGuards {
+    /// `(max_active, max_queue)`.
+    pub concurrency: Option<(usize, usize)>,
+    /// The rate limit.
+    pub rate_limit: Option<RateLimit>,
+    /// The time limit.
+    pub timeout: Option<Duration>,
+}
+
+/// The billing server's definition over `db` with default [`Options`]; add
+/// layers or tools to it before building.
 pub fn builder(db: &Db) -> ServerBuilder {
-    let billing = Group::new("billing")
+    builder_with(db, &Options::default())
+}
+
+/// The billing server's definition over `db` with `options`.
+pub fn builder_with(db: &Db, options: &Options) -> ServerBuilder {
+    let read = |action: Action| {
+        if options.scopes { action.requires_scopes(["billing:read"]) } else { action }
+    };
+    let write = |action: Action| {
+        if options.scopes { action.requires_scopes(["billing:write"]) } else { action }
+    };
+    let work = options.report_work;
+    let report_db = db.clone();
+    let mut billing = Group::new("billing")
         .description("Invoices: list, read, create, pay and void them.")
-        .action(
+        .action(read(
             Action::new("list_invoices", with_db(db, actions::list_invoices))
-                .description("List invoices, oldest first, optionally of one status; pages with `cursor`.")
+                .description(
+                    "List invoices, oldest first, optionally of one status; pages with `cursor`.",
+                )
                 .read_only()
                 .idempotent(),
-        )
-        .action(
+        ))
+        .action(read(
             Action::new("get_invoice", with_db(db, actions::get_invoice))
                 .description("Read one invoice by id.")
                 .read_only()
                 .idempotent()
                 .output::<model::Invoice>(),
-        )
-        .action(
+        ))
+        .action(write(
             Action::new("create_invoice", with_db(db, actions::create_invoice))
                 .description("Create an open invoice."),
-        )
-        .action(
+        ))
+        .action(write(
             Action::new("pay_invoice", with_db(db, actions::pay_invoice))
                 .description("Mark an invoice paid."),
-        )
-        .action(
+        ))
+        .action(write(
             Action::new("void_invoice", with_db(db, actions::void_invoice))
                 .description("Void (cancel) an invoice that is not paid.")
                 .destructive(),
-        )
-        .action(
+        ))
+        .action(read(
             Action::new("get_invoice_legacy", with_db(db, actions::get_invoice))
                 .description("Read one invoice by id (old name).")
                 .read_only()
                 .deprecated("billing.get_invoice"),
-        );
+        ))
+        .action(read(
+            Action::new(
+                "generate_report",
+                move |ctx: CallContext, args: model::GenerateReport| {
+                    actions::generate_report(report_db.clone(), work, ctx, args)
+                },
+            )
+            .description("Totals per currency: billed, paid and outstanding. Takes a while.")
+            .read_only()
+            .idempotent()
+            .output::<model::Report>(),
+        ));
+    if let Some((max_active, max_queue)) = options.guards.concurrency {
+        billing = billing.concurrency(max_active, max_queue);
+    }
+    if let Some(limit) = options.guards.rate_limit {
+        billing = billing.rate_limit(limit);
+    }
+    if let Some(limit) = options.guards.timeout {
+        billing = billing.timeout(limit);
+    }
     FusionServer::builder("mcp-fusion-billing", env!("CARGO_PKG_VERSION"))
         .instructions("Billing tools. Failures come back as <tool_error> or <validation_error> envelopes: follow their recovery.")
         .group(billing)

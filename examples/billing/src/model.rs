@@ -36,10 +36,16 @@ impl std::str::FromStr for Status {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        [Status::Draft, Status::Open, Status::Paid, Status::Void, Status::Overdue]
-            .into_iter()
-            .find(|status| status.as_str() == s)
-            .ok_or_else(|| format!("unknown status {s:?}"))
+        [
+            Status::Draft,
+            Status::Open,
+            Status::Paid,
+            Status::Void,
+            Status::Overdue,
+        ]
+        .into_iter()
+        .find(|status| status.as_str() == s)
+        .ok_or_else(|| format!("unknown status {s:?}"))
     }
 }
 
@@ -157,4 +163,49 @@ pub struct InvoicePage {
     /// Pass as `cursor` for the next page; absent on the last page.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
+}
+
+/// The period a report covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Period {
+    /// The last 24 hours.
+    Day,
+    /// The last 7 days.
+    Week,
+    /// The last 30 days.
+    Month,
+}
+
+/// `billing.generate_report`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct GenerateReport {
+    /// The period to cover.
+    pub period: Period,
+    /// Only invoices in this currency.
+    pub currency: Option<Currency>,
+}
+
+/// Totals of one currency in a report.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CurrencyTotals {
+    /// ISO 4217 code.
+    pub currency: String,
+    /// Invoices counted.
+    pub invoices: u64,
+    /// Sum of all amounts, in cents.
+    pub billed_cents: u64,
+    /// Sum of paid amounts, in cents.
+    pub paid_cents: u64,
+    /// Sum of open and overdue amounts, in cents.
+    pub outstanding_cents: u64,
+}
+
+/// The output of `billing.generate_report`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Report {
+    /// The period covered (`day`, `week`, `month`).
+    pub period: String,
+    /// One entry per currency, sorted by code.
+    pub totals: Vec<CurrencyTotals>,
 }

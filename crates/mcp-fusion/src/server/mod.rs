@@ -105,6 +105,21 @@ impl FusionServer {
         name: &str,
         arguments: Value,
     ) -> Result<CallToolResult, UnknownToolError> {
+        self.call_with_http(name, arguments, None).await
+    }
+
+    /// [`FusionServer::call`] as if the call came over Streamable HTTP with the
+    /// request head `http` (its `Authorization` and `Mcp-Session-Id` headers
+    /// reach the auth and rate-limit guards), for tests and embedding.
+    ///
+    /// # Errors
+    /// [`UnknownToolError`] when no tool is named `name` (over MCP: -32602).
+    pub async fn call_with_http(
+        &self,
+        name: &str,
+        arguments: Value,
+        http: Option<axum::http::request::Parts>,
+    ) -> Result<CallToolResult, UnknownToolError> {
         let arguments: Option<Map<String, Value>> = match arguments {
             Value::Object(object) => Some(object),
             Value::Null => None,
@@ -120,7 +135,7 @@ impl FusionServer {
             arguments,
             request_id: String::from("local"),
             cancellation: CancellationToken::new(),
-            http: None,
+            http,
         };
         run(
             &self.inner.registry,
