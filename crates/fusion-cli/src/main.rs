@@ -1,6 +1,10 @@
 //! `fusion`: serve the example server, call MCP servers, render and parse envelopes.
 
+mod call_cmd;
 mod envelope_cmd;
+mod serve_cmd;
+mod target;
+mod tools_cmd;
 
 use std::process::ExitCode;
 
@@ -19,11 +23,20 @@ enum Command {
     /// Render or parse error envelopes (wire contract §2).
     #[command(subcommand)]
     Envelope(envelope_cmd::EnvelopeCommand),
+    /// Serve the billing example (Streamable HTTP on 127.0.0.1:8080, or --stdio).
+    Serve(serve_cmd::ServeArgs),
+    /// Call one tool of any MCP server and print the result or its error readably.
+    Call(call_cmd::CallArgs),
+    /// List the tools of any MCP server, with their actions and required fields.
+    Tools(tools_cmd::ToolsArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Envelope(cmd) => envelope_cmd::run(cmd),
+        Command::Serve(args) => serve_cmd::run(args),
+        Command::Call(args) => call_cmd::run(args),
+        Command::Tools(args) => tools_cmd::run(args),
     }
 }

@@ -9,8 +9,7 @@ use clap::Args;
 use mcp_fusion::guard::{FailMode, RateLimit, RateLimitScope, RedisStore, StaticTokens};
 
 fn positive_duration(s: &str) -> Result<Duration, String> {
-    let d = humantime::parse_duration(s)
-        .map_err(|e| format!("{e} (write e.g. 500ms, 2s, 1m)"))?;
+    let d = humantime::parse_duration(s).map_err(|e| format!("{e} (write e.g. 500ms, 2s, 1m)"))?;
     if d.is_zero() {
         return Err(String::from("must be longer than zero"));
     }
@@ -50,6 +49,10 @@ pub struct ServeArgs {
     /// (development only: internal texts can hold secrets).
     #[arg(long)]
     expose_internal_errors: bool,
+    /// Answer a call of an unknown tool with an UNKNOWN_TOOL tool result the
+    /// model reads, instead of JSON-RPC error -32602.
+    #[arg(long)]
+    unknown_tool_as_result: bool,
     /// How long billing.generate_report works, e.g. 200ms, 2s.
     #[arg(long, value_name = "DURATION", default_value = "200ms", value_parser = positive_duration)]
     report_ms: Duration,
@@ -66,7 +69,12 @@ pub struct ServeArgs {
     rate_limit: Option<RateLimit>,
     /// Whose calls a rate limit counts together: each caller's (auth subject,
     /// else MCP session) or everybody's.
-    #[arg(long, value_name = "SCOPE", default_value = "caller", requires = "rate_limit")]
+    #[arg(
+        long,
+        value_name = "SCOPE",
+        default_value = "caller",
+        requires = "rate_limit"
+    )]
     rate_limit_scope: RateLimitScope,
     /// Time limit of each billing action, e.g. 500ms, 2s; past it, TIMEOUT.
     #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
@@ -128,7 +136,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         },
     };
     let mut builder = billing_example::builder_with(&db, &options)
-        .expose_internal_errors(args.expose_internal_errors);
+        .expose_internal_errors(args.expose_internal_errors)
+        .unknown_tool_as_result(args.unknown_tool_as_result);
     if let Some(path) = &args.auth_tokens {
         builder = builder.auth(StaticTokens::from_file(path).map_err(|e| e.to_string())?);
     }

@@ -18,6 +18,7 @@ pub mod server;
 mod suggest;
 pub mod validation;
 
+pub use client::{FusionClient, FusionClientError};
 pub use error::{
     ErrorCode, FieldError, IntoRetryAfter, Severity, ToolError, VALIDATION_RECOVERY,
     ValidationFailure,

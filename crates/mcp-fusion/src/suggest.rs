@@ -32,6 +32,9 @@ mod tests {
         assert_eq!(closest("get_invoce", actions), Some("get_invoice"));
         assert_eq!(closest("GET_INVOICE", actions), Some("get_invoice"));
         assert_eq!(closest("export", ["pdf", "png", "svg"]), None);
-        assert_eq!(closest("billing", ["billing", "billing_health"]), Some("billing"));
+        assert_eq!(
+            closest("billing", ["billing", "billing_health"]),
+            Some("billing")
+        );
     }
 }

@@ -34,18 +34,28 @@ fn code(result: &CallToolResult) -> String {
 }
 
 /// A server whose `work.hold` handler waits on `gate` and counts entries.
-fn held_server(max_active: usize, max_queue: usize, gate: Arc<Semaphore>, entered: Arc<AtomicUsize>) -> FusionServer {
+fn held_server(
+    max_active: usize,
+    max_queue: usize,
+    gate: Arc<Semaphore>,
+    entered: Arc<AtomicUsize>,
+) -> FusionServer {
     let hold = move |_ctx: CallContext, _args: NoArgs| {
         let gate = Arc::clone(&gate);
         let entered = Arc::clone(&entered);
         async move {
             entered.fetch_add(1, Ordering::SeqCst);
-            let _permit = gate.acquire().await.map_err(|e| ToolError::internal(e.to_string()))?;
+            let _permit = gate
+                .acquire()
+                .await
+                .map_err(|e| ToolError::internal(e.to_string()))?;
             Ok::<_, ToolError>("done")
         }
     };
     FusionServer::builder("t", "1")
-        .group(Group::new("work").action(Action::new("hold", hold).concurrency(max_active, max_queue)))
+        .group(
+            Group::new("work").action(Action::new("hold", hold).concurrency(max_active, max_queue)),
+        )
         .build()
         .unwrap()
 }
@@ -65,7 +75,12 @@ async fn storm_of_500_admits_exactly_25_and_sheds_475() {
     let calls: Vec<_> = (0..500)
         .map(|_| {
             let server = server.clone();
-            tokio::spawn(async move { server.call("work", json!({"action": "hold"})).await.unwrap() })
+            tokio::spawn(async move {
+                server
+                    .call("work", json!({"action": "hold"}))
+                    .await
+                    .unwrap()
+            })
         })
         .collect();
     // Every shed call answers without waiting for the held ones: wait until
@@ -115,11 +130,19 @@ async fn fourth_call_is_shed_with_retry_after_and_never_runs() {
     let held: Vec<_> = (0..3)
         .map(|_| {
             let server = server.clone();
-            tokio::spawn(async move { server.call("work", json!({"action": "hold"})).await.unwrap() })
+            tokio::spawn(async move {
+                server
+                    .call("work", json!({"action": "hold"}))
+                    .await
+                    .unwrap()
+            })
         })
         .collect();
     settle().await;
-    let fourth = server.call("work", json!({"action": "hold"})).await.unwrap();
+    let fourth = server
+        .call("work", json!({"action": "hold"}))
+        .await
+        .unwrap();
     assert_eq!(fourth.is_error, Some(true));
     assert_eq!(
         text(&fourth),
@@ -130,7 +153,11 @@ async fn fourth_call_is_shed_with_retry_after_and_never_runs() {
     for call in held {
         assert_eq!(text(&call.await.unwrap()), "done");
     }
-    assert_eq!(entered.load(Ordering::SeqCst), 3, "the shed call's handler never ran");
+    assert_eq!(
+        entered.load(Ordering::SeqCst),
+        3,
+        "the shed call's handler never ran"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -164,7 +191,8 @@ async fn no_slot_leaks_after_thousands_of_mixed_calls() {
     for i in 0..2000 {
         let server = server.clone();
         let kind = kinds[i % kinds.len()];
-        let task = tokio::spawn(async move { server.call("mixed", json!({"kind": kind})).await.unwrap() });
+        let task =
+            tokio::spawn(async move { server.call("mixed", json!({"kind": kind})).await.unwrap() });
         if i % 7 == 0 {
             // Cancelled while queued or running: the future is dropped.
             task.abort();
@@ -174,13 +202,24 @@ async fn no_slot_leaks_after_thousands_of_mixed_calls() {
     let mut codes = std::collections::BTreeMap::<String, usize>::new();
     for task in tasks {
         if let Ok(result) = task.await {
-            let code = if result.is_error == Some(true) { code(&result) } else { "OK".into() };
+            let code = if result.is_error == Some(true) {
+                code(&result)
+            } else {
+                "OK".into()
+            };
             *codes.entry(code).or_default() += 1;
         }
     }
     let stats = server.concurrency_stats("mixed").unwrap();
-    assert_eq!((stats.active, stats.queued), (0, 0), "codes seen: {codes:?}");
-    assert!(codes.contains_key("SERVER_BUSY") && codes.contains_key("TIMEOUT"), "{codes:?}");
+    assert_eq!(
+        (stats.active, stats.queued),
+        (0, 0),
+        "codes seen: {codes:?}"
+    );
+    assert!(
+        codes.contains_key("SERVER_BUSY") && codes.contains_key("TIMEOUT"),
+        "{codes:?}"
+    );
     // The server still serves.
     let after = server.call("mixed", json!({"kind": "ok"})).await.unwrap();
     assert_eq!(text(&after), "ok");
@@ -205,7 +244,11 @@ async fn timeout_drops_the_handler_and_says_so() {
         }
     };
     let server = FusionServer::builder("t", "1")
-        .tool(Action::new("slow", slow).timeout(Duration::from_millis(50)).concurrency(1, 0))
+        .tool(
+            Action::new("slow", slow)
+                .timeout(Duration::from_millis(50))
+                .concurrency(1, 0),
+        )
         .build()
         .unwrap();
     let result = server.call("slow", json!({})).await.unwrap();
@@ -213,9 +256,17 @@ async fn timeout_drops_the_handler_and_says_so() {
         text(&result),
         "<tool_error code=\"TIMEOUT\" severity=\"error\">\n  <message>slow took longer than its limit of 50 ms and was cancelled.</message>\n  <recovery>Ask for less (a narrower request: fewer items, a shorter period), or retry later when the server is less busy.</recovery>\n  <details>\n    <detail key=\"limit_ms\">50</detail>\n  </details>\n</tool_error>"
     );
-    assert_eq!(dropped.load(Ordering::SeqCst), 1, "the handler's future was dropped");
+    assert_eq!(
+        dropped.load(Ordering::SeqCst),
+        1,
+        "the handler's future was dropped"
+    );
     let stats = server.concurrency_stats("slow").unwrap();
-    assert_eq!((stats.active, stats.queued), (0, 0), "the slot was released");
+    assert_eq!(
+        (stats.active, stats.queued),
+        (0, 0),
+        "the slot was released"
+    );
 }
 
 fn limited_server(limit: RateLimit) -> FusionServer {
@@ -234,7 +285,9 @@ async fn concurrent_calls_against_a_limit_of_one_admit_exactly_one() {
     let calls: Vec<_> = (0..200)
         .map(|_| {
             let server = server.clone();
-            tokio::spawn(async move { server.call("api", json!({"action": "ping"})).await.unwrap() })
+            tokio::spawn(
+                async move { server.call("api", json!({"action": "ping"})).await.unwrap() },
+            )
         })
         .collect();
     let mut passed = 0;
@@ -263,7 +316,10 @@ async fn rate_limited_says_when_the_next_call_passes() {
         "<tool_error code=\"RATE_LIMITED\" severity=\"error\">\n  <message>Too many calls to api.ping: the limit is 2 per minute.</message>\n  <recovery>Wait 30 seconds before calling api.ping again; calls before then are refused. Do not retry in a loop.</recovery>\n  <details>\n    <detail key=\"limit\">2 per minute</detail>\n  </details>\n  <retry_after>30 seconds</retry_after>\n</tool_error>"
     );
     assert_eq!(meta(&third)["retry_after_seconds"], json!(30));
-    assert!(!text(&third).contains("anonymous"), "the key never reaches the model");
+    assert!(
+        !text(&third).contains("anonymous"),
+        "the key never reaches the model"
+    );
 }
 
 fn http_parts(headers: &[(&str, &str)]) -> axum::http::request::Parts {
@@ -280,20 +336,55 @@ async fn per_caller_limits_count_each_session_apart_and_global_counts_all() {
     let a = || Some(http_parts(&[("mcp-session-id", "session-a")]));
     let b = || Some(http_parts(&[("mcp-session-id", "session-b")]));
     let ping = json!({"action": "ping"});
-    assert_eq!(server.call_with_http("api", ping.clone(), a()).await.unwrap().is_error, Some(false));
-    assert_eq!(server.call_with_http("api", ping.clone(), b()).await.unwrap().is_error, Some(false));
-    let again = server.call_with_http("api", ping.clone(), a()).await.unwrap();
+    assert_eq!(
+        server
+            .call_with_http("api", ping.clone(), a())
+            .await
+            .unwrap()
+            .is_error,
+        Some(false)
+    );
+    assert_eq!(
+        server
+            .call_with_http("api", ping.clone(), b())
+            .await
+            .unwrap()
+            .is_error,
+        Some(false)
+    );
+    let again = server
+        .call_with_http("api", ping.clone(), a())
+        .await
+        .unwrap();
     assert_eq!(code(&again), "RATE_LIMITED");
     assert!(!text(&again).contains("session-a"));
 
     let global = limited_server(RateLimit::per_hour(1).scope(RateLimitScope::Global));
-    assert_eq!(global.call_with_http("api", ping.clone(), a()).await.unwrap().is_error, Some(false));
-    assert_eq!(code(&global.call_with_http("api", ping.clone(), b()).await.unwrap()), "RATE_LIMITED");
+    assert_eq!(
+        global
+            .call_with_http("api", ping.clone(), a())
+            .await
+            .unwrap()
+            .is_error,
+        Some(false)
+    );
+    assert_eq!(
+        code(
+            &global
+                .call_with_http("api", ping.clone(), b())
+                .await
+                .unwrap()
+        ),
+        "RATE_LIMITED"
+    );
 }
 
 fn auth_server() -> FusionServer {
     async fn read(ctx: CallContext, _args: NoArgs) -> Result<String, ToolError> {
-        Ok(format!("read by {}", ctx.principal().map_or("nobody", |p| p.subject.as_str())))
+        Ok(format!(
+            "read by {}",
+            ctx.principal().map_or("nobody", |p| p.subject.as_str())
+        ))
     }
     async fn open(_ctx: CallContext, _args: NoArgs) -> Result<&'static str, ToolError> {
         Ok("open")
@@ -339,10 +430,19 @@ async fn auth_required_unauthorized_forbidden() {
         "<tool_error code=\"FORBIDDEN\" severity=\"error\">\n  <message>billing.void needs the scope \"billing:write\", which these credentials do not have.</message>\n  <recovery>Do not retry: the same credentials will be refused again. Tell the user the token lacks the scope \"billing:write\" and ask for one that has it.</recovery>\n  <details>\n    <detail key=\"missing_scopes\">billing:write</detail>\n  </details>\n</tool_error>"
     );
     assert!(!text(&forbidden).contains("reader-token"));
-    assert_eq!(text(&call("read", Some("reader-token")).await), "read by alice");
-    assert_eq!(text(&call("void", Some("admin-token")).await), "read by root");
+    assert_eq!(
+        text(&call("read", Some("reader-token")).await),
+        "read by alice"
+    );
+    assert_eq!(
+        text(&call("void", Some("admin-token")).await),
+        "read by root"
+    );
     assert_eq!(text(&call("open", None).await), "open");
-    assert_eq!(code(&call("open", Some("wrong-token")).await), "UNAUTHORIZED");
+    assert_eq!(
+        code(&call("open", Some("wrong-token")).await),
+        "UNAUTHORIZED"
+    );
 }
 
 #[tokio::test]
@@ -362,7 +462,11 @@ async fn jwt_tokens_give_subject_and_scopes_and_expire() {
     let sign = |exp| {
         jsonwebtoken::encode(
             &jsonwebtoken::Header::default(),
-            &Claims { sub: "bob", scope: "billing:read billing:write", exp },
+            &Claims {
+                sub: "bob",
+                scope: "billing:read billing:write",
+                exp,
+            },
             &key,
         )
         .unwrap()
@@ -377,9 +481,15 @@ async fn jwt_tokens_give_subject_and_scopes_and_expire() {
         .build()
         .unwrap();
     let with = |token: String| Some(http_parts(&[("authorization", &format!("Bearer {token}"))]));
-    let ok = server.call_with_http("who", json!({}), with(sign(now + 600))).await.unwrap();
+    let ok = server
+        .call_with_http("who", json!({}), with(sign(now + 600)))
+        .await
+        .unwrap();
     assert_eq!(text(&ok), "bob {\"billing:read\", \"billing:write\"}");
-    let expired = server.call_with_http("who", json!({}), with(sign(now - 600))).await.unwrap();
+    let expired = server
+        .call_with_http("who", json!({}), with(sign(now - 600)))
+        .await
+        .unwrap();
     assert_eq!(code(&expired), "UNAUTHORIZED");
     assert!(text(&expired).contains("<message>The bearer token has expired.</message>"));
 }
@@ -405,10 +515,16 @@ async fn deprecated_field_succeeds_with_a_warning() {
         text(&result),
         "cats\n<tool_error code=\"DEPRECATED\" severity=\"warning\">\n  <message>The field \"q\" of search is deprecated and will be removed; use \"query\" instead.</message>\n  <recovery>The call succeeded. Next time send \"query\" instead of \"q\".</recovery>\n</tool_error>"
     );
-    let clean = server.call("search", json!({"query": "dogs"})).await.unwrap();
+    let clean = server
+        .call("search", json!({"query": "dogs"}))
+        .await
+        .unwrap();
     assert_eq!(text(&clean), "dogs");
     let listing = &server.listings()[0];
-    assert_eq!(listing.input_schema["properties"]["q"]["deprecated"], json!(true));
+    assert_eq!(
+        listing.input_schema["properties"]["q"]["deprecated"],
+        json!(true)
+    );
     assert_eq!(
         listing.input_schema["properties"]["q"]["description"],
         json!("Old name. Deprecated: use \"query\" instead.")
@@ -420,7 +536,12 @@ fn impossible_limits_are_build_errors() {
     async fn noop(_ctx: CallContext, _args: NoArgs) -> Result<&'static str, ToolError> {
         Ok("")
     }
-    let build = |action: Action| FusionServer::builder("t", "1").tool(action).build().unwrap_err();
+    let build = |action: Action| {
+        FusionServer::builder("t", "1")
+            .tool(action)
+            .build()
+            .unwrap_err()
+    };
     assert_eq!(
         build(Action::new("a", noop).concurrency(0, 3)).to_string(),
         "a: max_active must be at least 1"

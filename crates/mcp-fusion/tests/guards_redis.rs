@@ -18,13 +18,28 @@ struct Redis {
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 impl Redis {
     fn start_on(port: u16) -> Redis {
         let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--enable-debug-command", "local"])
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--enable-debug-command",
+                "local",
+            ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -85,10 +100,13 @@ fn meta(result: &CallToolResult) -> Value {
 
 /// `OK`, or the envelope's code. A hang fails the test instead of blocking it.
 async fn outcome(server: &FusionServer) -> String {
-    let result = tokio::time::timeout(Duration::from_secs(5), server.call("api", json!({"action": "ping"})))
-        .await
-        .expect("a rate-limit check never hangs")
-        .unwrap();
+    let result = tokio::time::timeout(
+        Duration::from_secs(5),
+        server.call("api", json!({"action": "ping"})),
+    )
+    .await
+    .expect("a rate-limit check never hangs")
+    .unwrap();
     if result.is_error == Some(true) {
         meta(&result)["code"].as_str().unwrap().to_owned()
     } else {
@@ -100,16 +118,35 @@ async fn outcome(server: &FusionServer) -> String {
 async fn two_servers_share_one_limit() {
     let redis = Redis::start();
     let limit = RateLimit::per_hour(3).scope(RateLimitScope::Global);
-    let a = server(RedisStore::new(&redis.url()).unwrap().prefix("shared:"), limit);
-    let b = server(RedisStore::new(&redis.url()).unwrap().prefix("shared:"), limit);
+    let a = server(
+        RedisStore::new(&redis.url()).unwrap().prefix("shared:"),
+        limit,
+    );
+    let b = server(
+        RedisStore::new(&redis.url()).unwrap().prefix("shared:"),
+        limit,
+    );
     let mut seen = Vec::new();
     for i in 0..6 {
         seen.push(outcome(if i % 2 == 0 { &a } else { &b }).await);
     }
-    assert_eq!(seen, ["OK", "OK", "OK", "RATE_LIMITED", "RATE_LIMITED", "RATE_LIMITED"]);
+    assert_eq!(
+        seen,
+        [
+            "OK",
+            "OK",
+            "OK",
+            "RATE_LIMITED",
+            "RATE_LIMITED",
+            "RATE_LIMITED"
+        ]
+    );
     let limited = a.call("api", json!({"action": "ping"})).await.unwrap();
     let wait = meta(&limited)["retry_after_seconds"].as_u64().unwrap();
-    assert!((1_190..=1_200).contains(&wait), "the next call passes in about 20 minutes, got {wait} s");
+    assert!(
+        (1_190..=1_200).contains(&wait),
+        "the next call passes in about 20 minutes, got {wait} s"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -117,8 +154,18 @@ async fn concurrent_calls_across_servers_admit_exactly_the_limit() {
     let redis = Redis::start();
     let limit = RateLimit::per_hour(5).scope(RateLimitScope::Global);
     let servers = [
-        server(RedisStore::new(&redis.url()).unwrap().timeout(Duration::from_secs(2)), limit),
-        server(RedisStore::new(&redis.url()).unwrap().timeout(Duration::from_secs(2)), limit),
+        server(
+            RedisStore::new(&redis.url())
+                .unwrap()
+                .timeout(Duration::from_secs(2)),
+            limit,
+        ),
+        server(
+            RedisStore::new(&redis.url())
+                .unwrap()
+                .timeout(Duration::from_secs(2)),
+            limit,
+        ),
     ];
     let calls: Vec<_> = (0..60)
         .map(|i| {
@@ -142,9 +189,15 @@ async fn redis_down_fails_open_or_closed_without_hanging() {
     let nobody = format!("redis://127.0.0.1:{}/0", free_port());
     let open = server(RedisStore::new(&nobody).unwrap(), RateLimit::per_hour(1));
     assert_eq!(outcome(&open).await, "OK");
-    assert_eq!(outcome(&open).await, "OK", "fail-open lets every call through");
+    assert_eq!(
+        outcome(&open).await,
+        "OK",
+        "fail-open lets every call through"
+    );
     let closed = server(
-        RedisStore::new(&nobody).unwrap().fail_mode(FailMode::Closed),
+        RedisStore::new(&nobody)
+            .unwrap()
+            .fail_mode(FailMode::Closed),
         RateLimit::per_hour(1),
     );
     let refused = closed.call("api", json!({"action": "ping"})).await.unwrap();
@@ -158,7 +211,9 @@ async fn redis_down_fails_open_or_closed_without_hanging() {
 async fn slow_redis_is_cut_off_by_the_time_limit() {
     let redis = Redis::start();
     let closed = server(
-        RedisStore::new(&redis.url()).unwrap().fail_mode(FailMode::Closed),
+        RedisStore::new(&redis.url())
+            .unwrap()
+            .fail_mode(FailMode::Closed),
         RateLimit::per_hour(100),
     );
     assert_eq!(outcome(&closed).await, "OK");
@@ -166,20 +221,31 @@ async fn slow_redis_is_cut_off_by_the_time_limit() {
     let url = redis.url();
     let blocker = std::thread::spawn(move || {
         let mut conn = redis::Client::open(url).unwrap().get_connection().unwrap();
-        let _: redis::RedisResult<String> = redis::cmd("DEBUG").arg("SLEEP").arg("1").query(&mut conn);
+        let _: redis::RedisResult<String> =
+            redis::cmd("DEBUG").arg("SLEEP").arg("1").query(&mut conn);
     });
     tokio::time::sleep(Duration::from_millis(100)).await;
-    assert_eq!(outcome(&closed).await, "RATE_LIMITED", "no answer within 100 ms: refused");
+    assert_eq!(
+        outcome(&closed).await,
+        "RATE_LIMITED",
+        "no answer within 100 ms: refused"
+    );
     blocker.join().unwrap();
     tokio::time::sleep(Duration::from_millis(200)).await;
-    assert_eq!(outcome(&closed).await, "OK", "answers again once Redis does");
+    assert_eq!(
+        outcome(&closed).await,
+        "OK",
+        "answers again once Redis does"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn recovers_when_redis_comes_back() {
     let redis = Redis::start();
     let closed = server(
-        RedisStore::new(&redis.url()).unwrap().fail_mode(FailMode::Closed),
+        RedisStore::new(&redis.url())
+            .unwrap()
+            .fail_mode(FailMode::Closed),
         RateLimit::per_hour(2),
     );
     assert_eq!(outcome(&closed).await, "OK");

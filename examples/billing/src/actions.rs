@@ -194,13 +194,15 @@ pub async fn generate_report(
         .into_iter()
         .filter(|i| currency.as_deref().is_none_or(|c| c == i.currency))
     {
-        let entry = totals.entry(invoice.currency.clone()).or_insert_with(|| CurrencyTotals {
-            currency: invoice.currency.clone(),
-            invoices: 0,
-            billed_cents: 0,
-            paid_cents: 0,
-            outstanding_cents: 0,
-        });
+        let entry = totals
+            .entry(invoice.currency.clone())
+            .or_insert_with(|| CurrencyTotals {
+                currency: invoice.currency.clone(),
+                invoices: 0,
+                billed_cents: 0,
+                paid_cents: 0,
+                outstanding_cents: 0,
+            });
         entry.invoices += 1;
         entry.billed_cents += invoice.amount_cents;
         match invoice.status {

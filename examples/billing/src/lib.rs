@@ -72,10 +72,18 @@ pub fn builder(db: &Db) -> ServerBuilder {
 /// The billing server's definition over `db` with `options`.
 pub fn builder_with(db: &Db, options: &Options) -> ServerBuilder {
     let read = |action: Action| {
-        if options.scopes { action.requires_scopes(["billing:read"]) } else { action }
+        if options.scopes {
+            action.requires_scopes(["billing:read"])
+        } else {
+            action
+        }
     };
     let write = |action: Action| {
-        if options.scopes { action.requires_scopes(["billing:write"]) } else { action }
+        if options.scopes {
+            action.requires_scopes(["billing:write"])
+        } else {
+            action
+        }
     };
     let work = options.report_work;
     let report_db = db.clone();

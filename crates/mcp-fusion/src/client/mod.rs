@@ -1,1 +1,61 @@
-//! The client side (wire contract §8).
+//! The client side (wire contract §8): [`FusionClient`], a client for any MCP
+//! server (ours or foreign) that turns failed tool calls back into typed errors.
+//!
+//! ```no_run
+//! use mcp_fusion::client::{ClientOptions, FusionClient, FusionClientError, Target};
+//! use serde_json::json;
+//!
+//! # async fn demo() -> Result<(), FusionClientError> {
+//! let target = Target::stdio("fusion", ["serve", "--stdio"]);
+//! let client = FusionClient::connect(&target, ClientOptions::default()).await?;
+//! match client.call_checked("billing.get_invoice", json!({"id": "inv_1"})).await {
+//!     Ok(success) => println!("{}", success.text()),
+//!     Err(FusionClientError::Tool(failure)) => {
+//!         println!("{}: {}", failure.code, failure.message);
+//!         if let Some(recovery) = &failure.recovery {
+//!             println!("next: {recovery}");
+//!         }
+//!     }
+//!     Err(other) => return Err(other),
+//! }
+//! client.close().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! What a call returns:
+//!
+//! - [`FusionClient::call`] gives the raw [`CallToolResult`], whatever its
+//!   `isError`; only JSON-RPC, transport and time-out failures are `Err`.
+//! - [`FusionClient::call_checked`] gives a [`Success`] (with any warnings the
+//!   server attached, §3) or a [`FusionClientError`]: an `isError` result
+//!   becomes [`FusionClientError::Tool`] with the failure read from
+//!   `_meta["mcp-fusion/error"]`, else from the `<tool_error>` /
+//!   `<validation_error>` envelope in the text, else as code `UNKNOWN` with
+//!   the whole text ([`check_result`] does this on a result you already have).
+//! - [`FusionClient::call_many`] runs a batch and returns every outcome.
+//!
+//! Dotted names route to grouped tools ([`route`]), and an opt-in
+//! [`RetryPolicy`] retries `RATE_LIMITED`, `SERVER_BUSY` and
+//! `HANDOFF_CONNECTING` after their `retry_after`.
+
+mod batch;
+mod connect;
+mod error;
+mod outcome;
+mod retry;
+mod route;
+mod stderr;
+mod tools;
+
+pub use batch::{BatchMode, Call};
+pub use connect::{ClientOptions, FusionClient, ServerStderr, Target};
+pub use error::{FailureSource, FusionClientError, ToolFailure, UNKNOWN_CODE};
+pub use outcome::{EMPTY_ERROR_MESSAGE, Success, check_result, sanitize_retry_after};
+pub use retry::{RETRYABLE_CODES, RetryPolicy};
+pub use route::{DEFAULT_DISCRIMINATOR, Route, build_arguments, route};
+pub use tools::{ActionSummary, ToolSummary, summarize_tool};
+
+/// The MCP types the client hands out, re-exported from `rmcp` so that callers
+/// need not depend on it: the raw result of a call and a listed tool.
+pub use rmcp::model::{CallToolResult, Tool};

@@ -5,8 +5,9 @@
 //!
 //! - characters XML 1.0 forbids (C0 controls other than tab, LF and CR, U+FFFE,
 //!   U+FFFF) become U+FFFD;
-//! - in element text, CR LF and lone CR become LF (an XML parser does the same
-//!   on reading, so the value reads back unchanged);
+//! - in element text (message, recovery, action names, detail values, field
+//!   lines), CR LF and lone CR become LF (an XML parser does the same on
+//!   reading, so the value reads back unchanged);
 //! - message, recovery and detail values longer than [`MAX_TEXT_CHARS`]
 //!   characters, and code, action names and detail keys longer than
 //!   [`MAX_NAME_CHARS`], are cut at a character boundary and end with `…`;
@@ -121,8 +122,16 @@ fn text_value(s: &str) -> String {
     cut_chars(&sanitize(s, true), MAX_TEXT_CHARS)
 }
 
+/// A name written as an attribute value (code, detail key, field path,
+/// validation action).
 fn name_value(s: &str) -> String {
     cut_chars(&sanitize(s, false), MAX_NAME_CHARS)
+}
+
+/// A name written as element text (`<action>`): cut like a name, but CR is
+/// normalised like any element text.
+fn action_value(s: &str) -> String {
+    cut_chars(&sanitize(s, true), MAX_NAME_CHARS)
 }
 
 /// The failure exactly as its envelope carries it: every substitution and cut of
@@ -139,8 +148,11 @@ pub fn normalize(err: &ToolError) -> ToolError {
         .as_deref()
         .map(text_value)
         .filter(|r| !r.trim().is_empty());
-    let mut available_actions: Vec<String> =
-        err.available_actions.iter().map(|a| name_value(a)).collect();
+    let mut available_actions: Vec<String> = err
+        .available_actions
+        .iter()
+        .map(|a| action_value(a))
+        .collect();
     let mut details: Vec<(String, String)> = Vec::with_capacity(err.details.len());
     for (key, value) in &err.details {
         let key = name_value(key);
@@ -224,7 +236,11 @@ pub fn normalize_validation(failure: &ValidationFailure) -> ValidationFailure {
         "(more)",
         format!(
             "{left_out} more {} not shown. Fix the fields above and call again to see the rest.",
-            if left_out == 1 { "problem is" } else { "problems are" }
+            if left_out == 1 {
+                "problem is"
+            } else {
+                "problems are"
+            }
         ),
     ));
     ValidationFailure::new(action, kept)
@@ -248,7 +264,10 @@ mod tests {
 
     #[test]
     fn sanitize_replaces_forbidden_characters() {
-        assert_eq!(sanitize("a\u{0}b\u{1b}c\td\ne", true), "a\u{fffd}b\u{fffd}c\td\ne");
+        assert_eq!(
+            sanitize("a\u{0}b\u{1b}c\td\ne", true),
+            "a\u{fffd}b\u{fffd}c\td\ne"
+        );
         assert_eq!(sanitize("a\r\nb\rc", true), "a\nb\nc");
         assert_eq!(sanitize("a\r\nb", false), "a\r\nb");
         assert_eq!(sanitize("\u{fffe}\u{ffff}", false), "\u{fffd}\u{fffd}");

@@ -191,11 +191,17 @@ mod tests {
 
     #[test]
     fn custom_string_equal_to_a_canonical_name_is_canonical() {
-        assert_eq!(ErrorCode::from(String::from("NOT_FOUND")), ErrorCode::NotFound);
+        assert_eq!(
+            ErrorCode::from(String::from("NOT_FOUND")),
+            ErrorCode::NotFound
+        );
         assert_eq!(
             ErrorCode::from("PAYMENT_DECLINED"),
             ErrorCode::Custom("PAYMENT_DECLINED".into())
         );
-        assert_eq!(ErrorCode::from("not_found"), ErrorCode::Custom("not_found".into()));
+        assert_eq!(
+            ErrorCode::from("not_found"),
+            ErrorCode::Custom("not_found".into())
+        );
     }
 }

@@ -254,7 +254,10 @@ mod tests {
 
     #[test]
     fn empty_recovery_is_dropped() {
-        assert_eq!(ToolError::conflict("c").suggest("x").suggest("").recovery, None);
+        assert_eq!(
+            ToolError::conflict("c").suggest("x").suggest("").recovery,
+            None
+        );
     }
 
     #[test]
@@ -272,9 +275,14 @@ mod tests {
     fn retry_after_ignores_non_positive_values() {
         assert_eq!(ToolError::timeout("t").retry_after(0).retry_after, None);
         assert_eq!(ToolError::timeout("t").retry_after(-3).retry_after, None);
-        assert_eq!(ToolError::timeout("t").retry_after(f64::NAN).retry_after, None);
         assert_eq!(
-            ToolError::timeout("t").retry_after(f64::INFINITY).retry_after,
+            ToolError::timeout("t").retry_after(f64::NAN).retry_after,
+            None
+        );
+        assert_eq!(
+            ToolError::timeout("t")
+                .retry_after(f64::INFINITY)
+                .retry_after,
             None
         );
     }

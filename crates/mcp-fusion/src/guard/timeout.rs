@@ -13,14 +13,12 @@ use crate::pipeline::Call;
 /// A duration as people write it, e.g. `1.5s` → "1.5 s", `250ms` → "250 ms".
 pub(crate) fn human(duration: Duration) -> String {
     let ms = duration.as_millis();
-    if ms < 1_000 || ms % 1_000 != 0 && ms < 10_000 {
-        if ms < 1_000 {
-            format!("{ms} ms")
-        } else {
-            format!("{} s", duration.as_secs_f64())
-        }
-    } else {
+    if ms < 1_000 {
+        format!("{ms} ms")
+    } else if ms.is_multiple_of(1_000) || ms >= 10_000 {
         format!("{} s", duration.as_secs())
+    } else {
+        format!("{} s", duration.as_secs_f64())
     }
 }
 

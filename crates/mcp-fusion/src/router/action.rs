@@ -54,6 +54,53 @@ where
     }
 }
 
+/// Deserializes validated arguments into `Args`. JSON Schema counts `3.0` as an
+/// integer (2020-12, "type": "integer" accepts any number with a zero
+/// fractional part) but serde does not; so when the first attempt fails, the
+/// whole numbers written with a fraction are made integers and it is tried
+/// again, so that a value the validator accepted reaches the handler.
+fn deserialize_args<Args: DeserializeOwned>(args: Value) -> Result<Args, serde_json::Error> {
+    match serde_json::from_value::<Args>(args.clone()) {
+        Ok(args) => Ok(args),
+        Err(first) => {
+            let mut whole = args;
+            if !integral_floats_to_integers(&mut whole) {
+                return Err(first);
+            }
+            serde_json::from_value(whole).map_err(|_| first)
+        }
+    }
+}
+
+/// Rewrites every finite float with a zero fraction that fits `i64` or `u64`
+/// as that integer, in place. Returns whether anything changed.
+fn integral_floats_to_integers(value: &mut Value) -> bool {
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            let Some(f) = n.as_f64().filter(|f| f.is_finite() && f.fract() == 0.0) else {
+                return false;
+            };
+            // 2^64 and -2^63 are exact as f64; `as` saturates, so bound first.
+            let whole = if (0.0..18_446_744_073_709_551_616.0).contains(&f) {
+                Value::from(f as u64)
+            } else if (-9_223_372_036_854_775_808.0..0.0).contains(&f) {
+                Value::from(f as i64)
+            } else {
+                return false;
+            };
+            *value = whole;
+            true
+        }
+        Value::Array(items) => items.iter_mut().fold(false, |changed, item| {
+            integral_floats_to_integers(item) | changed
+        }),
+        Value::Object(map) => map.values_mut().fold(false, |changed, item| {
+            integral_floats_to_integers(item) | changed
+        }),
+        _ => false,
+    }
+}
+
 /// The input type of an action that takes no arguments: `{}` (unknown keys
 /// are rejected like everywhere else).
 #[derive(Debug, Clone, Copy, Default, serde::Deserialize, schemars::JsonSchema)]
@@ -131,7 +178,7 @@ impl Action {
         let erased: ErasedHandler = Arc::new(move |ctx: CallContext, args: Value| {
             let handler = Arc::clone(&handler);
             Box::pin(async move {
-                let args: Args = match serde_json::from_value(args) {
+                let args: Args = match deserialize_args(args) {
                     Ok(args) => args,
                     Err(e) => {
                         // The schema accepted the value but the type did not:

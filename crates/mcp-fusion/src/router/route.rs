@@ -105,7 +105,13 @@ impl Registry {
         };
         let Some(action) = tool.action(key) else {
             let keys = tool.actions.iter().filter_map(|a| a.key.as_deref());
-            let recovery = match closest(key, keys) {
+            // The dotted name from available_actions sent as the value: match
+            // its action part, so that the recovery names it.
+            let bare = key
+                .strip_prefix(tool.name.as_str())
+                .and_then(|rest| rest.strip_prefix('.'))
+                .unwrap_or(key);
+            let recovery = match closest(bare, keys) {
                 Some(near) => format!(
                     "Did you mean \"{near}\" ({}.{near})? {}",
                     tool.name,

@@ -36,6 +36,7 @@ pub struct ServerBuilder {
     layers: Vec<BoxLayer>,
     guards: GuardSettings,
     pub(crate) expose_internal_errors: bool,
+    pub(crate) unknown_tool_as_result: bool,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -58,6 +59,7 @@ impl ServerBuilder {
             layers: Vec::new(),
             guards: GuardSettings::default(),
             expose_internal_errors: false,
+            unknown_tool_as_result: false,
         }
     }
 
@@ -129,6 +131,17 @@ impl ServerBuilder {
         self
     }
 
+    /// How a call of a tool that does not exist is answered. By default
+    /// (`false`) with JSON-RPC error -32602 naming the closest tool and every
+    /// valid one, as the MCP specification does for unknown tools. With
+    /// `true`, as a tool result the model reads (wire contract §1): a
+    /// `<tool_error code="UNKNOWN_TOOL">` whose available actions are the
+    /// valid tools.
+    pub fn unknown_tool_as_result(mut self, as_result: bool) -> Self {
+        self.unknown_tool_as_result = as_result;
+        self
+    }
+
     /// Builds the server: checks every name, derives and compiles every
     /// schema, composes the layers.
     ///
@@ -153,7 +166,10 @@ impl ServerBuilder {
                 version: self.version,
                 instructions: self.instructions,
             },
-            self.expose_internal_errors,
+            super::Settings {
+                expose_internal_errors: self.expose_internal_errors,
+                unknown_tool_as_result: self.unknown_tool_as_result,
+            },
         ))
     }
 }

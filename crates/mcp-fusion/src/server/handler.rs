@@ -11,7 +11,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
 use super::FusionServer;
-use crate::pipeline::{CallRequest, run};
+use crate::pipeline::CallRequest;
 use crate::router::ToolListing;
 
 /// The rmcp `Tool` for a listing.
@@ -66,7 +66,6 @@ impl ServerHandler for FusionServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
-        let _in_flight = self.inner.in_flight.enter();
         let call = CallRequest {
             name: request.name.into_owned(),
             arguments: request.arguments,
@@ -77,13 +76,7 @@ impl ServerHandler for FusionServer {
                 .get::<axum::http::request::Parts>()
                 .cloned(),
         };
-        match run(
-            &self.inner.registry,
-            self.inner.expose_internal_errors,
-            call,
-        )
-        .await
-        {
+        match self.dispatch(call).await {
             Ok(result) => Ok(result.into()),
             Err(unknown) => Err(rmcp::ErrorData::invalid_params(
                 unknown.message,

@@ -26,11 +26,18 @@ pub(crate) struct ServerIdentity {
     pub instructions: Option<String>,
 }
 
+/// Server-wide settings of the call path.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Settings {
+    pub expose_internal_errors: bool,
+    pub unknown_tool_as_result: bool,
+}
+
 struct ServerInner {
     registry: Registry,
     identity: ServerIdentity,
     tools: Vec<Tool>,
-    expose_internal_errors: bool,
+    settings: Settings,
     in_flight: InFlight,
 }
 
@@ -51,6 +58,28 @@ impl std::fmt::Debug for FusionServer {
     }
 }
 
+/// The `UNKNOWN_TOOL` envelope of [`ServerBuilder::unknown_tool_as_result`].
+fn unknown_tool_error(unknown: &crate::pipeline::UnknownTool) -> crate::ToolError {
+    let tool = unknown.data["tool"].as_str().unwrap_or_default();
+    let mut message = format!("There is no tool named \"{tool}\".");
+    if let Some(closest) = unknown.data["closest"].as_str() {
+        message.push_str(&format!(" Did you mean \"{closest}\"?"));
+    }
+    let valid = unknown.data["valid_tools"]
+        .as_array()
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    crate::ToolError::new(crate::ErrorCode::Custom(String::from("UNKNOWN_TOOL")), message)
+        .suggest("Call one of the tools in available_actions; list them again with tools/list if they may have changed.")
+        .actions(valid)
+}
+
 /// A call that named no tool: MCP answers it with JSON-RPC error -32602.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{message}")]
@@ -67,7 +96,7 @@ impl FusionServer {
         ServerBuilder::new(name, version)
     }
 
-    fn new(registry: Registry, identity: ServerIdentity, expose_internal_errors: bool) -> Self {
+    fn new(registry: Registry, identity: ServerIdentity, settings: Settings) -> Self {
         let tools = registry
             .tools()
             .iter()
@@ -78,7 +107,7 @@ impl FusionServer {
                 registry,
                 identity,
                 tools,
-                expose_internal_errors,
+                settings,
                 in_flight: InFlight::default(),
             }),
         }
@@ -129,24 +158,37 @@ impl FusionServer {
                 Some(wrapped)
             }
         };
-        let _in_flight = self.inner.in_flight.enter();
-        let request = CallRequest {
+        self.dispatch(CallRequest {
             name: name.to_owned(),
             arguments,
             request_id: String::from("local"),
             cancellation: CancellationToken::new(),
             http,
-        };
-        run(
+        })
+        .await
+    }
+
+    /// Runs one call through the path; an unknown tool becomes an error or,
+    /// with [`ServerBuilder::unknown_tool_as_result`], an `UNKNOWN_TOOL` result.
+    async fn dispatch(&self, request: CallRequest) -> Result<CallToolResult, UnknownToolError> {
+        let _in_flight = self.inner.in_flight.enter();
+        let settings = self.inner.settings;
+        match run(
             &self.inner.registry,
-            self.inner.expose_internal_errors,
+            settings.expose_internal_errors,
             request,
         )
         .await
-        .map_err(|u| UnknownToolError {
-            message: u.message,
-            data: u.data,
-        })
+        {
+            Ok(result) => Ok(result),
+            Err(unknown) if settings.unknown_tool_as_result => Ok(
+                crate::envelope::to_call_tool_result(&unknown_tool_error(&unknown)),
+            ),
+            Err(unknown) => Err(UnknownToolError {
+                message: unknown.message,
+                data: unknown.data,
+            }),
+        }
     }
 
     /// The state of the concurrency guard of the action `name` (dotted, or a

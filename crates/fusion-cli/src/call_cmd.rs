@@ -1,0 +1,395 @@
+//! `fusion call TARGET NAME [JSON]`: call one tool and print what came back,
+//! a failure readably (wire contract §8).
+
+use std::io::Read;
+use std::process::ExitCode;
+
+use clap::Args;
+use mcp_fusion::client::{
+    CallToolResult, FailureSource, FusionClientError, RetryPolicy, Success, ToolFailure,
+};
+use mcp_fusion::envelope::to_meta;
+use mcp_fusion::{Severity, ToolError};
+use serde_json::{Value, json};
+
+use crate::target::{
+    self, AFTER_HELP, ConnectArgs, EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE_OR_CONNECTION, Paint,
+    UsageError,
+};
+
+/// Options of `fusion call`.
+#[derive(Debug, Args)]
+#[command(
+    override_usage = "fusion call [OPTIONS] <URL> <NAME> [JSON]\n       \
+                      fusion call [OPTIONS] --cmd '<COMMAND ARGS>' <NAME> [JSON]",
+    after_help = AFTER_HELP
+)]
+pub struct CallArgs {
+    /// <URL> <NAME> [JSON], or <NAME> [JSON] with --cmd. NAME is a tool, or
+    /// `tool.action` for a grouped tool. JSON is the arguments object
+    /// (default {}); `-` reads it from stdin.
+    #[arg(value_name = "ARGS", num_args = 1..=3, required = true)]
+    args: Vec<String>,
+    #[command(flatten)]
+    connect: ConnectArgs,
+    /// Print the outcome as one JSON object: {"result": ..., "warnings": [...]}
+    /// on success, {"error": {"kind", "code", "message", ...}} on failure.
+    #[arg(long, conflicts_with = "raw")]
+    json: bool,
+    /// Print the raw CallToolResult as the server sent it (pretty JSON).
+    #[arg(long)]
+    raw: bool,
+    /// Retry RATE_LIMITED, SERVER_BUSY and HANDOFF_CONNECTING failures after
+    /// their retry_after, making at most this many calls in all.
+    #[arg(long, value_name = "ATTEMPTS")]
+    retry: Option<u32>,
+}
+
+/// The parsed positional arguments.
+struct Positionals {
+    url: Option<String>,
+    name: String,
+    json: Option<String>,
+}
+
+fn positionals(args: &CallArgs) -> Result<Positionals, UsageError> {
+    let mut rest = args.args.iter().cloned();
+    let url = if args.connect.cmd.is_some() {
+        None
+    } else {
+        rest.next()
+    };
+    let name = rest.next().ok_or_else(|| {
+        UsageError(if args.connect.cmd.is_some() {
+            "missing the tool NAME".into()
+        } else {
+            "missing the tool NAME after the URL (or use --cmd 'COMMAND ARGS' for a stdio server)"
+                .into()
+        })
+    })?;
+    let json = rest.next();
+    if let Some(extra) = rest.next() {
+        return Err(UsageError(format!(
+            "unexpected argument `{extra}`: with --cmd, give only NAME [JSON]"
+        )));
+    }
+    Ok(Positionals { url, name, json })
+}
+
+fn arguments(json: Option<&str>) -> Result<Value, UsageError> {
+    let text = match json {
+        None => return Ok(json!({})),
+        Some("-") => {
+            let mut buf = String::new();
+            std::io::stdin()
+                .read_to_string(&mut buf)
+                .map_err(|e| UsageError(format!("cannot read the arguments from stdin: {e}")))?;
+            buf
+        }
+        Some(text) => text.to_owned(),
+    };
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|e| UsageError(format!("the arguments are not valid JSON ({e}): {text}")))?;
+    match value {
+        Value::Object(_) => Ok(value),
+        Value::Null => Ok(json!({})),
+        _ => Err(UsageError(format!(
+            "the arguments must be a JSON object, like '{{\"id\": 1}}'; got: {text}"
+        ))),
+    }
+}
+
+/// Runs `fusion call`.
+pub fn run(args: CallArgs) -> ExitCode {
+    let (target, name, call_args) = match positionals(&args).and_then(|p| {
+        let target = args.connect.target(p.url.as_deref())?;
+        Ok((target, p.name, arguments(p.json.as_deref())?))
+    }) {
+        Ok(parts) => parts,
+        Err(err) => return target::usage(err),
+    };
+    target::block_on(async move {
+        let mut connect = args.connect.client_options();
+        if let Some(attempts) = args.retry {
+            connect = connect.retry(RetryPolicy::new(attempts));
+        }
+        let client = match mcp_fusion::client::FusionClient::connect(&target, connect).await {
+            Ok(client) => client,
+            Err(err) => return report_other(&err, None, &args),
+        };
+        let code = if args.raw {
+            match client.call(&name, call_args).await {
+                Ok(result) => print_raw(&result),
+                Err(err) => report_other(&err, client.server_stderr(), &args),
+            }
+        } else {
+            match client.call_checked(&name, call_args).await {
+                Ok(success) => print_success(&success, &args),
+                Err(FusionClientError::Tool(failure)) => print_tool_failure(&failure, &args),
+                Err(err) => report_other(&err, client.server_stderr(), &args),
+            }
+        };
+        client.close().await;
+        code
+    })
+}
+
+fn print_raw(result: &CallToolResult) -> ExitCode {
+    target::out_line(format_args!(
+        "{}",
+        pretty(&serde_json::to_value(result).unwrap_or(Value::Null))
+    ));
+    if result.is_error == Some(true) {
+        ExitCode::from(EXIT_TOOL_ERROR)
+    } else {
+        ExitCode::from(EXIT_OK)
+    }
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}
+
+/// A connection, transport, protocol or JSON-RPC error: exit code 2.
+fn report_other(
+    err: &FusionClientError,
+    server_stderr: Option<String>,
+    args: &CallArgs,
+) -> ExitCode {
+    if args.json || args.raw {
+        let mut error = err.to_json();
+        if let (Some(text), Value::Object(map)) = (&server_stderr, &mut error) {
+            map.entry("server_stderr").or_insert_with(|| json!(text));
+        }
+        target::out_line(format_args!("{}", pretty(&json!({ "error": error }))));
+    }
+    if !args.json {
+        target::print_failure(err, server_stderr, &args.connect);
+    }
+    ExitCode::from(EXIT_USAGE_OR_CONNECTION)
+}
+
+fn print_success(success: &Success, args: &CallArgs) -> ExitCode {
+    if args.json {
+        let warnings: Vec<Value> = success.warnings.iter().map(to_meta).collect();
+        target::out_line(format_args!(
+            "{}",
+            pretty(&json!({"result": success.value(), "warnings": warnings}))
+        ));
+    } else {
+        let out = success_text(success);
+        if out.is_empty() {
+            target::err_line(format_args!(
+                "{}",
+                args.connect
+                    .paint_stderr()
+                    .dim("(the tool returned no content)")
+            ));
+        } else {
+            target::out_line(format_args!("{out}"));
+        }
+    }
+    if !success.warnings.is_empty() {
+        let paint = args.connect.paint_stderr();
+        for warning in &success.warnings {
+            target::err(format_args!("{}", warning_report(warning, &paint)));
+        }
+    }
+    ExitCode::from(EXIT_OK)
+}
+
+/// The output of a success for a person: each content block that is not a
+/// warning, text as it is (JSON pretty-printed), other blocks described in one
+/// line; the `structuredContent` when there is no text.
+fn success_text(success: &Success) -> String {
+    let mut parts = Vec::new();
+    let mut any_text = false;
+    for (index, block) in success.result.content.iter().enumerate() {
+        if success.is_warning_block(index) {
+            continue;
+        }
+        match block.as_text() {
+            Some(text) => {
+                any_text = true;
+                parts.push(pretty_if_json(&text.text));
+            }
+            None => parts.push(describe_block(block)),
+        }
+    }
+    if !any_text && let Some(structured) = success.structured() {
+        parts.push(pretty(structured));
+    }
+    parts.join("\n")
+}
+
+fn pretty_if_json(text: &str) -> String {
+    match serde_json::from_str::<Value>(text) {
+        Ok(value @ (Value::Object(_) | Value::Array(_))) => pretty(&value),
+        _ => text.to_owned(),
+    }
+}
+
+fn print_tool_failure(failure: &ToolFailure, args: &CallArgs) -> ExitCode {
+    if args.json {
+        let mut error = serde_json::Map::new();
+        error.insert("kind".into(), json!("tool"));
+        if let Value::Object(fields) = failure.to_json() {
+            error.extend(fields);
+        }
+        error.insert("source".into(), json!(failure.source.as_str()));
+        if let Some(structured) = &failure.raw.structured_content {
+            error.insert("structured_content".into(), structured.clone());
+        }
+        target::out_line(format_args!("{}", pretty(&json!({ "error": error }))));
+    } else {
+        target::out(format_args!(
+            "{}",
+            failure_report(failure, &args.connect.paint_stdout())
+        ));
+    }
+    ExitCode::from(EXIT_TOOL_ERROR)
+}
+
+/// One `label: value` line; continuation lines of the value are indented
+/// under its first line.
+fn line(out: &mut String, paint: &Paint, label: &str, value: &str) {
+    const WIDTH: usize = 18;
+    let pad = " ".repeat(WIDTH.saturating_sub(label.len() + 1));
+    let mut lines = value.lines();
+    let first = lines.next().unwrap_or("");
+    out.push_str(&format!(
+        "  {}{pad} {first}\n",
+        paint.cyan(&format!("{label}:"))
+    ));
+    for more in lines {
+        out.push_str(&format!("  {} {more}\n", " ".repeat(WIDTH)));
+    }
+}
+
+fn headline(paint: &Paint, code: &str, severity: Severity, what: &str) -> String {
+    let code = match severity {
+        Severity::Critical => paint.magenta_bold(code),
+        Severity::Warning => paint.yellow_bold(code),
+        Severity::Error => paint.red_bold(code),
+    };
+    format!(
+        "{what} {code} {}\n",
+        paint.dim(&format!("(severity: {severity})"))
+    )
+}
+
+/// A tool failure for a person: headline with code and severity, then
+/// message, recovery, actions, details, retry-after and validation fields.
+pub fn failure_report(f: &ToolFailure, paint: &Paint) -> String {
+    let mut out = headline(paint, f.code.as_str(), f.severity, "tool error");
+    if let Some(action) = &f.action {
+        line(&mut out, paint, "action", action);
+    }
+    line(&mut out, paint, "message", &f.message);
+    if !f.fields.is_empty() {
+        out.push_str(&format!("  {}\n", paint.cyan("fields:")));
+        for field in &f.fields {
+            out.push_str(&format!(
+                "    {}: {}\n",
+                paint.bold(&field.path),
+                field.message
+            ));
+        }
+    }
+    if let Some(recovery) = &f.recovery {
+        line(&mut out, paint, "recovery", recovery);
+    }
+    push_actions(&mut out, paint, &f.available_actions);
+    push_details(&mut out, paint, &f.details);
+    if let Some(secs) = f.retry_after {
+        line(&mut out, paint, "retry after", &seconds(secs));
+    }
+    if let Some(structured) = &f.raw.structured_content {
+        line(
+            &mut out,
+            paint,
+            "structured content",
+            &structured.to_string(),
+        );
+    }
+    match f.source {
+        FailureSource::Text => out.push_str(&format!(
+            "  {}\n",
+            paint.dim("(plain text from the server: it sent no mcp-fusion envelope)")
+        )),
+        FailureSource::Empty => out.push_str(&format!(
+            "  {}\n",
+            paint.dim("(the server sent no text with this error)")
+        )),
+        FailureSource::Meta | FailureSource::Envelope => {}
+    }
+    out
+}
+
+/// A warning for a person (printed on stderr after the output).
+fn warning_report(w: &ToolError, paint: &Paint) -> String {
+    let mut out = headline(paint, w.code.as_str(), w.severity, "warning");
+    line(&mut out, paint, "message", &w.message);
+    if let Some(recovery) = &w.recovery {
+        line(&mut out, paint, "recovery", recovery);
+    }
+    push_actions(&mut out, paint, &w.available_actions);
+    push_details(&mut out, paint, &w.details);
+    if let Some(delay) = w.retry_after {
+        line(&mut out, paint, "retry after", &seconds(delay.as_secs()));
+    }
+    out
+}
+
+fn push_actions(out: &mut String, paint: &Paint, actions: &[String]) {
+    if actions.is_empty() {
+        return;
+    }
+    let names: Vec<String> = actions.iter().map(|a| paint.green(a)).collect();
+    line(out, paint, "available actions", &names.join("\n"));
+}
+
+fn push_details(out: &mut String, paint: &Paint, details: &[(String, String)]) {
+    if details.is_empty() {
+        return;
+    }
+    let lines: Vec<String> = details.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+    line(out, paint, "details", &lines.join("\n"));
+}
+
+fn seconds(secs: u64) -> String {
+    if secs == 1 {
+        "1 second".to_owned()
+    } else {
+        format!("{secs} seconds")
+    }
+}
+
+/// `[image image/png, 12 bytes base64]`, `[resource file:///x]`, …: what a
+/// content block that is not text holds, in one line.
+fn describe_block(block: &impl serde::Serialize) -> String {
+    let value = serde_json::to_value(block).unwrap_or(Value::Null);
+    let kind = value.get("type").and_then(Value::as_str).unwrap_or("block");
+    match kind {
+        "image" | "audio" => {
+            let mime = value.get("mimeType").and_then(Value::as_str).unwrap_or("?");
+            let size = value
+                .get("data")
+                .and_then(Value::as_str)
+                .map_or(0, str::len);
+            format!("[{kind} {mime}, {size} bytes base64]")
+        }
+        "resource" => {
+            let uri = value
+                .pointer("/resource/uri")
+                .and_then(Value::as_str)
+                .unwrap_or("?");
+            format!("[resource {uri}]")
+        }
+        "resource_link" => {
+            let uri = value.get("uri").and_then(Value::as_str).unwrap_or("?");
+            format!("[resource link {uri}]")
+        }
+        other => format!("[{other}]"),
+    }
+}

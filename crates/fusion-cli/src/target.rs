@@ -1,0 +1,360 @@
+//! The server a `fusion call` / `fusion tools` talks to, and what the two
+//! commands share: connection options, the async runtime, colour, exit codes.
+
+use std::future::Future;
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use mcp_fusion::client::{ClientOptions, FusionClient, FusionClientError, ServerStderr, Target};
+
+/// Exit code: the call succeeded (warnings, if any, went to stderr).
+pub const EXIT_OK: u8 = 0;
+/// Exit code: the tool ran and reported a failure (`isError: true`).
+pub const EXIT_TOOL_ERROR: u8 = 1;
+/// Exit code: bad usage, no connection, or a protocol / JSON-RPC error.
+pub const EXIT_USAGE_OR_CONNECTION: u8 = 2;
+
+/// The `--help` text about targets and exit codes, shared by both commands.
+pub const AFTER_HELP: &str = "\
+TARGET is either an http:// or https:// URL of a Streamable HTTP endpoint
+(e.g. http://127.0.0.1:8080/mcp), or --cmd 'COMMAND ARGS': a command started
+by fusion and spoken to over its stdin/stdout. The command line is split like a
+POSIX shell would split it (quotes, backslashes), but no shell is run.
+
+Colour is used only when the output is a terminal and NO_COLOR is not set
+(--color overrides).
+
+Exit codes:
+  0  success (warnings, if any, are printed on stderr)
+  1  the tool reported an error (isError: true)
+  2  usage error, connection error, or protocol error (including a JSON-RPC
+     error such as an unknown tool on servers that answer it that way)";
+
+/// When to colour the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// When the stream is a terminal and NO_COLOR is unset or empty.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Connection options shared by `fusion call` and `fusion tools`.
+#[derive(Debug, Args)]
+pub struct ConnectArgs {
+    /// Start this command and speak MCP over its stdio, e.g.
+    /// --cmd 'npx @modelcontextprotocol/server-everything stdio'.
+    #[arg(long, value_name = "'COMMAND ARGS'")]
+    pub cmd: Option<String>,
+    /// Seconds to wait for the connection, and for each answer.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0, value_parser = positive_seconds)]
+    pub timeout: f64,
+    /// The argument key grouped tools read their action from (`tool.action`
+    /// names are sent as tool `tool` with `{KEY: "action", ...}`).
+    #[arg(long, value_name = "KEY", default_value = "action")]
+    pub discriminator: String,
+    /// Show the server's own stderr (logs) as it runs. By default it is kept
+    /// and shown only if the server fails.
+    #[arg(long)]
+    pub server_stderr: bool,
+    /// When to use colour.
+    #[arg(long, value_name = "WHEN", value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+fn positive_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => Ok(secs),
+        _ => Err(format!(
+            "`{s}` is not a number of seconds between 0 and 86400"
+        )),
+    }
+}
+
+/// A usage error: printed as `error: ...` and exit code 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl ConnectArgs {
+    /// The target: `--cmd` split into words, or `url` (which must then be an
+    /// `http(s)://` URL). Exactly one of the two must be given.
+    pub fn target(&self, url: Option<&str>) -> Result<Target, UsageError> {
+        match (&self.cmd, url) {
+            (Some(_), Some(url)) => Err(UsageError(format!(
+                "both --cmd and a URL (`{url}`) were given; use one of them"
+            ))),
+            (Some(cmd), None) => command_target(cmd),
+            (None, Some(url)) => url_target(url),
+            (None, None) => Err(UsageError(
+                "no target: give an http(s):// URL, or --cmd 'COMMAND ARGS'".into(),
+            )),
+        }
+    }
+
+    /// The client options these flags ask for.
+    pub fn client_options(&self) -> ClientOptions {
+        let limit = Duration::from_secs_f64(self.timeout);
+        ClientOptions::default()
+            .discriminator(self.discriminator.clone())
+            .connect_timeout(limit)
+            .call_timeout(limit)
+            .stderr(if self.server_stderr {
+                ServerStderr::Inherit
+            } else {
+                ServerStderr::Capture
+            })
+    }
+
+    /// Whether to colour a stream that is a terminal or not.
+    pub fn paint(&self, is_terminal: bool) -> Paint {
+        let enabled = match self.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        };
+        Paint { enabled }
+    }
+
+    /// [`paint`](Self::paint) for stdout.
+    pub fn paint_stdout(&self) -> Paint {
+        self.paint(std::io::stdout().is_terminal())
+    }
+
+    /// [`paint`](Self::paint) for stderr.
+    pub fn paint_stderr(&self) -> Paint {
+        self.paint(std::io::stderr().is_terminal())
+    }
+}
+
+fn command_target(cmd: &str) -> Result<Target, UsageError> {
+    let words = shlex::split(cmd)
+        .ok_or_else(|| UsageError(format!("--cmd: unbalanced quotes in `{cmd}`")))?;
+    let mut words = words.into_iter();
+    let program = words
+        .next()
+        .ok_or_else(|| UsageError("--cmd is empty: give the command to start".into()))?;
+    Ok(Target::stdio(program, words))
+}
+
+fn url_target(url: &str) -> Result<Target, UsageError> {
+    let lower = url.to_ascii_lowercase();
+    if lower.starts_with("http://") || lower.starts_with("https://") {
+        return Ok(Target::http(url));
+    }
+    Err(UsageError(format!(
+        "`{url}` is not an http:// or https:// URL; for a server spoken to over stdio use --cmd '{url}'"
+    )))
+}
+
+/// Connects, printing a connection error (with the server's stderr, if it
+/// wrote any) on failure.
+pub async fn connect(target: &Target, args: &ConnectArgs) -> Result<FusionClient, ExitCode> {
+    FusionClient::connect(target, args.client_options())
+        .await
+        .map_err(|err| {
+            print_failure(&err, None, args);
+            ExitCode::from(EXIT_USAGE_OR_CONNECTION)
+        })
+}
+
+/// Prints an error that is not a tool failure on stderr: `error: ...`, plus
+/// the server's stderr when there is one, plus a hint when one helps.
+pub fn print_failure(err: &FusionClientError, server_stderr: Option<String>, args: &ConnectArgs) {
+    let paint = args.paint_stderr();
+    let label = paint.red_bold("error:");
+    match err {
+        FusionClientError::JsonRpc {
+            code,
+            message,
+            data,
+        } => {
+            err_line(format_args!(
+                "{label} the server answered with a JSON-RPC error {code}: {message}"
+            ));
+            if let Some(data) = data {
+                err_line(format_args!("  data: {data}"));
+            }
+            if *code == -32602 || *code == -32601 {
+                err_line(format_args!(
+                    "  {} `fusion tools` lists the tools this server has",
+                    paint.dim("hint:")
+                ));
+            }
+        }
+        FusionClientError::Connect {
+            server_stderr: captured,
+            ..
+        } => {
+            err_line(format_args!("{label} {err}"));
+            print_server_stderr(captured.clone().or(server_stderr), &paint);
+        }
+        other => {
+            err_line(format_args!("{label} {other}"));
+            print_server_stderr(server_stderr, &paint);
+        }
+    }
+}
+
+fn print_server_stderr(text: Option<String>, paint: &Paint) {
+    if let Some(text) = text {
+        err_line(format_args!("{}", paint.dim("server stderr (last lines):")));
+        for line in text.lines() {
+            err_line(format_args!("  {line}"));
+        }
+    }
+}
+
+/// Prints a usage error and returns exit code 2.
+pub fn usage(err: UsageError) -> ExitCode {
+    err_line(format_args!("error: {}", err.0));
+    err_line(format_args!("\nFor more information, try '--help'."));
+    ExitCode::from(EXIT_USAGE_OR_CONNECTION)
+}
+
+/// Runs `fut` to completion on a fresh runtime, or on the current one when
+/// called from inside a multi-thread runtime.
+pub fn block_on<F: Future<Output = ExitCode>>(fut: F) -> ExitCode {
+    if let Ok(handle) = tokio::runtime::Handle::try_current() {
+        return tokio::task::block_in_place(|| handle.block_on(fut));
+    }
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime.block_on(fut),
+        Err(e) => {
+            err_line(format_args!("error: cannot start the async runtime: {e}"));
+            ExitCode::from(EXIT_USAGE_OR_CONNECTION)
+        }
+    }
+}
+
+/// Writes to stdout, ignoring errors (a closed pipe, as in `fusion call … | head`,
+/// must not panic).
+pub fn out(args: std::fmt::Arguments<'_>) {
+    let _ = std::io::stdout().lock().write_fmt(args);
+}
+
+/// [`out`], then a line end.
+pub fn out_line(args: std::fmt::Arguments<'_>) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_fmt(args)
+        .and_then(|()| stdout.write_all(b"\n"));
+}
+
+/// Writes to stderr, ignoring errors.
+pub fn err(args: std::fmt::Arguments<'_>) {
+    let _ = std::io::stderr().lock().write_fmt(args);
+}
+
+/// [`err`], then a line end.
+pub fn err_line(args: std::fmt::Arguments<'_>) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr
+        .write_fmt(args)
+        .and_then(|()| stderr.write_all(b"\n"));
+}
+
+/// ANSI styling that is a no-op when colour is off.
+#[derive(Debug, Clone, Copy)]
+pub struct Paint {
+    /// Whether escape codes are written.
+    pub enabled: bool,
+}
+
+impl Paint {
+    fn wrap(&self, codes: &str, text: &str) -> String {
+        if self.enabled {
+            format!("\x1b[{codes}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+
+    /// Bold red (errors).
+    pub fn red_bold(&self, text: &str) -> String {
+        self.wrap("1;31", text)
+    }
+
+    /// Bold magenta (critical failures).
+    pub fn magenta_bold(&self, text: &str) -> String {
+        self.wrap("1;35", text)
+    }
+
+    /// Bold yellow (warnings).
+    pub fn yellow_bold(&self, text: &str) -> String {
+        self.wrap("1;33", text)
+    }
+
+    /// Bold.
+    pub fn bold(&self, text: &str) -> String {
+        self.wrap("1", text)
+    }
+
+    /// Cyan (labels).
+    pub fn cyan(&self, text: &str) -> String {
+        self.wrap("36", text)
+    }
+
+    /// Green (action names).
+    pub fn green(&self, text: &str) -> String {
+        self.wrap("32", text)
+    }
+
+    /// Dim (notes).
+    pub fn dim(&self, text: &str) -> String {
+        self.wrap("2", text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(cmd: Option<&str>) -> ConnectArgs {
+        ConnectArgs {
+            cmd: cmd.map(str::to_owned),
+            timeout: 60.0,
+            discriminator: "action".into(),
+            server_stderr: false,
+            color: ColorChoice::Never,
+        }
+    }
+
+    #[test]
+    fn targets() {
+        assert_eq!(
+            args(None)
+                .target(Some("http://127.0.0.1:8080/mcp"))
+                .unwrap(),
+            Target::http("http://127.0.0.1:8080/mcp")
+        );
+        assert_eq!(
+            args(Some("node 'my server.js' --flag"))
+                .target(None)
+                .unwrap(),
+            Target::stdio("node", ["my server.js", "--flag"])
+        );
+        assert!(args(Some("a")).target(Some("http://x")).is_err());
+        assert!(args(None).target(None).is_err());
+        assert!(args(Some("  ")).target(None).is_err());
+        assert!(args(Some("node 'open")).target(None).is_err());
+        let err = args(None).target(Some("fusion serve --stdio")).unwrap_err();
+        assert!(err.0.contains("--cmd 'fusion serve --stdio'"), "{}", err.0);
+    }
+
+    #[test]
+    fn seconds() {
+        assert_eq!(positive_seconds("2.5"), Ok(2.5));
+        for bad in ["0", "-1", "NaN", "inf", "x", "1e9"] {
+            assert!(positive_seconds(bad).is_err(), "{bad}");
+        }
+    }
+}

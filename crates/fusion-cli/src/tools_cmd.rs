@@ -1,0 +1,155 @@
+//! `fusion tools TARGET`: the server's tools, their actions and required fields.
+
+use std::process::ExitCode;
+
+use clap::Args;
+use mcp_fusion::client::{ToolSummary, summarize_tool};
+use serde_json::{Value, json};
+
+use crate::target::{self, AFTER_HELP, ConnectArgs, EXIT_OK, EXIT_USAGE_OR_CONNECTION, Paint};
+
+/// Options of `fusion tools`.
+#[derive(Debug, Args)]
+#[command(
+    override_usage = "fusion tools [OPTIONS] <URL>\n       \
+                      fusion tools [OPTIONS] --cmd '<COMMAND ARGS>'",
+    after_help = AFTER_HELP
+)]
+pub struct ToolsArgs {
+    /// The server's Streamable HTTP URL (omit with --cmd).
+    #[arg(value_name = "URL")]
+    url: Option<String>,
+    #[command(flatten)]
+    connect: ConnectArgs,
+    /// Print the tools as JSON: [{"name", "description", "required",
+    /// "actions": [{"name", "required"}], "input_schema"}].
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `fusion tools`.
+pub fn run(args: ToolsArgs) -> ExitCode {
+    let target = match args.connect.target(args.url.as_deref()) {
+        Ok(target) => target,
+        Err(err) => return target::usage(err),
+    };
+    target::block_on(async move {
+        let client = match target::connect(&target, &args.connect).await {
+            Ok(client) => client,
+            Err(code) => return code,
+        };
+        let code = match client.list_tools().await {
+            Ok(tools) => {
+                let discriminator = &client.options().discriminator;
+                if args.json {
+                    let list: Vec<Value> = tools
+                        .iter()
+                        .map(|tool| {
+                            let mut value = summary_json(&summarize_tool(tool, discriminator));
+                            value["input_schema"] = Value::Object((*tool.input_schema).clone());
+                            value
+                        })
+                        .collect();
+                    target::out_line(format_args!(
+                        "{}",
+                        serde_json::to_string_pretty(&list).unwrap_or_default()
+                    ));
+                } else {
+                    let server = client
+                        .server_name()
+                        .map(|(name, version)| format!("{name} {version}"))
+                        .unwrap_or_else(|| target.to_string());
+                    let summaries: Vec<ToolSummary> = tools
+                        .iter()
+                        .map(|tool| summarize_tool(tool, discriminator))
+                        .collect();
+                    target::out(format_args!(
+                        "{}",
+                        tools_report(&server, &summaries, &args.connect.paint_stdout())
+                    ));
+                }
+                ExitCode::from(EXIT_OK)
+            }
+            Err(err) => {
+                target::print_failure(&err, client.server_stderr(), &args.connect);
+                ExitCode::from(EXIT_USAGE_OR_CONNECTION)
+            }
+        };
+        client.close().await;
+        code
+    })
+}
+
+fn summary_json(summary: &ToolSummary) -> Value {
+    let actions: Vec<Value> = summary
+        .actions
+        .iter()
+        .map(|a| json!({"name": a.name, "required": a.required}))
+        .collect();
+    json!({
+        "name": summary.name,
+        "description": summary.description,
+        "required": summary.required,
+        "actions": actions,
+    })
+}
+
+/// The tool list for a person: each tool with the first line of its
+/// description and its required fields; a grouped tool with one line per
+/// action, named as `fusion call` takes it (`tool.action`).
+fn tools_report(server: &str, tools: &[ToolSummary], paint: &Paint) -> String {
+    let count = match tools.len() {
+        1 => "1 tool".to_owned(),
+        n => format!("{n} tools"),
+    };
+    let mut out = format!(
+        "{} {}\n\n",
+        paint.bold(server),
+        paint.dim(&format!("({count})"))
+    );
+    let column = tools
+        .iter()
+        .map(|t| t.name.len())
+        .max()
+        .unwrap_or(0)
+        .clamp(8, 28)
+        + 2;
+    let indent = " ".repeat(column);
+    for tool in tools {
+        let pad = " ".repeat(column.saturating_sub(tool.name.len()).max(2));
+        let description = tool.description.as_deref().unwrap_or("");
+        out.push_str(&format!(
+            "{}{pad}{}\n",
+            paint.green(&tool.name),
+            paint.dim(description)
+        ));
+        if !tool.required.is_empty() {
+            out.push_str(&format!(
+                "{indent}{} {}\n",
+                paint.cyan("required:"),
+                tool.required.join(", ")
+            ));
+        }
+        let width = tool
+            .actions
+            .iter()
+            .map(|a| tool.name.len() + 1 + a.name.len())
+            .max()
+            .unwrap_or(0);
+        for action in &tool.actions {
+            let dotted = format!("{}.{}", tool.name, action.name);
+            let required = if action.required.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "{}  {} {}",
+                    " ".repeat(width.saturating_sub(dotted.len())),
+                    paint.cyan("requires:"),
+                    action.required.join(", ")
+                )
+            };
+            out.push_str(&format!("  {}{required}\n", paint.green(&dotted)));
+        }
+    }
+    out
+}

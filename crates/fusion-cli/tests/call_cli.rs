@@ -1,0 +1,822 @@
+//! `fusion call` and `fusion tools`, run as a user would run them, against:
+//!
+//! - the billing example, started over stdio as `fusion serve --stdio`;
+//! - foreign servers built with the official TypeScript SDK
+//!   (`tests/interop/`, installed with `npm ci` there) and
+//!   `@modelcontextprotocol/server-everything` in stdio mode.
+//!
+//! The foreign-server tests skip, saying why on stderr, when `node` is not
+//! installed; with node present and the packages missing they fail with the
+//! command to run.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::{Value, json};
+
+const FUSION: &str = env!("CARGO_BIN_EXE_fusion");
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn fusion(args: &[&str]) -> Run {
+    fusion_env(args, &[])
+}
+
+fn fusion_env(args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut command = Command::new(FUSION);
+    command
+        .args(args)
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::null());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let out = command.output().expect("run fusion");
+    let run = Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert!(
+        !run.stdout.contains('\x1b') || args.contains(&"always"),
+        "colour on a pipe: {}",
+        run.stdout
+    );
+    run
+}
+
+fn json_of(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+/// A billing database of its own for each test, removed at the end.
+struct BillingDb(PathBuf);
+
+impl BillingDb {
+    fn new(name: &str) -> Self {
+        let path =
+            std::env::temp_dir().join(format!("fusion-call-cli-{}-{name}.db", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        BillingDb(path)
+    }
+
+    fn cmd(&self) -> String {
+        format!("'{FUSION}' serve --stdio --db '{}'", self.0.display())
+    }
+}
+
+impl Drop for BillingDb {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[test]
+fn help_documents_targets_and_exit_codes() {
+    for command in ["call", "tools"] {
+        let run = fusion(&[command, "--help"]);
+        assert_eq!(run.code, 0);
+        assert!(
+            run.stdout.contains("--cmd 'COMMAND ARGS'"),
+            "{}",
+            run.stdout
+        );
+        assert!(run.stdout.contains("Exit codes:"), "{}", run.stdout);
+        assert!(run.stdout.contains("0  success"));
+        assert!(run.stdout.contains("1  the tool reported an error"));
+        assert!(
+            run.stdout
+                .contains("2  usage error, connection error, or protocol error")
+        );
+    }
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let cases: [(&[&str], &str); 7] = [
+        (&["call"], "required"),
+        (
+            &["call", "billing.get_invoice"],
+            "missing the tool NAME after the URL",
+        ),
+        (
+            &["call", "fusion serve --stdio", "x"],
+            "for a server spoken to over stdio use --cmd 'fusion serve --stdio'",
+        ),
+        (
+            &["call", "--cmd", "x", "name", "{not json"],
+            "the arguments are not valid JSON",
+        ),
+        (
+            &["call", "--cmd", "x", "name", "[1,2]"],
+            "must be a JSON object",
+        ),
+        (&["call", "--cmd", "x 'open", "name"], "unbalanced quotes"),
+        (&["tools"], "no target"),
+    ];
+    for (args, expected) in cases {
+        let run = fusion(args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(expected), "{args:?}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn connection_errors_exit_2() {
+    let run = fusion(&["call", "--cmd", "/nonexistent/mcp-server --flag", "x"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains(
+            "error: could not connect to /nonexistent/mcp-server --flag: cannot start `/nonexistent/mcp-server`"
+        ),
+        "{}",
+        run.stderr
+    );
+    let run = fusion(&["tools", "http://127.0.0.1:9/mcp", "--timeout", "10"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("could not connect to http://127.0.0.1:9/mcp"),
+        "{}",
+        run.stderr
+    );
+    let run = fusion(&[
+        "call",
+        "--json",
+        "--cmd",
+        "sh -c 'echo database is locked >&2; exit 1'",
+        "x",
+    ]);
+    assert_eq!(run.code, 2);
+    let out = json_of(&run.stdout);
+    assert_eq!(out["error"]["kind"], "connect");
+    assert_eq!(out["error"]["server_stderr"], "database is locked");
+}
+
+// ---------------------------------------------------------------- billing
+
+#[test]
+fn billing_success() {
+    let db = BillingDb::new("success");
+    let run = fusion(&[
+        "call",
+        "--cmd",
+        &db.cmd(),
+        "billing.get_invoice",
+        r#"{"id": "inv_1"}"#,
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let invoice = json_of(&run.stdout);
+    assert_eq!(invoice["id"], "inv_1");
+    assert_eq!(invoice["customer_email"], "ada@example.com");
+
+    let run = fusion(&["call", "--json", "--cmd", &db.cmd(), "billing_health"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(json_of(&run.stdout)["warnings"], json!([]));
+}
+
+#[test]
+fn billing_not_found_with_details_and_actions() {
+    let db = BillingDb::new("not-found");
+    let run = fusion(&[
+        "call",
+        "--cmd",
+        &db.cmd(),
+        "billing.get_invoice",
+        r#"{"id": "inv_9999"}"#,
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "tool error NOT_FOUND (severity: error)\n\
+         \x20 message:           No invoice with that ID\n\
+         \x20 recovery:          List invoices first, then retry with a real ID\n\
+         \x20 available actions: billing.list_invoices\n\
+         \x20 details:           requestedId = inv_9999\n"
+    );
+
+    let run = fusion(&[
+        "call",
+        "--json",
+        "--cmd",
+        &db.cmd(),
+        "billing.get_invoice",
+        r#"{"id": "inv_9999"}"#,
+    ]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        json_of(&run.stdout),
+        json!({"error": {
+            "kind": "tool",
+            "code": "NOT_FOUND",
+            "severity": "error",
+            "message": "No invoice with that ID",
+            "recovery": "List invoices first, then retry with a real ID",
+            "available_actions": ["billing.list_invoices"],
+            "details": {"requestedId": "inv_9999"},
+            "source": "meta"
+        }})
+    );
+
+    let run = fusion(&[
+        "call",
+        "--raw",
+        "--cmd",
+        &db.cmd(),
+        "billing.get_invoice",
+        r#"{"id": "inv_9999"}"#,
+    ]);
+    assert_eq!(run.code, 1);
+    let raw = json_of(&run.stdout);
+    assert_eq!(raw["isError"], true);
+    assert_eq!(raw["_meta"]["mcp-fusion/error"]["code"], "NOT_FOUND");
+    assert!(
+        raw["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("<tool_error code=\"NOT_FOUND\" severity=\"error\">")
+    );
+}
+
+#[test]
+fn billing_validation_failure_lists_fields() {
+    let db = BillingDb::new("validation");
+    let args = r#"{"customer_email": "not-an-email", "amount_cents": 100, "currency": "USD", "items": [], "emial": "x"}"#;
+    let run = fusion(&["call", "--cmd", &db.cmd(), "billing.create_invoice", args]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .starts_with("tool error VALIDATION_ERROR (severity: error)\n  action:            billing.create_invoice\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("\n  fields:\n    "), "{}", run.stdout);
+    assert!(run.stdout.contains("\n    emial: "), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(
+            "  recovery:          Fix the fields above and call the tool again. Do not explain the error.\n"
+        ),
+        "{}",
+        run.stdout
+    );
+
+    let run = fusion(&[
+        "call",
+        "--json",
+        "--cmd",
+        &db.cmd(),
+        "billing.create_invoice",
+        args,
+    ]);
+    assert_eq!(run.code, 1);
+    let error = &json_of(&run.stdout)["error"];
+    assert_eq!(error["code"], "VALIDATION_ERROR");
+    assert_eq!(error["action"], "billing.create_invoice");
+    let fields = error["fields"].as_array().expect("fields");
+    assert!(fields.iter().any(|f| f["path"] == "emial"), "{fields:?}");
+    assert!(
+        fields
+            .iter()
+            .all(|f| f["message"].as_str().is_some_and(|m| !m.is_empty()))
+    );
+}
+
+#[test]
+fn billing_unknown_tool_and_missing_action() {
+    let db = BillingDb::new("unknown");
+    // The billing server answers an unknown tool with a JSON-RPC error
+    // (-32602, naming the valid tools); should it switch to a tool result,
+    // the name must still reach the user, with exit code 1.
+    let run = fusion(&["call", "--cmd", &db.cmd(), "nope"]);
+    match run.code {
+        2 => {
+            assert!(
+                run.stderr.contains(
+                    "error: the server answered with a JSON-RPC error -32602: Unknown tool \"nope\""
+                ),
+                "{}",
+                run.stderr
+            );
+            assert!(run.stderr.contains("billing_health"), "{}", run.stderr);
+            assert!(run.stderr.contains("hint: `fusion tools` lists the tools"));
+        }
+        1 => assert!(run.stdout.contains("nope"), "{}", run.stdout),
+        other => panic!("exit code {other}: {}{}", run.stdout, run.stderr),
+    }
+    let run = fusion(&["call", "--json", "--cmd", &db.cmd(), "nope"]);
+    let error = &json_of(&run.stdout)["error"];
+    if run.code == 2 {
+        assert_eq!(error["kind"], "jsonrpc");
+        assert_eq!(error["code"], -32602);
+        assert_eq!(error["data"]["tool"], "nope");
+    }
+
+    let run = fusion(&["call", "--cmd", &db.cmd(), "billing.refund_invoice", "{}"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .starts_with("tool error UNKNOWN_ACTION (severity: error)\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("billing.list_invoices"));
+
+    let run = fusion(&["call", "--cmd", &db.cmd(), "billing"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.starts_with("tool error MISSING_DISCRIMINATOR"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn billing_warning_goes_to_stderr() {
+    let db = BillingDb::new("warning");
+    let run = fusion(&[
+        "call",
+        "--cmd",
+        &db.cmd(),
+        "billing.get_invoice_legacy",
+        r#"{"id": "inv_1"}"#,
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(json_of(&run.stdout)["id"], "inv_1");
+    assert!(
+        run.stderr
+            .contains("warning DEPRECATED (severity: warning)"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stdout.contains("tool_error"));
+}
+
+#[test]
+fn billing_tools_lists_actions_and_required_fields() {
+    let db = BillingDb::new("tools");
+    let run = fusion(&["tools", "--cmd", &db.cmd()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with("mcp-fusion-billing "),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("\n  billing.list_invoices\n"),
+        "{}",
+        run.stdout
+    );
+    let get = run
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("billing.get_invoice "))
+        .expect("get_invoice line");
+    assert!(get.ends_with("requires: id"), "{get}");
+
+    let run = fusion(&["tools", "--json", "--cmd", &db.cmd()]);
+    assert_eq!(run.code, 0);
+    let tools = json_of(&run.stdout);
+    let billing = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "billing")
+        .expect("billing tool");
+    assert!(
+        billing["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["name"] == "get_invoice" && a["required"] == json!(["id"]))
+    );
+}
+
+#[test]
+fn colour_only_when_asked_or_on_a_terminal() {
+    let db = BillingDb::new("colour");
+    let args = [
+        "call",
+        "--cmd",
+        &db.cmd(),
+        "billing.get_invoice",
+        r#"{"id": "inv_9999"}"#,
+    ];
+    let plain = fusion(&args);
+    assert!(!plain.stdout.contains('\x1b'));
+    let mut coloured: Vec<&str> = args.to_vec();
+    coloured.extend(["--color", "always"]);
+    let run = fusion_env(&coloured, &[("NO_COLOR", "1")]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.contains("\x1b[1;31mNOT_FOUND\x1b[0m"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// On a terminal (a pseudo-terminal made by util-linux `script`), colour is on
+/// unless NO_COLOR is set. Skipped when `script` is not installed.
+#[test]
+fn colour_on_a_terminal_honours_no_color() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: util-linux `script` is not installed, no pseudo-terminal to test with");
+        return;
+    }
+    let db = BillingDb::new("tty");
+    let line = format!(
+        "'{FUSION}' call --cmd \"{}\" billing.get_invoice '{{\"id\": \"inv_9999\"}}'",
+        db.cmd()
+    );
+    let on_tty = |no_color: Option<&str>| {
+        let mut command = Command::new("script");
+        command
+            .args(["-qec", &line, "/dev/null"])
+            .stdin(Stdio::null());
+        match no_color {
+            Some(value) => command.env("NO_COLOR", value),
+            None => command.env_remove("NO_COLOR"),
+        };
+        let out = command.output().expect("run script");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let coloured = on_tty(None);
+    if !coloured.contains("NOT_FOUND") {
+        eprintln!("SKIPPED: `script` could not run fusion on a pseudo-terminal: {coloured:?}");
+        return;
+    }
+    assert!(
+        coloured.contains("\x1b[1;31mNOT_FOUND\x1b[0m"),
+        "{coloured:?}"
+    );
+    let plain = on_tty(Some("1"));
+    assert!(
+        plain.contains("tool error NOT_FOUND (severity: error)"),
+        "{plain:?}"
+    );
+    assert!(!plain.contains('\x1b'), "{plain:?}");
+}
+
+// ------------------------------------------------------- foreign servers
+
+fn interop_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/interop");
+    if Command::new("node")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_err()
+    {
+        eprintln!(
+            "SKIPPED: `node` is not installed, so the TypeScript SDK interop servers cannot run"
+        );
+        return None;
+    }
+    assert!(
+        dir.join("node_modules/@modelcontextprotocol/sdk").is_dir(),
+        "the interop servers' packages are missing: run `npm ci` in {}",
+        dir.display()
+    );
+    Some(dir.canonicalize().expect("tests/interop exists"))
+}
+
+fn node_cmd(dir: &Path, script: &str) -> String {
+    format!("node '{}'", dir.join(script).display())
+}
+
+fn everything_cmd(dir: &Path) -> String {
+    format!(
+        "node '{}' stdio",
+        dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+            .display()
+    )
+}
+
+#[test]
+fn foreign_plain_text_errors() {
+    let Some(dir) = interop_dir() else { return };
+    let cmd = node_cmd(&dir, "plain-errors.mjs");
+
+    let run = fusion(&["call", "--cmd", &cmd, "echo", r#"{"message": "hi"}"#]);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "Echo: hi\n"),
+        "{}",
+        run.stderr
+    );
+
+    let run = fusion(&["call", "--cmd", &cmd, "fail_plain"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stdout,
+        "tool error UNKNOWN (severity: error)\n\
+         \x20 message:           Database connection refused: db.internal:5432\n\
+         \x20 (plain text from the server: it sent no mcp-fusion envelope)\n"
+    );
+
+    let run = fusion(&["call", "--json", "--cmd", &cmd, "fail_multi"]);
+    assert_eq!(run.code, 1);
+    let error = &json_of(&run.stdout)["error"];
+    assert_eq!(error["code"], "UNKNOWN");
+    assert_eq!(
+        error["message"],
+        "first line of the failure\nsecond line of the failure"
+    );
+
+    let run = fusion(&["call", "--json", "--cmd", &cmd, "fail_envelope"]);
+    assert_eq!(run.code, 1);
+    let error = &json_of(&run.stdout)["error"];
+    assert_eq!(error["code"], "RATE_LIMITED");
+    assert_eq!(error["retry_after_seconds"], 7);
+    assert_eq!(
+        error["available_actions"],
+        json!(["reports.export", "reports.status"])
+    );
+
+    let run = fusion(&["call", "--cmd", &cmd, "nope"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains(
+            "error: the server answered with a JSON-RPC error -32602: MCP error -32602: Unknown tool: nope"
+        ),
+        "{}",
+        run.stderr
+    );
+
+    let run = fusion(&["call", "--cmd", &cmd, "warn"]);
+    assert_eq!(run.code, 0);
+    assert_eq!(run.stdout, "{\n  \"done\": true\n}\n");
+    assert!(
+        run.stderr
+            .contains("warning DEPRECATED (severity: warning)")
+    );
+    assert!(run.stderr.contains("warn is deprecated"));
+
+    let run = fusion(&["call", "--cmd", &cmd, "--retry", "3", "flaky"]);
+    assert_eq!((run.code, run.stdout.as_str()), (0, "served on call 2\n"));
+
+    let run = fusion(&[
+        "call",
+        "--cmd",
+        &cmd,
+        "group.show",
+        r#"{"action": "x", "n": 1}"#,
+    ]);
+    assert_eq!(run.code, 0);
+    assert_eq!(json_of(&run.stdout), json!({"action": "show", "n": 1}));
+
+    let run = fusion(&["tools", "--cmd", &cmd]);
+    assert_eq!(run.code, 0);
+    assert!(
+        run.stdout.starts_with("plain-errors 1.0.0 (10 tools)\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("\n  group.list\n"));
+}
+
+/// A child process killed when dropped.
+struct Guard(Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn foreign_server_over_streamable_http() {
+    let Some(dir) = interop_dir() else { return };
+    let mut child = Command::new("node")
+        .arg(dir.join("plain-errors.mjs"))
+        .arg("--http")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start node");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let _guard = Guard(child);
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("URL line");
+    let url = line
+        .trim()
+        .strip_prefix("LISTENING ")
+        .expect("LISTENING line");
+
+    let run = fusion(&["call", url, "echo", r#"{"message": "over http"}"#]);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "Echo: over http\n"),
+        "{}",
+        run.stderr
+    );
+    let run = fusion(&["call", url, "fail_plain"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .contains("Database connection refused: db.internal:5432")
+    );
+    let run = fusion(&["call", url, "nope"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("Unknown tool: nope"), "{}", run.stderr);
+}
+
+#[test]
+fn foreign_structured_content_errors() {
+    let Some(dir) = interop_dir() else { return };
+    let cmd = node_cmd(&dir, "structured-errors.mjs");
+    let run = fusion(&["call", "--cmd", &cmd, "get_user", r#"{"id": "u1"}"#]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(json_of(&run.stdout), json!({"id": "u1", "name": "Ada"}));
+
+    let run = fusion(&["call", "--cmd", &cmd, "get_user", r#"{"id": "u2"}"#]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .contains("  message:           User u2 does not exist\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(
+            r#"  structured content: {"error":{"kind":"not_found","id":"u2","hint":"try u1"}}"#
+        ),
+        "{}",
+        run.stdout
+    );
+
+    let run = fusion(&[
+        "call",
+        "--json",
+        "--cmd",
+        &cmd,
+        "get_user",
+        r#"{"id": "u2"}"#,
+    ]);
+    let error = &json_of(&run.stdout)["error"];
+    assert_eq!(error["message"], "User u2 does not exist");
+    assert_eq!(error["structured_content"]["error"]["hint"], "try u1");
+}
+
+#[test]
+fn foreign_server_everything() {
+    let Some(dir) = interop_dir() else { return };
+    let cmd = everything_cmd(&dir);
+
+    let run = fusion(&["call", "--cmd", &cmd, "echo", r#"{"message": "hello"}"#]);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "Echo: hello\n"),
+        "{}",
+        run.stderr
+    );
+
+    let run = fusion(&["call", "--cmd", &cmd, "get-sum", r#"{"a": 2, "b": 3}"#]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains('5'), "{}", run.stdout);
+
+    let run = fusion(&["call", "--cmd", &cmd, "echo", "{}"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.starts_with(
+            "tool error UNKNOWN (severity: error)\n  message:           MCP error -32602: Input validation error"
+        ),
+        "{}",
+        run.stdout
+    );
+
+    let run = fusion(&["call", "--cmd", &cmd, "no_such_tool"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .contains("MCP error -32602: Tool no_such_tool not found"),
+        "{}",
+        run.stdout
+    );
+
+    let run = fusion(&["call", "--cmd", &cmd, "get-tiny-image"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("[image image/png, "), "{}", run.stdout);
+
+    let run = fusion(&["tools", "--cmd", &cmd]);
+    assert_eq!(run.code, 0);
+    let echo = run
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("echo "))
+        .nth(1)
+        .expect("a line after echo");
+    assert_eq!(echo.trim(), "required: message");
+}
+
+// ------------------------------- the library against the billing server
+
+mod library_against_billing {
+    use std::time::{Duration, Instant};
+
+    use mcp_fusion::ErrorCode;
+    use mcp_fusion::client::{
+        BatchMode, Call, ClientOptions, FusionClient, FusionClientError, RetryPolicy, ServerStderr,
+        Target,
+    };
+    use serde_json::json;
+
+    use super::{BillingDb, FUSION};
+
+    async fn billing(db: &BillingDb, extra: &[&str], options: ClientOptions) -> FusionClient {
+        let mut args = vec![
+            "serve".to_owned(),
+            "--stdio".to_owned(),
+            "--db".to_owned(),
+            db.0.display().to_string(),
+        ];
+        args.extend(extra.iter().map(|a| a.to_string()));
+        FusionClient::connect(
+            &Target::stdio(FUSION, args),
+            options.stderr(ServerStderr::Capture),
+        )
+        .await
+        .expect("connect to fusion serve --stdio")
+    }
+
+    #[tokio::test]
+    async fn typed_errors_and_batches() {
+        let db = BillingDb::new("lib-batch");
+        let client = billing(&db, &[], ClientOptions::default()).await;
+        let outcomes = client
+            .call_many(
+                [
+                    Call::new("billing.get_invoice", json!({"id": "inv_1"})),
+                    Call::new("billing.get_invoice", json!({"id": "inv_9999"})),
+                    Call::new("billing.get_invoice", json!({"id": "bad id"})),
+                    Call::new("nope", json!({})),
+                ],
+                BatchMode::concurrent(),
+            )
+            .await;
+        assert_eq!(outcomes.len(), 4);
+        assert_eq!(outcomes[0].as_ref().unwrap().value()["id"], "inv_1");
+        let not_found = outcomes[1].as_ref().unwrap_err().as_tool().unwrap();
+        assert_eq!(not_found.code, ErrorCode::NotFound);
+        assert_eq!(not_found.available_actions, ["billing.list_invoices"]);
+        assert_eq!(
+            not_found.details,
+            [("requestedId".to_owned(), "inv_9999".to_owned())]
+        );
+        let invalid = outcomes[2].as_ref().unwrap_err().as_tool().unwrap();
+        assert_eq!(invalid.code, ErrorCode::ValidationError);
+        assert_eq!(invalid.action.as_deref(), Some("billing.get_invoice"));
+        assert_eq!(invalid.fields[0].path, "id");
+        assert!(matches!(
+            outcomes[3],
+            Err(FusionClientError::JsonRpc { code: -32602, .. }) | Err(FusionClientError::Tool(_))
+        ));
+        client.close().await;
+    }
+
+    #[tokio::test]
+    async fn rate_limited_calls_are_retried_after_retry_after() {
+        let db = BillingDb::new("lib-retry");
+        let plain = billing(&db, &["--rate-limit", "1/s"], ClientOptions::default()).await;
+        let args = json!({"id": "inv_1"});
+        plain
+            .call_checked("billing.get_invoice", args.clone())
+            .await
+            .expect("first call within the limit");
+        let limited = plain
+            .call_checked("billing.get_invoice", args.clone())
+            .await
+            .unwrap_err();
+        let limited = limited.as_tool().expect("a tool failure");
+        assert_eq!(limited.code, ErrorCode::RateLimited);
+        assert_eq!(limited.retry_after, Some(1));
+        plain.close().await;
+
+        let retrying = billing(
+            &db,
+            &["--rate-limit", "1/s"],
+            ClientOptions::default().retry(RetryPolicy::new(3).with_jitter(0.0)),
+        )
+        .await;
+        retrying
+            .call_checked("billing.get_invoice", args.clone())
+            .await
+            .expect("first call");
+        let started = Instant::now();
+        let ok = retrying
+            .call_checked("billing.get_invoice", args)
+            .await
+            .expect("retried after retry_after");
+        assert_eq!(ok.value()["id"], "inv_1");
+        assert!(started.elapsed() >= Duration::from_millis(900));
+        retrying.close().await;
+    }
+}

@@ -1,0 +1,395 @@
+//! [`FusionClient`]: connecting to a server and calling its tools.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation, Tool,
+};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use serde_json::Value;
+
+use super::error::FusionClientError;
+use super::outcome::{Success, check_result};
+use super::retry::{self, RetryPolicy};
+use super::route::{DEFAULT_DISCRIMINATOR, Route, build_arguments, route};
+use super::stderr::StderrTail;
+use super::tools::{ToolSummary, summarize_tool};
+
+/// How long a failed start waits for the server's last stderr lines.
+const STDERR_SETTLE: Duration = Duration::from_millis(500);
+
+/// Where the server is.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// A Streamable HTTP endpoint, e.g. `http://127.0.0.1:8765/mcp`.
+    Http {
+        /// The endpoint URL (`http://` or `https://`).
+        url: String,
+    },
+    /// A server spoken to over stdio: the client starts `program` with `args`
+    /// (no shell) and stops it when the client closes.
+    Stdio {
+        /// The program, found on `PATH` when it has no slash.
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+}
+
+impl Target {
+    /// A Streamable HTTP target.
+    pub fn http(url: impl Into<String>) -> Self {
+        Target::Http { url: url.into() }
+    }
+
+    /// A stdio target: `program` started with `args`.
+    pub fn stdio<I, S>(program: impl Into<String>, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Target::Stdio {
+            program: program.into(),
+            args: args.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+impl fmt::Display for Target {
+    /// The URL, or the command line with its words separated by spaces.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Target::Http { url } => f.write_str(url),
+            Target::Stdio { program, args } => {
+                f.write_str(program)?;
+                args.iter().try_for_each(|arg| write!(f, " {arg}"))
+            }
+        }
+    }
+}
+
+/// What to do with a stdio server's stderr (its logs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ServerStderr {
+    /// Pass it through to this process's stderr (the default).
+    #[default]
+    Inherit,
+    /// Throw it away.
+    Discard,
+    /// Keep its last 8 KiB, shown in [`FusionClientError::Connect`] when the
+    /// server fails to start and available from
+    /// [`FusionClient::server_stderr`].
+    Capture,
+}
+
+/// How a [`FusionClient`] behaves. `ClientOptions::default()` is: discriminator
+/// `action`, no retry, no call time limit, 30 s to connect, stderr inherited.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientOptions {
+    /// The argument key a grouped tool reads its action from (dotted names,
+    /// see [`route`](super::route)). Default [`DEFAULT_DISCRIMINATOR`] (`action`).
+    pub discriminator: String,
+    /// Retries for [`FusionClient::call_checked`] and
+    /// [`FusionClient::call_many`]; `None` (the default) never retries.
+    pub retry: Option<RetryPolicy>,
+    /// The longest one `tools/call` may take; `None` (the default) waits as
+    /// long as the server does. On expiry the request is cancelled and
+    /// [`FusionClientError::Timeout`] is returned.
+    pub call_timeout: Option<Duration>,
+    /// The longest the connection and MCP handshake may take. Default 30 s.
+    pub connect_timeout: Duration,
+    /// A stdio server's stderr. Default [`ServerStderr::Inherit`].
+    pub stderr: ServerStderr,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            discriminator: DEFAULT_DISCRIMINATOR.to_owned(),
+            retry: None,
+            call_timeout: None,
+            connect_timeout: Duration::from_secs(30),
+            stderr: ServerStderr::Inherit,
+        }
+    }
+}
+
+impl ClientOptions {
+    /// Sets [`discriminator`](Self::discriminator).
+    pub fn discriminator(mut self, key: impl Into<String>) -> Self {
+        self.discriminator = key.into();
+        self
+    }
+
+    /// Sets [`retry`](Self::retry).
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = Some(policy);
+        self
+    }
+
+    /// Sets [`call_timeout`](Self::call_timeout).
+    pub fn call_timeout(mut self, limit: Duration) -> Self {
+        self.call_timeout = Some(limit);
+        self
+    }
+
+    /// Sets [`connect_timeout`](Self::connect_timeout).
+    pub fn connect_timeout(mut self, limit: Duration) -> Self {
+        self.connect_timeout = limit;
+        self
+    }
+
+    /// Sets [`stderr`](Self::stderr).
+    pub fn stderr(mut self, stderr: ServerStderr) -> Self {
+        self.stderr = stderr;
+        self
+    }
+}
+
+/// The set of tool names the server listed; `None` when listing failed.
+type ToolNames = Option<HashSet<String>>;
+
+/// A connection to one MCP server, over rmcp's client (wire contract §8).
+///
+/// Works with any MCP server; with an mcp-fusion server it also reads the
+/// `_meta` envelope and the routing of grouped tools. Methods take `&self`, so
+/// one client can run many calls at once. Dropping the client closes the
+/// connection in the background (and stops a stdio server); [`close`](Self::close)
+/// does it and waits.
+pub struct FusionClient {
+    service: RunningService<RoleClient, ClientConfig>,
+    options: ClientOptions,
+    tool_names: tokio::sync::Mutex<Option<Arc<ToolNames>>>,
+    stderr: Option<StderrTail>,
+}
+
+impl fmt::Debug for FusionClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FusionClient")
+            .field("server", &self.server_name())
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FusionClient {
+    /// Connects to `target` and completes the MCP handshake.
+    ///
+    /// # Errors
+    ///
+    /// [`FusionClientError::Connect`] when the URL cannot be reached, the
+    /// program cannot be started, the handshake fails, or it takes longer than
+    /// [`ClientOptions::connect_timeout`].
+    pub async fn connect(
+        target: &Target,
+        options: ClientOptions,
+    ) -> Result<FusionClient, FusionClientError> {
+        let connect_error =
+            |reason: String, server_stderr: Option<String>| FusionClientError::Connect {
+                target: target.to_string(),
+                reason,
+                server_stderr,
+            };
+        let info = client_info();
+        let limit = options.connect_timeout;
+        let (served, stderr) = match target {
+            Target::Http { url } => {
+                let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+                (
+                    tokio::time::timeout(limit, info.serve(transport)).await,
+                    None,
+                )
+            }
+            Target::Stdio { program, args } => {
+                let mut command = tokio::process::Command::new(program);
+                command.args(args);
+                let stderr_io = match options.stderr {
+                    ServerStderr::Inherit => Stdio::inherit(),
+                    ServerStderr::Discard => Stdio::null(),
+                    ServerStderr::Capture => Stdio::piped(),
+                };
+                let (transport, child_stderr) = TokioChildProcess::builder(command)
+                    .stderr(stderr_io)
+                    .spawn()
+                    .map_err(|e| connect_error(format!("cannot start `{program}`: {e}"), None))?;
+                let stderr = child_stderr.map(StderrTail::spawn);
+                (
+                    tokio::time::timeout(limit, info.serve(transport)).await,
+                    stderr,
+                )
+            }
+        };
+        let failure = match served {
+            Ok(Ok(service)) => {
+                return Ok(FusionClient {
+                    service,
+                    options,
+                    tool_names: tokio::sync::Mutex::new(None),
+                    stderr,
+                });
+            }
+            Ok(Err(e)) => format!("MCP handshake failed: {e}"),
+            Err(_) => format!(
+                "no MCP handshake within {} s",
+                options.connect_timeout.as_secs_f64()
+            ),
+        };
+        let server_stderr = match &stderr {
+            Some(tail) => tail.settle(STDERR_SETTLE).await,
+            None => None,
+        };
+        Err(connect_error(failure, server_stderr))
+    }
+
+    /// The server's name and version from the handshake, e.g.
+    /// `("plain-errors", "1.0.0")`.
+    pub fn server_name(&self) -> Option<(String, String)> {
+        self.service
+            .peer_info()
+            .and_then(|info| info.server_info.clone())
+            .map(|server| (server.name, server.version))
+    }
+
+    /// What a stdio server wrote on stderr so far (its last 8 KiB), when
+    /// started with [`ServerStderr::Capture`]; `None` otherwise or when empty.
+    pub fn server_stderr(&self) -> Option<String> {
+        self.stderr.as_ref().and_then(StderrTail::text)
+    }
+
+    /// The options this client was connected with.
+    pub fn options(&self) -> &ClientOptions {
+        &self.options
+    }
+
+    /// Every tool the server lists (all pages of `tools/list`). Also refreshes
+    /// the list used to route dotted names.
+    ///
+    /// # Errors
+    ///
+    /// [`FusionClientError::JsonRpc`] if the server refuses `tools/list`;
+    /// transport, protocol and time-out errors as for [`call`](Self::call).
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, FusionClientError> {
+        let tools = self.limited(self.service.list_all_tools()).await?;
+        let names = tools.iter().map(|t| t.name.to_string()).collect();
+        *self.tool_names.lock().await = Some(Arc::new(Some(names)));
+        Ok(tools)
+    }
+
+    /// [`list_tools`](Self::list_tools), each summarised with its actions and
+    /// required fields (for the client's discriminator key).
+    ///
+    /// # Errors
+    ///
+    /// As for [`list_tools`](Self::list_tools).
+    pub async fn tool_summaries(&self) -> Result<Vec<ToolSummary>, FusionClientError> {
+        let tools = self.list_tools().await?;
+        Ok(tools
+            .iter()
+            .map(|tool| summarize_tool(tool, &self.options.discriminator))
+            .collect())
+    }
+
+    /// Where a call to `name` goes ([`route`](super::route)). A dotted name
+    /// fetches the tool list once (and caches it) to see whether the name is
+    /// itself a tool; if listing fails the dotted split is used.
+    pub async fn route(&self, name: &str) -> Route {
+        if !name.contains('.') {
+            return route(name, None::<[&str; 0]>);
+        }
+        let names = self.tool_names().await;
+        match names.as_ref() {
+            Some(names) => route(name, Some(names.iter().map(String::as_str))),
+            None => route(name, None::<[&str; 0]>),
+        }
+    }
+
+    async fn tool_names(&self) -> Arc<ToolNames> {
+        let mut cached = self.tool_names.lock().await;
+        if let Some(names) = cached.as_ref() {
+            return Arc::clone(names);
+        }
+        let names = match self.limited(self.service.list_all_tools()).await {
+            Ok(tools) => Some(tools.iter().map(|t| t.name.to_string()).collect()),
+            Err(_) => None,
+        };
+        let names = Arc::new(names);
+        *cached = Some(Arc::clone(&names));
+        names
+    }
+
+    /// Calls tool `name` (dotted names route to grouped tools, see
+    /// [`route`](Self::route)) with `args`, a JSON object or `null`, and
+    /// returns the result as the server sent it, `isError` or not.
+    ///
+    /// # Errors
+    ///
+    /// - [`FusionClientError::InvalidArguments`]: `args` is not an object or `null`;
+    /// - [`FusionClientError::JsonRpc`]: the server answered with a JSON-RPC
+    ///   error (e.g. `-32602` for an unknown tool);
+    /// - [`FusionClientError::Transport`] / [`FusionClientError::Protocol`]:
+    ///   the connection broke or the answer was not a tool result;
+    /// - [`FusionClientError::Timeout`]: [`ClientOptions::call_timeout`] passed.
+    pub async fn call(&self, name: &str, args: Value) -> Result<CallToolResult, FusionClientError> {
+        let route = self.route(name).await;
+        let arguments = build_arguments(args, &route, &self.options.discriminator)?;
+        let mut params = CallToolRequestParams::new(route.tool);
+        params.arguments = arguments;
+        self.limited(self.service.call_tool(params)).await
+    }
+
+    /// [`call`](Self::call), then [`check_result`](super::check_result): a
+    /// success (with its warnings) or a typed error. Retries per
+    /// [`ClientOptions::retry`] when set.
+    ///
+    /// # Errors
+    ///
+    /// [`FusionClientError::Tool`] when the tool failed (`isError: true`), with
+    /// the envelope's code, severity, message, recovery, available actions,
+    /// details, retry-after and, for a validation failure, its fields; the
+    /// other variants as for [`call`](Self::call).
+    pub async fn call_checked(
+        &self,
+        name: &str,
+        args: Value,
+    ) -> Result<Success, FusionClientError> {
+        retry::run(
+            self.options.retry.as_ref(),
+            || async { check_result(self.call(name, args.clone()).await?) },
+            tokio::time::sleep,
+        )
+        .await
+    }
+
+    /// Closes the connection and waits for it to end; a stdio server is asked
+    /// to exit (stdin closed, then SIGTERM, then killed after a few seconds).
+    pub async fn close(self) {
+        let _ = self.service.cancel().await;
+    }
+
+    async fn limited<T, F>(&self, request: F) -> Result<T, FusionClientError>
+    where
+        F: Future<Output = Result<T, rmcp::ServiceError>>,
+    {
+        match self.options.call_timeout {
+            Some(limit) => match tokio::time::timeout(limit, request).await {
+                Ok(outcome) => outcome.map_err(Into::into),
+                Err(_) => Err(FusionClientError::Timeout(limit)),
+            },
+            None => request.await.map_err(Into::into),
+        }
+    }
+}
+
+/// What the client says about itself in the handshake.
+fn client_info() -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("mcp-fusion", env!("CARGO_PKG_VERSION")),
+    )
+}

@@ -1,0 +1,304 @@
+//! [`FusionClientError`]: every way a call made by the client can fail, and
+//! [`ToolFailure`], a tool's own failure as the client read it (wire contract §8).
+
+use std::fmt;
+use std::time::Duration;
+
+use rmcp::ServiceError;
+use rmcp::model::CallToolResult;
+use serde_json::{Map, Value, json};
+
+use crate::error::{ErrorCode, FieldError, Severity};
+
+/// The code of a failure whose text holds no envelope (§8): a foreign server's
+/// plain-text error, or an empty error result.
+pub const UNKNOWN_CODE: &str = "UNKNOWN";
+
+/// Marker rmcp puts in `ErrorData.data` when it fails a pending request because
+/// the transport closed; such an error is a transport failure, not the server's.
+const TRANSPORT_CLOSED_MARKER: &str = "io.modelcontextprotocol/transportClosed";
+
+/// Where the client read a [`ToolFailure`] from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FailureSource {
+    /// `_meta["mcp-fusion/error"]` (§1), read first.
+    Meta,
+    /// A `<tool_error>` or `<validation_error>` envelope in the text blocks.
+    Envelope,
+    /// Plain text with no envelope: code `UNKNOWN`, the whole text as message.
+    Text,
+    /// No text at all: code `UNKNOWN`; the message is the `structuredContent`
+    /// as compact JSON when the server sent one, else [`EMPTY_ERROR_MESSAGE`](super::EMPTY_ERROR_MESSAGE).
+    Empty,
+}
+
+impl FailureSource {
+    /// `meta`, `envelope`, `text` or `empty`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureSource::Meta => "meta",
+            FailureSource::Envelope => "envelope",
+            FailureSource::Text => "text",
+            FailureSource::Empty => "empty",
+        }
+    }
+}
+
+/// A tool call that ran and failed (`isError: true`), as the client read it.
+///
+/// The fields mirror the `<tool_error>` envelope (§2) and its `_meta` twin (§1);
+/// a `<validation_error>` (§4) gives code `VALIDATION_ERROR`, its `action` and
+/// its `fields`. A failure from a server that writes no envelope has code
+/// [`UNKNOWN_CODE`] and the whole text as `message`. `raw` keeps the result
+/// exactly as it arrived, so nothing the server said is lost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolFailure {
+    /// The failure code (§5): canonical, custom, or `UNKNOWN`.
+    pub code: ErrorCode,
+    /// `error` or `critical` (§3); `error` when the server did not say. A
+    /// result with `isError: true` is a failure even if its envelope says
+    /// `warning`; the severity is then kept as written.
+    pub severity: Severity,
+    /// What went wrong. Never empty.
+    pub message: String,
+    /// What to do next, when the server said.
+    pub recovery: Option<String>,
+    /// Dotted action names to call instead, in the server's order (only the
+    /// root envelope's list: an `<action>` nested elsewhere does not count).
+    pub available_actions: Vec<String>,
+    /// Ordered key → value details (`<details>` / `_meta` `details`); non-string
+    /// `_meta` values are kept as their compact JSON.
+    pub details: Vec<(String, String)>,
+    /// Whole seconds to wait before calling again, between 0 and 86 400. A
+    /// malformed value from a foreign server (negative, not a number) is
+    /// dropped; a fractional one is rounded up; a larger one is clamped.
+    pub retry_after: Option<u64>,
+    /// For a validation failure, the dotted action whose arguments failed.
+    pub action: Option<String>,
+    /// For a validation failure, one entry per `<field>` (path, message).
+    pub fields: Vec<FieldError>,
+    /// Where the fields above were read from.
+    pub source: FailureSource,
+    /// The result as the server sent it.
+    pub raw: CallToolResult,
+}
+
+impl ToolFailure {
+    /// Whether this is a validation failure (code `VALIDATION_ERROR`).
+    pub fn is_validation(&self) -> bool {
+        self.code == ErrorCode::ValidationError
+    }
+
+    /// [`retry_after`](Self::retry_after) as a [`Duration`].
+    pub fn retry_after_duration(&self) -> Option<Duration> {
+        self.retry_after.map(Duration::from_secs)
+    }
+
+    /// The failure as JSON, in the shape of `_meta["mcp-fusion/error"]` (§1):
+    /// `{"code", "severity", "message", "recovery"?, "available_actions"?,
+    /// "details"? (object, in order), "retry_after_seconds"?, "action"?,
+    /// "fields"? ([{"path", "message"}])}`. Empty members are omitted; `raw`
+    /// is not included.
+    pub fn to_json(&self) -> Value {
+        let mut out = Map::new();
+        out.insert("code".into(), json!(self.code.as_str()));
+        out.insert("severity".into(), json!(self.severity.as_str()));
+        out.insert("message".into(), json!(self.message));
+        if let Some(recovery) = &self.recovery {
+            out.insert("recovery".into(), json!(recovery));
+        }
+        if !self.available_actions.is_empty() {
+            out.insert("available_actions".into(), json!(self.available_actions));
+        }
+        if !self.details.is_empty() {
+            let details: Map<String, Value> = self
+                .details
+                .iter()
+                .map(|(k, v)| (k.clone(), json!(v)))
+                .collect();
+            out.insert("details".into(), Value::Object(details));
+        }
+        if let Some(secs) = self.retry_after {
+            out.insert("retry_after_seconds".into(), json!(secs));
+        }
+        if let Some(action) = &self.action {
+            out.insert("action".into(), json!(action));
+        }
+        if !self.fields.is_empty() {
+            let fields: Vec<Value> = self
+                .fields
+                .iter()
+                .map(|f| json!({"path": f.path, "message": f.message}))
+                .collect();
+            out.insert("fields".into(), Value::Array(fields));
+        }
+        Value::Object(out)
+    }
+}
+
+impl fmt::Display for ToolFailure {
+    /// `CODE: message`, e.g. `NOT_FOUND: No invoice with that ID`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+/// Why a call made through [`FusionClient`](super::FusionClient) did not succeed.
+///
+/// [`Tool`](Self::Tool) is the tool's own failure (a `CallToolResult` with
+/// `isError: true`, §1); every other variant means the call never produced a
+/// tool result. Building this error never panics, whatever the server sent.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FusionClientError {
+    /// The tool ran and failed; the envelope as read (§8).
+    #[error("{0}")]
+    Tool(Box<ToolFailure>),
+    /// The server answered with a JSON-RPC error object instead of a result,
+    /// e.g. `-32602` for an unknown tool on many servers, `-32601` for an
+    /// unknown method (§1: protocol errors stay JSON-RPC errors).
+    #[error("JSON-RPC error {code}: {message}")]
+    JsonRpc {
+        /// The JSON-RPC error code.
+        code: i32,
+        /// The server's message, verbatim.
+        message: String,
+        /// The error's `data` member, if any.
+        data: Option<Value>,
+    },
+    /// The connection could not be set up: the URL is unreachable, the command
+    /// could not be started, or the MCP handshake failed.
+    #[error("could not connect to {target}: {reason}")]
+    Connect {
+        /// The target as given (URL or command line).
+        target: String,
+        /// What went wrong.
+        reason: String,
+        /// The last lines the server process wrote on stderr, when captured
+        /// ([`ServerStderr::Capture`](super::ServerStderr::Capture)).
+        server_stderr: Option<String>,
+    },
+    /// The connection broke while the call was in flight, or a message could
+    /// not be sent.
+    #[error("transport error: {0}")]
+    Transport(String),
+    /// The server's answer was not a valid answer to the request (an
+    /// unexpected response type, too many input rounds).
+    #[error("protocol error: {0}")]
+    Protocol(String),
+    /// No answer within the call's time limit; the request was cancelled.
+    #[error("no answer within {} s", .0.as_secs_f64())]
+    Timeout(Duration),
+    /// The arguments given to the client are not a JSON object (or `null`).
+    #[error("invalid arguments: {0}")]
+    InvalidArguments(String),
+}
+
+impl FusionClientError {
+    /// The tool failure, if this is one.
+    pub fn as_tool(&self) -> Option<&ToolFailure> {
+        match self {
+            FusionClientError::Tool(failure) => Some(failure),
+            _ => None,
+        }
+    }
+
+    /// The failure code for a tool failure; `None` for the other variants.
+    pub fn code(&self) -> Option<&ErrorCode> {
+        self.as_tool().map(|failure| &failure.code)
+    }
+
+    /// A short name of the variant: `tool`, `jsonrpc`, `connect`, `transport`,
+    /// `protocol`, `timeout` or `invalid_arguments`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            FusionClientError::Tool(_) => "tool",
+            FusionClientError::JsonRpc { .. } => "jsonrpc",
+            FusionClientError::Connect { .. } => "connect",
+            FusionClientError::Transport(_) => "transport",
+            FusionClientError::Protocol(_) => "protocol",
+            FusionClientError::Timeout(_) => "timeout",
+            FusionClientError::InvalidArguments(_) => "invalid_arguments",
+        }
+    }
+
+    /// The error as one JSON object with a `kind` member: for a tool failure,
+    /// [`ToolFailure::to_json`] plus `"kind": "tool"`; for a JSON-RPC error
+    /// `{"kind": "jsonrpc", "code": N, "message", "data"?}`; otherwise
+    /// `{"kind", "message"}` (plus `target` and `server_stderr` for `connect`).
+    pub fn to_json(&self) -> Value {
+        let mut out = Map::new();
+        out.insert("kind".into(), json!(self.kind()));
+        match self {
+            FusionClientError::Tool(failure) => {
+                if let Value::Object(fields) = failure.to_json() {
+                    out.extend(fields);
+                }
+            }
+            FusionClientError::JsonRpc {
+                code,
+                message,
+                data,
+            } => {
+                out.insert("code".into(), json!(code));
+                out.insert("message".into(), json!(message));
+                if let Some(data) = data {
+                    out.insert("data".into(), data.clone());
+                }
+            }
+            FusionClientError::Connect {
+                target,
+                reason,
+                server_stderr,
+            } => {
+                out.insert("target".into(), json!(target));
+                out.insert("message".into(), json!(reason));
+                if let Some(stderr) = server_stderr {
+                    out.insert("server_stderr".into(), json!(stderr));
+                }
+            }
+            other => {
+                out.insert("message".into(), json!(other.to_string()));
+            }
+        }
+        Value::Object(out)
+    }
+}
+
+impl From<ToolFailure> for FusionClientError {
+    fn from(failure: ToolFailure) -> Self {
+        FusionClientError::Tool(Box::new(failure))
+    }
+}
+
+impl From<ServiceError> for FusionClientError {
+    /// Maps rmcp's request error: a JSON-RPC error object becomes
+    /// [`JsonRpc`](Self::JsonRpc) (unless rmcp made it up because the transport
+    /// closed), a time-out [`Timeout`](Self::Timeout), send and close failures
+    /// [`Transport`](Self::Transport), the rest [`Protocol`](Self::Protocol).
+    fn from(err: ServiceError) -> Self {
+        match err {
+            ServiceError::McpError(data) => {
+                let closed = data
+                    .data
+                    .as_ref()
+                    .and_then(|d| d.get(TRANSPORT_CLOSED_MARKER))
+                    .is_some();
+                if closed {
+                    FusionClientError::Transport(format!("connection closed: {}", data.message))
+                } else {
+                    FusionClientError::JsonRpc {
+                        code: data.code.0,
+                        message: data.message.into_owned(),
+                        data: data.data,
+                    }
+                }
+            }
+            ServiceError::Timeout { timeout } => FusionClientError::Timeout(timeout),
+            err @ (ServiceError::TransportSend(_)
+            | ServiceError::TransportClosed
+            | ServiceError::Cancelled { .. }) => FusionClientError::Transport(err.to_string()),
+            other => FusionClientError::Protocol(other.to_string()),
+        }
+    }
+}

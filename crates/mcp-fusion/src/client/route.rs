@@ -1,0 +1,161 @@
+//! Dotted names: `billing.get_invoice` → tool `billing`, `{"action":
+//! "get_invoice", …}` (the grouped exposition of the router).
+
+use serde_json::{Map, Value};
+
+use super::error::FusionClientError;
+
+/// The discriminator key a grouped tool reads its action from, unless
+/// [`ClientOptions::discriminator`](super::ClientOptions::discriminator) says
+/// otherwise.
+pub const DEFAULT_DISCRIMINATOR: &str = "action";
+
+/// Where a call goes: the MCP tool name, and the action to put under the
+/// discriminator key, if any.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Route {
+    /// The tool name sent in `tools/call`.
+    pub tool: String,
+    /// The action for a grouped tool; `None` sends the arguments unchanged.
+    pub action: Option<String>,
+}
+
+/// Resolves `name` to a [`Route`].
+///
+/// - A name without a dot, or a name that is itself a listed tool, is called
+///   as it is (a listed name wins over the dotted split).
+/// - Otherwise the name is split at its FIRST dot: `a.b.c` → tool `a`, action
+///   `b.c`, provided both parts are non-empty and, when the tool list is known,
+///   `a` is a listed tool.
+/// - When the list is known and lists neither, the name is sent as it is, so
+///   that the server's own "unknown tool" answer names what the caller wrote.
+///
+/// `listed` is `None` when the tool list is unknown (listing failed); the
+/// dotted split is then used.
+pub fn route<'a, I>(name: &str, listed: Option<I>) -> Route
+where
+    I: IntoIterator<Item = &'a str> + Clone,
+{
+    let as_is = Route {
+        tool: name.to_owned(),
+        action: None,
+    };
+    let Some((tool, action)) = name.split_once('.') else {
+        return as_is;
+    };
+    if tool.is_empty() || action.is_empty() {
+        return as_is;
+    }
+    if let Some(listed) = listed {
+        if listed.clone().into_iter().any(|t| t == name) {
+            return as_is;
+        }
+        if !listed.into_iter().any(|t| t == tool) {
+            return as_is;
+        }
+    }
+    Route {
+        tool: tool.to_owned(),
+        action: Some(action.to_owned()),
+    }
+}
+
+/// The `arguments` object for `route`: `args` (a JSON object, or `null` for
+/// none) with the action written under `discriminator` LAST, so that a
+/// caller's own member of that name cannot redirect the call.
+///
+/// Returns `Ok(None)` (no `arguments` member) for `null` args on an ungrouped
+/// route, and [`FusionClientError::InvalidArguments`] when `args` is neither an
+/// object nor `null`.
+pub fn build_arguments(
+    args: Value,
+    route: &Route,
+    discriminator: &str,
+) -> Result<Option<Map<String, Value>>, FusionClientError> {
+    let mut map = match args {
+        Value::Object(map) => Some(map),
+        Value::Null => None,
+        other => {
+            return Err(FusionClientError::InvalidArguments(format!(
+                "tool arguments must be a JSON object, got {}",
+                json_type(&other)
+            )));
+        }
+    };
+    if let Some(action) = &route.action {
+        map.get_or_insert_with(Map::new)
+            .insert(discriminator.to_owned(), Value::String(action.clone()));
+    }
+    Ok(map)
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const NONE: Option<[&str; 0]> = None;
+
+    #[test]
+    fn splits_at_the_first_dot() {
+        assert_eq!(
+            route("billing.get_invoice", NONE),
+            Route {
+                tool: "billing".into(),
+                action: Some("get_invoice".into())
+            }
+        );
+        assert_eq!(route("a.b.c", NONE).action.as_deref(), Some("b.c"));
+        assert_eq!(route("plain", NONE).action, None);
+        assert_eq!(route(".x", NONE).tool, ".x");
+        assert_eq!(route("x.", NONE).tool, "x.");
+    }
+
+    #[test]
+    fn a_listed_name_wins_over_the_split() {
+        let listed = Some(["billing", "files.read"]);
+        assert_eq!(route("files.read", listed).action, None);
+        assert_eq!(route("billing.pay", listed).action.as_deref(), Some("pay"));
+        // Neither `other.x` nor `other` is listed: sent as written.
+        assert_eq!(route("other.x", listed).tool, "other.x");
+    }
+
+    #[test]
+    fn routing_key_is_applied_last() {
+        let route = route("billing.get_invoice", NONE);
+        let args = build_arguments(json!({"action": "delete_all", "id": 1}), &route, "action")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            Value::Object(args),
+            json!({"action": "get_invoice", "id": 1})
+        );
+        let args = build_arguments(Value::Null, &route, "op").unwrap().unwrap();
+        assert_eq!(Value::Object(args), json!({"op": "get_invoice"}));
+    }
+
+    #[test]
+    fn non_object_arguments_are_refused() {
+        let route = route("echo", NONE);
+        assert_eq!(
+            build_arguments(Value::Null, &route, "action").unwrap(),
+            None
+        );
+        let err = build_arguments(json!([1]), &route, "action").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid arguments: tool arguments must be a JSON object, got an array"
+        );
+    }
+}

@@ -1,0 +1,846 @@
+//! One validator error → field lines `{problem}. You sent: {sent}. {expected}`,
+//! phrased per JSON Schema keyword (wire contract §4; the table is in
+//! `docs/validation.md`).
+
+use jsonschema::ValidationError;
+use jsonschema::error::{TypeKind, ValidationErrorKind as Kind};
+use serde_json::Value;
+
+use super::lookup::{self, Unions};
+use super::path::{self, Seg};
+use super::sent::{MISSING, compact, quote_cut, sent};
+use super::suggest::closest;
+use super::union;
+
+/// What the phrasing reads besides the error: the action's schema and the
+/// arguments as validated.
+pub(crate) struct Ctx<'a> {
+    /// The whole schema as compiled (the root `$ref`s resolve against).
+    pub root: &'a Value,
+    /// The whole schema as the user gave it (without the integer ranges
+    /// added for compiling): which bounds the user wrote.
+    pub given: &'a Value,
+    /// The whole arguments object.
+    pub instance: &'a Value,
+}
+
+/// A field line before ordering.
+#[derive(Debug, Clone)]
+pub(crate) struct Line {
+    /// Where, as instance segments.
+    pub segs: Vec<Seg>,
+    /// The JSON Schema keyword the line is about.
+    pub keyword: &'static str,
+    /// `{problem}. You sent: {sent}. {expected}`.
+    pub message: String,
+}
+
+impl Line {
+    pub(crate) fn new(
+        segs: Vec<Seg>,
+        keyword: &'static str,
+        problem: &str,
+        sent: &str,
+        expected: &str,
+    ) -> Self {
+        Line {
+            segs,
+            keyword,
+            message: format!("{problem}. You sent: {sent}. {expected}"),
+        }
+    }
+}
+
+/// The two phrased parts of a line about a single value.
+pub(crate) struct Parts {
+    pub problem: String,
+    pub expected: String,
+}
+
+fn parts(problem: impl Into<String>, expected: impl Into<String>) -> Option<Parts> {
+    Some(Parts {
+        problem: problem.into(),
+        expected: expected.into(),
+    })
+}
+
+/// Phrases `err` into one or more lines (a union may yield its chosen
+/// branch's lines; `additionalProperties` yields one line per key).
+pub(crate) fn phrase(ctx: &Ctx, err: &ValidationError<'_>, out: &mut Vec<Line>) {
+    let here = path::segments(ctx.instance, err.instance_path().as_str());
+    let value: &Value = err.instance();
+    let schema_path = err.schema_path().as_str();
+    match err.kind() {
+        Kind::Required { property } => {
+            let name = property
+                .as_str()
+                .map_or_else(|| compact(property), str::to_owned);
+            let prop = lookup::owner(ctx.root, schema_path, "required")
+                .and_then(|o| lookup::object_view(ctx.root, o, Unions::Skip).prop(&name))
+                .or_else(|| {
+                    let object = lookup::schema_at(ctx.root, ctx.instance, &here)?;
+                    lookup::object_view(ctx.root, object, Unions::Selected(value)).prop(&name)
+                });
+            let expected = prop
+                .and_then(|p| lookup::describe(ctx.root, p))
+                .map_or_else(
+                    || "Expected a value.".to_owned(),
+                    |d| format!("Expected {d}."),
+                );
+            out.push(Line::new(
+                path::child(&here, &name),
+                "required",
+                "Missing required field",
+                MISSING,
+                &expected,
+            ));
+        }
+        Kind::AdditionalProperties { unexpected } => {
+            let owner = lookup::owner(ctx.root, schema_path, "additionalProperties");
+            let known = Known::declared_by(owner);
+            unknown_keys(
+                &here,
+                value,
+                unexpected,
+                &known,
+                "additionalProperties",
+                out,
+            );
+        }
+        Kind::UnevaluatedProperties { unexpected } => {
+            let known = lookup::owner(ctx.root, schema_path, "unevaluatedProperties")
+                .map(|o| Known::evaluated_by(ctx.root, o))
+                .unwrap_or_default();
+            unknown_keys(
+                &here,
+                value,
+                unexpected,
+                &known,
+                "unevaluatedProperties",
+                out,
+            );
+        }
+        Kind::PropertyNames { error } => {
+            let key = error
+                .instance()
+                .as_str()
+                .map_or_else(|| compact(error.instance()), str::to_owned);
+            let inner = single(ctx, error).unwrap_or_else(|| fallback(error.kind().keyword()));
+            out.push(Line::new(
+                path::child(&here, &key),
+                "propertyNames",
+                &format!(
+                    "Invalid field name \"{key}\" ({})",
+                    lower_first(&inner.problem)
+                ),
+                &sent(value.get(&key)),
+                &inner.expected,
+            ));
+        }
+        Kind::FalseSchema
+            if schema_path.ends_with("/additionalProperties")
+                || schema_path.ends_with("/unevaluatedProperties")
+                || schema_path.ends_with("/propertyNames") =>
+        {
+            // `additionalProperties: false` on an object declaring no
+            // properties: reported once, at the object, for its first key.
+            let object = path::value_at(ctx.instance, &here).unwrap_or(value);
+            let owner = schema_path
+                .rsplit_once('/')
+                .and_then(|(o, _)| ctx.root.pointer(o));
+            let known = Known::declared_by(owner);
+            let unexpected: Vec<String> = object
+                .as_object()
+                .map(|m| {
+                    m.keys()
+                        .filter(|k| !known.names.contains(&k.as_str()))
+                        .cloned()
+                        .collect()
+                })
+                .unwrap_or_default();
+            if unexpected.is_empty() {
+                let p = single(ctx, err).unwrap_or_else(|| fallback("false"));
+                out.push(Line::new(
+                    here,
+                    "false",
+                    &p.problem,
+                    &sent(Some(value)),
+                    &p.expected,
+                ));
+            } else {
+                unknown_keys(
+                    &here,
+                    object,
+                    &unexpected,
+                    &known,
+                    "additionalProperties",
+                    out,
+                );
+            }
+        }
+        Kind::OneOfNotValid { context } => union::phrase_union(ctx, err, context, "oneOf", out),
+        Kind::AnyOf { context } => union::phrase_union(ctx, err, context, "anyOf", out),
+        _ => {
+            let p = single(ctx, err).unwrap_or_else(|| fallback(err.kind().keyword()));
+            out.push(Line::new(
+                here,
+                keyword_of(err.kind()),
+                &p.problem,
+                &sent(Some(value)),
+                &p.expected,
+            ));
+        }
+    }
+}
+
+/// The field names an object schema knows: declared names, in schema
+/// order, and `patternProperties` patterns.
+#[derive(Default)]
+struct Known<'s> {
+    names: Vec<&'s str>,
+    patterns: Vec<&'s str>,
+}
+
+impl<'s> Known<'s> {
+    /// What `additionalProperties` compares against: the `properties` and
+    /// `patternProperties` of the schema holding it.
+    fn declared_by(owner: Option<&'s Value>) -> Self {
+        let keys = |kw: &str| -> Vec<&'s str> {
+            owner
+                .and_then(|o| o.get(kw))
+                .and_then(Value::as_object)
+                .map(|m| m.keys().map(String::as_str).collect())
+                .unwrap_or_default()
+        };
+        Known {
+            names: keys("properties"),
+            patterns: keys("patternProperties"),
+        }
+    }
+
+    /// What `unevaluatedProperties` compares against: whatever the schema and
+    /// its `$ref`, `allOf` and union branches declare.
+    fn evaluated_by(root: &'s Value, owner: &'s Value) -> Self {
+        let view = lookup::object_view(root, owner, Unions::All);
+        let mut patterns = Vec::new();
+        for m in lookup::members(root, owner) {
+            if let Some(pp) = m.get("patternProperties").and_then(Value::as_object) {
+                patterns.extend(pp.keys().map(String::as_str));
+            }
+        }
+        Known {
+            names: view.props.iter().map(|(n, _)| *n).collect(),
+            patterns,
+        }
+    }
+}
+
+/// One line per unrecognized key, at that key's own path.
+fn unknown_keys(
+    here: &[Seg],
+    object: &Value,
+    unexpected: &[String],
+    known: &Known,
+    keyword: &'static str,
+    out: &mut Vec<Line>,
+) {
+    let listed = known
+        .names
+        .iter()
+        .map(|k| format!("\"{k}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let patterns = known
+        .patterns
+        .iter()
+        .map(|p| format!("'{p}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    for key in unexpected {
+        let mut expected = match (known.names.is_empty(), known.patterns.is_empty()) {
+            (true, true) => "This object accepts no fields; remove it.".to_owned(),
+            (false, true) => format!("Known fields: {listed}. Check for typos."),
+            (true, false) => format!("Field names must match {patterns}. Check for typos."),
+            (false, false) => {
+                format!("Known fields: {listed}, and names matching {patterns}. Check for typos.")
+            }
+        };
+        if let Some(near) = closest(key, known.names.iter().copied()) {
+            expected.push_str(&format!(" Did you mean \"{near}\"?"));
+        }
+        out.push(Line::new(
+            path::child(here, key),
+            keyword,
+            &format!("Unrecognized field \"{key}\""),
+            &sent(object.get(key)),
+            &expected,
+        ));
+    }
+}
+
+/// The stable keyword a kind is about (`'static`, for [`Line::keyword`]).
+fn keyword_of(kind: &Kind) -> &'static str {
+    match kind {
+        Kind::AdditionalItems { .. } => "additionalItems",
+        Kind::AdditionalProperties { .. } => "additionalProperties",
+        Kind::AnyOf { .. } => "anyOf",
+        Kind::BacktrackLimitExceeded { .. }
+        | Kind::RegexEngineFailure { .. }
+        | Kind::Pattern { .. } => "pattern",
+        Kind::Constant { .. } => "const",
+        Kind::Contains => "contains",
+        Kind::ContentEncoding { .. } | Kind::FromUtf8 { .. } => "contentEncoding",
+        Kind::ContentMediaType { .. } => "contentMediaType",
+        Kind::Custom { .. } => "custom",
+        Kind::Enum { .. } => "enum",
+        Kind::ExclusiveMaximum { .. } => "exclusiveMaximum",
+        Kind::ExclusiveMinimum { .. } => "exclusiveMinimum",
+        Kind::FalseSchema => "false",
+        Kind::Format { .. } => "format",
+        Kind::MaxItems { .. } => "maxItems",
+        Kind::Maximum { .. } => "maximum",
+        Kind::MaxLength { .. } => "maxLength",
+        Kind::MaxProperties { .. } => "maxProperties",
+        Kind::MinItems { .. } => "minItems",
+        Kind::Minimum { .. } => "minimum",
+        Kind::MinLength { .. } => "minLength",
+        Kind::MinProperties { .. } => "minProperties",
+        Kind::MultipleOf { .. } => "multipleOf",
+        Kind::Not { .. } => "not",
+        Kind::OneOfMultipleValid { .. } | Kind::OneOfNotValid { .. } => "oneOf",
+        Kind::PropertyNames { .. } => "propertyNames",
+        Kind::Required { .. } => "required",
+        Kind::Type { .. } => "type",
+        Kind::UnevaluatedItems { .. } => "unevaluatedItems",
+        Kind::UnevaluatedProperties { .. } => "unevaluatedProperties",
+        Kind::UniqueItems => "uniqueItems",
+        Kind::Referencing(_) => "$ref",
+    }
+}
+
+/// The line for a kind whose value is not in the error kind itself: a rule
+/// the schema states and this text cannot restate. Never shows Rust names.
+fn fallback(keyword: &str) -> Parts {
+    let keyword: String = keyword
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '$' || *c == '_' || *c == '-')
+        .take(40)
+        .collect();
+    Parts {
+        problem: "Invalid value".to_owned(),
+        expected: format!("Expected a value that satisfies the schema's '{keyword}' rule."),
+    }
+}
+
+/// `n thing` / `n things`.
+pub(crate) fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn lower_first(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// ` Did you mean 'x'?` when the sent string is near one of the string `options`.
+pub(crate) fn did_you_mean(value: &Value, options: &[&Value]) -> String {
+    let Some(typed) = value.as_str() else {
+        return String::new();
+    };
+    closest(typed, options.iter().filter_map(|o| o.as_str()))
+        .map(|near| format!(" Did you mean '{near}'?"))
+        .unwrap_or_default()
+}
+
+/// `Expected one of: 'a', 'b'.` / `Expected exactly 'a'.`, then the suggestion.
+pub(crate) fn expected_pinned(value: &Value, options: &[&Value]) -> String {
+    format!(
+        "Expected {}.{}",
+        lookup::pinned_phrase(options),
+        did_you_mean(value, options)
+    )
+}
+
+/// Problem and expectation for a kind about one value (everything but
+/// required, unknown keys, property names and unions).
+pub(crate) fn single(ctx: &Ctx, err: &ValidationError<'_>) -> Option<Parts> {
+    let value: &Value = err.instance();
+    let schema_path = err.schema_path().as_str();
+    let owner = |kw: &str| lookup::owner(ctx.root, schema_path, kw);
+    match err.kind() {
+        Kind::Type { kind } => {
+            let names: Vec<String> = match owner("type").and_then(|o| o.get("type")) {
+                Some(Value::String(t)) => vec![t.clone()],
+                Some(Value::Array(ts)) => ts
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect(),
+                _ => match kind {
+                    TypeKind::Single(t) => vec![t.to_string()],
+                    TypeKind::Multiple(set) => set.iter().map(|t| t.to_string()).collect(),
+                },
+            };
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            parts(
+                "Wrong type",
+                format!("Expected {}.", lookup::type_phrase(&names)),
+            )
+        }
+        Kind::MinLength { limit } => {
+            let exact = owner("minLength")
+                .and_then(|o| o.get("maxLength"))
+                .and_then(Value::as_u64)
+                == Some(*limit);
+            let bound = if exact { "exactly" } else { "at least" };
+            parts(
+                "Too short",
+                format!(
+                    "Expected {bound} {}.",
+                    count(*limit, "character", "characters")
+                ),
+            )
+        }
+        Kind::MaxLength { limit } => {
+            let exact = owner("maxLength")
+                .and_then(|o| o.get("minLength"))
+                .and_then(Value::as_u64)
+                == Some(*limit);
+            let bound = if exact { "exactly" } else { "at most" };
+            parts(
+                "Too long",
+                format!(
+                    "Expected {bound} {}.",
+                    count(*limit, "character", "characters")
+                ),
+            )
+        }
+        Kind::Minimum { limit } => parts(
+            "Too small",
+            range(ctx, schema_path, "minimum", (">=", limit)),
+        ),
+        Kind::ExclusiveMinimum { limit } => parts(
+            "Too small",
+            range(ctx, schema_path, "exclusiveMinimum", (">", limit)),
+        ),
+        Kind::Maximum { limit } => parts(
+            "Too large",
+            range(ctx, schema_path, "maximum", ("<=", limit)),
+        ),
+        Kind::ExclusiveMaximum { limit } => parts(
+            "Too large",
+            range(ctx, schema_path, "exclusiveMaximum", ("<", limit)),
+        ),
+        Kind::MinItems { limit } => {
+            let exact = owner("minItems")
+                .and_then(|o| o.get("maxItems"))
+                .and_then(Value::as_u64)
+                == Some(*limit);
+            let bound = if exact { "exactly" } else { "at least" };
+            parts(
+                "Too few items",
+                format!("Expected {bound} {}.", count(*limit, "item", "items")),
+            )
+        }
+        Kind::MaxItems { limit } => {
+            let exact = owner("maxItems")
+                .and_then(|o| o.get("minItems"))
+                .and_then(Value::as_u64)
+                == Some(*limit);
+            let bound = if exact { "exactly" } else { "at most" };
+            parts(
+                "Too many items",
+                format!("Expected {bound} {}.", count(*limit, "item", "items")),
+            )
+        }
+        Kind::AdditionalItems { limit } => parts(
+            "Too many items",
+            format!(
+                "Expected at most {}.",
+                count(*limit as u64, "item", "items")
+            ),
+        ),
+        Kind::UnevaluatedItems { .. } => {
+            let defined = owner("unevaluatedItems")
+                .and_then(|o| o.get("prefixItems"))
+                .and_then(Value::as_array)
+                .map(Vec::len);
+            match defined {
+                Some(n) => parts(
+                    "Too many items",
+                    format!("Expected at most {}.", count(n as u64, "item", "items")),
+                ),
+                None => parts(
+                    "Unexpected items",
+                    "Expected only the items the schema defines; remove the others.",
+                ),
+            }
+        }
+        Kind::MinProperties { limit } => parts(
+            "Too few fields",
+            format!("Expected at least {}.", count(*limit, "field", "fields")),
+        ),
+        Kind::MaxProperties { limit } => parts(
+            "Too many fields",
+            format!("Expected at most {}.", count(*limit, "field", "fields")),
+        ),
+        Kind::Enum { options } => {
+            let opts: Vec<&Value> = match &**options {
+                Value::Array(items) => items.iter().collect(),
+                other => vec![other],
+            };
+            parts("Invalid value", expected_pinned(value, &opts))
+        }
+        Kind::Constant { expected_value } => parts(
+            "Invalid value",
+            expected_pinned(value, &[&**expected_value]),
+        ),
+        Kind::Pattern { pattern } => parts(
+            "Does not match the pattern",
+            format!("Expected a string matching the pattern '{pattern}'."),
+        ),
+        Kind::BacktrackLimitExceeded { .. } | Kind::RegexEngineFailure { .. } => {
+            let pattern = owner("pattern")
+                .and_then(|o| o.get("pattern"))
+                .and_then(Value::as_str)?;
+            parts(
+                "Could not be checked against the pattern",
+                format!("Expected a shorter or simpler string matching the pattern '{pattern}'."),
+            )
+        }
+        Kind::Format { format } => {
+            let (label, expected) = format_phrase(format);
+            parts(format!("Invalid {label} format"), expected)
+        }
+        Kind::MultipleOf { .. } => {
+            let m = owner("multipleOf")
+                .and_then(|o| o.get("multipleOf"))
+                .map(compact)?;
+            parts(
+                format!("Not a multiple of {m}"),
+                format!("Expected a multiple of {m}."),
+            )
+        }
+        Kind::UniqueItems => {
+            let pair = value.as_array().and_then(|items| {
+                items
+                    .iter()
+                    .enumerate()
+                    .find_map(|(j, b)| items[..j].iter().position(|a| a == b).map(|i| (i, j)))
+            });
+            let detail = pair.map_or_else(String::new, |(i, j)| {
+                format!(" (items {i} and {j} are equal)")
+            });
+            parts(
+                "Duplicate items",
+                format!("Expected every item to be different{detail}."),
+            )
+        }
+        Kind::Contains => {
+            let o = ["contains", "minContains", "maxContains"]
+                .into_iter()
+                .find_map(owner)
+                .filter(|o| o.get("contains").is_some());
+            let min = o
+                .and_then(|o| o.get("minContains"))
+                .and_then(Value::as_u64)
+                .unwrap_or(1);
+            let max = o.and_then(|o| o.get("maxContains")).and_then(Value::as_u64);
+            let (how_many, singular) = match max {
+                None if min == 1 => ("at least one item".to_owned(), true),
+                None => (format!("at least {min} items"), false),
+                Some(max) if max == min => {
+                    (format!("exactly {}", count(max, "item", "items")), max == 1)
+                }
+                Some(max) if min == 0 => {
+                    (format!("at most {}", count(max, "item", "items")), max == 1)
+                }
+                Some(max) => (format!("from {min} to {max} items"), false),
+            };
+            let what = o
+                .and_then(|o| o.get("contains"))
+                .and_then(|c| lookup::describe(ctx.root, c))
+                .map_or_else(
+                    || "matching the schema's 'contains' rule".to_owned(),
+                    |d| format!("that {} {d}", if singular { "is" } else { "are each" }),
+                );
+            let problem = if min == 1 && max.is_none() {
+                "No matching item"
+            } else {
+                "Wrong number of matching items"
+            };
+            parts(problem, format!("Expected {how_many} {what}."))
+        }
+        Kind::Not { schema } => {
+            let expected = match lookup::describe(ctx.root, schema) {
+                Some(d) => format!("Expected a value that is not {d}."),
+                None => {
+                    let text = compact(schema);
+                    let text = quote_cut(&text);
+                    format!("Expected a value that does not match the schema {text}.")
+                }
+            };
+            parts("Value not allowed", expected)
+        }
+        Kind::FalseSchema => {
+            let segs = path::segments(ctx.instance, err.instance_path().as_str());
+            let expected = match segs.last() {
+                Some(Seg::Index(_)) => "Remove this item.",
+                Some(Seg::Key(_)) => "Remove this field.",
+                None => "Expected no value.",
+            };
+            parts("Not allowed", expected)
+        }
+        Kind::OneOfMultipleValid { .. } => {
+            let desc = owner("oneOf")
+                .and_then(|o| o.get("oneOf"))
+                .and_then(Value::as_array)
+                .and_then(|b| lookup::describe_branches(ctx.root, b, 0));
+            let tail = desc.map_or_else(String::new, |d| format!(" ({d})"));
+            parts(
+                "Matches more than one allowed shape",
+                format!("Expected a value that matches exactly one of the allowed shapes{tail}."),
+            )
+        }
+        Kind::ContentEncoding { content_encoding } => parts(
+            "Invalid encoding",
+            format!("Expected {}-encoded text.", clean(content_encoding)),
+        ),
+        Kind::FromUtf8 { .. } => {
+            let enc = owner("contentEncoding")
+                .and_then(|o| o.get("contentEncoding"))
+                .and_then(Value::as_str)
+                .unwrap_or("base64");
+            parts(
+                "Invalid encoding",
+                format!("Expected {}-encoded UTF-8 text.", clean(enc)),
+            )
+        }
+        Kind::ContentMediaType { content_media_type } => parts(
+            "Invalid content",
+            format!(
+                "Expected a string holding valid {} content.",
+                clean(content_media_type)
+            ),
+        ),
+        Kind::Custom { keyword, .. } => Some(fallback(keyword)),
+        Kind::Referencing(_) => Some(fallback("$ref")),
+        Kind::Required { .. }
+        | Kind::AdditionalProperties { .. }
+        | Kind::UnevaluatedProperties { .. }
+        | Kind::PropertyNames { .. }
+        | Kind::OneOfNotValid { .. }
+        | Kind::AnyOf { .. } => None,
+    }
+}
+
+/// Keeps schema-given names short and plain.
+fn clean(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_ascii_graphic())
+        .take(60)
+        .collect()
+}
+
+/// `Expected an integer >= 0.` / `Expected a number > 0 and <= 100.`: the
+/// failing bound (of `keyword`) with the other side's bound when the user's
+/// schema states one.
+fn range(ctx: &Ctx, schema_path: &str, keyword: &str, failed: (&str, &Value)) -> String {
+    let noun_owner = lookup::owner(ctx.root, schema_path, keyword);
+    let other_owner = lookup::owner_loose(ctx.given, schema_path, keyword);
+    bounds_phrase(noun_owner, other_owner, failed)
+}
+
+fn bounds_phrase(
+    noun_owner: Option<&Value>,
+    owner: Option<&Value>,
+    failed: (&str, &Value),
+) -> String {
+    let lower_ops = [("minimum", ">="), ("exclusiveMinimum", ">")];
+    let upper_ops = [("maximum", "<="), ("exclusiveMaximum", "<")];
+    let failed_is_lower = failed.0.starts_with('>');
+    let other_side = if failed_is_lower {
+        upper_ops
+    } else {
+        lower_ops
+    };
+    let other = owner.and_then(|o| {
+        other_side
+            .iter()
+            .find_map(|(kw, op)| o.get(*kw).filter(|v| v.is_number()).map(|v| (*op, v)))
+    });
+    let noun = match noun_owner.map(|o| o.get("type")) {
+        Some(Some(Value::String(t))) if t == "integer" => "an integer",
+        Some(Some(Value::Array(ts)))
+            if ts.iter().any(|t| t == "integer") && !ts.iter().any(|t| t == "number") =>
+        {
+            "an integer"
+        }
+        _ => "a number",
+    };
+    let (lo, hi) = if failed_is_lower {
+        (Some(failed), other)
+    } else {
+        (other, Some(failed))
+    };
+    let bounds: Vec<String> = [lo, hi]
+        .into_iter()
+        .flatten()
+        .map(|(op, v)| format!("{op} {}", compact(v)))
+        .collect();
+    format!("Expected {noun} {}.", bounds.join(" and "))
+}
+
+/// The label and the expectation, with an example, for a `format`.
+pub(crate) fn format_phrase(format: &str) -> (String, String) {
+    let known: Option<(&str, &str)> = match format {
+        "email" | "idn-email" => Some(("email", "a valid email address (e.g. user@example.com)")),
+        "uri" | "iri" => Some((
+            "URI",
+            "a valid absolute URI (e.g. https://example.com/path)",
+        )),
+        "uri-reference" | "iri-reference" => Some((
+            "URI reference",
+            "a valid URI or relative reference (e.g. /path/to/item)",
+        )),
+        "uri-template" => Some((
+            "URI template",
+            "a valid URI template (e.g. https://example.com/{id})",
+        )),
+        "uuid" => Some((
+            "UUID",
+            "a valid UUID (e.g. 123e4567-e89b-12d3-a456-426614174000)",
+        )),
+        "date-time" => Some((
+            "date-time",
+            "an RFC 3339 date-time with a time zone (e.g. 2024-01-15T10:30:00Z)",
+        )),
+        "date" => Some(("date", "a full date as YYYY-MM-DD (e.g. 2024-01-15)")),
+        "time" => Some(("time", "a time with a time zone (e.g. 10:30:00Z)")),
+        "duration" => Some(("duration", "an ISO 8601 duration (e.g. P3DT4H)")),
+        "ipv4" => Some(("IPv4", "a valid IPv4 address (e.g. 192.168.1.10)")),
+        "ipv6" => Some(("IPv6", "a valid IPv6 address (e.g. 2001:db8::1)")),
+        "hostname" | "idn-hostname" => {
+            Some(("hostname", "a valid hostname (e.g. api.example.com)"))
+        }
+        "json-pointer" => Some(("JSON Pointer", "a JSON Pointer (e.g. /items/0/name)")),
+        "relative-json-pointer" => Some((
+            "relative JSON Pointer",
+            "a relative JSON Pointer (e.g. 1/name)",
+        )),
+        "regex" => Some((
+            "regular expression",
+            "a valid regular expression (e.g. ^[a-z]+$)",
+        )),
+        _ => None,
+    };
+    match known {
+        Some((label, what)) => (label.to_owned(), format!("Expected {what}.")),
+        None if looks_like_rust_type(format) => (
+            "value".to_owned(),
+            "Expected a value in the required format.".to_owned(),
+        ),
+        None => {
+            let name = clean(format);
+            (name.clone(), format!("Expected a valid {name} value."))
+        }
+    }
+}
+
+/// Format names schemars derives from Rust types (`uint64`, `int32`, `double`…).
+fn looks_like_rust_type(format: &str) -> bool {
+    let f = format.to_ascii_lowercase();
+    f.starts_with("int")
+        || f.starts_with("uint")
+        || f == "float"
+        || f == "double"
+        || f.contains("::")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn counts_are_singular_or_plural() {
+        assert_eq!(count(1, "character", "characters"), "1 character");
+        assert_eq!(count(0, "item", "items"), "0 items");
+        assert_eq!(count(2, "field", "fields"), "2 fields");
+    }
+
+    #[test]
+    fn ranges_name_both_bounds_when_the_schema_has_them() {
+        fn range(o: Option<&Value>, failed: (&str, &Value)) -> String {
+            bounds_phrase(o, o, failed)
+        }
+        let o = json!({"type": "integer", "minimum": 1, "maximum": 100});
+        assert_eq!(
+            range(Some(&o), (">=", &json!(1))),
+            "Expected an integer >= 1 and <= 100."
+        );
+        assert_eq!(
+            range(Some(&o), ("<=", &json!(100))),
+            "Expected an integer >= 1 and <= 100."
+        );
+        let o = json!({"exclusiveMinimum": 0.5});
+        assert_eq!(
+            range(Some(&o), (">", &json!(0.5))),
+            "Expected a number > 0.5."
+        );
+        assert_eq!(range(None, ("<", &json!(10))), "Expected a number < 10.");
+        let o = json!({"type": ["integer", "null"], "maximum": 3});
+        assert_eq!(
+            range(Some(&o), ("<=", &json!(3))),
+            "Expected an integer <= 3."
+        );
+        let checked = json!({"type": "integer", "minimum": 0, "maximum": 255});
+        let given = json!({"type": "integer", "minimum": 0});
+        assert_eq!(
+            bounds_phrase(Some(&checked), Some(&given), (">=", &json!(0))),
+            "Expected an integer >= 0.",
+            "a bound the user did not write is not shown beside the failing one"
+        );
+    }
+
+    #[test]
+    fn formats_have_examples_and_hide_rust_type_names() {
+        assert_eq!(
+            format_phrase("email"),
+            (
+                "email".to_owned(),
+                "Expected a valid email address (e.g. user@example.com).".to_owned()
+            )
+        );
+        for rust in ["uint64", "int32", "double", "float", "uint"] {
+            let (label, expected) = format_phrase(rust);
+            assert_eq!(label, "value");
+            assert_eq!(expected, "Expected a value in the required format.");
+        }
+        assert_eq!(format_phrase("semver").1, "Expected a valid semver value.");
+    }
+
+    #[test]
+    fn fallback_never_carries_more_than_a_keyword() {
+        let p = fallback("x-custom<alloc::string::String>");
+        assert_eq!(p.problem, "Invalid value");
+        assert_eq!(
+            p.expected,
+            "Expected a value that satisfies the schema's 'x-customallocstringString' rule."
+        );
+    }
+
+    #[test]
+    fn suggestions_only_for_strings() {
+        let opts = [&json!("active"), &json!("paid")];
+        assert_eq!(
+            did_you_mean(&json!("Active"), &opts),
+            " Did you mean 'active'?"
+        );
+        assert_eq!(did_you_mean(&json!(1), &opts), "");
+        assert_eq!(did_you_mean(&json!("zzz"), &opts), "");
+    }
+}

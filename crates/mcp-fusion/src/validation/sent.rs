@@ -1,0 +1,152 @@
+//! The `You sent: X` clause of a field line (wire contract §4).
+//!
+//! Strings in single quotes, cut to [`MAX_SENT_CHARS`] characters (47 + `...`);
+//! numbers and booleans bare, integers exact; `null`; arrays as `array(N)`;
+//! objects as compact JSON cut to [`MAX_SENT_CHARS`] characters, `...` appended
+//! when cut; an absent value as `(missing)`.
+
+use serde_json::Value;
+
+/// The longest `You sent:` rendering of a string or object, in characters
+/// (Unicode scalar values, never bytes).
+pub const MAX_SENT_CHARS: usize = 50;
+
+/// What `You sent:` says for an absent value.
+pub const MISSING: &str = "(missing)";
+
+const ELLIPSIS: &str = "...";
+
+/// Renders `value` for the `You sent:` clause; `None` is an absent value.
+///
+/// ```
+/// use mcp_fusion::validation::sent;
+/// use serde_json::json;
+/// assert_eq!(sent(Some(&json!("abc"))), "'abc'");
+/// assert_eq!(sent(Some(&json!(9007199254740993u64))), "9007199254740993");
+/// assert_eq!(sent(Some(&json!([1, 2, 3]))), "array(3)");
+/// assert_eq!(sent(Some(&json!({"a": 1}))), r#"{"a":1}"#);
+/// assert_eq!(sent(None), "(missing)");
+/// ```
+pub fn sent(value: Option<&Value>) -> String {
+    match value {
+        None => MISSING.to_owned(),
+        Some(Value::Null) => "null".to_owned(),
+        Some(Value::Bool(b)) => b.to_string(),
+        Some(Value::Number(n)) => n.to_string(),
+        Some(Value::String(s)) => quote_cut(s),
+        Some(Value::Array(items)) => format!("array({})", items.len()),
+        Some(object @ Value::Object(_)) => {
+            let json = compact(object);
+            match cut_chars(&json, MAX_SENT_CHARS) {
+                Some(head) => format!("{head}{ELLIPSIS}"),
+                None => json,
+            }
+        }
+    }
+}
+
+/// `s` in single quotes, cut to [`MAX_SENT_CHARS`] characters in all: the first
+/// 47 characters then `...` when longer. Cuts on a character boundary.
+pub(crate) fn quote_cut(s: &str) -> String {
+    if s.chars().count() <= MAX_SENT_CHARS {
+        return format!("'{s}'");
+    }
+    let keep = MAX_SENT_CHARS - ELLIPSIS.len();
+    let head = cut_chars(s, keep).unwrap_or(s);
+    format!("'{head}{ELLIPSIS}'")
+}
+
+/// A schema value (an enum option, a `const`) as the model should type it:
+/// strings in single quotes and never cut, anything else as compact JSON.
+pub(crate) fn quote_option(value: &Value) -> String {
+    match value {
+        Value::String(s) => format!("'{s}'"),
+        other => compact(other),
+    }
+}
+
+/// The compact JSON text of `value`.
+pub(crate) fn compact(value: &Value) -> String {
+    // Serializing a `Value` cannot fail: its map keys are strings.
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// The first `n` characters of `s`, or `None` when `s` has at most `n`.
+fn cut_chars(s: &str, n: usize) -> Option<&str> {
+    s.char_indices().nth(n).map(|(at, _)| &s[..at])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn scalars() {
+        assert_eq!(sent(Some(&json!(null))), "null");
+        assert_eq!(sent(Some(&json!(true))), "true");
+        assert_eq!(sent(Some(&json!(false))), "false");
+        assert_eq!(sent(Some(&json!(-0.5))), "-0.5");
+        assert_eq!(sent(Some(&json!(10))), "10");
+        assert_eq!(
+            sent(Some(&json!(-9007199254740993i64))),
+            "-9007199254740993"
+        );
+        assert_eq!(sent(Some(&json!(u64::MAX))), "18446744073709551615");
+        assert_eq!(sent(Some(&json!(""))), "''");
+        assert_eq!(sent(None), "(missing)");
+    }
+
+    #[test]
+    fn strings_cut_at_fifty_characters() {
+        let fifty = "a".repeat(50);
+        assert_eq!(sent(Some(&json!(fifty))), format!("'{fifty}'"));
+        let fifty_one = "b".repeat(51);
+        assert_eq!(
+            sent(Some(&json!(fifty_one))),
+            format!("'{}...'", "b".repeat(47))
+        );
+    }
+
+    #[test]
+    fn multibyte_strings_cut_on_character_boundaries() {
+        let s = "é".repeat(60);
+        assert_eq!(sent(Some(&json!(s))), format!("'{}...'", "é".repeat(47)));
+        let emoji = "😀".repeat(50);
+        assert_eq!(sent(Some(&json!(emoji))), format!("'{emoji}'"));
+        let emoji = "😀".repeat(51);
+        assert_eq!(
+            sent(Some(&json!(emoji))),
+            format!("'{}...'", "😀".repeat(47))
+        );
+    }
+
+    #[test]
+    fn arrays_show_their_length_only() {
+        assert_eq!(sent(Some(&json!([]))), "array(0)");
+        assert_eq!(sent(Some(&json!([{"a": 1}, 2]))), "array(2)");
+    }
+
+    #[test]
+    fn objects_are_compact_json_cut_at_fifty() {
+        assert_eq!(sent(Some(&json!({}))), "{}");
+        assert_eq!(
+            sent(Some(&json!({"a": 1, "b": "two"}))),
+            r#"{"a":1,"b":"two"}"#
+        );
+        let long = json!({"description": "x".repeat(60)});
+        let text = compact(&long);
+        let head: String = text.chars().take(50).collect();
+        assert_eq!(sent(Some(&long)), format!("{head}..."));
+        assert_eq!(head, format!("{{\"description\":\"{}", "x".repeat(34)));
+    }
+
+    #[test]
+    fn options_are_quoted_and_never_cut() {
+        assert_eq!(quote_option(&json!("active")), "'active'");
+        assert_eq!(quote_option(&json!(3)), "3");
+        assert_eq!(quote_option(&json!(null)), "null");
+        let long = "x".repeat(70);
+        assert_eq!(quote_option(&json!(long)), format!("'{long}'"));
+    }
+}

@@ -1,0 +1,151 @@
+//! `oneOf` / `anyOf` that no branch matched: pick what to tell the model.
+//!
+//! 1. Tagged union (every branch pins the same property, e.g. `model`, to a
+//!    `const`/`enum`): a missing or unknown tag is ONE line at the tag's path
+//!    listing the valid tags; a known tag reports that branch's own errors.
+//! 2. Every branch pins the value itself (schemars' documented unit enums):
+//!    one line like `enum`.
+//! 3. Otherwise the branches whose type fits the value compete: the one with
+//!    the fewest errors (first on ties) reports its errors; when no branch's
+//!    type fits, one `No branch matched … Expected one of: …` line.
+
+use jsonschema::ValidationError;
+use jsonschema::error::{TypeKind, ValidationErrorKind as Kind};
+use serde_json::Value;
+
+use super::lookup;
+use super::path;
+use super::phrase::{Ctx, Line, expected_pinned, phrase};
+use super::sent::{MISSING, sent};
+
+/// Phrases a `oneOf` (`keyword` = `"oneOf"`) or `anyOf` error whose branches
+/// failed with the per-branch errors `context`.
+pub(crate) fn phrase_union(
+    ctx: &Ctx,
+    err: &ValidationError<'_>,
+    context: &[Vec<ValidationError<'static>>],
+    keyword: &'static str,
+    out: &mut Vec<Line>,
+) {
+    let here = path::segments(ctx.instance, err.instance_path().as_str());
+    let value: &Value = err.instance();
+    let branches = lookup::owner(ctx.root, err.schema_path().as_str(), keyword)
+        .and_then(|o| o.get(keyword))
+        .and_then(Value::as_array)
+        .filter(|b| b.len() == context.len());
+
+    if let Some(branches) = branches {
+        if value.is_object()
+            && let Some(tag) = lookup::union_tag(ctx.root, branches)
+        {
+            let tags = tag.all_values();
+            match value.get(tag.name) {
+                None => {
+                    out.push(Line::new(
+                        path::child(&here, tag.name),
+                        "required",
+                        "Missing required field",
+                        MISSING,
+                        &format!("Expected {}.", lookup::pinned_phrase(&tags)),
+                    ));
+                    return;
+                }
+                Some(sent_tag) => match tag.branch_for(sent_tag) {
+                    Some(i) if !context[i].is_empty() => {
+                        for e in &context[i] {
+                            phrase(ctx, e, out);
+                        }
+                        return;
+                    }
+                    Some(_) => {}
+                    None => {
+                        out.push(Line::new(
+                            path::child(&here, tag.name),
+                            "enum",
+                            "Invalid value",
+                            &sent(Some(sent_tag)),
+                            &expected_pinned(sent_tag, &tags),
+                        ));
+                        return;
+                    }
+                },
+            }
+        }
+        let pinned: Option<Vec<Vec<&Value>>> = branches
+            .iter()
+            .map(|b| lookup::pinned_values(ctx.root, b))
+            .collect();
+        if let Some(pinned) = pinned {
+            let mut all: Vec<&Value> = Vec::new();
+            for v in pinned.into_iter().flatten() {
+                if !all.contains(&v) {
+                    all.push(v);
+                }
+            }
+            out.push(Line::new(
+                here,
+                "enum",
+                "Invalid value",
+                &sent(Some(value)),
+                &expected_pinned(value, &all),
+            ));
+            return;
+        }
+    }
+
+    let at_here =
+        |e: &ValidationError<'_>| e.instance_path().as_str() == err.instance_path().as_str();
+    let type_misfit = |errors: &[ValidationError<'static>]| {
+        errors
+            .iter()
+            .any(|e| at_here(e) && matches!(e.kind(), Kind::Type { .. } | Kind::FalseSchema))
+    };
+    let best = context
+        .iter()
+        .enumerate()
+        .filter(|(_, errors)| !errors.is_empty() && !type_misfit(errors))
+        .min_by_key(|(i, errors)| (errors.len(), *i))
+        .map(|(i, _)| i);
+    if let Some(i) = best {
+        for e in &context[i] {
+            phrase(ctx, e, out);
+        }
+        return;
+    }
+
+    let mut descs: Vec<String> = Vec::new();
+    for (i, errors) in context.iter().enumerate() {
+        let d = branches
+            .and_then(|b| lookup::describe(ctx.root, &b[i]))
+            .or_else(|| errors.iter().find_map(type_wanted));
+        if let Some(d) = d
+            && !descs.contains(&d)
+        {
+            descs.push(d);
+        }
+    }
+    let expected = if descs.is_empty() {
+        "Expected a value that matches one of the allowed shapes.".to_owned()
+    } else {
+        format!("Expected {}.", lookup::one_of_descriptions(&descs))
+    };
+    out.push(Line::new(
+        here,
+        keyword,
+        "No branch matched",
+        &sent(Some(value)),
+        &expected,
+    ));
+}
+
+/// The type a branch's type error asks for (`a string`, `an integer or null`).
+fn type_wanted(e: &ValidationError<'_>) -> Option<String> {
+    let Kind::Type { kind } = e.kind() else {
+        return None;
+    };
+    let names: Vec<&str> = match kind {
+        TypeKind::Single(t) => vec![t.as_str()],
+        TypeKind::Multiple(set) => set.iter().map(|t| t.as_str()).collect(),
+    };
+    Some(lookup::type_phrase(&names))
+}

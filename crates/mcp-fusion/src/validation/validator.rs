@@ -1,0 +1,165 @@
+//! [`SchemaValidator`]: one action's compiled schema, and the check that
+//! turns its failures into field lines (wire contract §4).
+
+use std::sync::Arc;
+
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::{Draft, ReferencingError, Retrieve, Uri};
+use serde_json::Value;
+
+use super::int_bounds::with_integer_bounds;
+use super::lookup;
+use super::nulls::remove_optional_nulls;
+use super::path::dotted;
+use super::phrase::{Ctx, Line, phrase};
+use super::schema_error::SchemaError;
+use crate::error::FieldError;
+
+/// A compiled JSON Schema (draft 2020-12) for one action's arguments.
+///
+/// Compiled once at start-up with [`SchemaValidator::new`], then shared:
+/// cloning is cheap (the compiled form sits behind an [`Arc`]) and it is
+/// `Send + Sync`. Formats are asserted (`email`, `uri`, `uuid`, `date-time`,
+/// `date`, `time`, `ipv4`, `ipv6`, `hostname`, …); formats the validator does
+/// not know (schemars' `uint64`, `int32`, `double`…) are ignored; `$ref`s
+/// resolve only inside the schema.
+#[derive(Clone)]
+pub struct SchemaValidator {
+    compiled: Arc<jsonschema::Validator>,
+    /// The schema as given.
+    schema: Arc<Value>,
+    /// The schema as compiled (integer formats' ranges added): what the
+    /// phrasing reads.
+    checked: Arc<Value>,
+}
+
+impl std::fmt::Debug for SchemaValidator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SchemaValidator")
+            .field("schema", &self.schema)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Refuses every document outside the schema, whatever features the
+/// validator was built with.
+struct NoRemote;
+
+impl Retrieve for NoRemote {
+    fn retrieve(
+        &self,
+        uri: &Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        Err(format!("remote reference {} refused", uri.as_str()).into())
+    }
+}
+
+impl SchemaValidator {
+    /// Compiles `schema` once, at start-up, as JSON Schema draft 2020-12
+    /// (the draft of MCP tool schemas; a `$schema` naming another draft does
+    /// not change it).
+    ///
+    /// Formats are asserted, unknown formats ignored, and no remote `$ref`
+    /// is resolved. An integer schema whose `format` names a Rust integer
+    /// type (schemars' `uint32`, `int64`, …) is checked against that type's
+    /// range when the schema does not bound it itself.
+    ///
+    /// # Errors
+    /// [`SchemaError::RemoteReference`] when the schema refers to a document
+    /// outside itself; [`SchemaError::Invalid`] when it is not a valid schema
+    /// or a local reference points to nothing.
+    pub fn new(schema: &Value) -> Result<Self, SchemaError> {
+        let checked = with_integer_bounds(schema);
+        let compiled = jsonschema::options()
+            .with_draft(Draft::Draft202012)
+            .should_validate_formats(true)
+            .should_ignore_unknown_formats(true)
+            .with_retriever(NoRemote)
+            .build(&checked)
+            .map_err(|e| match e.kind() {
+                ValidationErrorKind::Referencing(ReferencingError::Unretrievable {
+                    uri, ..
+                }) => SchemaError::RemoteReference {
+                    reference: uri.clone(),
+                },
+                _ if e.instance_path().as_str().is_empty() => SchemaError::Invalid {
+                    reason: e.to_string(),
+                },
+                _ => SchemaError::Invalid {
+                    reason: format!("{e} (at {})", e.instance_path().as_str()),
+                },
+            })?;
+        Ok(SchemaValidator {
+            compiled: Arc::new(compiled),
+            schema: Arc::new(schema.clone()),
+            checked: Arc::new(checked),
+        })
+    }
+
+    /// Checks `args`, the arguments object with the discriminator already removed.
+    ///
+    /// First, every `null` given for an optional property (declared in
+    /// `properties`, not in `required`, at any depth) is removed from `args`
+    /// in place: it means "not given". A `null` for a required property stays
+    /// and is reported (`You sent: null.`).
+    ///
+    /// # Errors
+    /// Every problem at once, as [`FieldError`] lines (`{problem}. You sent:
+    /// {sent}. {expected}`, wire contract §4), ordered by schema property
+    /// order (unknown keys after the known ones, array items by index), a
+    /// field's own problems in the order the validator found them. Never empty.
+    pub fn validate(&self, args: &mut Value) -> Result<(), Vec<FieldError>> {
+        remove_optional_nulls(&self.checked, args);
+        let args: &Value = args;
+        let ctx = Ctx {
+            root: &self.checked,
+            given: &self.schema,
+            instance: args,
+        };
+        let mut lines = Vec::new();
+        for err in self.compiled.iter_errors(args) {
+            phrase(&ctx, &err, &mut lines);
+        }
+        if lines.is_empty() {
+            return Ok(());
+        }
+        Err(finish(&ctx, lines))
+    }
+
+    /// The schema as given to [`SchemaValidator::new`].
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
+}
+
+/// Drops repeats and type lines that an `enum`/`const` line at the same path
+/// already covers (it lists the exact values), then orders the lines.
+fn finish(ctx: &Ctx, lines: Vec<Line>) -> Vec<FieldError> {
+    let pinned_at = |segs: &[_]| {
+        lines
+            .iter()
+            .any(|l| (l.keyword == "enum" || l.keyword == "const") && l.segs == segs)
+    };
+    let mut kept: Vec<Line> = Vec::with_capacity(lines.len());
+    for line in &lines {
+        if line.keyword == "type" && pinned_at(&line.segs) {
+            continue;
+        }
+        if kept
+            .iter()
+            .any(|k| k.segs == line.segs && k.message == line.message)
+        {
+            continue;
+        }
+        kept.push(line.clone());
+    }
+    let mut keyed: Vec<(Vec<usize>, Line)> = kept
+        .into_iter()
+        .map(|l| (lookup::rank_key(ctx.root, ctx.instance, &l.segs), l))
+        .collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    keyed
+        .into_iter()
+        .map(|(_, l)| FieldError::new(dotted(&l.segs), l.message))
+        .collect()
+}
