@@ -56,6 +56,31 @@ impl Guards {
         }
     }
 
+    /// The settings as listed in `_meta["mcp-fusion/actions"]`: `{"maxActive",
+    /// "maxQueue", "rateLimit": {"calls", "periodMs", "scope"}, "timeoutMs"}`,
+    /// each member only when set.
+    pub(crate) fn to_json(&self) -> serde_json::Value {
+        let mut object = serde_json::Map::new();
+        if let Some(c) = self.concurrency {
+            object.insert("maxActive".into(), c.max_active.into());
+            object.insert("maxQueue".into(), c.max_queue.into());
+        }
+        if let Some(r) = self.rate_limit {
+            let scope = match r.scope {
+                RateLimitScope::Caller => "caller",
+                RateLimitScope::Global => "global",
+            };
+            object.insert(
+                "rateLimit".into(),
+                serde_json::json!({"calls": r.calls, "periodMs": r.period.as_millis() as u64, "scope": scope}),
+            );
+        }
+        if let Some(t) = self.timeout {
+            object.insert("timeoutMs".into(), (t.as_millis() as u64).into());
+        }
+        serde_json::Value::Object(object)
+    }
+
     /// Why these settings cannot be used, if they cannot.
     pub(crate) fn problem(&self, has_verifier: bool) -> Option<String> {
         if let Some(c) = self.concurrency

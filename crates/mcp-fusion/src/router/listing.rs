@@ -26,6 +26,67 @@ pub struct ToolListing {
     /// Behaviour hints. For a group: read-only and idempotent when every
     /// action is, destructive when any action is.
     pub hints: Hints,
+    /// The discriminator field, for a group.
+    pub discriminator: Option<String>,
+    /// Every action with its own schema and settings (one for a plain tool),
+    /// in registration order. Sent in the tool's
+    /// `_meta["mcp-fusion/actions"]` so that a client — `fusion lock` — can
+    /// rebuild each action's contract from `tools/list`.
+    pub actions: Vec<ActionListing>,
+}
+
+/// One action as `tools/list` describes it in `_meta["mcp-fusion/actions"]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActionListing {
+    /// The action key (`get_invoice`), or the tool's name for a plain tool.
+    pub name: String,
+    /// The action's own description.
+    pub description: Option<String>,
+    /// The action's own input schema (without the discriminator).
+    pub input_schema: Value,
+    /// The output schema, if the action declared one.
+    pub output_schema: Option<Value>,
+    /// Behaviour hints.
+    pub hints: Hints,
+    /// The replacement, when the action is deprecated.
+    pub deprecated: Option<String>,
+    /// Scopes the caller's credentials must carry.
+    pub required_scopes: Vec<String>,
+    /// Guard settings: `{"maxActive", "maxQueue", "rateLimit": {"calls",
+    /// "periodMs", "scope"}, "timeoutMs"}`, each only when set.
+    pub guards: Value,
+}
+
+impl ActionListing {
+    /// The JSON form used in `_meta["mcp-fusion/actions"]`: `{"name",
+    /// "description"?, "inputSchema", "outputSchema"?, "annotations":
+    /// {"readOnlyHint", "destructiveHint", "idempotentHint"}, "deprecated"?,
+    /// "requiredScopes", "guards"}`.
+    pub fn to_json(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("name".into(), json!(self.name));
+        if let Some(description) = &self.description {
+            object.insert("description".into(), json!(description));
+        }
+        object.insert("inputSchema".into(), self.input_schema.clone());
+        if let Some(output) = &self.output_schema {
+            object.insert("outputSchema".into(), output.clone());
+        }
+        object.insert(
+            "annotations".into(),
+            json!({
+                "readOnlyHint": self.hints.read_only,
+                "destructiveHint": self.hints.destructive,
+                "idempotentHint": self.hints.idempotent,
+            }),
+        );
+        if let Some(replacement) = &self.deprecated {
+            object.insert("deprecated".into(), json!(replacement));
+        }
+        object.insert("requiredScopes".into(), json!(self.required_scopes));
+        object.insert("guards".into(), self.guards.clone());
+        Value::Object(object)
+    }
 }
 
 /// The parts of an action that its group's listing needs.
@@ -202,5 +263,7 @@ pub(crate) fn group_listing(
         input_schema: schema,
         output_schema: None,
         hints,
+        discriminator: Some(discriminator.to_owned()),
+        actions: Vec::new(),
     })
 }

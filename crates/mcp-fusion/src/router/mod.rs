@@ -12,6 +12,6 @@ mod schema;
 pub use action::{Action, Handler, Hints, NoArgs};
 pub use build_error::BuildError;
 pub use group::{DEFAULT_DISCRIMINATOR, Group};
-pub use listing::ToolListing;
+pub use listing::{ActionListing, ToolListing};
 pub(crate) use registry::{BuildContext, Definition, Registry};
 pub(crate) use route::RouteError;

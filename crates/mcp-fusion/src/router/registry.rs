@@ -8,7 +8,7 @@ use tower::service_fn;
 use tower::util::BoxCloneSyncService;
 
 use super::build_error::BuildError;
-use super::listing::{ActionSummary, ToolListing, group_listing, plain_description};
+use super::listing::{ActionListing, ActionSummary, ToolListing, group_listing, plain_description};
 use super::{Action, Group, Hints};
 use std::sync::Arc;
 
@@ -107,7 +107,7 @@ fn register_action(
     outer: &[&[BoxLayer]],
     group_guards: &Guards,
     build: &BuildContext<'_>,
-) -> Result<(RegisteredAction, Value), BuildError> {
+) -> Result<(RegisteredAction, ActionListing), BuildError> {
     let guards = action.guards.or(group_guards);
     if let Some(reason) = guards.problem(build.guards.verifier.is_some()) {
         return Err(BuildError::BadGuard {
@@ -150,6 +150,16 @@ fn register_action(
         inner: build_service(action, outer),
     });
     let (service, concurrency) = guard::apply(&guards, build.guards, validated);
+    let listing = ActionListing {
+        name: key.unwrap_or(&action.name).to_owned(),
+        description: action.description.clone(),
+        input_schema: schema,
+        output_schema: action.output_schema.clone(),
+        hints: action.hints,
+        deprecated: action.deprecated.clone(),
+        required_scopes: guards.auth.scopes.clone(),
+        guards: guards.to_json(),
+    };
     let registered = RegisteredAction {
         key: key.map(str::to_owned),
         dotted,
@@ -159,7 +169,7 @@ fn register_action(
         deprecated_fields: action.deprecated_fields.clone(),
         concurrency,
     };
-    Ok((registered, schema))
+    Ok((registered, listing))
 }
 
 impl Registry {
@@ -194,7 +204,7 @@ impl Registry {
                 name: action.name.clone(),
             });
         }
-        let (registered, schema) = register_action(
+        let (registered, action_listing) = register_action(
             &action,
             None,
             action.name.clone(),
@@ -208,9 +218,11 @@ impl Registry {
                 action.description.as_deref(),
                 action.deprecated.as_deref(),
             ),
-            input_schema: schema,
+            input_schema: action_listing.input_schema.clone(),
             output_schema: action.output_schema.clone(),
             hints: action.hints,
+            discriminator: None,
+            actions: vec![action_listing],
         };
         Ok(RegisteredTool {
             name: action.name,
@@ -238,7 +250,7 @@ impl Registry {
             });
         }
         let mut actions = Vec::with_capacity(group.actions.len());
-        let mut schemas = Vec::with_capacity(group.actions.len());
+        let mut listings = Vec::with_capacity(group.actions.len());
         for action in &group.actions {
             if !valid_name(&action.name, false) {
                 return Err(BuildError::InvalidName {
@@ -256,7 +268,7 @@ impl Registry {
                 });
             }
             let dotted = format!("{}.{}", group.name, action.name);
-            let (registered, schema) = register_action(
+            let (registered, action_listing) = register_action(
                 action,
                 Some(&action.name),
                 dotted,
@@ -265,26 +277,27 @@ impl Registry {
                 build,
             )?;
             actions.push(registered);
-            schemas.push(schema);
+            listings.push(action_listing);
         }
         let summaries: Vec<ActionSummary<'_>> = group
             .actions
             .iter()
-            .zip(&schemas)
-            .map(|(action, schema)| ActionSummary {
+            .zip(&listings)
+            .map(|(action, listing)| ActionSummary {
                 key: &action.name,
                 description: action.description.as_deref(),
-                schema,
+                schema: &listing.input_schema,
                 hints: action.hints,
                 deprecated: action.deprecated.as_deref(),
             })
             .collect();
-        let listing = group_listing(
+        let mut listing = group_listing(
             &group.name,
             group.description.as_deref(),
             &group.discriminator,
             &summaries,
         )?;
+        listing.actions = listings;
         Ok(RegisteredTool {
             name: group.name,
             discriminator: Some(group.discriminator),

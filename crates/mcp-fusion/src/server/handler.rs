@@ -14,6 +14,11 @@ use super::FusionServer;
 use crate::pipeline::CallRequest;
 use crate::router::ToolListing;
 
+/// The tool `_meta` key listing every action with its own schema and settings.
+pub const ACTIONS_META_KEY: &str = "mcp-fusion/actions";
+/// The tool `_meta` key naming a group's discriminator field.
+pub const DISCRIMINATOR_META_KEY: &str = "mcp-fusion/discriminator";
+
 /// The rmcp `Tool` for a listing.
 pub(crate) fn to_rmcp_tool(listing: &ToolListing) -> Tool {
     let schema = match &listing.input_schema {
@@ -28,6 +33,18 @@ pub(crate) fn to_rmcp_tool(listing: &ToolListing) -> Tool {
     if let Some(Value::Object(output)) = &listing.output_schema {
         tool = tool.with_raw_output_schema(Arc::new(output.clone()));
     }
+    let mut meta = rmcp::model::MetaObject::new();
+    meta.0.insert(
+        ACTIONS_META_KEY.to_owned(),
+        Value::Array(listing.actions.iter().map(|a| a.to_json()).collect()),
+    );
+    if let Some(discriminator) = &listing.discriminator {
+        meta.0.insert(
+            DISCRIMINATOR_META_KEY.to_owned(),
+            Value::String(discriminator.clone()),
+        );
+    }
+    tool = tool.with_meta(meta);
     if listing.hints.any() {
         let annotations = ToolAnnotations::new()
             .read_only(listing.hints.read_only)

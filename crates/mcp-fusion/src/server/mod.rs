@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 pub use builder::ServerBuilder;
+pub use handler::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY};
 pub use transport::{SHUTDOWN_GRACE_SECS, ServeError, shutdown_signal};
 
 use crate::pipeline::{CallRequest, run};

@@ -1,0 +1,429 @@
+"""`fusion serve` (the billing example) driven by the official MCP Python SDK
+client, over stdio and over Streamable HTTP.
+
+Each test starts its own server on a fresh SQLite file, asserts the exact
+text the model reads, `isError` and `_meta["mcp-fusion/error"]`, and stops
+the server at the end. The binary is `$FUSION_BIN` (default
+`target/debug/fusion`, relative to the repository root).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import threading
+import time
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import AsyncIterator, Iterator
+
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+ROOT = Path(__file__).resolve().parents[2]
+FUSION_BIN = os.environ.get("FUSION_BIN", str(ROOT / "target" / "debug" / "fusion"))
+META_KEY = "mcp-fusion/error"
+VALIDATION_RECOVERY = "Fix the fields above and call the tool again. Do not explain the error."
+
+# Each transport with the 2025-11-25 `initialize` handshake, and with the
+# 2026-07-28 stateless protocol (`server/discover`).
+TRANSPORTS = ["stdio", "http", "stdio-2026", "http-2026"]
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fusion_binary() -> None:
+    if not Path(FUSION_BIN).is_file():
+        pytest.fail(f"{FUSION_BIN} does not exist: run `cargo build -p fusion-cli` or set FUSION_BIN")
+
+
+# ---------------------------------------------------------------------------
+# Servers and sessions
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def http_server(db: Path) -> Iterator[str]:
+    """Runs `fusion serve --port N --db DB` until the block ends; yields the
+    endpoint URL once the server accepts connections."""
+    last_output = ""
+    for _attempt in range(5):
+        port = free_port()
+        process = subprocess.Popen(
+            [FUSION_BIN, "serve", "--port", str(port), "--db", str(db)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "RUST_LOG": "warn"},
+        )
+        lines: list[str] = []
+        ready = threading.Event()
+
+        def drain(stream=process.stderr, lines=lines, ready=ready) -> None:
+            # Reads every stderr line, so that the pipe never fills.
+            for line in stream:
+                lines.append(line.rstrip("\n"))
+                if "MCP endpoint: " in line:
+                    ready.set()
+            ready.set()
+
+        threading.Thread(target=drain, daemon=True).start()
+        try:
+            # Bounded so that a server that never starts fails the test
+            # instead of hanging it (not a timing assertion).
+            ready.wait(timeout=60)
+            if process.poll() is None and any("MCP endpoint: " in line for line in lines):
+                wait_until_it_answers(port)
+                yield f"http://127.0.0.1:{port}/mcp"
+                return
+            last_output = "\n".join(lines)
+        finally:
+            process.kill()
+            process.wait()
+    raise AssertionError(f"fusion serve did not start over HTTP; its stderr:\n{last_output}")
+
+
+def wait_until_it_answers(port: int) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=5):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+@asynccontextmanager
+async def open_session(transport: str, db: Path) -> AsyncIterator[ClientSession]:
+    """A ready client session with a fresh `fusion serve` on `db`."""
+    if transport.startswith("stdio"):
+        params = StdioServerParameters(
+            command=FUSION_BIN,
+            args=["serve", "--stdio", "--db", str(db)],
+            env={"RUST_LOG": "warn"},
+        )
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await start(session, transport)
+                    yield session
+    else:
+        with http_server(db) as url:
+            async with streamable_http_client(url) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await start(session, transport)
+                    yield session
+
+
+async def start(session: ClientSession, transport: str) -> None:
+    if transport.endswith("-2026"):
+        await session.discover()
+        assert session.protocol_version == "2026-07-28"
+    else:
+        await session.initialize()
+        assert session.protocol_version == "2025-11-25"
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "billing.db"
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+
+
+def texts(result) -> list[str]:
+    out = []
+    for block in result.content:
+        assert block.type == "text", block
+        out.append(block.text)
+    return out
+
+
+def envelope_meta(result) -> dict | None:
+    return (result.meta or {}).get(META_KEY)
+
+
+def stamped(value):
+    """`value` with every `created_at` checked to be a UTC timestamp and replaced by `<created>`."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if key == "created_at":
+                assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", item), item
+                out[key] = "<created>"
+            else:
+                out[key] = stamped(item)
+        return out
+    if isinstance(value, list):
+        return [stamped(item) for item in value]
+    return value
+
+
+def seeded_invoice(n: int, email: str, amount: int, currency: str, status: str) -> dict:
+    return {
+        "id": f"inv_{n}",
+        "customer_email": email,
+        "amount_cents": amount,
+        "currency": currency,
+        "status": status,
+        "items": [{"description": "Consulting", "quantity": 1, "unit_price_cents": amount}],
+        "due_date": None,
+        "created_at": "<created>",
+    }
+
+
+NOT_FOUND_TEXT = (
+    '<tool_error code="NOT_FOUND" severity="error">\n'
+    "  <message>No invoice with that ID</message>\n"
+    "  <recovery>List invoices first, then retry with a real ID</recovery>\n"
+    "  <available_actions>\n"
+    "    <action>billing.list_invoices</action>\n"
+    "  </available_actions>\n"
+    "  <details>\n"
+    '    <detail key="requestedId">inv_9999</detail>\n'
+    "  </details>\n"
+    "</tool_error>"
+)
+
+# ---------------------------------------------------------------------------
+# Tests
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_get_invoice_not_found_is_the_seed_envelope(transport: str, db: Path) -> None:
+    async with open_session(transport, db) as session:
+        result = await session.call_tool("billing", {"action": "get_invoice", "id": "inv_9999"})
+    assert texts(result) == [NOT_FOUND_TEXT]
+    assert result.is_error is True
+    assert result.structured_content is None
+    assert envelope_meta(result) == {
+        "code": "NOT_FOUND",
+        "severity": "error",
+        "message": "No invoice with that ID",
+        "recovery": "List invoices first, then retry with a real ID",
+        "available_actions": ["billing.list_invoices"],
+        "details": {"requestedId": "inv_9999"},
+    }
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_validation_failure_reports_every_field(transport: str, db: Path) -> None:
+    async with open_session(transport, db) as session:
+        result = await session.call_tool(
+            "billing",
+            {
+                "action": "create_invoice",
+                "customer_email": "not-an-email",
+                "amount_cents": 0,
+                "currency": "YEN",
+                "items": [],
+            },
+        )
+        # Nothing was stored.
+        health = await session.call_tool("billing_health", {})
+    fields = [
+        (
+            "customer_email",
+            "Invalid email format. You sent: 'not-an-email'. Expected a valid email address (e.g. user@example.com).",
+        ),
+        ("amount_cents", "Too small. You sent: 0. Expected an integer >= 1."),
+        ("currency", "Invalid value. You sent: 'YEN'. Expected one of: 'USD', 'EUR', 'GBP'."),
+        ("items", "Too few items. You sent: array(0). Expected at least 1 item."),
+    ]
+    lines = "".join(
+        f'  <field name="{path}">{message.replace("&", "&amp;").replace("<", "&lt;")}</field>\n'
+        for path, message in fields
+    )
+    assert texts(result) == [
+        '<validation_error action="billing.create_invoice">\n'
+        f"{lines}"
+        f"  <recovery>{VALIDATION_RECOVERY}</recovery>\n"
+        "</validation_error>"
+    ]
+    assert result.is_error is True
+    assert result.structured_content is None
+    assert envelope_meta(result) == {
+        "code": "VALIDATION_ERROR",
+        "severity": "error",
+        "message": "The arguments for billing.create_invoice are not valid (4 problems).",
+        "recovery": VALIDATION_RECOVERY,
+        "action": "billing.create_invoice",
+        "fields": [{"path": path, "message": message} for path, message in fields],
+    }
+    assert texts(health) == ['{"status":"ok","invoices":12}']
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_nested_item_field_is_named_by_its_dotted_path(transport: str, db: Path) -> None:
+    async with open_session(transport, db) as session:
+        result = await session.call_tool(
+            "billing",
+            {
+                "action": "create_invoice",
+                "customer_email": "a@example.com",
+                "amount_cents": 5,
+                "currency": "EUR",
+                "items": [{"description": "ok", "quantity": 0, "unit_price_cents": 5}],
+            },
+        )
+    assert texts(result) == [
+        '<validation_error action="billing.create_invoice">\n'
+        '  <field name="items.0.quantity">Too small. You sent: 0. Expected an integer >= 1 and &lt;= 10000.</field>\n'
+        f"  <recovery>{VALIDATION_RECOVERY}</recovery>\n"
+        "</validation_error>"
+    ]
+    assert result.is_error is True
+    assert envelope_meta(result)["fields"] == [
+        {
+            "path": "items.0.quantity",
+            "message": "Too small. You sent: 0. Expected an integer >= 1 and <= 10000.",
+        }
+    ]
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_get_invoice_success_carries_structured_content(transport: str, db: Path) -> None:
+    async with open_session(transport, db) as session:
+        result = await session.call_tool("billing", {"action": "get_invoice", "id": "inv_2"})
+    assert result.is_error is False
+    assert envelope_meta(result) is None
+    [text] = texts(result)
+    value = json.loads(text)
+    assert json.dumps(value, separators=(",", ":")) == text
+    assert result.structured_content == value
+    assert stamped(value) == seeded_invoice(2, "grace@example.com", 45050, "USD", "open")
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_deprecated_action_succeeds_with_a_warning(transport: str, db: Path) -> None:
+    async with open_session(transport, db) as session:
+        result = await session.call_tool("billing", {"action": "get_invoice_legacy", "id": "inv_4"})
+    assert result.is_error is False
+    output, warning = texts(result)
+    assert stamped(json.loads(output)) == seeded_invoice(4, "margaret@example.com", 310000, "GBP", "overdue")
+    assert warning == (
+        '<tool_error code="DEPRECATED" severity="warning">\n'
+        "  <message>billing.get_invoice_legacy is deprecated and will be removed; use billing.get_invoice instead.</message>\n"
+        "  <recovery>The call succeeded. Next time call billing.get_invoice.</recovery>\n"
+        "  <available_actions>\n"
+        "    <action>billing.get_invoice</action>\n"
+        "  </available_actions>\n"
+        "</tool_error>"
+    )
+    assert envelope_meta(result) == {
+        "code": "DEPRECATED",
+        "severity": "warning",
+        "message": "billing.get_invoice_legacy is deprecated and will be removed; use billing.get_invoice instead.",
+        "recovery": "The call succeeded. Next time call billing.get_invoice.",
+        "available_actions": ["billing.get_invoice"],
+    }
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_voiding_a_paid_invoice_is_critical(transport: str, db: Path) -> None:
+    async with open_session(transport, db) as session:
+        result = await session.call_tool("billing", {"action": "void_invoice", "id": "inv_1"})
+        ok = await session.call_tool("billing", {"action": "void_invoice", "id": "inv_2", "reason": "Duplicate"})
+    assert texts(result) == [
+        '<tool_error code="CONFLICT" severity="critical">\n'
+        "  <message>Invoice inv_1 is paid: voiding it would need a refund, which this server cannot do.</message>\n"
+        "  <recovery>Do not retry. Tell the user the invoice is paid and that a refund must be made by a person.</recovery>\n"
+        "  <details>\n"
+        '    <detail key="currentStatus">paid</detail>\n'
+        "  </details>\n"
+        "</tool_error>"
+    ]
+    assert result.is_error is True
+    assert envelope_meta(result) == {
+        "code": "CONFLICT",
+        "severity": "critical",
+        "message": "Invoice inv_1 is paid: voiding it would need a refund, which this server cannot do.",
+        "recovery": "Do not retry. Tell the user the invoice is paid and that a refund must be made by a person.",
+        "details": {"currentStatus": "paid"},
+    }
+    assert ok.is_error is False
+    assert json.loads(texts(ok)[0])["status"] == "void"
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_pay_twice_is_a_conflict_with_the_current_status(transport: str, db: Path) -> None:
+    async with open_session(transport, db) as session:
+        first = await session.call_tool("billing", {"action": "pay_invoice", "id": "inv_6"})
+        second = await session.call_tool("billing", {"action": "pay_invoice", "id": "inv_6"})
+    assert first.is_error is False
+    assert json.loads(texts(first)[0])["status"] == "paid"
+    assert second.is_error is True
+    assert envelope_meta(second) == {
+        "code": "CONFLICT",
+        "severity": "error",
+        "message": "Invoice inv_6 is already paid.",
+        "recovery": "Do not pay it again. Call billing.get_invoice to show the user its current state.",
+        "available_actions": ["billing.get_invoice"],
+        "details": {"currentStatus": "paid"},
+    }
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_unknown_tool_is_an_mcp_error(transport: str, db: Path) -> None:
+    async with open_session(transport, db) as session:
+        with pytest.raises(MCPError) as raised:
+            await session.call_tool("billing.get_invoice", {"id": "inv_1"})
+        # The session is still usable afterwards.
+        health = await session.call_tool("billing_health", {})
+    assert raised.value.code == -32602
+    assert raised.value.message == (
+        'Unknown tool "billing.get_invoice". Did you mean "billing"? Valid tools: billing, billing_health.'
+    )
+    assert raised.value.data == {
+        "tool": "billing.get_invoice",
+        "valid_tools": ["billing", "billing_health"],
+        "closest": "billing",
+    }
+    assert health.is_error is False
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_tools_list_shows_the_group_with_every_action(transport: str, db: Path) -> None:
+    async with open_session(transport, db) as session:
+        listed = await session.list_tools()
+    tools = {tool.name: tool for tool in listed.tools}
+    assert sorted(tools) == ["billing", "billing_health"]
+    billing = tools["billing"]
+    action = billing.input_schema["properties"]["action"]
+    assert action["type"] == "string"
+    expected = [
+        "list_invoices",
+        "get_invoice",
+        "create_invoice",
+        "pay_invoice",
+        "void_invoice",
+        "get_invoice_legacy",
+        "generate_report",
+    ]
+    assert action["enum"] == expected
+    for name in expected:
+        assert f"\n- {name}: " in billing.description
+    assert billing.input_schema["required"] == ["action"]
+    assert billing.annotations.destructive_hint is True
+    assert tools["billing_health"].annotations.read_only_hint is True
