@@ -1,0 +1,208 @@
+//! The runtime guards from a real client, through `fusion serve`'s flags:
+//! SERVER_BUSY (`--max-active`/`--max-queue`), TIMEOUT (`--timeout`),
+//! RATE_LIMITED shared by two server processes through one real Redis
+//! (`--rate-limit`, `--redis`), and AUTH_REQUIRED / UNAUTHORIZED / FORBIDDEN
+//! (`--auth-tokens`) over Streamable HTTP — wire contract §5.
+
+mod support;
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use rmcp::model::CallToolResult;
+use serde_json::{Value, json};
+use support::*;
+
+fn code(result: &CallToolResult) -> String {
+    if result.is_error != Some(true) {
+        return String::from("OK");
+    }
+    meta_of(result)
+        .and_then(|m| m["code"].as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+fn report() -> Value {
+    json!({"action": "generate_report", "period": "week"})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_report_while_one_runs_is_shed() {
+    let db = TempDb::new("busy");
+    let s = Session::start_with(
+        Transport::Stdio,
+        &db,
+        &["--max-active", "1", "--max-queue", "0", "--report-ms", "3s"],
+        None,
+    )
+    .await;
+    let (first, second) = tokio::join!(s.billing(report()), async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        s.billing(report()).await
+    });
+    assert_eq!(code(&first), "OK", "{:?}", texts(&first));
+    assert_eq!(code(&second), "SERVER_BUSY");
+    let meta = meta_of(&second).unwrap();
+    assert!(meta["retry_after_seconds"].as_u64().unwrap() >= 1);
+    assert_eq!(
+        meta["message"],
+        json!(
+            "billing.generate_report is at capacity: 1 call is running and 0 calls are waiting already, the most it takes."
+        )
+    );
+    // The slot is free again once the first report is done.
+    assert_eq!(
+        code(
+            &s.billing(json!({"action": "list_invoices", "limit": 1}))
+                .await
+        ),
+        "OK"
+    );
+    s.close().await;
+}
+
+#[tokio::test]
+async fn a_report_past_its_time_limit_times_out() {
+    let db = TempDb::new("timeout");
+    let s = Session::start_with(
+        Transport::Stdio,
+        &db,
+        &["--timeout", "100ms", "--report-ms", "10s"],
+        None,
+    )
+    .await;
+    let result = s.billing(report()).await;
+    assert_eq!(
+        texts(&result),
+        [
+            "<tool_error code=\"TIMEOUT\" severity=\"error\">\n  <message>billing.generate_report took longer than its limit of 100 ms and was cancelled.</message>\n  <recovery>Ask for less (a narrower request: fewer items, a shorter period), or retry later when the server is less busy.</recovery>\n  <details>\n    <detail key=\"limit_ms\">100</detail>\n  </details>\n</tool_error>"
+        ]
+    );
+    assert_eq!(result.is_error, Some(true));
+    s.close().await;
+}
+
+/// A `redis-server` on a free loopback port, killed on drop.
+struct Redis(Child, u16);
+
+impl Redis {
+    fn start() -> Redis {
+        let port = free_port();
+        let child = Command::new("redis-server")
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server must be installed (scripts/test installs it)");
+        for _ in 0..200 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Redis(child, port);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("redis-server did not listen on port {port}");
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_server_processes_share_one_rate_limit_in_redis() {
+    let redis = Redis::start();
+    let url = format!("redis://127.0.0.1:{}/0", redis.1);
+    let options = [
+        "--rate-limit",
+        "2/min",
+        "--rate-limit-scope",
+        "global",
+        "--redis",
+        &url,
+    ];
+    let (db_a, db_b) = (TempDb::new("redis-a"), TempDb::new("redis-b"));
+    let a = Session::start_with(Transport::Stdio, &db_a, &options, None).await;
+    let b = Session::start_with(Transport::Stdio, &db_b, &options, None).await;
+    let ping = || json!({"action": "list_invoices", "limit": 1});
+    let mut seen = Vec::new();
+    for i in 0..4 {
+        let session = if i % 2 == 0 { &a } else { &b };
+        seen.push(code(&session.billing(ping()).await));
+    }
+    assert_eq!(seen, ["OK", "OK", "RATE_LIMITED", "RATE_LIMITED"]);
+    let limited = b.billing(ping()).await;
+    let meta = meta_of(&limited).unwrap();
+    let wait = meta["retry_after_seconds"].as_u64().unwrap();
+    assert!((1..=30).contains(&wait), "one call every 30 s: {wait}");
+    assert_eq!(
+        meta["message"],
+        json!("Too many calls to billing.list_invoices: the limit is 2 per minute.")
+    );
+    a.close().await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bearer_tokens_over_http() {
+    let db = TempDb::new("auth");
+    let tokens =
+        std::env::temp_dir().join(format!("fusion-e2e-tokens-{}.json", std::process::id()));
+    std::fs::write(
+        &tokens,
+        r#"{"tokens": [{"token": "reader-secret", "subject": "ada", "scopes": ["billing:read"]}]}"#,
+    )
+    .unwrap();
+    let file = tokens.to_str().unwrap();
+    let options = ["--auth-tokens", file];
+    let reader = Session::start_with(Transport::Http, &db, &options, Some("reader-secret")).await;
+    assert_eq!(
+        code(
+            &reader
+                .billing(json!({"action": "get_invoice", "id": "inv_2"}))
+                .await
+        ),
+        "OK"
+    );
+    let forbidden = reader
+        .billing(json!({"action": "pay_invoice", "id": "inv_2"}))
+        .await;
+    assert_eq!(code(&forbidden), "FORBIDDEN");
+    assert!(!texts(&forbidden)[0].contains("reader-secret"));
+    assert_eq!(code(&reader.call("billing_health", json!({})).await), "OK");
+    reader.close().await;
+
+    let anonymous = Session::start_with(Transport::Http, &db, &options, None).await;
+    assert_eq!(
+        code(
+            &anonymous
+                .billing(json!({"action": "get_invoice", "id": "inv_2"}))
+                .await
+        ),
+        "AUTH_REQUIRED"
+    );
+    anonymous.close().await;
+
+    let wrong = Session::start_with(Transport::Http, &db, &options, Some("guess")).await;
+    assert_eq!(
+        code(
+            &wrong
+                .billing(json!({"action": "get_invoice", "id": "inv_2"}))
+                .await
+        ),
+        "UNAUTHORIZED"
+    );
+    wrong.close().await;
+    let _ = std::fs::remove_file(tokens);
+}

@@ -1,0 +1,238 @@
+//! What the end-to-end tests share: temporary databases, `fusion serve`
+//! started over stdio or Streamable HTTP, and an rmcp client session.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
+use serde_json::Value;
+
+/// The `fusion` binary under test.
+pub const FUSION: &str = env!("CARGO_BIN_EXE_fusion");
+/// The `_meta` key of the envelope's JSON twin.
+pub const META_KEY: &str = "mcp-fusion/error";
+
+// ---------------------------------------------------------------------------
+// Databases and servers
+
+/// A database file of its own, removed (with SQLite's side files) on drop.
+pub struct TempDb(pub PathBuf);
+
+impl TempDb {
+    pub fn new(test: &str) -> Self {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        let n = NEXT.fetch_add(1, Ordering::SeqCst);
+        let name = format!("fusion-e2e-{test}-{}-{nanos}-{n}.db", std::process::id());
+        let path = std::env::temp_dir().join(name);
+        assert!(!path.exists(), "{} already exists", path.display());
+        TempDb(path)
+    }
+
+    pub fn path(&self) -> &str {
+        self.0.to_str().expect("a UTF-8 temp path")
+    }
+}
+
+impl Drop for TempDb {
+    fn drop(&mut self) {
+        for suffix in ["", "-journal", "-wal", "-shm"] {
+            let mut file = self.0.clone().into_os_string();
+            file.push(suffix);
+            let _ = std::fs::remove_file(PathBuf::from(file));
+        }
+    }
+}
+
+/// `fusion serve --port N --db PATH` as a child process, killed on drop.
+pub struct HttpServer {
+    child: Child,
+    pub url: String,
+    /// The server's first stderr lines, up to its endpoint line.
+    pub banner: Vec<String>,
+}
+
+impl HttpServer {
+    /// Starts the server on a free port and waits until it prints its
+    /// endpoint (so it is listening). Retries on another port if the one
+    /// picked was taken in between.
+    pub fn start(db: &Path) -> Self {
+        HttpServer::start_with(db, &[])
+    }
+
+    /// [`HttpServer::start`] with more `fusion serve` options.
+    pub fn start_with(db: &Path, options: &[&str]) -> Self {
+        let mut last_failure = String::new();
+        for _ in 0..5 {
+            let port = free_port();
+            let mut child = std::process::Command::new(FUSION)
+                .args(["serve", "--port", &port.to_string(), "--db"])
+                .arg(db)
+                .args(options)
+                .env("RUST_LOG", "warn")
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("start fusion serve");
+            let stderr = child.stderr.take().expect("piped stderr");
+            let (lines_tx, lines_rx) = mpsc::channel::<String>();
+            // Reads every stderr line (so the pipe never fills) and forwards it.
+            std::thread::spawn(move || {
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    let _ = lines_tx.send(line);
+                }
+            });
+            let mut banner = Vec::new();
+            // Bounded, so that a server that never starts fails the test
+            // instead of hanging it; not a timing assertion.
+            while let Ok(line) = lines_rx.recv_timeout(Duration::from_secs(60)) {
+                let ready = line.contains("MCP endpoint: ");
+                banner.push(line);
+                if ready {
+                    return HttpServer {
+                        child,
+                        url: format!("http://127.0.0.1:{port}/mcp"),
+                        banner,
+                    };
+                }
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+            last_failure = banner.join("\n");
+        }
+        panic!("fusion serve did not start over HTTP; its stderr:\n{last_failure}");
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+    listener.local_addr().expect("local address").port()
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum Transport {
+    Stdio,
+    Http,
+}
+
+/// A client session with a running `fusion serve`.
+pub struct Session {
+    pub client: RunningService<RoleClient, ()>,
+    /// Kept alive for the session (HTTP only); killed on drop.
+    pub _http: Option<HttpServer>,
+}
+
+impl Session {
+    pub async fn start(transport: Transport, db: &TempDb) -> Self {
+        Session::start_with(transport, db, &[], None).await
+    }
+
+    /// A session with `fusion serve` started with more `options`, sending
+    /// `bearer` as its HTTP bearer token (HTTP only).
+    pub async fn start_with(
+        transport: Transport,
+        db: &TempDb,
+        options: &[&str],
+        bearer: Option<&str>,
+    ) -> Self {
+        match transport {
+            Transport::Stdio => {
+                let db = db.path().to_owned();
+                let command = tokio::process::Command::new(FUSION).configure(|c| {
+                    c.args(["serve", "--stdio", "--db", &db]).args(options);
+                });
+                let (child, _) = TokioChildProcess::builder(command)
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .expect("start fusion serve --stdio");
+                let client = ().serve(child).await.expect("MCP handshake over stdio");
+                Session {
+                    client,
+                    _http: None,
+                }
+            }
+            Transport::Http => {
+                let server = HttpServer::start_with(&db.0, options);
+                let mut config = StreamableHttpClientTransportConfig::with_uri(server.url.as_str());
+                if let Some(token) = bearer {
+                    config = config.auth_header(token);
+                }
+                let transport = StreamableHttpClientTransport::from_config(config);
+                let client = ().serve(transport).await.expect("MCP handshake over HTTP");
+                Session {
+                    client,
+                    _http: Some(server),
+                }
+            }
+        }
+    }
+
+    pub async fn try_call(&self, tool: &str, args: Value) -> Result<CallToolResult, ServiceError> {
+        let Value::Object(args) = args else {
+            panic!("arguments must be an object")
+        };
+        self.client
+            .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args))
+            .await
+    }
+
+    pub async fn call(&self, tool: &str, args: Value) -> CallToolResult {
+        self.try_call(tool, args)
+            .await
+            .unwrap_or_else(|e| panic!("{tool}: a tool result, got {e}"))
+    }
+
+    pub async fn billing(&self, args: Value) -> CallToolResult {
+        self.call("billing", args).await
+    }
+
+    pub async fn close(self) {
+        let _ = self.client.cancel().await;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Reading results
+
+pub fn texts(result: &CallToolResult) -> Vec<String> {
+    result
+        .content
+        .iter()
+        .map(|block| {
+            block
+                .as_text()
+                .unwrap_or_else(|| panic!("a text block, got {block:?}"))
+                .text
+                .clone()
+        })
+        .collect()
+}
+
+pub fn meta_of(result: &CallToolResult) -> Option<Value> {
+    result
+        .meta
+        .as_ref()
+        .and_then(|meta| meta.0.get(META_KEY))
+        .cloned()
+}
