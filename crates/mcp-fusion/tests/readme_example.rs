@@ -1,45 +1,42 @@
-//! The handler example of README.md, compiled and checked: the code between the
-//! markers below must be the README's `rust` block, byte for byte, and the
-//! README's `xml` block must be what it renders.
-
-// `ToolError` is larger than the threshold of clippy's `result_large_err`; the
-// README shows handlers returning it by value, as the builder is meant to be used.
-#![allow(clippy::result_large_err)]
+//! The server example of README.md, compiled and checked: the code between the
+//! markers below must be the README's `rust` block under "## Example", byte for
+//! byte, and the README's `xml` block there must be what a call returns.
 
 // README example: begin
-use mcp_fusion::{ToolError, envelope};
+use mcp_fusion::{Action, CallContext, FusionServer, Group, ToolError};
 
-pub struct Invoice {
-    pub amount_cents: u64,
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct GetInvoice {
+    /// The invoice id, e.g. `inv_2`.
+    #[schemars(regex(pattern = r"^inv_[0-9]+$"))]
+    pub id: String,
 }
 
 /// A handler: every failure is a `ToolError` written for the model.
-pub fn get_invoice(id: &str) -> Result<Invoice, ToolError> {
-    if id.trim().is_empty() {
-        return Err(ToolError::required("id"));
-    }
-    find_invoice(id).ok_or_else(|| {
+pub async fn get_invoice(_ctx: CallContext, args: GetInvoice) -> Result<String, ToolError> {
+    let cents = find_invoice(&args.id).ok_or_else(|| {
         ToolError::not_found("No invoice with that ID")
             .suggest("List invoices first, then retry with a real ID")
             .actions(["billing.list_invoices"])
-            .detail("requestedId", id)
-    })
+            .detail("requestedId", &args.id)
+    })?;
+    Ok(format!("{} owes {cents} cents", args.id))
 }
 
-/// `?` carries the `ToolError` through other code unchanged.
-pub fn invoice_total(id: &str) -> Result<u64, ToolError> {
-    Ok(get_invoice(id)?.amount_cents)
-}
-
-pub fn show_failure() -> String {
-    let err = invoice_total("inv_2026_9999").unwrap_err();
-    envelope::render(&err)
+pub fn server() -> FusionServer {
+    let billing = Group::new("billing")
+        .description("Invoices.")
+        .action(Action::new("get_invoice", get_invoice).read_only());
+    FusionServer::builder("billing", "1.0.0")
+        .group(billing)
+        .build()
+        .expect("a valid server")
 }
 // README example: end
 
 /// The database query of the README's example: one known invoice.
-fn find_invoice(id: &str) -> Option<Invoice> {
-    (id == "inv_2026_0001").then_some(Invoice { amount_cents: 1250 })
+fn find_invoice(id: &str) -> Option<u64> {
+    (id == "inv_1").then_some(1250)
 }
 
 const README: &str = include_str!("../../../README.md");
@@ -54,6 +51,14 @@ fn readme_block(lang: &str, after: &str) -> &'static str {
     &README[start..start + len]
 }
 
+async fn call(args: serde_json::Value) -> rmcp::model::CallToolResult {
+    server().call("billing", args).await.expect("a known tool")
+}
+
+fn text(result: &rmcp::model::CallToolResult) -> String {
+    result.content[0].as_text().expect("text").text.clone()
+}
+
 #[test]
 fn readme_code_is_this_code() {
     let begin = "// README example: begin\n";
@@ -66,39 +71,28 @@ fn readme_code_is_this_code() {
     );
 }
 
-#[test]
-fn readme_output_is_what_the_code_renders() {
-    let xml = show_failure();
-    assert_eq!(readme_block("xml", "## Example"), format!("{xml}\n"));
+#[tokio::test]
+async fn readme_outputs_are_what_the_server_returns() {
+    let found = call(serde_json::json!({"action": "get_invoice", "id": "inv_1"})).await;
+    assert_eq!(found.is_error, Some(false));
+    assert_eq!(text(&found), "inv_1 owes 1250 cents");
+
+    let missing = call(serde_json::json!({"action": "get_invoice", "id": "inv_9999"})).await;
+    assert_eq!(missing.is_error, Some(true));
     assert_eq!(
-        xml,
-        "<tool_error code=\"NOT_FOUND\" severity=\"error\">\n  \
-         <message>No invoice with that ID</message>\n  \
-         <recovery>List invoices first, then retry with a real ID</recovery>\n  \
-         <available_actions>\n    <action>billing.list_invoices</action>\n  </available_actions>\n  \
-         <details>\n    <detail key=\"requestedId\">inv_2026_9999</detail>\n  </details>\n\
-         </tool_error>"
+        readme_block("xml", "## Example"),
+        format!("{}\n", text(&missing))
     );
+
+    let invalid = call(serde_json::json!({"action": "get_invoice", "id": "9999"})).await;
+    let after = "`{\"action\": \"get_invoice\", \"id\": \"9999\"}`";
+    assert_eq!(readme_block("xml", after), format!("{}\n", text(&invalid)));
 }
 
 #[test]
-fn the_handler_succeeds_and_fails_as_described() {
-    assert_eq!(get_invoice("inv_2026_0001").unwrap().amount_cents, 1250);
-    assert_eq!(invoice_total("inv_2026_0001"), Ok(1250));
-    let missing = get_invoice(" ").err().unwrap();
-    assert_eq!(missing.message, "Required field \"id\" is missing.");
-}
-
-#[test]
-fn readme_run_section_shows_the_seed_example() {
-    let output = readme_block("xml", "## Run");
-    let expected = "<tool_error code=\"NOT_FOUND\" severity=\"error\">\n  \
-                    <message>No invoice with that ID</message>\n  \
-                    <recovery>List invoices first, then retry with a real ID</recovery>\n  \
-                    <available_actions>\n    <action>billing.list_invoices</action>\n  \
-                    </available_actions>\n  <details>\n    \
-                    <detail key=\"requestedId\">inv_2026_9999</detail>\n  </details>\n  \
-                    <retry_after>30 seconds</retry_after>\n</tool_error>\n";
-    assert_eq!(output, expected);
-    assert!(README.contains("bash .ci/run"));
+fn readme_commands_are_the_ones_ci_runs() {
+    assert!(README.contains("```sh\ncargo run -p fusion-cli -- serve\n```"));
+    assert!(README.contains("```sh\nscripts/test\n```"));
+    let ci = include_str!("../../../.ci/run");
+    assert!(ci.contains("exec bash scripts/test"));
 }
