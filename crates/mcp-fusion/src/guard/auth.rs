@@ -5,15 +5,15 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use futures::future::BoxFuture;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde::Deserialize;
-use tower::{Layer, Service, ServiceExt};
+use tower::ServiceExt;
 
+use super::layer::Guard;
 use crate::error::ToolError;
-use crate::pipeline::{Call, Principal};
+use crate::pipeline::{ActionService, Call, Outcome, Principal};
 
 /// Why a token was refused. Its text is shown to the model, so it never holds
 /// the token.
@@ -274,30 +274,9 @@ impl AuthRule {
 }
 
 /// Checks the caller of one action.
-#[derive(Clone)]
-pub(crate) struct AuthLayer {
+pub(crate) struct AuthGuard {
     pub verifier: Arc<dyn TokenVerifier>,
     pub rule: AuthRule,
-}
-
-impl<S> Layer<S> for AuthLayer {
-    type Service = AuthService<S>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        AuthService {
-            verifier: Arc::clone(&self.verifier),
-            rule: self.rule.clone(),
-            inner,
-        }
-    }
-}
-
-/// The service of [`AuthLayer`].
-#[derive(Clone)]
-pub(crate) struct AuthService<S> {
-    verifier: Arc<dyn TokenVerifier>,
-    rule: AuthRule,
-    inner: S,
 }
 
 fn auth_required(name: &str) -> ToolError {
@@ -333,32 +312,25 @@ fn forbidden(name: &str, missing: &[&String]) -> ToolError {
     .detail("missing_scopes", missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" "))
 }
 
-impl<S, R> Service<Call> for AuthService<S>
-where
-    S: Service<Call, Response = R, Error = ToolError> + Clone + Send + 'static,
-    S::Future: Send + 'static,
-    R: Send + 'static,
-{
-    type Response = R;
-    type Error = ToolError;
-    type Future = BoxFuture<'static, Result<R, ToolError>>;
-
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), ToolError>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, call: Call) -> Self::Future {
-        let verifier = Arc::clone(&self.verifier);
-        let rule = self.rule.clone();
-        let inner = self.inner.clone();
+impl Guard for AuthGuard {
+    fn around(
+        self: Arc<Self>,
+        call: Call,
+        next: ActionService,
+    ) -> BoxFuture<'static, Result<Outcome, ToolError>> {
         Box::pin(async move {
             let name = call.ctx.name().to_owned();
             match call.ctx.bearer_token() {
-                None if rule.needs_credentials() => return Err(auth_required(&name)),
+                None if self.rule.needs_credentials() => return Err(auth_required(&name)),
                 None => {}
                 Some(token) => {
-                    let principal = verifier.verify(token).await.map_err(|f| unauthorized(&f))?;
-                    let missing: Vec<&String> = rule
+                    let principal = self
+                        .verifier
+                        .verify(token)
+                        .await
+                        .map_err(|f| unauthorized(&f))?;
+                    let missing: Vec<&String> = self
+                        .rule
                         .scopes
                         .iter()
                         .filter(|s| !principal.scopes.contains(*s))
@@ -369,7 +341,7 @@ where
                     call.ctx.set_principal(principal);
                 }
             }
-            inner.oneshot(call).await
+            next.oneshot(call).await
         })
     }
 }

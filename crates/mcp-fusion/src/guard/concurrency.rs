@@ -4,15 +4,15 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
 use tokio::sync::Semaphore;
-use tower::{Layer, Service, ServiceExt};
+use tower::ServiceExt;
 
+use super::layer::Guard;
 use crate::error::ToolError;
-use crate::pipeline::Call;
+use crate::pipeline::{ActionService, Call, Outcome};
 
 /// How many calls of one action may run and wait at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,70 +137,35 @@ impl Drop for Waiting<'_> {
     }
 }
 
-/// The layer of one concurrency guard.
-#[derive(Clone)]
-pub(crate) struct ConcurrencyLayer {
-    pub guard: Arc<ConcurrencyGuard>,
-}
-
-impl<S> Layer<S> for ConcurrencyLayer {
-    type Service = ConcurrencyService<S>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        ConcurrencyService {
-            guard: Arc::clone(&self.guard),
-            inner,
-        }
-    }
-}
-
-/// The service of [`ConcurrencyLayer`].
-#[derive(Clone)]
-pub(crate) struct ConcurrencyService<S> {
-    guard: Arc<ConcurrencyGuard>,
-    inner: S,
-}
-
-impl<S, R> Service<Call> for ConcurrencyService<S>
-where
-    S: Service<Call, Response = R, Error = ToolError> + Clone + Send + 'static,
-    S::Future: Send + 'static,
-    R: Send + 'static,
-{
-    type Response = R;
-    type Error = ToolError;
-    type Future = BoxFuture<'static, Result<R, ToolError>>;
-
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), ToolError>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, call: Call) -> Self::Future {
-        let guard = Arc::clone(&self.guard);
+impl Guard for ConcurrencyGuard {
+    fn around(
+        self: Arc<Self>,
+        call: Call,
+        next: ActionService,
+    ) -> BoxFuture<'static, Result<Outcome, ToolError>> {
         // Admission is decided now, synchronously: a full guard sheds without
         // waiting for anything.
-        let Ok(admitted) = Arc::clone(&guard.admission).try_acquire_owned() else {
-            let busy = guard.busy(call.ctx.name());
+        let Ok(admitted) = Arc::clone(&self.admission).try_acquire_owned() else {
+            let busy = self.busy(call.ctx.name());
             return Box::pin(std::future::ready(Err(busy)));
         };
-        guard.queued.fetch_add(1, Ordering::SeqCst);
-        let inner = self.inner.clone();
+        self.queued.fetch_add(1, Ordering::SeqCst);
         Box::pin(async move {
             let slot = {
-                let _waiting = Waiting(&guard.queued);
+                let _waiting = Waiting(&self.queued);
                 // Dropping this future while it waits leaves the queue.
-                Arc::clone(&guard.slots).acquire_owned().await
+                Arc::clone(&self.slots).acquire_owned().await
             };
             let Ok(slot) = slot else {
                 return Err(ToolError::server_busy("The server is shutting down."));
             };
-            guard.active.fetch_add(1, Ordering::SeqCst);
+            self.active.fetch_add(1, Ordering::SeqCst);
             // Dropped first, also when the call is cancelled: the counts never
             // show more running calls than there are slots.
-            let running = Waiting(&guard.active);
+            let running = Waiting(&self.active);
             let started = Instant::now();
-            let result = inner.oneshot(call).await;
-            guard.record(started.elapsed());
+            let result = next.oneshot(call).await;
+            self.record(started.elapsed());
             drop(running);
             drop(slot);
             drop(admitted);

@@ -9,15 +9,13 @@
 
 mod auth;
 mod concurrency;
+mod layer;
 mod rate_limit;
 mod redis_store;
 mod timeout;
 
 use std::sync::Arc;
 use std::time::Duration;
-
-use tower::Layer;
-use tower::util::BoxCloneSyncService;
 
 pub use auth::{AuthConfigError, AuthFailure, JwtVerifier, StaticTokens, TokenVerifier};
 pub use concurrency::{Concurrency, ConcurrencyStats};
@@ -119,37 +117,25 @@ pub(crate) fn apply(
     mut service: ActionService,
 ) -> (ActionService, Option<Arc<ConcurrencyGuard>>) {
     if let Some(limit) = guards.timeout {
-        service = BoxCloneSyncService::new(timeout::TimeoutLayer { limit }.layer(service));
+        service = layer::wrap(Arc::new(timeout::TimeoutGuard { limit }), service);
     }
     let concurrency = guards
         .concurrency
         .map(|limits| Arc::new(ConcurrencyGuard::new(limits)));
     if let Some(guard) = &concurrency {
-        service = BoxCloneSyncService::new(
-            concurrency::ConcurrencyLayer {
-                guard: Arc::clone(guard),
-            }
-            .layer(service),
-        );
+        service = layer::wrap(Arc::clone(guard), service);
     }
     if let Some(limit) = guards.rate_limit {
         let guard =
             rate_limit::RateLimitGuard::new(limit, settings.redis.clone(), settings.key_fn.clone());
-        service = BoxCloneSyncService::new(
-            rate_limit::RateLimitLayer {
-                guard: Arc::new(guard),
-            }
-            .layer(service),
-        );
+        service = layer::wrap(Arc::new(guard), service);
     }
     if let Some(verifier) = &settings.verifier {
-        service = BoxCloneSyncService::new(
-            auth::AuthLayer {
-                verifier: Arc::clone(verifier),
-                rule: guards.auth.clone(),
-            }
-            .layer(service),
-        );
+        let guard = auth::AuthGuard {
+            verifier: Arc::clone(verifier),
+            rule: guards.auth.clone(),
+        };
+        service = layer::wrap(Arc::new(guard), service);
     }
     (service, concurrency)
 }

@@ -7,17 +7,17 @@ use std::num::NonZeroU32;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
-use tower::{Layer, Service, ServiceExt};
+use tower::ServiceExt;
 
+use super::layer::Guard;
 use super::redis_store::{RedisDecision, RedisStore};
 use crate::error::ToolError;
-use crate::pipeline::{Call, CallContext};
+use crate::pipeline::{ActionService, Call, CallContext, Outcome};
 
 /// Whose calls one limit counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -270,53 +270,18 @@ impl RateLimitGuard {
     }
 }
 
-/// The layer of one rate limit.
-#[derive(Clone)]
-pub(crate) struct RateLimitLayer {
-    pub guard: Arc<RateLimitGuard>,
-}
-
-impl<S> Layer<S> for RateLimitLayer {
-    type Service = RateLimitService<S>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        RateLimitService {
-            guard: Arc::clone(&self.guard),
-            inner,
-        }
-    }
-}
-
-/// The service of [`RateLimitLayer`].
-#[derive(Clone)]
-pub(crate) struct RateLimitService<S> {
-    guard: Arc<RateLimitGuard>,
-    inner: S,
-}
-
-impl<S, R> Service<Call> for RateLimitService<S>
-where
-    S: Service<Call, Response = R, Error = ToolError> + Clone + Send + 'static,
-    S::Future: Send + 'static,
-    R: Send + 'static,
-{
-    type Response = R;
-    type Error = ToolError;
-    type Future = BoxFuture<'static, Result<R, ToolError>>;
-
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), ToolError>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, call: Call) -> Self::Future {
-        let guard = Arc::clone(&self.guard);
-        let inner = self.inner.clone();
+impl Guard for RateLimitGuard {
+    fn around(
+        self: Arc<Self>,
+        call: Call,
+        next: ActionService,
+    ) -> BoxFuture<'static, Result<Outcome, ToolError>> {
         Box::pin(async move {
-            let key = guard.key(&call.ctx);
-            match guard.check(key).await {
-                Decision::Allow => inner.oneshot(call).await,
-                Decision::Deny(wait) => Err(guard.limited(call.ctx.name(), wait)),
-                Decision::StoreDown => Err(guard.store_down(call.ctx.name())),
+            let key = self.key(&call.ctx);
+            match self.check(key).await {
+                Decision::Allow => next.oneshot(call).await,
+                Decision::Deny(wait) => Err(self.limited(call.ctx.name(), wait)),
+                Decision::StoreDown => Err(self.store_down(call.ctx.name())),
             }
         })
     }

@@ -1,14 +1,15 @@
 //! The time limit of an action: past it, the handler's future is dropped and
 //! the call ends with `TIMEOUT` (wire contract §5).
 
-use std::task::{Context, Poll};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use tower::{Layer, Service, ServiceExt};
+use tower::ServiceExt;
 
+use super::layer::Guard;
 use crate::error::ToolError;
-use crate::pipeline::Call;
+use crate::pipeline::{ActionService, Call, Outcome};
 
 /// A duration as people write it, e.g. `1.5s` → "1.5 s", `250ms` → "250 ms".
 pub(crate) fn human(duration: Duration) -> String {
@@ -32,54 +33,25 @@ pub(crate) fn timed_out(name: &str, limit: Duration) -> ToolError {
     .detail("limit_ms", limit.as_millis())
 }
 
-/// Cancels the inner call after `limit`.
+/// Cancels the rest of the call after `limit`.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct TimeoutLayer {
+pub(crate) struct TimeoutGuard {
     pub limit: Duration,
 }
 
-impl<S> Layer<S> for TimeoutLayer {
-    type Service = TimeoutService<S>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        TimeoutService {
-            limit: self.limit,
-            inner,
-        }
-    }
-}
-
-/// The service of [`TimeoutLayer`].
-#[derive(Debug, Clone)]
-pub(crate) struct TimeoutService<S> {
-    limit: Duration,
-    inner: S,
-}
-
-impl<S, R> Service<Call> for TimeoutService<S>
-where
-    S: Service<Call, Response = R, Error = ToolError> + Clone + Send + 'static,
-    S::Future: Send + 'static,
-    R: Send + 'static,
-{
-    type Response = R;
-    type Error = ToolError;
-    type Future = BoxFuture<'static, Result<R, ToolError>>;
-
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), ToolError>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, call: Call) -> Self::Future {
-        let limit = self.limit;
+impl Guard for TimeoutGuard {
+    fn around(
+        self: Arc<Self>,
+        call: Call,
+        next: ActionService,
+    ) -> BoxFuture<'static, Result<Outcome, ToolError>> {
         let name = call.ctx.name().to_owned();
-        let inner = self.inner.clone();
         Box::pin(async move {
-            match tokio::time::timeout(limit, inner.oneshot(call)).await {
+            match tokio::time::timeout(self.limit, next.oneshot(call)).await {
                 Ok(result) => result,
                 Err(_) => {
                     tracing::debug!(action = %name, "time limit passed");
-                    Err(timed_out(&name, limit))
+                    Err(timed_out(&name, self.limit))
                 }
             }
         })

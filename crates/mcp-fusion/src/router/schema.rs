@@ -48,11 +48,18 @@ pub(crate) fn input_schema_for<T: JsonSchema>(allow_unknown_fields: bool) -> Val
 
 /// The output schema of `T` (for serialization).
 pub(crate) fn output_schema_for<T: JsonSchema>() -> Value {
-    let mut schema = settings()
-        .for_serialize()
-        .into_generator()
-        .into_root_schema_for::<T>()
-        .to_value();
+    without_meta_schema(
+        settings()
+            .for_serialize()
+            .into_generator()
+            .into_root_schema_for::<T>(),
+    )
+}
+
+/// The schema as JSON, without its `$schema` line (MCP's default dialect is
+/// 2020-12 already).
+fn without_meta_schema(schema: Schema) -> Value {
+    let mut schema = schema.to_value();
     if let Some(object) = schema.as_object_mut() {
         object.remove("$schema");
     }

@@ -2,11 +2,13 @@
 
 #![allow(dead_code)]
 
+#[path = "../common/mod.rs"]
+mod common;
+
+pub use common::check_well_formed;
+
 use mcp_fusion::envelope::META_KEY;
 use mcp_fusion::pipeline::INTERNAL_RECOVERY;
-use quick_xml::XmlVersion;
-use quick_xml::events::Event;
-use quick_xml::reader::Reader;
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
@@ -97,54 +99,4 @@ pub fn internal_envelope(name: &str, id: &str, internal: Option<&str>) -> (Strin
         "details": details,
     });
     (text, meta)
-}
-
-/// Checks that `xml` is one well-formed XML 1.0 element: every event reads,
-/// tags balance, one root, no text outside it, only XML 1.0 characters.
-pub fn check_well_formed(xml: &str) -> Result<(), String> {
-    if let Some(c) = xml.chars().find(|&c| !is_xml_char(c)) {
-        return Err(format!("U+{:04X} is not an XML 1.0 character", c as u32));
-    }
-    let mut reader = Reader::from_str(xml);
-    let mut depth = 0usize;
-    let mut roots = 0usize;
-    loop {
-        let event = reader
-            .read_event()
-            .map_err(|e| format!("at byte {}: {e}", reader.error_position()))?;
-        match event {
-            Event::Start(ref tag) | Event::Empty(ref tag) => {
-                if depth == 0 {
-                    roots += 1;
-                }
-                for attr in tag.attributes() {
-                    let attr = attr.map_err(|e| format!("bad attribute: {e}"))?;
-                    attr.normalized_value(XmlVersion::Implicit1_0)
-                        .map_err(|e| format!("bad attribute value: {e}"))?;
-                }
-                if matches!(event, Event::Start(_)) {
-                    depth += 1;
-                }
-            }
-            Event::End(_) => {
-                depth = depth
-                    .checked_sub(1)
-                    .ok_or_else(|| "end tag without start tag".to_owned())?;
-            }
-            Event::Text(ref text) if depth == 0 => {
-                return Err(format!("text outside the root: {:?}", &**text));
-            }
-            Event::Eof => break,
-            _ => {}
-        }
-    }
-    match (depth, roots) {
-        (0, 1) => Ok(()),
-        (0, n) => Err(format!("{n} root elements")),
-        (d, _) => Err(format!("{d} element(s) left open")),
-    }
-}
-
-fn is_xml_char(c: char) -> bool {
-    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
 }
