@@ -14,13 +14,15 @@
 //! - an empty or whitespace-only message takes the code's default sentence,
 //!   an empty recovery is dropped;
 //! - `retry_after` becomes whole seconds, rounded up, clamped to 1..=86 400;
+//! - a `<contract_awareness>` section (§4.1) gets what room the field lines
+//!   leave, its last deltas dropped first;
 //! - if the envelope would reach [`MAX_ENVELOPE_BYTES`], details are dropped
 //!   from the end, then actions, then the recovery and the message are cut.
 
 use std::time::Duration;
 
 use super::escape;
-use crate::error::{FieldError, ToolError, ValidationFailure};
+use crate::error::{AwarenessDelta, ContractAwareness, FieldError, ToolError, ValidationFailure};
 
 /// The longest message, recovery, detail value or field line, in characters (§2).
 pub const MAX_TEXT_CHARS: usize = 2_000;
@@ -40,6 +42,13 @@ const ACTION_FRAME_BYTES: usize = 23;
 const DETAIL_FRAME_BYTES: usize = 30;
 /// Bytes one `<field name="">` line adds besides its path and message.
 const FIELD_FRAME_BYTES: usize = 26;
+/// Bytes the fixed parts of a `<contract_awareness>` section take at most
+/// (tags, indentation, the `changes`, `shown` and `max_severity` attributes),
+/// with headroom.
+const AWARENESS_FRAME_BYTES: usize = 160;
+/// Bytes one `<delta severity="BREAKING" field="">` line adds besides its
+/// field and text.
+const DELTA_FRAME_BYTES: usize = 56;
 
 /// `retry_after` as the envelope writes it: whole seconds rounded up, at least
 /// 1, at most [`MAX_RETRY_AFTER_SECS`]; `None` for no delay (§2).
@@ -206,6 +215,11 @@ pub fn normalize(err: &ToolError) -> ToolError {
 /// paths cut to [`MAX_NAME_CHARS`], field lines to [`MAX_TEXT_CHARS`], and, if the
 /// envelope would reach [`MAX_ENVELOPE_BYTES`], the last lines replaced by one
 /// `(more)` line saying how many were left out.
+///
+/// A `<contract_awareness>` section (§4.1) gets the same cuts and only the
+/// room the field lines leave: its last deltas are dropped first, and the
+/// whole section when the field lines alone fill the envelope (or when it has
+/// no delta).
 pub fn normalize_validation(failure: &ValidationFailure) -> ValidationFailure {
     let action = name_value(&failure.action);
     let fields: Vec<FieldError> = failure
@@ -219,7 +233,13 @@ pub fn normalize_validation(failure: &ValidationFailure) -> ValidationFailure {
     };
     let total: usize = fields.iter().map(line).sum();
     if total <= budget {
-        return ValidationFailure::new(action, fields);
+        let awareness = failure
+            .contract_awareness
+            .as_ref()
+            .and_then(|a| normalize_awareness(a, budget - total));
+        let mut normalized = ValidationFailure::new(action, fields);
+        normalized.contract_awareness = awareness;
+        return normalized;
     }
     let reserve = 200;
     let mut kept = Vec::new();
@@ -244,6 +264,41 @@ pub fn normalize_validation(failure: &ValidationFailure) -> ValidationFailure {
         ),
     ));
     ValidationFailure::new(action, kept)
+}
+
+/// The `<contract_awareness>` section as the envelope carries it, within
+/// `room` bytes: names cut to [`MAX_NAME_CHARS`], delta lines to
+/// [`MAX_TEXT_CHARS`], then deltas dropped from the end (the least severe)
+/// until the section fits; `None` when no delta is left. `changes` and
+/// `max_severity` keep counting every change (so `shown` tells how many are
+/// written), and are raised if they were below what the deltas say.
+fn normalize_awareness(awareness: &ContractAwareness, room: usize) -> Option<ContractAwareness> {
+    let action = name_value(&awareness.action);
+    let mut deltas: Vec<AwarenessDelta> = awareness
+        .deltas
+        .iter()
+        .map(|d| AwarenessDelta {
+            severity: d.severity,
+            field: name_value(&d.field),
+            text: text_value(&d.text),
+        })
+        .collect();
+    let delta_len = |d: &AwarenessDelta| {
+        DELTA_FRAME_BYTES + escape::attr_len(&d.field) + escape::text_len(&d.text)
+    };
+    let frame = AWARENESS_FRAME_BYTES + escape::attr_len(&action);
+    let mut size = frame + deltas.iter().map(delta_len).sum::<usize>();
+    while size > room {
+        let dropped = deltas.pop()?;
+        size -= delta_len(&dropped);
+    }
+    let max_in_deltas = deltas.iter().map(|d| d.severity).max()?;
+    Some(ContractAwareness {
+        action,
+        changes: awareness.changes.max(deltas.len()),
+        max_severity: awareness.max_severity.max(max_in_deltas),
+        deltas,
+    })
 }
 
 #[cfg(test)]

@@ -41,7 +41,9 @@ pub fn to_meta(err: &ToolError) -> Value {
 
 /// The JSON twin of [`render_validation`](super::render_validation)'s envelope:
 /// code `VALIDATION_ERROR`, severity `error`, a one-sentence message, the fixed
-/// recovery, the dotted `action`, and `fields: [{"path", "message"}]` (§1, §4).
+/// recovery, the dotted `action`, and `fields: [{"path", "message"}]` (§1, §4);
+/// with self-healing, also `contract_awareness: {"action", "changes",
+/// "max_severity", "deltas": [{"severity", "field", "text"}]}` (§4.1).
 pub fn validation_to_meta(failure: &ValidationFailure) -> Value {
     let failure = normalize_validation(failure);
     let fields: Vec<Value> = failure
@@ -49,12 +51,26 @@ pub fn validation_to_meta(failure: &ValidationFailure) -> Value {
         .iter()
         .map(|f| json!({"path": f.path, "message": f.message}))
         .collect();
-    json!({
+    let mut meta = json!({
         "code": ErrorCode::ValidationError.as_str(),
         "severity": Severity::Error.as_str(),
         "message": failure.summary(),
         "recovery": VALIDATION_RECOVERY,
         "action": failure.action,
         "fields": fields,
-    })
+    });
+    if let Some(awareness) = &failure.contract_awareness {
+        let deltas: Vec<Value> = awareness
+            .deltas
+            .iter()
+            .map(|d| json!({"severity": d.severity.as_str(), "field": d.field, "text": d.text}))
+            .collect();
+        meta["contract_awareness"] = json!({
+            "action": awareness.action,
+            "changes": awareness.changes,
+            "max_severity": awareness.max_severity.as_str(),
+            "deltas": deltas,
+        });
+    }
+    meta
 }

@@ -16,9 +16,11 @@
 //! `<available_actions>`, `<details>` and `<retry_after>` count only as direct
 //! children of `<tool_error>`; `<action>` only directly inside that
 //! `<available_actions>`, `<detail>` only directly inside that `<details>`, and
-//! `<field>` only directly inside `<validation_error>`. Anything else (unknown
-//! elements and attributes, comments, processing instructions, a
-//! `<contract_awareness>` section) is skipped, for forward compatibility.
+//! `<field>` and `<contract_awareness>` only directly inside
+//! `<validation_error>`, and `<delta>` only directly inside that
+//! `<contract_awareness>` (§4.1). Anything else (unknown elements and
+//! attributes, comments, processing instructions) is skipped, for forward
+//! compatibility.
 //!
 //! # Values
 //!
@@ -45,7 +47,11 @@
 //!   detail key takes the later value in the first key's place (as
 //!   [`ToolError::detail`] does);
 //! - `<validation_error>`'s `<recovery>` is not returned: it is always
-//!   [`VALIDATION_RECOVERY`](crate::VALIDATION_RECOVERY).
+//!   [`VALIDATION_RECOVERY`](crate::VALIDATION_RECOVERY);
+//! - `<contract_awareness>` must carry `action`, a whole-number `changes` and
+//!   a known `max_severity`, and each `<delta>` a known `severity` and a
+//!   `field`, else the envelope is malformed; `shown` is not read (it is the
+//!   number of `<delta>`s); only the first section counts.
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -58,7 +64,10 @@ use serde_json::Value;
 
 use super::meta::{to_meta, validation_to_meta};
 use super::render::{render, render_validation};
-use crate::error::{ErrorCode, FieldError, Severity, ToolError, ValidationFailure};
+use crate::error::{
+    AwarenessDelta, ChangeSeverity, ContractAwareness, ErrorCode, FieldError, Severity, ToolError,
+    ValidationFailure,
+};
 
 /// The root element name of a tool failure envelope (§2).
 const TOOL_ERROR: &str = "tool_error";
@@ -236,6 +245,10 @@ enum Slot {
     RetryAfter,
     /// `<field name="…">` of a `<validation_error>`.
     Field(String),
+    /// `<contract_awareness>` of a `<validation_error>` (§4.1).
+    Awareness,
+    /// `<delta severity="…" field="…">` inside `<contract_awareness>`.
+    Delta(ChangeSeverity, String),
     /// Anything else: skipped, but its text counts if a value element encloses it.
     Ignored,
 }
@@ -251,6 +264,7 @@ impl Slot {
                 | Slot::Detail(_)
                 | Slot::RetryAfter
                 | Slot::Field(_)
+                | Slot::Delta(..)
         )
     }
 }
@@ -267,6 +281,9 @@ struct Collected {
     details: Vec<(String, String)>,
     retry_after: Option<String>,
     fields: Vec<FieldError>,
+    /// `<contract_awareness>`'s `action`, `changes` and `max_severity`.
+    awareness: Option<(String, usize, ChangeSeverity)>,
+    awareness_deltas: Vec<AwarenessDelta>,
 }
 
 /// Reads the envelope whose start tag begins at byte `start` of `text`.
@@ -383,6 +400,17 @@ fn open(
         (Some(Slot::Root), "field") if !tool => {
             Slot::Field(required_attribute(tag, "name", "<field>")?)
         }
+        (Some(Slot::Root), "contract_awareness") if !tool && got.awareness.is_none() => {
+            got.awareness = Some(awareness_attributes(tag)?);
+            Slot::Awareness
+        }
+        (Some(Slot::Awareness), "delta") => {
+            let severity = required_attribute(tag, "severity", "<delta>")?;
+            let severity = severity
+                .parse::<ChangeSeverity>()
+                .map_err(|e| format!("<delta>: {e}"))?;
+            Slot::Delta(severity, required_attribute(tag, "field", "<delta>")?)
+        }
         _ => {
             // Skipped, but its attributes must still be well-formed.
             attributes(tag)?;
@@ -410,7 +438,12 @@ fn close(slot: Slot, value: String, got: &mut Collected) {
             None => got.details.push((key, value)),
         },
         Slot::Field(path) => got.fields.push(FieldError::new(path, value)),
-        Slot::Root | Slot::Actions | Slot::Details | Slot::Ignored => {}
+        Slot::Delta(severity, field) => got.awareness_deltas.push(AwarenessDelta {
+            severity,
+            field,
+            text: value,
+        }),
+        Slot::Root | Slot::Actions | Slot::Details | Slot::Awareness | Slot::Ignored => {}
     }
 }
 
@@ -420,9 +453,16 @@ fn finish(root: &str, got: Collected) -> Result<ParsedEnvelope, String> {
         let action = got
             .action
             .ok_or("<validation_error> has no action attribute")?;
-        return Ok(ParsedEnvelope::Validation(ValidationFailure::new(
-            action, got.fields,
-        )));
+        let mut failure = ValidationFailure::new(action, got.fields);
+        failure.contract_awareness =
+            got.awareness
+                .map(|(action, changes, max_severity)| ContractAwareness {
+                    action,
+                    changes,
+                    max_severity,
+                    deltas: got.awareness_deltas,
+                });
+        return Ok(ParsedEnvelope::Validation(failure));
     }
     let code = got.code.ok_or("<tool_error> has no code attribute")?;
     let message = got.message.ok_or("<tool_error> has no <message>")?;
@@ -472,6 +512,20 @@ fn attributes(tag: &BytesStart<'_>) -> Result<Vec<(String, String)>, String> {
             Ok((attr.key.as_ref().to_owned(), value.into_owned()))
         })
         .collect()
+}
+
+/// `<contract_awareness>`'s `action`, `changes` and `max_severity` (§4.1).
+fn awareness_attributes(tag: &BytesStart<'_>) -> Result<(String, usize, ChangeSeverity), String> {
+    let what = "<contract_awareness>";
+    let action = required_attribute(tag, "action", what)?;
+    let changes = required_attribute(tag, "changes", what)?;
+    let changes = changes
+        .parse::<usize>()
+        .map_err(|_| format!("{what} changes reads {changes:?}, expected a whole number"))?;
+    let max_severity = required_attribute(tag, "max_severity", what)?
+        .parse::<ChangeSeverity>()
+        .map_err(|e| format!("{what}: {e}"))?;
+    Ok((action, changes, max_severity))
 }
 
 /// The value of attribute `key` of `tag`, which `what` must have.

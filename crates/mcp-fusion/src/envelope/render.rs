@@ -3,7 +3,7 @@
 
 use super::escape::{attr_into, text_into};
 use super::limits::{normalize, normalize_validation, retry_after_secs};
-use crate::error::{ToolError, VALIDATION_RECOVERY, ValidationFailure};
+use crate::error::{ContractAwareness, ToolError, VALIDATION_RECOVERY, ValidationFailure};
 
 /// Renders `err` as the canonical `<tool_error>` envelope of wire contract §2,
 /// byte for byte: two-space indentation, one element per line, `\n` line ends,
@@ -65,7 +65,9 @@ pub fn render(err: &ToolError) -> String {
 }
 
 /// Renders `failure` as the `<validation_error>` envelope of wire contract §4:
-/// one `<field name="path">` line per problem, then the fixed recovery line.
+/// one `<field name="path">` line per problem, then the fixed recovery line,
+/// then, when the failure carries one, the `<contract_awareness>` section of
+/// §4.1 (just before `</validation_error>`).
 /// Normalized first ([`normalize_validation`](super::normalize_validation)),
 /// so it is always well-formed and smaller than 16 KiB.
 pub fn render_validation(failure: &ValidationFailure) -> String {
@@ -83,6 +85,36 @@ pub fn render_validation(failure: &ValidationFailure) -> String {
     }
     out.push_str("  <recovery>");
     out.push_str(VALIDATION_RECOVERY);
-    out.push_str("</recovery>\n</validation_error>");
+    out.push_str("</recovery>\n");
+    if let Some(awareness) = &failure.contract_awareness {
+        awareness_into(&mut out, awareness);
+    }
+    out.push_str("</validation_error>");
     out
+}
+
+/// Appends the `<contract_awareness>` section of wire contract §4.1
+/// (`docs/contracts.md`): the action, how many changes concern it, how many
+/// are shown when fewer (`shown`), the most severe level, then one `<delta>`
+/// per change shown.
+fn awareness_into(out: &mut String, awareness: &ContractAwareness) {
+    out.push_str("  <contract_awareness action=\"");
+    attr_into(out, &awareness.action);
+    out.push_str(&format!("\" changes=\"{}\"", awareness.changes));
+    if awareness.deltas.len() < awareness.changes {
+        out.push_str(&format!(" shown=\"{}\"", awareness.deltas.len()));
+    }
+    out.push_str(" max_severity=\"");
+    out.push_str(awareness.max_severity.as_str());
+    out.push_str("\">\n");
+    for delta in &awareness.deltas {
+        out.push_str("    <delta severity=\"");
+        out.push_str(delta.severity.as_str());
+        out.push_str("\" field=\"");
+        attr_into(out, &delta.field);
+        out.push_str("\">");
+        text_into(out, &delta.text);
+        out.push_str("</delta>\n");
+    }
+    out.push_str("  </contract_awareness>\n");
 }

@@ -1,14 +1,19 @@
 //! The data of a tool failure: [`ToolError`] with its [`ErrorCode`] and
-//! [`Severity`], and [`ValidationFailure`] for arguments that miss the schema.
+//! [`Severity`], and [`ValidationFailure`] for arguments that miss the schema
+//! (with the optional [`ContractAwareness`] of self-healing).
 //! Nothing here knows the wire syntax; [`crate::envelope`] renders these.
 
 mod code;
+mod contract_awareness;
 mod retry_after;
 mod severity;
 mod tool_error;
 mod validation_failure;
 
 pub use code::ErrorCode;
+pub use contract_awareness::{
+    AwarenessDelta, ChangeSeverity, ContractAwareness, UnknownChangeSeverity,
+};
 pub use retry_after::IntoRetryAfter;
 pub use severity::{Severity, UnknownSeverity};
 pub use tool_error::ToolError;

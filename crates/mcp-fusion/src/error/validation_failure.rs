@@ -1,5 +1,7 @@
 //! [`ValidationFailure`]: every way the arguments missed the action's schema (wire contract §4).
 
+use super::contract_awareness::ContractAwareness;
+
 /// One `<field>` line of a `<validation_error>` envelope.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldError {
@@ -33,6 +35,10 @@ pub struct ValidationFailure {
     pub action: String,
     /// Every problem found, in the order the model should read them.
     pub fields: Vec<FieldError>,
+    /// With self-healing on, the contract changes of the action since the
+    /// known-good lockfile (§4.1), rendered as `<contract_awareness>` just
+    /// before `</validation_error>`; `None` otherwise.
+    pub contract_awareness: Option<ContractAwareness>,
 }
 
 /// The final line of every `<validation_error>`, exactly as §4 fixes it.
@@ -40,12 +46,20 @@ pub const VALIDATION_RECOVERY: &str =
     "Fix the fields above and call the tool again. Do not explain the error.";
 
 impl ValidationFailure {
-    /// A failure of `action` with the given field lines.
+    /// A failure of `action` with the given field lines (and no contract
+    /// awareness).
     pub fn new(action: impl Into<String>, fields: Vec<FieldError>) -> Self {
         ValidationFailure {
             action: action.into(),
             fields,
+            contract_awareness: None,
         }
+    }
+
+    /// The same failure carrying `awareness` (§4.1).
+    pub fn with_contract_awareness(mut self, awareness: ContractAwareness) -> Self {
+        self.contract_awareness = Some(awareness);
+        self
     }
 
     /// The one-sentence summary used as `message` in `_meta` and in `Display`.

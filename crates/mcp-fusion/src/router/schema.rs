@@ -36,14 +36,7 @@ pub(crate) fn input_schema_for<T: JsonSchema>(allow_unknown_fields: bool) -> Val
     if !allow_unknown_fields {
         settings.transforms.push(Box::new(DenyUnknownFields));
     }
-    let mut schema = settings
-        .into_generator()
-        .into_root_schema_for::<T>()
-        .to_value();
-    if let Some(object) = schema.as_object_mut() {
-        object.remove("$schema");
-    }
-    schema
+    without_meta_schema(settings.into_generator().into_root_schema_for::<T>())
 }
 
 /// The output schema of `T` (for serialization).
