@@ -118,6 +118,26 @@ impl HttpServer {
     }
 }
 
+impl HttpServer {
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits for the server to exit (bounded: 30 s, then it is killed) and
+    /// returns its exit status.
+    pub fn wait_exit(&mut self) -> std::process::ExitStatus {
+        for _ in 0..300 {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = self.child.kill();
+        self.child.wait().expect("wait for fusion serve")
+    }
+}
+
 impl Drop for HttpServer {
     fn drop(&mut self) {
         let _ = self.child.kill();

@@ -14,6 +14,20 @@ use super::FusionServer;
 /// How long a shutdown waits for calls in progress, in seconds.
 pub const SHUTDOWN_GRACE_SECS: u64 = 10;
 
+/// After the last call in progress returns, how long its response gets to be
+/// written out before the transport closes, in milliseconds.
+const FLUSH_MS: u64 = 250;
+
+/// Waits for the calls in progress (at most [`SHUTDOWN_GRACE_SECS`]), then for
+/// their responses to be written.
+async fn drain(in_flight: &super::in_flight::InFlight) {
+    let left = in_flight.drain(Duration::from_secs(SHUTDOWN_GRACE_SECS)).await;
+    if left > 0 {
+        tracing::warn!(calls = left, "shutting down with calls still in progress");
+    }
+    tokio::time::sleep(Duration::from_millis(FLUSH_MS)).await;
+}
+
 /// Why serving stopped with an error.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
@@ -76,7 +90,7 @@ impl FusionServer {
             }
             () = shutdown_signal() => {
                 tracing::info!("shutting down: letting calls in progress finish");
-                in_flight.drain(Duration::from_secs(SHUTDOWN_GRACE_SECS)).await;
+                drain(&in_flight).await;
                 token.cancel();
                 let _ = waiting.await;
             }
@@ -130,9 +144,7 @@ impl FusionServer {
             .with_graceful_shutdown(async move {
                 stop.await;
                 tracing::info!("shutting down: letting calls in progress finish");
-                in_flight
-                    .drain(Duration::from_secs(SHUTDOWN_GRACE_SECS))
-                    .await;
+                drain(&in_flight).await;
                 closing.cancel();
             })
             .await

@@ -1,0 +1,52 @@
+//! SIGTERM stops `fusion serve` cleanly: the call in progress finishes and
+//! reaches its client, then the process exits 0.
+
+mod support;
+
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::StreamableHttpClientTransport;
+use serde_json::json;
+use support::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_lets_the_call_in_progress_finish() {
+    let db = TempDb::new("shutdown");
+    let mut server = HttpServer::start_with(&db.0, &["--report-ms", "1500ms"]);
+    let client =
+        ().serve(StreamableHttpClientTransport::from_uri(server.url.as_str()))
+            .await
+            .expect("MCP handshake over HTTP");
+    let serde_json::Value::Object(args) = json!({"action": "generate_report", "period": "day"})
+    else {
+        unreachable!()
+    };
+    let call = client.call_tool(CallToolRequestParams::new("billing").with_arguments(args));
+    let pid = server.pid();
+    let terminate = async move {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let status = std::process::Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success());
+    };
+    // Bounded, so that a lost response fails the test instead of hanging it.
+    let (result, ()) = tokio::time::timeout(Duration::from_secs(30), async {
+        tokio::join!(call, terminate)
+    })
+    .await
+    .expect("the call in progress is answered");
+    let result = result.expect("the call in progress gets its result");
+    assert_eq!(result.is_error, Some(false), "{:?}", texts(&result));
+    assert!(texts(&result)[0].starts_with("{\"period\":\"day\",\"totals\":["));
+    let status = tokio::task::spawn_blocking(move || server.wait_exit())
+        .await
+        .unwrap();
+    assert!(
+        status.success(),
+        "fusion serve exits 0 after SIGTERM: {status:?}"
+    );
+}
