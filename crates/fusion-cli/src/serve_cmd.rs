@@ -27,7 +27,7 @@ fn at_least_one(s: &str) -> Result<usize, String> {
 /// Options of `fusion serve`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "The server logs to stderr (RUST_LOG sets the level, default info).\n\
+    after_help = "The server logs to stderr (RUST_LOG sets the level; default info, and warn for rmcp).\n\
 Exit codes: 0 after a clean shutdown (Ctrl-C or SIGTERM, or end of stdin with --stdio),\n\
 1 when the database cannot be opened or the port cannot be bound."
 )]
@@ -92,6 +92,11 @@ pub struct ServeArgs {
     /// Reading actions need billing:read, the others billing:write.
     #[arg(long, value_name = "FILE")]
     auth_tokens: Option<PathBuf>,
+    /// Self-healing: compare the server with this contract lockfile (written
+    /// by `fusion lock`) at start-up; a validation error of an action that
+    /// changed since then carries the changes in <contract_awareness>.
+    #[arg(long, value_name = "FILE")]
+    lock: Option<PathBuf>,
 }
 
 /// Runs `fusion serve` until shutdown.
@@ -100,7 +105,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
         .with_writer(std::io::stderr)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn")),
         )
         .init();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -147,6 +152,10 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
             .fail_mode(args.redis_fail);
         builder = builder.rate_limit_store(store);
     }
+    if let Some(path) = &args.lock {
+        let lockfile = mcp_fusion::Lockfile::read(path).map_err(|e| e.to_string())?;
+        builder = builder.self_healing(lockfile);
+    }
     let server = builder.build().map_err(|e| e.to_string())?;
     let state = if existed {
         "opened"
@@ -155,6 +164,17 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     };
     eprintln!("fusion serve: billing example");
     eprintln!("  database: {} ({state})", path.display());
+    if let (Some(path), Some(healing)) = (&args.lock, server.self_healing()) {
+        let diff = healing.diff();
+        let max = diff
+            .max_severity()
+            .map_or_else(String::new, |s| format!(", the most severe {s}"));
+        eprintln!(
+            "  self-healing: {} ({} contract changes since it{max})",
+            path.display(),
+            diff.deltas.len()
+        );
+    }
     if args.stdio {
         eprintln!("  transport: stdio");
         return server.serve_stdio().await.map_err(|e| e.to_string());
