@@ -1,7 +1,10 @@
-//! `fusion`: serve the example server, call MCP servers, render and parse envelopes.
+//! `fusion`: serve the example server, call MCP servers, render and parse
+//! envelopes, lock and diff contracts.
 
 mod call_cmd;
+mod diff_cmd;
 mod envelope_cmd;
+mod lock_cmd;
 mod serve_cmd;
 mod target;
 mod tools_cmd;
@@ -29,6 +32,10 @@ enum Command {
     Call(call_cmd::CallArgs),
     /// List the tools of any MCP server, with their actions and required fields.
     Tools(tools_cmd::ToolsArgs),
+    /// Write the contract lockfile of any MCP server, or --check it (for CI).
+    Lock(lock_cmd::LockArgs),
+    /// Show the contract changes between two lockfiles, or a lockfile and a server.
+    Diff(diff_cmd::DiffArgs),
 }
 
 fn main() -> ExitCode {
@@ -38,5 +45,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve_cmd::run(args),
         Command::Call(args) => call_cmd::run(args),
         Command::Tools(args) => tools_cmd::run(args),
+        Command::Lock(args) => lock_cmd::run(args),
+        Command::Diff(args) => diff_cmd::run(args),
     }
 }

@@ -89,7 +89,9 @@ fn assert_fails(run: &Run, code: i32, stderr_line: &str) {
 #[test]
 fn readme_run_command_prints_what_the_readme_shows() {
     let readme = include_str!("../../../README.md");
-    let run = &readme[readme.find("## Run").expect("a Run section")..];
+    let run = &readme[readme
+        .find("## Envelopes from the command line")
+        .expect("an envelope section")..];
     let command = run
         .lines()
         .find(|l| l.starts_with("echo '"))

@@ -88,24 +88,27 @@ struct Redis(Child, u16);
 impl Redis {
     fn start() -> Redis {
         let port = free_port();
-        let child = Command::new("redis-server")
-            .args([
-                "--port",
-                &port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server must be installed (scripts/test installs it)");
+        let redis = Redis(
+            Command::new("redis-server")
+                .args([
+                    "--port",
+                    &port.to_string(),
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                ])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("redis-server must be installed (scripts/test installs it)"),
+            port,
+        );
         for _ in 0..200 {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return Redis(child, port);
+                return redis;
             }
             std::thread::sleep(Duration::from_millis(20));
         }

@@ -6,9 +6,11 @@
 //! per-field `<validation_error>`, as `spec/wire-contract.md` defines.
 //!
 //! The path of a call: transport ([`server`]) → [`router`] → [`validation`] →
-//! middleware ([`pipeline`]) → handler → [`envelope`].
+//! middleware ([`pipeline`]) → handler → [`envelope`]. [`contract`] holds the
+//! contracts, lockfiles and diffs, and the self-healing deltas.
 
 pub mod client;
+pub mod contract;
 pub mod envelope;
 pub mod error;
 pub mod guard;
@@ -19,9 +21,10 @@ mod suggest;
 pub mod validation;
 
 pub use client::{FusionClient, FusionClientError};
+pub use contract::{Lockfile, ServerContract};
 pub use error::{
-    ErrorCode, FieldError, IntoRetryAfter, Severity, ToolError, VALIDATION_RECOVERY,
-    ValidationFailure,
+    ChangeSeverity, ContractAwareness, ErrorCode, FieldError, IntoRetryAfter, Severity, ToolError,
+    VALIDATION_RECOVERY, ValidationFailure,
 };
 pub use guard::{RateLimit, RedisStore};
 pub use pipeline::{BoxError, Call, CallContext, Next, Principal, ToolOutput, from_fn};

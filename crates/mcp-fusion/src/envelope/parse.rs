@@ -48,10 +48,12 @@
 //!   [`ToolError::detail`] does);
 //! - `<validation_error>`'s `<recovery>` is not returned: it is always
 //!   [`VALIDATION_RECOVERY`](crate::VALIDATION_RECOVERY);
-//! - `<contract_awareness>` must carry `action`, a whole-number `changes` and
-//!   a known `max_severity`, and each `<delta>` a known `severity` and a
-//!   `field`, else the envelope is malformed; `shown` is not read (it is the
-//!   number of `<delta>`s); only the first section counts.
+//! - `<contract_awareness>` counts only with an `action`, a whole-number
+//!   `changes` and a known `max_severity`, and a `<delta>` only with a known
+//!   `severity` and a `field`: a section or a delta without them (a foreign
+//!   or newer server's) is skipped like an unknown element, so that it never
+//!   hides the field lines; `shown` is not read (it is the number of
+//!   `<delta>`s); only the first section counts.
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -401,16 +403,18 @@ fn open(
             Slot::Field(required_attribute(tag, "name", "<field>")?)
         }
         (Some(Slot::Root), "contract_awareness") if !tool && got.awareness.is_none() => {
-            got.awareness = Some(awareness_attributes(tag)?);
-            Slot::Awareness
+            match awareness_attributes(tag)? {
+                Some(section) => {
+                    got.awareness = Some(section);
+                    Slot::Awareness
+                }
+                None => Slot::Ignored,
+            }
         }
-        (Some(Slot::Awareness), "delta") => {
-            let severity = required_attribute(tag, "severity", "<delta>")?;
-            let severity = severity
-                .parse::<ChangeSeverity>()
-                .map_err(|e| format!("<delta>: {e}"))?;
-            Slot::Delta(severity, required_attribute(tag, "field", "<delta>")?)
-        }
+        (Some(Slot::Awareness), "delta") => match delta_attributes(tag)? {
+            Some((severity, field)) => Slot::Delta(severity, field),
+            None => Slot::Ignored,
+        },
         _ => {
             // Skipped, but its attributes must still be well-formed.
             attributes(tag)?;
@@ -514,18 +518,39 @@ fn attributes(tag: &BytesStart<'_>) -> Result<Vec<(String, String)>, String> {
         .collect()
 }
 
-/// `<contract_awareness>`'s `action`, `changes` and `max_severity` (§4.1).
-fn awareness_attributes(tag: &BytesStart<'_>) -> Result<(String, usize, ChangeSeverity), String> {
-    let what = "<contract_awareness>";
-    let action = required_attribute(tag, "action", what)?;
-    let changes = required_attribute(tag, "changes", what)?;
-    let changes = changes
-        .parse::<usize>()
-        .map_err(|_| format!("{what} changes reads {changes:?}, expected a whole number"))?;
-    let max_severity = required_attribute(tag, "max_severity", what)?
-        .parse::<ChangeSeverity>()
-        .map_err(|e| format!("{what}: {e}"))?;
-    Ok((action, changes, max_severity))
+/// `<contract_awareness>`'s `action`, `changes` and `max_severity` (§4.1);
+/// `None` when one is missing or unreadable (the section is then skipped).
+/// `Err` only for attributes that are not well-formed XML.
+fn awareness_attributes(
+    tag: &BytesStart<'_>,
+) -> Result<Option<(String, usize, ChangeSeverity)>, String> {
+    let attributes = attributes(tag)?;
+    let get = |key: &str| {
+        attributes
+            .iter()
+            .find_map(|(k, v)| (k == key).then_some(v.as_str()))
+    };
+    let section = (|| {
+        let action = get("action")?.to_owned();
+        let changes = get("changes")?.parse::<usize>().ok()?;
+        let max_severity = get("max_severity")?.parse::<ChangeSeverity>().ok()?;
+        Some((action, changes, max_severity))
+    })();
+    Ok(section)
+}
+
+/// A `<delta>`'s `severity` and `field`; `None` when one is missing or
+/// unreadable (the delta is then skipped).
+fn delta_attributes(tag: &BytesStart<'_>) -> Result<Option<(ChangeSeverity, String)>, String> {
+    let attributes = attributes(tag)?;
+    let get = |key: &str| {
+        attributes
+            .iter()
+            .find_map(|(k, v)| (k == key).then_some(v.clone()))
+    };
+    Ok(get("severity")
+        .and_then(|s| s.parse::<ChangeSeverity>().ok())
+        .zip(get("field")))
 }
 
 /// The value of attribute `key` of `tag`, which `what` must have.

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 use super::{Call, CallContext, ContextInner, Outcome, catch_panic};
+use crate::contract::SelfHealing;
 use crate::envelope::{to_call_tool_result, validation_result};
 use crate::error::{ErrorCode, ToolError};
 use crate::router::{Registry, RouteError};
@@ -30,10 +31,12 @@ pub(crate) struct UnknownTool {
 }
 
 /// Runs `request` through the whole path. Every outcome but an unknown tool is
-/// a `CallToolResult` built by [`crate::envelope`].
+/// a `CallToolResult` built by [`crate::envelope`]. With `self_healing`, a
+/// validation failure carries its action's contract changes (§4.1).
 pub(crate) async fn run(
     registry: &Registry,
     expose_internal_errors: bool,
+    self_healing: Option<&SelfHealing>,
     request: CallRequest,
 ) -> Result<CallToolResult, UnknownTool> {
     let routed = match registry.route(&request.name, request.arguments) {
@@ -80,7 +83,16 @@ pub(crate) async fn run(
         outcome = work => outcome,
     };
     match outcome {
-        Ok(Outcome::Invalid(failure)) => Ok(validation_result(&failure)),
+        Ok(Outcome::Invalid(mut failure)) => {
+            // Self-healing hand-off: the changes of exactly this action.
+            let action_name = action.key.as_deref().unwrap_or(&routed.tool.name);
+            if let Some(awareness) =
+                self_healing.and_then(|h| h.awareness(&routed.tool.name, action_name))
+            {
+                failure.contract_awareness = Some(awareness.clone());
+            }
+            Ok(validation_result(&failure))
+        }
         Ok(Outcome::Output(mut output)) => {
             if let Some(replacement) = &action.deprecated {
                 output = output.with_warning(deprecation_warning(&action.dotted, replacement));

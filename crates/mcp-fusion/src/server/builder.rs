@@ -5,6 +5,7 @@ use tower::{Layer, Service};
 use super::FusionServer;
 use std::sync::Arc;
 
+use crate::contract::{Lockfile, SelfHealing, SelfHealingOptions, ServerContract};
 use crate::error::ToolError;
 use crate::guard::{GuardSettings, RedisStore, TokenVerifier};
 use crate::pipeline::{BoxLayer, Call, CallContext, CallService, ToolOutput, box_layer};
@@ -37,6 +38,8 @@ pub struct ServerBuilder {
     guards: GuardSettings,
     pub(crate) expose_internal_errors: bool,
     pub(crate) unknown_tool_as_result: bool,
+    self_healing: Option<Lockfile>,
+    self_healing_options: SelfHealingOptions,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -60,6 +63,8 @@ impl ServerBuilder {
             guards: GuardSettings::default(),
             expose_internal_errors: false,
             unknown_tool_as_result: false,
+            self_healing: None,
+            self_healing_options: SelfHealingOptions::default(),
         }
     }
 
@@ -142,6 +147,32 @@ impl ServerBuilder {
         self
     }
 
+    /// Turns self-healing on (wire contract §4.1): when the server is built,
+    /// its contract is compared with `lockfile`'s (the known-good one), and
+    /// from then on every validation failure of an action that changed
+    /// carries a `<contract_awareness>` section naming the changes of that
+    /// action and of its tool. See `docs/contracts.md`.
+    pub fn self_healing(mut self, lockfile: Lockfile) -> Self {
+        self.self_healing = Some(lockfile);
+        self
+    }
+
+    /// The most deltas one `<contract_awareness>` shows (default 5); the
+    /// section still counts all of them and names their true maximum
+    /// severity. Only used with [`self_healing`](Self::self_healing).
+    pub fn self_healing_max_deltas(mut self, max: usize) -> Self {
+        self.self_healing_options.max_deltas = max;
+        self
+    }
+
+    /// Whether `<contract_awareness>` also shows SAFE and COSMETIC changes
+    /// (default `false`: BREAKING and RISKY only). Only used with
+    /// [`self_healing`](Self::self_healing).
+    pub fn self_healing_all_severities(mut self, all: bool) -> Self {
+        self.self_healing_options.include_all_severities = all;
+        self
+    }
+
     /// Builds the server: checks every name, derives and compiles every
     /// schema, composes the layers.
     ///
@@ -159,6 +190,14 @@ impl ServerBuilder {
                 guards: &self.guards,
             },
         )?;
+        let self_healing = self.self_healing.map(|lockfile| {
+            let listings: Vec<_> = registry.tools().iter().map(|t| t.listing.clone()).collect();
+            SelfHealing::new(
+                &lockfile.contract,
+                &ServerContract::from_listings(&listings),
+                self.self_healing_options,
+            )
+        });
         Ok(FusionServer::new(
             registry,
             super::ServerIdentity {
@@ -170,6 +209,7 @@ impl ServerBuilder {
                 expose_internal_errors: self.expose_internal_errors,
                 unknown_tool_as_result: self.unknown_tool_as_result,
             },
+            self_healing,
         ))
     }
 }

@@ -17,6 +17,7 @@ pub use builder::ServerBuilder;
 pub use handler::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY};
 pub use transport::{SHUTDOWN_GRACE_SECS, ServeError, shutdown_signal};
 
+use crate::contract::SelfHealing;
 use crate::pipeline::{CallRequest, run};
 use crate::router::{Registry, ToolListing};
 use in_flight::InFlight;
@@ -40,6 +41,8 @@ struct ServerInner {
     tools: Vec<Tool>,
     settings: Settings,
     in_flight: InFlight,
+    /// The contract deltas since the lockfile, with self-healing on.
+    self_healing: Option<SelfHealing>,
 }
 
 /// A built server. Cheap to clone (one shared table inside); serve it with
@@ -97,7 +100,12 @@ impl FusionServer {
         ServerBuilder::new(name, version)
     }
 
-    fn new(registry: Registry, identity: ServerIdentity, settings: Settings) -> Self {
+    fn new(
+        registry: Registry,
+        identity: ServerIdentity,
+        settings: Settings,
+        self_healing: Option<SelfHealing>,
+    ) -> Self {
         let tools = registry
             .tools()
             .iter()
@@ -110,6 +118,7 @@ impl FusionServer {
                 tools,
                 settings,
                 in_flight: InFlight::default(),
+                self_healing,
             }),
         }
     }
@@ -177,6 +186,7 @@ impl FusionServer {
         match run(
             &self.inner.registry,
             settings.expose_internal_errors,
+            self.inner.self_healing.as_ref(),
             request,
         )
         .await
@@ -207,6 +217,13 @@ impl FusionServer {
             None => tool.actions.first()?,
         };
         action.concurrency.as_ref().map(|g| g.snapshot())
+    }
+
+    /// The contract deltas since the lockfile given to
+    /// [`ServerBuilder::self_healing`], computed when the server was built;
+    /// `None` without self-healing.
+    pub fn self_healing(&self) -> Option<&SelfHealing> {
+        self.inner.self_healing.as_ref()
     }
 
     /// Calls in progress now (over every transport).

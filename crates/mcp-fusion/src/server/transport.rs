@@ -21,7 +21,9 @@ const FLUSH_MS: u64 = 250;
 /// Waits for the calls in progress (at most [`SHUTDOWN_GRACE_SECS`]), then for
 /// their responses to be written.
 async fn drain(in_flight: &super::in_flight::InFlight) {
-    let left = in_flight.drain(Duration::from_secs(SHUTDOWN_GRACE_SECS)).await;
+    let left = in_flight
+        .drain(Duration::from_secs(SHUTDOWN_GRACE_SECS))
+        .await;
     if left > 0 {
         tracing::warn!(calls = left, "shutting down with calls still in progress");
     }

@@ -1,0 +1,240 @@
+//! `fusion diff OLD.lock NEW.lock` or `fusion diff OLD.lock TARGET`: the
+//! contract changes between two lockfiles, or between a lockfile and a live
+//! server, as a grouped table or JSON (`docs/contracts.md`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use mcp_fusion::ChangeSeverity;
+use mcp_fusion::contract::{ContractDiff, Lockfile, ServerContract, diff};
+use serde_json::json;
+
+use crate::lock_cmd::fetch_contract;
+use crate::target::{
+    self, ConnectArgs, EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE_OR_CONNECTION, Paint, UsageError,
+};
+
+/// The `--help` text of `fusion diff`.
+const DIFF_HELP: &str = "\
+NEW is a second lockfile, or a live server: an http:// or https:// URL, or
+--cmd 'COMMAND ARGS' in its place (a command started by fusion and spoken to
+over its stdin/stdout). Each change has a severity: BREAKING (calls that
+worked will fail), RISKY (they may fail or behave differently), SAFE (they
+still work) or COSMETIC (text only); docs/contracts.md has the rule table.
+
+Colour is used only when the output is a terminal and NO_COLOR is not set
+(--color overrides).
+
+Exit codes:
+  0  no BREAKING change (there may be others)
+  1  at least one BREAKING change
+  2  usage error, unreadable lockfile, connection or protocol error";
+
+/// How `fusion diff` prints the changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// A table grouped by tool and action.
+    Table,
+    /// One JSON object: {"old", "new", "changes", "max_severity", "counts",
+    /// "deltas": [{"tool", "action", "field", "severity", "old", "new",
+    /// "description"}]}.
+    Json,
+}
+
+/// Options of `fusion diff`.
+#[derive(Debug, Args)]
+#[command(
+    override_usage = "fusion diff [OPTIONS] <OLD.lock> <NEW.lock>\n       \
+                      fusion diff [OPTIONS] <OLD.lock> <URL>\n       \
+                      fusion diff [OPTIONS] <OLD.lock> --cmd '<COMMAND ARGS>'",
+    after_help = DIFF_HELP
+)]
+pub struct DiffArgs {
+    /// The old (known-good) lockfile.
+    #[arg(value_name = "OLD.lock")]
+    old: PathBuf,
+    /// The new lockfile, or the URL of a live server (omit with --cmd).
+    #[arg(value_name = "NEW")]
+    new: Option<String>,
+    #[command(flatten)]
+    connect: ConnectArgs,
+    /// Print a table or JSON.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+}
+
+/// Runs `fusion diff`.
+pub fn run(args: DiffArgs) -> ExitCode {
+    let paint_err = args.connect.paint_stderr();
+    let read = |path: &std::path::Path| {
+        Lockfile::read(path).map_err(|err| {
+            target::err_line(format_args!(
+                "{} {}: {err}",
+                paint_err.red_bold("error:"),
+                path.display()
+            ));
+            ExitCode::from(EXIT_USAGE_OR_CONNECTION)
+        })
+    };
+    let old = match read(&args.old) {
+        Ok(lockfile) => lockfile,
+        Err(code) => return code,
+    };
+    let is_url = |s: &str| {
+        let lower = s.to_ascii_lowercase();
+        lower.starts_with("http://") || lower.starts_with("https://")
+    };
+    let old_name = args.old.display().to_string();
+    match (&args.connect.cmd, args.new.as_deref()) {
+        (None, Some(path)) if !is_url(path) => {
+            let new = match read(std::path::Path::new(path)) {
+                Ok(lockfile) => lockfile,
+                Err(code) => return code,
+            };
+            report(&old.contract, &new.contract, &old_name, path, &args)
+        }
+        (None, None) => target::usage(UsageError(
+            "missing NEW: give a second lockfile, an http(s):// URL, or --cmd 'COMMAND ARGS'"
+                .into(),
+        )),
+        (cmd, url) => {
+            let target = match args.connect.target(url) {
+                Ok(target) => target,
+                Err(err) => return target::usage(err),
+            };
+            let new_name = if cmd.is_some() {
+                format!("--cmd '{target}'")
+            } else {
+                target.to_string()
+            };
+            target::block_on(async {
+                match fetch_contract(&target, &args.connect).await {
+                    Ok((current, _)) => {
+                        report(&old.contract, &current, &old_name, &new_name, &args)
+                    }
+                    Err(code) => code,
+                }
+            })
+        }
+    }
+}
+
+fn report(
+    old: &ServerContract,
+    new: &ServerContract,
+    old_name: &str,
+    new_name: &str,
+    args: &DiffArgs,
+) -> ExitCode {
+    let changes = diff(old, new);
+    match args.format {
+        Format::Json => {
+            let mut value = json!({"old": old_name, "new": new_name});
+            if let (Some(out), serde_json::Value::Object(fields)) =
+                (value.as_object_mut(), changes.to_json())
+            {
+                out.extend(fields);
+            }
+            target::out_line(format_args!(
+                "{}",
+                serde_json::to_string_pretty(&value).unwrap_or_default()
+            ));
+        }
+        Format::Table => target::out(format_args!(
+            "{}",
+            table(
+                &changes,
+                &format!("{old_name} → {new_name}"),
+                &args.connect.paint_stdout()
+            )
+        )),
+    }
+    if changes.is_breaking() {
+        ExitCode::from(EXIT_TOOL_ERROR)
+    } else {
+        ExitCode::from(EXIT_OK)
+    }
+}
+
+/// The widest field column, in characters; longer fields push the
+/// description to the right on their own line.
+const MAX_FIELD_COLUMN: usize = 28;
+
+/// The changes for a person: a title line, the counts per severity, then one
+/// group per tool-wide set and per action (`tool.action`), each change on a
+/// line `SEVERITY  field  description` with its `before:` / `now:` values
+/// below. Severities are coloured when `paint` is enabled.
+pub fn table(changes: &ContractDiff, title: &str, paint: &Paint) -> String {
+    let mut out = format!("{}\n", paint.bold(&format!("Contract changes: {title}")));
+    if changes.is_empty() {
+        out.push_str("No contract changes.\n");
+        return out;
+    }
+    let n = changes.deltas.len();
+    let counts: Vec<String> = ChangeSeverity::ALL
+        .iter()
+        .filter_map(|s| {
+            let count = changes.count(*s);
+            (count > 0).then(|| format!("{count} {}", colour(paint, *s, s.as_str())))
+        })
+        .collect();
+    out.push_str(&format!(
+        "{n} {}: {}\n",
+        if n == 1 { "change" } else { "changes" },
+        counts.join(", ")
+    ));
+    let field_width = changes
+        .deltas
+        .iter()
+        .map(|d| d.field.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(MAX_FIELD_COLUMN);
+    let indent = " ".repeat(2 + 8 + 2 + field_width + 2);
+    let mut group: Option<(String, bool)> = None;
+    for delta in &changes.deltas {
+        let key = (delta.location(), delta.action.is_none());
+        if group.as_ref() != Some(&key) {
+            let heading = if delta.action.is_none() {
+                format!("{} {}", paint.bold(&delta.tool), paint.dim("(whole tool)"))
+            } else {
+                paint.bold(&key.0)
+            };
+            out.push_str(&format!("\n{heading}\n"));
+            group = Some(key);
+        }
+        let severity = format!("{:<8}", delta.severity.as_str());
+        let field_len = delta.field.chars().count();
+        let field = if field_len > field_width {
+            format!("{}\n{indent}", paint.cyan(&delta.field))
+        } else {
+            format!(
+                "{}{}  ",
+                paint.cyan(&delta.field),
+                " ".repeat(field_width - field_len)
+            )
+        };
+        out.push_str(&format!(
+            "  {}  {field}{}\n",
+            colour(paint, delta.severity, &severity),
+            delta.description
+        ));
+        if let Some(old) = &delta.old {
+            out.push_str(&format!("{indent}{} {old}\n", paint.dim("before:")));
+        }
+        if let Some(new) = &delta.new {
+            out.push_str(&format!("{indent}{}    {new}\n", paint.dim("now:")));
+        }
+    }
+    out
+}
+
+fn colour(paint: &Paint, severity: ChangeSeverity, text: &str) -> String {
+    match severity {
+        ChangeSeverity::Breaking => paint.red_bold(text),
+        ChangeSeverity::Risky => paint.yellow_bold(text),
+        ChangeSeverity::Safe => paint.green(text),
+        ChangeSeverity::Cosmetic => paint.dim(text),
+    }
+}

@@ -1,0 +1,229 @@
+//! [`ActionContract`]: what a caller of one action relies on.
+
+use serde_json::{Map, Value, json};
+
+use super::canonical::{digest_of, normalize};
+use super::error::ContractError;
+
+/// The behaviour annotations of an action (MCP tool annotations). A tool
+/// listed without `_meta["mcp-fusion/actions"]` takes the MCP defaults for
+/// the hints it leaves out: not read-only, destructive, not idempotent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Annotations {
+    /// `readOnlyHint`: the action changes nothing.
+    pub read_only: bool,
+    /// `destructiveHint`: the action may destroy or irreversibly change data.
+    pub destructive: bool,
+    /// `idempotentHint`: calling it twice with the same arguments has no
+    /// further effect.
+    pub idempotent: bool,
+}
+
+/// The contract of one action (or of an ungrouped tool, which is one action
+/// named after the tool): everything a caller relies on. Built by
+/// [`ActionContract::new`], which puts every value in canonical shape, so
+/// that two contracts of the same action compare equal however they were
+/// obtained (from a built server, from `tools/list`, from a lockfile).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActionContract {
+    /// The action key (`get_invoice`), or the tool name for an ungrouped tool.
+    pub name: String,
+    /// The action's own description; `None` when absent or blank.
+    pub description: Option<String>,
+    /// The full input JSON Schema, keys sorted
+    /// ([`normalize`](super::canonical::normalize)d).
+    pub input_schema: Value,
+    /// The output JSON Schema, when the action declares one (normalized).
+    pub output_schema: Option<Value>,
+    /// The behaviour annotations.
+    pub annotations: Annotations,
+    /// The replacement to use, when the action is deprecated.
+    pub deprecated: Option<String>,
+    /// The scopes a caller's credentials must carry, sorted, without repeats.
+    pub required_scopes: Vec<String>,
+    /// The guard settings, a JSON object (normalized): `{"maxActive",
+    /// "maxQueue", "rateLimit": {"calls", "periodMs", "scope"}, "timeoutMs"}`,
+    /// each member only when set; `{}` for none.
+    pub guards: Value,
+}
+
+impl ActionContract {
+    /// A contract with every value in canonical shape: blank descriptions and
+    /// replacements become `None`, schemas and guards are
+    /// [`normalize`](super::canonical::normalize)d, scopes sorted and
+    /// de-duplicated; `guards` that is not an object becomes `{}`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: impl Into<String>,
+        description: Option<&str>,
+        input_schema: &Value,
+        output_schema: Option<&Value>,
+        annotations: Annotations,
+        deprecated: Option<&str>,
+        required_scopes: &[String],
+        guards: &Value,
+    ) -> Self {
+        let mut scopes = required_scopes.to_vec();
+        scopes.sort();
+        scopes.dedup();
+        ActionContract {
+            name: name.into(),
+            description: non_blank(description),
+            input_schema: normalize(input_schema),
+            output_schema: output_schema.map(normalize),
+            annotations,
+            deprecated: non_blank(deprecated),
+            required_scopes: scopes,
+            guards: match guards {
+                Value::Object(_) => normalize(guards),
+                _ => Value::Object(Map::new()),
+            },
+        }
+    }
+
+    /// The JSON form that is hashed and stored in the lockfile (without the
+    /// name, which is its key, and without the digest): `{"annotations":
+    /// {"destructiveHint", "idempotentHint", "readOnlyHint"}, "deprecated"?,
+    /// "description"?, "guards", "inputSchema", "outputSchema"?,
+    /// "requiredScopes"}`, keys sorted.
+    pub fn to_json(&self) -> Value {
+        let mut object = Map::new();
+        object.insert(
+            "annotations".into(),
+            json!({
+                "destructiveHint": self.annotations.destructive,
+                "idempotentHint": self.annotations.idempotent,
+                "readOnlyHint": self.annotations.read_only,
+            }),
+        );
+        if let Some(replacement) = &self.deprecated {
+            object.insert("deprecated".into(), json!(replacement));
+        }
+        if let Some(description) = &self.description {
+            object.insert("description".into(), json!(description));
+        }
+        object.insert("guards".into(), self.guards.clone());
+        object.insert("inputSchema".into(), self.input_schema.clone());
+        if let Some(output) = &self.output_schema {
+            object.insert("outputSchema".into(), output.clone());
+        }
+        object.insert("requiredScopes".into(), json!(self.required_scopes));
+        Value::Object(object)
+    }
+
+    /// `sha256:<hex>` of the canonical JSON of [`to_json`](Self::to_json).
+    pub fn digest(&self) -> String {
+        digest_of(&self.to_json())
+    }
+
+    /// Reads the JSON form of [`to_json`](Self::to_json), which is also the
+    /// form of one entry of a tool's `_meta["mcp-fusion/actions"]` (whose
+    /// `name` member, if any, is ignored here). `at` names the place, for
+    /// errors. Unknown members are ignored; a missing `annotations` hint is
+    /// false, missing `requiredScopes` empty, missing `guards` `{}`.
+    ///
+    /// # Errors
+    /// [`ContractError::Malformed`] when the value is not an object, has no
+    /// object `inputSchema`, or a member of the wrong type.
+    pub fn from_json(name: &str, value: &Value, at: &str) -> Result<Self, ContractError> {
+        let object = value
+            .as_object()
+            .ok_or_else(|| ContractError::malformed(at, "expected a JSON object"))?;
+        let text = |key: &str| -> Result<Option<&str>, ContractError> {
+            match object.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s)),
+                Some(_) => Err(ContractError::malformed(
+                    at,
+                    format!("\"{key}\" must be a string"),
+                )),
+            }
+        };
+        let input_schema = match object.get("inputSchema") {
+            Some(schema @ Value::Object(_)) => schema,
+            Some(_) => {
+                return Err(ContractError::malformed(
+                    at,
+                    "\"inputSchema\" must be a JSON object",
+                ));
+            }
+            None => return Err(ContractError::malformed(at, "\"inputSchema\" is missing")),
+        };
+        let output_schema = match object.get("outputSchema") {
+            None | Some(Value::Null) => None,
+            Some(schema @ Value::Object(_)) => Some(schema),
+            Some(_) => {
+                return Err(ContractError::malformed(
+                    at,
+                    "\"outputSchema\" must be a JSON object",
+                ));
+            }
+        };
+        let annotations = match object.get("annotations") {
+            None | Some(Value::Null) => Annotations::default(),
+            Some(Value::Object(hints)) => {
+                let hint = |key: &str| match hints.get(key) {
+                    None | Some(Value::Null) => Ok(false),
+                    Some(Value::Bool(b)) => Ok(*b),
+                    Some(_) => Err(ContractError::malformed(
+                        at,
+                        format!("\"annotations.{key}\" must be true or false"),
+                    )),
+                };
+                Annotations {
+                    read_only: hint("readOnlyHint")?,
+                    destructive: hint("destructiveHint")?,
+                    idempotent: hint("idempotentHint")?,
+                }
+            }
+            Some(_) => {
+                return Err(ContractError::malformed(
+                    at,
+                    "\"annotations\" must be a JSON object",
+                ));
+            }
+        };
+        let scopes = match object.get("requiredScopes") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|item| {
+                    item.as_str().map(str::to_owned).ok_or_else(|| {
+                        ContractError::malformed(at, "\"requiredScopes\" must hold strings")
+                    })
+                })
+                .collect::<Result<_, _>>()?,
+            Some(_) => {
+                return Err(ContractError::malformed(
+                    at,
+                    "\"requiredScopes\" must be an array of strings",
+                ));
+            }
+        };
+        let guards = match object.get("guards") {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(guards @ Value::Object(_)) => guards.clone(),
+            Some(_) => {
+                return Err(ContractError::malformed(
+                    at,
+                    "\"guards\" must be a JSON object",
+                ));
+            }
+        };
+        Ok(ActionContract::new(
+            name,
+            text("description")?,
+            input_schema,
+            output_schema,
+            annotations,
+            text("deprecated")?,
+            &scopes,
+            &guards,
+        ))
+    }
+}
+
+/// `None` for an absent, empty or whitespace-only text.
+pub(crate) fn non_blank(text: Option<&str>) -> Option<String> {
+    text.filter(|t| !t.trim().is_empty()).map(str::to_owned)
+}
