@@ -393,7 +393,7 @@ async def test_unknown_tool_is_an_mcp_error(transport: str, db: Path) -> None:
         health = await session.call_tool("billing_health", {})
     assert raised.value.code == -32602
     assert raised.value.message == (
-        'Unknown tool "billing.get_invoice". Did you mean "billing"? Valid tools: billing, billing_health.'
+        'Unknown tool "billing.get_invoice": the action billing.get_invoice is called through the tool "billing" with "action": "get_invoice" in its arguments. Valid tools: billing, billing_health.'
     )
     assert raised.value.data == {
         "tool": "billing.get_invoice",
@@ -427,3 +427,52 @@ async def test_tools_list_shows_the_group_with_every_action(transport: str, db: 
     assert billing.input_schema["required"] == ["action"]
     assert billing.annotations.destructive_hint is True
     assert tools["billing_health"].annotations.read_only_hint is True
+
+
+def test_http_edges_session_end_and_foreign_host(db: Path) -> None:
+    """The HTTP edge as plain HTTP clients see it: a session's DELETE is 204
+    No Content (the Python SDK treats rmcp's 202 as a failed termination), and
+    a Host header that is not a loopback name is refused with 403."""
+    import http.client
+    from urllib.parse import urlparse
+
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+    }
+    initialize = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "pytest", "version": "1"},
+            },
+        }
+    )
+
+    def request(url: str, method: str, body: str | None, extra: dict) -> tuple[int, dict, bytes]:
+        parts = urlparse(url)
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+        try:
+            connection.request(method, parts.path, body=body, headers={**headers, **extra})
+            response = connection.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+        finally:
+            connection.close()
+
+    with http_server(db) as url:
+        status, response_headers, _ = request(url, "POST", initialize, {})
+        assert status == 200
+        session = {k.lower(): v for k, v in response_headers.items()}["mcp-session-id"]
+        status, _, body = request(
+            url,
+            "DELETE",
+            None,
+            {"mcp-session-id": session, "mcp-protocol-version": "2025-11-25"},
+        )
+        assert (status, body) == (204, b"")
+        status, _, _ = request(url, "POST", initialize, {"Host": "evil.example"})
+        assert status == 403

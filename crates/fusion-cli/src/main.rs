@@ -15,7 +15,15 @@ use clap::{Parser, Subcommand};
 
 /// mcp-fusion's command-line tool.
 #[derive(Debug, Parser)]
-#[command(name = "fusion", version, about, long_about = None)]
+#[command(
+    name = "fusion",
+    version,
+    about,
+    long_about = None,
+    after_help = "Exit codes: 0 success; 1 the thing asked for failed (a tool error, a changed \
+contract, no envelope found, a server that could not start); 2 usage, connection or protocol \
+error. Each command's --help gives its own."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

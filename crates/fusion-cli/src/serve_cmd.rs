@@ -103,6 +103,7 @@ pub struct ServeArgs {
 pub fn run(args: ServeArgs) -> ExitCode {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn")),
@@ -125,6 +126,40 @@ pub fn run(args: ServeArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// One banner line per active guard.
+fn guard_lines(
+    options: &billing_example::Options,
+    auth: Option<&std::path::Path>,
+    redis: Option<&str>,
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some((active, queue)) = options.guards.concurrency {
+        lines.push(format!(
+            "concurrency: {active} running, {queue} waiting per action"
+        ));
+    }
+    if let Some(limit) = options.guards.rate_limit {
+        let scope = match limit.scope {
+            RateLimitScope::Caller => "per caller",
+            RateLimitScope::Global => "for everybody",
+        };
+        let store = redis.map_or(String::from("in memory"), |url| {
+            format!("in Redis at {url}")
+        });
+        lines.push(format!("rate limit: {limit} per action, {scope}, {store}"));
+    }
+    if let Some(limit) = options.guards.timeout {
+        lines.push(format!(
+            "time limit: {} per call",
+            humantime::format_duration(limit)
+        ));
+    }
+    if let Some(path) = auth {
+        lines.push(format!("bearer tokens: {}", path.display()));
+    }
+    lines
 }
 
 async fn serve(args: ServeArgs) -> Result<(), String> {
@@ -164,6 +199,9 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     };
     eprintln!("fusion serve: billing example");
     eprintln!("  database: {} ({state})", path.display());
+    for line in guard_lines(&options, args.auth_tokens.as_deref(), args.redis.as_deref()) {
+        eprintln!("  {line}");
+    }
     if let (Some(path), Some(healing)) = (&args.lock, server.self_healing()) {
         let diff = healing.diff();
         let max = diff

@@ -64,6 +64,15 @@ pub struct ConnectArgs {
     /// When to use colour.
     #[arg(long, value_name = "WHEN", value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Send this bearer token (HTTP `Authorization: Bearer TOKEN`); also read
+    /// from the FUSION_BEARER environment variable. Ignored with --cmd.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "FUSION_BEARER",
+        hide_env_values = true
+    )]
+    pub bearer: Option<String>,
 }
 
 fn positive_seconds(s: &str) -> Result<f64, String> {
@@ -98,7 +107,11 @@ impl ConnectArgs {
     /// The client options these flags ask for.
     pub fn client_options(&self) -> ClientOptions {
         let limit = Duration::from_secs_f64(self.timeout);
-        ClientOptions::default()
+        let options = match &self.bearer {
+            Some(token) => ClientOptions::default().bearer(token.clone()),
+            None => ClientOptions::default(),
+        };
+        options
             .discriminator(self.discriminator.clone())
             .connect_timeout(limit)
             .call_timeout(limit)
@@ -325,6 +338,7 @@ mod tests {
             discriminator: "action".into(),
             server_stderr: false,
             color: ColorChoice::Never,
+            bearer: None,
         }
     }
 

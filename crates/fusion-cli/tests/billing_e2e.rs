@@ -640,7 +640,7 @@ async fn unknown_tool(t: Transport) {
     assert_eq!(data.code.0, -32602);
     assert_eq!(
         data.message,
-        "Unknown tool \"billing.get_invoice\". Did you mean \"billing\"? Valid tools: billing, billing_health."
+        "Unknown tool \"billing.get_invoice\": the action billing.get_invoice is called through the tool \"billing\" with \"action\": \"get_invoice\" in its arguments. Valid tools: billing, billing_health."
     );
     assert_eq!(
         data.data,

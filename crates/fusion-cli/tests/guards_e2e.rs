@@ -47,7 +47,7 @@ async fn a_second_report_while_one_runs_is_shed() {
     assert_eq!(
         meta["message"],
         json!(
-            "billing.generate_report is at capacity: 1 call is running and 0 calls are waiting already, the most it takes."
+            "billing.generate_report is at capacity: its only slot is taken and it keeps no queue."
         )
     );
     // The slot is free again once the first report is done.

@@ -146,7 +146,7 @@ async fn fourth_call_is_shed_with_retry_after_and_never_runs() {
     assert_eq!(fourth.is_error, Some(true));
     assert_eq!(
         text(&fourth),
-        "<tool_error code=\"SERVER_BUSY\" severity=\"error\">\n  <message>work.hold is at capacity: 2 calls are running and 1 call is waiting already, the most it takes.</message>\n  <recovery>Wait about 1 seconds, then call work.hold again. Calls beyond 2 running and 1 waiting are turned away at once instead of queued; send fewer calls in parallel.</recovery>\n  <details>\n    <detail key=\"max_active\">2</detail>\n    <detail key=\"max_queue\">1</detail>\n  </details>\n  <retry_after>1 second</retry_after>\n</tool_error>"
+        "<tool_error code=\"SERVER_BUSY\" severity=\"error\">\n  <message>work.hold is at capacity: all 2 of its slots are taken and its queue of 1 call is full.</message>\n  <recovery>Wait about 1 second, then call work.hold again. Calls beyond what it runs and queues are turned away at once; send fewer calls in parallel.</recovery>\n  <details>\n    <detail key=\"max_active\">2</detail>\n    <detail key=\"max_queue\">1</detail>\n  </details>\n  <retry_after>1 second</retry_after>\n</tool_error>"
     );
     assert_eq!(meta(&fourth)["retry_after_seconds"], json!(1));
     gate.add_permits(3);

@@ -743,11 +743,19 @@ async fn unknown_tool_is_an_error_naming_the_closest_tool_and_every_valid_one() 
         json!({"tool": "reprot", "valid_tools": valid_list, "closest": "report"})
     );
 
-    // A dotted action name sent as a tool name points to its group.
+    // A dotted action name sent as a tool name says how to call the action.
     let err = server.call("render.pdf", json!({})).await.unwrap_err();
     assert_eq!(
         err.message,
-        format!("Unknown tool \"render.pdf\". Did you mean \"render\"? Valid tools: {valid}.")
+        format!(
+            "Unknown tool \"render.pdf\": the action render.pdf is called through the tool \"render\" with \"action\": \"pdf\" in its arguments. Valid tools: {valid}."
+        )
+    );
+    // A dotted name whose action does not exist points to the group only.
+    let err = server.call("render.gif", json!({})).await.unwrap_err();
+    assert_eq!(
+        err.message,
+        format!("Unknown tool \"render.gif\". Did you mean \"render\"? Valid tools: {valid}.")
     );
 
     let err = server.call("zzzzzzzz", json!({})).await.unwrap_err();

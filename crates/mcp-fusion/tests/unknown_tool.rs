@@ -33,7 +33,7 @@ async fn unknown_tool_is_a_protocol_error_by_default() {
         .unwrap_err();
     assert_eq!(
         dotted.message,
-        "Unknown tool \"billing.get_invoice\". Did you mean \"billing\"? Valid tools: billing, billing_health."
+        "Unknown tool \"billing.get_invoice\": the action billing.get_invoice is called through the tool \"billing\" with \"action\": \"get_invoice\" in its arguments. Valid tools: billing, billing_health."
     );
 }
 

@@ -11,6 +11,7 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation, Tool,
 };
 use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::Value;
 
@@ -106,6 +107,9 @@ pub struct ClientOptions {
     pub connect_timeout: Duration,
     /// A stdio server's stderr. Default [`ServerStderr::Inherit`].
     pub stderr: ServerStderr,
+    /// A bearer token sent as `Authorization: Bearer …` on every HTTP request
+    /// (ignored over stdio). Default `None`.
+    pub bearer: Option<String>,
 }
 
 impl Default for ClientOptions {
@@ -116,6 +120,7 @@ impl Default for ClientOptions {
             call_timeout: None,
             connect_timeout: Duration::from_secs(30),
             stderr: ServerStderr::Inherit,
+            bearer: None,
         }
     }
 }
@@ -150,6 +155,33 @@ impl ClientOptions {
         self.stderr = stderr;
         self
     }
+
+    /// Sets [`bearer`](Self::bearer): the token, without the `Bearer ` prefix.
+    pub fn bearer(mut self, token: impl Into<String>) -> Self {
+        self.bearer = Some(token.into());
+        self
+    }
+}
+
+/// Why a handshake failed, in words: the innermost cause of `error` (e.g.
+/// `Connection refused (os error 111)`), without the transport's type names.
+fn handshake_failure(error: &(dyn std::error::Error + 'static), stdio: bool) -> String {
+    let mut innermost = error;
+    while let Some(source) = innermost.source() {
+        innermost = source;
+    }
+    if let Some(io) = innermost.downcast_ref::<std::io::Error>()
+        && stdio
+        && matches!(
+            io.kind(),
+            std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::UnexpectedEof
+        )
+    {
+        return String::from(
+            "the server closed its stdin/stdout before the MCP handshake (did the command exit at once?)",
+        );
+    }
+    format!("MCP handshake failed: {innermost}")
 }
 
 /// The set of tool names the server listed; `None` when listing failed.
@@ -200,7 +232,11 @@ impl FusionClient {
         let limit = options.connect_timeout;
         let (served, stderr) = match target {
             Target::Http { url } => {
-                let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+                if let Some(token) = &options.bearer {
+                    config = config.auth_header(token.clone());
+                }
+                let transport = StreamableHttpClientTransport::from_config(config);
                 (
                     tokio::time::timeout(limit, info.serve(transport)).await,
                     None,
@@ -234,7 +270,7 @@ impl FusionClient {
                     stderr,
                 });
             }
-            Ok(Err(e)) => format!("MCP handshake failed: {e}"),
+            Ok(Err(e)) => handshake_failure(&e, matches!(target, Target::Stdio { .. })),
             Err(_) => format!(
                 "no MCP handshake within {} s",
                 options.connect_timeout.as_secs_f64()

@@ -105,23 +105,23 @@ impl ConcurrencyGuard {
             max_active,
             max_queue,
         } = self.limits;
-        let plural = |n: usize, one: &str, many: &str| {
-            if n == 1 {
-                format!("1 {one}")
-            } else {
-                format!("{n} {many}")
-            }
+        let slots = if max_active == 1 {
+            String::from("its only slot is taken")
+        } else {
+            format!("all {max_active} of its slots are taken")
+        };
+        let queue = match max_queue {
+            0 => String::from("it keeps no queue"),
+            1 => String::from("its queue of 1 call is full"),
+            n => format!("its queue of {n} calls is full"),
         };
         let retry_after = self.retry_after();
-        ToolError::server_busy(format!(
-            "{name} is at capacity: {} and {} already, the most it takes.",
-            plural(max_active, "call is running", "calls are running"),
-            plural(max_queue, "call is waiting", "calls are waiting"),
-        ))
-        .suggest(format!(
-            "Wait about {} seconds, then call {name} again. Calls beyond {max_active} running and {max_queue} waiting are turned away at once instead of queued; send fewer calls in parallel.",
-            crate::envelope::retry_after_secs(Some(retry_after)).unwrap_or(1)
-        ))
+        let secs = crate::envelope::retry_after_secs(Some(retry_after)).unwrap_or(1);
+        let unit = if secs == 1 { "second" } else { "seconds" };
+        ToolError::server_busy(format!("{name} is at capacity: {slots} and {queue}."))
+            .suggest(format!(
+                "Wait about {secs} {unit}, then call {name} again. Calls beyond what it runs and queues are turned away at once; send fewer calls in parallel."
+            ))
         .detail("max_active", max_active)
         .detail("max_queue", max_queue)
         .retry_after(retry_after)

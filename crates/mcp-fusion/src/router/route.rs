@@ -138,12 +138,24 @@ impl Registry {
             .split_once('.')
             .and_then(|(group, _)| self.tool(group).map(|t| t.name.as_str()))
             .or_else(|| closest(name, names.iter().copied()));
-        let message = match near {
-            Some(near) => format!(
+        // `billing.get_invoice` named as a tool: say how to call the action.
+        let action = name.split_once('.').and_then(|(group, key)| {
+            let tool = self.tool(group)?;
+            Some((
+                tool.discriminator.as_deref()?,
+                tool.action(key)?.key.as_deref()?,
+            ))
+        });
+        let message = match (near, action) {
+            (Some(near), Some((field, key))) => format!(
+                "Unknown tool \"{name}\": the action {name} is called through the tool \"{near}\" with \"{field}\": \"{key}\" in its arguments. Valid tools: {}.",
+                names.join(", ")
+            ),
+            (Some(near), None) => format!(
                 "Unknown tool \"{name}\". Did you mean \"{near}\"? Valid tools: {}.",
                 names.join(", ")
             ),
-            None => format!(
+            (None, _) => format!(
                 "Unknown tool \"{name}\". Valid tools: {}.",
                 names.join(", ")
             ),

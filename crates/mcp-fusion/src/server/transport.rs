@@ -69,6 +69,22 @@ pub async fn shutdown_signal() {
     }
 }
 
+/// Answers a session's `DELETE` with 204 No Content where rmcp says 202
+/// Accepted: the session is gone by then, and clients such as the official
+/// Python SDK treat 202 as a failed termination.
+async fn session_end_no_content(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let delete = request.method() == axum::http::Method::DELETE;
+    let mut response = next.run(request).await;
+    if delete && response.status() == axum::http::StatusCode::ACCEPTED {
+        *response.status_mut() = axum::http::StatusCode::NO_CONTENT;
+        *response.body_mut() = axum::body::Body::empty();
+    }
+    response
+}
+
 impl FusionServer {
     /// Serves MCP over stdin/stdout until the client closes stdin, or Ctrl-C /
     /// SIGTERM (then calls in progress get up to [`SHUTDOWN_GRACE_SECS`]
@@ -111,7 +127,9 @@ impl FusionServer {
             LocalSessionManager::default().into(),
             StreamableHttpServerConfig::default().with_cancellation_token(shutdown),
         );
-        axum::Router::new().nest_service("/mcp", service)
+        axum::Router::new()
+            .nest_service("/mcp", service)
+            .layer(axum::middleware::from_fn(session_end_no_content))
     }
 
     /// Serves Streamable HTTP at `http://{addr}/mcp` until Ctrl-C or SIGTERM;
