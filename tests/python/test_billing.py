@@ -247,7 +247,7 @@ async def test_validation_failure_reports_every_field(transport: str, db: Path) 
             "customer_email",
             "Invalid email format. You sent: 'not-an-email'. Expected a valid email address (e.g. user@example.com).",
         ),
-        ("amount_cents", "Too small. You sent: 0. Expected an integer >= 1."),
+        ("amount_cents", "Too small. You sent: 0. Expected an integer >= 1 and <= 100000000000."),
         ("currency", "Invalid value. You sent: 'YEN'. Expected one of: 'USD', 'EUR', 'GBP'."),
         ("items", "Too few items. You sent: array(0). Expected at least 1 item."),
     ]

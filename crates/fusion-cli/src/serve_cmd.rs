@@ -8,19 +8,33 @@ use std::time::Duration;
 use clap::Args;
 use mcp_fusion::guard::{FailMode, RateLimit, RateLimitScope, RedisStore, StaticTokens};
 
+/// The longest duration a flag takes: one day.
+const MAX_DURATION: Duration = Duration::from_secs(86_400);
+/// The most calls a concurrency flag takes.
+const MAX_CALLS: usize = 1_000_000;
+
 fn positive_duration(s: &str) -> Result<Duration, String> {
     let d = humantime::parse_duration(s).map_err(|e| format!("{e} (write e.g. 500ms, 2s, 1m)"))?;
     if d.is_zero() {
         return Err(String::from("must be longer than zero"));
+    }
+    if d > MAX_DURATION {
+        return Err(String::from("must be at most one day (24h)"));
     }
     Ok(d)
 }
 
 fn at_least_one(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
-        Ok(0) => Err(String::from("must be at least 1")),
-        Ok(n) => Ok(n),
-        Err(_) => Err(String::from("must be a whole number, at least 1")),
+        Ok(n) if (1..=MAX_CALLS).contains(&n) => Ok(n),
+        _ => Err(format!("must be a whole number from 1 to {MAX_CALLS}")),
+    }
+}
+
+fn queue_size(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n <= MAX_CALLS => Ok(n),
+        _ => Err(format!("must be a whole number from 0 to {MAX_CALLS}")),
     }
 }
 
@@ -29,7 +43,8 @@ fn at_least_one(s: &str) -> Result<usize, String> {
 #[command(
     after_help = "The server logs to stderr (RUST_LOG sets the level; default info, and warn for rmcp).\n\
 Exit codes: 0 after a clean shutdown (Ctrl-C or SIGTERM, or end of stdin with --stdio),\n\
-1 when the database cannot be opened or the port cannot be bound."
+1 when the database, the token file, the lockfile or a setting cannot be used, or the port\n\
+cannot be bound; 2 for invalid options."
 )]
 pub struct ServeArgs {
     /// Serve MCP over stdin/stdout instead of HTTP.
@@ -61,7 +76,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", value_parser = at_least_one)]
     max_active: Option<usize>,
     /// Calls of each billing action that may wait for a slot (needs --max-active).
-    #[arg(long, value_name = "N", requires = "max_active", default_value_t = 0)]
+    #[arg(long, value_name = "N", requires = "max_active", default_value = "0", value_parser = queue_size)]
     max_queue: usize,
     /// Rate limit of each billing action, N/PERIOD with PERIOD s, min or h
     /// (e.g. 2/min); over it, RATE_LIMITED with retry_after.
@@ -221,7 +236,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
-    eprintln!("  MCP endpoint: http://{addr}/mcp");
+    let bound = listener.local_addr().unwrap_or(addr);
+    eprintln!("  MCP endpoint: http://{bound}/mcp");
     eprintln!("  Ctrl-C to stop.");
     server
         .serve_http_on(listener, mcp_fusion::server::shutdown_signal())

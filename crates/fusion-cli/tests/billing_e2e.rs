@@ -347,7 +347,7 @@ async fn create_invoice(t: Transport) {
         "create_invoice",
         &[(
             "amount_cents",
-            "Too small. You sent: 0. Expected an integer >= 1.",
+            "Too small. You sent: 0. Expected an integer >= 1 and <= 100000000000.",
         )],
     );
 

@@ -1,5 +1,6 @@
 //! SIGTERM stops `fusion serve` cleanly: the call in progress finishes and
-//! reaches its client, then the process exits 0.
+//! reaches its client, calls that arrive meanwhile are refused with
+//! SERVER_BUSY, then the process exits 0.
 
 mod support;
 
@@ -23,7 +24,20 @@ async fn sigterm_lets_the_call_in_progress_finish() {
     else {
         unreachable!()
     };
+    // A second session, opened before the signal, calls during the shutdown.
+    let late =
+        ().serve(StreamableHttpClientTransport::from_uri(server.url.as_str()))
+            .await
+            .expect("a second MCP handshake over HTTP");
     let call = client.call_tool(CallToolRequestParams::new("billing").with_arguments(args));
+    let late_call = async {
+        tokio::time::sleep(Duration::from_millis(800)).await;
+        let serde_json::Value::Object(args) = json!({"action": "list_invoices", "limit": 1}) else {
+            unreachable!()
+        };
+        late.call_tool(CallToolRequestParams::new("billing").with_arguments(args))
+            .await
+    };
     let pid = server.pid();
     let terminate = async move {
         tokio::time::sleep(Duration::from_millis(400)).await;
@@ -34,11 +48,18 @@ async fn sigterm_lets_the_call_in_progress_finish() {
         assert!(status.success());
     };
     // Bounded, so that a lost response fails the test instead of hanging it.
-    let (result, ()) = tokio::time::timeout(Duration::from_secs(30), async {
-        tokio::join!(call, terminate)
+    let (result, (), late_result) = tokio::time::timeout(Duration::from_secs(30), async {
+        tokio::join!(call, terminate, late_call)
     })
     .await
     .expect("the call in progress is answered");
+    let refused = late_result.expect("a call during the shutdown is answered");
+    assert_eq!(
+        texts(&refused),
+        [
+            "<tool_error code=\"SERVER_BUSY\" severity=\"error\">\n  <message>The server is shutting down and takes no new calls.</message>\n  <recovery>Call again in a few seconds: the server, or another instance of it, will answer once it is back.</recovery>\n  <retry_after>5 seconds</retry_after>\n</tool_error>"
+        ]
+    );
     let result = result.expect("the call in progress gets its result");
     assert_eq!(result.is_error, Some(false), "{:?}", texts(&result));
     assert!(texts(&result)[0].starts_with("{\"period\":\"day\",\"totals\":["));

@@ -254,7 +254,7 @@ async fn timeout_drops_the_handler_and_says_so() {
     let result = server.call("slow", json!({})).await.unwrap();
     assert_eq!(
         text(&result),
-        "<tool_error code=\"TIMEOUT\" severity=\"error\">\n  <message>slow took longer than its limit of 50 ms and was cancelled.</message>\n  <recovery>Ask for less (a narrower request: fewer items, a shorter period), or retry later when the server is less busy.</recovery>\n  <details>\n    <detail key=\"limit_ms\">50</detail>\n  </details>\n</tool_error>"
+        "<tool_error code=\"TIMEOUT\" severity=\"error\">\n  <message>slow took longer than its limit of 50 ms and was stopped.</message>\n  <recovery>Its changes may have been made before it was stopped: check whether they were (read the item) before calling it again, so as not to make them twice.</recovery>\n  <details>\n    <detail key=\"limit_ms\">50</detail>\n  </details>\n</tool_error>"
     );
     assert_eq!(
         dropped.load(Ordering::SeqCst),
@@ -562,4 +562,60 @@ fn impossible_limits_are_build_errors() {
         build(Action::new("a", noop).requires_scopes(["x"])),
         BuildError::BadGuard { .. }
     ));
+}
+
+#[tokio::test]
+async fn stateless_calls_cannot_pick_their_own_rate_limit_bucket() {
+    // In the 2026-07-28 protocol a session id is only the client's word: it
+    // must not give a caller a fresh budget.
+    let server = limited_server(RateLimit::per_hour(1));
+    let ping = json!({"action": "ping"});
+    let stateless = |session: &str| {
+        Some(http_parts(&[
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-session-id", session),
+        ]))
+    };
+    let first = server
+        .call_with_http("api", ping.clone(), stateless("one"))
+        .await
+        .unwrap();
+    assert_eq!(first.is_error, Some(false));
+    let second = server
+        .call_with_http("api", ping.clone(), stateless("two"))
+        .await
+        .unwrap();
+    assert_eq!(code(&second), "RATE_LIMITED");
+}
+
+#[tokio::test]
+async fn an_authorization_header_that_is_not_bearer_is_unauthorized() {
+    let server = auth_server();
+    let basic = Some(http_parts(&[("authorization", "Basic YWxpY2U6c2VjcmV0")]));
+    let result = server
+        .call_with_http("billing", json!({"action": "read"}), basic)
+        .await
+        .unwrap();
+    assert_eq!(
+        text(&result),
+        "<tool_error code=\"UNAUTHORIZED\" severity=\"error\">\n  <message>The Authorization header does not hold a bearer token (`Bearer TOKEN`).</message>\n  <recovery>Send the token as `Authorization: Bearer TOKEN`, then call again.</recovery>\n</tool_error>"
+    );
+}
+
+#[test]
+fn token_files_refuse_tokens_a_header_cannot_carry() {
+    let path = std::env::temp_dir().join(format!("guards-tokens-{}.json", std::process::id()));
+    std::fs::write(
+        &path,
+        r#"{"tokens": [{"token": " padded ", "subject": "ada", "scopes": []}]}"#,
+    )
+    .unwrap();
+    let err = StaticTokens::from_file(&path).unwrap_err().to_string();
+    let _ = std::fs::remove_file(&path);
+    assert!(
+        err.contains(
+            "the token of entry 0 contains white space, which a bearer header cannot carry"
+        ),
+        "{err}"
+    );
 }

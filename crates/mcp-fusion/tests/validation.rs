@@ -1462,3 +1462,34 @@ mod any_input {
         }
     }
 }
+
+#[test]
+fn thousands_of_unknown_keys_are_counted_not_all_listed() {
+    let validator = SchemaValidator::new(&json!({
+        "type": "object",
+        "properties": {"id": {"type": "string"}},
+        "additionalProperties": false
+    }))
+    .unwrap();
+    let mut args = serde_json::Map::new();
+    args.insert("id".into(), json!("inv_1"));
+    for i in 0..30_000 {
+        args.insert(format!("k{i}"), json!(i));
+    }
+    let fields = validator.validate(&mut Value::Object(args)).unwrap_err();
+    assert_eq!(fields.len(), 101);
+    let last = fields.last().unwrap();
+    assert_eq!(last.path, "(more)");
+    assert_eq!(
+        last.message,
+        "29900 more problems are not shown. Fix the fields above and call again to see the rest."
+    );
+    let failure = mcp_fusion::ValidationFailure::new("t.a", fields);
+    assert_eq!(failure.problem_count(), 30_000);
+    let meta = mcp_fusion::envelope::validation_to_meta(&failure);
+    assert_eq!(
+        meta["message"],
+        json!("The arguments for t.a are not valid (30000 problems).")
+    );
+    assert!(mcp_fusion::envelope::render_validation(&failure).len() < 16 * 1024);
+}

@@ -204,10 +204,15 @@ pub async fn generate_report(
                 outstanding_cents: 0,
             });
         entry.invoices += 1;
-        entry.billed_cents += invoice.amount_cents;
+        entry.billed_cents = entry.billed_cents.saturating_add(invoice.amount_cents);
         match invoice.status {
-            Status::Paid => entry.paid_cents += invoice.amount_cents,
-            Status::Open | Status::Overdue => entry.outstanding_cents += invoice.amount_cents,
+            Status::Paid => {
+                entry.paid_cents = entry.paid_cents.saturating_add(invoice.amount_cents)
+            }
+            Status::Open | Status::Overdue => {
+                entry.outstanding_cents =
+                    entry.outstanding_cents.saturating_add(invoice.amount_cents)
+            }
             Status::Draft | Status::Void => {}
         }
     }

@@ -135,7 +135,11 @@ impl Db {
 
 /// The numeric part of an invoice id (`inv_12` → 12); `None` when out of range.
 pub fn seq_of(id: &str) -> Option<i64> {
-    id.strip_prefix("inv_")?.parse().ok()
+    let digits = id.strip_prefix("inv_")?;
+    if digits.len() > 1 && digits.starts_with('0') {
+        return None;
+    }
+    digits.parse().ok()
 }
 
 fn row_to_invoice(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<Invoice, DbError>> {

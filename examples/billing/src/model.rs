@@ -80,7 +80,8 @@ pub struct LineItem {
     /// How many units.
     #[schemars(range(min = 1, max = 10000))]
     pub quantity: u32,
-    /// The price of one unit, in cents.
+    /// The price of one unit, in cents (at most 100 000 000 000).
+    #[schemars(range(max = 100_000_000_000u64))]
     pub unit_price_cents: u64,
 }
 
@@ -131,8 +132,8 @@ pub struct CreateInvoice {
     /// Who pays.
     #[schemars(email)]
     pub customer_email: String,
-    /// The total, in cents (at least 1).
-    #[schemars(range(min = 1))]
+    /// The total, in cents (1 to 100 000 000 000).
+    #[schemars(range(min = 1, max = 100_000_000_000u64))]
     pub amount_cents: u64,
     /// The currency.
     pub currency: Currency,

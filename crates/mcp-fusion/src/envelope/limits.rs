@@ -251,18 +251,9 @@ pub fn normalize_validation(failure: &ValidationFailure) -> ValidationFailure {
         used += line(f);
         kept.push(f.clone());
     }
-    let left_out = fields.len() - kept.len();
-    kept.push(FieldError::new(
-        "(more)",
-        format!(
-            "{left_out} more {} not shown. Fix the fields above and call again to see the rest.",
-            if left_out == 1 {
-                "problem is"
-            } else {
-                "problems are"
-            }
-        ),
-    ));
+    // The lines cut here, plus those an earlier `(more)` line already counted.
+    let left_out = failure.problem_count() - kept.len();
+    kept.push(crate::error::more_line(left_out));
     ValidationFailure::new(action, kept)
 }
 

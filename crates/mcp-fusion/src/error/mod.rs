@@ -17,4 +17,6 @@ pub use contract_awareness::{
 pub use retry_after::IntoRetryAfter;
 pub use severity::{Severity, UnknownSeverity};
 pub use tool_error::ToolError;
-pub use validation_failure::{FieldError, VALIDATION_RECOVERY, ValidationFailure};
+pub use validation_failure::{
+    FieldError, MORE_PATH, VALIDATION_RECOVERY, ValidationFailure, more_line,
+};

@@ -64,12 +64,50 @@ impl ValidationFailure {
 
     /// The one-sentence summary used as `message` in `_meta` and in `Display`.
     pub fn summary(&self) -> String {
-        let n = self.fields.len();
+        let n = self.problem_count();
         let problems = if n == 1 { "problem" } else { "problems" };
         format!(
             "The arguments for {} are not valid ({n} {problems}).",
             self.action
         )
+    }
+}
+
+/// The path of the last field line when some problems are not listed; its
+/// message starts with how many (`12 more problems are not shown. …`).
+pub const MORE_PATH: &str = "(more)";
+
+/// The `(more)` line saying that `left_out` problems are not listed.
+pub fn more_line(left_out: usize) -> FieldError {
+    FieldError::new(
+        MORE_PATH,
+        format!(
+            "{left_out} more {} not shown. Fix the fields above and call again to see the rest.",
+            if left_out == 1 {
+                "problem is"
+            } else {
+                "problems are"
+            }
+        ),
+    )
+}
+
+impl ValidationFailure {
+    /// How many problems the arguments have: the listed lines, plus the count
+    /// a final `(more)` line gives for the ones left out.
+    pub fn problem_count(&self) -> usize {
+        match self.fields.last() {
+            Some(last) if last.path == MORE_PATH => {
+                let hidden = last
+                    .message
+                    .split_whitespace()
+                    .next()
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .unwrap_or(0);
+                self.fields.len() - 1 + hidden
+            }
+            _ => self.fields.len(),
+        }
     }
 }
 

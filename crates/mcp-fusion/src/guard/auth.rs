@@ -137,6 +137,11 @@ impl StaticTokens {
             if entry.token.trim().is_empty() || entry.subject.trim().is_empty() {
                 return Err(format(format!("entry {i} has an empty token or subject")));
             }
+            if entry.token.chars().any(char::is_whitespace) {
+                return Err(format(format!(
+                    "the token of entry {i} contains white space, which a bearer header cannot carry"
+                )));
+            }
             if tokens.entries.iter().any(|(t, _)| *t == entry.token) {
                 return Err(format(format!("entry {i} repeats a token")));
             }
@@ -321,6 +326,12 @@ impl Guard for AuthGuard {
         Box::pin(async move {
             let name = call.ctx.name().to_owned();
             match call.ctx.bearer_token() {
+                None if call.ctx.has_authorization() => {
+                    return Err(ToolError::unauthorized(
+                        "The Authorization header does not hold a bearer token (`Bearer TOKEN`).",
+                    )
+                    .suggest("Send the token as `Authorization: Bearer TOKEN`, then call again."));
+                }
                 None if self.rule.needs_credentials() => return Err(auth_required(&name)),
                 None => {}
                 Some(token) => {

@@ -27,6 +27,9 @@ pub(crate) use concurrency::ConcurrencyGuard;
 
 use crate::pipeline::ActionService;
 
+/// The most calls one concurrency guard may run and queue together.
+pub const MAX_SLOTS: usize = 100_000_000;
+
 /// The guard settings of one action, or the defaults a group gives its actions.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Guards {
@@ -86,6 +89,13 @@ impl Guards {
         {
             return Some(String::from("max_active must be at least 1"));
         }
+        if let Some(c) = self.concurrency
+            && c.max_active.saturating_add(c.max_queue) > MAX_SLOTS
+        {
+            return Some(format!(
+                "max_active plus max_queue must be at most {MAX_SLOTS}"
+            ));
+        }
         if let Some(problem) = self.rate_limit.and_then(|r| r.problem()) {
             return Some(problem);
         }
@@ -110,14 +120,16 @@ pub(crate) struct GuardSettings {
 }
 
 /// Wraps `service` (validation and everything after it) in the guards of
-/// `guards`. Returns the stack and its concurrency guard, if any (for stats).
+/// `guards`; `retry_safe` says the action is read-only or idempotent. Returns the stack and its concurrency guard, if any (for stats).
 pub(crate) fn apply(
     guards: &Guards,
     settings: &GuardSettings,
+    retry_safe: bool,
     mut service: ActionService,
 ) -> (ActionService, Option<Arc<ConcurrencyGuard>>) {
     if let Some(limit) = guards.timeout {
-        service = layer::wrap(Arc::new(timeout::TimeoutGuard { limit }), service);
+        let guard = timeout::TimeoutGuard { limit, retry_safe };
+        service = layer::wrap(Arc::new(guard), service);
     }
     let concurrency = guards
         .concurrency

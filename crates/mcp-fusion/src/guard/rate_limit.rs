@@ -12,6 +12,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
+use sha2::Digest;
 use tower::ServiceExt;
 
 use super::layer::Guard;
@@ -222,7 +223,10 @@ impl RateLimitGuard {
                 })
                 .unwrap_or_else(|| String::from("anonymous")),
         };
-        format!("{}|{caller}", ctx.name())
+        // Hashed: a caller's identity can be long (a session id, a subject),
+        // and every bucket is kept until its period ends.
+        let digest = sha2::Sha256::digest(format!("{}|{caller}", ctx.name()).as_bytes());
+        digest[..16].iter().map(|b| format!("{b:02x}")).collect()
     }
 
     async fn check(&self, key: String) -> Decision {

@@ -105,6 +105,17 @@ pub struct RedisUrlError {
     reason: String,
 }
 
+/// `url` without its credentials (`redis://:secret@host` → `redis://***@host`),
+/// for logs and errors.
+fn redacted(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme + 3 => {
+            format!("{}***{}", &url[..scheme + 3], &url[at..])
+        }
+        _ => url.to_owned(),
+    }
+}
+
 fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -121,7 +132,7 @@ impl RedisStore {
     /// [`RedisUrlError`] when the URL is not a Redis URL.
     pub fn new(url: &str) -> Result<Self, RedisUrlError> {
         let client = redis::Client::open(url).map_err(|e| RedisUrlError {
-            url: url.to_owned(),
+            url: redacted(url),
             reason: e.to_string(),
         })?;
         Ok(RedisStore {
@@ -130,7 +141,7 @@ impl RedisStore {
             fail: FailMode::Open,
             shared: Arc::new(Shared {
                 client,
-                url: url.to_owned(),
+                url: redacted(url),
                 connection: RwLock::new(None),
                 last_failure_ms: AtomicU64::new(0),
                 last_warning_ms: AtomicU64::new(0),
@@ -219,6 +230,21 @@ impl RedisStore {
             .max(1);
         let tolerance = interval.saturating_mul(u64::from(limit.calls));
         let key = format!("{}{key}", self.prefix);
+        // After a failed check, the next second's calls do not wait for
+        // Redis again: the fail mode answers at once, and one call a second
+        // probes whether it is back.
+        let last = self.shared.last_failure_ms.load(Ordering::Relaxed);
+        let now = now_ms();
+        let recently_failed = last != 0
+            && (now.saturating_sub(last) < 1_000
+                || self
+                    .shared
+                    .last_failure_ms
+                    .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                    .is_err());
+        if recently_failed {
+            return self.unavailable("still failing");
+        }
         let attempt = async {
             let mut conn = self.connection().await?;
             let reply: redis::RedisResult<(i64, i64)> = self
@@ -231,14 +257,27 @@ impl RedisStore {
                 .await;
             Some(reply)
         };
+        let failed = |store: &Self, what: &str| {
+            store
+                .shared
+                .last_failure_ms
+                .store(now_ms(), Ordering::Relaxed);
+            store.unavailable(what)
+        };
         match tokio::time::timeout(self.timeout, attempt).await {
-            Ok(Some(Ok((1, _)))) => RedisDecision::Allow,
-            Ok(Some(Ok((_, wait_micros)))) => RedisDecision::Deny(Duration::from_micros(
-                u64::try_from(wait_micros).unwrap_or(0),
-            )),
-            Ok(Some(Err(e))) => self.unavailable(&e.to_string()),
-            Ok(None) => self.unavailable("not connected"),
-            Err(_) => self.unavailable("no answer within the time limit"),
+            Ok(Some(Ok((allowed, wait_micros)))) => {
+                self.shared.last_failure_ms.store(0, Ordering::Relaxed);
+                if allowed == 1 {
+                    RedisDecision::Allow
+                } else {
+                    RedisDecision::Deny(Duration::from_micros(
+                        u64::try_from(wait_micros).unwrap_or(0),
+                    ))
+                }
+            }
+            Ok(Some(Err(e))) => failed(self, &e.to_string()),
+            Ok(None) => failed(self, "not connected"),
+            Err(_) => failed(self, "no answer within the time limit"),
         }
     }
 }

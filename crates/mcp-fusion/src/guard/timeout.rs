@@ -23,20 +23,28 @@ pub(crate) fn human(duration: Duration) -> String {
     }
 }
 
-/// The `TIMEOUT` error for an action that ran past `limit`.
-pub(crate) fn timed_out(name: &str, limit: Duration) -> ToolError {
-    ToolError::timeout(format!(
-        "{name} took longer than its limit of {} and was cancelled.",
+/// The `TIMEOUT` error for an action that ran past `limit`. `retry_safe`
+/// (read-only or idempotent) says whether calling it again is harmless: work
+/// the handler started elsewhere (a database write) may have finished anyway.
+pub(crate) fn timed_out(name: &str, limit: Duration, retry_safe: bool) -> ToolError {
+    let err = ToolError::timeout(format!(
+        "{name} took longer than its limit of {} and was stopped.",
         human(limit)
     ))
-    .suggest("Ask for less (a narrower request: fewer items, a shorter period), or retry later when the server is less busy.")
-    .detail("limit_ms", limit.as_millis())
+    .detail("limit_ms", limit.as_millis());
+    if retry_safe {
+        err.suggest("Ask for less (a narrower request: fewer items, a shorter period), or retry later when the server is less busy.")
+    } else {
+        err.suggest("Its changes may have been made before it was stopped: check whether they were (read the item) before calling it again, so as not to make them twice.")
+    }
 }
 
 /// Cancels the rest of the call after `limit`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct TimeoutGuard {
     pub limit: Duration,
+    /// The action is read-only or idempotent.
+    pub retry_safe: bool,
 }
 
 impl Guard for TimeoutGuard {
@@ -51,7 +59,7 @@ impl Guard for TimeoutGuard {
                 Ok(result) => result,
                 Err(_) => {
                     tracing::debug!(action = %name, "time limit passed");
-                    Err(timed_out(&name, self.limit))
+                    Err(timed_out(&name, self.limit, self.retry_safe))
                 }
             }
         })

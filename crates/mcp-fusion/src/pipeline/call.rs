@@ -72,8 +72,10 @@ impl CallContext {
     }
 
     /// Cancelled when the client cancels the call (`notifications/cancelled`)
-    /// or the connection closes. The pipeline already drops the handler's future
-    /// then; use it to stop work spawned elsewhere.
+    /// or its session ends (stdio closed, session deleted or expired; a
+    /// dropped HTTP connection alone does not end a 2025-11-25 session). The
+    /// pipeline already drops the handler's future then; use it to stop work
+    /// spawned elsewhere.
     pub fn cancellation(&self) -> &CancellationToken {
         &self.cancellation
     }
@@ -96,10 +98,25 @@ impl CallContext {
     }
 
     /// The MCP session (`Mcp-Session-Id` header) of a Streamable HTTP call made
-    /// with the 2025-11-25 handshake; `None` over stdio and in the stateless
-    /// 2026-07-28 protocol.
+    /// with the 2025-11-25 handshake — a session the transport issued and
+    /// checked; `None` over stdio and in the stateless 2026-07-28 protocol,
+    /// where the header is the client's word only.
     pub fn session_id(&self) -> Option<&str> {
-        self.http()?.headers.get("mcp-session-id")?.to_str().ok()
+        let headers = &self.http()?.headers;
+        let version = headers
+            .get("mcp-protocol-version")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        if version >= "2026-07-28" {
+            return None;
+        }
+        headers.get("mcp-session-id")?.to_str().ok()
+    }
+
+    /// Whether the call carried an HTTP `Authorization` header at all.
+    pub(crate) fn has_authorization(&self) -> bool {
+        self.http()
+            .is_some_and(|h| h.headers.contains_key(axum::http::header::AUTHORIZATION))
     }
 
     /// The bearer token of the HTTP `Authorization` header, if any.

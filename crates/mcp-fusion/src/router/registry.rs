@@ -149,7 +149,12 @@ fn register_action(
         validator,
         inner: build_service(action, outer),
     });
-    let (service, concurrency) = guard::apply(&guards, build.guards, validated);
+    let (service, concurrency) = guard::apply(
+        &guards,
+        build.guards,
+        action.hints.read_only || action.hints.idempotent,
+        validated,
+    );
     let listing = ActionListing {
         name: key.unwrap_or(&action.name).to_owned(),
         description: action.description.clone(),

@@ -16,6 +16,7 @@ pub(crate) struct InFlight {
 struct Inner {
     count: AtomicUsize,
     idle: Notify,
+    closing: std::sync::atomic::AtomicBool,
 }
 
 /// Held for the length of one call.
@@ -24,12 +25,21 @@ pub(crate) struct InFlightGuard {
 }
 
 impl InFlight {
-    /// Counts one call until the guard drops.
-    pub fn enter(&self) -> InFlightGuard {
+    /// Counts one call until the guard drops; `None` once the server is
+    /// closing (the call must be refused).
+    pub fn enter(&self) -> Option<InFlightGuard> {
         self.inner.count.fetch_add(1, Ordering::SeqCst);
-        InFlightGuard {
+        let guard = InFlightGuard {
             inner: Arc::clone(&self.inner),
-        }
+        };
+        // Checked after counting: a call either sees the flag, or is counted
+        // before the drain starts waiting.
+        (!self.inner.closing.load(Ordering::SeqCst)).then_some(guard)
+    }
+
+    /// Refuses every call from now on.
+    pub fn close(&self) {
+        self.inner.closing.store(true, Ordering::SeqCst);
     }
 
     /// Calls in progress now.

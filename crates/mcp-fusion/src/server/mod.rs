@@ -62,6 +62,13 @@ impl std::fmt::Debug for FusionServer {
     }
 }
 
+/// The `SERVER_BUSY` answer to a call that arrives after shutdown began.
+fn shutting_down() -> crate::ToolError {
+    crate::ToolError::server_busy("The server is shutting down and takes no new calls.")
+        .suggest("Call again in a few seconds: the server, or another instance of it, will answer once it is back.")
+        .retry_after(5)
+}
+
 /// The `UNKNOWN_TOOL` envelope of [`ServerBuilder::unknown_tool_as_result`].
 fn unknown_tool_error(unknown: &crate::pipeline::UnknownTool) -> crate::ToolError {
     let tool = unknown.data["tool"].as_str().unwrap_or_default();
@@ -181,7 +188,9 @@ impl FusionServer {
     /// Runs one call through the path; an unknown tool becomes an error or,
     /// with [`ServerBuilder::unknown_tool_as_result`], an `UNKNOWN_TOOL` result.
     async fn dispatch(&self, request: CallRequest) -> Result<CallToolResult, UnknownToolError> {
-        let _in_flight = self.inner.in_flight.enter();
+        let Some(_in_flight) = self.inner.in_flight.enter() else {
+            return Ok(crate::envelope::to_call_tool_result(&shutting_down()));
+        };
         let settings = self.inner.settings;
         match run(
             &self.inner.registry,

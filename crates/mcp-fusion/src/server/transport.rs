@@ -21,6 +21,7 @@ const FLUSH_MS: u64 = 250;
 /// Waits for the calls in progress (at most [`SHUTDOWN_GRACE_SECS`]), then for
 /// their responses to be written.
 async fn drain(in_flight: &super::in_flight::InFlight) {
+    in_flight.close();
     let left = in_flight
         .drain(Duration::from_secs(SHUTDOWN_GRACE_SECS))
         .await;

@@ -123,7 +123,16 @@ impl SchemaValidator {
         if lines.is_empty() {
             return Ok(());
         }
-        Err(finish(&ctx, lines))
+        // An envelope shows about a hundred lines at most (16 KiB): order and
+        // phrase only the first ones, so that hostile input (thousands of
+        // unknown keys) costs time in step with its size.
+        let total = lines.len();
+        lines.truncate(MAX_LINES);
+        let mut fields = finish(&ctx, lines);
+        if total > MAX_LINES {
+            fields.push(crate::error::more_line(total - MAX_LINES));
+        }
+        Err(fields)
     }
 
     /// The schema as given to [`SchemaValidator::new`].
@@ -131,6 +140,10 @@ impl SchemaValidator {
         &self.schema
     }
 }
+
+/// The most field lines one validation reports; the rest are counted in a
+/// final `(more)` line.
+pub const MAX_LINES: usize = 100;
 
 /// Drops repeats and type lines that an `enum`/`const` line at the same path
 /// already covers (it lists the exact values), then orders the lines.
