@@ -248,30 +248,75 @@ pub fn block_on<F: Future<Output = ExitCode>>(fut: F) -> ExitCode {
     }
 }
 
-/// Writes to stdout, ignoring errors (a closed pipe, as in `fusion call … | head`,
-/// must not panic).
+/// The escape sequences this program writes itself: [`Paint`]'s colours and
+/// the progress line's "erase line". Any other escape comes from a server.
+const OWN_ESCAPES: [&str; 9] = [
+    "\x1b[0m",
+    "\x1b[1;31m",
+    "\x1b[1;35m",
+    "\x1b[1;33m",
+    "\x1b[1m",
+    "\x1b[36m",
+    "\x1b[32m",
+    "\x1b[2m",
+    "\x1b[2K",
+];
+
+/// `text` made safe for a terminal: a server's text may hold escape
+/// sequences (set the window title, clear the screen, hide text) or other
+/// control characters; those are shown as `\u{..}` instead of acting. Line
+/// feeds, tabs, a leading carriage return (the progress line) and this
+/// program's own colour codes are kept.
+pub fn terminal_safe(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if c == '\x1b'
+            && let Some(own) = OWN_ESCAPES.iter().find(|e| rest.starts_with(*e))
+        {
+            out.push_str(own);
+            rest = &rest[own.len()..];
+            continue;
+        }
+        let keep = matches!(c, '\n' | '\t') || (c == '\r' && out.is_empty()) || !c.is_control();
+        if keep {
+            out.push(c);
+        } else {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// Writes to stdout through [`terminal_safe`], ignoring errors (a closed
+/// pipe, as in `fusion call … | head`, must not panic).
 pub fn out(args: std::fmt::Arguments<'_>) {
-    let _ = std::io::stdout().lock().write_fmt(args);
+    let text = terminal_safe(&args.to_string());
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
 /// [`out`], then a line end.
 pub fn out_line(args: std::fmt::Arguments<'_>) {
+    let text = terminal_safe(&args.to_string());
     let mut stdout = std::io::stdout().lock();
     let _ = stdout
-        .write_fmt(args)
+        .write_all(text.as_bytes())
         .and_then(|()| stdout.write_all(b"\n"));
 }
 
-/// Writes to stderr, ignoring errors.
+/// Writes to stderr through [`terminal_safe`], ignoring errors.
 pub fn err(args: std::fmt::Arguments<'_>) {
-    let _ = std::io::stderr().lock().write_fmt(args);
+    let text = terminal_safe(&args.to_string());
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
 /// [`err`], then a line end.
 pub fn err_line(args: std::fmt::Arguments<'_>) {
+    let text = terminal_safe(&args.to_string());
     let mut stderr = std::io::stderr().lock();
     let _ = stderr
-        .write_fmt(args)
+        .write_all(text.as_bytes())
         .and_then(|()| stderr.write_all(b"\n"));
 }
 
@@ -340,6 +385,20 @@ mod tests {
             color: ColorChoice::Never,
             bearer: None,
         }
+    }
+
+    #[test]
+    fn server_escapes_are_shown_not_obeyed() {
+        assert_eq!(
+            terminal_safe("a\x1b]0;title\x07b\x1b[2Jc\x1b[8md"),
+            "a\\u{1b}]0;title\\u{7}b\\u{1b}[2Jc\\u{1b}[8md"
+        );
+        assert_eq!(
+            terminal_safe("\x1b[1;31merror\x1b[0m\n\tx"),
+            "\x1b[1;31merror\x1b[0m\n\tx"
+        );
+        assert_eq!(terminal_safe("\r\x1b[2Kconnecting"), "\r\x1b[2Kconnecting");
+        assert_eq!(terminal_safe("x\ry\u{9b}"), "x\\u{d}y\\u{9b}");
     }
 
     #[test]

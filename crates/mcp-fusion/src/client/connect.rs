@@ -63,10 +63,18 @@ impl Target {
 }
 
 impl fmt::Display for Target {
-    /// The URL, or the command line with its words separated by spaces.
+    /// The URL (without a password it may hold: `http://user:***@host/`), or
+    /// the command line with its words separated by spaces.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Target::Http { url } => f.write_str(url),
+            Target::Http { url } => match (url.find("://"), url.find('@')) {
+                (Some(scheme), Some(at)) if at > scheme + 3 => {
+                    let userinfo = &url[scheme + 3..at];
+                    let user = userinfo.split(':').next().unwrap_or_default();
+                    write!(f, "{}{user}:***{}", &url[..scheme + 3], &url[at..])
+                }
+                _ => f.write_str(url),
+            },
             Target::Stdio { program, args } => {
                 f.write_str(program)?;
                 args.iter().try_for_each(|arg| write!(f, " {arg}"))
@@ -270,7 +278,16 @@ impl FusionClient {
                     stderr,
                 });
             }
-            Ok(Err(e)) => handshake_failure(&e, matches!(target, Target::Stdio { .. })),
+            Ok(Err(e)) => {
+                let stdio = matches!(target, Target::Stdio { .. });
+                match &e {
+                    // The transport's own error, without rmcp's type names.
+                    rmcp::service::ClientInitializeError::TransportError { error, .. } => {
+                        handshake_failure(error.error.as_ref(), stdio)
+                    }
+                    other => handshake_failure(other, stdio),
+                }
+            }
             Err(_) => format!(
                 "no MCP handshake within {} s",
                 options.connect_timeout.as_secs_f64()
