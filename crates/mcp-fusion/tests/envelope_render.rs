@@ -522,3 +522,22 @@ fn meta_omits_absent_members() {
         json!({"code": "UNAUTHORIZED", "severity": "error", "message": "Token expired"})
     );
 }
+
+#[test]
+fn twenty_thousand_details_keep_the_first_ones_in_budget() {
+    let details: Vec<(String, usize)> = (0..20_000).map(|i| (format!("k{i}"), i)).collect();
+    let err = ToolError::new("X", "m").details(details);
+    assert_eq!(err.details.len(), 20_000);
+    let xml = render(&err);
+    assert!(xml.len() < 16 * 1024);
+    check_well_formed(&xml).unwrap();
+    let normalized = mcp_fusion::envelope::normalize(&err);
+    let kept = normalized.details.len();
+    assert!(kept > 100 && kept < 20_000, "{kept}");
+    for (i, (key, value)) in normalized.details.iter().enumerate() {
+        assert_eq!(
+            (key.as_str(), value.as_str()),
+            (format!("k{i}").as_str(), i.to_string().as_str())
+        );
+    }
+}

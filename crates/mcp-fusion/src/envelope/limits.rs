@@ -163,29 +163,30 @@ pub fn normalize(err: &ToolError) -> ToolError {
         .map(|a| action_value(a))
         .collect();
     let mut details: Vec<(String, String)> = Vec::with_capacity(err.details.len());
-    for (key, value) in &err.details {
-        let key = name_value(key);
-        let value = text_value(value);
-        match details.iter_mut().find(|(k, _)| *k == key) {
-            Some(slot) => slot.1 = value,
-            None => details.push((key, value)),
-        }
-    }
+    crate::error::merge_details(
+        &mut details,
+        err.details
+            .iter()
+            .map(|(key, value)| (name_value(key), text_value(value))),
+    );
     let retry_after = retry_after_secs(err.retry_after).map(Duration::from_secs);
 
     let budget = MAX_ENVELOPE_BYTES - 1 - TOOL_ERROR_FRAME_BYTES - escape::attr_len(code.as_str());
-    let size = |m: &str, r: &Option<String>, a: &[String], d: &[(String, String)]| {
-        escape::text_len(m)
-            + r.as_deref().map_or(0, escape::text_len)
-            + a.iter()
-                .map(|x| ACTION_FRAME_BYTES + escape::text_len(x))
-                .sum::<usize>()
-            + d.iter()
-                .map(|(k, v)| DETAIL_FRAME_BYTES + escape::attr_len(k) + escape::text_len(v))
-                .sum::<usize>()
-    };
-    while size(&message, &recovery, &available_actions, &details) > budget {
-        if details.pop().is_some() || available_actions.pop().is_some() {
+    // Sizes are computed once and kept up to date, so that trimming stays
+    // linear however many actions and details there are.
+    let action_len = |x: &String| ACTION_FRAME_BYTES + escape::text_len(x);
+    let detail_len =
+        |(k, v): &(String, String)| DETAIL_FRAME_BYTES + escape::attr_len(k) + escape::text_len(v);
+    let mut lists: usize = available_actions.iter().map(action_len).sum::<usize>()
+        + details.iter().map(detail_len).sum::<usize>();
+    let texts = escape::text_len(&message) + recovery.as_deref().map_or(0, escape::text_len);
+    while texts + lists > budget {
+        if let Some(detail) = details.pop() {
+            lists -= detail_len(&detail);
+            continue;
+        }
+        if let Some(action) = available_actions.pop() {
+            lists -= action_len(&action);
             continue;
         }
         // Only the message and the recovery are left: the message keeps at least

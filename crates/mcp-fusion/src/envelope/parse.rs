@@ -437,10 +437,9 @@ fn close(slot: Slot, value: String, got: &mut Collected) {
             got.retry_after.get_or_insert(value);
         }
         Slot::Action => got.available_actions.push(value),
-        Slot::Detail(key) => match got.details.iter_mut().find(|(k, _)| *k == key) {
-            Some(slot) => slot.1 = value,
-            None => got.details.push((key, value)),
-        },
+        // Repeated keys are merged (the later value wins) when the envelope is
+        // complete, in one pass.
+        Slot::Detail(key) => got.details.push((key, value)),
         Slot::Field(path) => got.fields.push(FieldError::new(path, value)),
         Slot::Delta(severity, field) => got.awareness_deltas.push(AwarenessDelta {
             severity,
@@ -486,7 +485,11 @@ fn finish(root: &str, got: Collected) -> Result<ParsedEnvelope, String> {
         message,
         recovery: got.recovery,
         available_actions: got.available_actions,
-        details: got.details,
+        details: {
+            let mut details = Vec::with_capacity(got.details.len());
+            crate::error::merge_details(&mut details, got.details);
+            details
+        },
         retry_after,
     }))
 }

@@ -17,6 +17,7 @@ pub use contract_awareness::{
 pub use retry_after::IntoRetryAfter;
 pub use severity::{Severity, UnknownSeverity};
 pub use tool_error::ToolError;
+pub(crate) use tool_error::merge_details;
 pub use validation_failure::{
     FieldError, MORE_PATH, VALIDATION_RECOVERY, ValidationFailure, more_line,
 };

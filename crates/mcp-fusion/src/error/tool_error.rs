@@ -122,9 +122,14 @@ impl ToolError {
         K: Into<String>,
         V: fmt::Display,
     {
-        details
-            .into_iter()
-            .fold(self, |err, (key, value)| err.detail(key, value))
+        let mut err = self;
+        merge_details(
+            &mut err.details,
+            details
+                .into_iter()
+                .map(|(key, value)| (key.into(), value.to_string())),
+        );
+        err
     }
 
     /// Sets one detail. A key already present keeps its position and takes the
@@ -157,6 +162,29 @@ impl ToolError {
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Merges `items` into `details` in order: a new key is appended, a key
+/// already present keeps its position and takes the new value. Linear in the
+/// number of details, whatever their count.
+pub(crate) fn merge_details(
+    details: &mut Vec<(String, String)>,
+    items: impl IntoIterator<Item = (String, String)>,
+) {
+    let mut index: std::collections::HashMap<String, usize> = details
+        .iter()
+        .enumerate()
+        .map(|(i, (k, _))| (k.clone(), i))
+        .collect();
+    for (key, value) in items {
+        match index.get(&key) {
+            Some(&i) => details[i].1 = value,
+            None => {
+                index.insert(key.clone(), details.len());
+                details.push((key, value));
+            }
+        }
     }
 }
 
