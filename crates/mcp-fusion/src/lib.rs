@@ -3,11 +3,13 @@
 //! MCP servers whose failures are written for the language model that reads
 //! them. A failed tool call becomes a structured `<tool_error>` envelope (code,
 //! severity, message, recovery, available actions, details, retry-after) or a
-//! per-field `<validation_error>`, as `spec/wire-contract.md` defines.
+//! per-field `<validation_error>`, as `docs/wire-contract.md` defines.
 //!
 //! The path of a call: transport ([`server`]) → [`router`] → [`validation`] →
 //! middleware ([`pipeline`]) → handler → [`envelope`]. [`contract`] holds the
 //! contracts, lockfiles and diffs, and the self-healing deltas.
+
+#![warn(missing_docs)]
 
 pub mod client;
 pub mod contract;

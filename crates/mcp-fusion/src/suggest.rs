@@ -1,30 +1,44 @@
-//! Closest-match suggestions ("did you mean …?") by edit distance.
+//! Closest-match suggestions ("did you mean …?") by edit distance, for the
+//! router (actions, tools) and the validator (enum values, field names).
 
-/// The candidate closest to `input`, if one is near enough to be a likely typo.
-///
-/// Near means: equal ignoring ASCII case, or within a Damerau–Levenshtein
-/// distance (on lowercase text) of at most a third of the longer name's length
-/// (at least 1, at most 3 edits). Ties go to the first candidate.
-pub fn closest<'a, I>(input: &str, candidates: I) -> Option<&'a str>
-where
-    I: IntoIterator<Item = &'a str>,
-{
-    let input_lower = input.to_lowercase();
-    candidates
-        .into_iter()
-        .filter_map(|candidate| {
-            let distance = strsim::damerau_levenshtein(&input_lower, &candidate.to_lowercase());
-            let longest = input.chars().count().max(candidate.chars().count());
-            let allowed = (longest / 3).clamp(1, 3);
-            (distance <= allowed).then_some((distance, candidate))
-        })
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, candidate)| candidate)
+/// The candidate nearest to `input`, when one is near: equal ignoring case,
+/// or within an edit distance (optimal string alignment, on lower-cased text)
+/// of a third of the candidate's length, at least 1 and at most 3. An exact
+/// match is the nearest of all. Ties go to the earlier candidate.
+pub(crate) fn closest<'c>(
+    input: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
+    let typed = input.to_lowercase();
+    let mut best: Option<(usize, &str)> = None;
+    for candidate in candidates {
+        let lower = candidate.to_lowercase();
+        let distance = if candidate == input {
+            0
+        } else {
+            strsim::osa_distance(&typed, &lower)
+        };
+        let limit = (lower.chars().count() / 3).clamp(1, 3);
+        if distance <= limit && best.is_none_or(|(d, _)| distance < d) {
+            best = Some((distance, candidate));
+        }
+    }
+    best.map(|(_, candidate)| candidate)
+}
+
+/// [`closest`], except that an exact match (a valid value) is no suggestion.
+pub(crate) fn closest_other<'c>(
+    input: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
+    closest(input, candidates).filter(|near| *near != input)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::closest;
+    use super::{closest, closest_other};
+
+    const STATUSES: [&str; 5] = ["active", "paid", "void", "draft", "overdue"];
 
     #[test]
     fn finds_typos_and_case_slips() {
@@ -36,5 +50,24 @@ mod tests {
             closest("billing", ["billing", "billing_health"]),
             Some("billing")
         );
+        assert_eq!(closest("Active", STATUSES), Some("active"));
+        assert_eq!(closest("actve", STATUSES), Some("active"));
+        assert_eq!(closest("ovredue", STATUSES), Some("overdue"));
+        assert_eq!(closest("limt", ["project", "limit"]), Some("limit"));
+    }
+
+    #[test]
+    fn far_inputs_get_no_suggestion_and_exact_ones_only_from_closest() {
+        assert_eq!(closest("period", ["project", "limit", "time_range"]), None);
+        assert_eq!(closest("cancelled", STATUSES), None);
+        assert_eq!(closest("paid", STATUSES), Some("paid"));
+        assert_eq!(closest_other("paid", STATUSES), None);
+        assert_eq!(closest_other("PAID", STATUSES), Some("paid"));
+        assert_eq!(closest("x", std::iter::empty()), None);
+    }
+
+    #[test]
+    fn ties_go_to_the_first_candidate() {
+        assert_eq!(closest("bat", ["cat", "hat"]), Some("cat"));
     }
 }

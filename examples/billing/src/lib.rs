@@ -5,6 +5,8 @@
 //! `create_invoice`, `pay_invoice`, `void_invoice`, `generate_report` and the
 //! deprecated `get_invoice_legacy`; and one plain tool, `billing_health`.
 
+#![warn(missing_docs)]
+
 pub mod actions;
 pub mod db;
 pub mod model;

@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use super::action::ActionContract;
 use super::delta::{ContractDiff, Delta};
-use super::schema_diff::{FieldDelta, Side, diff_schemas};
+use super::schema_diff::{FieldDelta, diff_schemas};
+use super::schema_rules::Side;
 use super::schema_summary::{cut, fields_summary};
 use super::server::ServerContract;
 use super::tool::ToolContract;

@@ -22,6 +22,7 @@ mod diff;
 mod error;
 mod lockfile;
 mod schema_diff;
+mod schema_rules;
 mod schema_summary;
 mod self_healing;
 mod server;

@@ -28,6 +28,7 @@
 //! assert_eq!(errors[0].message, "Wrong type. You sent: 'ten'. Expected an integer.");
 //! ```
 
+mod format;
 mod int_bounds;
 mod lookup;
 mod nulls;
@@ -35,8 +36,8 @@ mod path;
 mod phrase;
 mod schema_error;
 mod sent;
-mod suggest;
 mod union;
+mod unknown_keys;
 mod validator;
 
 pub use schema_error::SchemaError;

@@ -6,11 +6,13 @@ use jsonschema::ValidationError;
 use jsonschema::error::{TypeKind, ValidationErrorKind as Kind};
 use serde_json::Value;
 
+use super::format::format_phrase;
 use super::lookup::{self, Unions};
 use super::path::{self, Seg};
 use super::sent::{MISSING, compact, quote_cut, sent};
-use super::suggest::closest;
 use super::union;
+use super::unknown_keys::{Known, unknown_keys};
+use crate::suggest::closest_other;
 
 /// What the phrasing reads besides the error: the action's schema and the
 /// arguments as validated.
@@ -193,91 +195,6 @@ pub(crate) fn phrase(ctx: &Ctx, err: &ValidationError<'_>, out: &mut Vec<Line>) 
     }
 }
 
-/// The field names an object schema knows: declared names, in schema
-/// order, and `patternProperties` patterns.
-#[derive(Default)]
-struct Known<'s> {
-    names: Vec<&'s str>,
-    patterns: Vec<&'s str>,
-}
-
-impl<'s> Known<'s> {
-    /// What `additionalProperties` compares against: the `properties` and
-    /// `patternProperties` of the schema holding it.
-    fn declared_by(owner: Option<&'s Value>) -> Self {
-        let keys = |kw: &str| -> Vec<&'s str> {
-            owner
-                .and_then(|o| o.get(kw))
-                .and_then(Value::as_object)
-                .map(|m| m.keys().map(String::as_str).collect())
-                .unwrap_or_default()
-        };
-        Known {
-            names: keys("properties"),
-            patterns: keys("patternProperties"),
-        }
-    }
-
-    /// What `unevaluatedProperties` compares against: whatever the schema and
-    /// its `$ref`, `allOf` and union branches declare.
-    fn evaluated_by(root: &'s Value, owner: &'s Value) -> Self {
-        let view = lookup::object_view(root, owner, Unions::All);
-        let mut patterns = Vec::new();
-        for m in lookup::members(root, owner) {
-            if let Some(pp) = m.get("patternProperties").and_then(Value::as_object) {
-                patterns.extend(pp.keys().map(String::as_str));
-            }
-        }
-        Known {
-            names: view.props.iter().map(|(n, _)| *n).collect(),
-            patterns,
-        }
-    }
-}
-
-/// One line per unrecognized key, at that key's own path.
-fn unknown_keys(
-    here: &[Seg],
-    object: &Value,
-    unexpected: &[String],
-    known: &Known,
-    keyword: &'static str,
-    out: &mut Vec<Line>,
-) {
-    let listed = known
-        .names
-        .iter()
-        .map(|k| format!("\"{k}\""))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let patterns = known
-        .patterns
-        .iter()
-        .map(|p| format!("'{p}'"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    for key in unexpected {
-        let mut expected = match (known.names.is_empty(), known.patterns.is_empty()) {
-            (true, true) => "This object accepts no fields; remove it.".to_owned(),
-            (false, true) => format!("Known fields: {listed}. Check for typos."),
-            (true, false) => format!("Field names must match {patterns}. Check for typos."),
-            (false, false) => {
-                format!("Known fields: {listed}, and names matching {patterns}. Check for typos.")
-            }
-        };
-        if let Some(near) = closest(key, known.names.iter().copied()) {
-            expected.push_str(&format!(" Did you mean \"{near}\"?"));
-        }
-        out.push(Line::new(
-            path::child(here, key),
-            keyword,
-            &format!("Unrecognized field \"{key}\""),
-            &sent(object.get(key)),
-            &expected,
-        ));
-    }
-}
-
 /// The stable keyword a kind is about (`'static`, for [`Line::keyword`]).
 fn keyword_of(kind: &Kind) -> &'static str {
     match kind {
@@ -350,7 +267,7 @@ pub(crate) fn did_you_mean(value: &Value, options: &[&Value]) -> String {
     let Some(typed) = value.as_str() else {
         return String::new();
     };
-    closest(typed, options.iter().filter_map(|o| o.as_str()))
+    closest_other(typed, options.iter().filter_map(|o| o.as_str()))
         .map(|near| format!(" Did you mean '{near}'?"))
         .unwrap_or_default()
 }
@@ -638,7 +555,7 @@ pub(crate) fn single(ctx: &Ctx, err: &ValidationError<'_>) -> Option<Parts> {
 }
 
 /// Keeps schema-given names short and plain.
-fn clean(s: &str) -> String {
+pub(crate) fn clean(s: &str) -> String {
     s.chars()
         .filter(|c| c.is_ascii_graphic())
         .take(60)
@@ -694,72 +611,6 @@ fn bounds_phrase(
     format!("Expected {noun} {}.", bounds.join(" and "))
 }
 
-/// The label and the expectation, with an example, for a `format`.
-pub(crate) fn format_phrase(format: &str) -> (String, String) {
-    let known: Option<(&str, &str)> = match format {
-        "email" | "idn-email" => Some(("email", "a valid email address (e.g. user@example.com)")),
-        "uri" | "iri" => Some((
-            "URI",
-            "a valid absolute URI (e.g. https://example.com/path)",
-        )),
-        "uri-reference" | "iri-reference" => Some((
-            "URI reference",
-            "a valid URI or relative reference (e.g. /path/to/item)",
-        )),
-        "uri-template" => Some((
-            "URI template",
-            "a valid URI template (e.g. https://example.com/{id})",
-        )),
-        "uuid" => Some((
-            "UUID",
-            "a valid UUID (e.g. 123e4567-e89b-12d3-a456-426614174000)",
-        )),
-        "date-time" => Some((
-            "date-time",
-            "an RFC 3339 date-time with a time zone (e.g. 2024-01-15T10:30:00Z)",
-        )),
-        "date" => Some(("date", "a full date as YYYY-MM-DD (e.g. 2024-01-15)")),
-        "time" => Some(("time", "a time with a time zone (e.g. 10:30:00Z)")),
-        "duration" => Some(("duration", "an ISO 8601 duration (e.g. P3DT4H)")),
-        "ipv4" => Some(("IPv4", "a valid IPv4 address (e.g. 192.168.1.10)")),
-        "ipv6" => Some(("IPv6", "a valid IPv6 address (e.g. 2001:db8::1)")),
-        "hostname" | "idn-hostname" => {
-            Some(("hostname", "a valid hostname (e.g. api.example.com)"))
-        }
-        "json-pointer" => Some(("JSON Pointer", "a JSON Pointer (e.g. /items/0/name)")),
-        "relative-json-pointer" => Some((
-            "relative JSON Pointer",
-            "a relative JSON Pointer (e.g. 1/name)",
-        )),
-        "regex" => Some((
-            "regular expression",
-            "a valid regular expression (e.g. ^[a-z]+$)",
-        )),
-        _ => None,
-    };
-    match known {
-        Some((label, what)) => (label.to_owned(), format!("Expected {what}.")),
-        None if looks_like_rust_type(format) => (
-            "value".to_owned(),
-            "Expected a value in the required format.".to_owned(),
-        ),
-        None => {
-            let name = clean(format);
-            (name.clone(), format!("Expected a valid {name} value."))
-        }
-    }
-}
-
-/// Format names schemars derives from Rust types (`uint64`, `int32`, `double`…).
-fn looks_like_rust_type(format: &str) -> bool {
-    let f = format.to_ascii_lowercase();
-    f.starts_with("int")
-        || f.starts_with("uint")
-        || f == "float"
-        || f == "double"
-        || f.contains("::")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -804,23 +655,6 @@ mod tests {
             "Expected an integer >= 0.",
             "a bound the user did not write is not shown beside the failing one"
         );
-    }
-
-    #[test]
-    fn formats_have_examples_and_hide_rust_type_names() {
-        assert_eq!(
-            format_phrase("email"),
-            (
-                "email".to_owned(),
-                "Expected a valid email address (e.g. user@example.com).".to_owned()
-            )
-        );
-        for rust in ["uint64", "int32", "double", "float", "uint"] {
-            let (label, expected) = format_phrase(rust);
-            assert_eq!(label, "value");
-            assert_eq!(expected, "Expected a value in the required format.");
-        }
-        assert_eq!(format_phrase("semver").1, "Expected a valid semver value.");
     }
 
     #[test]
