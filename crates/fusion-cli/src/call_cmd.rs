@@ -9,6 +9,7 @@ use mcp_fusion::client::{
     CallToolResult, FailureSource, FusionClientError, RetryPolicy, Success, ToolFailure,
 };
 use mcp_fusion::envelope::to_meta;
+use mcp_fusion::error::seconds_text;
 use mcp_fusion::{Severity, ToolError};
 use serde_json::{Value, json};
 
@@ -27,8 +28,11 @@ use crate::target::{
 pub struct CallArgs {
     /// <URL> <NAME> [JSON], or <NAME> [JSON] with --cmd. NAME is a tool, or
     /// `tool.action` for a grouped tool. JSON is the arguments object
-    /// (default {}); `-` reads it from stdin.
-    #[arg(value_name = "ARGS", num_args = 1..=3, required = true)]
+    /// (default {}), as ONE word: put it in single quotes, e.g.
+    /// '{"id": "inv_1"}'; `-` reads it from stdin.
+    // More words than that are accepted here only to be reported with the
+    // cause (a JSON object the shell split) and the fix, not clap's words.
+    #[arg(value_name = "ARGS", num_args = 1.., required = true)]
     args: Vec<String>,
     #[command(flatten)]
     connect: ConnectArgs,
@@ -67,10 +71,31 @@ fn positionals(args: &CallArgs) -> Result<Positionals, UsageError> {
                 .into()
         })
     })?;
-    let json = rest.next();
-    if let Some(extra) = rest.next() {
+    if args.connect.cmd.is_some() && target::is_http_url(&name) {
         return Err(UsageError(format!(
-            "unexpected argument `{extra}`: with --cmd, give only NAME [JSON]"
+            "both --cmd and a URL (`{name}`) were given; use one of them"
+        )));
+    }
+    let json = rest.next();
+    let extra: Vec<String> = rest.collect();
+    if !extra.is_empty() {
+        let words: Vec<String> = json
+            .iter()
+            .chain(&extra)
+            .map(|word| format!("`{word}`"))
+            .collect();
+        let target = match (&args.connect.cmd, &url) {
+            (Some(cmd), _) => format!("--cmd '{cmd}'"),
+            (None, Some(url)) => url.clone(),
+            (None, None) => String::from("URL"),
+        };
+        return Err(UsageError(format!(
+            "expected one JSON argument after {name}, got {} words: {}. \
+             The arguments must be ONE JSON object in single quotes (without them the \
+             shell splits it into words at its spaces and removes its double quotes), e.g.\n  \
+             fusion call {target} {name} '{{\"id\": \"inv_1\"}}'",
+            words.len(),
+            words.join(" "),
         )));
     }
     Ok(Positionals { url, name, json })
@@ -88,8 +113,17 @@ fn arguments(json: Option<&str>) -> Result<Value, UsageError> {
         }
         Some(text) => text.to_owned(),
     };
-    let value: Value = serde_json::from_str(&text)
-        .map_err(|e| UsageError(format!("the arguments are not valid JSON ({e}): {text}")))?;
+    let value: Value = serde_json::from_str(&text).map_err(|e| {
+        // Without single quotes the shell removes the double quotes JSON needs.
+        let hint = if json == Some("-") {
+            ""
+        } else {
+            "; put the JSON object in single quotes, e.g. '{\"id\": \"inv_1\"}'"
+        };
+        UsageError(format!(
+            "the arguments are not valid JSON ({e}): {text}{hint}"
+        ))
+    })?;
     match value {
         Value::Object(_) => Ok(value),
         Value::Null => Ok(json!({})),
@@ -135,10 +169,7 @@ pub fn run(args: CallArgs) -> ExitCode {
 }
 
 fn print_raw(result: &CallToolResult) -> ExitCode {
-    target::out_line(format_args!(
-        "{}",
-        pretty(&serde_json::to_value(result).unwrap_or(Value::Null))
-    ));
+    target::out_json(&serde_json::to_value(result).unwrap_or(Value::Null));
     if result.is_error == Some(true) {
         ExitCode::from(EXIT_TOOL_ERROR)
     } else {
@@ -146,6 +177,8 @@ fn print_raw(result: &CallToolResult) -> ExitCode {
     }
 }
 
+/// Pretty JSON for the human-readable output (which goes through the
+/// terminal-safety pass when printed).
 fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }
@@ -161,7 +194,7 @@ fn report_other(
         if let (Some(text), Value::Object(map)) = (&server_stderr, &mut error) {
             map.entry("server_stderr").or_insert_with(|| json!(text));
         }
-        target::out_line(format_args!("{}", pretty(&json!({ "error": error }))));
+        target::out_json(&json!({ "error": error }));
     }
     if !args.json {
         target::print_failure(err, server_stderr, &args.connect);
@@ -172,10 +205,7 @@ fn report_other(
 fn print_success(success: &Success, args: &CallArgs) -> ExitCode {
     if args.json {
         let warnings: Vec<Value> = success.warnings.iter().map(to_meta).collect();
-        target::out_line(format_args!(
-            "{}",
-            pretty(&json!({"result": success.value(), "warnings": warnings}))
-        ));
+        target::out_json(&json!({"result": success.value(), "warnings": warnings}));
     } else {
         let out = success_text(success);
         if out.is_empty() {
@@ -240,7 +270,7 @@ fn print_tool_failure(failure: &ToolFailure, args: &CallArgs) -> ExitCode {
         if let Some(structured) = &failure.raw.structured_content {
             error.insert("structured_content".into(), structured.clone());
         }
-        target::out_line(format_args!("{}", pretty(&json!({ "error": error }))));
+        target::out_json(&json!({ "error": error }));
     } else {
         target::out(format_args!(
             "{}",
@@ -302,7 +332,7 @@ pub fn failure_report(f: &ToolFailure, paint: &Paint) -> String {
     push_actions(&mut out, paint, &f.available_actions);
     push_details(&mut out, paint, &f.details);
     if let Some(secs) = f.retry_after {
-        line(&mut out, paint, "retry after", &seconds(secs));
+        line(&mut out, paint, "retry after", &seconds_text(secs));
     }
     if let Some(structured) = &f.raw.structured_content {
         line(
@@ -336,7 +366,12 @@ fn warning_report(w: &ToolError, paint: &Paint) -> String {
     push_actions(&mut out, paint, &w.available_actions);
     push_details(&mut out, paint, &w.details);
     if let Some(delay) = w.retry_after {
-        line(&mut out, paint, "retry after", &seconds(delay.as_secs()));
+        line(
+            &mut out,
+            paint,
+            "retry after",
+            &seconds_text(delay.as_secs()),
+        );
     }
     out
 }
@@ -355,14 +390,6 @@ fn push_details(out: &mut String, paint: &Paint, details: &[(String, String)]) {
     }
     let lines: Vec<String> = details.iter().map(|(k, v)| format!("{k} = {v}")).collect();
     line(out, paint, "details", &lines.join("\n"));
-}
-
-fn seconds(secs: u64) -> String {
-    if secs == 1 {
-        "1 second".to_owned()
-    } else {
-        format!("{secs} seconds")
-    }
 }
 
 /// `[image image/png, 12 bytes base64]`, `[resource file:///x]`, …: what a

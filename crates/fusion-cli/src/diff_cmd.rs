@@ -77,17 +77,21 @@ pub fn run(args: DiffArgs) -> ExitCode {
             ExitCode::from(EXIT_USAGE_OR_CONNECTION)
         })
     };
+    // NEW as `HOST:PORT/PATH` that is no file: a URL typed without its scheme.
+    if let (None, Some(new)) = (&args.connect.cmd, args.new.as_deref())
+        && !target::is_http_url(new)
+        && !std::path::Path::new(new).exists()
+        && let Some(err) = target::missing_scheme(new)
+    {
+        return target::usage(err);
+    }
     let old = match read(&args.old) {
         Ok(lockfile) => lockfile,
         Err(code) => return code,
     };
-    let is_url = |s: &str| {
-        let lower = s.to_ascii_lowercase();
-        lower.starts_with("http://") || lower.starts_with("https://")
-    };
     let old_name = args.old.display().to_string();
     match (&args.connect.cmd, args.new.as_deref()) {
-        (None, Some(path)) if !is_url(path) => {
+        (None, Some(path)) if !target::is_http_url(path) => {
             let new = match read(std::path::Path::new(path)) {
                 Ok(lockfile) => lockfile,
                 Err(code) => return code,
@@ -136,10 +140,7 @@ fn report(
             {
                 out.extend(fields);
             }
-            target::out_line(format_args!(
-                "{}",
-                serde_json::to_string_pretty(&value).unwrap_or_default()
-            ));
+            target::out_json(&value);
         }
         Format::Table => target::out(format_args!(
             "{}",

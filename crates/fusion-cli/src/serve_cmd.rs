@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use clap::Args;
 use mcp_fusion::guard::{FailMode, RateLimit, RateLimitScope, RedisStore, StaticTokens};
+use mcp_fusion::server::{HttpOptions, RedisSessionStore};
 
 /// The longest duration a flag takes: one day.
 const MAX_DURATION: Duration = Duration::from_secs(86_400);
@@ -31,6 +32,37 @@ fn at_least_one(s: &str) -> Result<usize, String> {
     }
 }
 
+/// The most bytes `--max-body` takes: 1 GiB.
+const MAX_BODY: usize = 1 << 30;
+
+/// A size in bytes: `4194304`, `512K`, `512KiB`, `4M`, `4MiB` (K and M are
+/// 1024-based, as memory is counted).
+fn byte_size(s: &str) -> Result<usize, String> {
+    let text = s.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let scale: usize = match unit.trim() {
+        "" | "B" => 1,
+        "K" | "KiB" | "k" => 1 << 10,
+        "M" | "MiB" => 1 << 20,
+        _ => {
+            return Err(String::from(
+                "write a number of bytes, e.g. 4194304, 512KiB or 4MiB",
+            ));
+        }
+    };
+    match digits
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+    {
+        Some(n) if (1..=MAX_BODY).contains(&n) => Ok(n),
+        _ => Err(format!("must be from 1 byte to {MAX_BODY} bytes (1GiB)")),
+    }
+}
+
 fn queue_size(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(n) if n <= MAX_CALLS => Ok(n),
@@ -44,7 +76,7 @@ fn queue_size(s: &str) -> Result<usize, String> {
     after_help = "The server logs to stderr (RUST_LOG sets the level; default info, and warn for rmcp).\n\
 Exit codes: 0 after a clean shutdown (Ctrl-C or SIGTERM, or end of stdin with --stdio),\n\
 1 when the database, the token file, the lockfile or a setting cannot be used, or the port\n\
-cannot be bound; 2 for invalid options."
+cannot be bound; 2 for invalid options, or a --db whose folder does not exist (without --create-dirs)."
 )]
 pub struct ServeArgs {
     /// Serve MCP over stdin/stdout instead of HTTP.
@@ -56,10 +88,17 @@ pub struct ServeArgs {
     /// The port to listen on (HTTP only); the endpoint is http://HOST:PORT/mcp.
     #[arg(long, default_value_t = 8080)]
     port: u16,
-    /// The SQLite file of invoices; created and seeded when missing
-    /// [default: $XDG_DATA_HOME/mcp-fusion/billing.db or ~/.local/share/mcp-fusion/billing.db].
+    /// The SQLite file of invoices; created and seeded when missing (its
+    /// folder must exist, see --create-dirs)
+    /// [default: $XDG_DATA_HOME/mcp-fusion/billing.db or ~/.local/share/mcp-fusion/billing.db,
+    /// whose folder is created when missing].
     #[arg(long, value_name = "PATH")]
     db: Option<PathBuf>,
+    /// Also create the folder of --db, and its parents, when missing. Without
+    /// it a missing folder is an error (exit 2), so that a mistyped path does
+    /// not become a new directory tree.
+    #[arg(long, requires = "db")]
+    create_dirs: bool,
     /// Put the internal text of INTERNAL_ERROR envelopes in their details
     /// (development only: internal texts can hold secrets).
     #[arg(long)]
@@ -82,8 +121,9 @@ pub struct ServeArgs {
     /// (e.g. 2/min); over it, RATE_LIMITED with retry_after.
     #[arg(long, value_name = "N/PERIOD")]
     rate_limit: Option<RateLimit>,
-    /// Whose calls a rate limit counts together: each caller's (auth subject,
-    /// else MCP session) or everybody's.
+    /// Whose calls a rate limit counts together: each caller's (the auth
+    /// subject, else the client's address over HTTP, the one client over
+    /// stdio) or everybody's.
     #[arg(
         long,
         value_name = "SCOPE",
@@ -94,14 +134,50 @@ pub struct ServeArgs {
     /// Time limit of each billing action, e.g. 500ms, 2s; past it, TIMEOUT.
     #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
     timeout: Option<Duration>,
-    /// Keep rate-limit state in Redis (shared by every server using it), e.g.
-    /// redis://127.0.0.1:6379/0.
-    #[arg(long, value_name = "URL", requires = "rate_limit")]
+    /// Keep HTTP sessions and rate-limit state in Redis, shared by every
+    /// server using it (a client goes on in its session on another replica or
+    /// after a restart), e.g. redis://127.0.0.1:6379/0.
+    #[arg(long, value_name = "URL")]
     redis: Option<String>,
-    /// When Redis does not answer within 100 ms: let calls through (open) or
-    /// refuse them with RATE_LIMITED (closed).
+    /// When Redis does not answer within 100 ms: let rate-limited calls
+    /// through (open) or refuse them with RATE_LIMITED (closed).
     #[arg(long, value_name = "MODE", default_value = "open", requires = "redis")]
     redis_fail: FailMode,
+    /// A browser origin allowed to call the server (repeatable), as
+    /// scheme://host[:port] (:* for any port), or null. Requests without
+    /// Origin, and same-origin requests to a loopback server, are always
+    /// served; any other Origin gets 403 (DNS rebinding protection).
+    #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+    allowed_origins: Vec<String>,
+    /// A host name (or host:port) the server answers to besides localhost,
+    /// 127.0.0.1 and ::1 (repeatable); needed when clients reach it by
+    /// another name or address. Other Host headers get 403.
+    #[arg(long = "allowed-host", value_name = "HOST")]
+    allowed_hosts: Vec<String>,
+    /// The most MCP sessions kept at once; past it the least recently used
+    /// idle one is closed, or initialize gets 503 when all are busy.
+    #[arg(long, value_name = "N", default_value = "10000", value_parser = at_least_one)]
+    max_sessions: usize,
+    /// The most sessions kept with a running worker (about 60 KiB each);
+    /// idle ones past it are parked (about 5 KiB) and resumed on their next
+    /// request.
+    #[arg(long, value_name = "N", default_value = "64", value_parser = at_least_one)]
+    max_live_sessions: usize,
+    /// How long a session may stay unused before it is closed, e.g. 30m, 1h.
+    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = positive_duration)]
+    session_idle: Duration,
+    /// The largest request body, in bytes (K, KiB, M, MiB suffixes allowed);
+    /// a larger one gets 413.
+    #[arg(long, value_name = "BYTES", default_value = "4MiB", value_parser = byte_size)]
+    max_body: usize,
+    /// On Ctrl-C or SIGTERM, how long calls in progress may go on, e.g. 10s.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = positive_duration)]
+    shutdown_grace: Duration,
+    /// Count an anonymous HTTP caller by the last X-Forwarded-For address (set
+    /// by the proxy in front) instead of the TCP peer. Only behind a proxy
+    /// that every client must go through.
+    #[arg(long)]
+    trust_forwarded_for: bool,
     /// Require bearer tokens from this JSON file:
     /// {"tokens": [{"token": "…", "subject": "…", "scopes": ["billing:read", "billing:write"]}]}.
     /// Reading actions need billing:read, the others billing:write.
@@ -124,6 +200,10 @@ pub fn run(args: ServeArgs) -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn")),
         )
         .init();
+    let opened = match open_db(args.db.clone(), args.create_dirs) {
+        Ok(opened) => opened,
+        Err(code) => return code,
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -134,7 +214,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(serve(args)) {
+    match runtime.block_on(serve(args, opened)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("fusion serve: {message}");
@@ -177,10 +257,53 @@ fn guard_lines(
     lines
 }
 
-async fn serve(args: ServeArgs) -> Result<(), String> {
-    let path = args.db.unwrap_or_else(billing_example::default_db_path);
+/// The billing database, opened before the server starts.
+struct OpenedDb {
+    path: PathBuf,
+    /// Whether the file was there before (else it was created and seeded).
+    existed: bool,
+    db: billing_example::Db,
+}
+
+/// Opens `--db PATH` (its folder must exist unless `create_dirs`), or the
+/// default database (whose folder is created). On failure prints why and
+/// returns the exit code: 2 for a missing folder (a usage error: the path is
+/// probably mistyped), 1 otherwise.
+fn open_db(db: Option<PathBuf>, create_dirs: bool) -> Result<OpenedDb, ExitCode> {
+    let (path, create_dirs) = match db {
+        Some(path) => (path, create_dirs),
+        None => (billing_example::default_db_path(), true),
+    };
     let existed = path.exists();
-    let db = billing_example::Db::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let opened = if create_dirs {
+        billing_example::Db::open_creating_folders(&path)
+    } else {
+        billing_example::Db::open(&path)
+    };
+    match opened {
+        Ok(db) => Ok(OpenedDb { path, existed, db }),
+        Err(err @ billing_example::DbError::MissingFolder { .. }) => {
+            let fix = match &err {
+                billing_example::DbError::MissingFolder { folder, .. } if !folder.exists() => {
+                    "Check the path, or add --create-dirs to create the folder."
+                }
+                _ => "Check the path.",
+            };
+            eprintln!(
+                "fusion serve: cannot create the database {}: {err}. {fix}",
+                path.display()
+            );
+            Err(ExitCode::from(2))
+        }
+        Err(err) => {
+            eprintln!("fusion serve: {}: {err}", path.display());
+            Err(ExitCode::FAILURE)
+        }
+    }
+}
+
+async fn serve(args: ServeArgs, opened: OpenedDb) -> Result<(), String> {
+    let OpenedDb { path, existed, db } = opened;
     let options = billing_example::Options {
         report_work: args.report_ms,
         scopes: args.auth_tokens.is_some(),
@@ -196,12 +319,29 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     if let Some(path) = &args.auth_tokens {
         builder = builder.auth(StaticTokens::from_file(path).map_err(|e| e.to_string())?);
     }
-    if let Some(url) = &args.redis {
-        let store = RedisStore::new(url)
-            .map_err(|e| e.to_string())?
-            .fail_mode(args.redis_fail);
-        builder = builder.rate_limit_store(store);
+    let mut http = HttpOptions::default()
+        .max_sessions(args.max_sessions)
+        .max_live_sessions(args.max_live_sessions)
+        .session_idle(args.session_idle)
+        .max_body_bytes(args.max_body)
+        .shutdown_grace(args.shutdown_grace)
+        .trust_forwarded_for(args.trust_forwarded_for);
+    for origin in &args.allowed_origins {
+        http = http.allow_origin(origin);
     }
+    for host in &args.allowed_hosts {
+        http = http.allow_host(host);
+    }
+    if let Some(url) = &args.redis {
+        if args.rate_limit.is_some() {
+            let store = RedisStore::new(url)
+                .map_err(|e| e.to_string())?
+                .fail_mode(args.redis_fail);
+            builder = builder.rate_limit_store(store);
+        }
+        http = http.session_store(RedisSessionStore::new(url).map_err(|e| e.to_string())?);
+    }
+    builder = builder.http(http);
     if let Some(path) = &args.lock {
         let lockfile = mcp_fusion::Lockfile::read(path).map_err(|e| e.to_string())?;
         builder = builder.self_healing(lockfile);
@@ -231,6 +371,29 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     if args.stdio {
         eprintln!("  transport: stdio");
         return server.serve_stdio().await.map_err(|e| e.to_string());
+    }
+    eprintln!(
+        "  callers: a per-caller rate limit counts each client by its auth subject, else {}",
+        if args.trust_forwarded_for {
+            "the last X-Forwarded-For address (set by your proxy)"
+        } else {
+            "its IP address"
+        }
+    );
+    eprintln!(
+        "  sessions: at most {}, closed after {} unused{}",
+        args.max_sessions,
+        humantime::format_duration(args.session_idle),
+        args.redis
+            .as_deref()
+            .map_or(String::new(), |_| String::from(", shared in Redis"))
+    );
+    if !args.host.is_loopback() && args.allowed_hosts.is_empty() {
+        eprintln!(
+            "  warning: listening on {} but answering only to the Host names localhost, 127.0.0.1 and ::1;\n           \
+             clients that reach this server by another name or address get 403 until you add it with --allowed-host NAME",
+            args.host
+        );
     }
     let addr = SocketAddr::new(args.host, args.port);
     let listener = tokio::net::TcpListener::bind(addr)

@@ -7,7 +7,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use mcp_fusion::client::{ClientOptions, FusionClient, FusionClientError, ServerStderr, Target};
+use mcp_fusion::client::{
+    ClientOptions, ConnectCause, FusionClient, FusionClientError, ServerStderr, Target,
+};
+use serde_json::Value;
 
 /// Exit code: the call succeeded (warnings, if any, went to stderr).
 pub const EXIT_OK: u8 = 0;
@@ -15,6 +18,9 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_TOOL_ERROR: u8 = 1;
 /// Exit code: bad usage, no connection, or a protocol / JSON-RPC error.
 pub const EXIT_USAGE_OR_CONNECTION: u8 = 2;
+
+/// Where `fusion serve` listens when started without `--host` and `--port`.
+const DEFAULT_ENDPOINT: &str = "http://127.0.0.1:8080/mcp";
 
 /// The `--help` text about targets and exit codes, shared by both commands.
 pub const AFTER_HELP: &str = "\
@@ -155,10 +161,53 @@ fn command_target(cmd: &str) -> Result<Target, UsageError> {
     Ok(Target::stdio(program, words))
 }
 
+/// Whether `text` starts with `http://` or `https://` (any case).
+pub fn is_http_url(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://")
+}
+
+/// The usage error for a URL typed without its scheme, when `text` reads as
+/// `HOST:PORT` or `HOST:PORT/PATH` (a host name, an IPv4 address or a
+/// bracketed IPv6 address, then a port of 1 to 5 digits): it suggests
+/// `http://TEXT`. `None` for anything else.
+pub fn missing_scheme(text: &str) -> Option<UsageError> {
+    let (authority, path) = match text.find('/') {
+        Some(slash) => text.split_at(slash),
+        None => (text, ""),
+    };
+    let (host, port) = authority.rsplit_once(':')?;
+    let host_ok = match host.strip_prefix('[') {
+        Some(v6) => v6.strip_suffix(']').is_some_and(|v6| {
+            !v6.is_empty() && v6.chars().all(|c| c.is_ascii_hexdigit() || c == ':')
+        }),
+        None => {
+            !host.is_empty()
+                && host
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+        }
+    };
+    let port_ok = (1..=5).contains(&port.len()) && port.bytes().all(|b| b.is_ascii_digit());
+    if !host_ok || !port_ok || path.chars().any(char::is_whitespace) {
+        return None;
+    }
+    let endpoint = if path.is_empty() {
+        format!(" (the endpoint of `fusion serve` is http://{authority}/mcp)")
+    } else {
+        String::new()
+    };
+    Some(UsageError(format!(
+        "`{text}` has no scheme: did you mean `http://{text}`?{endpoint} A URL starts with http:// or https://."
+    )))
+}
+
 fn url_target(url: &str) -> Result<Target, UsageError> {
-    let lower = url.to_ascii_lowercase();
-    if lower.starts_with("http://") || lower.starts_with("https://") {
+    if is_http_url(url) {
         return Ok(Target::http(url));
+    }
+    if let Some(err) = missing_scheme(url) {
+        return Err(err);
     }
     Err(UsageError(format!(
         "`{url}` is not an http:// or https:// URL; for a server spoken to over stdio use --cmd '{url}'"
@@ -202,9 +251,16 @@ pub fn print_failure(err: &FusionClientError, server_stderr: Option<String>, arg
         }
         FusionClientError::Connect {
             server_stderr: captured,
+            cause,
             ..
         } => {
             err_line(format_args!("{label} {err}"));
+            if *cause == ConnectCause::Refused {
+                err_line(format_args!(
+                    "  {} start one with `fusion serve` (it listens on {DEFAULT_ENDPOINT}), or check the URL's host and port",
+                    paint.dim("hint:")
+                ));
+            }
             print_server_stderr(captured.clone().or(server_stderr), &paint);
         }
         other => {
@@ -302,6 +358,36 @@ pub fn out_line(args: std::fmt::Arguments<'_>) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout
         .write_all(text.as_bytes())
+        .and_then(|()| stdout.write_all(b"\n"));
+}
+
+/// `value` as pretty JSON for stdout, by serde_json: valid JSON whatever the
+/// strings hold. Not passed through [`terminal_safe`] (whose `\u{..}` is not
+/// JSON); instead DEL and the C1 controls (U+007F to U+009F), which serde_json
+/// leaves as they are and some terminals obey, are written as the JSON escapes
+/// `\u007f` … `\u009f`: the same value for a JSON reader, inert on a
+/// terminal. (C0 controls, ESC included, are escaped by serde_json itself.)
+pub fn json_text(value: &Value) -> String {
+    let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
+    // Outside strings serde_json writes only ASCII punctuation, digits,
+    // letters and whitespace, so every such character is inside a string.
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if ('\u{7f}'..='\u{9f}').contains(&c) {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Prints `value` on stdout as [`json_text`], then a line end, ignoring
+/// write errors (a closed pipe).
+pub fn out_json(value: &Value) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(json_text(value).as_bytes())
         .and_then(|()| stdout.write_all(b"\n"));
 }
 
@@ -420,7 +506,64 @@ mod tests {
         assert!(args(Some("  ")).target(None).is_err());
         assert!(args(Some("node 'open")).target(None).is_err());
         let err = args(None).target(Some("fusion serve --stdio")).unwrap_err();
-        assert!(err.0.contains("--cmd 'fusion serve --stdio'"), "{}", err.0);
+        assert_eq!(
+            err.0,
+            "`fusion serve --stdio` is not an http:// or https:// URL; for a server spoken to over stdio use --cmd 'fusion serve --stdio'"
+        );
+    }
+
+    #[test]
+    fn a_url_without_its_scheme_gets_the_http_suggestion() {
+        let suggestion = |text: &str| args(None).target(Some(text)).unwrap_err().0;
+        assert_eq!(
+            suggestion("127.0.0.1:8080/mcp"),
+            "`127.0.0.1:8080/mcp` has no scheme: did you mean `http://127.0.0.1:8080/mcp`? A URL starts with http:// or https://."
+        );
+        assert_eq!(
+            suggestion("localhost:8080/mcp"),
+            "`localhost:8080/mcp` has no scheme: did you mean `http://localhost:8080/mcp`? A URL starts with http:// or https://."
+        );
+        assert_eq!(
+            suggestion("localhost:8080"),
+            "`localhost:8080` has no scheme: did you mean `http://localhost:8080`? (the endpoint of `fusion serve` is http://localhost:8080/mcp) A URL starts with http:// or https://."
+        );
+        assert_eq!(
+            suggestion("[::1]:9000/mcp"),
+            "`[::1]:9000/mcp` has no scheme: did you mean `http://[::1]:9000/mcp`? A URL starts with http:// or https://."
+        );
+        for not_host_port in [
+            "localhost/mcp",
+            "./server.js",
+            "node server.js",
+            "host:port/mcp",
+            "host:123456",
+            ":8080/mcp",
+            "a b:80",
+            "ftp://host:21",
+            "C:\\server.exe",
+        ] {
+            assert!(missing_scheme(not_host_port).is_none(), "{not_host_port}");
+            assert!(
+                suggestion(not_host_port).contains("use --cmd"),
+                "{not_host_port}"
+            );
+        }
+    }
+
+    #[test]
+    fn json_output_is_valid_json_and_inert_on_a_terminal() {
+        let text = "del\u{7f} nel\u{85} csi\u{9b}[2J esc\u{1b}]0;title\u{7} bell\u{7} nul\u{0} \
+                    bidi\u{202e} nbsp\u{a0} \u{fffd}\u{d7ff}\u{e000}\u{10ffff} \\ud800 \"q\"";
+        let value = serde_json::json!({"text": text, "nested": [text]});
+        let out = json_text(&value);
+        assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), value);
+        assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
+        assert!(
+            out.contains(r"del\u007f nel\u0085 csi\u009b[2J esc\u001b]0;title\u0007"),
+            "{out}"
+        );
+        // Characters that are not controls stay as they are.
+        assert!(out.contains("nbsp\u{a0}"), "{out}");
     }
 
     #[test]

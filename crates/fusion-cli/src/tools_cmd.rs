@@ -50,10 +50,7 @@ pub fn run(args: ToolsArgs) -> ExitCode {
                             value
                         })
                         .collect();
-                    target::out_line(format_args!(
-                        "{}",
-                        serde_json::to_string_pretty(&list).unwrap_or_default()
-                    ));
+                    target::out_json(&Value::Array(list));
                 } else {
                     let server = client
                         .server_name()

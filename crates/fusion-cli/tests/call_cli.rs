@@ -1,4 +1,6 @@
-//! `fusion call` and `fusion tools`, run as a user would run them, against:
+//! `fusion call` and `fusion tools`, run as a user would run them (mistakes
+//! included: no server, a URL without `http://`, JSON without quotes, a
+//! mistyped `fusion serve --db`), against:
 //!
 //! - the billing example, started over stdio as `fusion serve --stdio`;
 //! - foreign servers built with the official TypeScript SDK
@@ -156,6 +158,401 @@ fn connection_errors_exit_2() {
     let out = json_of(&run.stdout);
     assert_eq!(out["error"]["kind"], "connect");
     assert_eq!(out["error"]["server_stderr"], "database is locked");
+}
+
+/// A local port nothing listens on (bound, then released).
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+    listener.local_addr().expect("local address").port()
+}
+
+/// A contract lockfile of the billing server, for `fusion diff OLD.lock URL`.
+fn billing_lockfile(db: &BillingDb) -> PathBuf {
+    let path = db.0.with_extension("lock");
+    let run = fusion(&["lock", "--cmd", &db.cmd(), "-o", path.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    path
+}
+
+#[test]
+fn nothing_listening_says_connection_refused_and_how_to_start_a_server() {
+    let port = closed_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let expected = format!(
+        "error: could not connect to {url}: connection refused: nothing is listening on \
+         127.0.0.1:{port} (is the server running?)\n\
+         \x20 hint: start one with `fusion serve` (it listens on http://127.0.0.1:8080/mcp), \
+         or check the URL's host and port\n"
+    );
+    for args in [
+        vec![
+            "call",
+            url.as_str(),
+            "billing.get_invoice",
+            r#"{"id": "inv_1"}"#,
+        ],
+        vec!["tools", url.as_str()],
+    ] {
+        let run = fusion(&args);
+        assert_eq!(
+            (run.code, run.stderr.as_str()),
+            (2, expected.as_str()),
+            "{args:?}"
+        );
+        assert_eq!(run.stdout, "");
+    }
+    // `lock` and `diff` print a progress line first, then the same error.
+    let db = BillingDb::new("refused-diff");
+    let lock = billing_lockfile(&db);
+    for args in [
+        vec!["lock", url.as_str()],
+        vec!["diff", lock.to_str().unwrap(), url.as_str()],
+    ] {
+        let run = fusion(&args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert_eq!(
+            run.stderr,
+            format!("fusion: connecting to {url}…\n{expected}"),
+            "{args:?}"
+        );
+    }
+    let _ = std::fs::remove_file(lock);
+
+    let run = fusion(&["call", "--json", url.as_str(), "billing.get_invoice"]);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        json_of(&run.stdout),
+        json!({"error": {
+            "kind": "connect",
+            "target": url,
+            "message": format!("connection refused: nothing is listening on 127.0.0.1:{port} (is the server running?)"),
+            "cause": "refused"
+        }})
+    );
+    assert_eq!(run.stderr, "");
+}
+
+#[test]
+fn a_url_typed_without_http_gets_the_http_url_suggested() {
+    for (typed, expected) in [
+        (
+            "127.0.0.1:8080/mcp",
+            "error: `127.0.0.1:8080/mcp` has no scheme: did you mean `http://127.0.0.1:8080/mcp`? \
+             A URL starts with http:// or https://.\n",
+        ),
+        (
+            "localhost:8080/mcp",
+            "error: `localhost:8080/mcp` has no scheme: did you mean `http://localhost:8080/mcp`? \
+             A URL starts with http:// or https://.\n",
+        ),
+        (
+            "localhost:8080",
+            "error: `localhost:8080` has no scheme: did you mean `http://localhost:8080`? \
+             (the endpoint of `fusion serve` is http://localhost:8080/mcp) \
+             A URL starts with http:// or https://.\n",
+        ),
+    ] {
+        let expected = format!("{expected}\nFor more information, try '--help'.\n");
+        for args in [
+            vec!["call", typed, "billing.get_invoice", r#"{"id": "inv_1"}"#],
+            vec!["tools", typed],
+            vec!["lock", typed],
+            vec!["diff", "fusion.lock", typed],
+        ] {
+            let run = fusion(&args);
+            assert_eq!(
+                (run.code, run.stderr.as_str()),
+                (2, expected.as_str()),
+                "{args:?}"
+            );
+        }
+    }
+    // A command line is still told about --cmd.
+    let run = fusion(&["call", "node server.js", "x"]);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr,
+        "error: `node server.js` is not an http:// or https:// URL; for a server spoken to over \
+         stdio use --cmd 'node server.js'\n\nFor more information, try '--help'.\n"
+    );
+}
+
+#[test]
+fn json_arguments_typed_without_quotes_get_the_fix() {
+    // What the shell makes of: fusion call URL billing.get_invoice {"id": "inv_1"}
+    let run = fusion(&[
+        "call",
+        "http://127.0.0.1:8080/mcp",
+        "billing.get_invoice",
+        "{id:",
+        "inv_1}",
+    ]);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr,
+        "error: expected one JSON argument after billing.get_invoice, got 2 words: `{id:` \
+         `inv_1}`. The arguments must be ONE JSON object in single quotes (without them the \
+         shell splits it into words at its spaces and removes its double quotes), e.g.\n  \
+         fusion call http://127.0.0.1:8080/mcp billing.get_invoice '{\"id\": \"inv_1\"}'\n\
+         \nFor more information, try '--help'.\n"
+    );
+    let run = fusion(&[
+        "call",
+        "--cmd",
+        "fusion serve --stdio",
+        "billing.get_invoice",
+        "{id:",
+        "inv_1,",
+        "n:",
+        "2}",
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.starts_with(
+            "error: expected one JSON argument after billing.get_invoice, got 4 words: `{id:` `inv_1,` `n:` `2}`."
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("\n  fusion call --cmd 'fusion serve --stdio' billing.get_invoice '{\"id\": \"inv_1\"}'\n"),
+        "{}",
+        run.stderr
+    );
+    // ... and of {"id":"inv_1"} without spaces: one word, no double quotes.
+    let run = fusion(&[
+        "call",
+        "http://127.0.0.1:8080/mcp",
+        "billing.get_invoice",
+        "{id:inv_1}",
+    ]);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr,
+        "error: the arguments are not valid JSON (key must be a string at line 1 column 2): \
+         {id:inv_1}; put the JSON object in single quotes, e.g. '{\"id\": \"inv_1\"}'\n\
+         \nFor more information, try '--help'.\n"
+    );
+    // A URL after --cmd is named as such.
+    let run = fusion(&[
+        "call",
+        "--cmd",
+        "x",
+        "http://127.0.0.1:8080/mcp",
+        "tool",
+        "{}",
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.starts_with(
+            "error: both --cmd and a URL (`http://127.0.0.1:8080/mcp`) were given; use one of them\n"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+/// Text the server sends back that a terminal would obey, and that a JSON
+/// reader must still read: DEL, C1 controls (NEL, CSI), an 8-bit and a 7-bit
+/// escape sequence, BEL, a lone-surrogate look-alike.
+const HOSTILE: &str = "del\u{7f} nel\u{85} csi\u{9b}[2J esc\u{1b}]0;pwned\u{7} \\ud800 \u{202e}end";
+
+/// Every control character of `text` other than LF.
+fn raw_controls(text: &str) -> Vec<char> {
+    text.chars()
+        .filter(|c| c.is_control() && *c != '\n')
+        .collect()
+}
+
+/// Whether python3 (a second, independent JSON reader) reads `text`;
+/// `None` when python3 is not installed.
+fn python_reads_json(text: &str) -> Option<bool> {
+    use std::io::Write;
+    let mut child = Command::new("python3")
+        .args(["-c", "import json,sys; json.load(sys.stdin)"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(text.as_bytes()).ok()?;
+    Some(child.wait().ok()?.success())
+}
+
+fn assert_valid_inert_json(run: &Run) -> Value {
+    let value = json_of(&run.stdout);
+    assert_eq!(
+        raw_controls(&run.stdout),
+        Vec::<char>::new(),
+        "{:?}",
+        run.stdout
+    );
+    if let Some(ok) = python_reads_json(&run.stdout) {
+        assert!(ok, "python3 cannot read: {:?}", run.stdout);
+    }
+    value
+}
+
+#[test]
+fn json_and_raw_print_valid_json_whatever_the_server_sends() {
+    let db = BillingDb::new("hostile-json");
+    // A success whose output holds the text (the description of a new invoice).
+    let create = json!({
+        "customer_email": "eve@example.com", "amount_cents": 100, "currency": "USD",
+        "items": [{"description": HOSTILE, "quantity": 1, "unit_price_cents": 100}]
+    })
+    .to_string();
+    let run = fusion(&[
+        "call",
+        "--json",
+        "--cmd",
+        &db.cmd(),
+        "billing.create_invoice",
+        &create,
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let out = assert_valid_inert_json(&run);
+    assert_eq!(out["result"]["items"][0]["description"], HOSTILE);
+    assert!(
+        run.stdout
+            .contains(r"del\u007f nel\u0085 csi\u009b[2J esc\u001b]0;pwned\u0007 \\ud800"),
+        "{}",
+        run.stdout
+    );
+    let id = out["result"]["id"].as_str().expect("the new id").to_owned();
+
+    let run = fusion(&[
+        "call",
+        "--raw",
+        "--cmd",
+        &db.cmd(),
+        "billing.get_invoice",
+        &json!({"id": id}).to_string(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let raw = assert_valid_inert_json(&run);
+    let text = raw["content"][0]["text"].as_str().expect("a text block");
+    assert_eq!(json_of(text)["items"][0]["description"], HOSTILE);
+
+    // A failure whose envelope holds the text (the value sent, in the field line).
+    let sent = "\u{7f}\u{85}\u{9b}[2J";
+    let args = json!({"id": sent}).to_string();
+    let run = fusion(&[
+        "call",
+        "--json",
+        "--cmd",
+        &db.cmd(),
+        "billing.get_invoice",
+        &args,
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let out = assert_valid_inert_json(&run);
+    assert_eq!(
+        out["error"]["fields"][0]["message"],
+        format!(
+            "Does not match the pattern. You sent: '{sent}'. Expected a string matching the pattern '^inv_[0-9]+$'."
+        )
+    );
+    let run = fusion(&[
+        "call",
+        "--raw",
+        "--cmd",
+        &db.cmd(),
+        "billing.get_invoice",
+        &args,
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let raw = assert_valid_inert_json(&run);
+    assert!(raw["content"][0]["text"].as_str().unwrap().contains(sent));
+
+    // The human-readable form shows the controls instead of obeying them.
+    let run = fusion(&["call", "--cmd", &db.cmd(), "billing.get_invoice", &args]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        raw_controls(&run.stdout),
+        Vec::<char>::new(),
+        "{:?}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(r"You sent: '\u{7f}\u{85}\u{9b}[2J'."),
+        "{}",
+        run.stdout
+    );
+}
+
+// ---------------------------------------------------------------- serve --db
+
+#[test]
+fn serve_db_in_a_missing_folder_exits_2_and_creates_nothing() {
+    let base = std::env::temp_dir().join(format!("fusion-missing-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let db = base.join("mistyped/x.db");
+    let run = fusion(&["serve", "--stdio", "--db", db.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "fusion serve: cannot create the database {}: the folder {} does not exist ({} is \
+             already missing). Check the path, or add --create-dirs to create the folder.\n",
+            db.display(),
+            base.join("mistyped").display(),
+            base.display()
+        )
+    );
+    assert!(!base.exists(), "{} was created", base.display());
+
+    // Asked to, it creates the folders and serves.
+    let cmd = format!(
+        "'{FUSION}' serve --stdio --create-dirs --db '{}'",
+        db.display()
+    );
+    let run = fusion(&[
+        "call",
+        "--cmd",
+        &cmd,
+        "billing.get_invoice",
+        r#"{"id": "inv_1"}"#,
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(json_of(&run.stdout)["id"], "inv_1");
+    assert!(db.is_file());
+
+    // A path through a file is no folder.
+    let through_file = db.join("y.db");
+    let run = fusion(&["serve", "--stdio", "--db", through_file.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "fusion serve: cannot create the database {}: {} is not a folder. Check the path.\n",
+            through_file.display(),
+            db.display()
+        )
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[test]
+fn serve_default_database_still_creates_its_folder() {
+    let data = std::env::temp_dir().join(format!("fusion-xdg-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    let cmd = format!("'{FUSION}' serve --stdio");
+    let run = fusion_env(
+        &[
+            "call",
+            "--cmd",
+            &cmd,
+            "billing.get_invoice",
+            r#"{"id": "inv_1"}"#,
+        ],
+        &[("XDG_DATA_HOME", data.to_str().unwrap())],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(json_of(&run.stdout)["id"], "inv_1");
+    assert!(data.join("mcp-fusion/billing.db").is_file());
+    let _ = std::fs::remove_dir_all(&data);
 }
 
 // ---------------------------------------------------------------- billing

@@ -412,6 +412,41 @@ fn render_then_parse_equals_meta() {
     );
 }
 
+/// A foreign envelope with a bad part keeps the rest (wire contract §8).
+#[test]
+fn parse_keeps_an_envelope_whose_retry_after_is_foreign() {
+    let text = "<tool_error code=\"RATE_LIMITED\" severity=\"loud\">\n  \
+                <message>Too many calls</message>\n  \
+                <details><detail>no key</detail><detail key=\"limit\">2/min</detail></details>\n  \
+                <retry_after>1.5 seconds</retry_after>\n</tool_error>";
+    assert_ok(
+        &fusion(&["envelope", "parse"], text.as_bytes()),
+        r#"{
+  "code": "RATE_LIMITED",
+  "severity": "error",
+  "message": "Too many calls",
+  "details": {
+    "limit": "2/min"
+  },
+  "retry_after_seconds": 2
+}
+"#,
+    );
+    let text = text.replace("1.5 seconds", "-1 seconds");
+    assert_ok(
+        &fusion(&["envelope", "parse"], text.as_bytes()),
+        r#"{
+  "code": "RATE_LIMITED",
+  "severity": "error",
+  "message": "Too many calls",
+  "details": {
+    "limit": "2/min"
+  }
+}
+"#,
+    );
+}
+
 #[test]
 fn parse_validation_envelope() {
     let text = "<validation_error action=\"billing.get_invoice\">\n  \
@@ -453,8 +488,8 @@ fn parse_without_an_envelope_exits_1() {
             "error: unclosed <tool_error> envelope: the text ends before </tool_error>",
         ),
         (
-            "<tool_error code=\"X\"><recovery>r</recovery></tool_error>",
-            "error: malformed <tool_error> envelope at byte 56: <tool_error> has no <message>",
+            "<tool_error severity=\"error\"><message>m</message></tool_error>",
+            "error: malformed <tool_error> envelope at byte 62: <tool_error> has no code attribute",
         ),
     ] {
         assert_fails(&fusion(&["envelope", "parse"], text.as_bytes()), 1, line);

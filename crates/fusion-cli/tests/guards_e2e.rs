@@ -6,7 +6,6 @@
 
 mod support;
 
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use rmcp::model::CallToolResult;
@@ -80,47 +79,6 @@ async fn a_report_past_its_time_limit_times_out() {
     );
     assert_eq!(result.is_error, Some(true));
     s.close().await;
-}
-
-/// A `redis-server` on a free loopback port, killed on drop.
-struct Redis(Child, u16);
-
-impl Redis {
-    fn start() -> Redis {
-        let port = free_port();
-        let redis = Redis(
-            Command::new("redis-server")
-                .args([
-                    "--port",
-                    &port.to_string(),
-                    "--bind",
-                    "127.0.0.1",
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                ])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("redis-server must be installed (scripts/test installs it)"),
-            port,
-        );
-        for _ in 0..200 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return redis;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        panic!("redis-server did not listen on port {port}");
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

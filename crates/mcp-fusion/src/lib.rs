@@ -17,6 +17,7 @@ pub mod envelope;
 pub mod error;
 pub mod guard;
 pub mod pipeline;
+mod redis_connection;
 pub mod router;
 pub mod server;
 mod suggest;

@@ -16,7 +16,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mcp_fusion::client::{
-    BatchMode, Call, ClientOptions, EMPTY_ERROR_MESSAGE, FailureSource, FusionClient,
+    BatchMode, Call, ClientOptions, ConnectCause, EMPTY_ERROR_MESSAGE, FailureSource, FusionClient,
     FusionClientError, RetryPolicy, ServerStderr, Target, ToolFailure, UNKNOWN_CODE,
 };
 use mcp_fusion::{ErrorCode, Severity};
@@ -207,7 +207,17 @@ async fn unreachable_url_and_missing_program_are_connect_errors() {
     )
     .await
     .unwrap_err();
-    assert_eq!(err.kind(), "connect", "{err}");
+    match &err {
+        FusionClientError::Connect { reason, cause, .. } => {
+            assert_eq!(
+                reason,
+                "connection refused: nothing is listening on 127.0.0.1:9 (is the server running?)"
+            );
+            assert_eq!(*cause, ConnectCause::Refused);
+        }
+        other => panic!("expected a connect error, got {other:?}"),
+    }
+    assert_eq!(err.to_json()["cause"], "refused");
     let err = FusionClient::connect(
         &Target::stdio("/nonexistent/fusion-server", ["--x"]),
         ClientOptions::default(),
@@ -215,7 +225,13 @@ async fn unreachable_url_and_missing_program_are_connect_errors() {
     .await
     .unwrap_err();
     match err {
-        FusionClientError::Connect { target, reason, .. } => {
+        FusionClientError::Connect {
+            target,
+            reason,
+            cause,
+            ..
+        } => {
+            assert_eq!(cause, ConnectCause::NotStarted);
             assert_eq!(target, "/nonexistent/fusion-server --x");
             assert!(
                 reason.starts_with("cannot start `/nonexistent/fusion-server`"),

@@ -262,9 +262,15 @@ fn is_error_decides_not_the_envelope_severity() {
 fn foreign_meta_with_malformed_retry_after_is_clamped_or_ignored() {
     let cases = [
         (json!(-5), None),
+        (json!(0), None),
         (json!(2.01), Some(3)),
         (json!(1e308), Some(86_400)),
         (json!("NaN"), None),
+        (json!("30"), Some(30)),
+        (json!("1.5 seconds"), Some(2)),
+        (json!("30abc"), None),
+        (json!("-1"), None),
+        (json!("1e3x"), None),
         (json!({"secs": 3}), None),
         (json!(45), Some(45)),
     ];
@@ -279,6 +285,97 @@ fn foreign_meta_with_malformed_retry_after_is_clamped_or_ignored() {
         // The retry schedule never panics on it either.
         let _ = RetryPolicy::default().delay(&f, 1);
     }
+}
+
+/// A foreign server's `<tool_error>` whose `<retry_after>` is not a whole
+/// number of seconds keeps its code and every other part (§8); the delay is
+/// clamped by the contract's rules or dropped, and read the same way as the
+/// `_meta` member.
+#[test]
+fn foreign_xml_with_malformed_retry_after_keeps_the_failure() {
+    let cases = [
+        ("1.5 seconds", Some(2)),
+        ("0.2", Some(1)),
+        ("30", Some(30)),
+        ("0 seconds", None),
+        ("-1 seconds", None),
+        ("NaN", None),
+        ("inf seconds", None),
+        ("99999999999999999999 seconds", Some(86_400)),
+        ("30abc", None),
+        ("1e3x", None),
+        ("thirty", None),
+    ];
+    for (value, expected) in cases {
+        let text = format!(
+            "Slow down.\n<tool_error code=\"RATE_LIMITED\" severity=\"error\">\n  \
+             <message>Too many calls</message>\n  \
+             <recovery>Wait, then call again</recovery>\n  \
+             <details><detail key=\"limit\">2/min</detail></details>\n  \
+             <retry_after>{value}</retry_after>\n</tool_error>"
+        );
+        let f = failure_of(result(json!({
+            "isError": true,
+            "content": [{"type": "text", "text": text}]
+        })));
+        assert_eq!(f.code, ErrorCode::RateLimited, "{value}");
+        assert_eq!(f.severity, Severity::Error);
+        assert_eq!(f.message, "Too many calls");
+        assert_eq!(f.recovery.as_deref(), Some("Wait, then call again"));
+        assert_eq!(f.details, [("limit".to_owned(), "2/min".to_owned())]);
+        assert_eq!(
+            f.retry_after, expected,
+            "<retry_after>{value}</retry_after>"
+        );
+        assert_eq!(f.source, FailureSource::Envelope);
+        // The same value in `_meta` reads the same.
+        let from_meta = failure_of(result(json!({
+            "isError": true,
+            "content": [],
+            "_meta": {META_KEY: {"code": "RATE_LIMITED", "retry_after_seconds": value}}
+        })));
+        assert_eq!(
+            from_meta.retry_after, expected,
+            "retry_after_seconds = {value:?}"
+        );
+    }
+}
+
+/// Other malformed parts of a foreign envelope cost only themselves.
+#[test]
+fn foreign_xml_with_other_bad_parts_keeps_the_good_ones() {
+    let text = "<tool_error code=\"NOT_FOUND\" severity=\"fatal\">\
+                <message>No invoice &amp; no luck</message>\
+                <message>second message</message>\
+                <details><detail>no key</detail><detail key=\"id\">inv_9</detail></details>\
+                <telemetry trace=\"abc\">ignored</telemetry>\
+                </tool_error>";
+    let f = failure_of(result(json!({
+        "isError": true,
+        "content": [{"type": "text", "text": text}]
+    })));
+    assert_eq!(f.code, ErrorCode::NotFound);
+    assert_eq!(f.severity, Severity::Error);
+    assert_eq!(f.message, "No invoice & no luck");
+    assert_eq!(f.details, [("id".to_owned(), "inv_9".to_owned())]);
+    assert_eq!(f.source, FailureSource::Envelope);
+    // No <message> at all: the code's default sentence.
+    let f = failure_of(result(json!({
+        "isError": true,
+        "content": [{"type": "text", "text": "<tool_error code=\"NOT_FOUND\"/>"}]
+    })));
+    assert_eq!(f.code, ErrorCode::NotFound);
+    assert_eq!(f.message, ErrorCode::NotFound.default_message());
+    assert_eq!(f.source, FailureSource::Envelope);
+    // A root without a code is no envelope the client can use.
+    let text = "<tool_error severity=\"error\"><message>m</message></tool_error>";
+    let f = failure_of(result(json!({
+        "isError": true,
+        "content": [{"type": "text", "text": text}]
+    })));
+    assert_eq!(f.code.as_str(), UNKNOWN_CODE);
+    assert_eq!(f.message, text);
+    assert_eq!(f.source, FailureSource::Text);
 }
 
 #[test]
@@ -388,7 +485,7 @@ mod never_panics {
                 }
                 Err(FusionClientError::Tool(failure)) => {
                     prop_assert!(!failure.message.trim().is_empty());
-                    prop_assert!(failure.retry_after.is_none_or(|s| s <= 86_400));
+                    prop_assert!(failure.retry_after.is_none_or(|s| (1..=86_400).contains(&s)));
                     let _ = failure.to_json();
                     for attempts in [0, 1, 2, u32::MAX] {
                         let _ = RetryPolicy::default().delay(&failure, attempts);

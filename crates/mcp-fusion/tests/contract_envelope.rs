@@ -5,7 +5,7 @@
 mod common;
 
 use mcp_fusion::envelope::{
-    MAX_ENVELOPE_BYTES, ParseError, ParsedEnvelope, normalize_validation, parse, render_validation,
+    MAX_ENVELOPE_BYTES, ParsedEnvelope, normalize_validation, parse, render_validation,
     validation_result, validation_to_meta,
 };
 use mcp_fusion::error::AwarenessDelta;
@@ -137,11 +137,14 @@ fn a_section_or_delta_without_its_attributes_is_skipped() {
     ))
     .unwrap();
     assert_eq!(section.deltas, [delta(ChangeSeverity::Risky, "z", "kept")]);
-    // Attributes that are not XML still make the envelope malformed.
-    assert!(matches!(
-        parse(&wrap("<contract_awareness action=a/>")),
-        Err(ParseError::Malformed { .. })
-    ));
+    // An attribute that cannot be read counts as absent: the section is
+    // skipped, the field lines stay (wire contract §8).
+    assert_eq!(
+        awareness_of(&wrap(
+            "<contract_awareness action=a changes=\"1\" max_severity=\"SAFE\"/>"
+        )),
+        None
+    );
     // Only the first section counts; a second one is skipped.
     let text = wrap(
         "<contract_awareness action=\"a\" changes=\"1\" max_severity=\"SAFE\"><delta severity=\"SAFE\" field=\"x\">one</delta></contract_awareness>\

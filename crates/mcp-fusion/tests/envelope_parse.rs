@@ -70,7 +70,7 @@ fn first_complete_envelope_wins() {
     assert_eq!(tool(&format!("{SEED}\n{other}")).code, ErrorCode::NotFound);
     assert_eq!(tool(&format!("{other}{SEED}")).code, ErrorCode::Conflict);
     // A broken first envelope does not hide a good one after it.
-    let broken = "<tool_error code=\"X\"><message>a & b</message></tool_error>";
+    let broken = "<tool_error code=\"X\"><message>a</b></message></tool_error>";
     assert_eq!(tool(&format!("{broken}\n{SEED}")), seed());
     // Nested inside other XML.
     assert_eq!(tool(&format!("<reply><part>{SEED}</part></reply>")), seed());
@@ -150,22 +150,105 @@ fn retry_after_forms() {
         ))
         .retry_after
     };
-    assert_eq!(read("1 second"), Some(Duration::from_secs(1)));
-    assert_eq!(read("30 seconds"), Some(Duration::from_secs(30)));
-    assert_eq!(
-        read("\n  86400 seconds \n"),
-        Some(Duration::from_secs(86_400))
-    );
+    let secs = |s: u64| Some(Duration::from_secs(s));
+    assert_eq!(read("1 second"), secs(1));
+    assert_eq!(read("30 seconds"), secs(30));
+    assert_eq!(read("\n  86400 seconds \n"), secs(86_400));
     assert_eq!(read("0 seconds"), None);
-    for bad in ["soon", "30", "-1 seconds", "1.5 seconds", "30 minutes", ""] {
-        let reason = malformed_reason(&format!(
-            "<tool_error code=\"X\"><message>m</message><retry_after>{bad}</retry_after></tool_error>"
-        ));
+    // A bare number of seconds.
+    assert_eq!(read("30"), secs(30));
+    assert_eq!(read(" 45 "), secs(45));
+    // Clamped by the contract's rules: rounded up, at most one day.
+    assert_eq!(read("1.5 seconds"), secs(2));
+    assert_eq!(read("0.2"), secs(1));
+    assert_eq!(read("86401 seconds"), secs(86_400));
+    assert_eq!(read("99999999999999999999 seconds"), secs(86_400));
+    // Not a plain non-negative number: dropped whole, never half-read.
+    for bad in [
+        "soon",
+        "-1",
+        "-1 seconds",
+        "NaN",
+        "NaN seconds",
+        "inf",
+        "30abc",
+        "1e3",
+        "1e3x",
+        "thirty",
+        "30 minutes",
+        "",
+    ] {
+        assert_eq!(read(bad), None, "{bad:?}");
+    }
+}
+
+#[test]
+fn a_bad_retry_after_keeps_the_rest_of_the_envelope() {
+    for bad in ["1.5x seconds", "-1 seconds", "NaN", "thirty", "1e3x"] {
+        let text = format!(
+            "<tool_error code=\"RATE_LIMITED\" severity=\"critical\">\n  \
+             <message>Too many calls</message>\n  \
+             <recovery>Wait, then call again</recovery>\n  \
+             <available_actions><action>billing.list_invoices</action></available_actions>\n  \
+             <details><detail key=\"limit\">2/min</detail></details>\n  \
+             <retry_after>{bad}</retry_after>\n</tool_error>"
+        );
         assert_eq!(
-            reason,
-            format!("<retry_after> reads {bad:?}, expected \"N seconds\"")
+            tool(&text),
+            ToolError::rate_limited("Too many calls")
+                .critical()
+                .suggest("Wait, then call again")
+                .actions(["billing.list_invoices"])
+                .detail("limit", "2/min"),
+            "{bad:?}"
         );
     }
+    // The first readable <retry_after> counts.
+    let text = "<tool_error code=\"X\"><message>m</message>\
+                <retry_after>-5 seconds</retry_after><retry_after>1.5</retry_after>\
+                <retry_after>9 seconds</retry_after></tool_error>";
+    assert_eq!(tool(text).retry_after, Some(Duration::from_secs(2)));
+}
+
+#[test]
+fn a_bad_part_is_dropped_and_the_rest_kept() {
+    let err = tool(
+        "<tool_error code=\"NOT_FOUND\" code=\"SHADOW\" severity=\"fatal\" lang=en>\n\
+         <message>Tom & Jerry &nbsp;left&#0;</message>\n\
+         <recovery>List first</recovery>\n\
+         <details>\n\
+           <detail>no key</detail>\n\
+           <detail key=unquoted>no key either</detail>\n\
+           <detail key=\"id\">inv_9</detail>\n\
+           <detail key=\"&bogus;\">unreadable key</detail>\n\
+         </details>\n\
+         <hint level=\"1\" broken>x</hint>\n\
+         <retry_after>soon</retry_after>\n\
+         </tool_error>",
+    );
+    assert_eq!(
+        err,
+        ToolError::not_found("Tom & Jerry &nbsp;left\u{fffd}")
+            .suggest("List first")
+            .detail("id", "inv_9")
+    );
+}
+
+#[test]
+fn a_missing_message_reads_as_empty() {
+    let parsed =
+        parse("<tool_error code=\"NOT_FOUND\"><recovery>r</recovery></tool_error>").unwrap();
+    let ParsedEnvelope::Tool(err) = &parsed else {
+        panic!("expected a tool error, got {parsed:?}");
+    };
+    assert_eq!(err.code, ErrorCode::NotFound);
+    assert_eq!(err.message, "");
+    assert_eq!(err.recovery.as_deref(), Some("r"));
+    // Written back, the code's default sentence takes its place (§2).
+    assert_eq!(
+        parsed.to_meta()["message"],
+        json!(ErrorCode::NotFound.default_message())
+    );
 }
 
 #[test]
@@ -353,37 +436,21 @@ fn malformed_envelopes() {
             "<tool_error severity=\"error\"><message>m</message></tool_error>",
             "<tool_error> has no code attribute",
         ),
-        ("<tool_error code=\"X\"/>", "<tool_error> has no <message>"),
         (
-            "<tool_error code=\"X\"><recovery>r</recovery></tool_error>",
-            "<tool_error> has no <message>",
+            "<tool_error code=X><message>m</message></tool_error>",
+            "<tool_error> has no code attribute",
         ),
         (
-            "<tool_error code=\"X\"><message>m</message><details><detail>v</detail></details></tool_error>",
-            "<detail> has no key attribute",
-        ),
-        (
-            "<validation_error action=\"a\"><field>x</field></validation_error>",
-            "<field> has no name attribute",
-        ),
-        (
-            "<validation_error><field name=\"f\">x</field></validation_error>",
-            "<validation_error> has no action attribute",
-        ),
-        (
-            "<tool_error code=\"X\"><message>&nbsp;</message></tool_error>",
-            "unknown entity &nbsp;",
+            "<tool_error code=\"A&nbsp;B\"><message>m</message></tool_error>",
+            "<tool_error> has no code attribute",
         ),
     ] {
         assert_eq!(malformed_reason(text), reason, "{text}");
     }
-    // Syntax errors come from the XML reader; the reason is its message.
+    // Structure errors come from the XML reader; the reason is its message.
     for text in [
-        "<tool_error code=\"X\"><message>a & b</message></tool_error>",
         "<tool_error code=\"X\"><message>m</messag></tool_error>",
-        "<tool_error code=\"X\" code=\"Y\"><message>m</message></tool_error>",
-        "<tool_error code=X><message>m</message></tool_error>",
-        "<tool_error code=\"X\"><message>&#0;</message></tool_error>",
+        "<tool_error code=\"X\"><message>a < b</message></tool_error>",
         "<tool_error code=\"X\"><message>m</message></tool_error",
     ] {
         assert!(!malformed_reason(text).is_empty(), "{text}");
@@ -391,12 +458,32 @@ fn malformed_envelopes() {
 }
 
 #[test]
+fn validation_envelope_with_bad_parts_keeps_the_good_lines() {
+    assert_eq!(
+        parse(
+            "<validation_error action=\"a\"><field>no name</field>\
+             <field name=\"f\">x</field></validation_error>"
+        ),
+        Ok(ParsedEnvelope::Validation(ValidationFailure::new(
+            "a",
+            vec![FieldError::new("f", "x")]
+        )))
+    );
+    let parsed = parse("<validation_error><field name=\"f\">x</field></validation_error>").unwrap();
+    assert_eq!(
+        parsed,
+        ParsedEnvelope::Validation(ValidationFailure::new("", vec![FieldError::new("f", "x")]))
+    );
+    assert_eq!(parsed.message(), "The arguments are not valid (1 problem).");
+}
+
+#[test]
 fn malformed_reports_the_offset_in_the_whole_text() {
-    let text = "prose\n<tool_error code=\"X\"><message>a & b</message></tool_error>";
+    let text = "prose\n<tool_error code=\"X\"><message>a</b></message></tool_error>";
     let Err(err @ ParseError::Malformed { offset, .. }) = parse(text) else {
         panic!("expected Malformed");
     };
-    assert_eq!(offset, text.find("& b").unwrap());
+    assert_eq!(offset, text.find("</b>").unwrap());
     assert!(
         err.to_string().starts_with(&format!(
             "malformed <tool_error> envelope at byte {offset}: "
@@ -408,7 +495,7 @@ fn malformed_reports_the_offset_in_the_whole_text() {
 #[test]
 fn the_first_mention_decides_the_error_when_none_parses() {
     let text =
-        "<tool_error code=\"X\"><message>a & b</message></tool_error>\n<tool_error code=\"Y\">";
+        "<tool_error code=\"X\"><message>a</b></message></tool_error>\n<tool_error code=\"Y\">";
     assert!(matches!(parse(text), Err(ParseError::Malformed { .. })));
     let text = "<tool_error code=\"Y\"><message>m</message>\n<tool_error><message>m</message></tool_error>";
     assert_eq!(
@@ -423,13 +510,13 @@ fn the_first_mention_decides_the_error_when_none_parses() {
 fn only_the_first_mentions_are_tried() {
     use mcp_fusion::envelope::MAX_CANDIDATES;
 
-    let broken = "<tool_error code=\"X\"><message>a & b</message></tool_error>\n";
+    let broken = "<tool_error code=\"X\"><message>a</b></message></tool_error>\n";
     let within = format!("{}{SEED}", broken.repeat(MAX_CANDIDATES - 1));
     assert_eq!(tool(&within), seed());
     let beyond = format!("{}{SEED}", broken.repeat(MAX_CANDIDATES));
     assert!(matches!(
         parse(&beyond),
-        Err(ParseError::Malformed { offset: 32, .. })
+        Err(ParseError::Malformed { offset: 31, .. })
     ));
     // Many unclosed mentions stay cheap.
     let many = "<tool_error code=\"X\">".repeat(20_000);

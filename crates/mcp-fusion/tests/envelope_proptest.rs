@@ -1,6 +1,7 @@
 //! Properties of the envelope (wire contract §2, §4): for arbitrary Unicode in
 //! every field, the rendering is well-formed XML with exactly one root, is
-//! smaller than 16 KiB, and parses back to the normalized failure.
+//! smaller than 16 KiB, and parses back to the normalized failure; a foreign
+//! `<retry_after>` of any form never costs the rest of the envelope (§8).
 
 mod common;
 
@@ -8,8 +9,10 @@ use std::time::Duration;
 
 use common::check_well_formed;
 use mcp_fusion::envelope::{
-    self, MAX_ENVELOPE_BYTES, ParsedEnvelope, normalize, normalize_validation, parse,
+    self, MAX_ENVELOPE_BYTES, MAX_RETRY_AFTER_SECS, ParsedEnvelope, normalize,
+    normalize_validation, parse,
 };
+use mcp_fusion::error::retry_after_from_text;
 use mcp_fusion::{ErrorCode, FieldError, Severity, ToolError, ValidationFailure};
 use proptest::prelude::*;
 
@@ -135,6 +138,21 @@ fn validation_failure() -> impl Strategy<Value = ValidationFailure> {
         .prop_map(|(action, fields)| ValidationFailure::new(action, fields))
 }
 
+/// What a foreign server may write in `<retry_after>`: numbers in every form,
+/// with and without a unit, and garbage (no XML-forbidden characters, so that
+/// the envelope stays well-formed).
+fn foreign_retry_after() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => ("-?[0-9]{0,22}(\\.[0-9]{0,4})?", prop::sample::select(vec!["", " ", " seconds", " second", "seconds", " minutes", "abc", "e3", "x"]))
+            .prop_map(|(n, unit)| format!("{n}{unit}")),
+        2 => any::<f64>().prop_map(|f| f.to_string()),
+        1 => any::<u64>().prop_map(|n| format!("{n} seconds")),
+        1 => prop::sample::select(vec!["NaN", "inf", "-inf", "thirty", "1e3x", "30abc", "", " ", "+5", ".5", "1."])
+            .prop_map(String::from),
+        1 => "[ -~\t\n]{0,12}",
+    ]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -194,6 +212,43 @@ proptest! {
         prop_assert!(!normalized.message.trim().is_empty());
         prop_assert_eq!(&normalize(&normalized), &normalized);
         prop_assert_eq!(parse(&xml), Ok(ParsedEnvelope::Tool(normalized)));
+    }
+
+    /// A `<retry_after>` written by a foreign server never costs the rest of
+    /// the envelope: the failure reads back whole, with the delay the one
+    /// number rule gives (`retry_after_from_text`), which is either none or
+    /// whole seconds from 1 to 86 400, and never read from a prefix.
+    #[test]
+    fn a_foreign_retry_after_never_costs_the_rest(err in tool_error(), value in foreign_retry_after()) {
+        let mut expected = normalize(&err);
+        expected.retry_after = None;
+        let xml = envelope::render(&expected);
+        let escaped = value.replace('&', "&amp;").replace('<', "&lt;");
+        let foreign = xml.replacen(
+            "\n</tool_error>",
+            &format!("\n  <retry_after>{escaped}</retry_after>\n</tool_error>"),
+            1,
+        );
+        let secs = retry_after_from_text(&value);
+        expected.retry_after = secs.map(Duration::from_secs);
+        prop_assert_eq!(parse(&foreign), Ok(ParsedEnvelope::Tool(expected)));
+        if let Some(secs) = secs {
+            prop_assert!((1..=MAX_RETRY_AFTER_SECS).contains(&secs));
+            // Read whole: what is left without the unit is nothing but a plain number.
+            let trimmed = value.trim();
+            let lower = trimmed.to_ascii_lowercase();
+            let number = lower
+                .strip_suffix("seconds")
+                .or_else(|| lower.strip_suffix("second"))
+                .unwrap_or(&lower)
+                .trim_end();
+            prop_assert!(
+                number.bytes().all(|b| b.is_ascii_digit() || b == b'.'),
+                "read {:?} as {} seconds", value, secs
+            );
+            let parsed: f64 = number.parse().expect("a plain number");
+            prop_assert_eq!(secs, (parsed.ceil().min(MAX_RETRY_AFTER_SECS as f64)).max(1.0) as u64);
+        }
     }
 
     /// Whatever the text, `parse` returns a value and never panics.

@@ -330,11 +330,25 @@ fn http_parts(headers: &[(&str, &str)]) -> axum::http::request::Parts {
     request.body(()).unwrap().into_parts().0
 }
 
+/// The head of an HTTP request from `peer` in MCP session `session`.
+fn http_parts_from(peer: &str, session: &str) -> axum::http::request::Parts {
+    let request = axum::http::Request::builder()
+        .uri("/mcp")
+        .header("mcp-session-id", session);
+    let (mut parts, ()) = request.body(()).unwrap().into_parts();
+    parts.extensions.insert(axum::extract::ConnectInfo(
+        peer.parse::<std::net::SocketAddr>().unwrap(),
+    ));
+    parts
+}
+
 #[tokio::test]
-async fn per_caller_limits_count_each_session_apart_and_global_counts_all() {
+async fn per_caller_limits_count_each_address_apart_and_global_counts_all() {
     let server = limited_server(RateLimit::per_hour(1));
-    let a = || Some(http_parts(&[("mcp-session-id", "session-a")]));
-    let b = || Some(http_parts(&[("mcp-session-id", "session-b")]));
+    let a = || Some(http_parts_from("10.0.0.1:40000", "session-a"));
+    // The same client in a new session, from another port: the same budget.
+    let a_again = || Some(http_parts_from("10.0.0.1:40001", "session-c"));
+    let b = || Some(http_parts_from("10.0.0.2:40000", "session-b"));
     let ping = json!({"action": "ping"});
     assert_eq!(
         server
@@ -353,11 +367,11 @@ async fn per_caller_limits_count_each_session_apart_and_global_counts_all() {
         Some(false)
     );
     let again = server
-        .call_with_http("api", ping.clone(), a())
+        .call_with_http("api", ping.clone(), a_again())
         .await
         .unwrap();
     assert_eq!(code(&again), "RATE_LIMITED");
-    assert!(!text(&again).contains("session-a"));
+    assert!(!text(&again).contains("10.0.0.1"));
 
     let global = limited_server(RateLimit::per_hour(1).scope(RateLimitScope::Global));
     assert_eq!(

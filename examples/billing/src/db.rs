@@ -21,9 +21,36 @@ pub enum DbError {
         /// The operating system's reason.
         source: std::io::Error,
     },
+    /// The database file's folder does not exist (or is not a folder), and
+    /// [`Db::open`] does not create folders: a mistyped path must not become a
+    /// new directory tree. `first_missing` is the outermost folder of the
+    /// path that is missing (the likely typo), equal to `folder` when only
+    /// the last one is.
+    #[error("{}", missing_folder_text(folder, first_missing))]
+    MissingFolder {
+        /// The folder the file would be in.
+        folder: PathBuf,
+        /// The outermost missing folder on the way to `folder`.
+        first_missing: PathBuf,
+    },
     /// A stored row does not hold valid data (a corrupt or foreign file).
     #[error("invalid stored data: {0}")]
     Corrupt(String),
+}
+
+/// The text of [`DbError::MissingFolder`].
+fn missing_folder_text(folder: &Path, first_missing: &Path) -> String {
+    if folder.exists() {
+        return format!("{} is not a folder", folder.display());
+    }
+    if first_missing == folder {
+        return format!("the folder {} does not exist", folder.display());
+    }
+    format!(
+        "the folder {} does not exist ({} is already missing)",
+        folder.display(),
+        first_missing.display()
+    )
 }
 
 /// The default database file: `$XDG_DATA_HOME/mcp-fusion/billing.db`, else
@@ -76,18 +103,48 @@ const SEED: &[(&str, u64, &str, &str)] = &[
 ];
 
 impl Db {
-    /// Opens (creating if needed) the database at `path`; an empty database is
-    /// seeded with twelve invoices, `inv_1` to `inv_12`.
+    /// Opens the database at `path`, creating the file (not its folder) if
+    /// needed; an empty database is seeded with twelve invoices, `inv_1` to
+    /// `inv_12`.
     ///
     /// # Errors
-    /// [`DbError`] when the folder cannot be created or SQLite fails.
+    /// [`DbError::MissingFolder`] when the file's folder does not exist
+    /// (see [`open_creating_folders`](Self::open_creating_folders));
+    /// [`DbError::Sqlite`] when SQLite fails.
     pub fn open(path: &Path) -> Result<Self, DbError> {
+        if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty())
+            && !folder.is_dir()
+        {
+            let first_missing = folder
+                .ancestors()
+                .take_while(|p| !p.as_os_str().is_empty() && !p.exists())
+                .last()
+                .unwrap_or(folder);
+            return Err(DbError::MissingFolder {
+                folder: folder.to_owned(),
+                first_missing: first_missing.to_owned(),
+            });
+        }
+        Self::open_file(path)
+    }
+
+    /// [`open`](Self::open), but first creates the file's folder and its
+    /// missing parents (for the default path, or when asked).
+    ///
+    /// # Errors
+    /// [`DbError::Folder`] when the folder cannot be created;
+    /// [`DbError::Sqlite`] when SQLite fails.
+    pub fn open_creating_folders(path: &Path) -> Result<Self, DbError> {
         if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(folder).map_err(|source| DbError::Folder {
                 path: path.to_owned(),
                 source,
             })?;
         }
+        Self::open_file(path)
+    }
+
+    fn open_file(path: &Path) -> Result<Self, DbError> {
         let conn = Connection::open(path)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute_batch(SCHEMA)?;

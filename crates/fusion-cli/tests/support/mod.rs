@@ -1,7 +1,10 @@
 //! What the end-to-end tests share: temporary databases, `fusion serve`
-//! started over stdio or Streamable HTTP, and an rmcp client session.
+//! started over stdio or Streamable HTTP, an rmcp client session, a raw HTTP
+//! MCP client ([`raw`]) and a real Redis.
 
 #![allow(dead_code)]
+
+pub mod raw;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -61,6 +64,7 @@ impl Drop for TempDb {
 pub struct HttpServer {
     child: Child,
     pub url: String,
+    pub port: u16,
     /// The server's first stderr lines, up to its endpoint line.
     pub banner: Vec<String>,
 }
@@ -77,44 +81,66 @@ impl HttpServer {
     pub fn start_with(db: &Path, options: &[&str]) -> Self {
         let mut last_failure = String::new();
         for _ in 0..5 {
-            let port = free_port();
-            let mut child = std::process::Command::new(FUSION)
-                .args(["serve", "--port", &port.to_string(), "--db"])
-                .arg(db)
-                .args(options)
-                .env("RUST_LOG", "warn")
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("start fusion serve");
-            let stderr = child.stderr.take().expect("piped stderr");
-            let (lines_tx, lines_rx) = mpsc::channel::<String>();
-            // Reads every stderr line (so the pipe never fills) and forwards it.
-            std::thread::spawn(move || {
-                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                    let _ = lines_tx.send(line);
-                }
-            });
-            let mut banner = Vec::new();
-            // Bounded, so that a server that never starts fails the test
-            // instead of hanging it; not a timing assertion.
-            while let Ok(line) = lines_rx.recv_timeout(Duration::from_secs(60)) {
-                let ready = line.contains("MCP endpoint: ");
-                banner.push(line);
-                if ready {
-                    return HttpServer {
-                        child,
-                        url: format!("http://127.0.0.1:{port}/mcp"),
-                        banner,
-                    };
-                }
+            match HttpServer::try_start_on(db, free_port(), options) {
+                Ok(server) => return server,
+                Err(stderr) => last_failure = stderr,
             }
-            let _ = child.kill();
-            let _ = child.wait();
-            last_failure = banner.join("\n");
         }
         panic!("fusion serve did not start over HTTP; its stderr:\n{last_failure}");
+    }
+
+    /// `fusion serve` on `port` exactly (e.g. to restart a server where its
+    /// clients expect it).
+    pub fn start_on(db: &Path, port: u16, options: &[&str]) -> Self {
+        let mut last_failure = String::new();
+        // The port of a server just killed may take a moment to be free.
+        for _ in 0..20 {
+            match HttpServer::try_start_on(db, port, options) {
+                Ok(server) => return server,
+                Err(stderr) => last_failure = stderr,
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("fusion serve did not start on port {port}; its stderr:\n{last_failure}");
+    }
+
+    fn try_start_on(db: &Path, port: u16, options: &[&str]) -> Result<Self, String> {
+        let mut child = std::process::Command::new(FUSION)
+            .args(["serve", "--port", &port.to_string(), "--db"])
+            .arg(db)
+            .args(options)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start fusion serve");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let (lines_tx, lines_rx) = mpsc::channel::<String>();
+        // Reads every stderr line (so the pipe never fills) and forwards it.
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = lines_tx.send(line);
+            }
+        });
+        let mut banner = Vec::new();
+        // Bounded, so that a server that never starts fails the test
+        // instead of hanging it; not a timing assertion.
+        while let Ok(line) = lines_rx.recv_timeout(Duration::from_secs(60)) {
+            let ready = line.contains("MCP endpoint: ");
+            banner.push(line);
+            if ready {
+                return Ok(HttpServer {
+                    child,
+                    url: format!("http://127.0.0.1:{port}/mcp"),
+                    port,
+                    banner,
+                });
+            }
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        Err(banner.join("\n"))
     }
 }
 
@@ -122,6 +148,23 @@ impl HttpServer {
     /// The server's process id.
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// Kills the server at once (SIGKILL) and waits for it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// The server's resident memory, in KiB (Linux `/proc`).
+    pub fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
+            .expect("read /proc/PID/status");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("a VmRSS line")
     }
 
     /// Waits for the server to exit (bounded: 30 s, then it is killed) and
@@ -142,6 +185,52 @@ impl Drop for HttpServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// A `redis-server` on a free loopback port, killed on drop.
+pub struct Redis(Child, pub u16);
+
+impl Redis {
+    pub fn start() -> Redis {
+        let port = free_port();
+        let redis = Redis(
+            std::process::Command::new("redis-server")
+                .args([
+                    "--port",
+                    &port.to_string(),
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                ])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("redis-server must be installed (scripts/test installs it)"),
+            port,
+        );
+        for _ in 0..200 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return redis;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("redis-server did not listen on port {port}");
+    }
+
+    /// `redis://127.0.0.1:PORT/0`.
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.1)
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
     }
 }
 

@@ -15,6 +15,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::Value;
 
+use super::cause::{ConnectCause, innermost_text, known_cause};
 use super::error::FusionClientError;
 use super::outcome::{Success, check_result};
 use super::retry::{self, RetryPolicy};
@@ -171,25 +172,23 @@ impl ClientOptions {
     }
 }
 
-/// Why a handshake failed, in words: the innermost cause of `error` (e.g.
-/// `Connection refused (os error 111)`), without the transport's type names.
-fn handshake_failure(error: &(dyn std::error::Error + 'static), stdio: bool) -> String {
-    let mut innermost = error;
-    while let Some(source) = innermost.source() {
-        innermost = source;
-    }
-    if let Some(io) = innermost.downcast_ref::<std::io::Error>()
-        && stdio
-        && matches!(
-            io.kind(),
-            std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::UnexpectedEof
+/// Why a handshake failed: the cause and, in words, what it means for the
+/// user (e.g. `connection refused: nothing is listening on 127.0.0.1:1 (is the
+/// server running?)`), without the transport's type names.
+fn handshake_failure(
+    error: &(dyn std::error::Error + 'static),
+    target: &Target,
+) -> (ConnectCause, String) {
+    let (url, stdio) = match target {
+        Target::Http { url } => (Some(url.as_str()), false),
+        Target::Stdio { .. } => (None, true),
+    };
+    known_cause(error, url, stdio).unwrap_or_else(|| {
+        (
+            ConnectCause::Other,
+            format!("MCP handshake failed: {}", innermost_text(error)),
         )
-    {
-        return String::from(
-            "the server closed its stdin/stdout before the MCP handshake (did the command exit at once?)",
-        );
-    }
-    format!("MCP handshake failed: {innermost}")
+    })
 }
 
 /// The set of tool names the server listed; `None` when listing failed.
@@ -198,7 +197,15 @@ type ToolNames = Option<HashSet<String>>;
 /// A connection to one MCP server, over rmcp's client (wire contract §8).
 ///
 /// Works with any MCP server; with an mcp-fusion server it also reads the
-/// `_meta` envelope and the routing of grouped tools. Methods take `&self`, so
+/// `_meta` envelope and the routing of grouped tools.
+///
+/// Over Streamable HTTP, when the server answers a request with 404 for the
+/// client's `Mcp-Session-Id` (it restarted, or closed the session), the client
+/// repeats the handshake once to start a new session and sends the request
+/// again, once; if that gets a 404 too, the call fails with
+/// [`FusionClientError::Transport`] (`the server no longer knows this session
+/// (HTTP 404), even after a new session was started`), never a loop. Every
+/// later call may start one new session in the same way. Methods take `&self`, so
 /// one client can run many calls at once. Dropping the client closes the
 /// connection in the background (and stops a stdio server); [`close`](Self::close)
 /// does it and waits.
@@ -230,17 +237,23 @@ impl FusionClient {
         target: &Target,
         options: ClientOptions,
     ) -> Result<FusionClient, FusionClientError> {
-        let connect_error =
-            |reason: String, server_stderr: Option<String>| FusionClientError::Connect {
+        let connect_error = |cause: ConnectCause, reason: String, server_stderr: Option<String>| {
+            FusionClientError::Connect {
                 target: target.to_string(),
                 reason,
+                cause,
                 server_stderr,
-            };
+            }
+        };
         let info = client_info();
         let limit = options.connect_timeout;
         let (served, stderr) = match target {
             Target::Http { url } => {
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+                // A 404 for the session (the server restarted, or dropped an
+                // idle session): one new session, the request sent once more;
+                // a second 404 is returned (rmcp does it; set, not assumed).
+                config.reinit_on_expired_session = true;
                 if let Some(token) = &options.bearer {
                     config = config.auth_header(token.clone());
                 }
@@ -261,7 +274,13 @@ impl FusionClient {
                 let (transport, child_stderr) = TokioChildProcess::builder(command)
                     .stderr(stderr_io)
                     .spawn()
-                    .map_err(|e| connect_error(format!("cannot start `{program}`: {e}"), None))?;
+                    .map_err(|e| {
+                        connect_error(
+                            ConnectCause::NotStarted,
+                            format!("cannot start `{program}`: {e}"),
+                            None,
+                        )
+                    })?;
                 let stderr = child_stderr.map(StderrTail::spawn);
                 (
                     tokio::time::timeout(limit, info.serve(transport)).await,
@@ -269,7 +288,7 @@ impl FusionClient {
                 )
             }
         };
-        let failure = match served {
+        let (cause, failure) = match served {
             Ok(Ok(service)) => {
                 return Ok(FusionClient {
                     service,
@@ -278,26 +297,26 @@ impl FusionClient {
                     stderr,
                 });
             }
-            Ok(Err(e)) => {
-                let stdio = matches!(target, Target::Stdio { .. });
-                match &e {
-                    // The transport's own error, without rmcp's type names.
-                    rmcp::service::ClientInitializeError::TransportError { error, .. } => {
-                        handshake_failure(error.error.as_ref(), stdio)
-                    }
-                    other => handshake_failure(other, stdio),
+            Ok(Err(e)) => match &e {
+                // The transport's own error, without rmcp's type names.
+                rmcp::service::ClientInitializeError::TransportError { error, .. } => {
+                    handshake_failure(error.error.as_ref(), target)
                 }
-            }
-            Err(_) => format!(
-                "no MCP handshake within {} s",
-                options.connect_timeout.as_secs_f64()
+                other => handshake_failure(other, target),
+            },
+            Err(_) => (
+                ConnectCause::TimedOut,
+                format!(
+                    "no MCP handshake within {} s",
+                    options.connect_timeout.as_secs_f64()
+                ),
             ),
         };
         let server_stderr = match &stderr {
             Some(tail) => tail.settle(STDERR_SETTLE).await,
             None => None,
         };
-        Err(connect_error(failure, server_stderr))
+        Err(connect_error(cause, failure, server_stderr))
     }
 
     /// The server's name and version from the handshake, e.g.

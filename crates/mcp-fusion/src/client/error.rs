@@ -8,6 +8,7 @@ use rmcp::ServiceError;
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value, json};
 
+use super::cause::{ConnectCause, innermost_text, known_cause};
 use crate::error::{ErrorCode, FieldError, Severity};
 
 /// The code of a failure whose text holds no envelope (§8): a foreign server's
@@ -69,9 +70,12 @@ pub struct ToolFailure {
     /// Ordered key → value details (`<details>` / `_meta` `details`); non-string
     /// `_meta` values are kept as their compact JSON.
     pub details: Vec<(String, String)>,
-    /// Whole seconds to wait before calling again, between 0 and 86 400. A
-    /// malformed value from a foreign server (negative, not a number) is
-    /// dropped; a fractional one is rounded up; a larger one is clamped.
+    /// Whole seconds to wait before calling again, from 1 to 86 400; `None`
+    /// when the server gave no delay. A foreign value is read by the
+    /// contract's one rule ([`retry_after_from_text`](crate::error::retry_after_from_text),
+    /// [`retry_after_from_secs`](crate::error::retry_after_from_secs)): a
+    /// fraction is rounded up, a larger value clamped, and zero or a value that
+    /// is not a plain non-negative number (`-1`, `NaN`, `30abc`) dropped.
     pub retry_after: Option<u64>,
     /// For a validation failure, the dotted action whose arguments failed.
     pub action: Option<String>,
@@ -172,8 +176,12 @@ pub enum FusionClientError {
     Connect {
         /// The target as given (URL or command line).
         target: String,
-        /// What went wrong.
+        /// What went wrong, in words that name the cause (e.g. `connection
+        /// refused: nothing is listening on 127.0.0.1:1 (is the server
+        /// running?)`).
         reason: String,
+        /// The cause, for programs (e.g. to print the right hint).
+        cause: ConnectCause,
         /// The last lines the server process wrote on stderr, when captured
         /// ([`ServerStderr::Capture`](super::ServerStderr::Capture)).
         server_stderr: Option<String>,
@@ -225,7 +233,8 @@ impl FusionClientError {
     /// The error as one JSON object with a `kind` member: for a tool failure,
     /// [`ToolFailure::to_json`] plus `"kind": "tool"`; for a JSON-RPC error
     /// `{"kind": "jsonrpc", "code": N, "message", "data"?}`; otherwise
-    /// `{"kind", "message"}` (plus `target` and `server_stderr` for `connect`).
+    /// `{"kind", "message"}` (plus `target`, `cause` ([`ConnectCause::as_str`])
+    /// and `server_stderr`? for `connect`).
     pub fn to_json(&self) -> Value {
         let mut out = Map::new();
         out.insert("kind".into(), json!(self.kind()));
@@ -249,10 +258,12 @@ impl FusionClientError {
             FusionClientError::Connect {
                 target,
                 reason,
+                cause,
                 server_stderr,
             } => {
                 out.insert("target".into(), json!(target));
                 out.insert("message".into(), json!(reason));
+                out.insert("cause".into(), json!(cause.as_str()));
                 if let Some(stderr) = server_stderr {
                     out.insert("server_stderr".into(), json!(stderr));
                 }
@@ -295,9 +306,17 @@ impl From<ServiceError> for FusionClientError {
                 }
             }
             ServiceError::Timeout { timeout } => FusionClientError::Timeout(timeout),
-            err @ (ServiceError::TransportSend(_)
-            | ServiceError::TransportClosed
-            | ServiceError::Cancelled { .. }) => FusionClientError::Transport(err.to_string()),
+            // The transport's own error, in words, without rmcp's type names.
+            ServiceError::TransportSend(sent) => {
+                let error = sent.error.as_ref();
+                FusionClientError::Transport(
+                    known_cause(error, None, false)
+                        .map_or_else(|| innermost_text(error), |(_, text)| text),
+                )
+            }
+            err @ (ServiceError::TransportClosed | ServiceError::Cancelled { .. }) => {
+                FusionClientError::Transport(err.to_string())
+            }
             other => FusionClientError::Protocol(other.to_string()),
         }
     }

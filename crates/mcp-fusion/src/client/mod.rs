@@ -40,6 +40,7 @@
 //! `HANDOFF_CONNECTING` after their `retry_after`.
 
 mod batch;
+mod cause;
 mod connect;
 mod error;
 mod outcome;
@@ -49,6 +50,7 @@ mod stderr;
 mod tools;
 
 pub use batch::{BatchMode, Call};
+pub use cause::ConnectCause;
 pub use connect::{ClientOptions, FusionClient, ServerStderr, Target};
 pub use error::{FailureSource, FusionClientError, ToolFailure, UNKNOWN_CODE};
 pub use outcome::{EMPTY_ERROR_MESSAGE, Success, check_result, sanitize_retry_after};

@@ -5,8 +5,11 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value};
 
 use super::error::{FailureSource, FusionClientError, ToolFailure, UNKNOWN_CODE};
-use crate::envelope::{self, MAX_RETRY_AFTER_SECS, META_KEY, ParsedEnvelope};
-use crate::error::{ErrorCode, FieldError, Severity, ToolError, VALIDATION_RECOVERY};
+use crate::envelope::{self, META_KEY, ParsedEnvelope, retry_after_secs};
+use crate::error::{
+    ErrorCode, FieldError, Severity, ToolError, VALIDATION_RECOVERY, retry_after_from_secs,
+    retry_after_from_text,
+};
 
 /// The message of a failure whose result has no text, no `structuredContent`
 /// and no `_meta` envelope.
@@ -93,33 +96,21 @@ pub fn check_result(result: CallToolResult) -> Result<Success, FusionClientError
     }
 }
 
-/// Turns a foreign `retry_after` value into whole seconds (§2: whole,
-/// non-negative, at most 86 400).
+/// Reads a foreign `retry_after_seconds` value (`_meta`, §1) as whole seconds,
+/// by the same rule as the envelope's `<retry_after>` (§2).
 ///
-/// Accepts a JSON number or a string that starts with one (`"30"`,
-/// `"30 seconds"`). A fractional value is rounded up, a value over 86 400 is
-/// clamped to 86 400; a negative, non-finite or non-numeric value gives `None`.
+/// A JSON number goes through [`retry_after_from_secs`] (rounded up, at most
+/// 86 400; zero, negative: `None`); a string through [`retry_after_from_text`]
+/// (a plain non-negative number, optionally followed by `seconds`: `"30"`,
+/// `"1.5 seconds"`; anything else, such as `"-3"`, `"NaN"` or `"30abc"`, is
+/// `None` whole). Any other JSON value is `None`. The result is `None` or in
+/// `1..=86_400`.
 pub fn sanitize_retry_after(value: &Value) -> Option<u64> {
-    let secs = match value {
-        Value::Number(n) => n.as_f64()?,
-        Value::String(s) => leading_number(s)?,
-        _ => return None,
-    };
-    if !secs.is_finite() || secs < 0.0 {
-        return None;
+    match value {
+        Value::Number(n) => retry_after_from_secs(n.as_f64()?),
+        Value::String(s) => retry_after_from_text(s),
+        _ => None,
     }
-    let max = MAX_RETRY_AFTER_SECS as f64;
-    // `as` saturates, and the value is already within 0..=86_400 here.
-    Some(secs.ceil().min(max) as u64)
-}
-
-fn leading_number(s: &str) -> Option<f64> {
-    let s = s.trim();
-    let end = s
-        .char_indices()
-        .find(|&(i, c)| !(c.is_ascii_digit() || c == '.' || (i == 0 && (c == '-' || c == '+'))))
-        .map_or(s.len(), |(i, _)| i);
-    s[..end].parse().ok()
 }
 
 fn read_success(result: CallToolResult) -> Success {
@@ -197,10 +188,7 @@ fn from_envelope(parsed: ParsedEnvelope, raw: CallToolResult) -> ToolFailure {
     match parsed {
         ParsedEnvelope::Tool(err) => ToolFailure {
             message: non_empty_or(err.message, err.code.default_message()),
-            retry_after: err
-                .retry_after
-                .map(|d| d.as_secs_f64())
-                .and_then(|secs| sanitize_retry_after(&Value::from(secs))),
+            retry_after: retry_after_secs(err.retry_after),
             code: err.code,
             severity: err.severity,
             recovery: err.recovery.filter(|r| !r.trim().is_empty()),
@@ -372,22 +360,42 @@ mod tests {
 
     #[test]
     fn retry_after_is_sanitized() {
-        assert_eq!(sanitize_retry_after(&json!(30)), Some(30));
-        assert_eq!(sanitize_retry_after(&json!(0)), Some(0));
-        assert_eq!(sanitize_retry_after(&json!(1.2)), Some(2));
-        assert_eq!(sanitize_retry_after(&json!(-5)), None);
-        assert_eq!(sanitize_retry_after(&json!(-0.5)), None);
-        assert_eq!(sanitize_retry_after(&json!(1e300)), Some(86_400));
-        assert_eq!(sanitize_retry_after(&json!(u64::MAX)), Some(86_400));
-        assert_eq!(sanitize_retry_after(&json!(i64::MIN)), None);
-        assert_eq!(sanitize_retry_after(&json!("12 seconds")), Some(12));
-        assert_eq!(sanitize_retry_after(&json!("NaN")), None);
-        assert_eq!(sanitize_retry_after(&json!("inf")), None);
-        assert_eq!(sanitize_retry_after(&json!("soon")), None);
-        assert_eq!(sanitize_retry_after(&json!("-3")), None);
-        assert_eq!(sanitize_retry_after(&json!(null)), None);
-        assert_eq!(sanitize_retry_after(&json!([5])), None);
-        assert_eq!(sanitize_retry_after(&Value::from(f64::NAN)), None);
+        let cases = [
+            (json!(30), Some(30)),
+            (json!(0), None),
+            (json!(0.0), None),
+            (json!(1.2), Some(2)),
+            (json!(0.01), Some(1)),
+            (json!(-5), None),
+            (json!(-0.5), None),
+            (json!(1e300), Some(86_400)),
+            (json!(u64::MAX), Some(86_400)),
+            (json!(i64::MIN), None),
+            (json!("12 seconds"), Some(12)),
+            (json!("12"), Some(12)),
+            (json!("1.5"), Some(2)),
+            (json!(" 7 second "), Some(7)),
+            (json!("99999999999999999999"), Some(86_400)),
+            (json!("0"), None),
+            (json!("NaN"), None),
+            (json!("inf"), None),
+            (json!("soon"), None),
+            (json!("thirty"), None),
+            (json!("-3"), None),
+            (json!("-1 seconds"), None),
+            (json!("30abc"), None),
+            (json!("1e3"), None),
+            (json!("1e3x"), None),
+            (json!("12.5.1"), None),
+            (json!(null), None),
+            (json!(true), None),
+            (json!([5]), None),
+            (json!({"secs": 5}), None),
+            (Value::from(f64::NAN), None),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(sanitize_retry_after(&value), expected, "{value}");
+        }
     }
 
     #[test]

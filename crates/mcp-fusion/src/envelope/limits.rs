@@ -31,7 +31,7 @@ pub const MAX_NAME_CHARS: usize = 200;
 /// The largest envelope, in bytes (16 KiB, §2); every rendering is smaller.
 pub const MAX_ENVELOPE_BYTES: usize = 16 * 1024;
 /// The largest `retry_after`, in seconds (one day, §2).
-pub const MAX_RETRY_AFTER_SECS: u64 = 86_400;
+pub use crate::error::MAX_RETRY_AFTER_SECS;
 
 /// Bytes the fixed parts of a `<tool_error>` take at most (tags, severity,
 /// indentation, `<retry_after>86400 seconds</retry_after>`), with headroom.

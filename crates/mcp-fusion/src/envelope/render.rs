@@ -3,7 +3,9 @@
 
 use super::escape::{attr_into, text_into};
 use super::limits::{normalize, normalize_validation, retry_after_secs};
-use crate::error::{ContractAwareness, ToolError, VALIDATION_RECOVERY, ValidationFailure};
+use crate::error::{
+    ContractAwareness, ToolError, VALIDATION_RECOVERY, ValidationFailure, seconds_text,
+};
 
 /// Renders `err` as the canonical `<tool_error>` envelope of wire contract §2,
 /// byte for byte: two-space indentation, one element per line, `\n` line ends,
@@ -57,8 +59,8 @@ pub fn render(err: &ToolError) -> String {
         out.push_str("  </details>\n");
     }
     if let Some(secs) = retry_after_secs(err.retry_after) {
-        let unit = if secs == 1 { "second" } else { "seconds" };
-        out.push_str(&format!("  <retry_after>{secs} {unit}</retry_after>\n"));
+        let secs = seconds_text(secs);
+        out.push_str(&format!("  <retry_after>{secs}</retry_after>\n"));
     }
     out.push_str("</tool_error>");
     out

@@ -14,7 +14,10 @@ pub use code::ErrorCode;
 pub use contract_awareness::{
     AwarenessDelta, ChangeSeverity, ContractAwareness, UnknownChangeSeverity,
 };
-pub use retry_after::IntoRetryAfter;
+pub use retry_after::{
+    IntoRetryAfter, MAX_RETRY_AFTER_SECS, retry_after_from_secs, retry_after_from_text,
+    seconds_text,
+};
 pub use severity::{Severity, UnknownSeverity};
 pub use tool_error::ToolError;
 pub(crate) use tool_error::merge_details;

@@ -62,10 +62,16 @@ impl ValidationFailure {
         self
     }
 
-    /// The one-sentence summary used as `message` in `_meta` and in `Display`.
+    /// The one-sentence summary used as `message` in `_meta` and in `Display`:
+    /// `The arguments for ACTION are not valid (N problems).`, or without
+    /// `for ACTION` when the action is empty (a foreign envelope that named
+    /// none).
     pub fn summary(&self) -> String {
         let n = self.problem_count();
         let problems = if n == 1 { "problem" } else { "problems" };
+        if self.action.is_empty() {
+            return format!("The arguments are not valid ({n} {problems}).");
+        }
         format!(
             "The arguments for {} are not valid ({n} {problems}).",
             self.action

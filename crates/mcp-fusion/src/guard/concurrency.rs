@@ -117,10 +117,10 @@ impl ConcurrencyGuard {
         };
         let retry_after = self.retry_after();
         let secs = crate::envelope::retry_after_secs(Some(retry_after)).unwrap_or(1);
-        let unit = if secs == 1 { "second" } else { "seconds" };
+        let wait = crate::error::seconds_text(secs);
         ToolError::server_busy(format!("{name} is at capacity: {slots} and {queue}."))
             .suggest(format!(
-                "Wait about {secs} {unit}, then call {name} again. Calls beyond what it runs and queues are turned away at once; send fewer calls in parallel."
+                "Wait about {wait}, then call {name} again. Calls beyond what it runs and queues are turned away at once; send fewer calls in parallel."
             ))
         .detail("max_active", max_active)
         .detail("max_queue", max_queue)

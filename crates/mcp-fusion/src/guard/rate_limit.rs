@@ -18,13 +18,15 @@ use tower::ServiceExt;
 use super::layer::Guard;
 use super::redis_store::{RedisDecision, RedisStore};
 use crate::error::ToolError;
-use crate::pipeline::{ActionService, Call, CallContext, Outcome};
+use crate::pipeline::{ActionService, Call, CallContext, Outcome, Peer};
 
 /// Whose calls one limit counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RateLimitScope {
-    /// Each caller has its own budget: the auth subject, else the MCP session,
-    /// else the server's key function, else one shared `anonymous` budget.
+    /// Each caller has its own budget: the auth subject, else the server's
+    /// key function, else where the call came from ([`Peer`]): the HTTP
+    /// client's address (so that a new MCP session is not a new budget), the
+    /// one stdio client, or the in-process caller.
     #[default]
     Caller,
     /// One budget for everybody.
@@ -161,8 +163,9 @@ impl FromStr for RateLimit {
     }
 }
 
-/// Derives a caller key from a call when there is neither an auth subject nor
-/// an MCP session (e.g. from a header, or a tenant id in the arguments).
+/// Derives a caller key from a call that has no auth subject (e.g. from a
+/// header, or a tenant id in the arguments); `None` falls back to the
+/// call's [`Peer`].
 pub type KeyFn = Arc<dyn Fn(&CallContext) -> Option<String> + Send + Sync>;
 
 /// Where a guard keeps its counts.
@@ -214,16 +217,20 @@ impl RateLimitGuard {
             RateLimitScope::Caller => ctx
                 .principal()
                 .map(|p| format!("sub:{}", p.subject))
-                .or_else(|| ctx.session_id().map(|s| format!("session:{s}")))
                 .or_else(|| {
                     self.key_fn
                         .as_ref()
                         .and_then(|f| f(ctx))
                         .map(|k| format!("key:{k}"))
                 })
-                .unwrap_or_else(|| String::from("anonymous")),
+                .unwrap_or_else(|| match ctx.peer() {
+                    Peer::Http(Some(ip)) => format!("ip:{ip}"),
+                    Peer::Http(None) => String::from("anonymous"),
+                    Peer::Stdio => String::from("stdio"),
+                    Peer::Local => String::from("local"),
+                }),
         };
-        // Hashed: a caller's identity can be long (a session id, a subject),
+        // Hashed: a caller's identity can be long (a subject, a key),
         // and every bucket is kept until its period ends.
         let digest = sha2::Sha256::digest(format!("{}|{caller}", ctx.name()).as_bytes());
         digest[..16].iter().map(|b| format!("{b:02x}")).collect()

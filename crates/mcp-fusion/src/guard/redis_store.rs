@@ -7,13 +7,11 @@
 //! every 10 seconds), and recovers on its own when Redis answers again.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use tokio::sync::RwLock;
+use std::time::Duration;
 
 use super::RateLimit;
+use crate::redis_connection::RedisConnection;
+pub use crate::redis_connection::RedisUrlError;
 
 /// The GCRA script. KEYS[1]: the bucket; ARGV[1]: the emission interval and
 /// ARGV[2]: the burst tolerance, both in microseconds. Returns {1, 0} when the
@@ -78,48 +76,18 @@ pub struct RedisStore {
 }
 
 struct Shared {
-    client: redis::Client,
-    url: String,
-    connection: RwLock<Option<ConnectionManager>>,
-    /// When the last connection attempt failed, in ms since the epoch.
-    last_failure_ms: AtomicU64,
-    last_warning_ms: AtomicU64,
+    connection: RedisConnection,
     script: redis::Script,
 }
 
 impl std::fmt::Debug for RedisStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisStore")
-            .field("url", &self.shared.url)
+            .field("url", &self.shared.connection.url())
             .field("timeout", &self.timeout)
             .field("fail", &self.fail)
             .finish_non_exhaustive()
     }
-}
-
-/// Why a Redis store could not be made.
-#[derive(Debug, thiserror::Error)]
-#[error("invalid Redis URL \"{url}\": {reason}")]
-pub struct RedisUrlError {
-    url: String,
-    reason: String,
-}
-
-/// `url` without its credentials (`redis://:secret@host` → `redis://***@host`),
-/// for logs and errors.
-fn redacted(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme + 3 => {
-            format!("{}***{}", &url[..scheme + 3], &url[at..])
-        }
-        _ => url.to_owned(),
-    }
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 impl RedisStore {
@@ -131,20 +99,12 @@ impl RedisStore {
     /// # Errors
     /// [`RedisUrlError`] when the URL is not a Redis URL.
     pub fn new(url: &str) -> Result<Self, RedisUrlError> {
-        let client = redis::Client::open(url).map_err(|e| RedisUrlError {
-            url: redacted(url),
-            reason: e.to_string(),
-        })?;
         Ok(RedisStore {
             prefix: String::from("mcp-fusion:rl:"),
             timeout: Duration::from_millis(100),
             fail: FailMode::Open,
             shared: Arc::new(Shared {
-                client,
-                url: redacted(url),
-                connection: RwLock::new(None),
-                last_failure_ms: AtomicU64::new(0),
-                last_warning_ms: AtomicU64::new(0),
+                connection: RedisConnection::new(url, "rate-limit store")?,
                 script: redis::Script::new(GCRA),
             }),
         })
@@ -169,54 +129,7 @@ impl RedisStore {
         self
     }
 
-    async fn connection(&self) -> Option<ConnectionManager> {
-        if let Some(conn) = self.shared.connection.read().await.as_ref() {
-            return Some(conn.clone());
-        }
-        // After a failed attempt, wait a second before trying again, so that a
-        // dead Redis costs nothing per call.
-        let last = self.shared.last_failure_ms.load(Ordering::Relaxed);
-        if last != 0 && now_ms().saturating_sub(last) < 1_000 {
-            return None;
-        }
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(self.timeout))
-            .set_response_timeout(Some(self.timeout))
-            .set_number_of_retries(1)
-            .set_max_delay(Duration::from_millis(500));
-        match ConnectionManager::new_with_config(self.shared.client.clone(), config).await {
-            Ok(conn) => {
-                *self.shared.connection.write().await = Some(conn.clone());
-                self.shared.last_failure_ms.store(0, Ordering::Relaxed);
-                tracing::info!(url = %self.shared.url, "rate-limit store connected");
-                Some(conn)
-            }
-            Err(e) => {
-                self.shared
-                    .last_failure_ms
-                    .store(now_ms(), Ordering::Relaxed);
-                self.warn(&format!("cannot connect: {e}"));
-                None
-            }
-        }
-    }
-
-    fn warn(&self, what: &str) {
-        let now = now_ms();
-        let last = self.shared.last_warning_ms.load(Ordering::Relaxed);
-        if now.saturating_sub(last) >= 10_000
-            && self
-                .shared
-                .last_warning_ms
-                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok()
-        {
-            tracing::warn!(url = %self.shared.url, fail_mode = ?self.fail, "rate-limit store unavailable: {what}");
-        }
-    }
-
-    fn unavailable(&self, what: &str) -> RedisDecision {
-        self.warn(what);
+    fn unavailable(&self) -> RedisDecision {
         match self.fail {
             FailMode::Open => RedisDecision::Allow,
             FailMode::Closed => RedisDecision::Unavailable,
@@ -233,20 +146,12 @@ impl RedisStore {
         // After a failed check, the next second's calls do not wait for
         // Redis again: the fail mode answers at once, and one call a second
         // probes whether it is back.
-        let last = self.shared.last_failure_ms.load(Ordering::Relaxed);
-        let now = now_ms();
-        let recently_failed = last != 0
-            && (now.saturating_sub(last) < 1_000
-                || self
-                    .shared
-                    .last_failure_ms
-                    .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
-                    .is_err());
-        if recently_failed {
-            return self.unavailable("still failing");
+        let redis = &self.shared.connection;
+        if redis.recently_failed() {
+            return self.unavailable();
         }
         let attempt = async {
-            let mut conn = self.connection().await?;
+            let mut conn = redis.get(self.timeout).await?;
             let reply: redis::RedisResult<(i64, i64)> = self
                 .shared
                 .script
@@ -258,15 +163,16 @@ impl RedisStore {
             Some(reply)
         };
         let failed = |store: &Self, what: &str| {
-            store
-                .shared
-                .last_failure_ms
-                .store(now_ms(), Ordering::Relaxed);
-            store.unavailable(what)
+            let calls = match store.fail {
+                FailMode::Open => "let through",
+                FailMode::Closed => "refused with RATE_LIMITED",
+            };
+            redis.failed(&format!("{what}; rate-limited calls are {calls}"));
+            store.unavailable()
         };
         match tokio::time::timeout(self.timeout, attempt).await {
             Ok(Some(Ok((allowed, wait_micros)))) => {
-                self.shared.last_failure_ms.store(0, Ordering::Relaxed);
+                redis.succeeded();
                 if allowed == 1 {
                     RedisDecision::Allow
                 } else {

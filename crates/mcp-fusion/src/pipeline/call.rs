@@ -1,6 +1,7 @@
 //! [`Call`] and [`CallContext`]: one routed, validated tool call on its way to the handler.
 
 use std::collections::BTreeSet;
+use std::net::IpAddr;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
@@ -23,7 +24,24 @@ pub(crate) struct ContextInner {
     pub(crate) request_id: String,
     pub(crate) expose_internal_errors: bool,
     pub(crate) http: Option<axum::http::request::Parts>,
+    pub(crate) peer: Peer,
     pub(crate) principal: OnceLock<Principal>,
+}
+
+/// Where a call came from, as the transport tells it. An anonymous caller of
+/// a per-caller rate limit is counted by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Peer {
+    /// Over Streamable HTTP from this address: the TCP peer, or with
+    /// `HttpOptions::trust_forwarded_for` the last `X-Forwarded-For` address
+    /// (what the proxy in front saw). `None` when the router was served
+    /// without connection info (`into_make_service_with_connect_info`).
+    Http(Option<IpAddr>),
+    /// Over stdio, or any transport without HTTP: one client per connection.
+    Stdio,
+    /// In-process, through `FusionServer::call` (tests, embedding).
+    Local,
 }
 
 /// Who is calling, as the server's token verifier established it.
@@ -84,6 +102,11 @@ impl CallContext {
     /// Streamable HTTP; `None` over stdio.
     pub fn http(&self) -> Option<&axum::http::request::Parts> {
         self.inner.http.as_ref()
+    }
+
+    /// Where the call came from (see [`Peer`]).
+    pub fn peer(&self) -> Peer {
+        self.inner.peer
     }
 
     /// The verified caller, once the auth guard accepted a bearer token;
@@ -154,6 +177,7 @@ impl CallContext {
                 request_id: String::from("0"),
                 expose_internal_errors: false,
                 http: None,
+                peer: Peer::Local,
                 principal: OnceLock::new(),
             }),
             cancellation: CancellationToken::new(),

@@ -10,7 +10,7 @@ mod path;
 mod validate;
 
 pub(crate) use call::ContextInner;
-pub use call::{Call, CallContext, Principal};
+pub use call::{Call, CallContext, Peer, Principal};
 pub use internal::{BoxError, INTERNAL_RECOVERY, catch_panic, classify, internal_error};
 pub(crate) use middleware::{BoxLayer, box_layer};
 pub use middleware::{CallService, FromFn, FromFnLayer, Next, from_fn};

@@ -22,6 +22,7 @@ pub(crate) struct CallRequest {
     pub request_id: String,
     pub cancellation: CancellationToken,
     pub http: Option<Parts>,
+    pub peer: super::Peer,
 }
 
 /// A call naming no tool: becomes JSON-RPC error -32602 (MCP).
@@ -66,6 +67,7 @@ pub(crate) async fn run(
             request_id: request.request_id,
             expose_internal_errors,
             http: request.http,
+            peer: request.peer,
             principal: std::sync::OnceLock::new(),
         }),
         cancellation: request.cancellation.clone(),

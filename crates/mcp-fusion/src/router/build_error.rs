@@ -50,6 +50,10 @@ pub enum BuildError {
         /// What is wrong with it.
         reason: String,
     },
+    /// An HTTP transport setting cannot be used (an allowed host or origin
+    /// that cannot be read).
+    #[error("{0}")]
+    BadHttpOption(String),
     /// A guard setting cannot be used (a zero limit, a zero period, scopes
     /// without a token verifier).
     #[error("{action}: {reason}")]

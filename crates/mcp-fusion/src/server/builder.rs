@@ -2,7 +2,7 @@
 
 use tower::{Layer, Service};
 
-use super::FusionServer;
+use super::{FusionServer, HttpOptions};
 use std::sync::Arc;
 
 use crate::contract::{Lockfile, SelfHealing, SelfHealingOptions, ServerContract};
@@ -40,6 +40,7 @@ pub struct ServerBuilder {
     pub(crate) unknown_tool_as_result: bool,
     self_healing: Option<Lockfile>,
     self_healing_options: SelfHealingOptions,
+    http: HttpOptions,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -65,6 +66,7 @@ impl ServerBuilder {
             unknown_tool_as_result: false,
             self_healing: None,
             self_healing_options: SelfHealingOptions::default(),
+            http: HttpOptions::default(),
         }
     }
 
@@ -116,9 +118,11 @@ impl ServerBuilder {
     }
 
     /// How to tell callers apart for per-caller rate limits when a call has
-    /// neither an auth subject nor an MCP session (e.g. the stateless
-    /// 2026-07-28 protocol without auth). Return `None` to fall back to one
-    /// shared `anonymous` budget. The key is never shown to the model.
+    /// no auth subject (e.g. a tenant header). Return `None` to fall back to
+    /// where the call came from: the HTTP client's address (see
+    /// [`HttpOptions::trust_forwarded_for`](crate::server::HttpOptions)), the
+    /// stdio client, or the in-process caller. The key is never shown to the
+    /// model.
     pub fn rate_limit_key(
         mut self,
         key: impl Fn(&CallContext) -> Option<String> + Send + Sync + 'static,
@@ -173,6 +177,14 @@ impl ServerBuilder {
         self
     }
 
+    /// The settings of the Streamable HTTP transport (origins, hosts,
+    /// sessions, body limit, shutdown grace, proxies, session store); see
+    /// [`HttpOptions`]. Default: `HttpOptions::default()`.
+    pub fn http(mut self, options: HttpOptions) -> Self {
+        self.http = options;
+        self
+    }
+
     /// Builds the server: checks every name, derives and compiles every
     /// schema, composes the layers.
     ///
@@ -181,8 +193,12 @@ impl ServerBuilder {
     /// empty group, a discriminator that is empty or also an input field, an
     /// input type whose schema is not an object or does not compile, or a
     /// guard setting that cannot work (`max_active` 0, a zero rate or time
-    /// limit, scopes without a token verifier).
+    /// limit, scopes without a token verifier), or an [`HttpOptions`] entry
+    /// that cannot be read (an allowed host or origin).
     pub fn build(self) -> Result<FusionServer, BuildError> {
+        let door =
+            super::http::DoorPolicy::new(&self.http.allowed_hosts, &self.http.allowed_origins)
+                .map_err(|e| BuildError::BadHttpOption(e.to_string()))?;
         let registry = Registry::build(
             self.definitions,
             &BuildContext {
@@ -210,6 +226,7 @@ impl ServerBuilder {
                 unknown_tool_as_result: self.unknown_tool_as_result,
             },
             self_healing,
+            (self.http, door),
         ))
     }
 }

@@ -4,14 +4,15 @@ use std::sync::Arc;
 
 use rmcp::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use serde_json::Value;
 
 use super::FusionServer;
-use crate::pipeline::CallRequest;
+use crate::pipeline::{CallRequest, Peer};
 use crate::router::ToolListing;
 
 /// The tool `_meta` key listing every action with its own schema and settings.
@@ -74,6 +75,29 @@ impl ServerHandler for FusionServer {
         Ok(ListToolsResult::with_all_items(self.inner.tools.clone()))
     }
 
+    /// A standard MCP method whose params rmcp could not read arrives here as
+    /// a custom request: `-32602` (JSON-RPC 2.0 §5), not `-32601`.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, rmcp::ErrorData> {
+        Err(
+            super::jsonrpc::invalid_params_of(&request.method, request.params.as_ref())
+                .unwrap_or_else(|| {
+                    rmcp::ErrorData::new(
+                        rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                        request.method,
+                        None,
+                    )
+                }),
+        )
+    }
+
+    /// A session restored from the store replays `notifications/initialized`;
+    /// nothing to log.
+    async fn on_initialized(&self, _context: NotificationContext<RoleServer>) {}
+
     fn get_tool(&self, name: &str) -> Option<Tool> {
         self.inner.tools.iter().find(|t| t.name == name).cloned()
     }
@@ -83,15 +107,24 @@ impl ServerHandler for FusionServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
+        let http = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .cloned();
+        let peer = match &http {
+            Some(parts) => Peer::Http(super::http::peer_address(
+                parts,
+                self.inner.http.trust_forwarded_for,
+            )),
+            None => Peer::Stdio,
+        };
         let call = CallRequest {
             name: request.name.into_owned(),
             arguments: request.arguments,
             request_id: context.id.to_string(),
             cancellation: context.ct.clone(),
-            http: context
-                .extensions
-                .get::<axum::http::request::Parts>()
-                .cloned(),
+            http,
+            peer,
         };
         match self.dispatch(call).await {
             Ok(result) => Ok(result.into()),

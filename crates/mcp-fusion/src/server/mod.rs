@@ -4,7 +4,10 @@
 
 mod builder;
 mod handler;
+mod http;
 mod in_flight;
+mod jsonrpc;
+mod stdio;
 mod transport;
 
 use std::sync::Arc;
@@ -15,10 +18,15 @@ use tokio_util::sync::CancellationToken;
 
 pub use builder::ServerBuilder;
 pub use handler::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY};
-pub use transport::{SHUTDOWN_GRACE_SECS, ServeError, shutdown_signal};
+pub use http::{
+    DEFAULT_MAX_BODY_BYTES, HttpOptions, PolicyError, RedisSessionStore, SESSIONS_FULL_RETRY_SECS,
+};
+pub use jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
+pub use stdio::MAX_LINE_BYTES;
+pub use transport::{ServeError, shutdown_signal};
 
 use crate::contract::SelfHealing;
-use crate::pipeline::{CallRequest, run};
+use crate::pipeline::{CallRequest, Peer, run};
 use crate::router::{Registry, ToolListing};
 use in_flight::InFlight;
 
@@ -43,6 +51,8 @@ struct ServerInner {
     in_flight: InFlight,
     /// The contract deltas since the lockfile, with self-healing on.
     self_healing: Option<SelfHealing>,
+    http: HttpOptions,
+    door: http::DoorPolicy,
 }
 
 /// A built server. Cheap to clone (one shared table inside); serve it with
@@ -112,6 +122,7 @@ impl FusionServer {
         identity: ServerIdentity,
         settings: Settings,
         self_healing: Option<SelfHealing>,
+        (http, door): (HttpOptions, http::DoorPolicy),
     ) -> Self {
         let tools = registry
             .tools()
@@ -126,6 +137,8 @@ impl FusionServer {
                 settings,
                 in_flight: InFlight::default(),
                 self_healing,
+                http,
+                door,
             }),
         }
     }
@@ -155,8 +168,9 @@ impl FusionServer {
     }
 
     /// [`FusionServer::call`] as if the call came over Streamable HTTP with the
-    /// request head `http` (its `Authorization` and `Mcp-Session-Id` headers
-    /// reach the auth and rate-limit guards), for tests and embedding.
+    /// request head `http` (its `Authorization` header reaches the auth guard,
+    /// its `ConnectInfo<SocketAddr>` extension or, when trusted,
+    /// `X-Forwarded-For` the rate limits), for tests and embedding.
     ///
     /// # Errors
     /// [`UnknownToolError`] when no tool is named `name` (over MCP: -32602).
@@ -175,12 +189,20 @@ impl FusionServer {
                 Some(wrapped)
             }
         };
+        let peer = match &http {
+            Some(parts) => Peer::Http(http::peer_address(
+                parts,
+                self.inner.http.trust_forwarded_for,
+            )),
+            None => Peer::Local,
+        };
         self.dispatch(CallRequest {
             name: name.to_owned(),
             arguments,
             request_id: String::from("local"),
             cancellation: CancellationToken::new(),
             http,
+            peer,
         })
         .await
     }

@@ -1,0 +1,339 @@
+//! The Streamable HTTP edge of `fusion serve`, spoken to in raw HTTP:
+//! `Origin` and `Host` (DNS rebinding), JSON-RPC 2.0 §5 errors, the body
+//! limit, and session ends.
+
+mod support;
+
+use serde_json::{Value, json};
+use support::raw::{RawHttp, initialize_request, raw_tcp};
+use support::{HttpServer, TempDb};
+
+fn error_of(reply: &support::raw::Reply) -> (i64, Value) {
+    let message = reply.message();
+    assert_eq!(message["jsonrpc"], "2.0", "{message}");
+    assert!(
+        message.as_object().is_some_and(|m| m.contains_key("id")),
+        "a JSON-RPC error response always has an id: {message}"
+    );
+    (
+        message["error"]["code"].as_i64().expect("an error code"),
+        message["id"].clone(),
+    )
+}
+
+fn init_body() -> String {
+    initialize_request(1).to_string()
+}
+
+#[tokio::test]
+async fn a_foreign_origin_is_refused_before_any_session_is_made() {
+    let db = TempDb::new("origin");
+    let server = HttpServer::start(&db.0);
+    let http = RawHttp::new(&server.url);
+
+    let evil = http
+        .post(init_body(), &[("origin", "http://attacker.example")])
+        .await;
+    assert_eq!(evil.status, 403);
+    assert_eq!(evil.header("mcp-session-id"), None);
+    assert_eq!(
+        evil.body,
+        "Forbidden: requests from the browser origin \"http://attacker.example\" are not allowed \
+         (DNS rebinding protection). To allow it: fusion serve --allowed-origin \
+         http://attacker.example, or HttpOptions::allowed_origins."
+    );
+    for origin in [
+        "null",
+        "http://localhost:1",
+        &format!("http://localhost:{}", server.port),
+        "not an origin",
+    ] {
+        let reply = http.post(init_body(), &[("origin", origin)]).await;
+        assert_eq!(reply.status, 403, "{origin}");
+        assert_eq!(reply.header("mcp-session-id"), None, "{origin}");
+    }
+
+    // Same origin on loopback, and no Origin at all (any non-browser client).
+    let same = format!("http://127.0.0.1:{}", server.port);
+    let served = http.post(init_body(), &[("origin", &same)]).await;
+    assert_eq!(served.status, 200, "{}", served.body);
+    assert!(served.header("mcp-session-id").is_some());
+    let plain = http.post(init_body(), &[]).await;
+    assert_eq!(plain.status, 200);
+}
+
+#[tokio::test]
+async fn listed_origins_are_served() {
+    let db = TempDb::new("origins");
+    let server = HttpServer::start_with(
+        &db.0,
+        &[
+            "--allowed-origin",
+            "null",
+            "--allowed-origin",
+            "https://app.example",
+            "--allowed-origin",
+            "http://localhost:*",
+        ],
+    );
+    let http = RawHttp::new(&server.url);
+    for (origin, status) in [
+        ("null", 200),
+        ("https://app.example", 200),
+        ("https://app.example:443", 200),
+        ("https://app.example:8443", 403),
+        ("http://app.example", 403),
+        ("http://localhost:5173", 200),
+        ("https://other.example", 403),
+    ] {
+        let reply = http.post(init_body(), &[("origin", origin)]).await;
+        assert_eq!(reply.status, status, "{origin}: {}", reply.body);
+    }
+}
+
+#[tokio::test]
+async fn a_bad_allowed_origin_stops_the_server_at_start() {
+    let db = TempDb::new("bad-origin");
+    let output = std::process::Command::new(support::FUSION)
+        .args(["serve", "--port", "0", "--db", db.path()])
+        .args(["--allowed-origin", "example.com"])
+        .output()
+        .expect("run fusion serve");
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr).lines().last(),
+        Some(
+            "fusion serve: allowed origin \"example.com\" is not scheme://host[:port] (or :* for any port, or null)"
+        )
+    );
+}
+
+#[test]
+fn two_host_headers_get_400_and_a_foreign_host_gets_403_naming_the_flag() {
+    let db = TempDb::new("host");
+    let server = HttpServer::start(&db.0);
+    let body = init_body();
+    let request = |head: &str| {
+        format!(
+            "{head}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let port = server.port;
+    let (status, rest) = raw_tcp(
+        port,
+        request(&format!(
+            "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\nhost: 127.0.0.1:{port}"
+        ))
+        .as_bytes(),
+    );
+    assert_eq!(status, "HTTP/1.1 400 Bad Request", "{rest}");
+    assert!(
+        rest.ends_with("Bad Request: more than one Host header"),
+        "{rest}"
+    );
+
+    let (status, rest) = raw_tcp(
+        port,
+        request(&format!("POST /mcp HTTP/1.1\r\nhost: 192.168.1.5:{port}")).as_bytes(),
+    );
+    assert_eq!(status, "HTTP/1.1 403 Forbidden");
+    assert!(
+        rest.ends_with(&format!(
+            "Forbidden: this server does not answer to the host \"192.168.1.5:{port}\" (DNS rebinding protection). To serve it, allow it: fusion serve --allowed-host 192.168.1.5, or HttpOptions::allowed_hosts."
+        )),
+        "{rest}"
+    );
+
+    // An absolute request target names the host too.
+    let (status, _) = raw_tcp(
+        port,
+        request(&format!(
+            "POST http://evil.example/mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}"
+        ))
+        .as_bytes(),
+    );
+    assert_eq!(status, "HTTP/1.1 403 Forbidden");
+
+    let (status, _) = raw_tcp(
+        port,
+        request(&format!("POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}")).as_bytes(),
+    );
+    assert_eq!(status, "HTTP/1.1 200 OK");
+
+    let allowed = HttpServer::start_with(&db.0, &["--allowed-host", "192.168.1.5"]);
+    let port = allowed.port;
+    let (status, _) = raw_tcp(
+        port,
+        request(&format!("POST /mcp HTTP/1.1\r\nhost: 192.168.1.5:{port}")).as_bytes(),
+    );
+    assert_eq!(status, "HTTP/1.1 200 OK");
+}
+
+#[test]
+fn a_non_loopback_address_without_allowed_host_warns_naming_the_flag() {
+    let db = TempDb::new("bind-all");
+    let server = HttpServer::start_with(&db.0, &["--host", "0.0.0.0"]);
+    let banner = server.banner.join("\n");
+    assert!(
+        banner.contains(
+            "warning: listening on 0.0.0.0 but answering only to the Host names localhost, 127.0.0.1 and ::1;"
+        ),
+        "{banner}"
+    );
+    assert!(banner.contains("--allowed-host NAME"), "{banner}");
+    let quiet = HttpServer::start_with(
+        &db.0,
+        &["--host", "0.0.0.0", "--allowed-host", "example.test"],
+    );
+    assert!(
+        !quiet.banner.join("\n").contains("warning"),
+        "{:?}",
+        quiet.banner
+    );
+}
+
+#[tokio::test]
+async fn malformed_json_rpc_gets_json_rpc_errors_and_the_session_goes_on() {
+    let db = TempDb::new("jsonrpc-http");
+    let server = HttpServer::start(&db.0);
+    let http = RawHttp::new(&server.url);
+    let session = http.initialize().await;
+    let in_session = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+
+    let not_json = http.post("hello", &in_session).await;
+    assert_eq!(not_json.status, 400);
+    assert_eq!(not_json.header("content-type"), Some("application/json"));
+    assert_eq!(
+        not_json.message(),
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: the message is not valid JSON (expected value at line 1 column 1)"}})
+    );
+    for (body, code, id) in [
+        (r#"{"jsonrpc":"2.0","id":7}"#, -32600, json!(7)),
+        (
+            r#"{"jsonrpc":"2.0","id":"x","method":5}"#,
+            -32600,
+            json!("x"),
+        ),
+        (
+            r#"{"jsonrpc":"1.0","id":8,"method":"ping"}"#,
+            -32600,
+            json!(8),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#,
+            -32600,
+            Value::Null,
+        ),
+        ("[1, 2]", -32600, Value::Null),
+        (
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"arguments":{}}}"#,
+            -32602,
+            json!(9),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":5}"#,
+            -32602,
+            json!(10),
+        ),
+    ] {
+        let reply = http.post(body, &in_session).await;
+        assert_eq!(reply.status, 400, "{body}: {}", reply.body);
+        assert_eq!(error_of(&reply), (code, id), "{body}");
+    }
+    let missing_name = http
+        .post(
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"arguments":{}}}"#,
+            &in_session,
+        )
+        .await;
+    assert_eq!(
+        missing_name.message()["error"]["message"],
+        "Invalid params for tools/call: missing field `name`"
+    );
+
+    // 415 stays for a wrong Content-Type only.
+    let plain = reqwest::Client::new()
+        .post(&server.url)
+        .header("content-type", "text/plain")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &session)
+        .body("hello")
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(plain.status(), 415);
+
+    // The session goes on.
+    let reply = http
+        .call(
+            &session,
+            11,
+            "billing",
+            json!({"action": "get_invoice", "id": "inv_1"}),
+        )
+        .await;
+    assert_eq!(reply.status, 200);
+    let message = reply.message();
+    assert_eq!(message["id"], 11);
+    assert_eq!(message["result"]["isError"], false, "{message}");
+}
+
+#[test]
+fn a_body_over_the_limit_is_refused() {
+    let db = TempDb::new("max-body");
+    let server = HttpServer::start_with(&db.0, &["--max-body", "1KiB"]);
+    let port = server.port;
+    // Refused on its Content-Length alone: no body is sent at all.
+    let (status, rest) = raw_tcp(
+        port,
+        format!(
+            "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 5000000\r\n\r\n"
+        )
+        .as_bytes(),
+    );
+    assert_eq!(status, "HTTP/1.1 413 Payload Too Large");
+    assert!(
+        rest.ends_with("Payload Too Large: the request body is over the limit of 1024 bytes"),
+        "{rest}"
+    );
+    // A chunked body that grows past the limit.
+    let chunk = "x".repeat(800);
+    let (status, _) = raw_tcp(
+        port,
+        format!(
+            "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n320\r\n{chunk}\r\n320\r\n{chunk}\r\n0\r\n\r\n"
+        )
+        .as_bytes(),
+    );
+    assert_eq!(status, "HTTP/1.1 413 Payload Too Large");
+}
+
+#[tokio::test]
+async fn deleting_an_unknown_session_is_404_and_a_known_one_ends_it() {
+    let db = TempDb::new("delete");
+    let server = HttpServer::start(&db.0);
+    let http = RawHttp::new(&server.url);
+    let unknown = http.delete("no-such-session").await;
+    assert_eq!(unknown.status, 404);
+    assert_eq!(
+        unknown.body,
+        "Not Found: no such session (it ended, or never existed)"
+    );
+
+    let session = http.initialize().await;
+    assert_eq!(http.delete(&session).await.status, 204);
+    let after = http
+        .call(
+            &session,
+            2,
+            "billing",
+            json!({"action": "get_invoice", "id": "inv_1"}),
+        )
+        .await;
+    assert_eq!(after.status, 404);
+    assert_eq!(http.delete(&session).await.status, 404);
+}

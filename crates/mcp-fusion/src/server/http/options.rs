@@ -1,0 +1,140 @@
+//! [`HttpOptions`]: every setting of the Streamable HTTP edge in one place.
+
+use std::time::Duration;
+
+use super::session_store::RedisSessionStore;
+
+/// The settings of the Streamable HTTP transport, given to
+/// [`crate::server::ServerBuilder::http`]. `HttpOptions::default()` is safe for
+/// a server on the loopback interface; a server reachable from other hosts
+/// needs at least [`allowed_hosts`](Self::allowed_hosts).
+///
+/// The MCP transport specification (Streamable HTTP, "Security Warning")
+/// asks servers to validate `Origin` on every request (DNS rebinding) and to
+/// bind to localhost when they run locally; the `Host` check is rmcp's
+/// defence against the same attack.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct HttpOptions {
+    /// Browser origins allowed to call the server, as `scheme://host[:port]`
+    /// (`https://app.example.com`, `http://localhost:5173`; `:*` for any
+    /// port), or `null` for `Origin: null`. A request without `Origin` is
+    /// always served, and so is a same-origin request to a loopback server
+    /// (its `Origin` names the loopback host and port the request was sent
+    /// to). Any other present `Origin` gets HTTP 403 before any JSON-RPC is
+    /// read. Default: empty.
+    pub allowed_origins: Vec<String>,
+    /// Host names (or `host:port`) the server answers to, checked against the
+    /// `Host` header and an absolute request target; others get HTTP 403
+    /// naming the setting. Default: `localhost`, `127.0.0.1`, `::1`. A
+    /// request with more than one `Host` header gets HTTP 400.
+    pub allowed_hosts: Vec<String>,
+    /// The most MCP sessions (2025-11-25 handshake) kept at once. Past it, the
+    /// least recently used idle session is closed for a new `initialize`;
+    /// when every session has a request or a stream open, `initialize` gets
+    /// HTTP 503 with `Retry-After`. Default: 10 000.
+    pub max_sessions: usize,
+    /// The most sessions kept with a running session worker (about 60 KiB
+    /// each). Past it, the least recently used idle worker is parked: its
+    /// handshake is kept (about 5 KiB in all) and replayed when the session's next
+    /// request comes, which the client does not notice. Default: 64.
+    pub max_live_sessions: usize,
+    /// How long a session may go unused (no request, no open stream) before
+    /// it is closed; a request on it then gets HTTP 404, and MCP clients
+    /// start a new session. Default: 30 minutes.
+    pub session_idle: Duration,
+    /// The largest request body, in bytes; a larger `Content-Length` is
+    /// refused at once with HTTP 413, and so is a body that grows past it.
+    /// Default: 4 MiB.
+    pub max_body_bytes: usize,
+    /// On Ctrl-C or SIGTERM, how long calls in progress may go on before the
+    /// server closes anyway (stdio too). Default: 10 seconds.
+    pub shutdown_grace: Duration,
+    /// Identify an anonymous HTTP caller (for per-caller rate limits) by the
+    /// last address of `X-Forwarded-For`, which the proxy in front of the
+    /// server appends, instead of the TCP peer (the proxy). Only for a server
+    /// that is reachable through that proxy alone: otherwise any client can
+    /// name itself. Default: `false`.
+    pub trust_forwarded_for: bool,
+    /// Where sessions are stored besides this process: with a Redis store, a
+    /// client whose next request reaches a restarted server or another
+    /// replica goes on in its session without a new handshake. Default:
+    /// none (sessions live and die with the process).
+    pub session_store: Option<RedisSessionStore>,
+}
+
+/// [`HttpOptions::max_body_bytes`]'s default: 4 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            allowed_origins: Vec::new(),
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            max_sessions: 10_000,
+            max_live_sessions: 64,
+            session_idle: Duration::from_secs(30 * 60),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            shutdown_grace: Duration::from_secs(10),
+            trust_forwarded_for: false,
+            session_store: None,
+        }
+    }
+}
+
+impl HttpOptions {
+    /// Adds an allowed browser origin (see [`allowed_origins`](Self::allowed_origins)).
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.allowed_origins.push(origin.into());
+        self
+    }
+
+    /// Adds an allowed host name to the loopback defaults (see
+    /// [`allowed_hosts`](Self::allowed_hosts)).
+    pub fn allow_host(mut self, host: impl Into<String>) -> Self {
+        self.allowed_hosts.push(host.into());
+        self
+    }
+
+    /// Sets [`max_sessions`](Self::max_sessions) (at least 1).
+    pub fn max_sessions(mut self, max: usize) -> Self {
+        self.max_sessions = max.max(1);
+        self
+    }
+
+    /// Sets [`max_live_sessions`](Self::max_live_sessions) (at least 1).
+    pub fn max_live_sessions(mut self, max: usize) -> Self {
+        self.max_live_sessions = max.max(1);
+        self
+    }
+
+    /// Sets [`session_idle`](Self::session_idle).
+    pub fn session_idle(mut self, idle: Duration) -> Self {
+        self.session_idle = idle;
+        self
+    }
+
+    /// Sets [`max_body_bytes`](Self::max_body_bytes).
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Sets [`shutdown_grace`](Self::shutdown_grace).
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
+        self
+    }
+
+    /// Sets [`trust_forwarded_for`](Self::trust_forwarded_for).
+    pub fn trust_forwarded_for(mut self, trust: bool) -> Self {
+        self.trust_forwarded_for = trust;
+        self
+    }
+
+    /// Sets [`session_store`](Self::session_store).
+    pub fn session_store(mut self, store: RedisSessionStore) -> Self {
+        self.session_store = Some(store);
+        self
+    }
+}

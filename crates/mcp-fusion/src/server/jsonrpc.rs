@@ -1,0 +1,271 @@
+//! JSON-RPC 2.0 §5 errors for the messages rmcp cannot take, the same over
+//! stdio and Streamable HTTP:
+//!
+//! | the client sent | the answer |
+//! |---|---|
+//! | bytes that are not JSON | `-32700` Parse error, `"id": null` |
+//! | JSON that is not a valid request | `-32600` Invalid Request, with the request's `id` where it can be read (a string or a number), else `null` |
+//! | a standard MCP method with malformed `params` (e.g. `tools/call` without `name`) | `-32602` Invalid params, with the request's `id` |
+//! | a notification (an object with a string `method` and no `id`) that is not valid | over stdio nothing (JSON-RPC never answers a notification); over HTTP a 400 with `-32600` and `"id": null`, as MCP's Streamable HTTP allows |
+//!
+//! rmcp itself answers none of the first (stdio) or a `415` (HTTP), the second
+//! without any `id`, and the third with `-32601`; JSON-RPC 2.0 §5 says a
+//! response whose request id could not be read carries `"id": null`.
+
+use rmcp::model::{
+    CallToolRequestMethod, CancelTaskMethod, ClientJsonRpcMessage, ClientRequest,
+    CompleteRequestMethod, ConstString, DiscoverRequestMethod, ErrorData, GetPromptRequestMethod,
+    GetTaskMethod, InitializeResultMethod, ListPromptsRequestMethod,
+    ListResourceTemplatesRequestMethod, ListResourcesRequestMethod, ListToolsRequestMethod,
+    PingRequestMethod, ReadResourceRequestMethod, RequestId, SetLevelRequestMethod,
+    SubscribeRequestMethod, UnsubscribeRequestMethod, UpdateTaskMethod,
+};
+use serde_json::{Value, json};
+
+/// JSON-RPC 2.0's code for a message that is not JSON.
+pub const PARSE_ERROR: i32 = -32700;
+/// JSON-RPC 2.0's code for JSON that is not a valid request.
+pub const INVALID_REQUEST: i32 = -32600;
+/// JSON-RPC 2.0's code for a request whose `params` are malformed.
+pub const INVALID_PARAMS: i32 = -32602;
+
+/// The client-to-server request methods of MCP: a request naming one of them
+/// whose `params` rmcp could not read has malformed `params` (`-32602`), not
+/// an unknown method (`-32601`).
+const STANDARD_METHODS: &[&str] = &[
+    InitializeResultMethod::VALUE,
+    PingRequestMethod::VALUE,
+    DiscoverRequestMethod::VALUE,
+    CompleteRequestMethod::VALUE,
+    SetLevelRequestMethod::VALUE,
+    GetPromptRequestMethod::VALUE,
+    ListPromptsRequestMethod::VALUE,
+    ListResourcesRequestMethod::VALUE,
+    ListResourceTemplatesRequestMethod::VALUE,
+    ReadResourceRequestMethod::VALUE,
+    SubscribeRequestMethod::VALUE,
+    UnsubscribeRequestMethod::VALUE,
+    CallToolRequestMethod::VALUE,
+    ListToolsRequestMethod::VALUE,
+    GetTaskMethod::VALUE,
+    UpdateTaskMethod::VALUE,
+    CancelTaskMethod::VALUE,
+];
+
+/// A JSON-RPC error response, as JSON-RPC 2.0 §5 writes it: `id` is always
+/// present (`null` when it could not be read).
+fn error_response(id: Value, code: i32, message: String) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+/// The answer to a message that did not parse as a client JSON-RPC message.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Unreadable {
+    /// The JSON-RPC error response: `-32700` or `-32600` (see the module table).
+    pub answer: Value,
+    /// The message was a notification: JSON-RPC answers nothing over stdio
+    /// (over HTTP, the answer goes with a 400 all the same).
+    pub notification: bool,
+}
+
+/// The answer to `bytes` (one whole message) that did not parse as a client
+/// JSON-RPC message.
+pub(crate) fn reject_unreadable(bytes: &[u8]) -> Unreadable {
+    let answer = |answer| Unreadable {
+        answer,
+        notification: false,
+    };
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let value: Value = match serde_json::from_slice(bytes) {
+        Ok(value) => value,
+        Err(e) => {
+            return answer(error_response(
+                Value::Null,
+                PARSE_ERROR,
+                format!("Parse error: the message is not valid JSON ({e})"),
+            ));
+        }
+    };
+    let Value::Object(object) = &value else {
+        let what = match value {
+            Value::Array(_) => "a JSON array (JSON-RPC batches are not part of MCP)",
+            _ => "not a JSON object",
+        };
+        return answer(error_response(
+            Value::Null,
+            INVALID_REQUEST,
+            format!("Invalid Request: the message is {what}"),
+        ));
+    };
+    let id = match object.get("id") {
+        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+        _ => Value::Null,
+    };
+    let method = object.get("method").and_then(Value::as_str);
+    if !id.is_null()
+        && object.get("jsonrpc").and_then(Value::as_str) == Some("2.0")
+        && let Some(error) = method.and_then(|m| invalid_params_of(m, object.get("params")))
+    {
+        return answer(error_response(
+            id,
+            INVALID_PARAMS,
+            error.message.into_owned(),
+        ));
+    }
+    Unreadable {
+        answer: error_response(
+            id,
+            INVALID_REQUEST,
+            format!("Invalid Request: {}", request_problem(object)),
+        ),
+        notification: !object.contains_key("id")
+            && object.get("method").is_some_and(Value::is_string),
+    }
+}
+
+/// What makes `object` an invalid JSON-RPC 2.0 request, in one phrase.
+fn request_problem(object: &serde_json::Map<String, Value>) -> &'static str {
+    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return "\"jsonrpc\" must be \"2.0\"";
+    }
+    match object.get("id") {
+        None if object.contains_key("result") || object.contains_key("error") => {
+            return "a response needs an \"id\"";
+        }
+        None => return "a request needs an \"id\" and a string \"method\"",
+        Some(Value::String(_) | Value::Number(_)) => {}
+        Some(_) => return "\"id\" must be a string or a number",
+    }
+    match object.get("method") {
+        Some(Value::String(_)) => "the message does not match the method's request shape",
+        Some(_) => "\"method\" must be a string",
+        None if object.contains_key("result") || object.contains_key("error") => {
+            "the response is not a valid JSON-RPC response"
+        }
+        None => "a request needs a string \"method\"",
+    }
+}
+
+/// `-32602` for a request of a standard MCP method whose `params` rmcp could
+/// not read (it then holds it as a custom request); `None` for any other
+/// message.
+pub(crate) fn invalid_params(message: &ClientJsonRpcMessage) -> Option<(RequestId, ErrorData)> {
+    let ClientJsonRpcMessage::Request(request) = message else {
+        return None;
+    };
+    let ClientRequest::CustomRequest(custom) = &request.request else {
+        return None;
+    };
+    invalid_params_of(&custom.method, custom.params.as_ref()).map(|e| (request.id.clone(), e))
+}
+
+/// [`invalid_params`] for a custom request's `method` and `params`.
+pub(crate) fn invalid_params_of(method: &str, params: Option<&Value>) -> Option<ErrorData> {
+    if !STANDARD_METHODS.contains(&method) {
+        return None;
+    }
+    let reason = if method == CallToolRequestMethod::VALUE {
+        let params = params.cloned().unwrap_or(Value::Null);
+        match serde_json::from_value::<rmcp::model::CallToolRequestParams>(params) {
+            Err(e) => e.to_string(),
+            Ok(_) => String::from("the params do not match the request"),
+        }
+    } else {
+        String::from("the params do not match the method's schema")
+    };
+    Some(ErrorData::invalid_params(
+        format!("Invalid params for {method}: {reason}"),
+        None,
+    ))
+}
+
+/// The JSON-RPC error response of `invalid_params` for request `id`.
+pub(crate) fn invalid_params_response(id: &RequestId, error: &ErrorData) -> Value {
+    let id = serde_json::to_value(id).unwrap_or(Value::Null);
+    error_response(id, error.code.0, error.message.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code_and_id(unreadable: Unreadable) -> (i64, Value) {
+        assert!(!unreadable.notification);
+        let answer = unreadable.answer;
+        assert_eq!(answer["jsonrpc"], "2.0");
+        (
+            answer["error"]["code"].as_i64().expect("a code"),
+            answer["id"].clone(),
+        )
+    }
+
+    #[test]
+    fn not_json_is_a_parse_error_with_a_null_id() {
+        assert_eq!(
+            code_and_id(reject_unreadable(b"hello")),
+            (-32700, Value::Null)
+        );
+        assert_eq!(
+            code_and_id(reject_unreadable(b"{\"id\": 1,")),
+            (-32700, Value::Null)
+        );
+        assert_eq!(
+            code_and_id(reject_unreadable(b"\xff\xfe")),
+            (-32700, Value::Null)
+        );
+        let answer = reject_unreadable(b"hello").answer;
+        assert!(answer.as_object().expect("an object").contains_key("id"));
+    }
+
+    #[test]
+    fn invalid_requests_keep_a_readable_id() {
+        assert_eq!(
+            code_and_id(reject_unreadable(br#"{"jsonrpc":"2.0","id":7}"#)),
+            (-32600, json!(7))
+        );
+        assert_eq!(
+            code_and_id(reject_unreadable(
+                br#"{"jsonrpc":"1.0","id":"a","method":"ping"}"#
+            )),
+            (-32600, json!("a"))
+        );
+        assert_eq!(
+            code_and_id(reject_unreadable(
+                br#"{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}"#
+            )),
+            (-32600, Value::Null)
+        );
+        assert_eq!(code_and_id(reject_unreadable(b"[]")), (-32600, Value::Null));
+        assert_eq!(code_and_id(reject_unreadable(b"42")), (-32600, Value::Null));
+    }
+
+    #[test]
+    fn notifications_are_marked() {
+        let unreadable = reject_unreadable(br#"{"jsonrpc":"1.0","method":"notifications/x"}"#);
+        assert!(unreadable.notification);
+        assert_eq!(unreadable.answer["error"]["code"], -32600);
+        assert_eq!(unreadable.answer["id"], Value::Null);
+    }
+
+    #[test]
+    fn a_standard_method_with_unreadable_params_is_invalid_params() {
+        assert_eq!(
+            code_and_id(reject_unreadable(
+                br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":5}"#
+            )),
+            (-32602, json!(3))
+        );
+    }
+
+    #[test]
+    fn malformed_tools_call_params_are_invalid_params() {
+        let error = invalid_params_of("tools/call", Some(&json!({"arguments": {}})))
+            .expect("invalid params");
+        assert_eq!(error.code.0, -32602);
+        assert_eq!(
+            error.message,
+            "Invalid params for tools/call: missing field `name`"
+        );
+        assert!(invalid_params_of("vendor/thing", None).is_none());
+    }
+}

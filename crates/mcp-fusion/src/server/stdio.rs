@@ -1,0 +1,276 @@
+//! The stdio transport: newline-delimited JSON-RPC on a pair of byte streams
+//! (stdin/stdout through rmcp's non-blocking `stdio_pipes()`), answering the
+//! messages rmcp cannot read as JSON-RPC 2.0 §5 says ([`super::jsonrpc`]).
+//!
+//! A line is one message. A line longer than [`MAX_LINE_BYTES`] is discarded
+//! (without buffering it) and answered with `-32600`; the session goes on
+//! after every bad line.
+
+use std::sync::Arc;
+
+use bytes::{Buf, BufMut, BytesMut};
+use futures::{SinkExt, StreamExt};
+use rmcp::RoleServer;
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::Transport;
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::Mutex;
+use tokio_util::codec::{Decoder, Encoder, FramedRead, FramedWrite};
+
+use super::jsonrpc::{INVALID_REQUEST, reject_unreadable};
+
+/// The longest line (one message) read, in bytes: 16 MiB, as rmcp's own
+/// stdio transport.
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// One line read, or the notice that an over-long one was dropped.
+enum Line {
+    Text(BytesMut),
+    Oversized,
+}
+
+/// Splits a byte stream at `\n`, never holding more than `max` bytes of one
+/// line: the rest of a longer line is skipped and reported once, as
+/// [`Line::Oversized`], so that the stream goes on (tokio-util's own line
+/// codecs end the stream on an over-long line).
+struct Lines {
+    max: usize,
+    /// Bytes already searched for `\n` in the buffer.
+    searched: usize,
+    /// Inside an over-long line, skipping to its end.
+    skipping: bool,
+}
+
+impl Decoder for Lines {
+    type Item = Line;
+    type Error = std::io::Error;
+
+    fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Line>, std::io::Error> {
+        let newline = buf[self.searched..].iter().position(|b| *b == b'\n');
+        match newline {
+            Some(offset) => {
+                let end = self.searched + offset;
+                self.searched = 0;
+                if self.skipping || end > self.max {
+                    self.skipping = false;
+                    buf.advance(end + 1);
+                    return Ok(Some(Line::Oversized));
+                }
+                let mut line = buf.split_to(end + 1);
+                line.truncate(end);
+                Ok(Some(Line::Text(line)))
+            }
+            None if self.skipping || buf.len() > self.max => {
+                self.skipping = true;
+                self.searched = 0;
+                buf.clear();
+                Ok(None)
+            }
+            None => {
+                self.searched = buf.len();
+                Ok(None)
+            }
+        }
+    }
+
+    fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Line>, std::io::Error> {
+        if let Some(line) = self.decode(buf)? {
+            return Ok(Some(line));
+        }
+        self.searched = 0;
+        if std::mem::take(&mut self.skipping) {
+            buf.clear();
+            return Ok(Some(Line::Oversized));
+        }
+        // A last message without its newline is still a message.
+        if buf.is_empty() {
+            return Ok(None);
+        }
+        let len = buf.len();
+        Ok(Some(Line::Text(buf.split_to(len))))
+    }
+}
+
+/// What is written: a message from rmcp, or an error response of ours.
+// Moved once into the encoder: boxing rmcp's message would cost an
+// allocation per message on the hot path.
+#[allow(clippy::large_enum_variant)]
+enum Outgoing {
+    Message(ServerJsonRpcMessage),
+    Raw(Value),
+}
+
+/// Writes each message as one line of JSON.
+struct JsonLines;
+
+impl Encoder<Outgoing> for JsonLines {
+    type Error = std::io::Error;
+
+    fn encode(&mut self, item: Outgoing, buf: &mut BytesMut) -> Result<(), std::io::Error> {
+        match item {
+            Outgoing::Message(message) => serde_json::to_writer(buf.writer(), &message)?,
+            Outgoing::Raw(value) => serde_json::to_writer(buf.writer(), &value)?,
+        }
+        buf.put_u8(b'\n');
+        Ok(())
+    }
+}
+
+type Writer<W> = Arc<Mutex<Option<FramedWrite<W, JsonLines>>>>;
+
+/// The stdio transport of [`super::FusionServer::serve_stdio`].
+pub(crate) struct StdioTransport<R, W> {
+    lines: FramedRead<R, Lines>,
+    writer: Writer<W>,
+}
+
+impl<R: AsyncRead, W: AsyncWrite> StdioTransport<R, W> {
+    pub fn new(read: R, write: W) -> Self {
+        StdioTransport {
+            lines: FramedRead::new(
+                read,
+                Lines {
+                    max: MAX_LINE_BYTES,
+                    searched: 0,
+                    skipping: false,
+                },
+            ),
+            writer: Arc::new(Mutex::new(Some(FramedWrite::new(write, JsonLines)))),
+        }
+    }
+}
+
+/// Writes one of our own answers; `false` when the output is closed.
+async fn answer<W: AsyncWrite + Unpin>(writer: &Writer<W>, value: Value) -> bool {
+    match writer.lock().await.as_mut() {
+        Some(framed) => framed.send(Outgoing::Raw(value)).await.is_ok(),
+        None => false,
+    }
+}
+
+impl<R, W> Transport<RoleServer> for StdioTransport<R, W>
+where
+    R: AsyncRead + Send + Unpin,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), std::io::Error>> + Send + 'static {
+        let writer = Arc::clone(&self.writer);
+        async move {
+            match writer.lock().await.as_mut() {
+                Some(framed) => framed.send(Outgoing::Message(item)).await,
+                None => Err(std::io::Error::new(
+                    std::io::ErrorKind::NotConnected,
+                    "the stdio transport is closed",
+                )),
+            }
+        }
+    }
+
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        loop {
+            let line = match self.lines.next().await? {
+                Ok(Line::Text(line)) => line,
+                Ok(Line::Oversized) => {
+                    tracing::debug!(max = MAX_LINE_BYTES, "discarded an over-long message");
+                    let response = serde_json::json!({
+                        "jsonrpc": "2.0",
+                        "id": null,
+                        "error": {
+                            "code": INVALID_REQUEST,
+                            "message": format!("Invalid Request: the message is longer than {MAX_LINE_BYTES} bytes"),
+                        },
+                    });
+                    if !answer(&self.writer, response).await {
+                        return None;
+                    }
+                    continue;
+                }
+                Err(e) => {
+                    tracing::error!("cannot read stdin: {e}");
+                    return None;
+                }
+            };
+            let line = line.strip_suffix(b"\r").unwrap_or(&line);
+            let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
+                Ok(message) => return Some(message),
+                Err(e) => {
+                    tracing::debug!("unreadable message: {e}");
+                    let unreadable = reject_unreadable(line);
+                    if !unreadable.notification && !answer(&self.writer, unreadable.answer).await {
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), std::io::Error> {
+        let framed = self.writer.lock().await.take();
+        if let Some(mut framed) = framed {
+            framed.close().await?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(max: usize, input: &[u8]) -> Vec<Option<String>> {
+        let mut codec = Lines {
+            max,
+            searched: 0,
+            skipping: false,
+        };
+        let mut buf = BytesMut::new();
+        let mut out = Vec::new();
+        // Fed in small pieces, as a pipe delivers them.
+        for chunk in input.chunks(3) {
+            buf.extend_from_slice(chunk);
+            while let Some(line) = codec.decode(&mut buf).expect("no error") {
+                out.push(match line {
+                    Line::Text(text) => Some(String::from_utf8_lossy(&text).into_owned()),
+                    Line::Oversized => None,
+                });
+            }
+        }
+        while let Some(line) = codec.decode_eof(&mut buf).expect("no error") {
+            out.push(match line {
+                Line::Text(text) => Some(String::from_utf8_lossy(&text).into_owned()),
+                Line::Oversized => None,
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn splits_at_newlines_and_keeps_a_last_unterminated_line() {
+        assert_eq!(
+            lines(100, b"ab\ncd\n\nef"),
+            [
+                Some("ab".into()),
+                Some("cd".into()),
+                Some(String::new()),
+                Some("ef".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn an_over_long_line_is_reported_once_and_the_next_one_is_read() {
+        assert_eq!(lines(4, b"0123456789abc\nok\n"), [None, Some("ok".into())]);
+        assert_eq!(lines(4, b"01234\nok"), [None, Some("ok".into())]);
+        assert_eq!(lines(4, b"0123456789"), [None]);
+    }
+}
