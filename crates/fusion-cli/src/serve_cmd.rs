@@ -32,6 +32,18 @@ fn at_least_one(s: &str) -> Result<usize, String> {
     }
 }
 
+fn allowed_origin(s: &str) -> Result<String, String> {
+    mcp_fusion::server::check_allowed_origin(s)
+        .map(|()| s.to_owned())
+        .map_err(|e| e.to_string())
+}
+
+fn allowed_host(s: &str) -> Result<String, String> {
+    mcp_fusion::server::check_allowed_host(s)
+        .map(|()| s.to_owned())
+        .map_err(|e| e.to_string())
+}
+
 /// The most bytes `--max-body` takes: 1 GiB.
 const MAX_BODY: usize = 1 << 30;
 
@@ -147,12 +159,12 @@ pub struct ServeArgs {
     /// scheme://host[:port] (:* for any port), or null. Requests without
     /// Origin, and same-origin requests to a loopback server, are always
     /// served; any other Origin gets 403 (DNS rebinding protection).
-    #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+    #[arg(long = "allowed-origin", value_name = "ORIGIN", value_parser = allowed_origin)]
     allowed_origins: Vec<String>,
     /// A host name (or host:port) the server answers to besides localhost,
     /// 127.0.0.1 and ::1 (repeatable); needed when clients reach it by
     /// another name or address. Other Host headers get 403.
-    #[arg(long = "allowed-host", value_name = "HOST")]
+    #[arg(long = "allowed-host", value_name = "HOST", value_parser = allowed_host)]
     allowed_hosts: Vec<String>,
     /// The most MCP sessions kept at once; past it the least recently used
     /// idle one is closed, or initialize gets 503 when all are busy.

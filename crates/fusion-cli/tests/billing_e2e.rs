@@ -172,7 +172,9 @@ async fn list_invoices(t: Transport) {
     let page = s
         .billing(json!({"action": "list_invoices", "status": "paid", "limit": 2}))
         .await;
-    assert_eq!(page.structured_content, None);
+    // Every billing action is typed (`Json<T>`): the same JSON as
+    // structuredContent.
+    assert_eq!(page.structured_content, Some(success_json(&page)));
     assert_eq!(
         stamp(success_json(&page)),
         json!({"invoices": [seeded(1), seeded(7)], "next_cursor": "after_7"})
@@ -295,7 +297,7 @@ async fn create_invoice(t: Transport) {
             "due_date": "2027-01-31"
         }))
         .await;
-    assert_eq!(created.structured_content, None);
+    assert_eq!(created.structured_content, Some(success_json(&created)));
     let invoice = json!({
         "id": "inv_13",
         "customer_email": "new@example.com",
@@ -575,8 +577,8 @@ async fn legacy_and_health(t: Transport) {
     let texts = texts(&legacy);
     assert_eq!(texts.len(), 2, "output, then the warning: {texts:?}");
     assert_eq!(legacy.is_error, Some(false));
-    assert_eq!(legacy.structured_content, None);
     let value: Value = serde_json::from_str(&texts[0]).expect("JSON output");
+    assert_eq!(legacy.structured_content.as_ref(), Some(&value));
     assert_eq!(stamp(value), seeded(4));
     assert_eq!(
         texts[1],
@@ -601,6 +603,10 @@ async fn legacy_and_health(t: Transport) {
 
     let health = s.call("billing_health", json!({})).await;
     assert_eq!(texts_of(&health), ["{\"status\":\"ok\",\"invoices\":12}"]);
+    assert_eq!(
+        health.structured_content,
+        Some(json!({"status": "ok", "invoices": 12}))
+    );
     assert_eq!(health.is_error, Some(false));
     assert_eq!(health.meta, None);
 

@@ -91,21 +91,29 @@ async fn listed_origins_are_served() {
     }
 }
 
-#[tokio::test]
-async fn a_bad_allowed_origin_stops_the_server_at_start() {
+#[test]
+fn a_bad_allowed_origin_or_host_is_a_usage_error() {
     let db = TempDb::new("bad-origin");
-    let output = std::process::Command::new(support::FUSION)
-        .args(["serve", "--port", "0", "--db", db.path()])
-        .args(["--allowed-origin", "example.com"])
-        .output()
-        .expect("run fusion serve");
-    assert_eq!(output.status.code(), Some(1));
-    assert_eq!(
-        String::from_utf8_lossy(&output.stderr).lines().last(),
-        Some(
-            "fusion serve: allowed origin \"example.com\" is not scheme://host[:port] (or :* for any port, or null)"
-        )
-    );
+    for (flag, value, message) in [
+        (
+            "--allowed-origin",
+            "example.com",
+            "allowed origin \"example.com\" is not scheme://host[:port] (or :* for any port, or null; no wildcard hosts)",
+        ),
+        (
+            "--allowed-host",
+            "*",
+            "allowed host \"*\" is not a host name or host:port (no wildcards: list each name)",
+        ),
+    ] {
+        let output = std::process::Command::new(support::FUSION)
+            .args(["serve", "--port", "0", "--db", db.path(), flag, value])
+            .output()
+            .expect("run fusion serve");
+        assert_eq!(output.status.code(), Some(2), "{flag} {value}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(message), "{stderr}");
+    }
 }
 
 #[test]

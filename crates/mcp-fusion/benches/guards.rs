@@ -26,10 +26,7 @@ async fn storm() {
     let hold = move |_ctx: CallContext, _args: NoArgs| {
         let gate = Arc::clone(&held);
         async move {
-            let _permit = gate
-                .acquire()
-                .await
-                .map_err(|e| ToolError::internal(e.to_string()))?;
+            let _permit = gate.acquire().await.map_err(ToolError::internal)?;
             Ok::<_, ToolError>("done")
         }
     };

@@ -17,8 +17,10 @@ pub mod envelope;
 pub mod error;
 pub mod guard;
 pub mod pipeline;
+mod redact;
 mod redis_connection;
 pub mod router;
+mod schema;
 pub mod server;
 mod suggest;
 pub mod validation;
@@ -30,6 +32,9 @@ pub use error::{
     VALIDATION_RECOVERY, ValidationFailure,
 };
 pub use guard::{RateLimit, RedisStore};
-pub use pipeline::{BoxError, Call, CallContext, Next, Principal, ToolOutput, from_fn};
+pub use pipeline::{
+    BoxError, Call, CallContext, FromCallContext, Json, Next, Peer, Principal, State, ToolOutput,
+    from_fn,
+};
 pub use router::{Action, BuildError, Group, NoArgs};
 pub use server::{FusionServer, ServerBuilder};

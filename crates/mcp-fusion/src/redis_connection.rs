@@ -34,17 +34,6 @@ pub(crate) struct RedisConnection {
     last_warning_ms: AtomicU64,
 }
 
-/// `url` without its credentials (`redis://:secret@host` → `redis://***@host`),
-/// for logs and errors.
-fn redacted(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme + 3 => {
-            format!("{}***{}", &url[..scheme + 3], &url[at..])
-        }
-        _ => url.to_owned(),
-    }
-}
-
 fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -59,12 +48,12 @@ impl RedisConnection {
     /// [`RedisUrlError`] when the URL is not a Redis URL.
     pub fn new(url: &str, role: &'static str) -> Result<Self, RedisUrlError> {
         let client = redis::Client::open(url).map_err(|e| RedisUrlError {
-            url: redacted(url),
+            url: crate::redact::url(url),
             reason: e.to_string(),
         })?;
         Ok(RedisConnection {
             client,
-            url: redacted(url),
+            url: crate::redact::url(url),
             role,
             connection: RwLock::new(None),
             last_failure_ms: AtomicU64::new(0),

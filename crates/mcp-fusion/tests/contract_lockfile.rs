@@ -12,7 +12,7 @@ use mcp_fusion::contract::{
     canonical_json,
 };
 use mcp_fusion::guard::RateLimitScope;
-use mcp_fusion::{Action, CallContext, FusionServer, Group, RateLimit, ToolError};
+use mcp_fusion::{Action, CallContext, FusionServer, Group, Json, RateLimit, ToolError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -301,6 +301,10 @@ async fn answer(_ctx: CallContext, _args: Query) -> Result<&'static str, ToolErr
     Ok("ok")
 }
 
+async fn answer_typed(_args: Query) -> Result<Json<Answer>, ToolError> {
+    Ok(Json(Answer { total: 1 }))
+}
+
 fn rich_server() -> FusionServer {
     FusionServer::builder("rich", "3.1.4")
         .group(
@@ -308,11 +312,10 @@ fn rich_server() -> FusionServer {
                 .description("Everything a contract holds.")
                 .timeout(Duration::from_secs(2))
                 .action(
-                    Action::new("get", answer)
+                    Action::new("get", answer_typed)
                         .description("Read one.")
                         .read_only()
-                        .idempotent()
-                        .output::<Answer>(),
+                        .idempotent(),
                 )
                 .action(
                     Action::new("old_get", answer)

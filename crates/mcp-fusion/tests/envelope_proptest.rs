@@ -99,6 +99,7 @@ fn tool_error() -> impl Strategy<Value = ToolError> {
                     available_actions,
                     details,
                     retry_after,
+                    internal: None,
                 }
             },
         )
@@ -123,6 +124,7 @@ fn heavy_tool_error() -> impl Strategy<Value = ToolError> {
                 available_actions: actions,
                 details,
                 retry_after: Some(Duration::MAX),
+                internal: None,
             },
         )
 }

@@ -107,6 +107,7 @@ fn empty_sections_are_omitted() {
         available_actions: Vec::new(),
         details: Vec::new(),
         retry_after: Some(Duration::ZERO),
+        internal: None,
     };
     assert_eq!(
         render(&err),
@@ -338,7 +339,7 @@ fn retry_after_from_the_builder_in_every_unit() {
 #[test]
 fn ten_thousand_multibyte_characters_are_cut_on_a_char_boundary() {
     let long: String = "é漢👍🏽".chars().cycle().take(10_000).collect();
-    let err = ToolError::internal(long.clone());
+    let err = ToolError::new(ErrorCode::InternalError, long.clone());
     let xml = render(&err);
 
     let expected: String = long.chars().take(1_999).chain(['…']).collect();

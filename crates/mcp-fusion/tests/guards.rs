@@ -45,10 +45,7 @@ fn held_server(
         let entered = Arc::clone(&entered);
         async move {
             entered.fetch_add(1, Ordering::SeqCst);
-            let _permit = gate
-                .acquire()
-                .await
-                .map_err(|e| ToolError::internal(e.to_string()))?;
+            let _permit = gate.acquire().await.map_err(ToolError::internal)?;
             Ok::<_, ToolError>("done")
         }
     };

@@ -17,7 +17,7 @@ use mcp_fusion::pipeline::ToolOutput;
 use mcp_fusion::router::Hints;
 use mcp_fusion::server::UnknownToolError;
 use mcp_fusion::{
-    Action, BoxError, Call, CallContext, FusionServer, Group, Next, NoArgs, ServerBuilder,
+    Action, BoxError, Call, CallContext, FusionServer, Group, Json, Next, NoArgs, ServerBuilder,
     ToolError, VALIDATION_RECOVERY, from_fn,
 };
 use rmcp::ServerHandler;
@@ -120,13 +120,22 @@ struct SvgArgs {
     width: String,
 }
 
-/// A user's own error type, with the `ToolError` as its source.
+/// A user's own error type: a `ToolError`, or a storage failure.
 #[derive(Debug, thiserror::Error)]
 enum AppError {
-    #[error("{0}")]
+    #[error(transparent)]
     Tool(#[from] ToolError),
-    #[error("storage: {0}")]
+    #[error("storage failed")]
     Io(#[from] std::io::Error),
+}
+
+impl From<AppError> for ToolError {
+    fn from(error: AppError) -> Self {
+        match error {
+            AppError::Tool(error) => error,
+            other => ToolError::internal(other),
+        }
+    }
 }
 
 /// How many times each handler ran.
@@ -159,18 +168,15 @@ macro_rules! counted {
 fn builder(calls: &Arc<Calls>) -> ServerBuilder {
     let invoices = Group::new("invoices")
         .description("Invoices.")
-        .action(
-            Action::new(
-                "list",
-                counted!(calls, list, |_ctx: CallContext, args: ListArgs| {
-                    Ok::<_, ToolError>(ListOut {
-                        status: args.status,
-                        count: 2,
-                    })
-                }),
-            )
-            .output::<ListOut>(),
-        )
+        .action(Action::new(
+            "list",
+            counted!(calls, list, |_ctx: CallContext, args: ListArgs| {
+                Ok::<_, ToolError>(Json(ListOut {
+                    status: args.status,
+                    count: 2,
+                }))
+            }),
+        ))
         .action(
             Action::new(
                 "legacy_list",
@@ -263,7 +269,9 @@ fn builder(calls: &Arc<Calls>) -> ServerBuilder {
         .tool(Action::new(
             "io_fail",
             |_ctx: CallContext, _args: NoArgs| async move {
-                Err::<String, _>(std::io::Error::other("disk full at /var/lib/secret"))
+                Err::<String, BoxError>(Box::new(std::io::Error::other(
+                    "disk full at /var/lib/secret",
+                )))
             },
         ))
         .tool(Action::new(
@@ -865,7 +873,7 @@ async fn exposed_internal_errors_carry_their_text_in_a_detail() {
     let (text, meta) = internal_envelope(
         "wrapped_io",
         &id,
-        Some("storage: permission denied: /etc/shadow"),
+        Some("storage failed: permission denied: /etc/shadow"),
     );
     assert_error(&result, &text, &meta);
 }

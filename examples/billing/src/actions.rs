@@ -1,13 +1,17 @@
 //! The handlers of the `billing` group and the `billing_health` tool.
 
-use mcp_fusion::{CallContext, NoArgs, ToolError};
-use serde_json::{Value, json};
+use mcp_fusion::{Json, State, ToolError};
 
 use crate::db::{self, Db, DbError, seq_of};
 use crate::model::{
-    CreateInvoice, CurrencyTotals, GenerateReport, Invoice, InvoiceId, InvoicePage, ListInvoices,
-    Period, Report, Status, VoidInvoice,
+    CreateInvoice, CurrencyTotals, GenerateReport, Health, Invoice, InvoiceId, InvoicePage,
+    ListInvoices, Period, Report, Status, VoidInvoice,
 };
+
+/// How long `billing.generate_report` works: the example's stand-in for a
+/// slow report (a state of the server).
+#[derive(Debug, Clone, Copy)]
+pub struct ReportWork(pub std::time::Duration);
 
 const LIST: &str = "billing.list_invoices";
 
@@ -27,25 +31,33 @@ async fn load(db: &Db, id: &str) -> Result<Invoice, BillingError> {
         .ok_or_else(|| not_found(id).into())
 }
 
-/// A billing failure: a marked [`ToolError`] for the model, or a database
-/// error, which the runtime turns into `INTERNAL_ERROR` (its text only in the log).
+/// A billing failure: one the model can act on, or a database error.
 #[derive(Debug, thiserror::Error)]
 pub enum BillingError {
-    /// A failure the model can act on. (`{0}` rather than `transparent`, so
-    /// that `source()` shows the `ToolError` and the runtime keeps it marked.)
-    #[error("{0}")]
+    /// A failure the model can act on.
+    #[error(transparent)]
     Tool(#[from] ToolError),
     /// The store failed.
-    #[error("{0}")]
+    #[error("the invoice store failed")]
     Db(#[from] DbError),
+}
+
+impl From<BillingError> for ToolError {
+    /// A [`ToolError`] reaches the model as it is; a database error becomes
+    /// the masked `INTERNAL_ERROR`, its whole chain in the log.
+    fn from(error: BillingError) -> Self {
+        match error {
+            BillingError::Tool(error) => error,
+            BillingError::Db(error) => ToolError::internal(error),
+        }
+    }
 }
 
 /// `billing.list_invoices`: a page of invoices, optionally of one status.
 pub async fn list_invoices(
-    db: Db,
-    _ctx: CallContext,
+    State(db): State<Db>,
     args: ListInvoices,
-) -> Result<InvoicePage, BillingError> {
+) -> Result<Json<InvoicePage>, BillingError> {
     let limit = args.limit.unwrap_or(20);
     let after = match args.cursor.as_deref() {
         None => 0,
@@ -77,37 +89,34 @@ pub async fn list_invoices(
     } else {
         None
     };
-    Ok(InvoicePage {
+    Ok(Json(InvoicePage {
         invoices,
         next_cursor,
-    })
+    }))
 }
 
 /// `billing.get_invoice`: one invoice; `NOT_FOUND` pointing to `billing.list_invoices`.
 pub async fn get_invoice(
-    db: Db,
-    _ctx: CallContext,
+    State(db): State<Db>,
     args: InvoiceId,
-) -> Result<Invoice, BillingError> {
-    load(&db, &args.id).await
+) -> Result<Json<Invoice>, BillingError> {
+    load(&db, &args.id).await.map(Json)
 }
 
 /// `billing.create_invoice`: stores a new open invoice.
 pub async fn create_invoice(
-    db: Db,
-    _ctx: CallContext,
+    State(db): State<Db>,
     args: CreateInvoice,
-) -> Result<Invoice, BillingError> {
-    Ok(db.run(move |conn| db::insert(conn, &args)).await?)
+) -> Result<Json<Invoice>, BillingError> {
+    Ok(Json(db.run(move |conn| db::insert(conn, &args)).await?))
 }
 
 /// `billing.pay_invoice`: marks an invoice paid; `CONFLICT` when it is already
 /// paid or void (detail `currentStatus`).
 pub async fn pay_invoice(
-    db: Db,
-    _ctx: CallContext,
+    State(db): State<Db>,
     args: InvoiceId,
-) -> Result<Invoice, BillingError> {
+) -> Result<Json<Invoice>, BillingError> {
     let invoice = load(&db, &args.id).await?;
     match invoice.status {
         Status::Paid => Err(ToolError::conflict(format!(
@@ -134,7 +143,7 @@ pub async fn pay_invoice(
             let seq = seq_of(&invoice.id).unwrap_or_default();
             db.run(move |conn| db::set_status(conn, seq, Status::Paid, None))
                 .await?;
-            load(&db, &invoice.id).await
+            load(&db, &invoice.id).await.map(Json)
         }
     }
 }
@@ -143,10 +152,9 @@ pub async fn pay_invoice(
 /// invoice is refused with a `critical` `CONFLICT`: it needs a refund, which a
 /// person must do.
 pub async fn void_invoice(
-    db: Db,
-    _ctx: CallContext,
+    State(db): State<Db>,
     args: VoidInvoice,
-) -> Result<Invoice, BillingError> {
+) -> Result<Json<Invoice>, BillingError> {
     let invoice = load(&db, &args.id).await?;
     match invoice.status {
         Status::Paid => Err(ToolError::conflict(format!(
@@ -157,21 +165,24 @@ pub async fn void_invoice(
         .suggest("Do not retry. Tell the user the invoice is paid and that a refund must be made by a person.")
         .detail("currentStatus", invoice.status.as_str())
         .into()),
-        Status::Void => Ok(invoice),
+        Status::Void => Ok(Json(invoice)),
         _ => {
             let seq = seq_of(&invoice.id).unwrap_or_default();
             let reason = args.reason.clone();
             db.run(move |conn| db::set_status(conn, seq, Status::Void, reason.as_deref()))
                 .await?;
-            load(&db, &invoice.id).await
+            load(&db, &invoice.id).await.map(Json)
         }
     }
 }
 
 /// `billing_health`: whether the store answers, and how many invoices it holds.
-pub async fn health(db: Db, _ctx: CallContext, _args: NoArgs) -> Result<Value, BillingError> {
-    let count = db.run(db::count).await?;
-    Ok(json!({ "status": "ok", "invoices": count }))
+pub async fn health(State(db): State<Db>) -> Result<Json<Health>, BillingError> {
+    let invoices = db.run(db::count).await?;
+    Ok(Json(Health {
+        status: String::from("ok"),
+        invoices,
+    }))
 }
 
 /// `billing.generate_report`: totals per currency over every stored invoice,
@@ -179,11 +190,10 @@ pub async fn health(db: Db, _ctx: CallContext, _args: NoArgs) -> Result<Value, B
 /// remaining time is spent waiting, and a cancelled or timed-out call stops
 /// at once).
 pub async fn generate_report(
-    db: Db,
-    work: std::time::Duration,
-    _ctx: CallContext,
+    State(db): State<Db>,
+    State(ReportWork(work)): State<ReportWork>,
     args: GenerateReport,
-) -> Result<Report, BillingError> {
+) -> Result<Json<Report>, BillingError> {
     let started = tokio::time::Instant::now();
     let currency = args.currency.map(|c| c.as_str().to_owned());
     let invoices = db
@@ -222,8 +232,8 @@ pub async fn generate_report(
         Period::Week => "week",
         Period::Month => "month",
     };
-    Ok(Report {
+    Ok(Json(Report {
         period: period.to_owned(),
         totals: totals.into_values().collect(),
-    })
+    }))
 }

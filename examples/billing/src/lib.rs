@@ -13,23 +13,10 @@ pub mod model;
 
 use std::time::Duration;
 
-use mcp_fusion::router::Handler;
-use mcp_fusion::{Action, BuildError, CallContext, FusionServer, Group, RateLimit, ServerBuilder};
-use serde::de::DeserializeOwned;
+use mcp_fusion::{Action, BuildError, FusionServer, Group, RateLimit, ServerBuilder};
 
+pub use actions::ReportWork;
 pub use db::{Db, DbError, default_db_path};
-
-/// Binds a handler that takes the database to it.
-fn with_db<Args, F, Fut, Out>(db: &Db, f: F) -> impl Handler<Args>
-where
-    Args: DeserializeOwned + schemars::JsonSchema + Send + 'static,
-    F: Fn(Db, CallContext, Args) -> Fut + Send + Sync + 'static,
-    Fut: std::future::Future<Output = Result<Out, actions::BillingError>> + Send + 'static,
-    Out: mcp_fusion::pipeline::IntoToolOutput,
-{
-    let db = db.clone();
-    move |ctx: CallContext, args: Args| f(db.clone(), ctx, args)
-}
 
 /// How the example is set up beyond its database.
 #[derive(Debug, Clone)]
@@ -87,12 +74,10 @@ pub fn builder_with(db: &Db, options: &Options) -> ServerBuilder {
             action
         }
     };
-    let work = options.report_work;
-    let report_db = db.clone();
     let mut billing = Group::new("billing")
         .description("Invoices: list, read, create, pay and void them.")
         .action(read(
-            Action::new("list_invoices", with_db(db, actions::list_invoices))
+            Action::new("list_invoices", actions::list_invoices)
                 .description(
                     "List invoices, oldest first, optionally of one status; pages with `cursor`.",
                 )
@@ -100,42 +85,34 @@ pub fn builder_with(db: &Db, options: &Options) -> ServerBuilder {
                 .idempotent(),
         ))
         .action(read(
-            Action::new("get_invoice", with_db(db, actions::get_invoice))
+            Action::new("get_invoice", actions::get_invoice)
                 .description("Read one invoice by id.")
                 .read_only()
-                .idempotent()
-                .output::<model::Invoice>(),
+                .idempotent(),
         ))
         .action(write(
-            Action::new("create_invoice", with_db(db, actions::create_invoice))
+            Action::new("create_invoice", actions::create_invoice)
                 .description("Create an open invoice."),
         ))
         .action(write(
-            Action::new("pay_invoice", with_db(db, actions::pay_invoice))
-                .description("Mark an invoice paid."),
+            Action::new("pay_invoice", actions::pay_invoice).description("Mark an invoice paid."),
         ))
         .action(write(
-            Action::new("void_invoice", with_db(db, actions::void_invoice))
+            Action::new("void_invoice", actions::void_invoice)
                 .description("Void (cancel) an invoice that is not paid.")
                 .destructive(),
         ))
         .action(read(
-            Action::new("get_invoice_legacy", with_db(db, actions::get_invoice))
+            Action::new("get_invoice_legacy", actions::get_invoice)
                 .description("Read one invoice by id (old name).")
                 .read_only()
                 .deprecated("billing.get_invoice"),
         ))
         .action(read(
-            Action::new(
-                "generate_report",
-                move |ctx: CallContext, args: model::GenerateReport| {
-                    actions::generate_report(report_db.clone(), work, ctx, args)
-                },
-            )
-            .description("Totals per currency: billed, paid and outstanding. Takes a while.")
-            .read_only()
-            .idempotent()
-            .output::<model::Report>(),
+            Action::new("generate_report", actions::generate_report)
+                .description("Totals per currency: billed, paid and outstanding. Takes a while.")
+                .read_only()
+                .idempotent(),
         ));
     if let Some((max_active, max_queue)) = options.guards.concurrency {
         billing = billing.concurrency(max_active, max_queue);
@@ -147,10 +124,12 @@ pub fn builder_with(db: &Db, options: &Options) -> ServerBuilder {
         billing = billing.timeout(limit);
     }
     FusionServer::builder("mcp-fusion-billing", env!("CARGO_PKG_VERSION"))
+        .state(db.clone())
+        .state(ReportWork(options.report_work))
         .instructions("Billing tools. Failures come back as <tool_error> or <validation_error> envelopes: follow their recovery.")
         .group(billing)
         .tool(
-            Action::new("billing_health", with_db(db, actions::health))
+            Action::new("billing_health", actions::health)
                 .description("Check that the invoice store answers.")
                 .read_only(),
         )

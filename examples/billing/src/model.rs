@@ -210,3 +210,12 @@ pub struct Report {
     /// One entry per currency, sorted by code.
     pub totals: Vec<CurrencyTotals>,
 }
+
+/// The output of `billing_health`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Health {
+    /// `ok` when the store answers.
+    pub status: String,
+    /// How many invoices it holds.
+    pub invoices: i64,
+}

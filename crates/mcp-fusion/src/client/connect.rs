@@ -13,6 +13,7 @@ use rmcp::model::{
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use secrecy::{ExposeSecret, SecretString};
 use serde_json::Value;
 
 use super::cause::{ConnectCause, innermost_text, known_cause};
@@ -64,18 +65,11 @@ impl Target {
 }
 
 impl fmt::Display for Target {
-    /// The URL (without a password it may hold: `http://user:***@host/`), or
-    /// the command line with its words separated by spaces.
+    /// The URL (its password masked: `http://user:***@host/`), or the
+    /// command line with its words separated by spaces.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Target::Http { url } => match (url.find("://"), url.find('@')) {
-                (Some(scheme), Some(at)) if at > scheme + 3 => {
-                    let userinfo = &url[scheme + 3..at];
-                    let user = userinfo.split(':').next().unwrap_or_default();
-                    write!(f, "{}{user}:***{}", &url[..scheme + 3], &url[at..])
-                }
-                _ => f.write_str(url),
-            },
+            Target::Http { url } => f.write_str(&crate::redact::url(url)),
             Target::Stdio { program, args } => {
                 f.write_str(program)?;
                 args.iter().try_for_each(|arg| write!(f, " {arg}"))
@@ -100,7 +94,7 @@ pub enum ServerStderr {
 
 /// How a [`FusionClient`] behaves. `ClientOptions::default()` is: discriminator
 /// `action`, no retry, no call time limit, 30 s to connect, stderr inherited.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct ClientOptions {
     /// The argument key a grouped tool reads its action from (dotted names,
     /// see [`route`](super::route)). Default [`DEFAULT_DISCRIMINATOR`] (`action`).
@@ -117,8 +111,8 @@ pub struct ClientOptions {
     /// A stdio server's stderr. Default [`ServerStderr::Inherit`].
     pub stderr: ServerStderr,
     /// A bearer token sent as `Authorization: Bearer …` on every HTTP request
-    /// (ignored over stdio). Default `None`.
-    pub bearer: Option<String>,
+    /// (ignored over stdio); `Debug` prints it as `[REDACTED]`. Default `None`.
+    pub bearer: Option<SecretString>,
 }
 
 impl Default for ClientOptions {
@@ -167,7 +161,7 @@ impl ClientOptions {
 
     /// Sets [`bearer`](Self::bearer): the token, without the `Bearer ` prefix.
     pub fn bearer(mut self, token: impl Into<String>) -> Self {
-        self.bearer = Some(token.into());
+        self.bearer = Some(SecretString::from(token.into()));
         self
     }
 }
@@ -255,7 +249,7 @@ impl FusionClient {
                 // a second 404 is returned (rmcp does it; set, not assumed).
                 config.reinit_on_expired_session = true;
                 if let Some(token) = &options.bearer {
-                    config = config.auth_header(token.clone());
+                    config = config.auth_header(token.expose_secret().to_owned());
                 }
                 let transport = StreamableHttpClientTransport::from_config(config);
                 (

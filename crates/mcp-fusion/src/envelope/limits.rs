@@ -209,6 +209,7 @@ pub fn normalize(err: &ToolError) -> ToolError {
         available_actions,
         details,
         retry_after,
+        internal: None,
     }
 }
 

@@ -483,18 +483,17 @@ fn finish(root: &str, got: Collected) -> Result<ParsedEnvelope, String> {
         .severity
         .and_then(|s| s.parse::<Severity>().ok())
         .unwrap_or_default();
+    let mut details = Vec::with_capacity(got.details.len());
+    crate::error::merge_details(&mut details, got.details);
     Ok(ParsedEnvelope::Tool(ToolError {
         code: ErrorCode::from(code),
         severity,
         message: got.message.unwrap_or_default(),
         recovery: got.recovery,
         available_actions: got.available_actions,
-        details: {
-            let mut details = Vec::with_capacity(got.details.len());
-            crate::error::merge_details(&mut details, got.details);
-            details
-        },
+        details,
         retry_after: got.retry_after.map(Duration::from_secs),
+        internal: None,
     }))
 }
 

@@ -19,8 +19,8 @@ pub use retry_after::{
     seconds_text,
 };
 pub use severity::{Severity, UnknownSeverity};
-pub use tool_error::ToolError;
 pub(crate) use tool_error::merge_details;
+pub use tool_error::{BoxError, ToolError};
 pub use validation_failure::{
-    FieldError, MORE_PATH, VALIDATION_RECOVERY, ValidationFailure, more_line,
+    FieldError, MORE_PATH, VALIDATION_RECOVERY, ValidationFailure, more_line, more_line_at_least,
 };

@@ -1,9 +1,16 @@
 //! [`ToolError`]: one tool failure, with the fluent builder of wire contract §7.
 
+use std::error::Error as StdError;
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::{ErrorCode, IntoRetryAfter, Severity};
+
+/// Any error at all, boxed: what [`ToolError::internal`] keeps for the log, and
+/// what a handler or middleware may return instead of a [`ToolError`] (it is
+/// classified by `From<BoxError> for ToolError`).
+pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 
 /// A tool failure, as the model will read it in a `<tool_error>` envelope.
 ///
@@ -22,9 +29,16 @@ use super::{ErrorCode, IntoRetryAfter, Severity};
 /// ```
 ///
 /// Rendering lives in [`crate::envelope`]; this type knows nothing of XML.
-/// `ToolError` implements [`std::error::Error`], so a handler can return it with
-/// `Err(e)` or propagate it with `?` and it reaches the wire unchanged (§6).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A handler's error type is anything `Into<ToolError>`: a `ToolError`
+/// returned with `Err(e)` or propagated with `?` reaches the wire unchanged
+/// (§6); your own error type gets there through `impl From<MyError> for
+/// ToolError`, checked by the compiler; an unexpected error becomes the
+/// masked `INTERNAL_ERROR` through [`ToolError::internal`], which keeps it for
+/// the log.
+///
+/// Two `ToolError`s are equal when every public field is, and both keep an
+/// internal source or neither does.
+#[derive(Debug, Clone)]
 pub struct ToolError {
     /// The `code` attribute. Canonical or custom (§5).
     pub code: ErrorCode,
@@ -45,7 +59,27 @@ pub struct ToolError {
     /// `<retry_after>`: how long to wait before calling again. Rendered as whole
     /// seconds rounded up, between 1 and 86 400; `None` or zero omits it.
     pub retry_after: Option<Duration>,
+    /// The unexpected error behind an `INTERNAL_ERROR` made by
+    /// [`ToolError::internal`]: logged with its whole `source()` chain and an
+    /// error id when the call ends, and never rendered: the model does not
+    /// see it. `None` for every other failure.
+    pub internal: Option<Arc<dyn StdError + Send + Sync + 'static>>,
 }
+
+impl PartialEq for ToolError {
+    fn eq(&self, other: &Self) -> bool {
+        self.code == other.code
+            && self.severity == other.severity
+            && self.message == other.message
+            && self.recovery == other.recovery
+            && self.available_actions == other.available_actions
+            && self.details == other.details
+            && self.retry_after == other.retry_after
+            && self.internal.is_some() == other.internal.is_some()
+    }
+}
+
+impl Eq for ToolError {}
 
 impl ToolError {
     /// A failure with `code` and `message`, severity `error`, no other section.
@@ -66,7 +100,29 @@ impl ToolError {
             available_actions: Vec::new(),
             details: Vec::new(),
             retry_after: None,
+            internal: None,
         }
+    }
+
+    /// The masked `INTERNAL_ERROR` for an unexpected failure (an I/O error, a
+    /// database error, anything else): when the call ends, `source` and its
+    /// whole `source()` chain go to the log (`tracing`, level error) with a
+    /// fresh error id, and the model reads only the action's name, the error
+    /// id, that the server is still running and what it may do next (wire
+    /// contract §6). A `&str` or `String` works as a source too.
+    ///
+    /// ```
+    /// use mcp_fusion::ToolError;
+    ///
+    /// fn read_config() -> Result<String, ToolError> {
+    ///     std::fs::read_to_string("/no/such/file").map_err(ToolError::internal)
+    /// }
+    /// assert_eq!(read_config().unwrap_err().code, mcp_fusion::ErrorCode::InternalError);
+    /// ```
+    pub fn internal(source: impl Into<BoxError>) -> Self {
+        let mut err = ToolError::new(ErrorCode::InternalError, "");
+        err.internal = Some(Arc::from(source.into()));
+        err
     }
 
     /// `MISSING_REQUIRED_FIELD` for `field`: message `Required field "F" is missing.`,
@@ -208,8 +264,6 @@ shorthands! {
     validation_error => ValidationError;
     /// `MISSING_REQUIRED_FIELD` with `message`; see also [`ToolError::required`].
     missing_required_field => MissingRequiredField;
-    /// `INTERNAL_ERROR` with `message`.
-    internal => InternalError;
     /// `RATE_LIMITED` with `message`; add [`ToolError::retry_after`].
     rate_limited => RateLimited;
     /// `UNAUTHORIZED` with `message`.
@@ -243,7 +297,32 @@ impl fmt::Display for ToolError {
     }
 }
 
-impl std::error::Error for ToolError {}
+impl StdError for ToolError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.internal
+            .as_deref()
+            .map(|e| e as &(dyn StdError + 'static))
+    }
+}
+
+impl From<BoxError> for ToolError {
+    /// A [`ToolError`] anywhere in `error`'s `source()` chain is taken as it
+    /// is (the error was marked); anything else is [`ToolError::internal`].
+    fn from(error: BoxError) -> Self {
+        let error = match error.downcast::<ToolError>() {
+            Ok(marked) => return *marked,
+            Err(error) => error,
+        };
+        let mut source = error.source();
+        while let Some(inner) = source {
+            if let Some(marked) = inner.downcast_ref::<ToolError>() {
+                return marked.clone();
+            }
+            source = inner.source();
+        }
+        ToolError::internal(error)
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -85,27 +85,37 @@ pub const MORE_PATH: &str = "(more)";
 
 /// The `(more)` line saying that `left_out` problems are not listed.
 pub fn more_line(left_out: usize) -> FieldError {
+    let count = if left_out == 1 {
+        String::from("1 more problem is")
+    } else {
+        format!("{left_out} more problems are")
+    };
+    more(&count)
+}
+
+/// [`more_line`] when counting stopped at `left_out`: `At least N more
+/// problems are not shown. …`.
+pub fn more_line_at_least(left_out: usize) -> FieldError {
+    more(&format!("At least {left_out} more problems are"))
+}
+
+fn more(count: &str) -> FieldError {
     FieldError::new(
         MORE_PATH,
-        format!(
-            "{left_out} more {} not shown. Fix the fields above and call again to see the rest.",
-            if left_out == 1 {
-                "problem is"
-            } else {
-                "problems are"
-            }
-        ),
+        format!("{count} not shown. Fix the fields above and call again to see the rest."),
     )
 }
 
 impl ValidationFailure {
     /// How many problems the arguments have: the listed lines, plus the count
-    /// a final `(more)` line gives for the ones left out.
+    /// a final `(more)` line gives for the ones left out (at least that many
+    /// when it says "At least").
     pub fn problem_count(&self) -> usize {
         match self.fields.last() {
             Some(last) if last.path == MORE_PATH => {
                 let hidden = last
                     .message
+                    .trim_start_matches("At least ")
                     .split_whitespace()
                     .next()
                     .and_then(|n| n.parse::<usize>().ok())

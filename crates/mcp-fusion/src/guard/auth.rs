@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
+use subtle::ConstantTimeEq;
 use tower::ServiceExt;
 
 use super::layer::Guard;
@@ -38,15 +40,11 @@ pub trait TokenVerifier: Send + Sync + 'static {
     fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, AuthFailure>>;
 }
 
-/// Compares two byte strings in time that depends only on their lengths.
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-/// A fixed set of tokens, each standing for a subject with scopes.
+/// A fixed set of tokens, each standing for a subject with scopes. Its
+/// `Debug` shows the subjects, never the tokens.
 #[derive(Debug, Clone, Default)]
 pub struct StaticTokens {
-    entries: Vec<(String, Principal)>,
+    entries: Vec<(SecretString, Principal)>,
 }
 
 /// Why a token file could not be used.
@@ -107,8 +105,10 @@ impl StaticTokens {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.entries
-            .push((token.into(), Principal::new(subject, scopes)));
+        self.entries.push((
+            SecretString::from(token.into()),
+            Principal::new(subject, scopes),
+        ));
         self
     }
 
@@ -142,7 +142,11 @@ impl StaticTokens {
                     "the token of entry {i} contains white space, which a bearer header cannot carry"
                 )));
             }
-            if tokens.entries.iter().any(|(t, _)| *t == entry.token) {
+            if tokens
+                .entries
+                .iter()
+                .any(|(t, _)| t.expose_secret() == entry.token)
+            {
                 return Err(format(format!("entry {i} repeats a token")));
             }
             tokens = tokens.token(entry.token, entry.subject, entry.scopes);
@@ -155,7 +159,7 @@ impl TokenVerifier for StaticTokens {
     fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, AuthFailure>> {
         // Every entry is compared, in constant time each.
         let found = self.entries.iter().fold(None, |found, (t, p)| {
-            if same(t.as_bytes(), token.as_bytes()) {
+            if bool::from(t.expose_secret().as_bytes().ct_eq(token.as_bytes())) {
                 Some(p)
             } else {
                 found

@@ -3,6 +3,7 @@
 //! (`governor`); a fleet shares it in Redis ([`super::RedisStore`]).
 
 use std::fmt;
+use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -224,6 +225,12 @@ impl RateLimitGuard {
                         .map(|k| format!("key:{k}"))
                 })
                 .unwrap_or_else(|| match ctx.peer() {
+                    // One host of an IPv6 network holds a whole /64: count
+                    // the network, or each address would be a new budget.
+                    Peer::Http(Some(IpAddr::V6(ip))) => {
+                        let network = u128::from(ip) & !((1u128 << 64) - 1);
+                        format!("ip:{}/64", std::net::Ipv6Addr::from(network))
+                    }
                     Peer::Http(Some(ip)) => format!("ip:{ip}"),
                     Peer::Http(None) => String::from("anonymous"),
                     Peer::Stdio => String::from("stdio"),

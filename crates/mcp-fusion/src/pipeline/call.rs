@@ -26,6 +26,7 @@ pub(crate) struct ContextInner {
     pub(crate) http: Option<axum::http::request::Parts>,
     pub(crate) peer: Peer,
     pub(crate) principal: OnceLock<Principal>,
+    pub(crate) states: Arc<super::States>,
 }
 
 /// Where a call came from, as the transport tells it. An anonymous caller of
@@ -104,6 +105,13 @@ impl CallContext {
         self.inner.http.as_ref()
     }
 
+    /// The application state of type `T` given with `ServerBuilder::state`
+    /// (cloned), or `None`. Handlers usually take it as a
+    /// [`State<T>`](super::State) parameter instead.
+    pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
+        self.inner.states.get::<T>()
+    }
+
     /// Where the call came from (see [`Peer`]).
     pub fn peer(&self) -> Peer {
         self.inner.peer
@@ -179,6 +187,7 @@ impl CallContext {
                 http: None,
                 peer: Peer::Local,
                 principal: OnceLock::new(),
+                states: Arc::default(),
             }),
             cancellation: CancellationToken::new(),
         }

@@ -9,45 +9,58 @@ use std::panic::AssertUnwindSafe;
 use futures::FutureExt;
 
 use super::CallContext;
+pub use crate::error::BoxError;
 use crate::error::{ErrorCode, ToolError};
 
-/// Any error a handler or middleware may return. A [`ToolError`] anywhere in its
-/// `source()` chain is marked and reaches the wire unchanged; anything else is
-/// unmarked and becomes `INTERNAL_ERROR`.
-pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
+/// The first sentence after the error id of every `INTERNAL_ERROR` message:
+/// the failure is this call's, not the server's.
+pub const INTERNAL_STILL_RUNNING: &str = "The server is still running and its other actions work.";
 
 /// The recovery line of every `INTERNAL_ERROR` (§5: do not retry blindly).
-pub const INTERNAL_RECOVERY: &str = "Do not retry this call blindly: the same call is likely to fail again. Tell the user the action failed and give them the error id, or try a different approach.";
+pub const INTERNAL_RECOVERY: &str = "Retry this call once. If it fails again, do not retry it: call another action, or tell the user the action failed and give them the error id.";
 
 /// Classifies `error`: a marked [`ToolError`] (the error itself or one in its
-/// `source()` chain) is returned as it is; anything else is logged with a new
-/// error id and replaced by [`internal_error`].
+/// `source()` chain) is returned as it is; anything else becomes the masked
+/// [`internal_error`], logged with its whole `source()` chain.
 pub fn classify(ctx: &CallContext, error: BoxError) -> ToolError {
-    let error = match error.downcast::<ToolError>() {
-        Ok(marked) => return *marked,
-        Err(error) => error,
-    };
-    let mut source = error.source();
-    while let Some(inner) = source {
-        if let Some(marked) = inner.downcast_ref::<ToolError>() {
-            return marked.clone();
-        }
-        source = inner.source();
-    }
-    internal_error(ctx, &error.to_string())
+    resolve(ctx, ToolError::from(error))
 }
 
-/// An `INTERNAL_ERROR` for the call in `ctx`: the model gets the action name
-/// and a fresh error id (12 hex digits); `internal` goes to the log (`tracing`,
-/// level error, fields `error_id`, `action`) and, only when the server exposes
-/// internal errors, into a `internal_error` detail.
-pub fn internal_error(ctx: &CallContext, internal: &str) -> ToolError {
+/// `error` ready for the wire: an `INTERNAL_ERROR` still holding its
+/// unexpected source ([`ToolError::internal`]) is logged and masked by
+/// [`internal_error`]; any other error is returned unchanged.
+pub fn resolve(ctx: &CallContext, mut error: ToolError) -> ToolError {
+    match error.internal.take() {
+        Some(source) => internal_error(ctx, source.as_ref()),
+        None => error,
+    }
+}
+
+/// `error` and its `source()` chain in one line: `top: cause: deeper cause`.
+fn chain(error: &(dyn StdError + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(inner) = source {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        source = inner.source();
+    }
+    text
+}
+
+/// An `INTERNAL_ERROR` for the call in `ctx`: the model gets the action name,
+/// a fresh error id (12 hex digits), that the server still runs, and what to
+/// do next; `internal` and its whole `source()` chain go to the log
+/// (`tracing`, level error, fields `error_id`, `action`, `error`) and, only
+/// when the server exposes internal errors, into an `internal_error` detail.
+pub fn internal_error(ctx: &CallContext, internal: &(dyn StdError + 'static)) -> ToolError {
     let error_id = new_error_id();
+    let internal = chain(internal);
     tracing::error!(error_id = %error_id, action = %ctx.name(), error = %internal, "tool call failed with an internal error");
     let mut err = ToolError::new(
         ErrorCode::InternalError,
         format!(
-            "{} failed with an internal error (error id {error_id}).",
+            "{} failed with an internal error (error id {error_id}). {INTERNAL_STILL_RUNNING}",
             ctx.name()
         ),
     )
@@ -59,19 +72,20 @@ pub fn internal_error(ctx: &CallContext, internal: &str) -> ToolError {
     err
 }
 
-/// Runs `future`, turning a panic inside it into an `INTERNAL_ERROR` for `ctx`.
-/// The panic payload's text is logged like any internal error; the task and the
-/// server go on.
+/// Runs `future`, turning a panic inside it into an `INTERNAL_ERROR` for
+/// `ctx`, and resolving every error it returns ([`resolve`]). The panic
+/// payload's text is logged like any internal error; the task and the server
+/// go on.
 pub async fn catch_panic<F, T>(ctx: &CallContext, future: F) -> Result<T, ToolError>
 where
     F: Future<Output = Result<T, ToolError>>,
 {
     match AssertUnwindSafe(future).catch_unwind().await {
-        Ok(result) => result,
-        Err(payload) => Err(internal_error(
-            ctx,
-            &format!("panic: {}", panic_text(payload.as_ref())),
-        )),
+        Ok(result) => result.map_err(|e| resolve(ctx, e)),
+        Err(payload) => {
+            let text = format!("panic: {}", panic_text(payload.as_ref()));
+            Err(internal_error(ctx, BoxError::from(text).as_ref()))
+        }
     }
 }
 
@@ -112,9 +126,32 @@ mod tests {
                 .message
                 .starts_with("billing.get_invoice failed with an internal error (error id ")
         );
+        assert!(
+            internal
+                .message
+                .ends_with("). The server is still running and its other actions work."),
+            "{}",
+            internal.message
+        );
         assert_eq!(internal.recovery.as_deref(), Some(INTERNAL_RECOVERY));
         assert_eq!(internal.details.len(), 1);
         assert_eq!(internal.details[0].0, "error_id");
         assert!(!internal.message.contains("disk on fire"));
+        assert!(internal.internal.is_none(), "resolved: nothing left to log");
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("the invoice store failed")]
+    struct Store(#[source] std::io::Error);
+
+    #[test]
+    fn the_whole_source_chain_is_logged_text() {
+        let error = Store(std::io::Error::other("disk on fire"));
+        assert_eq!(chain(&error), "the invoice store failed: disk on fire");
+        let ctx = CallContext::detached("billing", Some("get_invoice"));
+        let err = resolve(&ctx, ToolError::internal(error));
+        assert_eq!(err.code, ErrorCode::InternalError);
+        assert!(!err.message.contains("disk"), "{}", err.message);
+        assert!(err.internal.is_none());
     }
 }

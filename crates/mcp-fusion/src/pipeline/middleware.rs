@@ -2,9 +2,10 @@
 //!
 //! Every stage after validation is a tower [`Service`] from [`Call`] to
 //! [`ToolOutput`] with [`ToolError`] as its error. A middleware sees validated
-//! arguments and may end the call early with `Err`; an early `Err(ToolError)` is
-//! marked and reaches the wire intact, any other error becomes `INTERNAL_ERROR`
-//! (wire contract §6, the handler's rule).
+//! arguments and may end the call early with `Err`: its error type is anything
+//! `Into<ToolError>`, as a handler's is, and follows the same rule (a
+//! `ToolError` reaches the wire intact, [`ToolError::internal`] and any other
+//! unexpected error become the masked `INTERNAL_ERROR`; wire contract §6).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -14,7 +15,7 @@ use futures::future::BoxFuture;
 use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service, ServiceExt};
 
-use super::internal::{BoxError, classify};
+use super::internal::resolve;
 use super::{Call, ToolOutput};
 use crate::error::ToolError;
 
@@ -108,7 +109,7 @@ impl<F, Fut, E> Service<Call> for FromFn<F>
 where
     F: Fn(Call, Next) -> Fut + Clone + Send + Sync + 'static,
     Fut: Future<Output = Result<ToolOutput, E>> + Send + 'static,
-    E: Into<BoxError>,
+    E: Into<ToolError>,
 {
     type Response = ToolOutput;
     type Error = ToolError;
@@ -124,6 +125,6 @@ where
             inner: self.inner.clone(),
         };
         let future = (self.f)(call, next);
-        Box::pin(async move { future.await.map_err(|e| classify(&ctx, e.into())) })
+        Box::pin(async move { future.await.map_err(|e| resolve(&ctx, e.into())) })
     }
 }

@@ -7,13 +7,18 @@ mod internal;
 mod middleware;
 mod output;
 mod path;
+mod state;
 mod validate;
 
 pub(crate) use call::ContextInner;
 pub use call::{Call, CallContext, Peer, Principal};
-pub use internal::{BoxError, INTERNAL_RECOVERY, catch_panic, classify, internal_error};
+pub use internal::{
+    BoxError, INTERNAL_RECOVERY, INTERNAL_STILL_RUNNING, catch_panic, classify, internal_error,
+    resolve,
+};
 pub(crate) use middleware::{BoxLayer, box_layer};
 pub use middleware::{CallService, FromFn, FromFnLayer, Next, from_fn};
-pub use output::{IntoToolOutput, ToolOutput};
+pub use output::{IntoToolOutput, Json, ToolOutput};
 pub(crate) use path::{CallRequest, UnknownTool, run};
+pub use state::{FromCallContext, State, StateNeed, States};
 pub(crate) use validate::{ActionService, Outcome, Validate};

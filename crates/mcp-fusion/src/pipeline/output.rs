@@ -1,6 +1,7 @@
 //! [`ToolOutput`]: what a successful call returns, and [`IntoToolOutput`].
 
 use rmcp::model::{CallToolResult, ContentBlock};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -70,6 +71,16 @@ impl ToolOutput {
         &self.warnings
     }
 
+    /// The value that goes to `structuredContent`: a JSON body, or the
+    /// structured content of a full result; `None` for text.
+    pub(crate) fn structured_value(&self) -> Option<&Value> {
+        match &self.body {
+            Body::Json(value) => Some(value),
+            Body::Result(result) => result.structured_content.as_ref(),
+            Body::Text(_) => None,
+        }
+    }
+
     /// The output as a `CallToolResult` (`structured` says whether the action
     /// declared an output schema), warnings appended through
     /// [`crate::envelope::attach_warning`].
@@ -97,12 +108,18 @@ impl ToolOutput {
 }
 
 /// What a handler may return on success: any [`Serialize`] value (a `String`
-/// or `&str` is sent as plain text, `()` as `OK`, anything else as JSON), or a
-/// [`ToolOutput`].
+/// or `&str` is sent as plain text, `()` as `OK`, anything else as JSON), a
+/// [`Json<T>`] (typed, with an `outputSchema`), or a [`ToolOutput`].
 pub trait IntoToolOutput {
     /// Converts into a [`ToolOutput`]. A value that cannot be serialized is an
     /// unmarked error (it becomes `INTERNAL_ERROR`).
     fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error>;
+
+    /// The action's `outputSchema` when the handler returns this type: `None`
+    /// (no schema, no `structuredContent`) except for [`Json<T>`].
+    fn output_schema() -> Option<Value> {
+        None
+    }
 }
 
 impl IntoToolOutput for ToolOutput {
@@ -117,5 +134,40 @@ impl<T: Serialize> IntoToolOutput for T {
             Value::Null => ToolOutput::text("OK"),
             value => ToolOutput::json(value),
         })
+    }
+}
+
+/// A typed result: `T`'s JSON Schema (serialization side, draft 2020-12) is
+/// the action's `outputSchema`, and a success is sent as `structuredContent`
+/// plus the same JSON as text (MCP `tools/call`: "a tool that returns
+/// structured content SHOULD also return the serialized JSON in a text
+/// block"). Before it leaves the server, the value is checked against the
+/// schema; a value that does not match becomes a masked `INTERNAL_ERROR`
+/// (the mismatch goes to the log), never a result that contradicts its own
+/// schema.
+///
+/// ```
+/// use mcp_fusion::{Json, ToolError};
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Invoice { id: String, amount_cents: u64 }
+///
+/// async fn get_invoice(args: mcp_fusion::NoArgs) -> Result<Json<Invoice>, ToolError> {
+///     Ok(Json(Invoice { id: "inv_1".into(), amount_cents: 1200 }))
+/// }
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+impl<T: Serialize + JsonSchema> IntoToolOutput for Json<T> {
+    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
+        Ok(ToolOutput {
+            body: Body::Json(serde_json::to_value(self.0)?),
+            warnings: Vec::new(),
+        })
+    }
+
+    fn output_schema() -> Option<Value> {
+        Some(crate::schema::output_schema_for::<T>())
     }
 }

@@ -23,6 +23,7 @@ pub(crate) struct CallRequest {
     pub cancellation: CancellationToken,
     pub http: Option<Parts>,
     pub peer: super::Peer,
+    pub states: Arc<super::States>,
 }
 
 /// A call naming no tool: becomes JSON-RPC error -32602 (MCP).
@@ -69,6 +70,7 @@ pub(crate) async fn run(
             http: request.http,
             peer: request.peer,
             principal: std::sync::OnceLock::new(),
+            states: request.states,
         }),
         cancellation: request.cancellation.clone(),
     };

@@ -8,7 +8,7 @@ use futures::future::BoxFuture;
 use tower::util::BoxCloneSyncService;
 use tower::{Service, ServiceExt};
 
-use super::{Call, CallService, ToolOutput};
+use super::{Call, CallService, ToolOutput, resolve};
 use crate::error::{ToolError, ValidationFailure};
 use crate::validation::SchemaValidator;
 
@@ -23,10 +23,13 @@ pub(crate) enum Outcome {
 /// An action's whole stack: guards, then validation, then middleware and handler.
 pub(crate) type ActionService = BoxCloneSyncService<Call, Outcome, ToolError>;
 
-/// Validates `call.args` in place, then runs the inner stack.
+/// Validates `call.args` in place, then runs the inner stack; with an output
+/// validator, checks a success against the action's `outputSchema` before it
+/// goes on (a mismatch is the server's fault: a masked `INTERNAL_ERROR`).
 #[derive(Clone)]
 pub(crate) struct Validate {
     pub validator: SchemaValidator,
+    pub output: Option<SchemaValidator>,
     pub inner: CallService,
 }
 
@@ -46,6 +49,27 @@ impl Service<Call> for Validate {
             return Box::pin(std::future::ready(Ok(Outcome::Invalid(failure))));
         }
         let inner = self.inner.clone();
-        Box::pin(async move { inner.oneshot(call).await.map(Outcome::Output) })
+        let Some(output) = self.output.clone() else {
+            return Box::pin(async move { inner.oneshot(call).await.map(Outcome::Output) });
+        };
+        let ctx = call.ctx.clone();
+        Box::pin(async move {
+            let produced = inner.oneshot(call).await?;
+            let checked = match produced.structured_value() {
+                Some(value) => output.check(value),
+                None => Err(String::from(
+                    "the success has no structured content, but the action declares an outputSchema",
+                )),
+            };
+            match checked {
+                Ok(()) => Ok(Outcome::Output(produced)),
+                Err(problems) => Err(resolve(
+                    &ctx,
+                    ToolError::internal(format!(
+                        "the result does not match the action's outputSchema: {problems}"
+                    )),
+                )),
+            }
+        })
     }
 }

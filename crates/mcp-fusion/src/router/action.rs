@@ -10,49 +10,162 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tower::{Layer, Service};
 
-use super::schema;
 use crate::error::ToolError;
 use crate::guard::{Concurrency, Guards, RateLimit};
 use crate::pipeline::{
-    BoxError, BoxLayer, Call, CallContext, IntoToolOutput, ToolOutput, box_layer, classify,
-    internal_error,
+    BoxLayer, Call, CallContext, FromCallContext, IntoToolOutput, StateNeed, ToolOutput, box_layer,
 };
+use crate::schema;
 
-/// An async handler: `async fn(CallContext, Args) -> Result<Out, E>`.
+/// An async handler: an `async fn` whose parameters are any number (up to
+/// four) of values taken from the call ([`FromCallContext`]: a
+/// [`CallContext`], a [`State<T>`](crate::State), your own extractors), in any
+/// order, then optionally the arguments type last, and which returns
+/// `Result<Out, E>`:
 ///
-/// `Args` is the action's input type (`Deserialize + JsonSchema`); its schema is
-/// the action's input schema. `Out` is anything [`IntoToolOutput`] (a string,
-/// any `Serialize` value, or a [`ToolOutput`]). `E` is any error: a
-/// [`ToolError`] (returned or propagated with `?`) reaches the wire unchanged,
-/// anything else becomes `INTERNAL_ERROR` (wire contract §6).
-pub trait Handler<Args>: Send + Sync + 'static {
-    /// Runs the handler.
+/// - the arguments type (`Deserialize + JsonSchema`) gives the action's input
+///   schema; without one, the action takes no arguments ([`NoArgs`]);
+/// - `Out` is anything [`IntoToolOutput`]: a string, any `Serialize` value, a
+///   [`Json<T>`](crate::Json) (which also gives the `outputSchema`), or a
+///   [`ToolOutput`];
+/// - `E` is anything `Into<ToolError>`: a [`ToolError`] reaches the wire
+///   unchanged, your own error type through `impl From<MyError> for
+///   ToolError`, a [`BoxError`](crate::BoxError) is classified (a
+///   `ToolError` in its `source()` chain is kept, anything else becomes the
+///   masked `INTERNAL_ERROR`; wire contract §6).
+///
+/// ```
+/// use mcp_fusion::{CallContext, Json, State, ToolError};
+///
+/// #[derive(Clone)]
+/// struct Db;
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct GetInvoice { id: String }
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Invoice { id: String }
+///
+/// async fn get_invoice(State(_db): State<Db>, args: GetInvoice) -> Result<Json<Invoice>, ToolError> {
+///     Ok(Json(Invoice { id: args.id }))
+/// }
+/// async fn health(_ctx: CallContext) -> Result<&'static str, ToolError> {
+///     Ok("ok")
+/// }
+/// let _ = mcp_fusion::Action::new("get_invoice", get_invoice);
+/// let _ = mcp_fusion::Action::new("health", health);
+/// ```
+pub trait Handler<M>: Send + Sync + 'static {
+    /// The arguments type: its schema is the action's input schema.
+    type Args: DeserializeOwned + JsonSchema + Send + 'static;
+
+    /// Runs the handler for one call whose arguments were validated.
     fn call(
         &self,
         ctx: CallContext,
-        args: Args,
-    ) -> BoxFuture<'static, Result<ToolOutput, BoxError>>;
+        args: Self::Args,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
+
+    /// The states the handler's extractors need (checked when the server is
+    /// built).
+    fn state_needs() -> Vec<StateNeed>;
+
+    /// The `outputSchema` its return type gives (see [`IntoToolOutput::output_schema`]).
+    fn output_schema() -> Option<Value>;
 }
 
-impl<F, Fut, Args, Out, E> Handler<Args> for F
+/// Marks a [`Handler`] whose last parameter is its arguments type.
+#[derive(Debug)]
+pub struct WithArgs;
+/// Marks a [`Handler`] that takes no arguments (every parameter is an extractor).
+#[derive(Debug)]
+pub struct WithoutArgs;
+
+/// The output of a handler's future as the pipeline wants it.
+async fn finish<Fut, Out, E>(future: Fut) -> Result<ToolOutput, ToolError>
 where
-    F: Fn(CallContext, Args) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Out, E>> + Send + 'static,
+    Fut: Future<Output = Result<Out, E>>,
     Out: IntoToolOutput,
-    E: Into<BoxError>,
+    E: Into<ToolError>,
 {
-    fn call(
-        &self,
-        ctx: CallContext,
-        args: Args,
-    ) -> BoxFuture<'static, Result<ToolOutput, BoxError>> {
-        let future = self(ctx, args);
-        Box::pin(async move {
-            let out = future.await.map_err(Into::into)?;
-            out.into_tool_output().map_err(|e| Box::new(e) as BoxError)
-        })
-    }
+    let out = future.await.map_err(Into::into)?;
+    out.into_tool_output().map_err(ToolError::internal)
 }
+
+macro_rules! handlers {
+    ($($extractor:ident),*) => {
+        impl<F, Fut, Out, E, $($extractor,)* A> Handler<(WithArgs, $($extractor,)* A)> for F
+        where
+            F: Fn($($extractor,)* A) -> Fut + Send + Sync + 'static,
+            Fut: Future<Output = Result<Out, E>> + Send + 'static,
+            Out: IntoToolOutput + 'static,
+            E: Into<ToolError> + 'static,
+            $($extractor: FromCallContext,)*
+            A: DeserializeOwned + JsonSchema + Send + 'static,
+        {
+            type Args = A;
+
+            #[allow(non_snake_case, unused_variables)]
+            fn call(&self, ctx: CallContext, args: A) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+                $(
+                    let $extractor = match $extractor::from_call_context(&ctx) {
+                        Ok(value) => value,
+                        Err(e) => return Box::pin(std::future::ready(Err(e))),
+                    };
+                )*
+                Box::pin(finish(self($($extractor,)* args)))
+            }
+
+            fn state_needs() -> Vec<StateNeed> {
+                #[allow(unused_mut)]
+                let mut needs = Vec::new();
+                $(needs.extend($extractor::state_need());)*
+                needs
+            }
+
+            fn output_schema() -> Option<Value> {
+                Out::output_schema()
+            }
+        }
+
+        impl<F, Fut, Out, E, $($extractor,)*> Handler<(WithoutArgs, $($extractor,)*)> for F
+        where
+            F: Fn($($extractor,)*) -> Fut + Send + Sync + 'static,
+            Fut: Future<Output = Result<Out, E>> + Send + 'static,
+            Out: IntoToolOutput + 'static,
+            E: Into<ToolError> + 'static,
+            $($extractor: FromCallContext,)*
+        {
+            type Args = NoArgs;
+
+            #[allow(non_snake_case, unused_variables)]
+            fn call(&self, ctx: CallContext, _args: NoArgs) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+                $(
+                    let $extractor = match $extractor::from_call_context(&ctx) {
+                        Ok(value) => value,
+                        Err(e) => return Box::pin(std::future::ready(Err(e))),
+                    };
+                )*
+                Box::pin(finish(self($($extractor,)*)))
+            }
+
+            fn state_needs() -> Vec<StateNeed> {
+                #[allow(unused_mut)]
+                let mut needs = Vec::new();
+                $(needs.extend($extractor::state_need());)*
+                needs
+            }
+
+            fn output_schema() -> Option<Value> {
+                Out::output_schema()
+            }
+        }
+    };
+}
+
+handlers!();
+handlers!(E1);
+handlers!(E1, E2);
+handlers!(E1, E2, E3);
+handlers!(E1, E2, E3, E4);
 
 /// Deserializes validated arguments into `Args`. JSON Schema counts `3.0` as an
 /// integer (2020-12, "type": "integer" accepts any number with a zero
@@ -127,13 +240,12 @@ pub struct Hints {
 ///
 /// ```
 /// use mcp_fusion::router::Action;
-/// use mcp_fusion::pipeline::CallContext;
 /// use mcp_fusion::ToolError;
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct GetInvoice { id: String }
 ///
-/// async fn get_invoice(_ctx: CallContext, args: GetInvoice) -> Result<String, ToolError> {
+/// async fn get_invoice(args: GetInvoice) -> Result<String, ToolError> {
 ///     Err(ToolError::not_found(format!("No invoice {}", args.id)))
 /// }
 ///
@@ -147,6 +259,7 @@ pub struct Action {
     pub(crate) allow_unknown_fields: bool,
     pub(crate) input_schema: fn(bool) -> Value,
     pub(crate) output_schema: Option<Value>,
+    pub(crate) state_needs: Vec<StateNeed>,
     pub(crate) deprecated: Option<String>,
     pub(crate) deprecated_fields: Vec<(String, String)>,
     pub(crate) guards: Guards,
@@ -166,33 +279,31 @@ impl std::fmt::Debug for Action {
 
 impl Action {
     /// An action named `name` (a group's action key, or a plain tool's name)
-    /// run by `handler`. Its input schema is derived from `Args` (JSON Schema
+    /// run by `handler` (see [`Handler`] for the shapes it may take). Its
+    /// input schema is derived from the handler's arguments type (JSON Schema
     /// 2020-12, subschemas inlined) when the server is built; objects reject
-    /// unknown keys unless [`Action::allow_unknown_fields`] is set.
-    pub fn new<Args, H>(name: impl Into<String>, handler: H) -> Self
+    /// unknown keys unless [`Action::allow_unknown_fields`] is set. When the
+    /// handler returns [`Json<T>`](crate::Json), `T`'s schema is its
+    /// `outputSchema`.
+    pub fn new<M, H>(name: impl Into<String>, handler: H) -> Self
     where
-        Args: DeserializeOwned + JsonSchema + Send + 'static,
-        H: Handler<Args>,
+        H: Handler<M>,
     {
         let handler = Arc::new(handler);
         let erased: ErasedHandler = Arc::new(move |ctx: CallContext, args: Value| {
             let handler = Arc::clone(&handler);
             Box::pin(async move {
-                let args: Args = match deserialize_args(args) {
+                let args: H::Args = match deserialize_args(args) {
                     Ok(args) => args,
                     Err(e) => {
                         // The schema accepted the value but the type did not:
                         // a mismatch between the schema and the type, not the model's fault.
-                        return Err(internal_error(
-                            &ctx,
-                            &format!("arguments did not deserialize: {e}"),
-                        ));
+                        return Err(ToolError::internal(format!(
+                            "arguments did not deserialize: {e}"
+                        )));
                     }
                 };
-                handler
-                    .call(ctx.clone(), args)
-                    .await
-                    .map_err(|e| classify(&ctx, e))
+                handler.call(ctx, args).await
             })
         });
         Action {
@@ -200,8 +311,9 @@ impl Action {
             description: None,
             hints: Hints::default(),
             allow_unknown_fields: false,
-            input_schema: schema::input_schema_for::<Args>,
-            output_schema: None,
+            input_schema: schema::input_schema_for::<H::Args>,
+            output_schema: H::output_schema(),
+            state_needs: H::state_needs(),
             deprecated: None,
             deprecated_fields: Vec::new(),
             guards: Guards::default(),
@@ -239,13 +351,6 @@ impl Action {
     /// `#[serde(deny_unknown_fields)]` still applies).
     pub fn allow_unknown_fields(mut self) -> Self {
         self.allow_unknown_fields = true;
-        self
-    }
-
-    /// Declares the output type: its schema is listed as `outputSchema`, and a
-    /// JSON success is also sent as `structuredContent`.
-    pub fn output<T: JsonSchema>(mut self) -> Self {
-        self.output_schema = Some(schema::output_schema_for::<T>());
         self
     }
 

@@ -50,6 +50,17 @@ pub enum BuildError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A handler takes a [`State<T>`](crate::State) the server was not given
+    /// with [`ServerBuilder::state`](crate::server::ServerBuilder::state).
+    #[error(
+        "{action}: the handler takes State<{state}>, but the server has no such state: add it with ServerBuilder::state"
+    )]
+    MissingState {
+        /// The dotted action name.
+        action: String,
+        /// The state's type name.
+        state: String,
+    },
     /// An HTTP transport setting cannot be used (an allowed host or origin
     /// that cannot be read).
     #[error("{0}")]

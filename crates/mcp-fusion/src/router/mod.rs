@@ -7,7 +7,6 @@ mod group;
 mod listing;
 mod registry;
 mod route;
-mod schema;
 
 pub use action::{Action, Handler, Hints, NoArgs};
 pub use build_error::BuildError;

@@ -13,7 +13,7 @@ use super::{Action, Group, Hints};
 use std::sync::Arc;
 
 use crate::guard::{self, ConcurrencyGuard, GuardSettings, Guards};
-use crate::pipeline::{ActionService, BoxLayer, Call, CallService, Validate, catch_panic};
+use crate::pipeline::{ActionService, BoxLayer, Call, CallService, States, Validate, catch_panic};
 use crate::validation::SchemaValidator;
 
 /// One action, ready to be called.
@@ -98,6 +98,7 @@ fn build_service(action: &Action, outer: &[&[BoxLayer]]) -> CallService {
 pub(crate) struct BuildContext<'a> {
     pub server_layers: &'a [BoxLayer],
     pub guards: &'a GuardSettings,
+    pub states: &'a States,
 }
 
 fn register_action(
@@ -145,8 +146,28 @@ fn register_action(
         action: dotted.clone(),
         reason: e.to_string(),
     })?;
+    if let Some((_, state)) = action
+        .state_needs
+        .iter()
+        .find(|(id, _)| !build.states.contains(*id))
+    {
+        return Err(BuildError::MissingState {
+            action: dotted,
+            state: (*state).to_owned(),
+        });
+    }
+    let output = match &action.output_schema {
+        Some(schema) => Some(
+            SchemaValidator::new(schema).map_err(|e| BuildError::BadSchema {
+                action: dotted.clone(),
+                reason: format!("the output schema: {e}"),
+            })?,
+        ),
+        None => None,
+    };
     let validated: ActionService = BoxCloneSyncService::new(Validate {
         validator,
+        output,
         inner: build_service(action, outer),
     });
     let (service, concurrency) = guard::apply(

@@ -8,18 +8,17 @@ use std::sync::Arc;
 use crate::contract::{Lockfile, SelfHealing, SelfHealingOptions, ServerContract};
 use crate::error::ToolError;
 use crate::guard::{GuardSettings, RedisStore, TokenVerifier};
-use crate::pipeline::{BoxLayer, Call, CallContext, CallService, ToolOutput, box_layer};
+use crate::pipeline::{BoxLayer, Call, CallContext, CallService, States, ToolOutput, box_layer};
 use crate::router::{Action, BuildContext, BuildError, Definition, Group, Registry};
 
 /// Declares a server, then [`build`](ServerBuilder::build)s it.
 ///
 /// ```
 /// use mcp_fusion::server::FusionServer;
-/// use mcp_fusion::router::{Action, Group, NoArgs};
-/// use mcp_fusion::pipeline::CallContext;
+/// use mcp_fusion::router::Action;
 /// use mcp_fusion::ToolError;
 ///
-/// async fn health(_ctx: CallContext, _args: NoArgs) -> Result<&'static str, ToolError> {
+/// async fn health() -> Result<&'static str, ToolError> {
 ///     Ok("ok")
 /// }
 ///
@@ -41,6 +40,7 @@ pub struct ServerBuilder {
     self_healing: Option<Lockfile>,
     self_healing_options: SelfHealingOptions,
     http: HttpOptions,
+    states: States,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -67,12 +67,23 @@ impl ServerBuilder {
             self_healing: None,
             self_healing_options: SelfHealingOptions::default(),
             http: HttpOptions::default(),
+            states: States::default(),
         }
     }
 
     /// Instructions for the client, sent at initialization.
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Gives the handlers an application state: a handler takes it as a
+    /// [`State<T>`](crate::State) parameter (cloned for each call, so make it
+    /// cheap to clone: an `Arc`, a connection pool). One state per type; a
+    /// second one of the same type replaces the first. A handler that takes a
+    /// state the server was not given is a [`BuildError::MissingState`].
+    pub fn state<T: Clone + Send + Sync + 'static>(mut self, state: T) -> Self {
+        self.states.insert(state);
         self
     }
 
@@ -204,6 +215,7 @@ impl ServerBuilder {
             &BuildContext {
                 server_layers: &self.layers,
                 guards: &self.guards,
+                states: &self.states,
             },
         )?;
         let self_healing = self.self_healing.map(|lockfile| {
@@ -227,6 +239,7 @@ impl ServerBuilder {
             },
             self_healing,
             (self.http, door),
+            std::sync::Arc::new(self.states),
         ))
     }
 }

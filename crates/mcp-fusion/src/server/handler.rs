@@ -125,6 +125,7 @@ impl ServerHandler for FusionServer {
             cancellation: context.ct.clone(),
             http,
             peer,
+            states: Arc::clone(&self.inner.states),
         };
         match self.dispatch(call).await {
             Ok(result) => Ok(result.into()),

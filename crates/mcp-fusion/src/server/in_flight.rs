@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
 
 /// The number of `tools/call`s in progress.
 #[derive(Debug, Default, Clone)]
@@ -17,6 +18,8 @@ struct Inner {
     count: AtomicUsize,
     idle: Notify,
     closing: std::sync::atomic::AtomicBool,
+    /// Cancelled when the shutdown grace is over: calls still running stop.
+    stop: CancellationToken,
 }
 
 /// Held for the length of one call.
@@ -37,6 +40,11 @@ impl InFlight {
         (!self.inner.closing.load(Ordering::SeqCst)).then_some(guard)
     }
 
+    /// Whether the server is closing (refusing new calls).
+    pub fn is_closing(&self) -> bool {
+        self.inner.closing.load(Ordering::SeqCst)
+    }
+
     /// Refuses every call from now on.
     pub fn close(&self) {
         self.inner.closing.store(true, Ordering::SeqCst);
@@ -45,6 +53,17 @@ impl InFlight {
     /// Calls in progress now.
     pub fn count(&self) -> usize {
         self.inner.count.load(Ordering::SeqCst)
+    }
+
+    /// Cancelled once the calls still running must stop (the shutdown grace
+    /// is over).
+    pub fn stopped(&self) -> CancellationToken {
+        self.inner.stop.clone()
+    }
+
+    /// Stops the calls still running (they end with a "shut down" result).
+    pub fn stop(&self) {
+        self.inner.stop.cancel();
     }
 
     /// Waits until no call is in progress, or `limit` passes. Returns the

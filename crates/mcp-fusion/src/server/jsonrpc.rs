@@ -20,6 +20,8 @@ use rmcp::model::{
     PingRequestMethod, ReadResourceRequestMethod, RequestId, SetLevelRequestMethod,
     SubscribeRequestMethod, UnsubscribeRequestMethod, UpdateTaskMethod,
 };
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 /// JSON-RPC 2.0's code for a message that is not JSON.
@@ -52,38 +54,76 @@ const STANDARD_METHODS: &[&str] = &[
     CancelTaskMethod::VALUE,
 ];
 
-/// A JSON-RPC error response, as JSON-RPC 2.0 §5 writes it: `id` is always
-/// present (`null` when it could not be read).
-fn error_response(id: Value, code: i32, message: String) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+/// A JSON-RPC error response, as JSON-RPC 2.0 §5 writes it (`id` is always
+/// present, `null` when it could not be read), as one line of JSON text: the
+/// id is echoed exactly as the client wrote it.
+fn error_response(id: &RawValue, code: i32, message: String) -> String {
+    #[derive(Serialize)]
+    struct Response<'a> {
+        jsonrpc: &'static str,
+        id: &'a RawValue,
+        error: Value,
+    }
+    serde_json::to_string(&Response {
+        jsonrpc: "2.0",
+        id,
+        error: json!({"code": code, "message": message}),
+    })
+    .unwrap_or_default()
+}
+
+/// The JSON `null`, as an id.
+fn null_id() -> Box<RawValue> {
+    RawValue::from_string(String::from("null")).unwrap_or_default()
 }
 
 /// The answer to a message that did not parse as a client JSON-RPC message.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Unreadable {
-    /// The JSON-RPC error response: `-32700` or `-32600` (see the module table).
-    pub answer: Value,
+    /// The JSON-RPC error response, one line of JSON: `-32700`, `-32600` or
+    /// `-32602` (see the module table).
+    pub answer: String,
     /// The message was a notification: JSON-RPC answers nothing over stdio
     /// (over HTTP, the answer goes with a 400 all the same).
     pub notification: bool,
 }
 
+/// The `id` member as written, when it can be read once.
+#[derive(Deserialize)]
+struct IdOnly<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+}
+
+/// A request whose envelope is valid JSON-RPC as MCP uses it: `"jsonrpc":
+/// "2.0"`, a string or integer `id`, a string `method`, each once.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct Envelope {
+    jsonrpc: String,
+    id: RequestId,
+    method: String,
+    #[serde(default)]
+    params: Option<Value>,
+}
+
 /// The answer to `bytes` (one whole message) that did not parse as a client
 /// JSON-RPC message.
 pub(crate) fn reject_unreadable(bytes: &[u8]) -> Unreadable {
-    let answer = |answer| Unreadable {
-        answer,
+    let answer = |id: &RawValue, code: i32, message: String| Unreadable {
+        answer: error_response(id, code, message),
         notification: false,
     };
+    let null = null_id();
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let value: Value = match serde_json::from_slice(bytes) {
         Ok(value) => value,
         Err(e) => {
-            return answer(error_response(
-                Value::Null,
+            return answer(
+                &null,
                 PARSE_ERROR,
-                format!("Parse error: the message is not valid JSON ({e})"),
-            ));
+                format!("Parse error: the message cannot be read as JSON ({e})"),
+            );
         }
     };
     let Value::Object(object) = &value else {
@@ -91,57 +131,69 @@ pub(crate) fn reject_unreadable(bytes: &[u8]) -> Unreadable {
             Value::Array(_) => "a JSON array (JSON-RPC batches are not part of MCP)",
             _ => "not a JSON object",
         };
-        return answer(error_response(
-            Value::Null,
+        return answer(
+            &null,
             INVALID_REQUEST,
             format!("Invalid Request: the message is {what}"),
-        ));
+        );
     };
-    let id = match object.get("id") {
-        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
-        _ => Value::Null,
+    // The id exactly as written (a huge number is echoed digit for digit).
+    let parsed_id = serde_json::from_slice::<IdOnly<'_>>(bytes);
+    let id: &RawValue = match &parsed_id {
+        // JSON-RPC ids are strings or numbers; anything else is echoed as null.
+        Ok(IdOnly { id: Some(raw) })
+            if raw.get().starts_with(['"', '-'])
+                || raw.get().starts_with(|c: char| c.is_ascii_digit()) =>
+        {
+            raw
+        }
+        Ok(_) => &null,
+        Err(_) => {
+            return answer(
+                &null,
+                INVALID_REQUEST,
+                String::from("Invalid Request: the \"id\" member appears more than once"),
+            );
+        }
     };
-    let method = object.get("method").and_then(Value::as_str);
-    if !id.is_null()
-        && object.get("jsonrpc").and_then(Value::as_str) == Some("2.0")
-        && let Some(error) = method.and_then(|m| invalid_params_of(m, object.get("params")))
+    if let Ok(envelope) = serde_json::from_slice::<Envelope>(bytes)
+        && envelope.jsonrpc == "2.0"
+        && let Some(error) = invalid_params_of(&envelope.method, envelope.params.as_ref())
     {
-        return answer(error_response(
-            id,
-            INVALID_PARAMS,
-            error.message.into_owned(),
-        ));
+        return answer(id, INVALID_PARAMS, error.message.into_owned());
     }
+    let notification =
+        !object.contains_key("id") && object.get("method").is_some_and(Value::is_string);
     Unreadable {
         answer: error_response(
             id,
             INVALID_REQUEST,
-            format!("Invalid Request: {}", request_problem(object)),
+            format!("Invalid Request: {}", request_problem(object, notification)),
         ),
-        notification: !object.contains_key("id")
-            && object.get("method").is_some_and(Value::is_string),
+        notification,
     }
 }
 
 /// What makes `object` an invalid JSON-RPC 2.0 request, in one phrase.
-fn request_problem(object: &serde_json::Map<String, Value>) -> &'static str {
+fn request_problem(object: &serde_json::Map<String, Value>, notification: bool) -> &'static str {
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return "\"jsonrpc\" must be \"2.0\"";
     }
+    if notification {
+        return "the notification does not match its method's shape";
+    }
+    let has_outcome = object.contains_key("result") || object.contains_key("error");
     match object.get("id") {
-        None if object.contains_key("result") || object.contains_key("error") => {
-            return "a response needs an \"id\"";
-        }
+        None if has_outcome => return "a response needs an \"id\"",
         None => return "a request needs an \"id\" and a string \"method\"",
-        Some(Value::String(_) | Value::Number(_)) => {}
-        Some(_) => return "\"id\" must be a string or a number",
+        Some(Value::String(_)) => {}
+        Some(Value::Number(n)) if n.is_i64() => {}
+        Some(_) => return "\"id\" must be a string or an integer",
     }
     match object.get("method") {
         Some(Value::String(_)) => "the message does not match the method's request shape",
         Some(_) => "\"method\" must be a string",
-        None if object.contains_key("result") || object.contains_key("error") => {
-            "the response is not a valid JSON-RPC response"
-        }
+        None if has_outcome => "the response is not a valid JSON-RPC response",
         None => "a request needs a string \"method\"",
     }
 }
@@ -179,10 +231,22 @@ pub(crate) fn invalid_params_of(method: &str, params: Option<&Value>) -> Option<
     ))
 }
 
+/// `-32600` for a request whose `id` is already in use in its session.
+pub(crate) fn duplicate_id_response(id: &RequestId) -> String {
+    let raw = serde_json::value::to_raw_value(id).unwrap_or_else(|_| null_id());
+    error_response(
+        &raw,
+        INVALID_REQUEST,
+        format!(
+            "Invalid Request: a request with id {id} is already in progress in this session; use a new id"
+        ),
+    )
+}
+
 /// The JSON-RPC error response of `invalid_params` for request `id`.
-pub(crate) fn invalid_params_response(id: &RequestId, error: &ErrorData) -> Value {
-    let id = serde_json::to_value(id).unwrap_or(Value::Null);
-    error_response(id, error.code.0, error.message.to_string())
+pub(crate) fn invalid_params_response(id: &RequestId, error: &ErrorData) -> String {
+    let id = serde_json::value::to_raw_value(id).unwrap_or_else(|_| null_id());
+    error_response(&id, error.code.0, error.message.to_string())
 }
 
 #[cfg(test)]
@@ -191,7 +255,7 @@ mod tests {
 
     fn code_and_id(unreadable: Unreadable) -> (i64, Value) {
         assert!(!unreadable.notification);
-        let answer = unreadable.answer;
+        let answer: Value = serde_json::from_str(&unreadable.answer).expect("JSON");
         assert_eq!(answer["jsonrpc"], "2.0");
         (
             answer["error"]["code"].as_i64().expect("a code"),
@@ -213,7 +277,8 @@ mod tests {
             code_and_id(reject_unreadable(b"\xff\xfe")),
             (-32700, Value::Null)
         );
-        let answer = reject_unreadable(b"hello").answer;
+        let answer: Value =
+            serde_json::from_str(&reject_unreadable(b"hello").answer).expect("JSON");
         assert!(answer.as_object().expect("an object").contains_key("id"));
     }
 
@@ -243,8 +308,38 @@ mod tests {
     fn notifications_are_marked() {
         let unreadable = reject_unreadable(br#"{"jsonrpc":"1.0","method":"notifications/x"}"#);
         assert!(unreadable.notification);
-        assert_eq!(unreadable.answer["error"]["code"], -32600);
-        assert_eq!(unreadable.answer["id"], Value::Null);
+        assert_eq!(
+            unreadable.answer,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: \"jsonrpc\" must be \"2.0\""}}"#
+        );
+    }
+
+    #[test]
+    fn ids_that_are_not_strings_or_integers_make_an_invalid_request() {
+        assert_eq!(
+            code_and_id(reject_unreadable(
+                br#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#
+            )),
+            (-32600, json!(1.5))
+        );
+        let huge = reject_unreadable(
+            br#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"tools/list"}"#,
+        );
+        assert_eq!(
+            huge.answer,
+            r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"error":{"code":-32600,"message":"Invalid Request: \"id\" must be a string or an integer"}}"#
+        );
+        assert_eq!(
+            code_and_id(reject_unreadable(
+                br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}"#
+            )),
+            (-32600, Value::Null)
+        );
+        let deep: Value = serde_json::from_str(&reject_unreadable(br#"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"#).answer).expect("JSON");
+        assert_eq!(
+            deep["error"]["message"],
+            "Parse error: the message cannot be read as JSON (recursion limit exceeded at line 1 column 128)"
+        );
     }
 
     #[test]

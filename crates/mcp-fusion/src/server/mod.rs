@@ -20,13 +20,14 @@ pub use builder::ServerBuilder;
 pub use handler::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY};
 pub use http::{
     DEFAULT_MAX_BODY_BYTES, HttpOptions, PolicyError, RedisSessionStore, SESSIONS_FULL_RETRY_SECS,
+    check_allowed_host, check_allowed_origin,
 };
 pub use jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
 pub use stdio::MAX_LINE_BYTES;
 pub use transport::{ServeError, shutdown_signal};
 
 use crate::contract::SelfHealing;
-use crate::pipeline::{CallRequest, Peer, run};
+use crate::pipeline::{CallRequest, Peer, States, run};
 use crate::router::{Registry, ToolListing};
 use in_flight::InFlight;
 
@@ -53,6 +54,7 @@ struct ServerInner {
     self_healing: Option<SelfHealing>,
     http: HttpOptions,
     door: http::DoorPolicy,
+    states: Arc<States>,
 }
 
 /// A built server. Cheap to clone (one shared table inside); serve it with
@@ -77,6 +79,16 @@ fn shutting_down() -> crate::ToolError {
     crate::ToolError::server_busy("The server is shutting down and takes no new calls.")
         .suggest("Call again in a few seconds: the server, or another instance of it, will answer once it is back.")
         .retry_after(5)
+}
+
+/// The `SERVER_BUSY` answer to a call still running when the shutdown grace
+/// is over: it was stopped, and a change it makes may or may not be done.
+fn stopped_by_shutdown(tool: &str) -> crate::ToolError {
+    crate::ToolError::server_busy(format!(
+        "The server shut down before the call of {tool} finished; the call was stopped."
+    ))
+    .suggest("Call again in a few seconds: the server, or another instance of it, will answer once it is back. If the call changes something, check first whether the change was made.")
+    .retry_after(5)
 }
 
 /// The `UNKNOWN_TOOL` envelope of [`ServerBuilder::unknown_tool_as_result`].
@@ -123,6 +135,7 @@ impl FusionServer {
         settings: Settings,
         self_healing: Option<SelfHealing>,
         (http, door): (HttpOptions, http::DoorPolicy),
+        states: Arc<States>,
     ) -> Self {
         let tools = registry
             .tools()
@@ -139,6 +152,7 @@ impl FusionServer {
                 self_healing,
                 http,
                 door,
+                states,
             }),
         }
     }
@@ -203,6 +217,7 @@ impl FusionServer {
             cancellation: CancellationToken::new(),
             http,
             peer,
+            states: Arc::clone(&self.inner.states),
         })
         .await
     }
@@ -214,14 +229,21 @@ impl FusionServer {
             return Ok(crate::envelope::to_call_tool_result(&shutting_down()));
         };
         let settings = self.inner.settings;
-        match run(
+        let stopped = self.inner.in_flight.stopped();
+        let name = request.name.clone();
+        let outcome = tokio::select! {
+            biased;
+            outcome = run(
             &self.inner.registry,
             settings.expose_internal_errors,
             self.inner.self_healing.as_ref(),
             request,
-        )
-        .await
-        {
+        ) => outcome,
+            () = stopped.cancelled() => {
+                return Ok(crate::envelope::to_call_tool_result(&stopped_by_shutdown(&name)));
+            }
+        };
+        match outcome {
             Ok(result) => Ok(result),
             Err(unknown) if settings.unknown_tool_as_result => Ok(
                 crate::envelope::to_call_tool_result(&unknown_tool_error(&unknown)),

@@ -13,7 +13,6 @@ use futures::{SinkExt, StreamExt};
 use rmcp::RoleServer;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::Transport;
-use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::Mutex;
 use tokio_util::codec::{Decoder, Encoder, FramedRead, FramedWrite};
@@ -98,7 +97,8 @@ impl Decoder for Lines {
 #[allow(clippy::large_enum_variant)]
 enum Outgoing {
     Message(ServerJsonRpcMessage),
-    Raw(Value),
+    /// One line of JSON, already serialized.
+    Raw(String),
 }
 
 /// Writes each message as one line of JSON.
@@ -110,7 +110,7 @@ impl Encoder<Outgoing> for JsonLines {
     fn encode(&mut self, item: Outgoing, buf: &mut BytesMut) -> Result<(), std::io::Error> {
         match item {
             Outgoing::Message(message) => serde_json::to_writer(buf.writer(), &message)?,
-            Outgoing::Raw(value) => serde_json::to_writer(buf.writer(), &value)?,
+            Outgoing::Raw(line) => buf.put_slice(line.as_bytes()),
         }
         buf.put_u8(b'\n');
         Ok(())
@@ -142,9 +142,9 @@ impl<R: AsyncRead, W: AsyncWrite> StdioTransport<R, W> {
 }
 
 /// Writes one of our own answers; `false` when the output is closed.
-async fn answer<W: AsyncWrite + Unpin>(writer: &Writer<W>, value: Value) -> bool {
+async fn answer<W: AsyncWrite + Unpin>(writer: &Writer<W>, line: String) -> bool {
     match writer.lock().await.as_mut() {
-        Some(framed) => framed.send(Outgoing::Raw(value)).await.is_ok(),
+        Some(framed) => framed.send(Outgoing::Raw(line)).await.is_ok(),
         None => false,
     }
 }
@@ -185,7 +185,8 @@ where
                             "code": INVALID_REQUEST,
                             "message": format!("Invalid Request: the message is longer than {MAX_LINE_BYTES} bytes"),
                         },
-                    });
+                    })
+                    .to_string();
                     if !answer(&self.writer, response).await {
                         return None;
                     }

@@ -19,7 +19,13 @@ pub(crate) async fn drain(in_flight: &super::in_flight::InFlight, grace: Duratio
     in_flight.close();
     let left = in_flight.drain(grace).await;
     if left > 0 {
-        tracing::warn!(calls = left, "shutting down with calls still in progress");
+        // The calls still running end now, each with a result saying so.
+        tracing::warn!(
+            calls = left,
+            "shutting down: stopping the calls still in progress"
+        );
+        in_flight.stop();
+        in_flight.drain(Duration::from_secs(1)).await;
     }
     tokio::time::sleep(Duration::from_millis(FLUSH_MS)).await;
 }

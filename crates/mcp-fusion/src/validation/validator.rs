@@ -116,23 +116,60 @@ impl SchemaValidator {
             given: &self.schema,
             instance: args,
         };
+        // An envelope shows about a hundred lines at most (16 KiB): phrase
+        // only the first problems and count the next ones (up to
+        // MAX_COUNTED), so that hostile input (millions of bad items) costs
+        // time in step with what is shown, not with its size.
         let mut lines = Vec::new();
-        for err in self.compiled.iter_errors(args) {
+        let mut errors = self.compiled.iter_errors(args);
+        for err in errors.by_ref() {
             phrase(&ctx, &err, &mut lines);
+            if lines.len() >= MAX_LINES {
+                break;
+            }
         }
         if lines.is_empty() {
             return Ok(());
         }
-        // An envelope shows about a hundred lines at most (16 KiB): order and
-        // phrase only the first ones, so that hostile input (thousands of
-        // unknown keys) costs time in step with its size.
-        let total = lines.len();
+        let mut left_out = lines.len() - lines.len().min(MAX_LINES);
+        let mut capped = false;
+        for _ in errors {
+            left_out += 1;
+            if left_out >= MAX_COUNTED {
+                capped = true;
+                break;
+            }
+        }
         lines.truncate(MAX_LINES);
         let mut fields = finish(&ctx, lines);
-        if total > MAX_LINES {
-            fields.push(crate::error::more_line(total - MAX_LINES));
+        if left_out > 0 {
+            fields.push(if capped {
+                crate::error::more_line_at_least(left_out)
+            } else {
+                crate::error::more_line(left_out)
+            });
         }
         Err(fields)
+    }
+
+    /// Checks `value` without changing it, for a value the server itself
+    /// produced (a success against its `outputSchema`).
+    ///
+    /// # Errors
+    /// The first problems (at most five), as the validator words them with
+    /// their JSON Pointer: `/count: "5" is not of type "integer"` — for the
+    /// log, never for the model.
+    pub fn check(&self, value: &Value) -> Result<(), String> {
+        if self.compiled.is_valid(value) {
+            return Ok(());
+        }
+        let problems: Vec<String> = self
+            .compiled
+            .iter_errors(value)
+            .take(5)
+            .map(|e| format!("{}: {e}", e.instance_path().as_str()))
+            .collect();
+        Err(problems.join("; "))
     }
 
     /// The schema as given to [`SchemaValidator::new`].
@@ -144,6 +181,10 @@ impl SchemaValidator {
 /// The most field lines one validation reports; the rest are counted in a
 /// final `(more)` line.
 pub const MAX_LINES: usize = 100;
+
+/// The most problems counted beyond [`MAX_LINES`]; past it the `(more)` line
+/// says "or more".
+pub const MAX_COUNTED: usize = 10_000;
 
 /// Drops repeats and type lines that an `enum`/`const` line at the same path
 /// already covers (it lists the exact values), then orders the lines.

@@ -8,7 +8,7 @@ mod common;
 pub use common::check_well_formed;
 
 use mcp_fusion::envelope::META_KEY;
-use mcp_fusion::pipeline::INTERNAL_RECOVERY;
+use mcp_fusion::pipeline::{INTERNAL_RECOVERY, INTERNAL_STILL_RUNNING};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
@@ -78,7 +78,8 @@ pub fn error_id_of(result: &CallToolResult) -> String {
 /// The `INTERNAL_ERROR` envelope and `_meta` for action `name` with error `id`,
 /// and the `internal_error` detail when internal errors are exposed (§6).
 pub fn internal_envelope(name: &str, id: &str, internal: Option<&str>) -> (String, Value) {
-    let message = format!("{name} failed with an internal error (error id {id}).");
+    let message =
+        format!("{name} failed with an internal error (error id {id}). {INTERNAL_STILL_RUNNING}");
     let mut text = format!(
         "<tool_error code=\"INTERNAL_ERROR\" severity=\"error\">\n  <message>{message}</message>\n  <recovery>{INTERNAL_RECOVERY}</recovery>\n  <details>\n    <detail key=\"error_id\">{id}</detail>\n"
     );

@@ -6,8 +6,12 @@
 //! within the limit (413) and checked as one JSON-RPC message (400 with a
 //! JSON-RPC error body, [`crate::server::jsonrpc`]; 415 stays rmcp's answer to
 //! a wrong `Content-Type`); an `initialize` must find room among the sessions
-//! (503 with `Retry-After`); a `DELETE` must name a session that exists (404).
-//! While rmcp handles a request, its session counts as busy.
+//! (503 with `Retry-After`, also while the server shuts down) and be at most
+//! 64 KiB; a request id may not be reused while its first use runs (400); a
+//! `DELETE` must name a session that exists (404); with Redis, a session
+//! ended on another replica is gone here too (404). While rmcp handles a
+//! request, its session counts as busy. A body must arrive within the read
+//! timeout (408).
 
 use std::sync::Arc;
 
@@ -18,11 +22,14 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
-use serde_json::Value;
 
+use super::options::MAX_INITIALIZE_BYTES;
 use super::origin::DoorPolicy;
 use super::sessions::Sessions;
-use crate::server::jsonrpc::{invalid_params, invalid_params_response, reject_unreadable};
+use crate::server::in_flight::InFlight;
+use crate::server::jsonrpc::{
+    duplicate_id_response, invalid_params, invalid_params_response, reject_unreadable,
+};
 
 /// The `Mcp-Session-Id` header of the 2025-11-25 Streamable HTTP transport.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -36,6 +43,9 @@ pub(crate) struct Edge {
     pub door: DoorPolicy,
     pub sessions: Sessions,
     pub max_body_bytes: usize,
+    pub read_timeout: std::time::Duration,
+    /// The server's calls in progress: once it is closing, no new session.
+    pub in_flight: InFlight,
 }
 
 fn text(status: StatusCode, body: String) -> Response {
@@ -48,11 +58,11 @@ fn text(status: StatusCode, body: String) -> Response {
 }
 
 /// A 400 carrying a JSON-RPC error response.
-fn jsonrpc_error(answer: &Value) -> Response {
+fn jsonrpc_error(answer: String) -> Response {
     (
         StatusCode::BAD_REQUEST,
         [(header::CONTENT_TYPE, "application/json")],
-        answer.to_string(),
+        answer,
     )
         .into_response()
 }
@@ -101,9 +111,31 @@ pub(crate) async fn edge(State(edge): State<Arc<Edge>>, request: Request, next: 
         }
         _ => {
             let _busy = session.as_deref().and_then(|id| edge.sessions.enter(id));
+            if let Some(id) = &session
+                && !edge.sessions.still_open(id).await
+            {
+                return session_gone();
+            }
             next.run(request).await
         }
     }
+}
+
+/// The 503 of an `initialize` that finds no room, with `Retry-After`.
+fn unavailable(body: String) -> Response {
+    let mut response = text(StatusCode::SERVICE_UNAVAILABLE, body);
+    response.headers_mut().insert(
+        header::RETRY_AFTER,
+        HeaderValue::from(SESSIONS_FULL_RETRY_SECS),
+    );
+    response
+}
+
+fn session_gone() -> Response {
+    text(
+        StatusCode::NOT_FOUND,
+        String::from("Not Found: Session not found"),
+    )
 }
 
 impl Edge {
@@ -127,55 +159,110 @@ impl Edge {
             return next.run(request).await;
         }
         let (parts, body) = request.into_parts();
-        let bytes = match Limited::new(body, self.max_body_bytes).collect().await {
-            Ok(collected) => collected.to_bytes(),
-            Err(e) => {
-                if e.is::<LengthLimitError>() {
-                    return too_large(self.max_body_bytes);
-                }
+        let read = Limited::new(body, self.max_body_bytes).collect();
+        let mut bytes = match tokio::time::timeout(self.read_timeout, read).await {
+            Ok(Ok(collected)) => collected.to_bytes(),
+            Ok(Err(e)) if e.is::<LengthLimitError>() => return too_large(self.max_body_bytes),
+            Ok(Err(e)) => {
                 return text(
                     StatusCode::BAD_REQUEST,
                     format!("Bad Request: the request body could not be read ({e})"),
                 );
             }
+            Err(_) => {
+                return text(
+                    StatusCode::REQUEST_TIMEOUT,
+                    format!(
+                        "Request Timeout: the body did not arrive within {} seconds",
+                        self.read_timeout.as_secs()
+                    ),
+                );
+            }
         };
+        // A UTF-8 byte order mark may start a JSON text (RFC 8259 §8.1).
+        if bytes.starts_with(b"\xEF\xBB\xBF") {
+            bytes = bytes.slice(3..);
+        }
         let message = match serde_json::from_slice::<ClientJsonRpcMessage>(&bytes) {
             Ok(message) => message,
-            Err(_) => return jsonrpc_error(&reject_unreadable(&bytes).answer),
+            Err(_) => return jsonrpc_error(reject_unreadable(&bytes).answer),
         };
         if let Some((id, error)) = invalid_params(&message) {
-            return jsonrpc_error(&invalid_params_response(&id, &error));
+            return jsonrpc_error(invalid_params_response(&id, &error));
         }
         let is_initialize = matches!(
             &message,
             ClientJsonRpcMessage::Request(r) if matches!(r.request, ClientRequest::InitializeRequest(_))
         );
         let _admission = match (&session, is_initialize) {
-            (None, true) => match self.sessions.admit() {
-                Ok(admission) => Some(admission),
-                Err(full) => {
-                    tracing::warn!(
-                        sessions = full.sessions,
-                        "initialize refused: every session is busy"
-                    );
-                    let mut response = text(
-                        StatusCode::SERVICE_UNAVAILABLE,
+            (None, true) => {
+                if bytes.len() > MAX_INITIALIZE_BYTES {
+                    return text(
+                        StatusCode::PAYLOAD_TOO_LARGE,
                         format!(
-                            "Service Unavailable: all {} sessions of this server are busy; try again in {SESSIONS_FULL_RETRY_SECS} seconds",
-                            full.sessions
+                            "Payload Too Large: an initialize request may be at most {MAX_INITIALIZE_BYTES} bytes"
                         ),
                     );
-                    response.headers_mut().insert(
-                        header::RETRY_AFTER,
-                        HeaderValue::from(SESSIONS_FULL_RETRY_SECS),
-                    );
-                    return response;
                 }
-            },
+                if self.in_flight.is_closing() {
+                    return unavailable(format!(
+                        "Service Unavailable: the server is shutting down; try again in {SESSIONS_FULL_RETRY_SECS} seconds"
+                    ));
+                }
+                match self.sessions.admit() {
+                    Ok(admission) => Some(admission),
+                    Err(full) => {
+                        tracing::warn!(
+                            sessions = full.sessions,
+                            "initialize refused: every session is busy"
+                        );
+                        return unavailable(format!(
+                            "Service Unavailable: all {} sessions of this server are busy; try again in {SESSIONS_FULL_RETRY_SECS} seconds",
+                            full.sessions
+                        ));
+                    }
+                }
+            }
             _ => None,
         };
-        let _busy = session.as_deref().and_then(|id| self.sessions.enter(id));
-        next.run(Request::from_parts(parts, Body::from(bytes)))
-            .await
+        let Some(session) = session else {
+            return next
+                .run(Request::from_parts(parts, Body::from(bytes)))
+                .await;
+        };
+        // A request id must not be reused within a session while its first
+        // use is in progress (MCP basic/messages): the second would never be
+        // answered.
+        let claim = match &message {
+            ClientJsonRpcMessage::Request(request) => {
+                match self
+                    .sessions
+                    .claim_request(&session, request.id.to_string())
+                {
+                    Ok(claim) => claim,
+                    Err(()) => {
+                        return jsonrpc_error(duplicate_id_response(&request.id));
+                    }
+                }
+            }
+            _ => None,
+        };
+        let _busy = self.sessions.enter(&session);
+        if !self.sessions.still_open(&session).await {
+            return session_gone();
+        }
+        let response = next
+            .run(Request::from_parts(parts, Body::from(bytes)))
+            .await;
+        match claim {
+            // The id stays claimed until its answer's stream ends.
+            Some(claim) => response.map(|body| {
+                Body::new(body.map_frame(move |frame| {
+                    let _held = &claim;
+                    frame
+                }))
+            }),
+            None => response,
+        }
     }
 }

@@ -10,15 +10,21 @@ mod sessions;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::http::request::Parts;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
 
 pub use edge::SESSIONS_FULL_RETRY_SECS;
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
 pub(crate) use origin::DoorPolicy;
-pub use origin::PolicyError;
+pub use origin::{PolicyError, check_allowed_host, check_allowed_origin};
 pub use session_store::RedisSessionStore;
 
 use super::FusionServer;
@@ -26,25 +32,44 @@ use super::transport::{ServeError, drain, shutdown_signal};
 use edge::Edge;
 use sessions::{Limits, Sessions};
 
+/// An address as `X-Forwarded-For` may write it: `203.0.113.9`,
+/// `203.0.113.9:5000`, `2001:db8::1` or `[2001:db8::1]:5000`.
+fn forwarded_address(text: &str) -> Option<IpAddr> {
+    let text = text.trim();
+    text.parse::<IpAddr>()
+        .or_else(|_| text.parse::<SocketAddr>().map(|a| a.ip()))
+        .or_else(|_| {
+            text.trim_start_matches('[')
+                .trim_end_matches(']')
+                .parse::<IpAddr>()
+        })
+        .ok()
+}
+
 /// Where an HTTP call came from: the TCP peer, or with `trust_forwarded_for`
 /// the last `X-Forwarded-For` address (the one the proxy in front appended).
+/// An IPv4 address written as IPv6 (`::ffff:10.0.0.1`) is read as IPv4.
 pub(crate) fn peer_address(parts: &Parts, trust_forwarded_for: bool) -> Option<IpAddr> {
-    if trust_forwarded_for {
-        let forwarded = parts
-            .headers
-            .get_all("x-forwarded-for")
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(','))
-            .rfind(|v| !v.trim().is_empty());
-        if let Some(address) = forwarded.and_then(|a| a.trim().parse::<IpAddr>().ok()) {
-            return Some(address);
-        }
-    }
-    parts
-        .extensions
-        .get::<axum::extract::ConnectInfo<SocketAddr>>()
-        .map(|info| info.0.ip())
+    let forwarded = trust_forwarded_for
+        .then(|| {
+            parts
+                .headers
+                .get_all("x-forwarded-for")
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .flat_map(|v| v.split(','))
+                .rfind(|v| !v.trim().is_empty())
+                .and_then(forwarded_address)
+        })
+        .flatten();
+    forwarded
+        .or_else(|| {
+            parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<SocketAddr>>()
+                .map(|info| info.0.ip())
+        })
+        .map(|ip| ip.to_canonical())
 }
 
 impl FusionServer {
@@ -86,6 +111,8 @@ impl FusionServer {
             door: self.inner.door.clone(),
             sessions,
             max_body_bytes: options.max_body_bytes,
+            read_timeout: options.read_timeout,
+            in_flight: self.inner.in_flight.clone(),
         });
         axum::Router::new()
             .nest_service("/mcp", service)
@@ -113,10 +140,14 @@ impl FusionServer {
     }
 
     /// Serves Streamable HTTP on an already bound `listener` until `stop`
-    /// resolves, then drains calls in progress as [`FusionServer::serve_http`] does.
+    /// resolves, then drains calls in progress as [`FusionServer::serve_http`]
+    /// does. Connections are served by hyper with a time limit on reading a
+    /// request's headers ([`HttpOptions::read_timeout`]); after the drain,
+    /// connections still open (a client that never finishes its request) are
+    /// closed within a second.
     ///
     /// # Errors
-    /// [`ServeError::Transport`] when the server fails while running.
+    /// [`ServeError::Transport`] when accepting connections fails for good.
     pub async fn serve_http_on(
         self,
         listener: tokio::net::TcpListener,
@@ -126,19 +157,55 @@ impl FusionServer {
         let app = self.http_router(token.child_token());
         let in_flight = self.inner.in_flight.clone();
         let grace = self.inner.http.shutdown_grace;
-        let closing = token.clone();
-        axum::serve(
-            listener,
-            app.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(async move {
-            stop.await;
-            tracing::info!("shutting down: letting calls in progress finish");
-            drain(&in_flight, grace).await;
-            closing.cancel();
-        })
-        .await
-        .map_err(|e| ServeError::Transport(e.to_string()))
+        let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+        builder
+            .http1()
+            .timer(TokioTimer::new())
+            .header_read_timeout(self.inner.http.read_timeout);
+        let connections = GracefulShutdown::new();
+        tokio::pin!(stop);
+        loop {
+            let (stream, peer) = tokio::select! {
+                () = &mut stop => break,
+                accepted = listener.accept() => match accepted {
+                    Ok(accepted) => accepted,
+                    Err(e) => {
+                        // Out of file descriptors and the like: wait, go on.
+                        tracing::warn!("cannot accept a connection: {e}");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                },
+            };
+            let service =
+                app.clone()
+                    .map_request(move |mut request: axum::extract::Request<Incoming>| {
+                        request
+                            .extensions_mut()
+                            .insert(axum::extract::ConnectInfo(peer));
+                        request.map(axum::body::Body::new)
+                    });
+            let connection = builder.serve_connection_with_upgrades(
+                TokioIo::new(stream),
+                TowerToHyperService::new(service),
+            );
+            let connection = connections.watch(connection.into_owned());
+            tokio::spawn(async move {
+                if let Err(e) = connection.await {
+                    tracing::debug!("connection ended: {e}");
+                }
+            });
+        }
+        tracing::info!("shutting down: letting calls in progress finish");
+        drain(&in_flight, grace).await;
+        token.cancel();
+        if tokio::time::timeout(Duration::from_secs(1), connections.shutdown())
+            .await
+            .is_err()
+        {
+            tracing::debug!("closing connections that did not finish");
+        }
+        Ok(())
     }
 }
 

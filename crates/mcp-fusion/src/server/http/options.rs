@@ -45,10 +45,18 @@ pub struct HttpOptions {
     pub session_idle: Duration,
     /// The largest request body, in bytes; a larger `Content-Length` is
     /// refused at once with HTTP 413, and so is a body that grows past it.
+    /// An `initialize` request, whose handshake a session keeps for its whole
+    /// life, may be at most [`MAX_INITIALIZE_BYTES`] whatever this says.
     /// Default: 4 MiB.
     pub max_body_bytes: usize,
+    /// How long a client may take to send a request's headers, and then its
+    /// body; past it the connection is closed (headers) or the request gets
+    /// HTTP 408 (body), so that slow or stalled clients hold nothing.
+    /// Default: 30 seconds.
+    pub read_timeout: Duration,
     /// On Ctrl-C or SIGTERM, how long calls in progress may go on before the
-    /// server closes anyway (stdio too). Default: 10 seconds.
+    /// server closes anyway (stdio too); the calls still running then end with
+    /// a `SERVER_BUSY` result saying the server shut down. Default: 10 seconds.
     pub shutdown_grace: Duration,
     /// Identify an anonymous HTTP caller (for per-caller rate limits) by the
     /// last address of `X-Forwarded-For`, which the proxy in front of the
@@ -63,6 +71,11 @@ pub struct HttpOptions {
     pub session_store: Option<RedisSessionStore>,
 }
 
+/// The largest `initialize` request body, in bytes (64 KiB): a session keeps
+/// its handshake as long as it lives, so a huge one would cost its size times
+/// every session.
+pub const MAX_INITIALIZE_BYTES: usize = 64 * 1024;
+
 /// [`HttpOptions::max_body_bytes`]'s default: 4 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
@@ -75,6 +88,7 @@ impl Default for HttpOptions {
             max_live_sessions: 64,
             session_idle: Duration::from_secs(30 * 60),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            read_timeout: Duration::from_secs(30),
             shutdown_grace: Duration::from_secs(10),
             trust_forwarded_for: false,
             session_store: None,
@@ -117,6 +131,12 @@ impl HttpOptions {
     /// Sets [`max_body_bytes`](Self::max_body_bytes).
     pub fn max_body_bytes(mut self, bytes: usize) -> Self {
         self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Sets [`read_timeout`](Self::read_timeout).
+    pub fn read_timeout(mut self, timeout: Duration) -> Self {
+        self.read_timeout = timeout;
         self
     }
 

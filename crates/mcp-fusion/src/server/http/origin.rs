@@ -67,15 +67,32 @@ struct HostPort {
 }
 
 impl HostPort {
-    fn of(authority: &Authority) -> Self {
-        HostPort {
-            host: authority
-                .host()
-                .trim_start_matches('[')
-                .trim_end_matches(']')
-                .to_ascii_lowercase(),
-            port: authority.port_u16(),
+    /// `authority` as a host and port, or `None` when it is not a plain
+    /// `host[:port]`: user information (`evil@localhost`), a port that is not
+    /// a number from 0 to 65 535, or an empty host. An IPv6 host is written in
+    /// its canonical form, so that `[0:0:0:0:0:0:0:1]` and `[::1]` are one.
+    fn parse(authority: &Authority) -> Option<Self> {
+        let text = authority.as_str();
+        if text.contains('@') {
+            return None;
         }
+        let host = authority.host();
+        if host.is_empty() || host.contains('*') {
+            return None;
+        }
+        let has_port = text.len() > host.len() && text[host.len()..].starts_with(':');
+        if has_port && authority.port_u16().is_none() {
+            return None;
+        }
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        let host = match bare.parse::<IpAddr>() {
+            Ok(ip) => ip.to_canonical().to_string(),
+            Err(_) => bare.to_ascii_lowercase(),
+        };
+        Some(HostPort {
+            host,
+            port: authority.port_u16(),
+        })
     }
 
     fn is_loopback(&self) -> bool {
@@ -104,8 +121,9 @@ fn default_port(scheme: &str) -> Option<u16> {
     }
 }
 
-/// An origin as a browser sends it: `null`, or `(scheme, host, port)` with the
-/// scheme's default port filled in.
+/// An origin as a browser sends it: `null`, or exactly `scheme://host[:port]`
+/// (no user information, path, query or fragment), with the scheme's default
+/// port filled in.
 fn parse_origin(value: &str) -> Option<AllowedOrigin> {
     let value = value.trim();
     if value.eq_ignore_ascii_case("null") {
@@ -113,7 +131,11 @@ fn parse_origin(value: &str) -> Option<AllowedOrigin> {
     }
     let uri: Uri = value.parse().ok()?;
     let scheme = uri.scheme_str()?.to_ascii_lowercase();
-    let authority = HostPort::of(uri.authority()?);
+    let path_is_empty = matches!(uri.path(), "" | "/") && !value.ends_with('/');
+    if !path_is_empty || uri.query().is_some() {
+        return None;
+    }
+    let authority = HostPort::parse(uri.authority()?)?;
     let port = authority.port.or_else(|| default_port(&scheme))?;
     Some(AllowedOrigin::Tuple {
         scheme,
@@ -147,12 +169,32 @@ pub(crate) struct DoorPolicy {
 /// An allow-list entry that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PolicyError {
-    /// An `allowed_hosts` entry that is not `host` or `host:port`.
-    #[error("allowed host \"{0}\" is not a host name or host:port")]
+    /// An `allowed_hosts` entry that is not `host` or `host:port` (a port
+    /// from 0 to 65 535; no wildcard: list each name).
+    #[error("allowed host \"{0}\" is not a host name or host:port (no wildcards: list each name)")]
     Host(String),
-    /// An `allowed_origins` entry that is not `scheme://host[:port|:*]` or `null`.
-    #[error("allowed origin \"{0}\" is not scheme://host[:port] (or :* for any port, or null)")]
+    /// An `allowed_origins` entry that is not `scheme://host[:port|:*]` or
+    /// `null` (no path, no wildcard host).
+    #[error(
+        "allowed origin \"{0}\" is not scheme://host[:port] (or :* for any port, or null; no wildcard hosts)"
+    )]
     Origin(String),
+}
+
+/// Checks one [`super::HttpOptions::allowed_hosts`] entry.
+///
+/// # Errors
+/// [`PolicyError::Host`] when it is not `host` or `host:port`.
+pub fn check_allowed_host(host: &str) -> Result<(), PolicyError> {
+    DoorPolicy::new(&[host.to_owned()], &[]).map(|_| ())
+}
+
+/// Checks one [`super::HttpOptions::allowed_origins`] entry.
+///
+/// # Errors
+/// [`PolicyError::Origin`] when it is not `scheme://host[:port]`, `…:*` or `null`.
+pub fn check_allowed_origin(origin: &str) -> Result<(), PolicyError> {
+    DoorPolicy::new(&[], &[origin.to_owned()]).map(|_| ())
 }
 
 impl DoorPolicy {
@@ -171,8 +213,9 @@ impl DoorPolicy {
                 };
                 bracketed
                     .parse::<Authority>()
-                    .map(|a| HostPort::of(&a))
-                    .map_err(|_| PolicyError::Host(raw.clone()))
+                    .ok()
+                    .and_then(|a| HostPort::parse(&a))
+                    .ok_or_else(|| PolicyError::Host(raw.clone()))
             })
             .collect::<Result<_, _>>()?;
         let origins = allowed_origins
@@ -183,9 +226,11 @@ impl DoorPolicy {
     }
 
     fn host_allowed(&self, host: &HostPort) -> bool {
-        self.hosts.iter().any(|allowed| {
-            allowed.host == host.host && allowed.port.is_none_or(|p| host.port == Some(p))
-        })
+        // An empty list allows every host (rmcp's rule too).
+        self.hosts.is_empty()
+            || self.hosts.iter().any(|allowed| {
+                allowed.host == host.host && allowed.port.is_none_or(|p| host.port == Some(p))
+            })
     }
 
     /// Checks a request's `Host` (and absolute target) and `Origin`.
@@ -203,13 +248,13 @@ impl DoorPolicy {
                 .ok_or(Refusal::BadHost)?,
             None => uri.authority().cloned().ok_or(Refusal::BadHost)?,
         };
-        let host_port = HostPort::of(&host);
+        let host_port = HostPort::parse(&host).ok_or(Refusal::BadHost)?;
         if !self.host_allowed(&host_port) {
             return Err(Refusal::HostNotAllowed(host.to_string()));
         }
         // An absolute request target names the host the request is for.
         if let Some(target) = uri.authority()
-            && !self.host_allowed(&HostPort::of(target))
+            && !HostPort::parse(target).is_some_and(|t| self.host_allowed(&t))
         {
             return Err(Refusal::HostNotAllowed(target.to_string()));
         }
@@ -247,14 +292,16 @@ impl DoorPolicy {
         if listed {
             return true;
         }
-        // Same origin on loopback: a page served by this very address.
+        // Same origin on loopback: a page served by this very address (over
+        // plain HTTP, which is all this server speaks).
         match origin {
             AllowedOrigin::Tuple {
                 scheme,
                 host: o_host,
                 port,
             } => {
-                host.is_loopback()
+                scheme == "http"
+                    && host.is_loopback()
                     && *o_host == host.host
                     && *port == host.port.or_else(|| default_port(scheme))
             }
@@ -350,6 +397,44 @@ mod tests {
         let (status, text) = Refusal::HostNotAllowed("192.168.1.5:8080".into()).status_and_text();
         assert_eq!(status, 403);
         assert!(text.contains("--allowed-host 192.168.1.5,"), "{text}");
+    }
+
+    #[test]
+    fn odd_hosts_and_origins_are_refused() {
+        let p = policy(&[]);
+        for host in ["evil@localhost", "localhost:99999", "localhost:*"] {
+            assert_eq!(check(&p, &[host], None), Err(Refusal::BadHost), "{host}");
+        }
+        assert_eq!(check(&p, &["[0:0:0:0:0:0:0:1]:8080"], None), Ok(()));
+        for origin in [
+            "https://127.0.0.1:8080",
+            "ftp://127.0.0.1:8080",
+            "javascript://127.0.0.1:8080",
+            "http://user@127.0.0.1:8080",
+            "http://127.0.0.1:8080/path",
+            "http://127.0.0.1:8080/",
+        ] {
+            assert!(
+                check(&p, &["127.0.0.1:8080"], Some(origin)).is_err(),
+                "{origin}"
+            );
+        }
+        for bad in [
+            "http://a.example:99999",
+            "http://*.example",
+            "http://a.example/x",
+        ] {
+            assert_eq!(
+                DoorPolicy::new(&[], &[bad.into()]).unwrap_err(),
+                PolicyError::Origin(bad.into())
+            );
+        }
+        for bad in ["*", "example.com:99999", "user@example.com"] {
+            assert_eq!(
+                DoorPolicy::new(&[bad.into()], &[]).unwrap_err(),
+                PolicyError::Host(bad.into())
+            );
+        }
     }
 
     #[test]

@@ -138,15 +138,13 @@ impl RedisSessionStore {
         .await
     }
 
-    /// Gives session `id` another `ttl` to live.
-    pub(crate) async fn touch(&self, id: &str, ttl: Duration) -> Result<(), StoreError> {
+    /// Gives session `id` another `ttl` to live; `false` when Redis does not
+    /// hold it (it ended, or expired).
+    pub(crate) async fn touch(&self, id: &str, ttl: Duration) -> Result<bool, StoreError> {
         let key = self.key(id);
         let ms = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX).max(1);
-        self.run(|mut conn| async move {
-            let _: bool = conn.pexpire(&key, ms).await?;
-            Ok(())
-        })
-        .await
+        self.run(|mut conn| async move { Ok(conn.pexpire(&key, ms).await?) })
+            .await
     }
 
     /// Whether Redis holds session `id`.

@@ -7,16 +7,22 @@
 //! `max_live_sessions` sessions keep a running worker; past that, the least
 //! recently used idle one is *parked* (its worker stops, its handshake stays)
 //! and rmcp's own restore path (`SessionStore` + `restore_session`) brings it
-//! back, replaying the handshake, when its next request comes.
+//! back, replaying the handshake, when its next request comes. While a
+//! restored worker replays its handshake the session is *starting*: requests
+//! that arrive then wait for the replay (rmcp serialises restores).
 //!
 //! Limits: at most `max_sessions` sessions; a new `initialize` past it closes
 //! the least recently used idle session (first those that never served a
 //! request after their handshake), or is refused when every session is busy.
 //! A session unused for `session_idle` is closed. "Idle" means no HTTP
-//! request in progress and no response or notification stream open.
+//! request in progress and no response or notification stream open; rmcp's
+//! own idle timer is off, since it cannot see either.
 //!
 //! With a [`RedisSessionStore`], handshakes are also kept in Redis, so that a
-//! session goes on across replicas and restarts.
+//! session goes on across replicas and restarts: each request renews the
+//! session there and learns whether another replica ended it. Closing a
+//! session to make room, or because it idled here, only drops this server's
+//! copy; a `DELETE` ends it everywhere.
 
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -25,7 +31,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use futures::Stream;
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, ClientNotification, ServerJsonRpcMessage};
 use rmcp::transport::WorkerTransport;
 use rmcp::transport::streamable_http_server::session::local::{
     EventIdParseError, LocalSessionHandle, LocalSessionWorker, SessionConfig, SessionError,
@@ -62,8 +68,19 @@ pub(crate) enum SessionsError {
 enum Worker {
     /// Running, reached through this handle.
     Live(LocalSessionHandle),
+    /// Restored and replaying its handshake: requests wait for rmcp's restore.
+    Starting(LocalSessionHandle),
     /// Stopped; the handshake is replayed on the next request.
     Parked,
+}
+
+impl Worker {
+    fn handle(&self) -> Option<&LocalSessionHandle> {
+        match self {
+            Worker::Live(handle) | Worker::Starting(handle) => Some(handle),
+            Worker::Parked => None,
+        }
+    }
 }
 
 struct Entry {
@@ -78,13 +95,32 @@ struct Entry {
     /// Workers of this session we stopped ourselves whose exit rmcp has not
     /// reported yet (rmcp calls `close_session` once when a worker ends).
     stopping: usize,
-    /// When its time to live in Redis was last renewed.
-    renewed: Instant,
+    /// Whether Redis holds its handshake (with a Redis store).
+    in_redis: bool,
+    /// The ids of its requests in progress.
+    requests: std::collections::HashSet<String>,
 }
 
 impl Entry {
+    fn new(now: Instant) -> Self {
+        Entry {
+            worker: Worker::Parked,
+            state: None,
+            last_used: now,
+            busy: 0,
+            served: false,
+            stopping: 0,
+            in_redis: false,
+            requests: std::collections::HashSet::new(),
+        }
+    }
+
     fn is_live(&self) -> bool {
         matches!(self.worker, Worker::Live(_))
+    }
+
+    fn runs(&self) -> bool {
+        self.worker.handle().is_some()
     }
 
     fn idle(&self) -> bool {
@@ -97,7 +133,20 @@ struct Table {
     entries: HashMap<SessionId, Entry>,
     /// `initialize` requests admitted whose session is not created yet.
     pending: usize,
-    live: usize,
+    /// Entries with a running worker (live or starting).
+    running: usize,
+}
+
+impl Table {
+    /// The least recently used idle session, those that never served a
+    /// request first.
+    fn eviction_victim(&self) -> Option<SessionId> {
+        self.entries
+            .iter()
+            .filter(|(_, e)| e.idle())
+            .min_by_key(|(_, e)| (e.served, e.last_used))
+            .map(|(id, _)| id.clone())
+    }
 }
 
 struct Inner {
@@ -145,6 +194,21 @@ impl Drop for Busy {
     }
 }
 
+/// A request id in use in a session, released when dropped.
+pub(crate) struct RequestClaim {
+    inner: Arc<Inner>,
+    session: SessionId,
+    request: String,
+}
+
+impl Drop for RequestClaim {
+    fn drop(&mut self) {
+        if let Some(entry) = lock(&self.inner.table).entries.get_mut(&self.session) {
+            entry.requests.remove(&self.request);
+        }
+    }
+}
+
 /// A stream of a session's messages, keeping the session busy until dropped.
 struct Tracked {
     inner: tokio::sync::mpsc::Receiver<ServerSseMessage>,
@@ -167,7 +231,7 @@ fn lock(table: &Mutex<Table>) -> MutexGuard<'_, Table> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// `SERVER_BUSY`-like refusal of an `initialize`: every session is busy.
+/// Refusal of an `initialize`: every session is busy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Full {
     pub sessions: usize,
@@ -180,7 +244,9 @@ impl Sessions {
         shutdown: CancellationToken,
     ) -> Self {
         let mut config = SessionConfig::default();
-        config.keep_alive = Some(limits.idle);
+        // Idle sessions are closed by the sweeper, which sees requests in
+        // progress and open streams; rmcp's timer does not.
+        config.keep_alive = None;
         Sessions {
             inner: Arc::new(Inner {
                 limits,
@@ -193,27 +259,21 @@ impl Sessions {
         }
     }
 
-    /// Makes room for one more session, closing the least recently used idle
-    /// one when the limit is reached.
+    /// Makes room for one more session, closing (here only) the least
+    /// recently used idle one when the limit is reached.
     ///
     /// # Errors
     /// [`Full`] when every session is busy.
     pub fn admit(&self) -> Result<Admission, Full> {
         let mut table = lock(&self.inner.table);
         if table.entries.len() + table.pending >= self.inner.limits.max_sessions {
-            let victim = table
-                .entries
-                .iter()
-                .filter(|(_, e)| e.idle())
-                .min_by_key(|(_, e)| (e.served, e.last_used))
-                .map(|(id, _)| id.clone());
-            let Some(victim) = victim else {
+            let Some(victim) = table.eviction_victim() else {
                 return Err(Full {
                     sessions: table.entries.len(),
                 });
             };
             tracing::debug!(session = %victim, "session limit reached: closing the least recently used idle session");
-            self.remove(&mut table, &victim, true);
+            self.remove(&mut table, &victim);
         }
         table.pending += 1;
         Ok(Admission {
@@ -229,28 +289,69 @@ impl Sessions {
         entry.busy += 1;
         entry.last_used = Instant::now();
         entry.served |= entry.state.is_some();
-        let renew = self
-            .inner
-            .redis
-            .clone()
-            .filter(|_| entry.renewed.elapsed() >= self.inner.limits.idle / 4);
-        if renew.is_some() {
-            entry.renewed = Instant::now();
-        }
-        let (id, _) = table.entries.get_key_value(id)?;
-        let id = id.clone();
-        drop(table);
-        if let Some(redis) = renew {
-            let idle = self.inner.limits.idle;
-            let key = id.clone();
-            tokio::spawn(async move {
-                let _ = redis.touch(&key, idle).await;
-            });
-        }
         Some(Busy {
             inner: Arc::clone(&self.inner),
-            id,
+            id: SessionId::from(id),
         })
+    }
+
+    /// Claims request id `request` in session `id` until the claim drops;
+    /// `Ok(None)` when this server does not hold the session.
+    ///
+    /// # Errors
+    /// `Err(())` when the id is already in use in the session.
+    pub fn claim_request(&self, id: &str, request: String) -> Result<Option<RequestClaim>, ()> {
+        let mut table = lock(&self.inner.table);
+        let Some(entry) = table.entries.get_mut(id) else {
+            return Ok(None);
+        };
+        if !entry.requests.insert(request.clone()) {
+            return Err(());
+        }
+        Ok(Some(RequestClaim {
+            inner: Arc::clone(&self.inner),
+            session: SessionId::from(id),
+            request,
+        }))
+    }
+
+    /// With a Redis store: renews session `id` there, and tells whether it
+    /// still exists (`false`: another replica ended it, and this server's
+    /// copy is dropped too). A session Redis has not seen yet (it was down
+    /// when the session began) is written now. Without a store, or while
+    /// Redis does not answer, `true`.
+    pub async fn still_open(&self, id: &str) -> bool {
+        let Some(redis) = &self.inner.redis else {
+            return true;
+        };
+        let unsaved = {
+            let table = lock(&self.inner.table);
+            match table.entries.get(id) {
+                Some(entry) if entry.in_redis => None,
+                Some(entry) => entry.state.clone(),
+                None => return true,
+            }
+        };
+        let idle = self.inner.limits.idle;
+        match unsaved {
+            Some(state) => {
+                if redis.save(id, &state, idle).await.is_ok()
+                    && let Some(entry) = lock(&self.inner.table).entries.get_mut(id)
+                {
+                    entry.in_redis = true;
+                }
+                true
+            }
+            None => match redis.touch(id, idle).await {
+                Ok(true) | Err(_) => true,
+                Ok(false) => {
+                    tracing::debug!(session = %id, "session ended on another replica");
+                    let mut table = lock(&self.inner.table);
+                    self.remove(&mut table, &SessionId::from(id));
+                    false
+                }
+            },
+        }
     }
 
     /// Whether session `id` exists, here or in Redis.
@@ -264,30 +365,24 @@ impl Sessions {
         }
     }
 
-    /// Removes session `id` from the table, stopping its worker; with
-    /// `everywhere`, from Redis too.
-    fn remove(&self, table: &mut Table, id: &SessionId, everywhere: bool) {
+    /// Removes session `id` from this server, stopping its worker. Redis
+    /// keeps it: another replica may be using it.
+    fn remove(&self, table: &mut Table, id: &SessionId) {
         let Some(entry) = table.entries.remove(id) else {
             return;
         };
-        if let Worker::Live(handle) = entry.worker {
-            table.live = table.live.saturating_sub(1);
+        if let Some(handle) = entry.worker.handle().cloned() {
+            table.running = table.running.saturating_sub(1);
             tokio::spawn(async move {
                 let _ = handle.close().await;
             });
         }
-        if everywhere && let Some(redis) = self.inner.redis.clone() {
-            let id = id.clone();
-            tokio::spawn(async move {
-                let _ = redis.delete(&id).await;
-            });
-        }
     }
 
-    /// Parks the least recently used idle workers while more than
+    /// Parks the least recently used idle live workers while more than
     /// `max_live` run, sparing `keep`.
     fn park_excess(&self, table: &mut Table, keep: &SessionId) {
-        while table.live > self.inner.limits.max_live {
+        while table.running > self.inner.limits.max_live {
             let victim = table
                 .entries
                 .iter()
@@ -304,7 +399,7 @@ impl Sessions {
                 return;
             };
             entry.stopping += 1;
-            table.live -= 1;
+            table.running -= 1;
             tracing::debug!(session = %victim, "parking an idle session");
             tokio::spawn(async move {
                 let _ = handle.close().await;
@@ -312,36 +407,40 @@ impl Sessions {
         }
     }
 
-    /// A new running worker for session `id`, registered as live.
+    /// A new running worker for session `id`: live for a new session,
+    /// starting for a restored one.
     fn start_worker(
         &self,
         table: &mut Table,
         id: &SessionId,
+        restored: bool,
     ) -> WorkerTransport<LocalSessionWorker> {
         let (handle, worker) = create_local_session(id.clone(), self.inner.config.clone());
         let now = Instant::now();
-        let entry = table.entries.entry(id.clone()).or_insert_with(|| Entry {
-            worker: Worker::Parked,
-            state: None,
-            last_used: now,
-            busy: 0,
-            served: false,
-            stopping: 0,
-            renewed: now,
-        });
-        entry.worker = Worker::Live(handle);
+        let entry = table
+            .entries
+            .entry(id.clone())
+            .or_insert_with(|| Entry::new(now));
+        entry.worker = if restored {
+            Worker::Starting(handle)
+        } else {
+            Worker::Live(handle)
+        };
         entry.last_used = now;
-        table.live += 1;
+        table.running += 1;
         self.park_excess(table, id);
         self.start_sweeper();
         WorkerTransport::spawn(worker)
     }
 
-    fn live_handle(&self, id: &SessionId) -> Result<LocalSessionHandle, SessionsError> {
-        match lock(&self.inner.table).entries.get(id).map(|e| &e.worker) {
-            Some(Worker::Live(handle)) => Ok(handle.clone()),
-            _ => Err(SessionsError::NotLive(id.clone())),
-        }
+    /// The handle of a running worker (live, or starting for the restore's
+    /// own messages).
+    fn running_handle(&self, id: &SessionId) -> Result<LocalSessionHandle, SessionsError> {
+        lock(&self.inner.table)
+            .entries
+            .get(id)
+            .and_then(|e| e.worker.handle().cloned())
+            .ok_or_else(|| SessionsError::NotLive(id.clone()))
     }
 
     fn track(
@@ -349,19 +448,15 @@ impl Sessions {
         id: &SessionId,
         stream: tokio::sync::mpsc::Receiver<ServerSseMessage>,
     ) -> Tracked {
-        let busy = {
-            let mut table = lock(&self.inner.table);
-            if let Some(entry) = table.entries.get_mut(id) {
-                entry.busy += 1;
-            }
-            Busy {
-                inner: Arc::clone(&self.inner),
-                id: id.clone(),
-            }
-        };
+        if let Some(entry) = lock(&self.inner.table).entries.get_mut(id) {
+            entry.busy += 1;
+        }
         Tracked {
             inner: stream,
-            _busy: busy,
+            _busy: Busy {
+                inner: Arc::clone(&self.inner),
+                id: id.clone(),
+            },
         }
     }
 
@@ -383,7 +478,8 @@ impl Sessions {
         });
     }
 
-    /// Closes the sessions idle for longer than `session_idle`.
+    /// Closes the sessions idle for longer than `session_idle` (here: Redis
+    /// lets its copy expire by itself).
     fn sweep(&self) {
         let idle = self.inner.limits.idle;
         let mut table = lock(&self.inner.table);
@@ -395,8 +491,7 @@ impl Sessions {
             .collect();
         for id in &expired {
             tracing::debug!(session = %id, "closing an idle session");
-            // Redis lets it expire by itself: another replica may be using it.
-            self.remove(&mut table, id, false);
+            self.remove(&mut table, id);
         }
     }
 }
@@ -407,7 +502,7 @@ impl SessionManager for Sessions {
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), SessionsError> {
         let id = rmcp::transport::common::server_side_http::session_id();
-        let transport = self.start_worker(&mut lock(&self.inner.table), &id);
+        let transport = self.start_worker(&mut lock(&self.inner.table), &id, false);
         Ok((id, transport))
     }
 
@@ -416,9 +511,11 @@ impl SessionManager for Sessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<ServerJsonRpcMessage, SessionsError> {
-        Ok(self.live_handle(id)?.initialize(message).await?)
+        Ok(self.running_handle(id)?.initialize(message).await?)
     }
 
+    /// Only live sessions: a starting one is reported absent, so that rmcp
+    /// makes its request wait for the restore in progress.
     async fn has_session(&self, id: &SessionId) -> Result<bool, SessionsError> {
         Ok(lock(&self.inner.table)
             .entries
@@ -439,10 +536,13 @@ impl SessionManager for Sessions {
                 entry.stopping -= 1;
                 return Ok(());
             }
-            let Worker::Live(handle) = std::mem::replace(&mut entry.worker, Worker::Parked) else {
+            let Some(handle) = std::mem::replace(&mut entry.worker, Worker::Parked)
+                .handle()
+                .cloned()
+            else {
                 return Ok(());
             };
-            table.live = table.live.saturating_sub(1);
+            table.running = table.running.saturating_sub(1);
             handle
         };
         match handle.close().await {
@@ -452,7 +552,7 @@ impl SessionManager for Sessions {
                     entry.stopping += 1;
                 }
             }
-            // The worker ended on its own (idle limit, failed handshake):
+            // The worker ended on its own (a failed handshake, an error):
             // keep the session parked if its handshake is known.
             Err(_) => {
                 let mut table = lock(&self.inner.table);
@@ -469,7 +569,7 @@ impl SessionManager for Sessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionsError> {
-        let handle = self.live_handle(id)?;
+        let handle = self.running_handle(id)?;
         let receiver = handle.establish_request_wise_channel().await?;
         handle
             .push_message(message, receiver.http_request_id)
@@ -477,19 +577,33 @@ impl SessionManager for Sessions {
         Ok(self.track(id, receiver.inner))
     }
 
+    /// A restore's replayed `notifications/initialized` ends its start: the
+    /// session is live from then on.
     async fn accept_message(
         &self,
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<(), SessionsError> {
-        Ok(self.live_handle(id)?.push_message(message, None).await?)
+        let initialized = matches!(
+            &message,
+            ClientJsonRpcMessage::Notification(n)
+                if matches!(n.notification, ClientNotification::InitializedNotification(_))
+        );
+        self.running_handle(id)?.push_message(message, None).await?;
+        if initialized
+            && let Some(entry) = lock(&self.inner.table).entries.get_mut(id)
+            && let Worker::Starting(handle) = &entry.worker
+        {
+            entry.worker = Worker::Live(handle.clone());
+        }
+        Ok(())
     }
 
     async fn create_standalone_stream(
         &self,
         id: &SessionId,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionsError> {
-        let receiver = self.live_handle(id)?.establish_common_channel().await?;
+        let receiver = self.running_handle(id)?.establish_common_channel().await?;
         Ok(self.track(id, receiver.inner))
     }
 
@@ -498,7 +612,10 @@ impl SessionManager for Sessions {
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionsError> {
-        let receiver = self.live_handle(id)?.resume(last_event_id.parse()?).await?;
+        let receiver = self
+            .running_handle(id)?
+            .resume(last_event_id.parse()?)
+            .await?;
         Ok(self.track(id, receiver.inner))
     }
 
@@ -507,16 +624,21 @@ impl SessionManager for Sessions {
         id: SessionId,
     ) -> Result<RestoreOutcome<Self::Transport>, SessionsError> {
         let mut table = lock(&self.inner.table);
-        if table.entries.get(&id).is_some_and(Entry::is_live) {
+        if table.entries.get(&id).is_some_and(Entry::runs) {
             return Ok(RestoreOutcome::AlreadyPresent);
         }
         tracing::debug!(session = %id, "restoring a parked session");
-        Ok(RestoreOutcome::Restored(self.start_worker(&mut table, &id)))
+        Ok(RestoreOutcome::Restored(
+            self.start_worker(&mut table, &id, true),
+        ))
     }
 }
 
 #[async_trait::async_trait]
 impl SessionStore for Sessions {
+    /// The handshake of session `id`: this server's copy, else Redis's. Redis
+    /// failing counts as "unknown" (the client gets 404 and starts a new
+    /// session here), never as a server error.
     async fn load(&self, id: &str) -> Result<Option<SessionState>, SessionStoreError> {
         if let Some(entry) = lock(&self.inner.table).entries.get(id)
             && let Some(state) = &entry.state
@@ -526,32 +648,23 @@ impl SessionStore for Sessions {
         let Some(redis) = &self.inner.redis else {
             return Ok(None);
         };
-        let Some(state) = redis.load(id).await? else {
+        let Ok(Some(state)) = redis.load(id).await else {
             return Ok(None);
         };
         // A session of another replica, or of an earlier run of this one.
         let mut table = lock(&self.inner.table);
         if table.entries.len() + table.pending >= self.inner.limits.max_sessions
-            && let Some(victim) = table
-                .entries
-                .iter()
-                .filter(|(_, e)| e.idle())
-                .min_by_key(|(_, e)| (e.served, e.last_used))
-                .map(|(id, _)| id.clone())
+            && let Some(victim) = table.eviction_victim()
         {
-            self.remove(&mut table, &victim, true);
+            self.remove(&mut table, &victim);
         }
-        let now = Instant::now();
-        let entry = table.entries.entry(id.into()).or_insert_with(|| Entry {
-            worker: Worker::Parked,
-            state: None,
-            last_used: now,
-            busy: 0,
-            served: true,
-            stopping: 0,
-            renewed: now,
-        });
+        let entry = table
+            .entries
+            .entry(id.into())
+            .or_insert_with(|| Entry::new(Instant::now()));
         entry.state = Some(state.clone());
+        entry.served = true;
+        entry.in_redis = true;
         Ok(Some(state))
     }
 
@@ -561,6 +674,9 @@ impl SessionStore for Sessions {
         }
         if let Some(redis) = &self.inner.redis {
             redis.save(id, state, self.inner.limits.idle).await?;
+            if let Some(entry) = lock(&self.inner.table).entries.get_mut(id) {
+                entry.in_redis = true;
+            }
         }
         Ok(())
     }
@@ -568,8 +684,7 @@ impl SessionStore for Sessions {
     async fn delete(&self, id: &str) -> Result<(), SessionStoreError> {
         {
             let mut table = lock(&self.inner.table);
-            let id: SessionId = id.into();
-            self.remove(&mut table, &id, false);
+            self.remove(&mut table, &SessionId::from(id));
         }
         if let Some(redis) = &self.inner.redis {
             redis.delete(id).await?;

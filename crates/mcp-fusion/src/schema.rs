@@ -1,4 +1,6 @@
-//! Input and output schemas derived from Rust types with `schemars` (draft 2020-12).
+//! Input and output schemas derived from Rust types with `schemars` (draft
+//! 2020-12): one place for the generator settings, used by actions (input)
+//! and by typed outputs (`Json<T>`).
 
 use schemars::generate::SchemaSettings;
 use schemars::transform::{Transform, transform_subschemas};
