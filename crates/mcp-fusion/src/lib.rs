@@ -21,6 +21,7 @@ mod redis_connection;
 pub mod router;
 pub mod server;
 mod suggest;
+mod tool_meta;
 pub mod validation;
 
 pub use client::{FusionClient, FusionClientError};

@@ -6,7 +6,6 @@ mod call;
 mod internal;
 mod middleware;
 mod output;
-mod path;
 mod validate;
 
 pub(crate) use call::ContextInner;
@@ -15,5 +14,4 @@ pub use internal::{BoxError, INTERNAL_RECOVERY, catch_panic, classify, internal_
 pub(crate) use middleware::{BoxLayer, box_layer};
 pub use middleware::{CallService, FromFn, FromFnLayer, Next, from_fn};
 pub use output::{IntoToolOutput, ToolOutput};
-pub(crate) use path::{CallRequest, UnknownTool, run};
 pub(crate) use validate::{ActionService, Outcome, Validate};

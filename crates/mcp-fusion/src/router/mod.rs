@@ -9,6 +9,7 @@ mod registry;
 mod route;
 mod schema;
 
+pub use crate::tool_meta::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY};
 pub use action::{Action, Handler, Hints, NoArgs};
 pub use build_error::BuildError;
 pub use group::{DEFAULT_DISCRIMINATOR, Group};
