@@ -16,11 +16,13 @@ pub mod contract;
 pub mod envelope;
 pub mod error;
 pub mod guard;
+mod json;
 pub mod pipeline;
 mod redis_connection;
 pub mod router;
 pub mod server;
 mod suggest;
+mod text;
 mod tool_meta;
 pub mod validation;
 

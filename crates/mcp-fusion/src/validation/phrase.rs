@@ -10,9 +10,10 @@ use super::format::format_phrase;
 use super::line::{Ctx, Line, clean, expected_pinned};
 use super::lookup::{self, Unions};
 use super::path::{self, Seg};
-use super::sent::{MISSING, compact, quote_cut, sent};
+use super::sent::{MISSING, quote_cut, sent};
 use super::union::{self, Choice};
 use super::unknown_keys::{Known, unknown_keys};
+use crate::json::compact;
 
 /// The two phrased parts of a line about a single value.
 pub(crate) struct Parts {
