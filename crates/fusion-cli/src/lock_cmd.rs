@@ -2,15 +2,15 @@
 //! MCP server; `fusion lock --check TARGET [--lock fusion.lock]`: compare it
 //! with the server, for CI (`docs/contracts.md`).
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
 use mcp_fusion::client::Target;
-use mcp_fusion::contract::{Lockfile, ServerContract, ServerInfo, diff};
+use mcp_fusion::contract::{Lockfile, ServerContract, diff};
 
-use crate::diff_cmd;
+use crate::diff_table::table;
+use crate::fetch::fetch_contract;
 use crate::target::{self, ConnectArgs, EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE_OR_CONNECTION};
 
 /// The `--help` text about targets and exit codes of `fusion lock`.
@@ -134,7 +134,7 @@ fn check(
     let changes = diff(&lockfile.contract, current);
     target::out(format_args!(
         "{}",
-        diff_cmd::table(&changes, &format!("{lock} → {target}"), &paint)
+        table(&changes, &format!("{lock} → {target}"), &paint)
     ));
     let max = changes
         .max_severity()
@@ -166,79 +166,4 @@ fn counts(contract: &ServerContract) -> String {
         plural(contract.tools.len(), "tool"),
         plural(contract.action_count(), "action")
     )
-}
-
-/// Connects to `target`, lists its tools and reads their contract, with a
-/// progress line on stderr (rewritten in place on a terminal). Errors are
-/// printed; the exit code is returned.
-pub(crate) async fn fetch_contract(
-    target: &Target,
-    connect: &ConnectArgs,
-) -> Result<(ServerContract, Option<ServerInfo>), ExitCode> {
-    let mut progress = Progress::new();
-    progress.step(&format!("fusion: connecting to {target}…"));
-    let client = match target::connect(target, connect).await {
-        Ok(client) => client,
-        Err(code) => {
-            progress.clear();
-            return Err(code);
-        }
-    };
-    let server = client
-        .server_name()
-        .map(|(name, version)| ServerInfo { name, version });
-    let who = server.as_ref().map_or_else(
-        || target.to_string(),
-        |s| format!("{} {}", s.name, s.version),
-    );
-    progress.step(&format!("fusion: listing the tools of {who}…"));
-    let listed = client.list_tools().await;
-    progress.clear();
-    let result = match listed {
-        Ok(tools) => ServerContract::from_tools(&tools).map_err(|err| {
-            target::err_line(format_args!(
-                "{} the tools of {who} do not describe a readable contract: {err}",
-                connect.paint_stderr().red_bold("error:")
-            ));
-            ExitCode::from(EXIT_USAGE_OR_CONNECTION)
-        }),
-        Err(err) => {
-            target::print_failure(&err, client.server_stderr(), connect);
-            Err(ExitCode::from(EXIT_USAGE_OR_CONNECTION))
-        }
-    };
-    client.close().await;
-    result.map(|contract| (contract, server))
-}
-
-/// A progress line on stderr: rewritten in place on a terminal, one plain
-/// line per step otherwise (so CI logs show what was tried).
-struct Progress {
-    terminal: bool,
-    shown: bool,
-}
-
-impl Progress {
-    fn new() -> Self {
-        Progress {
-            terminal: std::io::stderr().is_terminal(),
-            shown: false,
-        }
-    }
-
-    fn step(&mut self, text: &str) {
-        if self.terminal {
-            target::err(format_args!("\r\x1b[2K{text}"));
-        } else {
-            target::err_line(format_args!("{text}"));
-        }
-        self.shown = true;
-    }
-
-    fn clear(&mut self) {
-        if self.terminal && self.shown {
-            target::err(format_args!("\r\x1b[2K"));
-        }
-        self.shown = false;
-    }
 }

@@ -3,7 +3,9 @@
 
 mod call_cmd;
 mod diff_cmd;
+mod diff_table;
 mod envelope_cmd;
+mod fetch;
 mod lock_cmd;
 mod serve_cmd;
 mod target;

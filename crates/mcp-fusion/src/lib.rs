@@ -8,6 +8,16 @@
 //! The path of a call: transport ([`server`]) → [`router`] → [`validation`] →
 //! middleware ([`pipeline`]) → handler → [`envelope`]. [`contract`] holds the
 //! contracts, lockfiles and diffs, and the self-healing deltas.
+//!
+//! Layers, lowest first: the leaf helpers (single files at the crate root:
+//! `json`, `redis_connection`, `suggest`, `text`, `tool_meta`) → [`error`] →
+//! [`envelope`], [`validation`] → [`pipeline`], [`client`] → [`guard`] →
+//! [`router`] → [`contract`] → [`server`] (→ `gateway`). A module imports only
+//! from its own files and the layers below it; modules that share a layer
+//! (`envelope` and `validation`, `pipeline` and `client`) do not import each
+//! other, and a leaf helper imports only other leaf helpers. Inside a folder,
+//! files do not import each other in a circle: what two files share goes in a
+//! file both import. `tests/layers.rs` keeps this true.
 
 #![warn(missing_docs)]
 
@@ -16,6 +26,7 @@ pub mod contract;
 pub mod envelope;
 pub mod error;
 pub mod guard;
+mod json;
 pub mod pipeline;
 mod redact;
 mod redis_connection;
@@ -23,6 +34,8 @@ pub mod router;
 mod schema;
 pub mod server;
 mod suggest;
+mod text;
+mod tool_meta;
 pub mod validation;
 
 pub use client::{FusionClient, FusionClientError};

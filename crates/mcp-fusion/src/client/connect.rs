@@ -348,7 +348,8 @@ impl FusionClient {
     }
 
     /// [`list_tools`](Self::list_tools), each summarised with its actions and
-    /// required fields (for the client's discriminator key).
+    /// required fields ([`summarize_tool`]: an mcp-fusion tool's from its
+    /// `_meta`, a foreign tool's for the client's discriminator key).
     ///
     /// # Errors
     ///

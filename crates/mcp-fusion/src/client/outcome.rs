@@ -10,6 +10,7 @@ use crate::error::{
     ErrorCode, FieldError, Severity, ToolError, VALIDATION_RECOVERY, retry_after_from_secs,
     retry_after_from_text,
 };
+use crate::json::value_text;
 
 /// The message of a failure whose result has no text, no `structuredContent`
 /// and no `_meta` envelope.
@@ -312,16 +313,9 @@ fn details(value: Option<&Value>) -> Vec<(String, String)> {
     match value {
         Some(Value::Object(map)) => map
             .iter()
-            .map(|(k, v)| (k.clone(), scalar_text(v)))
+            .map(|(k, v)| (k.clone(), value_text(v)))
             .collect(),
         _ => Vec::new(),
-    }
-}
-
-fn scalar_text(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
     }
 }
 
@@ -336,7 +330,7 @@ fn fields(value: Option<&Value>) -> Vec<FieldError> {
             let path = non_empty_str(field.get("path"))
                 .or_else(|| non_empty_str(field.get("name")))
                 .unwrap_or("(root)");
-            let message = field.get("message").map(scalar_text).unwrap_or_default();
+            let message = field.get("message").map(value_text).unwrap_or_default();
             FieldError::new(path, message)
         })
         .collect()

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::error::FusionClientError;
+use crate::json::{json_type, type_noun};
 
 /// The discriminator key a grouped tool reads its action from, unless
 /// [`ClientOptions::discriminator`](super::ClientOptions::discriminator) says
@@ -78,7 +79,7 @@ pub fn build_arguments(
         other => {
             return Err(FusionClientError::InvalidArguments(format!(
                 "tool arguments must be a JSON object, got {}",
-                json_type(&other)
+                type_noun(json_type(&other))
             )));
         }
     };
@@ -87,17 +88,6 @@ pub fn build_arguments(
             .insert(discriminator.to_owned(), Value::String(action.clone()));
     }
     Ok(map)
-}
-
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

@@ -1,16 +1,20 @@
 //! [`summarize_tool`]: a listed tool's actions and required fields, read from
-//! its input schema (for `fusion tools` and for callers who want the same).
+//! its `_meta` or its input schema (for `fusion tools` and for callers who
+//! want the same).
 
 use rmcp::model::Tool;
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+use crate::json::required_of;
+use crate::tool_meta::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY};
 
 /// One action of a grouped tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ActionSummary {
     /// The action key (the discriminator value), e.g. `get_invoice`.
     pub name: String,
-    /// Its required fields (the discriminator left out), when the schema or
-    /// the tool's description says; empty otherwise.
+    /// Its required fields (the discriminator left out), when its own schema
+    /// says; empty otherwise.
     pub required: Vec<String>,
 }
 
@@ -28,91 +32,114 @@ pub struct ToolSummary {
     pub required: Vec<String>,
 }
 
-/// Summarises `tool`, whose grouped actions (if any) are selected by the
-/// `discriminator` argument. Recognised shapes:
+/// Summarises `tool`. Recognised shapes:
 ///
-/// - mcp-fusion's flat group schema: `properties[discriminator].enum` lists the
-///   actions, and the description's lines `- action… (requires a, b)` give
-///   each action's required fields;
+/// - an mcp-fusion tool, whose `_meta["mcp-fusion/actions"]` lists every
+///   action with its own input schema: a group (one with
+///   `_meta["mcp-fusion/discriminator"]`) has one action per entry, with the
+///   `required` of the entry's schema; any other such tool is a plain tool;
 /// - a `oneOf` / `anyOf` of object schemas whose `properties[discriminator]`
 ///   has a `const` (or a one-item `enum`): one action per branch, with the
 ///   branch's `required`;
+/// - a flat schema whose `properties[discriminator].enum` lists the actions:
+///   one action per value, whose required fields the schema does not say;
 /// - anything else: a plain tool with its top-level `required`.
 ///
-/// Never panics on a malformed schema; unknown parts are ignored.
+/// `discriminator` is the field that selects a foreign tool's action; an
+/// mcp-fusion tool names its own. Never panics on a malformed schema or
+/// `_meta`; unknown parts are ignored.
 pub fn summarize_tool(tool: &Tool, discriminator: &str) -> ToolSummary {
-    let schema = tool.input_schema.as_ref();
-    let description = tool.description.as_deref().unwrap_or("");
-    let required = required_of(schema, discriminator);
-    let actions = match branch_actions(schema, discriminator) {
-        Some(actions) => actions,
-        None => enum_actions(schema, discriminator)
-            .into_iter()
-            .map(|name| ActionSummary {
-                required: described_required(description, &name),
-                name,
-            })
-            .collect(),
+    let schema = Value::Object(tool.input_schema.as_ref().clone());
+    let meta = tool.meta.as_ref().map(|m| &m.0);
+    let listed = meta
+        .and_then(|m| m.get(ACTIONS_META_KEY))
+        .and_then(Value::as_array);
+    let (discriminator, actions) = match listed {
+        Some(entries) => {
+            let own = meta
+                .and_then(|m| m.get(DISCRIMINATOR_META_KEY))
+                .and_then(Value::as_str);
+            let actions = own.map_or_else(Vec::new, |d| listed_actions(entries, d));
+            (own, actions)
+        }
+        None => {
+            let actions = branch_actions(&schema, discriminator)
+                .unwrap_or_else(|| enum_actions(&schema, discriminator));
+            (Some(discriminator), actions)
+        }
     };
     ToolSummary {
         name: tool.name.to_string(),
-        description: description
+        description: tool
+            .description
+            .as_deref()
+            .unwrap_or("")
             .lines()
             .map(str::trim)
             .find(|line| !line.is_empty())
             .map(str::to_owned),
         actions,
-        required,
+        required: required_but(&schema, discriminator),
     }
 }
 
-fn required_of(schema: &Map<String, Value>, discriminator: &str) -> Vec<String> {
-    schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(Value::as_str)
-                .filter(|name| *name != discriminator)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
+/// The `required` names of `schema`, `discriminator` left out.
+fn required_but(schema: &Value, discriminator: Option<&str>) -> Vec<String> {
+    required_of(schema)
+        .filter(|name| Some(*name) != discriminator)
+        .map(str::to_owned)
+        .collect()
 }
 
-fn discriminator_schema<'a>(
-    schema: &'a Map<String, Value>,
-    discriminator: &str,
-) -> Option<&'a Map<String, Value>> {
+/// The actions of an mcp-fusion group, from its `_meta` entries (`{"name",
+/// "inputSchema", …}`); an entry without a name is skipped.
+fn listed_actions(entries: &[Value], discriminator: &str) -> Vec<ActionSummary> {
+    entries
+        .iter()
+        .filter_map(|entry| {
+            let name = entry.get("name")?.as_str().filter(|n| !n.is_empty())?;
+            let schema = entry.get("inputSchema").unwrap_or(&Value::Null);
+            Some(ActionSummary {
+                name: name.to_owned(),
+                required: required_but(schema, Some(discriminator)),
+            })
+        })
+        .collect()
+}
+
+fn discriminator_schema<'a>(schema: &'a Value, discriminator: &str) -> Option<&'a Value> {
     schema
         .get("properties")?
-        .as_object()?
-        .get(discriminator)?
-        .as_object()
+        .get(discriminator)
+        .filter(|d| d.is_object())
 }
 
-fn enum_actions(schema: &Map<String, Value>, discriminator: &str) -> Vec<String> {
+/// A flat schema's actions, from the discriminator's `enum`: the schema does
+/// not say which fields each action requires.
+fn enum_actions(schema: &Value, discriminator: &str) -> Vec<ActionSummary> {
     discriminator_schema(schema, discriminator)
         .and_then(|d| d.get("enum"))
         .and_then(Value::as_array)
         .map(|keys| {
             keys.iter()
                 .filter_map(Value::as_str)
-                .map(str::to_owned)
+                .map(|name| ActionSummary {
+                    name: name.to_owned(),
+                    required: Vec::new(),
+                })
                 .collect()
         })
         .unwrap_or_default()
 }
 
-fn branch_actions(schema: &Map<String, Value>, discriminator: &str) -> Option<Vec<ActionSummary>> {
+fn branch_actions(schema: &Value, discriminator: &str) -> Option<Vec<ActionSummary>> {
     let branches = schema
         .get("oneOf")
         .or_else(|| schema.get("anyOf"))?
         .as_array()?;
     let actions: Vec<ActionSummary> = branches
         .iter()
-        .filter_map(Value::as_object)
+        .filter(|branch| branch.is_object())
         .filter_map(|branch| {
             let d = discriminator_schema(branch, discriminator)?;
             let name = match (d.get("const"), d.get("enum").and_then(Value::as_array)) {
@@ -122,33 +149,11 @@ fn branch_actions(schema: &Map<String, Value>, discriminator: &str) -> Option<Ve
             };
             Some(ActionSummary {
                 name,
-                required: required_of(branch, discriminator),
+                required: required_but(branch, Some(discriminator)),
             })
         })
         .collect();
     (!actions.is_empty()).then_some(actions)
-}
-
-/// `a, b` from a description line `- name… (requires a, b)…`.
-fn described_required(description: &str, action: &str) -> Vec<String> {
-    description
-        .lines()
-        .filter_map(|line| line.trim_start().strip_prefix("- "))
-        .filter_map(|rest| rest.strip_prefix(action))
-        .filter(|rest| rest.starts_with([':', ' ']) || rest.is_empty())
-        .find_map(|rest| {
-            let start = rest.rfind("(requires ")? + "(requires ".len();
-            let end = start + rest[start..].find(')')?;
-            Some(
-                rest[start..end]
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|f| !f.is_empty())
-                    .map(str::to_owned)
-                    .collect(),
-            )
-        })
-        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -168,7 +173,15 @@ mod tests {
             "inputSchema": {"type": "object", "required": ["action"], "properties": {
                 "action": {"type": "string", "enum": ["get_invoice", "list_invoices", "pay"]},
                 "id": {"type": "string"}
-            }}
+            }},
+            "_meta": {
+                "mcp-fusion/discriminator": "action",
+                "mcp-fusion/actions": [
+                    {"name": "get_invoice", "inputSchema": {"type": "object", "required": ["id"]}},
+                    {"name": "list_invoices", "inputSchema": {"type": "object"}},
+                    {"name": "pay", "inputSchema": {"type": "object", "required": ["id", "amount"]}}
+                ]
+            }
         }));
         let s = summarize_tool(&t, "action");
         assert_eq!(s.description.as_deref(), Some("Invoices."));
@@ -209,5 +222,57 @@ mod tests {
         let s = summarize_tool(&t, "action");
         assert!(s.actions.is_empty());
         assert_eq!(s.required, ["message"]);
+    }
+
+    #[test]
+    fn fusion_meta_names_its_own_discriminator_and_plain_tools() {
+        let t = tool(json!({
+            "name": "files",
+            "inputSchema": {"type": "object", "required": ["op"], "properties": {
+                "op": {"type": "string", "enum": ["read", "list"]}
+            }},
+            "_meta": {
+                "mcp-fusion/discriminator": "op",
+                "mcp-fusion/actions": [
+                    {"name": "read", "inputSchema": {"required": ["path", 3]}},
+                    {"inputSchema": {}},
+                    {"name": "list"}
+                ]
+            }
+        }));
+        let s = summarize_tool(&t, "action");
+        assert!(s.required.is_empty());
+        let actions: Vec<(&str, &[String])> = s
+            .actions
+            .iter()
+            .map(|a| (a.name.as_str(), a.required.as_slice()))
+            .collect();
+        assert_eq!(actions, [("read", &["path".to_owned()][..]), ("list", &[])]);
+
+        let t = tool(json!({
+            "name": "echo",
+            "inputSchema": {"type": "object", "required": ["action", "message"]},
+            "_meta": {"mcp-fusion/actions": [
+                {"name": "echo", "inputSchema": {"type": "object", "required": ["action", "message"]}}
+            ]}
+        }));
+        let s = summarize_tool(&t, "action");
+        assert!(s.actions.is_empty());
+        assert_eq!(s.required, ["action", "message"]);
+    }
+
+    #[test]
+    fn foreign_descriptions_are_not_read_for_fields() {
+        let t = tool(json!({
+            "name": "billing",
+            "description": "- get_invoice: Fetch one (requires id)",
+            "inputSchema": {"properties": {"action": {"enum": ["get_invoice"]}}},
+            "_meta": {"mcp-fusion/actions": "not a list"}
+        }));
+        let s = summarize_tool(&t, "action");
+        assert_eq!(s.actions.len(), 1);
+        assert_eq!(s.actions[0].name, "get_invoice");
+        assert!(s.actions[0].required.is_empty());
+        assert!(s.required.is_empty());
     }
 }

@@ -13,6 +13,7 @@ use super::schema_summary::{cut, fields_summary};
 use super::server::ServerContract;
 use super::tool::ToolContract;
 use crate::error::ChangeSeverity::{self, Breaking, Cosmetic, Risky, Safe};
+use crate::json::value_text;
 
 /// Every change from `old` (e.g. the lockfile) to `new` (e.g. the running
 /// server), field by field, ordered by tool, then action (tool-wide changes
@@ -344,7 +345,7 @@ fn diff_guards(
     for key in keys {
         let field = format!("(guards.{key})");
         let (a, b) = (get(&old_flat, key), get(&new_flat, key));
-        let text = |v: &Option<Value>| v.as_ref().map(super::schema_summary::value_text);
+        let text = |v: &Option<Value>| v.as_ref().map(value_text);
         let (severity, description) = match (&a, &b) {
             (None, Some(_)) => (Risky, format!("Action \"{name}\" has a new limit: {key}.")),
             (Some(_), None) => (

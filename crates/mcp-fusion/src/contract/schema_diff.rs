@@ -8,10 +8,9 @@ use std::collections::{BTreeSet, HashSet};
 use serde_json::Value;
 
 use super::schema_rules::{HANDLED, Kind, LOWER_BOUNDS, SHAPES, Side, TEXTS, UPPER_BOUNDS};
-use super::schema_summary::{
-    cut, enum_values, json_type, resolve, summarize, type_set, value_text, values_text,
-};
+use super::schema_summary::{cut, enum_values, resolve, summarize, type_set, values_text};
 use crate::error::ChangeSeverity;
+use crate::json::{compact, required_of, schema_type, value_text};
 
 /// One field-level change, before it is placed in a tool and an action.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -442,7 +441,8 @@ impl Walker<'_> {
             .get("properties")
             .and_then(Value::as_object)
             .unwrap_or(&empty);
-        let (old_required, new_required) = (required_of(old), required_of(new));
+        let (old_required, new_required): (BTreeSet<&str>, BTreeSet<&str>) =
+            (required_of(old).collect(), required_of(new).collect());
         let mut removed: Vec<&String> = old_props
             .keys()
             .filter(|k| !new_props.contains_key(*k))
@@ -620,15 +620,6 @@ impl Walker<'_> {
     }
 }
 
-/// The `required` names of an object schema.
-fn required_of(schema: &Value) -> BTreeSet<&str> {
-    schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default()
-}
-
 /// What a field holds, for rename detection: its type set, else the types of
 /// its enum / const values, else its kind of union, else `any`.
 fn kind_of(schema: &Value, root: &Value) -> Vec<String> {
@@ -637,7 +628,7 @@ fn kind_of(schema: &Value, root: &Value) -> Vec<String> {
         return types;
     }
     if let Some(values) = enum_values(&schema, root) {
-        let types: BTreeSet<String> = values.iter().map(|v| json_type(v).to_owned()).collect();
+        let types: BTreeSet<String> = values.iter().map(|v| schema_type(v).to_owned()).collect();
         return types.into_iter().collect();
     }
     for key in ["anyOf", "oneOf", "allOf"] {
@@ -676,9 +667,4 @@ fn quoted(values: &[Value]) -> String {
         .map(|v| format!("\"{}\"", value_text(v)))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Compact JSON of a value.
-fn compact(value: &Value) -> String {
-    value.to_string()
 }

@@ -6,6 +6,9 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use crate::json::value_text;
+use crate::text::cut_chars;
+
 /// The longest `old` / `new` text, in characters.
 pub(crate) const MAX_VALUE_CHARS: usize = 160;
 
@@ -57,19 +60,6 @@ pub(crate) fn type_set(schema: &Value) -> Option<Vec<String>> {
     Some(types)
 }
 
-/// The JSON type name of a value (`integer` for whole numbers).
-pub(crate) fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 /// The values a schema is limited to: its `enum`, its `const`, or the
 /// constants of a `oneOf` / `anyOf` whose every branch is one constant (the
 /// form `schemars` gives a Rust enum whose variants are documented).
@@ -102,14 +92,6 @@ pub(crate) fn enum_values(schema: &Value, root: &Value) -> Option<Vec<Value>> {
         }
     }
     None
-}
-
-/// A value as a delta shows it: a string bare, anything else as compact JSON.
-pub(crate) fn value_text(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
 }
 
 /// Values joined with `|` (`day|week`).
@@ -199,16 +181,7 @@ pub(crate) fn fields_summary(schema: &Value) -> String {
 
 /// `text` cut to [`MAX_VALUE_CHARS`] characters, ending with `…` when cut.
 pub(crate) fn cut(text: &str) -> String {
-    match text.char_indices().nth(MAX_VALUE_CHARS) {
-        None => text.to_owned(),
-        Some(_) => {
-            let end = text
-                .char_indices()
-                .nth(MAX_VALUE_CHARS - 1)
-                .map_or(text.len(), |(i, _)| i);
-            format!("{}…", &text[..end])
-        }
-    }
+    cut_chars(text, MAX_VALUE_CHARS, "…").into_owned()
 }
 
 #[cfg(test)]

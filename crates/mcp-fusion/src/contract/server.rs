@@ -9,8 +9,7 @@ use super::action::{ActionContract, Annotations, non_blank};
 use super::canonical::digest_of;
 use super::error::ContractError;
 use super::tool::ToolContract;
-use crate::router::{ActionListing, ToolListing};
-use crate::server::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY, FusionServer};
+use crate::router::{ACTIONS_META_KEY, ActionListing, DISCRIMINATOR_META_KEY, ToolListing};
 
 /// The contract of a whole server: every tool, by name.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -36,15 +35,9 @@ impl ServerContract {
         self.tools.values().map(|t| t.actions.len()).sum()
     }
 
-    /// The contract of a built server, from [`FusionServer::listings`]. Equal
-    /// to [`from_tools`](Self::from_tools) over the same server's
-    /// `tools/list`.
-    pub fn of_server(server: &FusionServer) -> Self {
-        Self::from_listings(&server.listings())
-    }
-
     /// The contract of the given listings (a built server's
-    /// [`FusionServer::listings`]).
+    /// [`FusionServer::listings`](crate::FusionServer::listings)); a built
+    /// server's own is [`ServerContract::of_server`].
     pub fn from_listings(listings: &[ToolListing]) -> Self {
         let tools = listings
             .iter()

@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use super::escape;
 use crate::error::{AwarenessDelta, ContractAwareness, FieldError, ToolError, ValidationFailure};
+use crate::text::cut_chars;
 
 /// The longest message, recovery, detail value or field line, in characters (§2).
 pub const MAX_TEXT_CHARS: usize = 2_000;
@@ -81,19 +82,6 @@ pub fn sanitize(s: &str, text: bool) -> String {
     out
 }
 
-/// Cuts `s` to at most `max_chars` characters; a cut value ends with `…`
-/// (which counts as one of them).
-pub fn cut_chars(s: &str, max_chars: usize) -> String {
-    match s.char_indices().nth(max_chars) {
-        None => s.to_owned(),
-        Some(_) => {
-            let keep = max_chars.saturating_sub(1);
-            let end = s.char_indices().nth(keep).map_or(s.len(), |(i, _)| i);
-            format!("{}…", &s[..end])
-        }
-    }
-}
-
 /// Cuts `s` so that its escaped form (element text when `text`, else attribute)
 /// takes at most `max_bytes`; a cut value ends with `…`.
 fn cut_escaped_bytes(s: &str, max_bytes: usize, text: bool) -> String {
@@ -128,19 +116,19 @@ fn cut_escaped_bytes(s: &str, max_bytes: usize, text: bool) -> String {
 }
 
 fn text_value(s: &str) -> String {
-    cut_chars(&sanitize(s, true), MAX_TEXT_CHARS)
+    cut_chars(&sanitize(s, true), MAX_TEXT_CHARS, "…").into_owned()
 }
 
 /// A name written as an attribute value (code, detail key, field path,
 /// validation action).
 fn name_value(s: &str) -> String {
-    cut_chars(&sanitize(s, false), MAX_NAME_CHARS)
+    cut_chars(&sanitize(s, false), MAX_NAME_CHARS, "…").into_owned()
 }
 
 /// A name written as element text (`<action>`): cut like a name, but CR is
 /// normalised like any element text.
 fn action_value(s: &str) -> String {
-    cut_chars(&sanitize(s, true), MAX_NAME_CHARS)
+    cut_chars(&sanitize(s, true), MAX_NAME_CHARS, "…").into_owned()
 }
 
 /// The failure exactly as its envelope carries it: every substitution and cut of
@@ -319,15 +307,5 @@ mod tests {
         assert_eq!(sanitize("a\r\nb\rc", true), "a\nb\nc");
         assert_eq!(sanitize("a\r\nb", false), "a\r\nb");
         assert_eq!(sanitize("\u{fffe}\u{ffff}", false), "\u{fffd}\u{fffd}");
-    }
-
-    #[test]
-    fn cut_keeps_character_boundaries() {
-        assert_eq!(cut_chars("abc", 3), "abc");
-        assert_eq!(cut_chars("abcd", 3), "ab…");
-        let s = "é漢👍🏽".repeat(10);
-        let cut = cut_chars(&s, 5);
-        assert_eq!(cut.chars().count(), 5);
-        assert!(cut.ends_with('…'));
     }
 }

@@ -18,7 +18,7 @@ use tower::ServiceExt;
 
 use super::layer::Guard;
 use super::redis_store::{RedisDecision, RedisStore};
-use crate::error::ToolError;
+use crate::error::{ToolError, seconds_text};
 use crate::pipeline::{ActionService, Call, CallContext, Outcome, Peer};
 
 /// Whose calls one limit counts.
@@ -267,13 +267,13 @@ impl RateLimitGuard {
     fn limited(&self, name: &str, wait: Duration) -> ToolError {
         let secs = crate::envelope::retry_after_secs(Some(wait.max(Duration::from_millis(1))))
             .unwrap_or(1);
-        let unit = if secs == 1 { "second" } else { "seconds" };
         ToolError::rate_limited(format!(
             "Too many calls to {name}: the limit is {}.",
             self.limit
         ))
         .suggest(format!(
-            "Wait {secs} {unit} before calling {name} again; calls before then are refused. Do not retry in a loop."
+            "Wait {} before calling {name} again; calls before then are refused. Do not retry in a loop.",
+            seconds_text(secs)
         ))
         .detail("limit", self.limit)
         .retry_after(Duration::from_secs(secs))

@@ -6,7 +6,6 @@ mod call;
 mod internal;
 mod middleware;
 mod output;
-mod path;
 mod state;
 mod validate;
 
@@ -19,6 +18,5 @@ pub use internal::{
 pub(crate) use middleware::{BoxLayer, box_layer};
 pub use middleware::{CallService, FromFn, FromFnLayer, Next, from_fn};
 pub use output::{IntoToolOutput, Json, ToolOutput};
-pub(crate) use path::{CallRequest, UnknownTool, run};
 pub use state::{FromCallContext, State, StateNeed, States};
 pub(crate) use validate::{ActionService, Outcome, Validate};

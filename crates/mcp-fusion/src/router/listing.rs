@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 
 use super::Hints;
 use super::build_error::BuildError;
+use crate::json::required_of;
 
 /// One entry of `tools/list`, in the server's own terms.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,14 +99,6 @@ pub(crate) struct ActionSummary<'a> {
     pub deprecated: Option<&'a str>,
 }
 
-fn required_of(schema: &Value) -> Vec<&str> {
-    schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default()
-}
-
 fn hint_tags(hints: Hints, deprecated: Option<&str>) -> String {
     let mut tags = Vec::new();
     if hints.read_only {
@@ -151,7 +144,7 @@ pub(crate) fn group_listing(
         "Set \"{discriminator}\" to choose one of these actions:\n"
     ));
     for action in actions {
-        let required = required_of(action.schema);
+        let required: Vec<&str> = required_of(action.schema).collect();
         let fields = if required.is_empty() {
             String::from("no required fields")
         } else {

@@ -8,6 +8,7 @@ mod listing;
 mod registry;
 mod route;
 
+pub use crate::tool_meta::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY};
 pub use action::{Action, Handler, Hints, NoArgs};
 pub use build_error::BuildError;
 pub use group::{DEFAULT_DISCRIMINATOR, Group};

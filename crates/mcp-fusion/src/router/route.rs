@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::registry::{RegisteredAction, RegisteredTool, Registry};
 use crate::error::{ErrorCode, ToolError};
+use crate::json::json_type;
 use crate::suggest::closest;
 
 /// Why a call could not be routed to an action.
@@ -26,17 +27,6 @@ pub(crate) struct Routed<'a> {
     pub tool: &'a RegisteredTool,
     pub action: &'a RegisteredAction,
     pub args: Map<String, Value>,
-}
-
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 fn pick_recovery(tool: &RegisteredTool, field: &str) -> String {

@@ -12,13 +12,9 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use serde_json::Value;
 
 use super::FusionServer;
-use crate::pipeline::{CallRequest, Peer};
-use crate::router::ToolListing;
-
-/// The tool `_meta` key listing every action with its own schema and settings.
-pub const ACTIONS_META_KEY: &str = "mcp-fusion/actions";
-/// The tool `_meta` key naming a group's discriminator field.
-pub const DISCRIMINATOR_META_KEY: &str = "mcp-fusion/discriminator";
+use super::dispatch::CallRequest;
+use crate::pipeline::Peer;
+use crate::router::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY, ToolListing};
 
 /// The rmcp `Tool` for a listing.
 pub(crate) fn to_rmcp_tool(listing: &ToolListing) -> Tool {

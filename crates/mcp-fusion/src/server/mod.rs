@@ -3,6 +3,7 @@
 //! rmcp's protocol types.
 
 mod builder;
+mod dispatch;
 mod handler;
 mod http;
 mod in_flight;
@@ -16,8 +17,8 @@ use rmcp::model::{CallToolResult, Tool};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+pub use crate::router::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY};
 pub use builder::ServerBuilder;
-pub use handler::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY};
 pub use http::{
     DEFAULT_MAX_BODY_BYTES, HttpOptions, PolicyError, RedisSessionStore, SESSIONS_FULL_RETRY_SECS,
     check_allowed_host, check_allowed_origin,
@@ -26,9 +27,10 @@ pub use jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
 pub use stdio::MAX_LINE_BYTES;
 pub use transport::{ServeError, shutdown_signal};
 
-use crate::contract::SelfHealing;
-use crate::pipeline::{CallRequest, Peer, States, run};
+use crate::contract::{SelfHealing, ServerContract};
+use crate::pipeline::{Peer, States};
 use crate::router::{Registry, ToolListing};
+use dispatch::{CallRequest, UnknownTool, run};
 use in_flight::InFlight;
 
 pub(crate) struct ServerIdentity {
@@ -92,7 +94,7 @@ fn stopped_by_shutdown(tool: &str) -> crate::ToolError {
 }
 
 /// The `UNKNOWN_TOOL` envelope of [`ServerBuilder::unknown_tool_as_result`].
-fn unknown_tool_error(unknown: &crate::pipeline::UnknownTool) -> crate::ToolError {
+fn unknown_tool_error(unknown: &UnknownTool) -> crate::ToolError {
     let tool = unknown.data["tool"].as_str().unwrap_or_default();
     let mut message = format!("There is no tool named \"{tool}\".");
     if let Some(closest) = unknown.data["closest"].as_str() {
@@ -282,5 +284,14 @@ impl FusionServer {
     /// Calls in progress now (over every transport).
     pub fn calls_in_flight(&self) -> usize {
         self.inner.in_flight.count()
+    }
+}
+
+impl ServerContract {
+    /// The contract of a built server, from [`FusionServer::listings`]. Equal
+    /// to [`from_tools`](Self::from_tools) over the same server's
+    /// `tools/list`.
+    pub fn of_server(server: &FusionServer) -> Self {
+        Self::from_listings(&server.listings())
     }
 }

@@ -2,7 +2,7 @@
 //! expected, with an example (wire contract §4). Format names schemars derives
 //! from Rust types (`uint64`, `int32`…) are never shown.
 
-use super::phrase::clean;
+use super::line::clean;
 
 /// The label and the expectation, with an example, for a `format`.
 pub(crate) fn format_phrase(format: &str) -> (String, String) {

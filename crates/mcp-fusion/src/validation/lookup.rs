@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::path::Seg;
 use super::sent::quote_option;
+use crate::json::type_noun;
 
 /// How many `$ref`/`allOf` hops a lookup follows before giving up (cycles).
 const MAX_HOPS: usize = 32;
@@ -266,20 +267,6 @@ pub(crate) fn type_names<'s>(root: &'s Value, schema: &'s Value) -> Vec<&'s str>
         }
     }
     Vec::new()
-}
-
-/// `a string`, `an integer`, … for one JSON type name.
-pub(crate) fn type_noun(name: &str) -> String {
-    match name {
-        "string" => "a string".to_owned(),
-        "integer" => "an integer".to_owned(),
-        "number" => "a number".to_owned(),
-        "boolean" => "a boolean".to_owned(),
-        "object" => "an object".to_owned(),
-        "array" => "an array".to_owned(),
-        "null" => "null".to_owned(),
-        other => format!("a value of type {other}"),
-    }
 }
 
 /// Several type names as one phrase: `a string`, `a string or null`,

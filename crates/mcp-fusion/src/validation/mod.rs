@@ -30,6 +30,7 @@
 
 mod format;
 mod int_bounds;
+mod line;
 mod lookup;
 mod nulls;
 mod path;

@@ -7,51 +7,13 @@ use jsonschema::error::{TypeKind, ValidationErrorKind as Kind};
 use serde_json::Value;
 
 use super::format::format_phrase;
+use super::line::{Ctx, Line, clean, expected_pinned};
 use super::lookup::{self, Unions};
 use super::path::{self, Seg};
-use super::sent::{MISSING, compact, quote_cut, sent};
-use super::union;
+use super::sent::{MISSING, quote_cut, sent};
+use super::union::{self, Choice};
 use super::unknown_keys::{Known, unknown_keys};
-use crate::suggest::closest_other;
-
-/// What the phrasing reads besides the error: the action's schema and the
-/// arguments as validated.
-pub(crate) struct Ctx<'a> {
-    /// The whole schema as compiled (the root `$ref`s resolve against).
-    pub root: &'a Value,
-    /// The whole schema as the user gave it (without the integer ranges
-    /// added for compiling): which bounds the user wrote.
-    pub given: &'a Value,
-    /// The whole arguments object.
-    pub instance: &'a Value,
-}
-
-/// A field line before ordering.
-#[derive(Debug, Clone)]
-pub(crate) struct Line {
-    /// Where, as instance segments.
-    pub segs: Vec<Seg>,
-    /// The JSON Schema keyword the line is about.
-    pub keyword: &'static str,
-    /// `{problem}. You sent: {sent}. {expected}`.
-    pub message: String,
-}
-
-impl Line {
-    pub(crate) fn new(
-        segs: Vec<Seg>,
-        keyword: &'static str,
-        problem: &str,
-        sent: &str,
-        expected: &str,
-    ) -> Self {
-        Line {
-            segs,
-            keyword,
-            message: format!("{problem}. You sent: {sent}. {expected}"),
-        }
-    }
-}
+use crate::json::compact;
 
 /// The two phrased parts of a line about a single value.
 pub(crate) struct Parts {
@@ -180,8 +142,12 @@ pub(crate) fn phrase(ctx: &Ctx, err: &ValidationError<'_>, out: &mut Vec<Line>) 
                 );
             }
         }
-        Kind::OneOfNotValid { context } => union::phrase_union(ctx, err, context, "oneOf", out),
-        Kind::AnyOf { context } => union::phrase_union(ctx, err, context, "anyOf", out),
+        Kind::OneOfNotValid { context } => {
+            phrase_choice(ctx, union::choose(ctx, err, context, "oneOf"), out);
+        }
+        Kind::AnyOf { context } => {
+            phrase_choice(ctx, union::choose(ctx, err, context, "anyOf"), out);
+        }
         _ => {
             let p = single(ctx, err).unwrap_or_else(|| fallback(err.kind().keyword()));
             out.push(Line::new(
@@ -191,6 +157,19 @@ pub(crate) fn phrase(ctx: &Ctx, err: &ValidationError<'_>, out: &mut Vec<Line>) 
                 &sent(Some(value)),
                 &p.expected,
             ));
+        }
+    }
+}
+
+/// What [`union::choose`] picked: its one line, or the chosen branch's own
+/// errors, each phrased.
+fn phrase_choice(ctx: &Ctx, choice: Choice<'_>, out: &mut Vec<Line>) {
+    match choice {
+        Choice::Line(line) => out.push(line),
+        Choice::Branch(errors) => {
+            for e in errors {
+                phrase(ctx, e, out);
+            }
         }
     }
 }
@@ -260,25 +239,6 @@ fn lower_first(s: &str) -> String {
         Some(c) => c.to_lowercase().chain(chars).collect(),
         None => String::new(),
     }
-}
-
-/// ` Did you mean 'x'?` when the sent string is near one of the string `options`.
-pub(crate) fn did_you_mean(value: &Value, options: &[&Value]) -> String {
-    let Some(typed) = value.as_str() else {
-        return String::new();
-    };
-    closest_other(typed, options.iter().filter_map(|o| o.as_str()))
-        .map(|near| format!(" Did you mean '{near}'?"))
-        .unwrap_or_default()
-}
-
-/// `Expected one of: 'a', 'b'.` / `Expected exactly 'a'.`, then the suggestion.
-pub(crate) fn expected_pinned(value: &Value, options: &[&Value]) -> String {
-    format!(
-        "Expected {}.{}",
-        lookup::pinned_phrase(options),
-        did_you_mean(value, options)
-    )
 }
 
 /// Problem and expectation for a kind about one value (everything but
@@ -554,14 +514,6 @@ pub(crate) fn single(ctx: &Ctx, err: &ValidationError<'_>) -> Option<Parts> {
     }
 }
 
-/// Keeps schema-given names short and plain.
-pub(crate) fn clean(s: &str) -> String {
-    s.chars()
-        .filter(|c| c.is_ascii_graphic())
-        .take(60)
-        .collect()
-}
-
 /// `Expected an integer >= 0.` / `Expected a number > 0 and <= 100.`: the
 /// failing bound (of `keyword`) with the other side's bound when the user's
 /// schema states one.
@@ -665,16 +617,5 @@ mod tests {
             p.expected,
             "Expected a value that satisfies the schema's 'x-customallocstringString' rule."
         );
-    }
-
-    #[test]
-    fn suggestions_only_for_strings() {
-        let opts = [&json!("active"), &json!("paid")];
-        assert_eq!(
-            did_you_mean(&json!("Active"), &opts),
-            " Did you mean 'active'?"
-        );
-        assert_eq!(did_you_mean(&json!(1), &opts), "");
-        assert_eq!(did_you_mean(&json!("zzz"), &opts), "");
     }
 }

@@ -7,6 +7,9 @@
 
 use serde_json::Value;
 
+use crate::json::compact;
+use crate::text::{cut_chars, first_chars};
+
 /// The longest `You sent:` rendering of a string or object, in characters
 /// (Unicode scalar values, never bytes).
 pub const MAX_SENT_CHARS: usize = 50;
@@ -37,7 +40,7 @@ pub fn sent(value: Option<&Value>) -> String {
         Some(Value::Array(items)) => format!("array({})", items.len()),
         Some(object @ Value::Object(_)) => {
             let json = compact(object);
-            match cut_chars(&json, MAX_SENT_CHARS) {
+            match first_chars(&json, MAX_SENT_CHARS) {
                 Some(head) => format!("{head}{ELLIPSIS}"),
                 None => json,
             }
@@ -48,12 +51,7 @@ pub fn sent(value: Option<&Value>) -> String {
 /// `s` in single quotes, cut to [`MAX_SENT_CHARS`] characters in all: the first
 /// 47 characters then `...` when longer. Cuts on a character boundary.
 pub(crate) fn quote_cut(s: &str) -> String {
-    if s.chars().count() <= MAX_SENT_CHARS {
-        return format!("'{s}'");
-    }
-    let keep = MAX_SENT_CHARS - ELLIPSIS.len();
-    let head = cut_chars(s, keep).unwrap_or(s);
-    format!("'{head}{ELLIPSIS}'")
+    format!("'{}'", cut_chars(s, MAX_SENT_CHARS, ELLIPSIS))
 }
 
 /// A schema value (an enum option, a `const`) as the model should type it:
@@ -63,17 +61,6 @@ pub(crate) fn quote_option(value: &Value) -> String {
         Value::String(s) => format!("'{s}'"),
         other => compact(other),
     }
-}
-
-/// The compact JSON text of `value`.
-pub(crate) fn compact(value: &Value) -> String {
-    // Serializing a `Value` cannot fail: its map keys are strings.
-    serde_json::to_string(value).unwrap_or_default()
-}
-
-/// The first `n` characters of `s`, or `None` when `s` has at most `n`.
-fn cut_chars(s: &str, n: usize) -> Option<&str> {
-    s.char_indices().nth(n).map(|(at, _)| &s[..at])
 }
 
 #[cfg(test)]

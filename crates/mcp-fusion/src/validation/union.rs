@@ -13,20 +13,28 @@ use jsonschema::ValidationError;
 use jsonschema::error::{TypeKind, ValidationErrorKind as Kind};
 use serde_json::Value;
 
+use super::line::{Ctx, Line, expected_pinned};
 use super::lookup;
 use super::path;
-use super::phrase::{Ctx, Line, expected_pinned, phrase};
 use super::sent::{MISSING, sent};
 
-/// Phrases a `oneOf` (`keyword` = `"oneOf"`) or `anyOf` error whose branches
-/// failed with the per-branch errors `context`.
-pub(crate) fn phrase_union(
+/// What to tell the model about a union no branch matched.
+pub(crate) enum Choice<'e> {
+    /// One line about the union itself.
+    Line(Line),
+    /// The errors of the branch the value was meant for, to be phrased one
+    /// by one.
+    Branch(&'e [ValidationError<'static>]),
+}
+
+/// Chooses what to report for a `oneOf` (`keyword` = `"oneOf"`) or `anyOf`
+/// error whose branches failed with the per-branch errors `context`.
+pub(crate) fn choose<'e>(
     ctx: &Ctx,
     err: &ValidationError<'_>,
-    context: &[Vec<ValidationError<'static>>],
+    context: &'e [Vec<ValidationError<'static>>],
     keyword: &'static str,
-    out: &mut Vec<Line>,
-) {
+) -> Choice<'e> {
     let here = path::segments(ctx.instance, err.instance_path().as_str());
     let value: &Value = err.instance();
     let branches = lookup::owner(ctx.root, err.schema_path().as_str(), keyword)
@@ -41,32 +49,25 @@ pub(crate) fn phrase_union(
             let tags = tag.all_values();
             match value.get(tag.name) {
                 None => {
-                    out.push(Line::new(
+                    return Choice::Line(Line::new(
                         path::child(&here, tag.name),
                         "required",
                         "Missing required field",
                         MISSING,
                         &format!("Expected {}.", lookup::pinned_phrase(&tags)),
                     ));
-                    return;
                 }
                 Some(sent_tag) => match tag.branch_for(sent_tag) {
-                    Some(i) if !context[i].is_empty() => {
-                        for e in &context[i] {
-                            phrase(ctx, e, out);
-                        }
-                        return;
-                    }
+                    Some(i) if !context[i].is_empty() => return Choice::Branch(&context[i]),
                     Some(_) => {}
                     None => {
-                        out.push(Line::new(
+                        return Choice::Line(Line::new(
                             path::child(&here, tag.name),
                             "enum",
                             "Invalid value",
                             &sent(Some(sent_tag)),
                             &expected_pinned(sent_tag, &tags),
                         ));
-                        return;
                     }
                 },
             }
@@ -82,14 +83,13 @@ pub(crate) fn phrase_union(
                     all.push(v);
                 }
             }
-            out.push(Line::new(
+            return Choice::Line(Line::new(
                 here,
                 "enum",
                 "Invalid value",
                 &sent(Some(value)),
                 &expected_pinned(value, &all),
             ));
-            return;
         }
     }
 
@@ -107,10 +107,7 @@ pub(crate) fn phrase_union(
         .min_by_key(|(i, errors)| (errors.len(), *i))
         .map(|(i, _)| i);
     if let Some(i) = best {
-        for e in &context[i] {
-            phrase(ctx, e, out);
-        }
-        return;
+        return Choice::Branch(&context[i]);
     }
 
     let mut descs: Vec<String> = Vec::new();
@@ -129,13 +126,13 @@ pub(crate) fn phrase_union(
     } else {
         format!("Expected {}.", lookup::one_of_descriptions(&descs))
     };
-    out.push(Line::new(
+    Choice::Line(Line::new(
         here,
         keyword,
         "No branch matched",
         &sent(Some(value)),
         &expected,
-    ));
+    ))
 }
 
 /// The type a branch's type error asks for (`a string`, `an integer or null`).

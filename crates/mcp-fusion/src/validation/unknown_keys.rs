@@ -4,9 +4,9 @@
 
 use serde_json::Value;
 
+use super::line::Line;
 use super::lookup::{self, Unions};
 use super::path::{self, Seg};
-use super::phrase::Line;
 use super::sent::sent;
 use crate::suggest::closest_other;
 

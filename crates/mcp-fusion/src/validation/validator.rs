@@ -8,10 +8,11 @@ use jsonschema::{Draft, ReferencingError, Retrieve, Uri};
 use serde_json::Value;
 
 use super::int_bounds::with_integer_bounds;
+use super::line::{Ctx, Line};
 use super::lookup;
 use super::nulls::remove_optional_nulls;
 use super::path::dotted;
-use super::phrase::{Ctx, Line, phrase};
+use super::phrase::phrase;
 use super::schema_error::SchemaError;
 use crate::error::FieldError;
 

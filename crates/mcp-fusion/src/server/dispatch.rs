@@ -9,10 +9,10 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
-use super::{Call, CallContext, ContextInner, Outcome, catch_panic};
 use crate::contract::SelfHealing;
 use crate::envelope::{to_call_tool_result, validation_result};
 use crate::error::{ErrorCode, ToolError};
+use crate::pipeline::{Call, CallContext, ContextInner, Outcome, Peer, States, catch_panic};
 use crate::router::{Registry, RouteError};
 
 /// One `tools/call` as the transport hands it over.
@@ -22,8 +22,8 @@ pub(crate) struct CallRequest {
     pub request_id: String,
     pub cancellation: CancellationToken,
     pub http: Option<Parts>,
-    pub peer: super::Peer,
-    pub states: Arc<super::States>,
+    pub peer: Peer,
+    pub states: Arc<States>,
 }
 
 /// A call naming no tool: becomes JSON-RPC error -32602 (MCP).
