@@ -182,7 +182,12 @@ pub struct ServeArgs {
     /// a larger one gets 413.
     #[arg(long, value_name = "BYTES", default_value = "4MiB", value_parser = byte_size)]
     max_body: usize,
-    /// On Ctrl-C or SIGTERM, how long calls in progress may go on, e.g. 10s.
+    /// How long a client may take to send a request's headers, then its body
+    /// (past it: connection closed, or 408), e.g. 30s.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = positive_duration)]
+    read_timeout: Duration,
+    /// On Ctrl-C or SIGTERM, how long calls in progress may go on; the calls
+    /// still running then end with SERVER_BUSY. E.g. 10s.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = positive_duration)]
     shutdown_grace: Duration,
     /// Count an anonymous HTTP caller by the last X-Forwarded-For address (set
@@ -336,6 +341,7 @@ async fn serve(args: ServeArgs, opened: OpenedDb) -> Result<(), String> {
         .max_live_sessions(args.max_live_sessions)
         .session_idle(args.session_idle)
         .max_body_bytes(args.max_body)
+        .read_timeout(args.read_timeout)
         .shutdown_grace(args.shutdown_grace)
         .trust_forwarded_for(args.trust_forwarded_for);
     for origin in &args.allowed_origins {

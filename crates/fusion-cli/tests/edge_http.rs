@@ -217,7 +217,7 @@ async fn malformed_json_rpc_gets_json_rpc_errors_and_the_session_goes_on() {
     assert_eq!(not_json.header("content-type"), Some("application/json"));
     assert_eq!(
         not_json.message(),
-        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: the message is not valid JSON (expected value at line 1 column 1)"}})
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: the message cannot be read as JSON (expected value at line 1 column 1)"}})
     );
     for (body, code, id) in [
         (r#"{"jsonrpc":"2.0","id":7}"#, -32600, json!(7)),
@@ -344,4 +344,149 @@ async fn deleting_an_unknown_session_is_404_and_a_known_one_ends_it() {
         .await;
     assert_eq!(after.status, 404);
     assert_eq!(http.delete(&session).await.status, 404);
+}
+
+#[tokio::test]
+async fn odd_but_readable_messages_get_exact_answers() {
+    let db = TempDb::new("odd-jsonrpc");
+    let server = HttpServer::start(&db.0);
+    let http = RawHttp::new(&server.url);
+    let session = http.initialize().await;
+    let in_session = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    // A byte order mark may start a JSON text (RFC 8259 §8.1).
+    let bom = http
+        .post(
+            "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}",
+            &in_session,
+        )
+        .await;
+    assert_eq!(bom.status, 200, "{}", bom.body);
+    assert!(bom.message()["result"]["tools"].is_array());
+    for (body, expected) in [
+        (
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"error":{"code":-32600,"message":"Invalid Request: \"id\" must be a string or an integer"}}"#,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"error":{"code":-32600,"message":"Invalid Request: \"id\" must be a string or an integer"}}"#,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the \"id\" member appears more than once"}}"#,
+        ),
+    ] {
+        let reply = http.post(body, &in_session).await;
+        assert_eq!(
+            (reply.status, reply.body.as_str()),
+            (400, expected),
+            "{body}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_large_handshake_is_refused() {
+    let db = TempDb::new("fat-initialize");
+    let server = HttpServer::start(&db.0);
+    let http = RawHttp::new(&server.url);
+    let mut request = initialize_request(1);
+    request["params"]["capabilities"]["experimental"] = json!({"x": {"y": vec![0; 40_000]}});
+    let reply = http.post(request.to_string(), &[]).await;
+    assert_eq!(reply.status, 413);
+    assert_eq!(
+        reply.body,
+        "Payload Too Large: an initialize request may be at most 65536 bytes"
+    );
+    assert_eq!(reply.header("mcp-session-id"), None);
+}
+
+#[tokio::test]
+async fn a_request_id_in_use_in_its_session_is_refused() {
+    let db = TempDb::new("duplicate-id");
+    let server = HttpServer::start_with(&db.0, &["--report-ms", "1500ms"]);
+    let http = RawHttp::new(&server.url);
+    let session = http.initialize().await;
+    let report = json!({"action": "generate_report", "period": "day"});
+    let first = {
+        let http = http.clone();
+        let session = session.clone();
+        let report = report.clone();
+        tokio::spawn(async move { http.call(&session, 7, "billing", report).await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let second = http.call(&session, 7, "billing", report.clone()).await;
+    assert_eq!(second.status, 400);
+    assert_eq!(
+        second.body,
+        r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"Invalid Request: a request with id 7 is already in progress in this session; use a new id"}}"#
+    );
+    let first = first.await.expect("a task");
+    assert_eq!(first.status, 200);
+    assert_eq!(first.message()["id"], 7);
+    // Once answered, the id may be used again.
+    assert_eq!(http.call(&session, 7, "billing", report).await.status, 200);
+}
+
+#[test]
+fn a_body_that_does_not_arrive_in_time_gets_408_and_stalled_headers_are_cut() {
+    let db = TempDb::new("read-timeout");
+    let server = HttpServer::start_with(&db.0, &["--read-timeout", "1s"]);
+    let port = server.port;
+    let (status, rest) = raw_tcp(
+        port,
+        format!(
+            "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 100\r\n\r\n{{\"jsonrpc\""
+        )
+        .as_bytes(),
+    );
+    assert_eq!(status, "HTTP/1.1 408 Request Timeout", "{rest}");
+    assert!(
+        rest.ends_with("Request Timeout: the body did not arrive within 1 seconds"),
+        "{rest}"
+    );
+    // Headers that never end: the connection is closed (hyper answers 408
+    // too) instead of being held open.
+    let (status, _) = raw_tcp(
+        port,
+        format!("POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\nx-slow: 1").as_bytes(),
+    );
+    assert!(
+        status.is_empty() || status.starts_with("HTTP/1.1 408"),
+        "{status:?}"
+    );
+}
+
+#[tokio::test]
+async fn millions_of_bad_items_are_counted_not_phrased() {
+    let db = TempDb::new("fat-call");
+    let server = HttpServer::start(&db.0);
+    let http = RawHttp::new(&server.url);
+    let session = http.initialize().await;
+    let items = vec![0; 50_000];
+    let reply = http
+        .call(
+            &session,
+            2,
+            "billing",
+            json!({"action": "create_invoice", "customer_email": "a@b.co", "amount_cents": 1, "currency": "USD", "items": items}),
+        )
+        .await;
+    assert_eq!(reply.status, 200);
+    let message = reply.message();
+    let meta = &message["result"]["_meta"]["mcp-fusion/error"];
+    let fields = meta["fields"].as_array().expect("fields");
+    // A hundred lines, then the count of the rest, which stops at 10 000.
+    assert_eq!(fields.len(), 101);
+    assert_eq!(
+        fields[100],
+        json!({"path": "(more)", "message": "At least 10000 more problems are not shown. Fix the fields above and call again to see the rest."})
+    );
+    assert_eq!(
+        meta["message"],
+        "The arguments for billing.create_invoice are not valid (at least 10100 problems)."
+    );
 }

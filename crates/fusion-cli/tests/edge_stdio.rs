@@ -15,7 +15,7 @@ fn unreadable_lines_get_json_rpc_errors_and_the_session_goes_on() {
     server.line("hello");
     assert_eq!(
         server.read(),
-        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: the message is not valid JSON (expected value at line 1 column 1)"}})
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: the message cannot be read as JSON (expected value at line 1 column 1)"}})
     );
     server.initialize();
     for (line, code, id) in [

@@ -215,3 +215,101 @@ async fn with_redis_down_sessions_still_work_on_their_server() {
     assert_eq!(call(&http, &session, 2).await.0, 200);
     assert_eq!(call(&http, &session, 3).await.0, 200);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_longer_than_session_idle_keeps_its_answer_and_its_session() {
+    let db = TempDb::new("idle-long-call");
+    let server = HttpServer::start_with(&db.0, &["--session-idle", "1s", "--report-ms", "2500ms"]);
+    let http = RawHttp::new(&server.url);
+    let session = http.initialize().await;
+    let report = http
+        .call(
+            &session,
+            2,
+            "billing",
+            json!({"action": "generate_report", "period": "day"}),
+        )
+        .await;
+    assert_eq!(report.status, 200);
+    assert_eq!(
+        report.message()["result"]["isError"],
+        false,
+        "{}",
+        report.body
+    );
+    assert_eq!(call(&http, &session, 3).await.0, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_calls_on_parked_sessions_are_all_answered() {
+    let db = TempDb::new("restore-race");
+    let server = HttpServer::start_with(&db.0, &["--max-live-sessions", "1"]);
+    let http = RawHttp::new(&server.url);
+    let mut sessions = Vec::new();
+    for _ in 0..12 {
+        sessions.push(http.initialize().await);
+    }
+    let mut calls = Vec::new();
+    for round in 0..4u64 {
+        for (i, session) in sessions.iter().enumerate() {
+            let http = http.clone();
+            let session = session.clone();
+            let id = 100 + round * 100 + i as u64;
+            calls.push(tokio::spawn(
+                async move { call(&http, &session, id).await.0 },
+            ));
+        }
+    }
+    let mut statuses = Vec::new();
+    for task in calls {
+        statuses.push(task.await.expect("a task"));
+    }
+    assert_eq!(statuses, vec![200; 48]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_ended_on_one_replica_is_ended_on_the_others() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let options = ["--redis", url.as_str()];
+    let db = TempDb::new("redis-delete");
+    let a = HttpServer::start_with(&db.0, &options);
+    let b = HttpServer::start_with(&db.0, &options);
+    let (to_a, to_b) = (RawHttp::new(&a.url), RawHttp::new(&b.url));
+    let session = to_a.initialize().await;
+    assert_eq!(call(&to_a, &session, 1).await.0, 200);
+    assert_eq!(call(&to_b, &session, 2).await.0, 200);
+    assert_eq!(to_a.delete(&session).await.status, 204);
+    assert_eq!(call(&to_b, &session, 3).await.0, 404);
+    assert_eq!(call(&to_a, &session, 4).await.0, 404);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn making_room_on_one_replica_keeps_the_session_for_the_others() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let db = TempDb::new("redis-evict");
+    let a = HttpServer::start_with(&db.0, &["--redis", url.as_str(), "--max-sessions", "2"]);
+    let b = HttpServer::start_with(&db.0, &["--redis", url.as_str()]);
+    let (to_a, to_b) = (RawHttp::new(&a.url), RawHttp::new(&b.url));
+    let session = to_a.initialize().await;
+    assert_eq!(call(&to_b, &session, 1).await.0, 200);
+    // Five more sessions on A: it drops its copy of the first one.
+    for _ in 0..5 {
+        to_a.initialize().await;
+    }
+    assert_eq!(call(&to_b, &session, 2).await.0, 200);
+    let c = HttpServer::start_with(&db.0, &["--redis", url.as_str()]);
+    assert_eq!(call(&RawHttp::new(&c.url), &session, 3).await.0, 200);
+    // A takes it up again from Redis.
+    assert_eq!(call(&to_a, &session, 4).await.0, 200);
+}
+
+#[tokio::test]
+async fn with_redis_down_an_unknown_session_is_404_not_a_server_error() {
+    let dead = format!("redis://127.0.0.1:{}/0", support::free_port());
+    let db = TempDb::new("redis-down-404");
+    let server = HttpServer::start_with(&db.0, &["--redis", &dead]);
+    let http = RawHttp::new(&server.url);
+    assert_eq!(call(&http, "no-such-session", 1).await.0, 404);
+}

@@ -71,3 +71,55 @@ async fn sigterm_lets_the_call_in_progress_finish() {
         "fusion serve exits 0 after SIGTERM: {status:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn past_the_grace_a_call_is_stopped_with_a_result_and_stalled_clients_do_not_hold_the_exit() {
+    let db = TempDb::new("shutdown-grace");
+    let mut server =
+        HttpServer::start_with(&db.0, &["--report-ms", "20s", "--shutdown-grace", "1s"]);
+    let http = support::raw::RawHttp::new(&server.url);
+    let session = http.initialize().await;
+    // A client that sends half its headers and then nothing.
+    let mut stalled = std::net::TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+    std::io::Write::write_all(&mut stalled, b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\n")
+        .expect("write");
+    let report = {
+        let http = http.clone();
+        let session = session.clone();
+        tokio::spawn(async move {
+            http.call(
+                &session,
+                2,
+                "billing",
+                json!({"action": "generate_report", "period": "day"}),
+            )
+            .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &server.pid().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // During the drain: no new session.
+    let refused = http.send(None, &support::raw::initialize_request(1)).await;
+    assert_eq!(refused.status, 503);
+    assert_eq!(refused.header("retry-after"), Some("5"));
+    let report = tokio::time::timeout(Duration::from_secs(30), report)
+        .await
+        .expect("the stopped call is answered")
+        .expect("a task");
+    assert_eq!(report.status, 200);
+    let message = report.message();
+    assert_eq!(
+        message["result"]["content"][0]["text"],
+        "<tool_error code=\"SERVER_BUSY\" severity=\"error\">\n  <message>The server shut down before the call of billing finished; the call was stopped.</message>\n  <recovery>Call again in a few seconds: the server, or another instance of it, will answer once it is back. If the call changes something, check first whether the change was made.</recovery>\n  <retry_after>5 seconds</retry_after>\n</tool_error>"
+    );
+    let status = tokio::task::spawn_blocking(move || server.wait_exit())
+        .await
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+    drop(stalled);
+}

@@ -63,17 +63,23 @@ impl ValidationFailure {
     }
 
     /// The one-sentence summary used as `message` in `_meta` and in `Display`:
-    /// `The arguments for ACTION are not valid (N problems).`, or without
-    /// `for ACTION` when the action is empty (a foreign envelope that named
-    /// none).
+    /// `The arguments for ACTION are not valid (N problems).` (`at least N`
+    /// when counting stopped), or without `for ACTION` when the action is
+    /// empty (a foreign envelope that named none).
     pub fn summary(&self) -> String {
         let n = self.problem_count();
         let problems = if n == 1 { "problem" } else { "problems" };
+        let at_least = match self.fields.last() {
+            Some(last) if last.path == MORE_PATH && last.message.starts_with("At least ") => {
+                "at least "
+            }
+            _ => "",
+        };
         if self.action.is_empty() {
-            return format!("The arguments are not valid ({n} {problems}).");
+            return format!("The arguments are not valid ({at_least}{n} {problems}).");
         }
         format!(
-            "The arguments for {} are not valid ({n} {problems}).",
+            "The arguments for {} are not valid ({at_least}{n} {problems}).",
             self.action
         )
     }

@@ -163,10 +163,18 @@ impl FusionServer {
             .timer(TokioTimer::new())
             .header_read_timeout(self.inner.http.read_timeout);
         let connections = GracefulShutdown::new();
-        tokio::pin!(stop);
+        // Connections are accepted until the drain is over: a call that
+        // arrives meanwhile is answered (refused with SERVER_BUSY), not left
+        // waiting in the listen queue.
+        let shutdown = async move {
+            stop.await;
+            tracing::info!("shutting down: letting calls in progress finish");
+            drain(&in_flight, grace).await;
+        };
+        tokio::pin!(shutdown);
         loop {
             let (stream, peer) = tokio::select! {
-                () = &mut stop => break,
+                () = &mut shutdown => break,
                 accepted = listener.accept() => match accepted {
                     Ok(accepted) => accepted,
                     Err(e) => {
@@ -196,8 +204,6 @@ impl FusionServer {
                 }
             });
         }
-        tracing::info!("shutting down: letting calls in progress finish");
-        drain(&in_flight, grace).await;
         token.cancel();
         if tokio::time::timeout(Duration::from_secs(1), connections.shutdown())
             .await
