@@ -45,6 +45,11 @@ pub use error::{
     VALIDATION_RECOVERY, ValidationFailure,
 };
 pub use guard::{RateLimit, RedisStore};
+/// `#[action]`: an `async fn` becomes an [`Action`], named after the function
+/// and described by its doc comment; `name::action()` builds it. Its
+/// arguments are the builder's settings (`read_only`, `timeout = "2s"`,
+/// `requires_scopes("billing:read")`, …).
+pub use mcp_fusion_macros::action;
 pub use pipeline::{
     BoxError, Call, CallContext, FromCallContext, Json, Next, Peer, Principal, State, ToolOutput,
     from_fn,

@@ -1,0 +1,313 @@
+//! The attribute's arguments (`read_only, timeout = "2s", …`): read, checked,
+//! and turned into the builder calls on `Action` they stand for.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{ToTokens, quote_spanned};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Expr, ExprLit, Lit, LitStr, Meta, MetaNameValue, Token};
+
+use crate::errors::Errors;
+use crate::values;
+
+/// One attribute the macro knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Name,
+    Description,
+    ReadOnly,
+    Idempotent,
+    Destructive,
+    Deprecated,
+    DeprecatedField,
+    Timeout,
+    RateLimit,
+    Concurrency,
+    RequiresScopes,
+    RequiresAuth,
+    AllowUnknownFields,
+}
+
+impl Kind {
+    /// Every attribute, in the order the documentation lists them.
+    const ALL: [Kind; 13] = [
+        Kind::Name,
+        Kind::Description,
+        Kind::ReadOnly,
+        Kind::Idempotent,
+        Kind::Destructive,
+        Kind::Deprecated,
+        Kind::DeprecatedField,
+        Kind::Timeout,
+        Kind::RateLimit,
+        Kind::Concurrency,
+        Kind::RequiresScopes,
+        Kind::RequiresAuth,
+        Kind::AllowUnknownFields,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Name => "name",
+            Kind::Description => "description",
+            Kind::ReadOnly => "read_only",
+            Kind::Idempotent => "idempotent",
+            Kind::Destructive => "destructive",
+            Kind::Deprecated => "deprecated",
+            Kind::DeprecatedField => "deprecated_field",
+            Kind::Timeout => "timeout",
+            Kind::RateLimit => "rate_limit",
+            Kind::Concurrency => "concurrency",
+            Kind::RequiresScopes => "requires_scopes",
+            Kind::RequiresAuth => "requires_auth",
+            Kind::AllowUnknownFields => "allow_unknown_fields",
+        }
+    }
+
+    /// How it is written.
+    fn form(self) -> &'static str {
+        match self {
+            Kind::Name => "name = \"...\"",
+            Kind::Description => "description = \"...\"",
+            Kind::ReadOnly => "read_only",
+            Kind::Idempotent => "idempotent",
+            Kind::Destructive => "destructive",
+            Kind::Deprecated => "deprecated = \"replacement.action\"",
+            Kind::DeprecatedField => "deprecated_field(\"old\", \"new\")",
+            Kind::Timeout => "timeout = \"2s\"",
+            Kind::RateLimit => "rate_limit = \"2/min\"",
+            Kind::Concurrency => "concurrency(max_active = 4, max_queue = 16)",
+            Kind::RequiresScopes => "requires_scopes(\"a\", \"b\")",
+            Kind::RequiresAuth => "requires_auth",
+            Kind::AllowUnknownFields => "allow_unknown_fields",
+        }
+    }
+
+    /// What value it takes.
+    fn takes(self) -> &'static str {
+        match self {
+            Kind::ReadOnly
+            | Kind::Idempotent
+            | Kind::Destructive
+            | Kind::RequiresAuth
+            | Kind::AllowUnknownFields => "no value",
+            Kind::Name | Kind::Description | Kind::Deprecated | Kind::Timeout | Kind::RateLimit => {
+                "a string"
+            }
+            Kind::DeprecatedField => "two strings",
+            Kind::RequiresScopes => "one or more strings",
+            Kind::Concurrency => "two whole numbers",
+        }
+    }
+
+    /// Whether it may be given more than once.
+    fn repeatable(self) -> bool {
+        self == Kind::DeprecatedField
+    }
+
+    /// The error for `meta` written in the wrong form.
+    fn misused(self, meta: &impl ToTokens) -> syn::Error {
+        syn::Error::new_spanned(
+            meta,
+            format!(
+                "`{}` takes {}: write `{}`",
+                self.name(),
+                self.takes(),
+                self.form()
+            ),
+        )
+    }
+}
+
+/// What the attribute says, ready to be written into the builder chain.
+#[derive(Default)]
+pub(crate) struct Attributes {
+    /// `name = "..."`: the action's name instead of the function's.
+    pub(crate) name: Option<LitStr>,
+    /// `description = "..."`: the description instead of the doc comment.
+    pub(crate) description: Option<LitStr>,
+    /// One builder call (`.read_only()`, `.timeout(..)`, …) per other
+    /// attribute, in the order they are written.
+    pub(crate) setters: Vec<TokenStream>,
+}
+
+impl Attributes {
+    /// Reads the arguments of `#[action(...)]`, reporting every problem.
+    pub(crate) fn parse(args: TokenStream) -> syn::Result<Attributes> {
+        let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(args)?;
+        let mut attributes = Attributes::default();
+        let mut seen: Vec<Kind> = Vec::new();
+        let mut errors = Errors::default();
+        for meta in &metas {
+            let Some(kind) = Kind::ALL
+                .into_iter()
+                .find(|kind| meta.path().is_ident(kind.name()))
+            else {
+                errors.push(unknown(meta.path()));
+                continue;
+            };
+            if seen.contains(&kind) && !kind.repeatable() {
+                errors.push(syn::Error::new_spanned(
+                    meta.path(),
+                    format!("`{}` is given twice", kind.name()),
+                ));
+                continue;
+            }
+            seen.push(kind);
+            if let Err(e) = attributes.add(kind, meta) {
+                errors.push(e);
+            }
+        }
+        errors.finish()?;
+        Ok(attributes)
+    }
+
+    /// Records `meta`, of kind `kind`.
+    fn add(&mut self, kind: Kind, meta: &Meta) -> syn::Result<()> {
+        let span = meta.path().span();
+        let setter = match kind {
+            Kind::Name => {
+                self.name = Some(string(kind, meta)?);
+                return Ok(());
+            }
+            Kind::Description => {
+                self.description = Some(string(kind, meta)?);
+                return Ok(());
+            }
+            Kind::ReadOnly => flag(kind, meta, quote_spanned!(span=> .read_only()))?,
+            Kind::Idempotent => flag(kind, meta, quote_spanned!(span=> .idempotent()))?,
+            Kind::Destructive => flag(kind, meta, quote_spanned!(span=> .destructive()))?,
+            Kind::RequiresAuth => flag(kind, meta, quote_spanned!(span=> .requires_auth()))?,
+            Kind::AllowUnknownFields => {
+                flag(kind, meta, quote_spanned!(span=> .allow_unknown_fields()))?
+            }
+            Kind::Deprecated => {
+                let replacement = string(kind, meta)?;
+                quote_spanned!(span=> .deprecated(#replacement))
+            }
+            Kind::DeprecatedField => match strings(kind, meta)?.as_slice() {
+                [field, replacement] => {
+                    quote_spanned!(span=> .deprecated_field(#field, #replacement))
+                }
+                _ => return Err(kind.misused(meta)),
+            },
+            Kind::Timeout => {
+                let millis = Literal::u64_unsuffixed(values::timeout_millis(&string(kind, meta)?)?);
+                quote_spanned!(span=> .timeout(::std::time::Duration::from_millis(#millis)))
+            }
+            Kind::RateLimit => {
+                let (calls, period) = values::rate_limit(&string(kind, meta)?)?;
+                let calls = Literal::u32_unsuffixed(calls);
+                let secs = Literal::u64_unsuffixed(period.as_secs());
+                quote_spanned!(span=>
+                    .rate_limit(::mcp_fusion::RateLimit::new(#calls, ::std::time::Duration::from_secs(#secs)))
+                )
+            }
+            Kind::Concurrency => {
+                let (max_active, max_queue) = concurrency(kind, meta)?;
+                let max_active = Literal::usize_unsuffixed(max_active);
+                let max_queue = Literal::usize_unsuffixed(max_queue);
+                quote_spanned!(span=> .concurrency(#max_active, #max_queue))
+            }
+            Kind::RequiresScopes => {
+                let scopes = strings(kind, meta)?;
+                if scopes.is_empty() {
+                    return Err(kind.misused(meta));
+                }
+                quote_spanned!(span=> .requires_scopes([#(#scopes),*]))
+            }
+        };
+        self.setters.push(setter);
+        Ok(())
+    }
+}
+
+/// The error for an attribute the macro does not know, naming every one it does.
+fn unknown(path: &syn::Path) -> syn::Error {
+    let known: Vec<&str> = Kind::ALL.iter().map(|kind| kind.form()).collect();
+    let name = path.to_token_stream().to_string().replace(' ', "");
+    syn::Error::new_spanned(
+        path,
+        format!(
+            "unknown attribute `{name}`; the attributes of #[action] are: {}",
+            known.join(", ")
+        ),
+    )
+}
+
+/// `setter` when `meta` is the bare word, else the error.
+fn flag(kind: Kind, meta: &Meta, setter: TokenStream) -> syn::Result<TokenStream> {
+    match meta {
+        Meta::Path(_) => Ok(setter),
+        _ => Err(kind.misused(meta)),
+    }
+}
+
+/// The string of `kind = "..."`.
+fn string(kind: Kind, meta: &Meta) -> syn::Result<LitStr> {
+    match meta {
+        Meta::NameValue(pair) => match literal(&pair.value) {
+            Some(Lit::Str(lit)) => Ok(lit.clone()),
+            _ => Err(kind.misused(meta)),
+        },
+        _ => Err(kind.misused(meta)),
+    }
+}
+
+/// The literal `expr` is, if it is one (syn reads a `macro_rules!` fragment
+/// holding a literal as the literal).
+pub(crate) fn literal(expr: &Expr) -> Option<&Lit> {
+    match expr {
+        Expr::Lit(ExprLit { lit, .. }) => Some(lit),
+        _ => None,
+    }
+}
+
+/// The strings of `kind("a", "b", …)`.
+fn strings(kind: Kind, meta: &Meta) -> syn::Result<Vec<LitStr>> {
+    let Meta::List(list) = meta else {
+        return Err(kind.misused(meta));
+    };
+    list.parse_args_with(Punctuated::<LitStr, Token![,]>::parse_terminated)
+        .map(|strings| strings.into_iter().collect())
+        .map_err(|_| kind.misused(meta))
+}
+
+/// `max_active` and `max_queue` of `concurrency(max_active = 4, max_queue = 16)`.
+fn concurrency(kind: Kind, meta: &Meta) -> syn::Result<(usize, usize)> {
+    let Meta::List(list) = meta else {
+        return Err(kind.misused(meta));
+    };
+    let pairs = list
+        .parse_args_with(Punctuated::<MetaNameValue, Token![,]>::parse_terminated)
+        .map_err(|_| kind.misused(meta))?;
+    let mut max_active = None;
+    let mut max_queue = None;
+    for pair in &pairs {
+        let slot = if pair.path.is_ident("max_active") {
+            &mut max_active
+        } else if pair.path.is_ident("max_queue") {
+            &mut max_queue
+        } else {
+            return Err(kind.misused(meta));
+        };
+        let Some(Lit::Int(value)) = literal(&pair.value) else {
+            return Err(kind.misused(meta));
+        };
+        if slot.replace(value).is_some() {
+            return Err(kind.misused(meta));
+        }
+    }
+    let (Some(max_active), Some(max_queue)) = (max_active, max_queue) else {
+        return Err(kind.misused(meta));
+    };
+    let active: usize = max_active.base10_parse()?;
+    if active == 0 {
+        return Err(syn::Error::new(
+            max_active.span(),
+            "max_active must be at least 1",
+        ));
+    }
+    Ok((active, max_queue.base10_parse()?))
+}

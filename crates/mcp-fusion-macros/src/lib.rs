@@ -1,0 +1,269 @@
+//! # mcp-fusion-macros
+//!
+//! The `#[action]` attribute of `mcp-fusion`: an `async fn` becomes an
+//! action, its name the action's name and its doc comment the action's
+//! description. Use it through the library, as `mcp_fusion::action`; the
+//! attribute is documented on [`macro@action`].
+
+#![warn(missing_docs)]
+
+mod attrs;
+mod errors;
+mod expand;
+mod function;
+mod values;
+
+/// Makes an `async fn` an action: the function stays exactly as written, and
+/// a module of the same name is added next to it, holding one function,
+/// `action()`, that returns the function's `mcp_fusion::Action`. The
+/// function's name is the action's name and its doc comment the action's
+/// description; the attribute's arguments are the builder's settings.
+///
+/// ```
+/// use mcp_fusion::{CallContext, Group, ToolError, action};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// pub struct GetInvoice {
+///     /// The invoice id, e.g. `inv_2`.
+///     pub id: String,
+/// }
+///
+/// /// Fetch one invoice by its id.
+/// ///
+/// /// Returns who owes what.
+/// #[action(read_only, idempotent, timeout = "2s", requires_scopes("billing:read"))]
+/// pub async fn get_invoice(_ctx: CallContext, args: GetInvoice) -> Result<String, ToolError> {
+///     Ok(format!("{} owes 1250 cents", args.id))
+/// }
+///
+/// # fn main() {
+/// let billing = Group::new("billing").action(get_invoice::action());
+/// # let _ = billing;
+/// # }
+/// ```
+///
+/// ## What it writes
+///
+/// The builder calls a user would write by hand, so that both forms make the
+/// same contract. The example above adds, after `get_invoice`:
+///
+/// ```
+/// # use mcp_fusion::{CallContext, ToolError};
+/// # #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// # pub struct GetInvoice { pub id: String }
+/// # pub async fn get_invoice(_ctx: CallContext, args: GetInvoice) -> Result<String, ToolError> {
+/// #     Ok(format!("{} owes 1250 cents", args.id))
+/// # }
+/// /// The action of the function `get_invoice`: `get_invoice::action()`, made by `#[action]`.
+/// pub mod get_invoice {
+///     /// The action `get_invoice`, run by the function `get_invoice`, with its description and the settings of its `#[action]`.
+///     pub fn action() -> ::mcp_fusion::Action {
+///         ::mcp_fusion::Action::new("get_invoice", super::get_invoice)
+///             .description("Fetch one invoice by its id.\n\nReturns who owes what.")
+///             .read_only()
+///             .idempotent()
+///             .timeout(::std::time::Duration::from_millis(2000))
+///             .requires_scopes(["billing:read"])
+///     }
+/// }
+/// # fn main() {}
+/// ```
+///
+/// A module and a function may share a name: modules live in the type
+/// namespace, functions in the value namespace. `get_invoice(ctx, args)`
+/// still calls the function; `get_invoice::action()` builds the action.
+///
+/// ## Attributes
+///
+/// Each is optional and given at most once (except `deprecated_field`);
+/// each adds the `Action` builder call of the same name after
+/// `.description(..)`, in the order written.
+///
+/// | attribute | meaning |
+/// |---|---|
+/// | `name = "other"` | the action's name instead of the function's (a raw identifier `r#type` names `type`) |
+/// | `description = "..."` | the description instead of the doc comment |
+/// | `read_only` | the action changes nothing (`readOnlyHint`) |
+/// | `idempotent` | calling it twice with the same arguments has no further effect (`idempotentHint`) |
+/// | `destructive` | it may destroy or irreversibly change data (`destructiveHint`) |
+/// | `deprecated = "billing.void_invoice"` | deprecated in favour of that action: calls succeed with a `DEPRECATED` warning |
+/// | `deprecated_field("old", "new")` | the input field `old` is deprecated in favour of `new`; repeatable |
+/// | `timeout = "2s"` | a call running longer is cancelled with `TIMEOUT`; humantime syntax (`500ms`, `2s`, `1m 30s`), more than zero, whole milliseconds; read at compile time into `Duration::from_millis(..)` |
+/// | `rate_limit = "2/min"` | at most N calls per period (`RATE_LIMITED`), written `N/PERIOD` with PERIOD `s`, `sec`, `second`, `min`, `minute`, `h` or `hour` as `RateLimit`'s `FromStr` reads it; read at compile time into `RateLimit::new(N, Duration::from_secs(..))` |
+/// | `concurrency(max_active = 4, max_queue = 16)` | at most `max_active` (at least 1) calls run at once and `max_queue` wait (`SERVER_BUSY`) |
+/// | `requires_scopes("billing:read", ..)` | the caller's credentials must carry every scope (`AUTH_REQUIRED`, `FORBIDDEN`) |
+/// | `requires_auth` | the caller must present valid credentials, whatever their scopes |
+/// | `allow_unknown_fields` | the input objects may carry keys their schema does not name |
+///
+/// ## The description
+///
+/// The `#[doc]` lines of the function (its `///` comment) joined with `\n`,
+/// one leading space removed from each line, blanks trimmed at both ends. No
+/// doc comment (or a blank one) adds no `.description(..)`, so the builder's
+/// default applies. A doc attribute the macro cannot read
+/// (`#[doc = include_str!(..)]`) is an error unless `description = ".."`
+/// is given.
+///
+/// ## Visibility
+///
+/// The module has the function's visibility and `action()` reaches the same
+/// modules: a private function gives `pub(super) fn action`, so that the
+/// module which declares the function can call `name::action()`; `pub` gives
+/// `pub`, `pub(crate)` gives `pub(crate)`. The function's `#[cfg(..)]`
+/// attributes are put on the module too.
+///
+/// ## The handler
+///
+/// Its parameters and return type are not read: the path of the function is
+/// handed to `Action::new`, so whatever handler `Action::new` accepts is
+/// accepted, and its type errors point at the function's name. The function
+/// must be declared where a module may be (at module level, not inside a
+/// function body: in a doctest, write the `fn main` yourself), in a crate
+/// that depends on `mcp-fusion` under its own name, and no other item of the
+/// type namespace may have its name.
+///
+/// ## Compile errors
+///
+/// Every problem is a compile error pointing at its cause, all reported
+/// together. An unknown attribute (the message lists the valid ones):
+///
+/// ```compile_fail
+/// # use mcp_fusion::{CallContext, NoArgs, ToolError, action};
+/// #[action(readonly)]
+/// async fn ping(_ctx: CallContext, _args: NoArgs) -> Result<String, ToolError> {
+///     Ok("pong".into())
+/// }
+/// # fn main() { let _ = ping::action(); }
+/// ```
+///
+/// An attribute given twice:
+///
+/// ```compile_fail
+/// # use mcp_fusion::{CallContext, NoArgs, ToolError, action};
+/// #[action(read_only, read_only)]
+/// async fn ping(_ctx: CallContext, _args: NoArgs) -> Result<String, ToolError> {
+///     Ok("pong".into())
+/// }
+/// # fn main() { let _ = ping::action(); }
+/// ```
+///
+/// A value of the wrong kind (`timeout` takes a string):
+///
+/// ```compile_fail
+/// # use mcp_fusion::{CallContext, NoArgs, ToolError, action};
+/// #[action(timeout = 2)]
+/// async fn ping(_ctx: CallContext, _args: NoArgs) -> Result<String, ToolError> {
+///     Ok("pong".into())
+/// }
+/// # fn main() { let _ = ping::action(); }
+/// ```
+///
+/// A duration humantime cannot read, or zero:
+///
+/// ```compile_fail
+/// # use mcp_fusion::{CallContext, NoArgs, ToolError, action};
+/// #[action(timeout = "2 parsecs")]
+/// async fn ping(_ctx: CallContext, _args: NoArgs) -> Result<String, ToolError> {
+///     Ok("pong".into())
+/// }
+/// # fn main() { let _ = ping::action(); }
+/// ```
+///
+/// ```compile_fail
+/// # use mcp_fusion::{CallContext, NoArgs, ToolError, action};
+/// #[action(timeout = "0s")]
+/// async fn ping(_ctx: CallContext, _args: NoArgs) -> Result<String, ToolError> {
+///     Ok("pong".into())
+/// }
+/// # fn main() { let _ = ping::action(); }
+/// ```
+///
+/// A rate limit `RateLimit`'s `FromStr` would refuse:
+///
+/// ```compile_fail
+/// # use mcp_fusion::{CallContext, NoArgs, ToolError, action};
+/// #[action(rate_limit = "2/day")]
+/// async fn ping(_ctx: CallContext, _args: NoArgs) -> Result<String, ToolError> {
+///     Ok("pong".into())
+/// }
+/// # fn main() { let _ = ping::action(); }
+/// ```
+///
+/// A function that is not `async`:
+///
+/// ```compile_fail
+/// # use mcp_fusion::{CallContext, NoArgs, ToolError, action};
+/// #[action]
+/// fn ping(_ctx: CallContext, _args: NoArgs) -> Result<String, ToolError> {
+///     Ok("pong".into())
+/// }
+/// # fn main() { let _ = ping::action(); }
+/// ```
+///
+/// A method:
+///
+/// ```compile_fail
+/// # use mcp_fusion::{CallContext, NoArgs, ToolError, action};
+/// struct Billing;
+///
+/// impl Billing {
+///     #[action]
+///     async fn ping(&self, _ctx: CallContext, _args: NoArgs) -> Result<String, ToolError> {
+///         Ok("pong".into())
+///     }
+/// }
+/// # fn main() {}
+/// ```
+///
+/// A generic function:
+///
+/// ```compile_fail
+/// # use mcp_fusion::{CallContext, NoArgs, ToolError, action};
+/// #[action]
+/// async fn ping<T: Default>(_ctx: CallContext, _args: NoArgs) -> Result<String, ToolError> {
+///     Ok("pong".into())
+/// }
+/// # fn main() { let _ = ping::action(); }
+/// ```
+///
+/// A doc comment the macro cannot read, without `description = ".."`:
+///
+/// ```compile_fail
+/// # use mcp_fusion::{CallContext, NoArgs, ToolError, action};
+/// #[action]
+/// #[doc = concat!("Answers ", "pong.")]
+/// async fn ping(_ctx: CallContext, _args: NoArgs) -> Result<String, ToolError> {
+///     Ok("pong".into())
+/// }
+/// # fn main() { let _ = ping::action(); }
+/// ```
+///
+/// And the visibility rule: the action of a private function is not
+/// reachable from outside the module that declares it.
+///
+/// ```compile_fail
+/// pub mod billing {
+///     use mcp_fusion::{CallContext, NoArgs, ToolError, action};
+///
+///     #[action]
+///     async fn ping(_ctx: CallContext, _args: NoArgs) -> Result<String, ToolError> {
+///         Ok("pong".into())
+///     }
+///
+///     pub fn actions() -> Vec<mcp_fusion::Action> {
+///         vec![ping::action()] // the declaring module may
+///     }
+/// }
+///
+/// fn main() {
+///     let _ = billing::actions();
+///     let _ = billing::ping::action(); // error[E0603]: module `ping` is private
+/// }
+/// ```
+#[proc_macro_attribute]
+pub fn action(
+    args: proc_macro::TokenStream,
+    item: proc_macro::TokenStream,
+) -> proc_macro::TokenStream {
+    expand::expand(args.into(), item.into()).into()
+}
