@@ -233,12 +233,17 @@ impl Log {
 
 /// Runs `future` with the log collected (level error and above).
 async fn logged<F: Future>(future: F) -> (F::Output, String) {
+    logged_at(tracing::Level::ERROR, future).await
+}
+
+/// Runs `future` with the log collected at `level` and above.
+async fn logged_at<F: Future>(level: tracing::Level, future: F) -> (F::Output, String) {
     let log = Log::default();
     let writer = log.clone();
     let subscriber = tracing_subscriber::fmt()
         .with_writer(move || writer.clone())
         .with_ansi(false)
-        .with_max_level(tracing::Level::ERROR)
+        .with_max_level(level)
         .finish();
     let _guard = tracing::subscriber::set_default(subscriber);
     let output = future.await;
@@ -383,4 +388,32 @@ fn tool_error_internal_keeps_its_source_and_is_internal() {
         Some(String::from("the ledger failed"))
     );
     assert_eq!(err.message, "The tool failed with an internal error.");
+}
+
+#[tokio::test]
+async fn every_call_has_a_span_with_its_outcome() {
+    let server = pay_server();
+    let (_, log) = logged_at(tracing::Level::DEBUG, async {
+        server.call("pay", json!({"id": "inv_9"})).await.expect("a result");
+        server.call("pay", json!({"id": "inv_1"})).await.expect("a result");
+        server.call("pay", json!({"id": 5})).await.expect("a result");
+    })
+    .await;
+    let finished: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("tool call finished"))
+        .collect();
+    assert_eq!(finished.len(), 3, "{log}");
+    for (line, (outcome, code)) in finished.iter().zip([
+        ("ok", ""),
+        ("error", "CONFLICT"),
+        ("invalid", "VALIDATION_ERROR"),
+    ]) {
+        assert!(
+            line.contains(&format!(
+                "tool_call{{tool=pay action= caller=in-process outcome={outcome} code={code} duration_ms="
+            )),
+            "{line}"
+        );
+    }
 }

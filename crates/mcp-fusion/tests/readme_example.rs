@@ -3,7 +3,14 @@
 //! byte, and the README's `xml` block there must be what a call returns.
 
 // README example: begin
-use mcp_fusion::{Action, CallContext, FusionServer, Group, ToolError};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use mcp_fusion::{FusionServer, Group, Json, State, ToolError, action};
+
+/// The application's state: here, invoices in memory.
+#[derive(Clone, Default)]
+pub struct Invoices(pub Arc<HashMap<String, u64>>);
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 pub struct GetInvoice {
@@ -12,31 +19,48 @@ pub struct GetInvoice {
     pub id: String,
 }
 
-/// A handler: every failure is a `ToolError` written for the model.
-pub async fn get_invoice(_ctx: CallContext, args: GetInvoice) -> Result<String, ToolError> {
-    let cents = find_invoice(&args.id).ok_or_else(|| {
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Invoice {
+    pub id: String,
+    pub amount_cents: u64,
+}
+
+/// Read one invoice by id.
+#[action(read_only)]
+pub async fn get_invoice(
+    State(invoices): State<Invoices>,
+    args: GetInvoice,
+) -> Result<Json<Invoice>, ToolError> {
+    let cents = invoices.0.get(&args.id).copied().ok_or_else(|| {
         ToolError::not_found("No invoice with that ID")
             .suggest("List invoices first, then retry with a real ID")
             .actions(["billing.list_invoices"])
             .detail("requestedId", &args.id)
     })?;
-    Ok(format!("{} owes {cents} cents", args.id))
+    Ok(Json(Invoice {
+        id: args.id,
+        amount_cents: cents,
+    }))
 }
 
-pub fn server() -> FusionServer {
+pub fn server(invoices: Invoices) -> FusionServer {
     let billing = Group::new("billing")
         .description("Invoices.")
-        .action(Action::new("get_invoice", get_invoice).read_only());
+        .action(get_invoice::action());
     FusionServer::builder("billing", "1.0.0")
+        .state(invoices)
         .group(billing)
         .build()
         .expect("a valid server")
 }
 // README example: end
 
-/// The database query of the README's example: one known invoice.
-fn find_invoice(id: &str) -> Option<u64> {
-    (id == "inv_1").then_some(1250)
+/// The README's server, with one known invoice.
+fn readme_server() -> FusionServer {
+    server(Invoices(Arc::new(HashMap::from([(
+        String::from("inv_1"),
+        1250,
+    )]))))
 }
 
 const README: &str = include_str!("../../../README.md");
@@ -52,7 +76,10 @@ fn readme_block(lang: &str, after: &str) -> &'static str {
 }
 
 async fn call(args: serde_json::Value) -> rmcp::model::CallToolResult {
-    server().call("billing", args).await.expect("a known tool")
+    readme_server()
+        .call("billing", args)
+        .await
+        .expect("a known tool")
 }
 
 fn text(result: &rmcp::model::CallToolResult) -> String {
@@ -75,7 +102,12 @@ fn readme_code_is_this_code() {
 async fn readme_outputs_are_what_the_server_returns() {
     let found = call(serde_json::json!({"action": "get_invoice", "id": "inv_1"})).await;
     assert_eq!(found.is_error, Some(false));
-    assert_eq!(text(&found), "inv_1 owes 1250 cents");
+    assert_eq!(text(&found), "{\"id\":\"inv_1\",\"amount_cents\":1250}");
+    assert!(README.contains("returns\n`{\"id\":\"inv_1\",\"amount_cents\":1250}`"));
+    assert_eq!(
+        found.structured_content,
+        Some(serde_json::json!({"id": "inv_1", "amount_cents": 1250}))
+    );
 
     let missing = call(serde_json::json!({"action": "get_invoice", "id": "inv_9999"})).await;
     assert_eq!(missing.is_error, Some(true));

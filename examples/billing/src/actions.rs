@@ -1,6 +1,6 @@
 //! The handlers of the `billing` group and the `billing_health` tool.
 
-use mcp_fusion::{Json, State, ToolError};
+use mcp_fusion::{Json, State, ToolError, action};
 
 use crate::db::{self, Db, DbError, seq_of};
 use crate::model::{
@@ -53,7 +53,10 @@ impl From<BillingError> for ToolError {
     }
 }
 
-/// `billing.list_invoices`: a page of invoices, optionally of one status.
+// `billing.list_invoices`: a page of invoices, optionally of one status;
+// an unknown cursor is INVALID_CURSOR pointing back to the first page.
+/// List invoices, oldest first, optionally of one status; pages with `cursor`.
+#[action(read_only, idempotent)]
 pub async fn list_invoices(
     State(db): State<Db>,
     args: ListInvoices,
@@ -95,7 +98,10 @@ pub async fn list_invoices(
     }))
 }
 
-/// `billing.get_invoice`: one invoice; `NOT_FOUND` pointing to `billing.list_invoices`.
+// `billing.get_invoice`: one invoice; NOT_FOUND pointing to
+// `billing.list_invoices`.
+/// Read one invoice by id.
+#[action(read_only, idempotent)]
 pub async fn get_invoice(
     State(db): State<Db>,
     args: InvoiceId,
@@ -103,7 +109,8 @@ pub async fn get_invoice(
     load(&db, &args.id).await.map(Json)
 }
 
-/// `billing.create_invoice`: stores a new open invoice.
+/// Create an open invoice.
+#[action]
 pub async fn create_invoice(
     State(db): State<Db>,
     args: CreateInvoice,
@@ -111,8 +118,10 @@ pub async fn create_invoice(
     Ok(Json(db.run(move |conn| db::insert(conn, &args)).await?))
 }
 
-/// `billing.pay_invoice`: marks an invoice paid; `CONFLICT` when it is already
-/// paid or void (detail `currentStatus`).
+// `billing.pay_invoice`: CONFLICT when the invoice is already paid or void
+// (detail `currentStatus`).
+/// Mark an invoice paid.
+#[action]
 pub async fn pay_invoice(
     State(db): State<Db>,
     args: InvoiceId,
@@ -148,9 +157,10 @@ pub async fn pay_invoice(
     }
 }
 
-/// `billing.void_invoice` (destructive): cancels an invoice. Voiding a paid
-/// invoice is refused with a `critical` `CONFLICT`: it needs a refund, which a
-/// person must do.
+// `billing.void_invoice`: voiding a paid invoice is refused with a critical
+// CONFLICT: it needs a refund, which a person must do.
+/// Void (cancel) an invoice that is not paid.
+#[action(destructive)]
 pub async fn void_invoice(
     State(db): State<Db>,
     args: VoidInvoice,
@@ -176,7 +186,9 @@ pub async fn void_invoice(
     }
 }
 
-/// `billing_health`: whether the store answers, and how many invoices it holds.
+// `billing_health`: whether the store answers, and how many invoices it holds.
+/// Check that the invoice store answers.
+#[action(name = "billing_health", read_only)]
 pub async fn health(State(db): State<Db>) -> Result<Json<Health>, BillingError> {
     let invoices = db.run(db::count).await?;
     Ok(Json(Health {
@@ -185,10 +197,12 @@ pub async fn health(State(db): State<Db>) -> Result<Json<Health>, BillingError> 
     }))
 }
 
-/// `billing.generate_report`: totals per currency over every stored invoice,
-/// taking at least `work` (the example's stand-in for a slow report: the
-/// remaining time is spent waiting, and a cancelled or timed-out call stops
-/// at once).
+// `billing.generate_report`: totals per currency over every stored invoice,
+// taking at least `work` (the example's stand-in for a slow report: the
+// remaining time is spent waiting, and a cancelled or timed-out call stops at
+// once).
+/// Totals per currency: billed, paid and outstanding. Takes a while.
+#[action(read_only, idempotent)]
 pub async fn generate_report(
     State(db): State<Db>,
     State(ReportWork(work)): State<ReportWork>,

@@ -76,44 +76,19 @@ pub fn builder_with(db: &Db, options: &Options) -> ServerBuilder {
     };
     let mut billing = Group::new("billing")
         .description("Invoices: list, read, create, pay and void them.")
-        .action(read(
-            Action::new("list_invoices", actions::list_invoices)
-                .description(
-                    "List invoices, oldest first, optionally of one status; pages with `cursor`.",
-                )
-                .read_only()
-                .idempotent(),
-        ))
-        .action(read(
-            Action::new("get_invoice", actions::get_invoice)
-                .description("Read one invoice by id.")
-                .read_only()
-                .idempotent(),
-        ))
-        .action(write(
-            Action::new("create_invoice", actions::create_invoice)
-                .description("Create an open invoice."),
-        ))
-        .action(write(
-            Action::new("pay_invoice", actions::pay_invoice).description("Mark an invoice paid."),
-        ))
-        .action(write(
-            Action::new("void_invoice", actions::void_invoice)
-                .description("Void (cancel) an invoice that is not paid.")
-                .destructive(),
-        ))
+        .action(read(actions::list_invoices::action()))
+        .action(read(actions::get_invoice::action()))
+        .action(write(actions::create_invoice::action()))
+        .action(write(actions::pay_invoice::action()))
+        .action(write(actions::void_invoice::action()))
+        // The same handler under its old name, with the builder.
         .action(read(
             Action::new("get_invoice_legacy", actions::get_invoice)
                 .description("Read one invoice by id (old name).")
                 .read_only()
                 .deprecated("billing.get_invoice"),
         ))
-        .action(read(
-            Action::new("generate_report", actions::generate_report)
-                .description("Totals per currency: billed, paid and outstanding. Takes a while.")
-                .read_only()
-                .idempotent(),
-        ));
+        .action(read(actions::generate_report::action()));
     if let Some((max_active, max_queue)) = options.guards.concurrency {
         billing = billing.concurrency(max_active, max_queue);
     }
@@ -128,11 +103,7 @@ pub fn builder_with(db: &Db, options: &Options) -> ServerBuilder {
         .state(ReportWork(options.report_work))
         .instructions("Billing tools. Failures come back as <tool_error> or <validation_error> envelopes: follow their recovery.")
         .group(billing)
-        .tool(
-            Action::new("billing_health", actions::health)
-                .description("Check that the invoice store answers.")
-                .read_only(),
-        )
+        .tool(actions::health::action())
 }
 
 /// The billing server over `db`.

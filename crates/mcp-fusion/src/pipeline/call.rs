@@ -45,6 +45,19 @@ pub enum Peer {
     Local,
 }
 
+impl std::fmt::Display for Peer {
+    /// The address (`203.0.113.9`), `http` when it is unknown, `stdio` or
+    /// `in-process`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Peer::Http(Some(ip)) => write!(f, "{ip}"),
+            Peer::Http(None) => f.write_str("http"),
+            Peer::Stdio => f.write_str("stdio"),
+            Peer::Local => f.write_str("in-process"),
+        }
+    }
+}
+
 /// Who is calling, as the server's token verifier established it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Principal {

@@ -8,6 +8,7 @@ use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
+use tracing::Instrument;
 
 use crate::contract::SelfHealing;
 use crate::envelope::{to_call_tool_result, validation_result};
@@ -78,7 +79,19 @@ pub(crate) async fn run(
         ctx: ctx.clone(),
         args,
     };
-    let work = catch_panic(&ctx, action.service.clone().oneshot(call));
+    // One span per call (level debug: failures are normal traffic and must
+    // cost nothing unless asked for, DESIGN "Speed").
+    let span = tracing::debug_span!(
+        "tool_call",
+        tool = %ctx.tool(),
+        action = %ctx.action().unwrap_or(""),
+        caller = tracing::field::Empty,
+        outcome = tracing::field::Empty,
+        code = tracing::field::Empty,
+        duration_ms = tracing::field::Empty,
+    );
+    let started = std::time::Instant::now();
+    let work = catch_panic(&ctx, action.service.clone().oneshot(call)).instrument(span.clone());
     let outcome = tokio::select! {
         biased;
         () = request.cancellation.cancelled() => Err(
@@ -86,6 +99,21 @@ pub(crate) async fn run(
         ),
         outcome = work => outcome,
     };
+    if !span.is_disabled() {
+        let (result, code) = match &outcome {
+            Ok(Outcome::Output(_)) => ("ok", String::new()),
+            Ok(Outcome::Invalid(_)) => ("invalid", String::from("VALIDATION_ERROR")),
+            Err(err) => ("error", err.code.to_string()),
+        };
+        match ctx.principal() {
+            Some(principal) => span.record("caller", tracing::field::display(&principal.subject)),
+            None => span.record("caller", tracing::field::display(ctx.peer())),
+        };
+        span.record("outcome", tracing::field::display(result));
+        span.record("code", tracing::field::display(&code));
+        span.record("duration_ms", started.elapsed().as_secs_f64() * 1000.0);
+        tracing::debug!(parent: &span, "tool call finished");
+    }
     match outcome {
         Ok(Outcome::Invalid(mut failure)) => {
             // Self-healing hand-off: the changes of exactly this action.
@@ -106,10 +134,7 @@ pub(crate) async fn run(
             }
             Ok(output.into_call_tool_result(action.structured))
         }
-        Err(err) => {
-            tracing::debug!(action = %ctx.name(), code = %err.code, "tool call failed");
-            Ok(to_call_tool_result(&err))
-        }
+        Err(err) => Ok(to_call_tool_result(&err)),
     }
 }
 
