@@ -399,7 +399,7 @@ async fn a_large_handshake_is_refused() {
     assert_eq!(reply.status, 413);
     assert_eq!(
         reply.body,
-        "Payload Too Large: an initialize request may be at most 65536 bytes"
+        "Payload Too Large: an initialize request may be at most 16384 bytes"
     );
     assert_eq!(reply.header("mcp-session-id"), None);
 }

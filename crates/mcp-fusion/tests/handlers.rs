@@ -394,9 +394,18 @@ fn tool_error_internal_keeps_its_source_and_is_internal() {
 async fn every_call_has_a_span_with_its_outcome() {
     let server = pay_server();
     let (_, log) = logged_at(tracing::Level::DEBUG, async {
-        server.call("pay", json!({"id": "inv_9"})).await.expect("a result");
-        server.call("pay", json!({"id": "inv_1"})).await.expect("a result");
-        server.call("pay", json!({"id": 5})).await.expect("a result");
+        server
+            .call("pay", json!({"id": "inv_9"}))
+            .await
+            .expect("a result");
+        server
+            .call("pay", json!({"id": "inv_1"}))
+            .await
+            .expect("a result");
+        server
+            .call("pay", json!({"id": 5}))
+            .await
+            .expect("a result");
     })
     .await;
     let finished: Vec<&str> = log

@@ -71,7 +71,10 @@ pub async fn add(State(notes): State<Notes>, args: Add) -> Result<Json<Note>, No
     let mut notes = lock(&notes)?;
     let id = notes.keys().next_back().map_or(1, |last| last + 1);
     notes.insert(id, args.text.clone());
-    Ok(Json(Note { id, text: args.text }))
+    Ok(Json(Note {
+        id,
+        text: args.text,
+    }))
 }
 
 /// Read one note by its id.
@@ -120,7 +123,9 @@ pub fn with_builder(notes: Notes) -> FusionServer {
         .group(
             Group::new("notes")
                 .description("Notes.")
-                .action(Action::new("add", add).description("Add a note; returns it with its new id."))
+                .action(
+                    Action::new("add", add).description("Add a note; returns it with its new id."),
+                )
                 .action(
                     Action::new("get", get)
                         .description("Read one note by its id.")

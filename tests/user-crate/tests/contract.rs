@@ -33,7 +33,10 @@ fn typed_outputs_are_output_schemas() {
         .iter()
         .find(|a| a.name == "list")
         .expect("notes.list");
-    assert_eq!(list.output_schema.as_ref().expect("a schema")["type"], "array");
+    assert_eq!(
+        list.output_schema.as_ref().expect("a schema")["type"],
+        "array"
+    );
 }
 
 #[tokio::test]

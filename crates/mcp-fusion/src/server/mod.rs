@@ -20,8 +20,8 @@ use tokio_util::sync::CancellationToken;
 pub use crate::router::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY};
 pub use builder::ServerBuilder;
 pub use http::{
-    DEFAULT_MAX_BODY_BYTES, HttpOptions, PolicyError, RedisSessionStore, SESSIONS_FULL_RETRY_SECS,
-    check_allowed_host, check_allowed_origin,
+    DEFAULT_MAX_BODY_BYTES, HttpOptions, MAX_INITIALIZE_BYTES, PolicyError, RedisSessionStore,
+    SESSIONS_FULL_RETRY_SECS, check_allowed_host, check_allowed_origin,
 };
 pub use jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
 pub use stdio::MAX_LINE_BYTES;

@@ -7,7 +7,7 @@
 //! JSON-RPC error body, [`crate::server::jsonrpc`]; 415 stays rmcp's answer to
 //! a wrong `Content-Type`); an `initialize` must find room among the sessions
 //! (503 with `Retry-After`, also while the server shuts down) and be at most
-//! 64 KiB; a request id may not be reused while its first use runs (400); a
+//! 16 KiB; a request id may not be reused while its first use runs (400); a
 //! `DELETE` must name a session that exists (404); with Redis, a session
 //! ended on another replica is gone here too (404). While rmcp handles a
 //! request, its session counts as busy. A body must arrive within the read

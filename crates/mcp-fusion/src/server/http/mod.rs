@@ -22,7 +22,7 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 pub use edge::SESSIONS_FULL_RETRY_SECS;
-pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
+pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions, MAX_INITIALIZE_BYTES};
 pub(crate) use origin::DoorPolicy;
 pub use origin::{PolicyError, check_allowed_host, check_allowed_origin};
 pub use session_store::RedisSessionStore;

@@ -71,10 +71,10 @@ pub struct HttpOptions {
     pub session_store: Option<RedisSessionStore>,
 }
 
-/// The largest `initialize` request body, in bytes (64 KiB): a session keeps
-/// its handshake as long as it lives, so a huge one would cost its size times
-/// every session.
-pub const MAX_INITIALIZE_BYTES: usize = 64 * 1024;
+/// The largest `initialize` request body, in bytes (16 KiB; real clients send
+/// well under 2 KiB): a session keeps its handshake as long as it lives, so a
+/// huge one would cost its size times every session.
+pub const MAX_INITIALIZE_BYTES: usize = 16 * 1024;
 
 /// [`HttpOptions::max_body_bytes`]'s default: 4 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;

@@ -85,8 +85,9 @@ impl Worker {
 
 struct Entry {
     worker: Worker,
-    /// The handshake, once it succeeded (needed to park and to restore).
-    state: Option<SessionState>,
+    /// The handshake, once it succeeded (needed to park and to restore), as
+    /// compact JSON: a parsed one takes several times its size.
+    state: Option<Arc<str>>,
     last_used: Instant,
     /// HTTP requests in progress plus streams open on this session.
     busy: usize,
@@ -231,6 +232,11 @@ fn lock(table: &Mutex<Table>) -> MutexGuard<'_, Table> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// A handshake kept as JSON text, read back.
+fn parse_state(text: &str) -> Option<SessionState> {
+    serde_json::from_str(text).ok()
+}
+
 /// Refusal of an `initialize`: every session is busy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Full {
@@ -328,7 +334,7 @@ impl Sessions {
             let table = lock(&self.inner.table);
             match table.entries.get(id) {
                 Some(entry) if entry.in_redis => None,
-                Some(entry) => entry.state.clone(),
+                Some(entry) => entry.state.as_deref().and_then(parse_state),
                 None => return true,
             }
         };
@@ -640,10 +646,12 @@ impl SessionStore for Sessions {
     /// failing counts as "unknown" (the client gets 404 and starts a new
     /// session here), never as a server error.
     async fn load(&self, id: &str) -> Result<Option<SessionState>, SessionStoreError> {
-        if let Some(entry) = lock(&self.inner.table).entries.get(id)
-            && let Some(state) = &entry.state
-        {
-            return Ok(Some(state.clone()));
+        let kept = lock(&self.inner.table)
+            .entries
+            .get(id)
+            .and_then(|entry| entry.state.clone());
+        if let Some(state) = kept {
+            return Ok(parse_state(&state));
         }
         let Some(redis) = &self.inner.redis else {
             return Ok(None);
@@ -662,15 +670,16 @@ impl SessionStore for Sessions {
             .entries
             .entry(id.into())
             .or_insert_with(|| Entry::new(Instant::now()));
-        entry.state = Some(state.clone());
+        entry.state = serde_json::to_string(&state).ok().map(Arc::from);
         entry.served = true;
         entry.in_redis = true;
         Ok(Some(state))
     }
 
     async fn store(&self, id: &str, state: &SessionState) -> Result<(), SessionStoreError> {
+        let text: Option<Arc<str>> = serde_json::to_string(state).ok().map(Arc::from);
         if let Some(entry) = lock(&self.inner.table).entries.get_mut(id) {
-            entry.state = Some(state.clone());
+            entry.state = text;
         }
         if let Some(redis) = &self.inner.redis {
             redis.save(id, state, self.inner.limits.idle).await?;
