@@ -5,11 +5,17 @@
 //! A line is one message. A line longer than [`MAX_LINE_BYTES`] is discarded
 //! (without buffering it) and answered with `-32600`; the session goes on
 //! after every bad line.
+//!
+//! `receive` is cancel-safe: rmcp's service loop drops a pending `receive`
+//! whenever another event wins its `select!` (a response finished sending,
+//! for one), so an answer of ours waits in the transport, not in the future,
+//! until the writer holds it.
 
+use std::pin::Pin;
 use std::sync::Arc;
 
 use bytes::{Buf, BufMut, BytesMut};
-use futures::{SinkExt, StreamExt};
+use futures::{Sink, SinkExt, StreamExt};
 use rmcp::RoleServer;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -123,6 +129,10 @@ type Writer<W> = Arc<Mutex<Option<FramedWrite<W, JsonLines>>>>;
 pub(crate) struct StdioTransport<R, W> {
     lines: FramedRead<R, Lines>,
     writer: Writer<W>,
+    /// An answer of ours read but not yet handed to the writer.
+    unsent: Option<String>,
+    /// An answer of ours handed to the writer and perhaps not yet flushed.
+    unflushed: bool,
 }
 
 impl<R: AsyncRead, W: AsyncWrite> StdioTransport<R, W> {
@@ -137,15 +147,43 @@ impl<R: AsyncRead, W: AsyncWrite> StdioTransport<R, W> {
                 },
             ),
             writer: Arc::new(Mutex::new(Some(FramedWrite::new(write, JsonLines)))),
+            unsent: None,
+            unflushed: false,
         }
     }
 }
 
-/// Writes one of our own answers; `false` when the output is closed.
-async fn answer<W: AsyncWrite + Unpin>(writer: &Writer<W>, line: String) -> bool {
-    match writer.lock().await.as_mut() {
-        Some(framed) => framed.send(Outgoing::Raw(line)).await.is_ok(),
-        None => false,
+impl<R, W: AsyncWrite + Unpin> StdioTransport<R, W> {
+    /// Writes and flushes the answer of ours still waiting, if any; `false`
+    /// when the output is closed. Cancel-safe: each step leaves its progress
+    /// in `self` (the line stays in `unsent` until the writer has taken it).
+    async fn write_answers(&mut self) -> bool {
+        if self.unsent.is_none() && !self.unflushed {
+            return true;
+        }
+        let mut writer = self.writer.lock().await;
+        let Some(framed) = writer.as_mut() else {
+            return false;
+        };
+        if self.unsent.is_some() {
+            let ready = futures::future::poll_fn(|cx| Pin::new(&mut *framed).poll_ready(cx));
+            if ready.await.is_err() {
+                return false;
+            }
+            let line = self.unsent.take().expect("checked above");
+            if Pin::new(&mut *framed)
+                .start_send(Outgoing::Raw(line))
+                .is_err()
+            {
+                return false;
+            }
+            self.unflushed = true;
+        }
+        if framed.flush().await.is_err() {
+            return false;
+        }
+        self.unflushed = false;
+        true
     }
 }
 
@@ -174,6 +212,9 @@ where
 
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
         loop {
+            if !self.write_answers().await {
+                return None;
+            }
             let line = match self.lines.next().await? {
                 Ok(Line::Text(line)) => line,
                 Ok(Line::Oversized) => {
@@ -187,9 +228,7 @@ where
                         },
                     })
                     .to_string();
-                    if !answer(&self.writer, response).await {
-                        return None;
-                    }
+                    self.unsent = Some(response);
                     continue;
                 }
                 Err(e) => {
@@ -207,8 +246,8 @@ where
                 Err(e) => {
                     tracing::debug!("unreadable message: {e}");
                     let unreadable = reject_unreadable(line);
-                    if !unreadable.notification && !answer(&self.writer, unreadable.answer).await {
-                        return None;
+                    if !unreadable.notification {
+                        self.unsent = Some(unreadable.answer);
                     }
                 }
             }
@@ -273,5 +312,45 @@ mod tests {
         assert_eq!(lines(4, b"0123456789abc\nok\n"), [None, Some("ok".into())]);
         assert_eq!(lines(4, b"01234\nok"), [None, Some("ok".into())]);
         assert_eq!(lines(4, b"0123456789"), [None]);
+    }
+
+    /// rmcp drops a `receive` whose `select!` arm loses; an answer of ours
+    /// being written at that moment must still reach the client.
+    #[tokio::test]
+    async fn an_answer_survives_a_dropped_receive() {
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+        let (mut client, server_read) = tokio::io::duplex(1024);
+        let (server_write, client_read) = tokio::io::duplex(1024);
+        let mut transport = StdioTransport::new(server_read, server_write);
+        client.write_all(b"hello\n").await.expect("write");
+
+        // The writer is busy (a response of rmcp's being sent), and the
+        // receive is dropped while it waits.
+        let busy = Arc::clone(&transport.writer).lock_owned().await;
+        let dropped = tokio::time::timeout(
+            std::time::Duration::from_millis(50),
+            Transport::<RoleServer>::receive(&mut transport),
+        )
+        .await;
+        assert!(dropped.is_err(), "the receive waits for the writer");
+        drop(busy);
+
+        client
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")
+            .await
+            .expect("write");
+        let message = Transport::<RoleServer>::receive(&mut transport).await;
+        assert!(message.is_some(), "the ping is read");
+        let mut answer = String::new();
+        let mut client_read = BufReader::new(client_read);
+        let read = client_read.read_line(&mut answer);
+        tokio::time::timeout(std::time::Duration::from_secs(5), read)
+            .await
+            .expect("the answer to `hello` is written")
+            .expect("read");
+        assert_eq!(
+            answer,
+            "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error: the message cannot be read as JSON (expected value at line 1 column 1)\"}}\n"
+        );
     }
 }
