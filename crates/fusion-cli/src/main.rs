@@ -7,6 +7,7 @@ mod diff_table;
 mod envelope_cmd;
 mod fetch;
 mod lock_cmd;
+#[cfg(feature = "example")]
 mod serve_cmd;
 mod target;
 mod tools_cmd;
@@ -17,10 +18,18 @@ use clap::{Parser, Subcommand};
 
 /// mcp-fusion's command-line tool.
 #[derive(Debug, Parser)]
+#[cfg_attr(feature = "example", command(about))]
+#[cfg_attr(
+    not(feature = "example"),
+    command(
+        about = "The `fusion` command: call and list the tools of any MCP server, render and \
+parse error envelopes, lock and diff contracts. This build has no `serve`: serving the billing \
+example needs the `example` feature (on by default)."
+    )
+)]
 #[command(
     name = "fusion",
     version,
-    about,
     long_about = None,
     after_help = "Exit codes: 0 success; 1 the thing asked for failed (a tool error, a changed \
 contract, no envelope found, a server that could not start); 2 usage, connection or protocol \
@@ -37,6 +46,7 @@ enum Command {
     #[command(subcommand)]
     Envelope(envelope_cmd::EnvelopeCommand),
     /// Serve the billing example (Streamable HTTP on 127.0.0.1:8080, or --stdio).
+    #[cfg(feature = "example")]
     Serve(serve_cmd::ServeArgs),
     /// Call one tool of any MCP server and print the result or its error readably.
     Call(call_cmd::CallArgs),
@@ -52,6 +62,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Envelope(cmd) => envelope_cmd::run(cmd),
+        #[cfg(feature = "example")]
         Command::Serve(args) => serve_cmd::run(args),
         Command::Call(args) => call_cmd::run(args),
         Command::Tools(args) => tools_cmd::run(args),

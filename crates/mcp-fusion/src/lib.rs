@@ -11,16 +11,35 @@
 //!
 //! Layers, lowest first: the leaf helpers (single files at the crate root:
 //! `json`, `redis_connection`, `suggest`, `text`, `tool_meta`) → [`error`] →
-//! [`envelope`], [`validation`] → [`pipeline`], [`client`] → [`guard`] →
+//! [`envelope`], [`validation`] → [`pipeline`], `client` → [`guard`] →
 //! [`router`] → [`contract`] → [`server`] (→ `gateway`). A module imports only
 //! from its own files and the layers below it; modules that share a layer
 //! (`envelope` and `validation`, `pipeline` and `client`) do not import each
 //! other, and a leaf helper imports only other leaf helpers. Inside a folder,
 //! files do not import each other in a circle: what two files share goes in a
 //! file both import. `tests/layers.rs` keeps this true.
+//!
+//! ## Cargo features
+//!
+//! All four are on by default. Without them (`default-features = false`) the
+//! crate serves over stdio and in process ([`FusionServer::call`]), with
+//! every guard but the Redis store and JWTs.
+//!
+//! | feature | enables | dependencies |
+//! |---|---|---|
+//! | `http` | the Streamable HTTP server: `FusionServer::serve_http`, `serve_http_on`, `http_router`, `call_with_http`, the `Host`/`Origin` checks | `axum`, `hyper`, `hyper-util`, `http-body-util`, `async-trait`; rmcp's `transport-streamable-http-server` |
+//! | `client` | the `client` module: `FusionClient`, over a child process or Streamable HTTP | `reqwest`, `url`; rmcp's `client`, `transport-child-process`, `transport-streamable-http-client-reqwest`, `reqwest` |
+//! | `redis` | `RedisStore` (rate limits shared in Redis, `ServerBuilder::rate_limit_store`); with `http`, `RedisSessionStore` (`HttpOptions::session_store`) | `redis`, `url` |
+//! | `jwt` | `guard::JwtVerifier` | `jsonwebtoken` |
+//!
+//! [`server::HttpOptions`] is there in every build: its
+//! [`shutdown_grace`](server::HttpOptions::shutdown_grace) also applies to
+//! stdio, the only setting read without `http`. [`CallContext::http`] too:
+//! the request head is the `http` crate's type, `None` without the feature.
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "client")]
 pub mod client;
 pub mod contract;
 pub mod envelope;
@@ -28,7 +47,9 @@ pub mod error;
 pub mod guard;
 mod json;
 pub mod pipeline;
+#[cfg(any(feature = "client", feature = "redis"))]
 mod redact;
+#[cfg(feature = "redis")]
 mod redis_connection;
 pub mod router;
 mod schema;
@@ -38,13 +59,16 @@ mod text;
 mod tool_meta;
 pub mod validation;
 
+#[cfg(feature = "client")]
 pub use client::{FusionClient, FusionClientError};
 pub use contract::{Lockfile, ServerContract};
 pub use error::{
     ChangeSeverity, ContractAwareness, ErrorCode, FieldError, IntoRetryAfter, Severity, ToolError,
     VALIDATION_RECOVERY, ValidationFailure,
 };
-pub use guard::{RateLimit, RedisStore};
+pub use guard::RateLimit;
+#[cfg(feature = "redis")]
+pub use guard::RedisStore;
 /// `#[action]`: an `async fn` becomes an [`Action`], named after the function
 /// and described by its doc comment; `name::action()` builds it. Its
 /// arguments are the builder's settings (`read_only`, `timeout = "2s"`,

@@ -60,12 +60,13 @@ impl ServerContract {
     }
 
     /// The contract of what a server listed (`tools/list`), as the MCP
-    /// client hands it out: each tool is serialized to its MCP JSON form and
-    /// read by [`from_tools_json`](Self::from_tools_json).
+    /// client hands it out (rmcp's `Tool`, also `client::Tool`): each tool is
+    /// serialized to its MCP JSON form and read by
+    /// [`from_tools_json`](Self::from_tools_json).
     ///
     /// # Errors
     /// As [`from_tools_json`](Self::from_tools_json).
-    pub fn from_tools(tools: &[crate::client::Tool]) -> Result<Self, ContractError> {
+    pub fn from_tools(tools: &[rmcp::model::Tool]) -> Result<Self, ContractError> {
         let values = tools
             .iter()
             .map(|tool| {

@@ -2,12 +2,10 @@
 //! contract §5). A [`TokenVerifier`] turns the HTTP transport's bearer token
 //! into a [`Principal`]; actions declare the scopes they need.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use subtle::ConstantTimeEq;
@@ -30,7 +28,7 @@ pub enum AuthFailure {
 }
 
 /// Checks bearer tokens. Ship-ready implementations: [`StaticTokens`] and
-/// [`JwtVerifier`]; implement it for anything else (an introspection
+/// (feature `jwt`) `JwtVerifier`; implement it for anything else (an introspection
 /// endpoint, a database).
 pub trait TokenVerifier: Send + Sync + 'static {
     /// The principal `token` stands for.
@@ -68,7 +66,7 @@ pub enum AuthConfigError {
         /// What is wrong.
         reason: String,
     },
-    /// A JWT key could not be read.
+    /// A JWT key could not be read (`JwtVerifier`, feature `jwt`).
     #[error("invalid JWT key: {0}")]
     Key(String),
 }
@@ -168,102 +166,6 @@ impl TokenVerifier for StaticTokens {
         Box::pin(std::future::ready(
             found.cloned().ok_or(AuthFailure::Invalid),
         ))
-    }
-}
-
-/// JSON Web Tokens (`jsonwebtoken`): the signature and `exp` are checked; the
-/// subject is `sub`; scopes come from `scope` (space-separated, OAuth 2.0) or
-/// `scopes` / `scp` (arrays).
-#[derive(Clone)]
-pub struct JwtVerifier {
-    key: DecodingKey,
-    validation: Validation,
-}
-
-impl std::fmt::Debug for JwtVerifier {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("JwtVerifier")
-            .field("algorithms", &self.validation.algorithms)
-            .finish_non_exhaustive()
-    }
-}
-
-#[derive(Deserialize)]
-struct Claims {
-    sub: String,
-    #[serde(default)]
-    scope: Option<String>,
-    #[serde(default)]
-    scopes: Option<Vec<String>>,
-    #[serde(default)]
-    scp: Option<Vec<String>>,
-}
-
-impl JwtVerifier {
-    /// HMAC-SHA256 tokens signed with `secret`.
-    ///
-    /// # Errors
-    /// [`AuthConfigError::Key`] when the secret is refused (e.g. empty).
-    pub fn hs256(secret: &[u8]) -> Result<Self, AuthConfigError> {
-        if secret.is_empty() {
-            return Err(AuthConfigError::Key(String::from(
-                "the HS256 secret is empty",
-            )));
-        }
-        Ok(JwtVerifier {
-            key: DecodingKey::from_secret(secret)
-                .map_err(|e| AuthConfigError::Key(e.to_string()))?,
-            validation: Validation::new(Algorithm::HS256),
-        })
-    }
-
-    /// RSA-SHA256 tokens, checked with a PEM public key.
-    ///
-    /// # Errors
-    /// [`AuthConfigError::Key`] when the PEM is not an RSA public key.
-    pub fn rs256_pem(pem: &[u8]) -> Result<Self, AuthConfigError> {
-        Ok(JwtVerifier {
-            key: DecodingKey::from_rsa_pem(pem).map_err(|e| AuthConfigError::Key(e.to_string()))?,
-            validation: Validation::new(Algorithm::RS256),
-        })
-    }
-
-    /// Only tokens whose `iss` is `issuer`.
-    pub fn issuer(mut self, issuer: &str) -> Self {
-        self.validation.set_issuer(&[issuer]);
-        self
-    }
-
-    /// Only tokens whose `aud` includes `audience`.
-    pub fn audience(mut self, audience: &str) -> Self {
-        self.validation.set_audience(&[audience]);
-        self
-    }
-}
-
-impl TokenVerifier for JwtVerifier {
-    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, AuthFailure>> {
-        let result = jsonwebtoken::decode::<Claims>(token, &self.key, &self.validation)
-            .map_err(|e| match e.kind() {
-                jsonwebtoken::errors::ErrorKind::ExpiredSignature => AuthFailure::Expired,
-                _ => AuthFailure::Invalid,
-            })
-            .map(|data| {
-                let claims = data.claims;
-                let mut scopes: BTreeSet<String> = claims
-                    .scope
-                    .unwrap_or_default()
-                    .split_whitespace()
-                    .map(str::to_owned)
-                    .collect();
-                scopes.extend(claims.scopes.unwrap_or_default());
-                scopes.extend(claims.scp.unwrap_or_default());
-                Principal {
-                    subject: claims.sub,
-                    scopes,
-                }
-            });
-        Box::pin(std::future::ready(result))
     }
 }
 

@@ -9,17 +9,23 @@
 
 mod auth;
 mod concurrency;
+#[cfg(feature = "jwt")]
+mod jwt;
 mod layer;
 mod rate_limit;
+#[cfg(feature = "redis")]
 mod redis_store;
 mod timeout;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use auth::{AuthConfigError, AuthFailure, JwtVerifier, StaticTokens, TokenVerifier};
+pub use auth::{AuthConfigError, AuthFailure, StaticTokens, TokenVerifier};
 pub use concurrency::{Concurrency, ConcurrencyStats};
+#[cfg(feature = "jwt")]
+pub use jwt::JwtVerifier;
 pub use rate_limit::{KeyFn, RateLimit, RateLimitParseError, RateLimitScope};
+#[cfg(feature = "redis")]
 pub use redis_store::{FailMode, RedisStore, RedisUrlError};
 
 pub(crate) use auth::AuthRule;
@@ -115,6 +121,7 @@ impl Guards {
 #[derive(Clone, Default)]
 pub(crate) struct GuardSettings {
     pub verifier: Option<Arc<dyn TokenVerifier>>,
+    #[cfg(feature = "redis")]
     pub redis: Option<RedisStore>,
     pub key_fn: Option<KeyFn>,
 }
@@ -138,8 +145,7 @@ pub(crate) fn apply(
         service = layer::wrap(Arc::clone(guard), service);
     }
     if let Some(limit) = guards.rate_limit {
-        let guard =
-            rate_limit::RateLimitGuard::new(limit, settings.redis.clone(), settings.key_fn.clone());
+        let guard = rate_limit::RateLimitGuard::new(limit, settings);
         service = layer::wrap(Arc::new(guard), service);
     }
     if let Some(verifier) = &settings.verifier {

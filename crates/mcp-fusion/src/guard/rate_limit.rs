@@ -1,6 +1,6 @@
 //! Rate limits (GCRA): `RATE_LIMITED` with the real time until the next call
 //! would pass (wire contract §5). One node keeps its state in memory
-//! (`governor`); a fleet shares it in Redis ([`super::RedisStore`]).
+//! (`governor`); a fleet shares it in Redis (`RedisStore`, feature `redis`).
 
 use std::fmt;
 use std::net::IpAddr;
@@ -16,7 +16,9 @@ use governor::{DefaultKeyedRateLimiter, Quota};
 use sha2::Digest;
 use tower::ServiceExt;
 
+use super::GuardSettings;
 use super::layer::Guard;
+#[cfg(feature = "redis")]
 use super::redis_store::{RedisDecision, RedisStore};
 use crate::error::{ToolError, seconds_text};
 use crate::pipeline::{ActionService, Call, CallContext, Outcome, Peer};
@@ -173,7 +175,19 @@ pub type KeyFn = Arc<dyn Fn(&CallContext) -> Option<String> + Send + Sync>;
 #[derive(Clone)]
 pub(crate) enum Backend {
     Memory(Arc<DefaultKeyedRateLimiter<String>>),
+    #[cfg(feature = "redis")]
     Redis(RedisStore),
+}
+
+impl Backend {
+    /// Counts kept in this process's memory (GCRA, `governor`).
+    fn memory(limit: RateLimit) -> Self {
+        let burst = NonZeroU32::new(limit.calls.max(1)).unwrap_or(NonZeroU32::MIN);
+        let quota = Quota::with_period(limit.interval().max(Duration::from_nanos(1)))
+            .unwrap_or_else(|| Quota::per_second(burst))
+            .allow_burst(burst);
+        Backend::Memory(Arc::new(DefaultKeyedRateLimiter::keyed(quota)))
+    }
 }
 
 /// The state one rate limit shares between its calls.
@@ -188,25 +202,25 @@ pub(crate) struct RateLimitGuard {
 enum Decision {
     Allow,
     Deny(Duration),
+    #[cfg(feature = "redis")]
     StoreDown,
 }
 
 impl RateLimitGuard {
-    pub fn new(limit: RateLimit, redis: Option<RedisStore>, key_fn: Option<KeyFn>) -> Self {
-        let backend = match redis {
-            Some(store) => Backend::Redis(store),
-            None => {
-                let burst = NonZeroU32::new(limit.calls.max(1)).unwrap_or(NonZeroU32::MIN);
-                let quota = Quota::with_period(limit.interval().max(Duration::from_nanos(1)))
-                    .unwrap_or_else(|| Quota::per_second(burst))
-                    .allow_burst(burst);
-                Backend::Memory(Arc::new(DefaultKeyedRateLimiter::keyed(quota)))
-            }
+    /// A guard of `limit`, in the server's shared store if it has one, else
+    /// in this process's memory.
+    pub fn new(limit: RateLimit, settings: &GuardSettings) -> Self {
+        #[cfg(feature = "redis")]
+        let backend = match &settings.redis {
+            Some(store) => Backend::Redis(store.clone()),
+            None => Backend::memory(limit),
         };
+        #[cfg(not(feature = "redis"))]
+        let backend = Backend::memory(limit);
         RateLimitGuard {
             limit,
             backend,
-            key_fn,
+            key_fn: settings.key_fn.clone(),
             checks: AtomicU64::new(0),
         }
     }
@@ -256,6 +270,7 @@ impl RateLimitGuard {
                     }
                 }
             }
+            #[cfg(feature = "redis")]
             Backend::Redis(store) => match store.check(&key, self.limit).await {
                 RedisDecision::Allow => Decision::Allow,
                 RedisDecision::Deny(wait) => Decision::Deny(wait),
@@ -279,6 +294,7 @@ impl RateLimitGuard {
         .retry_after(Duration::from_secs(secs))
     }
 
+    #[cfg(feature = "redis")]
     fn store_down(&self, name: &str) -> ToolError {
         ToolError::rate_limited(format!(
             "{name} cannot be checked against its rate limit right now, so the call was refused."
@@ -299,6 +315,7 @@ impl Guard for RateLimitGuard {
             match self.check(key).await {
                 Decision::Allow => next.oneshot(call).await,
                 Decision::Deny(wait) => Err(self.limited(call.ctx.name(), wait)),
+                #[cfg(feature = "redis")]
                 Decision::StoreDown => Err(self.store_down(call.ctx.name())),
             }
         })

@@ -23,7 +23,7 @@ pub(crate) struct ContextInner {
     pub(crate) name: String,
     pub(crate) request_id: String,
     pub(crate) expose_internal_errors: bool,
-    pub(crate) http: Option<axum::http::request::Parts>,
+    pub(crate) http: Option<http::request::Parts>,
     pub(crate) peer: Peer,
     pub(crate) principal: OnceLock<Principal>,
     pub(crate) states: Arc<super::States>,
@@ -114,7 +114,7 @@ impl CallContext {
 
     /// The HTTP request head (method, URI, headers) when the call came over
     /// Streamable HTTP; `None` over stdio.
-    pub fn http(&self) -> Option<&axum::http::request::Parts> {
+    pub fn http(&self) -> Option<&http::request::Parts> {
         self.inner.http.as_ref()
     }
 
@@ -160,7 +160,7 @@ impl CallContext {
     /// Whether the call carried an HTTP `Authorization` header at all.
     pub(crate) fn has_authorization(&self) -> bool {
         self.http()
-            .is_some_and(|h| h.headers.contains_key(axum::http::header::AUTHORIZATION))
+            .is_some_and(|h| h.headers.contains_key(http::header::AUTHORIZATION))
     }
 
     /// The bearer token of the HTTP `Authorization` header, if any.
@@ -168,7 +168,7 @@ impl CallContext {
         let value = self
             .http()?
             .headers
-            .get(axum::http::header::AUTHORIZATION)?
+            .get(http::header::AUTHORIZATION)?
             .to_str()
             .ok()?;
         let (scheme, token) = value.trim().split_once(' ')?;

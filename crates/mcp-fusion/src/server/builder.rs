@@ -2,12 +2,16 @@
 
 use tower::{Layer, Service};
 
-use super::{FusionServer, HttpOptions};
+use super::handler::to_rmcp_tool;
+use super::in_flight::InFlight;
+use super::{FusionServer, HttpOptions, ServerIdentity, ServerInner, Settings};
 use std::sync::Arc;
 
 use crate::contract::{Lockfile, SelfHealing, SelfHealingOptions, ServerContract};
 use crate::error::ToolError;
-use crate::guard::{GuardSettings, RedisStore, TokenVerifier};
+#[cfg(feature = "redis")]
+use crate::guard::RedisStore;
+use crate::guard::{GuardSettings, TokenVerifier};
 use crate::pipeline::{BoxLayer, Call, CallContext, CallService, States, ToolOutput, box_layer};
 use crate::router::{Action, BuildContext, BuildError, Definition, Group, Registry};
 
@@ -123,6 +127,7 @@ impl ServerBuilder {
 
     /// Keeps every rate limit's state in Redis, shared by all the servers
     /// that use the same store (instead of in this process's memory).
+    #[cfg(feature = "redis")]
     pub fn rate_limit_store(mut self, store: RedisStore) -> Self {
         self.guards.redis = Some(store);
         self
@@ -190,7 +195,8 @@ impl ServerBuilder {
 
     /// The settings of the Streamable HTTP transport (origins, hosts,
     /// sessions, body limit, shutdown grace, proxies, session store); see
-    /// [`HttpOptions`]. Default: `HttpOptions::default()`.
+    /// [`HttpOptions`]. Default: `HttpOptions::default()`. Without the `http`
+    /// feature only the shutdown grace is read (by stdio).
     pub fn http(mut self, options: HttpOptions) -> Self {
         self.http = options;
         self
@@ -204,9 +210,10 @@ impl ServerBuilder {
     /// empty group, a discriminator that is empty or also an input field, an
     /// input type whose schema is not an object or does not compile, or a
     /// guard setting that cannot work (`max_active` 0, a zero rate or time
-    /// limit, scopes without a token verifier), or an [`HttpOptions`] entry
-    /// that cannot be read (an allowed host or origin).
+    /// limit, scopes without a token verifier), or (feature `http`) an
+    /// [`HttpOptions`] entry that cannot be read (an allowed host or origin).
     pub fn build(self) -> Result<FusionServer, BuildError> {
+        #[cfg(feature = "http")]
         let door =
             super::http::DoorPolicy::new(&self.http.allowed_hosts, &self.http.allowed_origins)
                 .map_err(|e| BuildError::BadHttpOption(e.to_string()))?;
@@ -226,20 +233,31 @@ impl ServerBuilder {
                 self.self_healing_options,
             )
         });
-        Ok(FusionServer::new(
-            registry,
-            super::ServerIdentity {
-                name: self.name,
-                version: self.version,
-                instructions: self.instructions,
-            },
-            super::Settings {
-                expose_internal_errors: self.expose_internal_errors,
-                unknown_tool_as_result: self.unknown_tool_as_result,
-            },
-            self_healing,
-            (self.http, door),
-            std::sync::Arc::new(self.states),
-        ))
+        let tools = registry
+            .tools()
+            .iter()
+            .map(|t| to_rmcp_tool(&t.listing))
+            .collect();
+        Ok(FusionServer {
+            inner: Arc::new(ServerInner {
+                registry,
+                identity: ServerIdentity {
+                    name: self.name,
+                    version: self.version,
+                    instructions: self.instructions,
+                },
+                tools,
+                settings: Settings {
+                    expose_internal_errors: self.expose_internal_errors,
+                    unknown_tool_as_result: self.unknown_tool_as_result,
+                },
+                in_flight: InFlight::default(),
+                self_healing,
+                http: self.http,
+                #[cfg(feature = "http")]
+                door,
+                states: Arc::new(self.states),
+            }),
+        })
     }
 }

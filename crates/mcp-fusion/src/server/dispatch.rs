@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use axum::http::request::Parts;
+use ::http::request::Parts;
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;

@@ -13,7 +13,6 @@ use serde_json::Value;
 
 use super::FusionServer;
 use super::dispatch::CallRequest;
-use crate::pipeline::Peer;
 use crate::router::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY, ToolListing};
 
 /// The rmcp `Tool` for a listing.
@@ -103,17 +102,10 @@ impl ServerHandler for FusionServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
-        let http = context
-            .extensions
-            .get::<axum::http::request::Parts>()
-            .cloned();
-        let peer = match &http {
-            Some(parts) => Peer::Http(super::http::peer_address(
-                parts,
-                self.inner.http.trust_forwarded_for,
-            )),
-            None => Peer::Stdio,
-        };
+        #[cfg(feature = "http")]
+        let (http, peer) = self.call_origin(&context);
+        #[cfg(not(feature = "http"))]
+        let (http, peer) = (None, crate::pipeline::Peer::Stdio);
         let call = CallRequest {
             name: request.name.into_owned(),
             arguments: request.arguments,

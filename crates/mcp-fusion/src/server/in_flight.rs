@@ -41,6 +41,7 @@ impl InFlight {
     }
 
     /// Whether the server is closing (refusing new calls).
+    #[cfg(feature = "http")]
     pub fn is_closing(&self) -> bool {
         self.inner.closing.load(Ordering::SeqCst)
     }

@@ -13,13 +13,15 @@
 //! response whose request id could not be read carries `"id": null`.
 
 use rmcp::model::{
-    CallToolRequestMethod, CancelTaskMethod, ClientJsonRpcMessage, ClientRequest,
-    CompleteRequestMethod, ConstString, DiscoverRequestMethod, ErrorData, GetPromptRequestMethod,
-    GetTaskMethod, InitializeResultMethod, ListPromptsRequestMethod,
-    ListResourceTemplatesRequestMethod, ListResourcesRequestMethod, ListToolsRequestMethod,
-    PingRequestMethod, ReadResourceRequestMethod, RequestId, SetLevelRequestMethod,
-    SubscribeRequestMethod, UnsubscribeRequestMethod, UpdateTaskMethod,
+    CallToolRequestMethod, CancelTaskMethod, CompleteRequestMethod, ConstString,
+    DiscoverRequestMethod, ErrorData, GetPromptRequestMethod, GetTaskMethod,
+    InitializeResultMethod, ListPromptsRequestMethod, ListResourceTemplatesRequestMethod,
+    ListResourcesRequestMethod, ListToolsRequestMethod, PingRequestMethod,
+    ReadResourceRequestMethod, RequestId, SetLevelRequestMethod, SubscribeRequestMethod,
+    UnsubscribeRequestMethod, UpdateTaskMethod,
 };
+#[cfg(feature = "http")]
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -200,7 +202,8 @@ fn request_problem(object: &serde_json::Map<String, Value>, notification: bool) 
 
 /// `-32602` for a request of a standard MCP method whose `params` rmcp could
 /// not read (it then holds it as a custom request); `None` for any other
-/// message.
+/// message. Used by the HTTP edge, which answers before rmcp.
+#[cfg(feature = "http")]
 pub(crate) fn invalid_params(message: &ClientJsonRpcMessage) -> Option<(RequestId, ErrorData)> {
     let ClientJsonRpcMessage::Request(request) = message else {
         return None;
@@ -211,7 +214,8 @@ pub(crate) fn invalid_params(message: &ClientJsonRpcMessage) -> Option<(RequestI
     invalid_params_of(&custom.method, custom.params.as_ref()).map(|e| (request.id.clone(), e))
 }
 
-/// [`invalid_params`] for a custom request's `method` and `params`.
+/// `-32602` for a custom request's `method` and `params` when the method is a
+/// standard MCP one; `None` for any other method.
 pub(crate) fn invalid_params_of(method: &str, params: Option<&Value>) -> Option<ErrorData> {
     if !STANDARD_METHODS.contains(&method) {
         return None;
@@ -232,6 +236,7 @@ pub(crate) fn invalid_params_of(method: &str, params: Option<&Value>) -> Option<
 }
 
 /// `-32600` for a request whose `id` is already in use in its session.
+#[cfg(feature = "http")]
 pub(crate) fn duplicate_id_response(id: &RequestId) -> String {
     let raw = serde_json::value::to_raw_value(id).unwrap_or_else(|_| null_id());
     error_response(
@@ -244,6 +249,7 @@ pub(crate) fn duplicate_id_response(id: &RequestId) -> String {
 }
 
 /// The JSON-RPC error response of `invalid_params` for request `id`.
+#[cfg(feature = "http")]
 pub(crate) fn invalid_params_response(id: &RequestId, error: &ErrorData) -> String {
     let id = serde_json::value::to_raw_value(id).unwrap_or_else(|_| null_id());
     error_response(&id, error.code.0, error.message.to_string())

@@ -5,9 +5,11 @@
 mod builder;
 mod dispatch;
 mod handler;
+#[cfg(feature = "http")]
 mod http;
 mod in_flight;
 mod jsonrpc;
+mod options;
 mod stdio;
 mod transport;
 
@@ -19,11 +21,14 @@ use tokio_util::sync::CancellationToken;
 
 pub use crate::router::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY};
 pub use builder::ServerBuilder;
-pub use http::{
-    DEFAULT_MAX_BODY_BYTES, HttpOptions, MAX_INITIALIZE_BYTES, PolicyError, RedisSessionStore,
-    SESSIONS_FULL_RETRY_SECS, check_allowed_host, check_allowed_origin,
-};
+#[cfg(all(feature = "http", feature = "redis"))]
+pub use http::RedisSessionStore;
+#[cfg(feature = "http")]
+pub use http::{PolicyError, SESSIONS_FULL_RETRY_SECS, check_allowed_host, check_allowed_origin};
 pub use jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
+#[cfg(feature = "http")]
+pub use options::MAX_INITIALIZE_BYTES;
+pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
 pub use stdio::MAX_LINE_BYTES;
 pub use transport::{ServeError, shutdown_signal};
 
@@ -55,13 +60,15 @@ struct ServerInner {
     /// The contract deltas since the lockfile, with self-healing on.
     self_healing: Option<SelfHealing>,
     http: HttpOptions,
+    /// The `Host` and `Origin` checks of `http`, read when the server was built.
+    #[cfg(feature = "http")]
     door: http::DoorPolicy,
     states: Arc<States>,
 }
 
 /// A built server. Cheap to clone (one shared table inside); serve it with
-/// [`FusionServer::serve_stdio`] or [`FusionServer::serve_http`], or call it
-/// in-process with [`FusionServer::call`].
+/// [`FusionServer::serve_stdio`] or (feature `http`) `FusionServer::serve_http`,
+/// or call it in-process with [`FusionServer::call`].
 #[derive(Clone)]
 pub struct FusionServer {
     inner: Arc<ServerInner>,
@@ -131,34 +138,6 @@ impl FusionServer {
         ServerBuilder::new(name, version)
     }
 
-    fn new(
-        registry: Registry,
-        identity: ServerIdentity,
-        settings: Settings,
-        self_healing: Option<SelfHealing>,
-        (http, door): (HttpOptions, http::DoorPolicy),
-        states: Arc<States>,
-    ) -> Self {
-        let tools = registry
-            .tools()
-            .iter()
-            .map(|t| handler::to_rmcp_tool(&t.listing))
-            .collect();
-        FusionServer {
-            inner: Arc::new(ServerInner {
-                registry,
-                identity,
-                tools,
-                settings,
-                in_flight: InFlight::default(),
-                self_healing,
-                http,
-                door,
-                states,
-            }),
-        }
-    }
-
     /// What `tools/list` shows, tool by tool, in registration order.
     pub fn listings(&self) -> Vec<ToolListing> {
         self.inner
@@ -180,21 +159,19 @@ impl FusionServer {
         name: &str,
         arguments: Value,
     ) -> Result<CallToolResult, UnknownToolError> {
-        self.call_with_http(name, arguments, None).await
+        self.call_in_process(name, arguments, None, Peer::Local)
+            .await
     }
 
-    /// [`FusionServer::call`] as if the call came over Streamable HTTP with the
-    /// request head `http` (its `Authorization` header reaches the auth guard,
-    /// its `ConnectInfo<SocketAddr>` extension or, when trusted,
-    /// `X-Forwarded-For` the rate limits), for tests and embedding.
-    ///
-    /// # Errors
-    /// [`UnknownToolError`] when no tool is named `name` (over MCP: -32602).
-    pub async fn call_with_http(
+    /// An in-process call (`call`, `call_with_http`): `arguments` as an
+    /// object (anything but an object or null goes under `(root)`, for
+    /// validation to refuse), then the whole path.
+    async fn call_in_process(
         &self,
         name: &str,
         arguments: Value,
-        http: Option<axum::http::request::Parts>,
+        http: Option<::http::request::Parts>,
+        peer: Peer,
     ) -> Result<CallToolResult, UnknownToolError> {
         let arguments: Option<Map<String, Value>> = match arguments {
             Value::Object(object) => Some(object),
@@ -204,13 +181,6 @@ impl FusionServer {
                 wrapped.insert("(root)".into(), other);
                 Some(wrapped)
             }
-        };
-        let peer = match &http {
-            Some(parts) => Peer::Http(http::peer_address(
-                parts,
-                self.inner.http.trust_forwarded_for,
-            )),
-            None => Peer::Local,
         };
         self.dispatch(CallRequest {
             name: name.to_owned(),

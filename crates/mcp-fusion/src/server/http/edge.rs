@@ -23,13 +23,13 @@ use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
 
-use super::options::MAX_INITIALIZE_BYTES;
 use super::origin::DoorPolicy;
 use super::sessions::Sessions;
 use crate::server::in_flight::InFlight;
 use crate::server::jsonrpc::{
     duplicate_id_response, invalid_params, invalid_params_response, reject_unreadable,
 };
+use crate::server::options::MAX_INITIALIZE_BYTES;
 
 /// The `Mcp-Session-Id` header of the 2025-11-25 Streamable HTTP transport.
 const SESSION_HEADER: &str = "mcp-session-id";

@@ -3,8 +3,10 @@
 //! sessions, and answers malformed JSON-RPC as JSON-RPC 2.0 §5 says.
 
 mod edge;
-mod options;
+#[cfg(not(feature = "redis"))]
+mod no_session_store;
 mod origin;
+#[cfg(feature = "redis")]
 mod session_store;
 mod sessions;
 
@@ -17,18 +19,21 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
+use rmcp::service::{RequestContext, RoleServer};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 pub use edge::SESSIONS_FULL_RETRY_SECS;
-pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions, MAX_INITIALIZE_BYTES};
 pub(crate) use origin::DoorPolicy;
 pub use origin::{PolicyError, check_allowed_host, check_allowed_origin};
+#[cfg(feature = "redis")]
 pub use session_store::RedisSessionStore;
 
-use super::FusionServer;
 use super::transport::{ServeError, drain, shutdown_signal};
+use super::{FusionServer, UnknownToolError};
+use crate::pipeline::Peer;
 use edge::Edge;
 use sessions::{Limits, Sessions};
 
@@ -73,22 +78,62 @@ pub(crate) fn peer_address(parts: &Parts, trust_forwarded_for: bool) -> Option<I
 }
 
 impl FusionServer {
+    /// [`FusionServer::call`] as if the call came over Streamable HTTP with the
+    /// request head `http` (its `Authorization` header reaches the auth guard,
+    /// its `ConnectInfo<SocketAddr>` extension or, when trusted,
+    /// `X-Forwarded-For` the rate limits), for tests and embedding.
+    ///
+    /// # Errors
+    /// [`UnknownToolError`] when no tool is named `name` (over MCP: -32602).
+    pub async fn call_with_http(
+        &self,
+        name: &str,
+        arguments: Value,
+        http: Option<Parts>,
+    ) -> Result<rmcp::model::CallToolResult, UnknownToolError> {
+        let peer = match &http {
+            Some(parts) => Peer::Http(peer_address(parts, self.inner.http.trust_forwarded_for)),
+            None => Peer::Local,
+        };
+        self.call_in_process(name, arguments, http, peer).await
+    }
+
+    /// The request head of a `tools/call` that came over Streamable HTTP
+    /// (rmcp puts it in the request's extensions) and where it came from;
+    /// no head and [`Peer::Stdio`] for any other transport.
+    pub(crate) fn call_origin(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> (Option<Parts>, Peer) {
+        match context.extensions.get::<Parts>() {
+            Some(parts) => (
+                Some(parts.clone()),
+                Peer::Http(peer_address(parts, self.inner.http.trust_forwarded_for)),
+            ),
+            None => (None, Peer::Stdio),
+        }
+    }
+
     /// The Streamable HTTP endpoint as an axum router with the MCP service at
     /// `/mcp` (rmcp's `StreamableHttpService`: the 2025-11-25 session
     /// handshake and the stateless 2026-07-28 protocol), behind the checks of
-    /// [`HttpOptions`]. Cancelling `shutdown` closes its sessions. Must be
+    /// [`HttpOptions`](super::HttpOptions). Cancelling `shutdown` closes its sessions. Must be
     /// called inside a tokio runtime. Serve it with
     /// `into_make_service_with_connect_info::<SocketAddr>()` so that callers
     /// are told apart by address (see [`crate::pipeline::Peer`]).
     pub fn http_router(&self, shutdown: CancellationToken) -> axum::Router {
         let options = &self.inner.http;
+        #[cfg(feature = "redis")]
+        let store = options.session_store.clone();
+        #[cfg(not(feature = "redis"))]
+        let store = None;
         let sessions = Sessions::new(
             Limits {
                 max_sessions: options.max_sessions.max(1),
                 max_live: options.max_live_sessions.max(1),
                 idle: options.session_idle,
             },
-            options.session_store.clone(),
+            store,
             shutdown.clone(),
         );
         let mut config = StreamableHttpServerConfig::default()
@@ -127,7 +172,7 @@ impl FusionServer {
 
     /// Serves Streamable HTTP at `http://{addr}/mcp` until Ctrl-C or SIGTERM;
     /// then it stops taking calls and lets calls in progress finish (up to
-    /// [`HttpOptions::shutdown_grace`]) before closing.
+    /// [`HttpOptions::shutdown_grace`](super::HttpOptions::shutdown_grace)) before closing.
     ///
     /// # Errors
     /// [`ServeError::Bind`] when `addr` cannot be bound; [`ServeError::Transport`]
@@ -142,7 +187,7 @@ impl FusionServer {
     /// Serves Streamable HTTP on an already bound `listener` until `stop`
     /// resolves, then drains calls in progress as [`FusionServer::serve_http`]
     /// does. Connections are served by hyper with a time limit on reading a
-    /// request's headers ([`HttpOptions::read_timeout`]); after the drain,
+    /// request's headers ([`HttpOptions::read_timeout`](super::HttpOptions::read_timeout)); after the drain,
     /// connections still open (a client that never finishes its request) are
     /// closed within a second.
     ///

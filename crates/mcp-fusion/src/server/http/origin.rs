@@ -181,7 +181,7 @@ pub enum PolicyError {
     Origin(String),
 }
 
-/// Checks one [`super::HttpOptions::allowed_hosts`] entry.
+/// Checks one [`crate::server::HttpOptions::allowed_hosts`] entry.
 ///
 /// # Errors
 /// [`PolicyError::Host`] when it is not `host` or `host:port`.
@@ -189,7 +189,7 @@ pub fn check_allowed_host(host: &str) -> Result<(), PolicyError> {
     DoorPolicy::new(&[host.to_owned()], &[]).map(|_| ())
 }
 
-/// Checks one [`super::HttpOptions::allowed_origins`] entry.
+/// Checks one [`crate::server::HttpOptions::allowed_origins`] entry.
 ///
 /// # Errors
 /// [`PolicyError::Origin`] when it is not `scheme://host[:port]`, `…:*` or `null`.
@@ -199,7 +199,7 @@ pub fn check_allowed_origin(origin: &str) -> Result<(), PolicyError> {
 
 impl DoorPolicy {
     /// The policy of `allowed_hosts` and `allowed_origins` (see
-    /// [`super::HttpOptions`]).
+    /// [`crate::server::HttpOptions`]).
     pub fn new(allowed_hosts: &[String], allowed_origins: &[String]) -> Result<Self, PolicyError> {
         let hosts = allowed_hosts
             .iter()

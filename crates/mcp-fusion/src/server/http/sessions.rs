@@ -18,11 +18,11 @@
 //! request in progress and no response or notification stream open; rmcp's
 //! own idle timer is off, since it cannot see either.
 //!
-//! With a [`RedisSessionStore`], handshakes are also kept in Redis, so that a
-//! session goes on across replicas and restarts: each request renews the
-//! session there and learns whether another replica ended it. Closing a
-//! session to make room, or because it idled here, only drops this server's
-//! copy; a `DELETE` ends it everywhere.
+//! With a `RedisSessionStore` (feature `redis`), handshakes are also kept in
+//! Redis, so that a session goes on across replicas and restarts: each
+//! request renews the session there and learns whether another replica ended
+//! it. Closing a session to make room, or because it idled here, only drops
+//! this server's copy; a `DELETE` ends it everywhere.
 
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -43,9 +43,12 @@ use rmcp::transport::streamable_http_server::session::{
 };
 use tokio_util::sync::CancellationToken;
 
-use super::session_store::RedisSessionStore;
+#[cfg(not(feature = "redis"))]
+use super::no_session_store::NoSessionStore as Store;
+#[cfg(feature = "redis")]
+use super::session_store::RedisSessionStore as Store;
 
-/// The limits of [`Sessions`] (see [`super::HttpOptions`]).
+/// The limits of [`Sessions`] (see [`crate::server::HttpOptions`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits {
     pub max_sessions: usize,
@@ -154,7 +157,7 @@ struct Inner {
     limits: Limits,
     config: SessionConfig,
     table: Mutex<Table>,
-    redis: Option<RedisSessionStore>,
+    redis: Option<Store>,
     shutdown: CancellationToken,
     sweeper: OnceLock<()>,
 }
@@ -244,11 +247,7 @@ pub(crate) struct Full {
 }
 
 impl Sessions {
-    pub fn new(
-        limits: Limits,
-        redis: Option<RedisSessionStore>,
-        shutdown: CancellationToken,
-    ) -> Self {
+    pub fn new(limits: Limits, redis: Option<Store>, shutdown: CancellationToken) -> Self {
         let mut config = SessionConfig::default();
         // Idle sessions are closed by the sweeper, which sees requests in
         // progress and open streams; rmcp's timer does not.

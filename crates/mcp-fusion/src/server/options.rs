@@ -1,8 +1,11 @@
 //! [`HttpOptions`]: every setting of the Streamable HTTP edge in one place.
+//! It is here rather than in `http/` because stdio reads its shutdown grace
+//! too: a build without the `http` feature keeps it for that.
 
 use std::time::Duration;
 
-use super::session_store::RedisSessionStore;
+#[cfg(all(feature = "http", feature = "redis"))]
+use super::http::RedisSessionStore;
 
 /// The settings of the Streamable HTTP transport, given to
 /// [`crate::server::ServerBuilder::http`]. `HttpOptions::default()` is safe for
@@ -13,6 +16,9 @@ use super::session_store::RedisSessionStore;
 /// asks servers to validate `Origin` on every request (DNS rebinding) and to
 /// bind to localhost when they run locally; the `Host` check is rmcp's
 /// defence against the same attack.
+///
+/// Without the `http` feature there is no HTTP transport, and only
+/// [`shutdown_grace`](Self::shutdown_grace) is read (by stdio).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct HttpOptions {
@@ -46,7 +52,7 @@ pub struct HttpOptions {
     /// The largest request body, in bytes; a larger `Content-Length` is
     /// refused at once with HTTP 413, and so is a body that grows past it.
     /// An `initialize` request, whose handshake a session keeps for its whole
-    /// life, may be at most [`MAX_INITIALIZE_BYTES`] whatever this says.
+    /// life, may be at most 64 KiB whatever this says.
     /// Default: 4 MiB.
     pub max_body_bytes: usize,
     /// How long a client may take to send a request's headers, and then its
@@ -67,10 +73,13 @@ pub struct HttpOptions {
     /// Where sessions are stored besides this process: with a Redis store, a
     /// client whose next request reaches a restarted server or another
     /// replica goes on in its session without a new handshake. Default:
-    /// none (sessions live and die with the process).
+    /// none (sessions live and die with the process). Needs the `http` and
+    /// `redis` features.
+    #[cfg(all(feature = "http", feature = "redis"))]
     pub session_store: Option<RedisSessionStore>,
 }
 
+#[cfg(feature = "http")]
 /// The largest `initialize` request body, in bytes (16 KiB; real clients send
 /// well under 2 KiB): a session keeps its handshake as long as it lives, so a
 /// huge one would cost its size times every session.
@@ -91,6 +100,7 @@ impl Default for HttpOptions {
             read_timeout: Duration::from_secs(30),
             shutdown_grace: Duration::from_secs(10),
             trust_forwarded_for: false,
+            #[cfg(all(feature = "http", feature = "redis"))]
             session_store: None,
         }
     }
@@ -153,6 +163,7 @@ impl HttpOptions {
     }
 
     /// Sets [`session_store`](Self::session_store).
+    #[cfg(all(feature = "http", feature = "redis"))]
     pub fn session_store(mut self, store: RedisSessionStore) -> Self {
         self.session_store = Some(store);
         self
