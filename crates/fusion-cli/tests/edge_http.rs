@@ -445,7 +445,7 @@ fn a_body_that_does_not_arrive_in_time_gets_408_and_stalled_headers_are_cut() {
     );
     assert_eq!(status, "HTTP/1.1 408 Request Timeout", "{rest}");
     assert!(
-        rest.ends_with("Request Timeout: the body did not arrive within 1 seconds"),
+        rest.ends_with("Request Timeout: the body did not arrive within 1 second"),
         "{rest}"
     );
     // Headers that never end: the connection is closed (hyper answers 408

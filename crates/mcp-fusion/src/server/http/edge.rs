@@ -25,6 +25,7 @@ use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
 
 use super::origin::DoorPolicy;
 use super::sessions::Sessions;
+use crate::error::seconds_text;
 use crate::server::in_flight::InFlight;
 use crate::server::jsonrpc::{
     duplicate_id_response, invalid_params, invalid_params_response, reject_unreadable,
@@ -173,8 +174,8 @@ impl Edge {
                 return text(
                     StatusCode::REQUEST_TIMEOUT,
                     format!(
-                        "Request Timeout: the body did not arrive within {} seconds",
-                        self.read_timeout.as_secs()
+                        "Request Timeout: the body did not arrive within {}",
+                        seconds_text(self.read_timeout.as_secs_f64().ceil() as u64)
                     ),
                 );
             }
