@@ -258,7 +258,7 @@ fn guard_lines(
             RateLimitScope::Global => "for everybody",
         };
         let store = redis.map_or(String::from("in memory"), |url| {
-            format!("in Redis at {url}")
+            format!("in Redis at {}", masked(url))
         });
         lines.push(format!("rate limit: {limit} per action, {scope}, {store}"));
     }
@@ -387,6 +387,9 @@ async fn serve(args: ServeArgs, opened: OpenedDb) -> Result<(), String> {
         );
     }
     if args.stdio {
+        if let Some(line) = redis_warning(&args).await {
+            eprintln!("{line}");
+        }
         eprintln!("  transport: stdio");
         return server.serve_stdio().await.map_err(|e| e.to_string());
     }
@@ -406,6 +409,9 @@ async fn serve(args: ServeArgs, opened: OpenedDb) -> Result<(), String> {
             .as_deref()
             .map_or(String::new(), |_| String::from(", shared in Redis"))
     );
+    if let Some(line) = redis_warning(&args).await {
+        eprintln!("{line}");
+    }
     if !args.host.is_loopback() && args.allowed_hosts.is_empty() {
         eprintln!(
             "  warning: listening on {} but answering only to the Host names localhost, 127.0.0.1 and ::1;\n           \
@@ -424,4 +430,31 @@ async fn serve(args: ServeArgs, opened: OpenedDb) -> Result<(), String> {
         .serve_http_on(listener, mcp_fusion::server::shutdown_signal())
         .await
         .map_err(|e| e.to_string())
+}
+
+/// The banner's warning when `--redis` is given and Redis does not answer
+/// within a second: what happens meanwhile, by `--redis-fail`.
+async fn redis_warning(args: &ServeArgs) -> Option<String> {
+    let url = args.redis.as_deref()?;
+    let store = RedisStore::new(url).ok()?;
+    let reason = store.ping(Duration::from_secs(1)).await.err()?;
+    let meanwhile = match (args.rate_limit.is_some(), args.redis_fail) {
+        (false, _) => "",
+        (true, FailMode::Open) => "rate-limited calls are let through (--redis-fail open), ",
+        (true, FailMode::Closed) => "rate-limited calls get RATE_LIMITED (--redis-fail closed), ",
+    };
+    let sessions = if args.stdio {
+        ""
+    } else {
+        "sessions stay on this server, "
+    };
+    Some(format!(
+        "  warning: Redis at {} does not answer ({reason}); {meanwhile}{sessions}until it does",
+        store.url()
+    ))
+}
+
+/// A Redis URL with its credentials masked, for the banner.
+fn masked(url: &str) -> String {
+    RedisStore::new(url).map_or_else(|_| url.to_owned(), |store| store.url().to_owned())
 }

@@ -4,6 +4,9 @@
 
 mod support;
 
+use std::io::{Read, Write};
+use std::time::Duration;
+
 use serde_json::{Value, json};
 use support::raw::{RawHttp, initialize_request, raw_tcp};
 use support::{HttpServer, TempDb};
@@ -168,6 +171,14 @@ fn two_host_headers_get_400_and_a_foreign_host_gets_403_naming_the_flag() {
         request(&format!("POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}")).as_bytes(),
     );
     assert_eq!(status, "HTTP/1.1 200 OK");
+    // Other spellings of a loopback address are that address.
+    for host in ["[0:0:0:0:0:0:0:1]", "[::ffff:127.0.0.1]", "LOCALHOST"] {
+        let (status, rest) = raw_tcp(
+            port,
+            request(&format!("POST /mcp HTTP/1.1\r\nhost: {host}:{port}")).as_bytes(),
+        );
+        assert_eq!(status, "HTTP/1.1 200 OK", "{host}: {rest}");
+    }
 
     let allowed = HttpServer::start_with(&db.0, &["--allowed-host", "192.168.1.5"]);
     let port = allowed.port;
@@ -261,6 +272,19 @@ async fn malformed_json_rpc_gets_json_rpc_errors_and_the_session_goes_on() {
     assert_eq!(
         missing_name.message()["error"]["message"],
         "Invalid params for tools/call: missing field `name`"
+    );
+    // A key given twice: a proxy reading the first `action` would see a
+    // read-only call, serde_json the last.
+    let twice = http
+        .post(
+            r#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"billing","arguments":{"action":"get_invoice","id":"inv_2","action":"pay_invoice"}}}"#,
+            &in_session,
+        )
+        .await;
+    assert_eq!(twice.status, 400);
+    assert_eq!(
+        twice.message(),
+        json!({"jsonrpc": "2.0", "id": 12, "error": {"code": -32602, "message": "Invalid params for tools/call: the key \"action\" appears twice in one object; send each key once"}})
     );
 
     // 415 stays for a wrong Content-Type only.
@@ -424,9 +448,19 @@ async fn a_request_id_in_use_in_its_session_is_refused() {
         second.body,
         r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"Invalid Request: a request with id 7 is already in progress in this session; use a new id"}}"#
     );
+    // `"7"` is another id than `7` (JSON-RPC 2.0 §4).
+    let mut ping = json!({"jsonrpc": "2.0", "id": "7", "method": "ping"});
+    let other = http.send(Some(&session), &ping).await;
+    assert_eq!(other.status, 200, "{other:?}");
+    assert_eq!(
+        other.message(),
+        json!({"jsonrpc": "2.0", "id": "7", "result": {}})
+    );
     let first = first.await.expect("a task");
     assert_eq!(first.status, 200);
     assert_eq!(first.message()["id"], 7);
+    ping["id"] = json!(7);
+    assert_eq!(http.send(Some(&session), &ping).await.status, 200);
     // Once answered, the id may be used again.
     assert_eq!(http.call(&session, 7, "billing", report).await.status, 200);
 }
@@ -458,6 +492,45 @@ fn a_body_that_does_not_arrive_in_time_gets_408_and_stalled_headers_are_cut() {
         status.is_empty() || status.starts_with("HTTP/1.1 408"),
         "{status:?}"
     );
+    // Connections that say nothing, or not enough to be a request, or
+    // nothing more after an answered request, are closed too: held open they
+    // would use up the server's file descriptors.
+    let idle_after_answer = format!("GET /other HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\n\r\n");
+    for sent in [
+        &b""[..],
+        b"P",
+        b"PRI * HTTP/2.0\r\n",
+        idle_after_answer.as_bytes(),
+    ] {
+        assert!(
+            closed_within(port, sent, Duration::from_secs(10)),
+            "{:?} stayed open",
+            String::from_utf8_lossy(sent)
+        );
+    }
+}
+
+/// Whether the server closes a connection on which `sent` was written
+/// within `limit`.
+fn closed_within(port: u16, sent: &[u8], limit: Duration) -> bool {
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream
+        .set_read_timeout(Some(limit))
+        .expect("a read timeout");
+    stream.write_all(sent).expect("write");
+    let mut buf = [0u8; 4096];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(_) => {}
+            Err(e) => {
+                return !matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                );
+            }
+        }
+    }
 }
 
 #[tokio::test]

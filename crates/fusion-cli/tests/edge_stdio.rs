@@ -61,6 +61,17 @@ fn unreadable_lines_get_json_rpc_errors_and_the_session_goes_on() {
             "{line}: {answer}"
         );
     }
+    // Params that are not an object are named in JSON's terms, not Rust's.
+    server.line(r#"{"jsonrpc":"2.0","id":13,"method":"tools/call","params":[1]}"#);
+    assert_eq!(
+        server.read(),
+        json!({"jsonrpc": "2.0", "id": 13, "error": {"code": -32602, "message": "Invalid params for tools/call: params must be an object: {\"name\": the tool's name, \"arguments\": an object}"}})
+    );
+    server.line(r#"{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"billing","arguments":{"action":"get_invoice","id":"inv_2","action":"pay_invoice"}}}"#);
+    assert_eq!(
+        server.read(),
+        json!({"jsonrpc": "2.0", "id": 14, "error": {"code": -32602, "message": "Invalid params for tools/call: the key \"action\" appears twice in one object; send each key once"}})
+    );
     // A notification is never answered, even an invalid one: the next line
     // read is the answer to the ping after it.
     server.line(r#"{"jsonrpc":"1.0","method":"notifications/whatever"}"#);
@@ -104,4 +115,49 @@ fn an_over_long_line_is_refused_without_being_kept() {
         server.read(),
         json!({"jsonrpc": "2.0", "id": 2, "result": {}})
     );
+}
+
+#[test]
+fn a_request_id_in_use_or_cancelled_is_refused_and_an_answered_one_is_free() {
+    let db = TempDb::new("duplicate-id-stdio");
+    let mut server = RawStdio::start(db.path(), &["--report-ms", "1s"]);
+    server.initialize();
+    let report = call_request(
+        1,
+        "billing",
+        json!({"action": "generate_report", "period": "day"}),
+    )
+    .to_string();
+    server.line(&report);
+    server.line(&report);
+    // `"1"` is another id than `1` (JSON-RPC 2.0 §4).
+    server.line(r#"{"jsonrpc":"2.0","id":"1","method":"ping"}"#);
+    assert_eq!(
+        server.read(),
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": "Invalid Request: a request with id 1 is already in progress in this session; use a new id"}})
+    );
+    assert_eq!(
+        server.read(),
+        json!({"jsonrpc": "2.0", "id": "1", "result": {}})
+    );
+    let answer = server.read();
+    assert_eq!(answer["id"], 1);
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    // Answered: the id is free again.
+    server.line(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+    assert_eq!(
+        server.read(),
+        json!({"jsonrpc": "2.0", "id": 1, "result": {}})
+    );
+    // Cancelled: rmcp never answers it, and the id stays in use.
+    server.line(&report.replace("\"id\":1", "\"id\":2"));
+    server.line(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#);
+    server.line(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
+    server.line(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
+    assert_eq!(server.read()["error"]["code"], -32600);
+    assert_eq!(
+        server.read(),
+        json!({"jsonrpc": "2.0", "id": 3, "result": {}})
+    );
+    assert_eq!(server.finish().code(), Some(0));
 }

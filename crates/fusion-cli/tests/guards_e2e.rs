@@ -167,3 +167,33 @@ async fn bearer_tokens_over_http() {
     wrong.close().await;
     let _ = std::fs::remove_file(tokens);
 }
+
+#[test]
+fn a_redis_that_does_not_answer_is_named_at_start_without_its_password() {
+    let db = TempDb::new("redis-down");
+    let server = HttpServer::start_with(
+        &db.0,
+        &[
+            "--redis",
+            "redis://user:secret@127.0.0.1:1/0",
+            "--rate-limit",
+            "2/min",
+        ],
+    );
+    let banner = server.banner.join("\n");
+    assert!(!banner.contains("secret"), "{banner}");
+    let warning = banner
+        .lines()
+        .find(|l| l.contains("warning: Redis"))
+        .unwrap_or_else(|| panic!("no warning: {banner}"));
+    assert!(
+        warning.starts_with("  warning: Redis at redis://user:***@127.0.0.1:1/0 does not answer ("),
+        "{warning}"
+    );
+    assert!(
+        warning.ends_with(
+            "); rate-limited calls are let through (--redis-fail open), sessions stay on this server, until it does"
+        ),
+        "{warning}"
+    );
+}

@@ -1,5 +1,6 @@
 //! Small readings of JSON values and JSON Schemas that several layers share:
-//! a value's type name, an object schema's `required` names, a value as text.
+//! a value's type name, an object schema's `required` names, a value as text,
+//! a key repeated in one object of a JSON text.
 
 use serde_json::Value;
 
@@ -63,10 +64,100 @@ pub(crate) fn value_text(value: &Value) -> String {
     }
 }
 
+/// The first key that appears twice in one object of the JSON text `text`
+/// (at any depth), or `None` when every object's keys are unique or the
+/// text is not JSON. RFC 8259 §4 leaves the meaning of a repeated name to
+/// each reader: serde_json keeps the last value, a proxy may read the first.
+pub(crate) fn repeated_key(text: &[u8]) -> Option<String> {
+    use serde::de::DeserializeSeed;
+    let found = std::cell::RefCell::new(None);
+    let mut reader = serde_json::Deserializer::from_slice(text);
+    // An error is either the repeated key (in `found`) or unreadable JSON.
+    let _ = UniqueKeys(&found).deserialize(&mut reader);
+    found.into_inner()
+}
+
+/// Walks a JSON text through serde without building it, stopping at the
+/// first repeated key of an object (recorded in the cell).
+struct UniqueKeys<'a>(&'a std::cell::RefCell<Option<String>>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for UniqueKeys<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, reader: D) -> Result<(), D::Error> {
+        reader.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeys<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut items: A) -> Result<(), A::Error> {
+        while items.next_element_seed(UniqueKeys(self.0))?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut entries: A) -> Result<(), A::Error> {
+        let mut keys = std::collections::HashSet::new();
+        while let Some(key) = entries.next_key::<std::borrow::Cow<'de, str>>()? {
+            entries.next_value_seed(UniqueKeys(self.0))?;
+            if !keys.insert(key.clone()) {
+                *self.0.borrow_mut() = Some(key.into_owned());
+                return Err(serde::de::Error::custom("a repeated key"));
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn repeated_keys_are_found_at_any_depth_and_under_escapes() {
+        let found = |text: &str| repeated_key(text.as_bytes());
+        assert_eq!(
+            found(r#"{"a":1,"b":{"c":[{"d":1,"d":2}]}}"#),
+            Some("d".into())
+        );
+        assert_eq!(found(r#"{"a":1,"\u0061":2}"#), Some("a".into()));
+        assert_eq!(
+            found(r#"{"a":{"x":1},"b":{"x":1},"c":[1,"x",null,true,-2.5]}"#),
+            None
+        );
+        assert_eq!(found(r#"{"a":1,"a""#), None);
+        assert_eq!(found("not JSON"), None);
+    }
 
     #[test]
     fn type_names() {

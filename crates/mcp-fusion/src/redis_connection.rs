@@ -96,6 +96,22 @@ impl RedisConnection {
         }
     }
 
+    /// Opens a connection of its own and sends `PING`, all within `timeout`.
+    ///
+    /// # Errors
+    /// Why Redis did not answer (the URL is not in the text).
+    pub async fn ping(&self, timeout: Duration) -> Result<(), String> {
+        let attempt = async {
+            let mut conn = self.client.get_multiplexed_async_connection().await?;
+            redis::cmd("PING").query_async::<String>(&mut conn).await
+        };
+        match tokio::time::timeout(timeout, attempt).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err(format!("no answer within {} ms", timeout.as_millis())),
+        }
+    }
+
     /// Whether a use should not even try Redis: it failed less than a second
     /// ago. One caller a second is let through to probe it.
     pub fn recently_failed(&self) -> bool {

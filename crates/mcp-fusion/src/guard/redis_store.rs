@@ -129,6 +129,24 @@ impl RedisStore {
         self
     }
 
+    /// The store's URL with its credentials masked (`redis://user:***@host`),
+    /// fit for logs and banners.
+    pub fn url(&self) -> &str {
+        self.shared.connection.url()
+    }
+
+    /// Connects and sends `PING` now, within `timeout`: nothing else
+    /// connects before the first check, so a server can say at start that
+    /// Redis does not answer (while it does not, calls are let through or
+    /// refused as [`FailMode`] says).
+    ///
+    /// # Errors
+    /// Why Redis did not answer (connection refused, no answer within the
+    /// timeout, …), without the URL.
+    pub async fn ping(&self, timeout: Duration) -> Result<(), String> {
+        self.shared.connection.ping(timeout).await
+    }
+
     fn unavailable(&self) -> RedisDecision {
         match self.fail {
             FailMode::Open => RedisDecision::Allow,

@@ -20,7 +20,6 @@ use rmcp::model::{
     ReadResourceRequestMethod, RequestId, SetLevelRequestMethod, SubscribeRequestMethod,
     UnsubscribeRequestMethod, UpdateTaskMethod,
 };
-#[cfg(feature = "http")]
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -221,10 +220,16 @@ pub(crate) fn invalid_params_of(method: &str, params: Option<&Value>) -> Option<
         return None;
     }
     let reason = if method == CallToolRequestMethod::VALUE {
-        let params = params.cloned().unwrap_or(Value::Null);
-        match serde_json::from_value::<rmcp::model::CallToolRequestParams>(params) {
-            Err(e) => e.to_string(),
-            Ok(_) => String::from("the params do not match the request"),
+        match params {
+            Some(params @ Value::Object(_)) => {
+                match serde_json::from_value::<rmcp::model::CallToolRequestParams>(params.clone()) {
+                    Err(e) => e.to_string(),
+                    Ok(_) => String::from("the params do not match the request"),
+                }
+            }
+            _ => String::from(
+                "params must be an object: {\"name\": the tool's name, \"arguments\": an object}",
+            ),
         }
     } else {
         String::from("the params do not match the method's schema")
@@ -236,7 +241,6 @@ pub(crate) fn invalid_params_of(method: &str, params: Option<&Value>) -> Option<
 }
 
 /// `-32600` for a request whose `id` is already in use in its session.
-#[cfg(feature = "http")]
 pub(crate) fn duplicate_id_response(id: &RequestId) -> String {
     let raw = serde_json::value::to_raw_value(id).unwrap_or_else(|_| null_id());
     error_response(
@@ -248,8 +252,30 @@ pub(crate) fn duplicate_id_response(id: &RequestId) -> String {
     )
 }
 
+/// `-32602` for a `tools/call` request whose text `text` repeats a key in
+/// one object (the arguments, mostly): which of the two values counts is
+/// left to each reader (RFC 8259 §4), so a proxy that reads the first
+/// `action` and this server, which would read the last, could disagree.
+/// `None` for any other message.
+pub(crate) fn repeated_key_response(message: &ClientJsonRpcMessage, text: &[u8]) -> Option<String> {
+    let ClientJsonRpcMessage::Request(request) = message else {
+        return None;
+    };
+    if !matches!(request.request, ClientRequest::CallToolRequest(_)) {
+        return None;
+    }
+    let key = crate::json::repeated_key(text)?;
+    let error = ErrorData::invalid_params(
+        format!(
+            "Invalid params for tools/call: the key {} appears twice in one object; send each key once",
+            Value::String(key)
+        ),
+        None,
+    );
+    Some(invalid_params_response(&request.id, &error))
+}
+
 /// The JSON-RPC error response of `invalid_params` for request `id`.
-#[cfg(feature = "http")]
 pub(crate) fn invalid_params_response(id: &RequestId, error: &ErrorData) -> String {
     let id = serde_json::value::to_raw_value(id).unwrap_or_else(|_| null_id());
     error_response(&id, error.code.0, error.message.to_string())

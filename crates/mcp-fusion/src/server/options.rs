@@ -52,12 +52,14 @@ pub struct HttpOptions {
     /// The largest request body, in bytes; a larger `Content-Length` is
     /// refused at once with HTTP 413, and so is a body that grows past it.
     /// An `initialize` request, whose handshake a session keeps for its whole
-    /// life, may be at most 64 KiB whatever this says.
+    /// life, may be at most 16 KiB (`MAX_INITIALIZE_BYTES`) whatever this says.
     /// Default: 4 MiB.
     pub max_body_bytes: usize,
-    /// How long a client may take to send a request's headers, and then its
-    /// body; past it the connection is closed (headers) or the request gets
-    /// HTTP 408 (body), so that slow or stalled clients hold nothing.
+    /// How long a client may take to send a request's headers (counted from
+    /// the moment its connection is accepted or its previous request ended),
+    /// and then its body; past it the connection is closed (headers) or the
+    /// request gets HTTP 408 (body), so that silent, slow or stalled clients
+    /// hold nothing.
     /// Default: 30 seconds.
     pub read_timeout: Duration,
     /// On Ctrl-C or SIGTERM, how long calls in progress may go on before the

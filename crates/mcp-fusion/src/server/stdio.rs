@@ -6,24 +6,32 @@
 //! (without buffering it) and answered with `-32600`; the session goes on
 //! after every bad line.
 //!
+//! A request id may not be reused while its first use is in progress, nor
+//! after it was cancelled (MCP basic/messages): the second request gets
+//! `-32600` (its answer would be indistinguishable, and rmcp would drop one
+//! of the two).
+//!
 //! `receive` is cancel-safe: rmcp's service loop drops a pending `receive`
 //! whenever another event wins its `select!` (a response finished sending,
 //! for one), so an answer of ours waits in the transport, not in the future,
 //! until the writer holds it.
 
+use std::collections::{HashSet, VecDeque};
 use std::pin::Pin;
 use std::sync::Arc;
 
 use bytes::{Buf, BufMut, BytesMut};
 use futures::{Sink, SinkExt, StreamExt};
 use rmcp::RoleServer;
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, ClientNotification, RequestId, ServerJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::Mutex;
 use tokio_util::codec::{Decoder, Encoder, FramedRead, FramedWrite};
 
-use super::jsonrpc::{INVALID_REQUEST, reject_unreadable};
+use super::jsonrpc::{
+    INVALID_REQUEST, duplicate_id_response, reject_unreadable, repeated_key_response,
+};
 
 /// The longest line (one message) read, in bytes: 16 MiB, as rmcp's own
 /// stdio transport.
@@ -125,6 +133,53 @@ impl Encoder<Outgoing> for JsonLines {
 
 type Writer<W> = Arc<Mutex<Option<FramedWrite<W, JsonLines>>>>;
 
+/// The ids of the requests read and not yet answered.
+#[derive(Default)]
+struct RequestIds {
+    in_flight: HashSet<RequestId>,
+    /// Cancelled requests, oldest first: rmcp drops their answers, so their
+    /// ids never come back through `send`. They stay in use (MCP forbids
+    /// reusing an id in a session anyway; freeing one early would let rmcp
+    /// mistake the cancelled call's late answer for the new request's), the
+    /// oldest freed past [`MAX_CANCELLED`].
+    cancelled: VecDeque<RequestId>,
+}
+
+/// How many cancelled request ids are remembered.
+const MAX_CANCELLED: usize = 4096;
+
+impl RequestIds {
+    /// `false` when `id` is already in use.
+    fn start(&mut self, id: &RequestId) -> bool {
+        self.in_flight.insert(id.clone())
+    }
+
+    fn answered(&mut self, id: &RequestId) {
+        self.in_flight.remove(id);
+    }
+
+    fn cancelled(&mut self, id: &RequestId) {
+        if !self.in_flight.contains(id) {
+            return;
+        }
+        self.cancelled.push_back(id.clone());
+        if self.cancelled.len() > MAX_CANCELLED
+            && let Some(oldest) = self.cancelled.pop_front()
+        {
+            self.in_flight.remove(&oldest);
+        }
+    }
+}
+
+type SharedIds = Arc<std::sync::Mutex<RequestIds>>;
+
+fn ids(shared: &SharedIds) -> std::sync::MutexGuard<'_, RequestIds> {
+    // The sets stay consistent even if a holder panicked.
+    shared
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// The stdio transport of [`super::FusionServer::serve_stdio`].
 pub(crate) struct StdioTransport<R, W> {
     lines: FramedRead<R, Lines>,
@@ -133,6 +188,7 @@ pub(crate) struct StdioTransport<R, W> {
     unsent: Option<String>,
     /// An answer of ours handed to the writer and perhaps not yet flushed.
     unflushed: bool,
+    ids: SharedIds,
 }
 
 impl<R: AsyncRead, W: AsyncWrite> StdioTransport<R, W> {
@@ -149,6 +205,7 @@ impl<R: AsyncRead, W: AsyncWrite> StdioTransport<R, W> {
             writer: Arc::new(Mutex::new(Some(FramedWrite::new(write, JsonLines)))),
             unsent: None,
             unflushed: false,
+            ids: SharedIds::default(),
         }
     }
 }
@@ -199,6 +256,14 @@ where
         item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), std::io::Error>> + Send + 'static {
         let writer = Arc::clone(&self.writer);
+        let answered = match &item {
+            ServerJsonRpcMessage::Response(response) => Some(&response.id),
+            ServerJsonRpcMessage::Error(error) => error.id.as_ref(),
+            _ => None,
+        };
+        if let Some(id) = answered {
+            ids(&self.ids).answered(id);
+        }
         async move {
             match writer.lock().await.as_mut() {
                 Some(framed) => framed.send(Outgoing::Message(item)).await,
@@ -241,8 +306,29 @@ where
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
-                Ok(message) => return Some(message),
+            let message = serde_json::from_slice::<ClientJsonRpcMessage>(line);
+            if let Ok(message) = &message
+                && let Some(answer) = repeated_key_response(message, line)
+            {
+                self.unsent = Some(answer);
+                continue;
+            }
+            match message {
+                Ok(ClientJsonRpcMessage::Request(request))
+                    if !ids(&self.ids).start(&request.id) =>
+                {
+                    self.unsent = Some(duplicate_id_response(&request.id));
+                }
+                Ok(message) => {
+                    if let ClientJsonRpcMessage::Notification(notification) = &message
+                        && let ClientNotification::CancelledNotification(cancelled) =
+                            &notification.notification
+                        && let Some(id) = &cancelled.params.request_id
+                    {
+                        ids(&self.ids).cancelled(id);
+                    }
+                    return Some(message);
+                }
                 Err(e) => {
                     tracing::debug!("unreadable message: {e}");
                     let unreadable = reject_unreadable(line);

@@ -21,7 +21,7 @@ use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestId};
 
 use super::origin::DoorPolicy;
 use super::sessions::Sessions;
@@ -29,6 +29,7 @@ use crate::error::seconds_text;
 use crate::server::in_flight::InFlight;
 use crate::server::jsonrpc::{
     duplicate_id_response, invalid_params, invalid_params_response, reject_unreadable,
+    repeated_key_response,
 };
 use crate::server::options::MAX_INITIALIZE_BYTES;
 
@@ -191,6 +192,9 @@ impl Edge {
         if let Some((id, error)) = invalid_params(&message) {
             return jsonrpc_error(invalid_params_response(&id, &error));
         }
+        if let Some(answer) = repeated_key_response(&message, &bytes) {
+            return jsonrpc_error(answer);
+        }
         let is_initialize = matches!(
             &message,
             ClientJsonRpcMessage::Request(r) if matches!(r.request, ClientRequest::InitializeRequest(_))
@@ -236,10 +240,7 @@ impl Edge {
         // answered.
         let claim = match &message {
             ClientJsonRpcMessage::Request(request) => {
-                match self
-                    .sessions
-                    .claim_request(&session, request.id.to_string())
-                {
+                match self.sessions.claim_request(&session, id_key(&request.id)) {
                     Ok(claim) => claim,
                     Err(()) => {
                         return jsonrpc_error(duplicate_id_response(&request.id));
@@ -266,4 +267,10 @@ impl Edge {
             None => response,
         }
     }
+}
+
+/// A request id as a key that keeps its JSON type: `7` and `"7"` are two
+/// ids (JSON-RPC 2.0 §4).
+fn id_key(id: &RequestId) -> String {
+    serde_json::to_string(id).unwrap_or_else(|_| id.to_string())
 }

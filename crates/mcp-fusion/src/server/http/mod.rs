@@ -139,12 +139,11 @@ impl FusionServer {
         let mut config = StreamableHttpServerConfig::default()
             .with_cancellation_token(shutdown)
             .with_max_request_body_bytes(options.max_body_bytes);
-        // rmcp checks `Host` against the same list (the door checks it first).
-        config = if options.allowed_hosts.is_empty() {
-            config.disable_allowed_hosts()
-        } else {
-            config.with_allowed_hosts(options.allowed_hosts.clone())
-        };
+        // The edge checks `Host` before rmcp sees a request, knowing every
+        // spelling of an address (`[0:0:0:0:0:0:0:1]` is `::1`) and naming
+        // the fix when it refuses; rmcp's own check would refuse some
+        // spellings the edge accepts, with a bare 403.
+        config = config.disable_allowed_hosts();
         config.session_store = Some(Arc::new(sessions.clone()));
         let server = self.clone();
         let service = StreamableHttpService::new(
@@ -186,8 +185,11 @@ impl FusionServer {
 
     /// Serves Streamable HTTP on an already bound `listener` until `stop`
     /// resolves, then drains calls in progress as [`FusionServer::serve_http`]
-    /// does. Connections are served by hyper with a time limit on reading a
-    /// request's headers ([`HttpOptions::read_timeout`](super::HttpOptions::read_timeout)); after the drain,
+    /// does. Connections are served by hyper over HTTP/1.1 with a time limit
+    /// on reading a request's headers, counted from the moment a connection
+    /// is accepted or finished its previous request
+    /// ([`HttpOptions::read_timeout`](super::HttpOptions::read_timeout)): a
+    /// connection that says nothing is closed then. After the drain,
     /// connections still open (a client that never finishes its request) are
     /// closed within a second.
     ///
@@ -202,7 +204,13 @@ impl FusionServer {
         let app = self.http_router(token.child_token());
         let in_flight = self.inner.in_flight.clone();
         let grace = self.inner.http.shutdown_grace;
-        let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+        // HTTP/1.1 only: the version sniffing of hyper-util's `auto` waits
+        // for a client's first bytes with no time limit, so silent
+        // connections would pile up until the process runs out of file
+        // descriptors; `header_read_timeout` bounds them from the moment a
+        // connection is accepted (and between requests of a kept-alive one).
+        let mut builder =
+            hyper_util::server::conn::auto::Builder::new(TokioExecutor::new()).http1_only();
         builder
             .http1()
             .timer(TokioTimer::new())
@@ -238,10 +246,8 @@ impl FusionServer {
                             .insert(axum::extract::ConnectInfo(peer));
                         request.map(axum::body::Body::new)
                     });
-            let connection = builder.serve_connection_with_upgrades(
-                TokioIo::new(stream),
-                TowerToHyperService::new(service),
-            );
+            let connection =
+                builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
             let connection = connections.watch(connection.into_owned());
             tokio::spawn(async move {
                 if let Err(e) = connection.await {

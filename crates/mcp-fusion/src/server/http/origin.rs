@@ -17,6 +17,8 @@ pub(crate) enum Refusal {
     HostNotAllowed(String),
     /// A browser origin that is not allowed (403).
     OriginNotAllowed(String),
+    /// More than one `Origin` header, which no browser sends (403).
+    DuplicateOrigin,
 }
 
 impl Refusal {
@@ -24,6 +26,9 @@ impl Refusal {
     pub fn status_and_text(&self) -> (u16, String) {
         match self {
             Refusal::DuplicateHost => (400, String::from("Bad Request: more than one Host header")),
+            Refusal::DuplicateOrigin => {
+                (403, String::from("Forbidden: more than one Origin header"))
+            }
             Refusal::BadHost => (
                 400,
                 String::from("Bad Request: missing or invalid Host header"),
@@ -262,10 +267,10 @@ impl DoorPolicy {
         let Some(origin) = origins.next() else {
             return Ok(());
         };
-        let text = String::from_utf8_lossy(origin.as_bytes()).into_owned();
         if origins.next().is_some() {
-            return Err(Refusal::OriginNotAllowed(text));
+            return Err(Refusal::DuplicateOrigin);
         }
+        let text = String::from_utf8_lossy(origin.as_bytes()).into_owned();
         let Some(parsed) = parse_origin(&text) else {
             return Err(Refusal::OriginNotAllowed(text));
         };
@@ -380,6 +385,24 @@ mod tests {
         assert_eq!(
             check(&p, &["127.0.0.1:8080"], Some("http://localhost:5173")),
             Ok(())
+        );
+    }
+
+    #[test]
+    fn a_second_origin_header_is_refused_as_such() {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, HeaderValue::from_static("127.0.0.1:8080"));
+        for _ in 0..2 {
+            headers.append(
+                header::ORIGIN,
+                HeaderValue::from_static("http://127.0.0.1:8080"),
+            );
+        }
+        let refusal = policy(&[]).check(&Uri::from_static("/mcp"), &headers);
+        assert_eq!(refusal, Err(Refusal::DuplicateOrigin));
+        assert_eq!(
+            Refusal::DuplicateOrigin.status_and_text(),
+            (403, "Forbidden: more than one Origin header".into())
         );
     }
 
