@@ -14,8 +14,7 @@ use mcp_fusion::{Severity, ToolError};
 use serde_json::{Value, json};
 
 use crate::target::{
-    self, AFTER_HELP, ConnectArgs, EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE_OR_CONNECTION, Paint,
-    UsageError,
+    self, ConnectArgs, EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE_OR_CONNECTION, Paint, UsageError,
 };
 
 /// Options of `fusion call`.
@@ -23,7 +22,14 @@ use crate::target::{
 #[command(
     override_usage = "fusion call [OPTIONS] <URL> <NAME> [JSON]\n       \
                       fusion call [OPTIONS] --cmd '<COMMAND ARGS>' <NAME> [JSON]",
-    after_help = AFTER_HELP
+    after_help = target::after_help!(
+        "\
+Exit codes:
+  0  success (warnings, if any, are printed on stderr)
+  1  the tool reported an error (isError: true)
+  2  usage error, connection error, or protocol error (including a JSON-RPC
+     error such as an unknown tool on servers that answer it that way)"
+    )
 )]
 pub struct CallArgs {
     /// <URL> <NAME> [JSON], or <NAME> [JSON] with --cmd. NAME is a tool, or

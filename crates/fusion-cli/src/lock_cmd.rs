@@ -59,8 +59,14 @@ pub struct LockArgs {
     /// with the changes when they differ.
     #[arg(long, conflicts_with = "output")]
     check: bool,
-    /// The lockfile --check compares with.
-    #[arg(long = "lock", value_name = "FILE", default_value = "fusion.lock")]
+    /// The lockfile --check compares with (only with --check: the lockfile
+    /// written is -o FILE).
+    #[arg(
+        long = "lock",
+        value_name = "FILE",
+        default_value = "fusion.lock",
+        requires = "check"
+    )]
     lock: PathBuf,
 }
 

@@ -14,6 +14,15 @@ const MAX_DURATION: Duration = Duration::from_secs(86_400);
 /// The most calls a concurrency flag takes.
 const MAX_CALLS: usize = 1_000_000;
 
+/// `--host`: an IP address; a host name is answered with examples.
+fn ip_address(s: &str) -> Result<IpAddr, String> {
+    s.parse().map_err(|_| {
+        format!(
+            "\"{s}\" is not an IP address; give one such as 127.0.0.1, ::1 or 0.0.0.0 (host names are not accepted)"
+        )
+    })
+}
+
 fn positive_duration(s: &str) -> Result<Duration, String> {
     let d = humantime::parse_duration(s).map_err(|e| format!("{e} (write e.g. 500ms, 2s, 1m)"))?;
     if d.is_zero() {
@@ -94,8 +103,9 @@ pub struct ServeArgs {
     /// Serve MCP over stdin/stdout instead of HTTP.
     #[arg(long)]
     stdio: bool,
-    /// The address to listen on (HTTP only).
-    #[arg(long, default_value = "127.0.0.1")]
+    /// The IP address to listen on (HTTP only): 127.0.0.1, ::1, or 0.0.0.0
+    /// for every interface.
+    #[arg(long, default_value = "127.0.0.1", value_parser = ip_address)]
     host: IpAddr,
     /// The port to listen on (HTTP only); the endpoint is http://HOST:PORT/mcp.
     #[arg(long, default_value_t = 8080)]
@@ -420,9 +430,14 @@ async fn serve(args: ServeArgs, opened: OpenedDb) -> Result<(), String> {
         );
     }
     let addr = SocketAddr::new(args.host, args.port);
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+        let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
+            " (another server listens there: stop it, or choose another port with --port N)"
+        } else {
+            ""
+        };
+        format!("cannot listen on {addr}: {e}{hint}")
+    })?;
     let bound = listener.local_addr().unwrap_or(addr);
     eprintln!("  MCP endpoint: http://{bound}/mcp");
     eprintln!("  Ctrl-C to stop.");

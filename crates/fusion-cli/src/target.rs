@@ -22,8 +22,13 @@ pub const EXIT_USAGE_OR_CONNECTION: u8 = 2;
 /// Where `fusion serve` listens when started without `--host` and `--port`.
 const DEFAULT_ENDPOINT: &str = "http://127.0.0.1:8080/mcp";
 
-/// The `--help` text about targets and exit codes, shared by both commands.
-pub const AFTER_HELP: &str = "\
+/// The `--help` text after the options of a command that reaches a server
+/// (`call`, `tools`): how TARGET is given, when colour is used, then
+/// `$exit_codes`.
+macro_rules! after_help {
+    ($exit_codes:literal) => {
+        concat!(
+            "\
 TARGET is either an http:// or https:// URL of a Streamable HTTP endpoint
 (e.g. http://127.0.0.1:8080/mcp), or --cmd 'COMMAND ARGS': a command started
 by fusion and spoken to over its stdin/stdout. The command line is split like a
@@ -32,11 +37,12 @@ POSIX shell would split it (quotes, backslashes), but no shell is run.
 Colour is used only when the output is a terminal and NO_COLOR is not set
 (--color overrides).
 
-Exit codes:
-  0  success (warnings, if any, are printed on stderr)
-  1  the tool reported an error (isError: true)
-  2  usage error, connection error, or protocol error (including a JSON-RPC
-     error such as an unknown tool on servers that answer it that way)";
+",
+            $exit_codes
+        )
+    };
+}
+pub(crate) use after_help;
 
 /// When to colour the output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -6,14 +6,19 @@ use clap::Args;
 use mcp_fusion::client::{ToolSummary, summarize_tool};
 use serde_json::{Value, json};
 
-use crate::target::{self, AFTER_HELP, ConnectArgs, EXIT_OK, EXIT_USAGE_OR_CONNECTION, Paint};
+use crate::target::{self, ConnectArgs, EXIT_OK, EXIT_USAGE_OR_CONNECTION, Paint};
 
 /// Options of `fusion tools`.
 #[derive(Debug, Args)]
 #[command(
     override_usage = "fusion tools [OPTIONS] <URL>\n       \
                       fusion tools [OPTIONS] --cmd '<COMMAND ARGS>'",
-    after_help = AFTER_HELP
+    after_help = target::after_help!(
+        "\
+Exit codes:
+  0  success
+  2  usage error, connection error, or protocol error"
+    )
 )]
 pub struct ToolsArgs {
     /// The server's Streamable HTTP URL (omit with --cmd).

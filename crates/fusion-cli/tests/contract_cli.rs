@@ -473,3 +473,22 @@ fn serve_with_a_lockfile_adds_contract_awareness() {
         run.stderr
     );
 }
+
+#[test]
+fn lock_without_check_refuses_lock_instead_of_overwriting_fusion_lock() {
+    let dir = Workdir::new("lock-flag");
+    let run = fusion(&[
+        "lock",
+        "--lock",
+        &dir.arg("x.lock"),
+        "--cmd",
+        &dir.serve(""),
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("--check"),
+        "the error names --check: {}",
+        run.stderr
+    );
+    assert!(!dir.path("x.lock").exists());
+}

@@ -563,3 +563,38 @@ async fn millions_of_bad_items_are_counted_not_phrased() {
         "The arguments for billing.create_invoice are not valid (at least 10100 problems)."
     );
 }
+
+#[test]
+fn a_host_name_for_host_and_a_busy_port_are_explained() {
+    let db = TempDb::new("host-name");
+    let out = std::process::Command::new(support::FUSION)
+        .arg("serve")
+        .arg("--db")
+        .arg(&db.0)
+        .args(["--host", "localhost"])
+        .output()
+        .expect("run fusion");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("\"localhost\" is not an IP address; give one such as 127.0.0.1, ::1 or 0.0.0.0 (host names are not accepted)"),
+        "{stderr}"
+    );
+
+    let server = HttpServer::start(&db.0);
+    let out = std::process::Command::new(support::FUSION)
+        .arg("serve")
+        .arg("--db")
+        .arg(&db.0)
+        .args(["--port", &server.port.to_string()])
+        .output()
+        .expect("run fusion");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "(another server listens there: stop it, or choose another port with --port N)"
+        ),
+        "{stderr}"
+    );
+}
