@@ -236,17 +236,52 @@ async fn logged<F: Future>(future: F) -> (F::Output, String) {
     logged_at(tracing::Level::ERROR, future).await
 }
 
-/// Runs `future` with the log collected at `level` and above.
+thread_local! {
+    /// The log of the test running on this thread, and its level.
+    static CAPTURE: std::cell::RefCell<Option<(Log, tracing::Level)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Writes each event to the log of the test on the event's thread, when it
+/// is at that test's level or above; elsewhere, nowhere.
+struct Capture;
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Capture {
+    type Writer = tracing_subscriber::fmt::writer::EitherWriter<Log, std::io::Sink>;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        tracing_subscriber::fmt::writer::EitherWriter::B(std::io::sink())
+    }
+
+    fn make_writer_for(&'a self, meta: &tracing::Metadata<'_>) -> Self::Writer {
+        CAPTURE.with(|capture| match &*capture.borrow() {
+            Some((log, level)) if meta.level() <= level => {
+                tracing_subscriber::fmt::writer::EitherWriter::A(log.clone())
+            }
+            _ => self.make_writer(),
+        })
+    }
+}
+
+/// Runs `future` (on this thread: `#[tokio::test]`'s runtime) with the log
+/// collected at `level` and above. One global subscriber at DEBUG serves
+/// every test: with one per test (`set_default`), tests running side by side
+/// race on tracing's per-callsite interest cache, and an event may be
+/// dropped.
 async fn logged_at<F: Future>(level: tracing::Level, future: F) -> (F::Output, String) {
+    static GLOBAL: std::sync::Once = std::sync::Once::new();
+    GLOBAL.call_once(|| {
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(Capture)
+            .with_ansi(false)
+            .with_max_level(tracing::Level::DEBUG)
+            .finish();
+        tracing::subscriber::set_global_default(subscriber).expect("the only global subscriber");
+    });
     let log = Log::default();
-    let writer = log.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .with_max_level(level)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    CAPTURE.with(|capture| *capture.borrow_mut() = Some((log.clone(), level)));
     let output = future.await;
+    CAPTURE.with(|capture| *capture.borrow_mut() = None);
     (output, log.text())
 }
 

@@ -121,7 +121,7 @@ fn read_success(result: CallToolResult) -> Success {
         let Some(text) = block.as_text().map(|t| t.text.as_str()) else {
             continue;
         };
-        if !text.trim_start().starts_with("<tool_error") {
+        if !envelope::opens_tool_error(text) {
             continue;
         }
         if let Ok(ParsedEnvelope::Tool(warning)) = envelope::parse(text) {

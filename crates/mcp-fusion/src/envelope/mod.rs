@@ -14,6 +14,6 @@ pub use limits::{
     normalize_validation, retry_after_secs,
 };
 pub use meta::{META_KEY, to_meta, validation_to_meta};
-pub use parse::{MAX_CANDIDATES, ParseError, ParsedEnvelope, parse};
+pub use parse::{MAX_CANDIDATES, ParseError, ParsedEnvelope, opens_tool_error, parse};
 pub use render::{render, render_validation};
 pub use result::{attach_warning, to_call_tool_result, validation_result};

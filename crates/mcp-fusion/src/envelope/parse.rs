@@ -234,6 +234,23 @@ pub fn parse(text: &str) -> Result<ParsedEnvelope, ParseError> {
     Err(first_error.unwrap_or(ParseError::NotFound))
 }
 
+/// Whether `text`, leading whitespace aside, opens with a `<tool_error>` start
+/// tag: a content block that is an envelope (a warning attached to a result,
+/// wire contract §3), not one that quotes an envelope further on.
+///
+/// ```
+/// use mcp_fusion::envelope::opens_tool_error;
+///
+/// assert!(opens_tool_error("\n<tool_error code=\"DEPRECATED\" severity=\"warning\">"));
+/// assert!(!opens_tool_error("Done. <tool_error code=\"DEPRECATED\">"));
+/// assert!(!opens_tool_error("<tool_errors>"));
+/// ```
+pub fn opens_tool_error(text: &str) -> bool {
+    candidates(text.trim_start())
+        .next()
+        .is_some_and(|(start, root)| start == 0 && root == TOOL_ERROR)
+}
+
 /// Every byte offset where `<tool_error` or `<validation_error` starts a tag
 /// (the name is followed by whitespace, `>` or `/`), in text order.
 fn candidates(text: &str) -> impl Iterator<Item = (usize, &'static str)> + '_ {

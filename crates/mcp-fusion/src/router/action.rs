@@ -90,6 +90,36 @@ where
     out.into_tool_output().map_err(ToolError::internal)
 }
 
+/// In a handler's `call`: each extractor read from `ctx`, or the call ends
+/// with its error.
+macro_rules! extract {
+    ($ctx:ident; $($extractor:ident),*) => {
+        $(
+            let $extractor = match $extractor::from_call_context(&$ctx) {
+                Ok(value) => value,
+                Err(e) => return Box::pin(std::future::ready(Err(e))),
+            };
+        )*
+    };
+}
+
+/// The items both handler shapes (with and without arguments) share: the
+/// states the extractors need, and the output schema of `Out`.
+macro_rules! shared_items {
+    ($($extractor:ident),*) => {
+        fn state_needs() -> Vec<StateNeed> {
+            #[allow(unused_mut)]
+            let mut needs = Vec::new();
+            $(needs.extend($extractor::state_need());)*
+            needs
+        }
+
+        fn output_schema() -> Option<Value> {
+            Out::output_schema()
+        }
+    };
+}
+
 macro_rules! handlers {
     ($($extractor:ident),*) => {
         impl<F, Fut, Out, E, $($extractor,)* A> Handler<(WithArgs, $($extractor,)* A)> for F
@@ -105,25 +135,11 @@ macro_rules! handlers {
 
             #[allow(non_snake_case, unused_variables)]
             fn call(&self, ctx: CallContext, args: A) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
-                $(
-                    let $extractor = match $extractor::from_call_context(&ctx) {
-                        Ok(value) => value,
-                        Err(e) => return Box::pin(std::future::ready(Err(e))),
-                    };
-                )*
+                extract!(ctx; $($extractor),*);
                 Box::pin(finish(self($($extractor,)* args)))
             }
 
-            fn state_needs() -> Vec<StateNeed> {
-                #[allow(unused_mut)]
-                let mut needs = Vec::new();
-                $(needs.extend($extractor::state_need());)*
-                needs
-            }
-
-            fn output_schema() -> Option<Value> {
-                Out::output_schema()
-            }
+            shared_items!($($extractor),*);
         }
 
         impl<F, Fut, Out, E, $($extractor,)*> Handler<(WithoutArgs, $($extractor,)*)> for F
@@ -138,25 +154,11 @@ macro_rules! handlers {
 
             #[allow(non_snake_case, unused_variables)]
             fn call(&self, ctx: CallContext, _args: NoArgs) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
-                $(
-                    let $extractor = match $extractor::from_call_context(&ctx) {
-                        Ok(value) => value,
-                        Err(e) => return Box::pin(std::future::ready(Err(e))),
-                    };
-                )*
+                extract!(ctx; $($extractor),*);
                 Box::pin(finish(self($($extractor,)*)))
             }
 
-            fn state_needs() -> Vec<StateNeed> {
-                #[allow(unused_mut)]
-                let mut needs = Vec::new();
-                $(needs.extend($extractor::state_need());)*
-                needs
-            }
-
-            fn output_schema() -> Option<Value> {
-                Out::output_schema()
-            }
+            shared_items!($($extractor),*);
         }
     };
 }
