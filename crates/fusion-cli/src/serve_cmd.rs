@@ -1,4 +1,4 @@
-//! `fusion serve`: the billing example over Streamable HTTP (default) or stdio.
+//! `fusion serve`: an example server (billing, the default, or conformance) over Streamable HTTP (default) or stdio.
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use clap::Args;
 use mcp_fusion::guard::{FailMode, RateLimit, RateLimitScope, RedisStore, StaticTokens};
-use mcp_fusion::server::{HttpOptions, RedisSessionStore};
+use mcp_fusion::server::{HttpOptions, RedisSessionStore, ServerBuilder};
 
 /// The longest duration a flag takes: one day.
 const MAX_DURATION: Duration = Duration::from_secs(86_400);
@@ -91,6 +91,15 @@ fn queue_size(s: &str) -> Result<usize, String> {
     }
 }
 
+/// The example servers `fusion serve` has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Example {
+    /// Invoices in SQLite: the billing group and its guards.
+    Billing,
+    /// The conformance suite's fixtures.
+    Conformance,
+}
+
 /// Options of `fusion serve`.
 #[derive(Debug, Args)]
 #[command(
@@ -100,6 +109,12 @@ Exit codes: 0 after a clean shutdown (Ctrl-C or SIGTERM, or end of stdin with --
 cannot be bound; 2 for invalid options, or a --db whose folder does not exist (without --create-dirs)."
 )]
 pub struct ServeArgs {
+    /// Which example server to serve: billing (invoices in SQLite) or
+    /// conformance (every fixture of the official MCP conformance suite:
+    /// tools, resources, prompts, completion, logging, progress, sampling,
+    /// elicitation).
+    #[arg(long, value_enum, default_value = "billing")]
+    example: Example,
     /// Serve MCP over stdin/stdout instead of HTTP.
     #[arg(long)]
     stdio: bool,
@@ -227,9 +242,20 @@ pub fn run(args: ServeArgs) -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn")),
         )
         .init();
-    let opened = match open_db(args.db.clone(), args.create_dirs) {
-        Ok(opened) => opened,
-        Err(code) => return code,
+    let opened = match args.example {
+        Example::Billing => match open_db(args.db.clone(), args.create_dirs) {
+            Ok(opened) => Some(opened),
+            Err(code) => return code,
+        },
+        Example::Conformance => {
+            if let Some(flag) = billing_only_flag(&args) {
+                eprintln!(
+                    "fusion serve: {flag} applies to the billing example only; leave it out with --example conformance"
+                );
+                return ExitCode::from(2);
+            }
+            None
+        }
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -248,6 +274,19 @@ pub fn run(args: ServeArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The first flag given that only the billing example reads.
+fn billing_only_flag(args: &ServeArgs) -> Option<&'static str> {
+    [
+        (args.db.is_some(), "--db"),
+        (args.max_active.is_some(), "--max-active"),
+        (args.rate_limit.is_some(), "--rate-limit"),
+        (args.timeout.is_some(), "--timeout"),
+        (args.auth_tokens.is_some(), "--auth-tokens"),
+    ]
+    .into_iter()
+    .find_map(|(given, flag)| given.then_some(flag))
 }
 
 /// One banner line per active guard.
@@ -329,7 +368,12 @@ fn open_db(db: Option<PathBuf>, create_dirs: bool) -> Result<OpenedDb, ExitCode>
     }
 }
 
-async fn serve(args: ServeArgs, opened: OpenedDb) -> Result<(), String> {
+async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> {
+    let Some(opened) = opened else {
+        let builder = conformance_example::builder();
+        eprintln!("fusion serve: conformance example (the MCP conformance suite's fixtures)");
+        return serve_built(&args, builder).await;
+    };
     let OpenedDb { path, existed, db } = opened;
     let options = billing_example::Options {
         report_work: args.report_ms,
@@ -340,12 +384,38 @@ async fn serve(args: ServeArgs, opened: OpenedDb) -> Result<(), String> {
             timeout: args.timeout,
         },
     };
-    let mut builder = billing_example::builder_with(&db, &options)
-        .expose_internal_errors(args.expose_internal_errors)
-        .unknown_tool_as_result(args.unknown_tool_as_result);
+    let mut builder = billing_example::builder_with(&db, &options);
     if let Some(path) = &args.auth_tokens {
         builder = builder.auth(StaticTokens::from_file(path).map_err(|e| e.to_string())?);
     }
+    let state = if existed {
+        "opened"
+    } else {
+        "created and seeded"
+    };
+    eprintln!("fusion serve: billing example");
+    eprintln!("  database: {} ({state})", path.display());
+    for line in guard_lines(&options, args.auth_tokens.as_deref(), args.redis.as_deref()) {
+        eprintln!("  {line}");
+    }
+    if let Some(url) = &args.redis
+        && args.rate_limit.is_some()
+    {
+        let store = RedisStore::new(url)
+            .map_err(|e| e.to_string())?
+            .fail_mode(args.redis_fail);
+        builder = builder.rate_limit_store(store);
+    }
+    serve_built(&args, builder).await
+}
+
+/// Applies the settings every example shares (HTTP, sessions, self-healing,
+/// error exposure), builds the server, prints the rest of the banner and
+/// serves until shutdown.
+async fn serve_built(args: &ServeArgs, builder: ServerBuilder) -> Result<(), String> {
+    let mut builder = builder
+        .expose_internal_errors(args.expose_internal_errors)
+        .unknown_tool_as_result(args.unknown_tool_as_result);
     let mut http = HttpOptions::default()
         .max_sessions(args.max_sessions)
         .max_live_sessions(args.max_live_sessions)
@@ -361,12 +431,6 @@ async fn serve(args: ServeArgs, opened: OpenedDb) -> Result<(), String> {
         http = http.allow_host(host);
     }
     if let Some(url) = &args.redis {
-        if args.rate_limit.is_some() {
-            let store = RedisStore::new(url)
-                .map_err(|e| e.to_string())?
-                .fail_mode(args.redis_fail);
-            builder = builder.rate_limit_store(store);
-        }
         http = http.session_store(RedisSessionStore::new(url).map_err(|e| e.to_string())?);
     }
     builder = builder.http(http);
@@ -375,16 +439,6 @@ async fn serve(args: ServeArgs, opened: OpenedDb) -> Result<(), String> {
         builder = builder.self_healing(lockfile);
     }
     let server = builder.build().map_err(|e| e.to_string())?;
-    let state = if existed {
-        "opened"
-    } else {
-        "created and seeded"
-    };
-    eprintln!("fusion serve: billing example");
-    eprintln!("  database: {} ({state})", path.display());
-    for line in guard_lines(&options, args.auth_tokens.as_deref(), args.redis.as_deref()) {
-        eprintln!("  {line}");
-    }
     if let (Some(path), Some(healing)) = (&args.lock, server.self_healing()) {
         let diff = healing.diff();
         let max = diff
@@ -397,7 +451,7 @@ async fn serve(args: ServeArgs, opened: OpenedDb) -> Result<(), String> {
         );
     }
     if args.stdio {
-        if let Some(line) = redis_warning(&args).await {
+        if let Some(line) = redis_warning(args).await {
             eprintln!("{line}");
         }
         eprintln!("  transport: stdio");
@@ -419,7 +473,7 @@ async fn serve(args: ServeArgs, opened: OpenedDb) -> Result<(), String> {
             .as_deref()
             .map_or(String::new(), |_| String::from(", shared in Redis"))
     );
-    if let Some(line) = redis_warning(&args).await {
+    if let Some(line) = redis_warning(args).await {
         eprintln!("{line}");
     }
     if !args.host.is_loopback() && args.allowed_hosts.is_empty() {

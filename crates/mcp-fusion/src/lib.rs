@@ -75,8 +75,16 @@ pub use guard::RedisStore;
 /// `requires_scopes("billing:read")`, …).
 pub use mcp_fusion_macros::action;
 pub use pipeline::{
-    BoxError, Call, CallContext, FromCallContext, Json, Next, Peer, Principal, State, ToolOutput,
-    from_fn,
+    BoxError, Call, CallContext, FromCallContext, Json, LogLevel, Next, Peer, Principal, State,
+    ToolOutput, from_fn,
 };
+/// rmcp's MCP model types that prompts, resources and handlers exchange with
+/// the client (`PromptMessage`, `Role`, `ContentBlock`,
+/// `CreateMessageRequestParams`, `ElicitationSchema`, …), named as the
+/// specification names them.
+pub use rmcp::model;
 pub use router::{Action, BuildError, Group, NoArgs};
-pub use server::{FusionServer, ServerBuilder};
+pub use server::{
+    CompletionRequest, FusionServer, Prompt, PromptMessages, Resource, ResourceData,
+    ResourceTemplate, ServerBuilder,
+};

@@ -27,6 +27,9 @@ pub(crate) struct ContextInner {
     pub(crate) peer: Peer,
     pub(crate) principal: OnceLock<Principal>,
     pub(crate) states: Arc<super::States>,
+    /// The connection the call came on (progress, logging, sampling,
+    /// elicitation); `None` in-process.
+    pub(crate) client: Option<super::client::SharedChannel>,
 }
 
 /// Where a call came from, as the transport tells it. An anonymous caller of
@@ -201,6 +204,7 @@ impl CallContext {
                 peer: Peer::Local,
                 principal: OnceLock::new(),
                 states: Arc::default(),
+                client: None,
             }),
             cancellation: CancellationToken::new(),
         }

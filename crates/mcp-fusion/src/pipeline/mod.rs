@@ -3,6 +3,7 @@
 //! (wire contract §6).
 
 mod call;
+mod client;
 mod internal;
 mod middleware;
 mod output;
@@ -11,6 +12,8 @@ mod validate;
 
 pub(crate) use call::ContextInner;
 pub use call::{Call, CallContext, Peer, Principal};
+pub use client::LogLevel;
+pub(crate) use client::{ClientChannel, ClientFailure, SharedChannel};
 pub use internal::{
     BoxError, INTERNAL_RECOVERY, INTERNAL_STILL_RUNNING, catch_panic, classify, internal_error,
     resolve,
@@ -18,5 +21,6 @@ pub use internal::{
 pub(crate) use middleware::{BoxLayer, box_layer};
 pub use middleware::{CallService, FromFn, FromFnLayer, Next, from_fn};
 pub use output::{IntoToolOutput, Json, ToolOutput};
+pub(crate) use state::extract;
 pub use state::{FromCallContext, State, StateNeed, States};
 pub(crate) use validate::{ActionService, Outcome, Validate};

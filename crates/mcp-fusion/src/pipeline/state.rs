@@ -109,3 +109,18 @@ impl<T: Clone + Send + Sync + 'static> FromCallContext for State<T> {
         Some((TypeId::of::<T>(), type_name::<T>()))
     }
 }
+
+/// In a handler's `call`: each extractor read from `ctx`, or the call ends
+/// with its error (a boxed ready future). Shared by every handler shape:
+/// actions, prompts and resources.
+macro_rules! extract {
+    ($ctx:ident; $($extractor:ident),*) => {
+        $(
+            let $extractor = match $extractor::from_call_context(&$ctx) {
+                Ok(value) => value,
+                Err(e) => return Box::pin(std::future::ready(Err(e))),
+            };
+        )*
+    };
+}
+pub(crate) use extract;

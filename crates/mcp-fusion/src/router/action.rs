@@ -14,6 +14,7 @@ use crate::error::ToolError;
 use crate::guard::{Concurrency, Guards, RateLimit};
 use crate::pipeline::{
     BoxLayer, Call, CallContext, FromCallContext, IntoToolOutput, StateNeed, ToolOutput, box_layer,
+    extract,
 };
 use crate::schema;
 
@@ -88,19 +89,6 @@ where
 {
     let out = future.await.map_err(Into::into)?;
     out.into_tool_output().map_err(ToolError::internal)
-}
-
-/// In a handler's `call`: each extractor read from `ctx`, or the call ends
-/// with its error.
-macro_rules! extract {
-    ($ctx:ident; $($extractor:ident),*) => {
-        $(
-            let $extractor = match $extractor::from_call_context(&$ctx) {
-                Ok(value) => value,
-                Err(e) => return Box::pin(std::future::ready(Err(e))),
-            };
-        )*
-    };
 }
 
 /// The items both handler shapes (with and without arguments) share: the

@@ -5,8 +5,10 @@
 /// mistake is a start-up error with a clear message, not a runtime surprise.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BuildError {
-    /// The server has no tool at all.
-    #[error("the server has no tools: add a tool or a group before building")]
+    /// The server has no tool, prompt, resource or resource template.
+    #[error(
+        "the server has nothing to serve: add a tool, a group, a prompt or a resource before building"
+    )]
     NoTools,
     /// A tool, group or action name is empty or uses characters outside
     /// letters, digits, `_`, `-` (and `.` for plain tools), or is longer than
@@ -61,6 +63,19 @@ pub enum BuildError {
         /// The state's type name.
         state: String,
     },
+    /// Two prompts share a name, two resources a URI, or two resource
+    /// templates their text.
+    #[error("two {what}s are named \"{name}\"")]
+    Duplicate {
+        /// `prompt`, `resource` or `resource template`.
+        what: &'static str,
+        /// The repeated name, URI or template.
+        name: String,
+    },
+    /// A resource template that is not an RFC 6570 template this server can
+    /// match (`{name}` and `{+name}` expressions only).
+    #[error("unusable resource template {0}")]
+    BadUriTemplate(String),
     /// An HTTP transport setting cannot be used (an allowed host or origin
     /// that cannot be read).
     #[error("{0}")]

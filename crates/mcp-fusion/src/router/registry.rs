@@ -205,9 +205,6 @@ impl Registry {
         definitions: Vec<Definition>,
         build: &BuildContext<'_>,
     ) -> Result<Self, BuildError> {
-        if definitions.is_empty() {
-            return Err(BuildError::NoTools);
-        }
         let mut tools = Vec::with_capacity(definitions.len());
         let mut index = HashMap::new();
         for definition in definitions {

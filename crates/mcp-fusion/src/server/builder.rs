@@ -2,10 +2,13 @@
 
 use tower::{Layer, Service};
 
+use super::catalog::Catalog;
 use super::handler::to_rmcp_tool;
 use super::in_flight::InFlight;
+use super::prompt::Prompt;
+use super::resource::{Resource, ResourceTemplate};
 use super::{FusionServer, HttpOptions, ServerIdentity, ServerInner, Settings};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, RwLock};
 
 use crate::contract::{Lockfile, SelfHealing, SelfHealingOptions, ServerContract};
 use crate::error::ToolError;
@@ -45,6 +48,9 @@ pub struct ServerBuilder {
     self_healing_options: SelfHealingOptions,
     http: HttpOptions,
     states: States,
+    prompts: Vec<Prompt>,
+    resources: Vec<Resource>,
+    templates: Vec<ResourceTemplate>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -72,6 +78,9 @@ impl ServerBuilder {
             self_healing_options: SelfHealingOptions::default(),
             http: HttpOptions::default(),
             states: States::default(),
+            prompts: Vec::new(),
+            resources: Vec::new(),
+            templates: Vec::new(),
         }
     }
 
@@ -100,6 +109,28 @@ impl ServerBuilder {
     /// Adds a group: one MCP tool whose discriminator selects an action.
     pub fn group(mut self, group: Group) -> Self {
         self.definitions.push(Definition::Group(group));
+        self
+    }
+
+    /// Adds a prompt (`prompts/list`, `prompts/get`); the server then
+    /// advertises the `prompts` capability. See [`Prompt`].
+    pub fn prompt(mut self, prompt: Prompt) -> Self {
+        self.prompts.push(prompt);
+        self
+    }
+
+    /// Adds a resource at a fixed URI (`resources/list`, `resources/read`,
+    /// `resources/subscribe`); the server then advertises the `resources`
+    /// capability. See [`Resource`].
+    pub fn resource(mut self, resource: Resource) -> Self {
+        self.resources.push(resource);
+        self
+    }
+
+    /// Adds a resource template (`resources/templates/list`, and
+    /// `resources/read` of any URI it matches). See [`ResourceTemplate`].
+    pub fn resource_template(mut self, template: ResourceTemplate) -> Self {
+        self.templates.push(template);
         self
     }
 
@@ -206,8 +237,9 @@ impl ServerBuilder {
     /// schema, composes the layers.
     ///
     /// # Errors
-    /// [`BuildError`] for an empty server, an invalid or repeated name, an
-    /// empty group, a discriminator that is empty or also an input field, an
+    /// [`BuildError`] for an empty server (no tool, prompt or resource), an
+    /// invalid or repeated name (tools, prompts, resource URIs and
+    /// templates), a resource template that cannot be matched, an empty group, a discriminator that is empty or also an input field, an
     /// input type whose schema is not an object or does not compile, or a
     /// guard setting that cannot work (`max_active` 0, a zero rate or time
     /// limit, scopes without a token verifier), or (feature `http`) an
@@ -217,6 +249,23 @@ impl ServerBuilder {
         let door =
             super::http::DoorPolicy::new(&self.http.allowed_hosts, &self.http.allowed_origins)
                 .map_err(|e| BuildError::BadHttpOption(e.to_string()))?;
+        if self.definitions.is_empty()
+            && self.prompts.is_empty()
+            && self.resources.is_empty()
+            && self.templates.is_empty()
+        {
+            return Err(BuildError::NoTools);
+        }
+        let mut catalog = Catalog::default();
+        for prompt in self.prompts {
+            catalog.add_prompt(prompt, &self.states)?;
+        }
+        for resource in self.resources {
+            catalog.add_resource(resource, &self.states)?;
+        }
+        for template in self.templates {
+            catalog.add_template(template, &self.states)?;
+        }
         let registry = Registry::build(
             self.definitions,
             &BuildContext {
@@ -257,7 +306,10 @@ impl ServerBuilder {
                 #[cfg(feature = "http")]
                 door,
                 states: Arc::new(self.states),
+                catalog: RwLock::new(Arc::new(catalog)),
+                sessions: Mutex::new(Vec::new()),
             }),
+            session: Arc::default(),
         })
     }
 }

@@ -13,7 +13,9 @@ use tracing::Instrument;
 use crate::contract::SelfHealing;
 use crate::envelope::{to_call_tool_result, validation_result};
 use crate::error::{ErrorCode, ToolError};
-use crate::pipeline::{Call, CallContext, ContextInner, Outcome, Peer, States, catch_panic};
+use crate::pipeline::{
+    Call, CallContext, ContextInner, Outcome, Peer, SharedChannel, States, catch_panic,
+};
 use crate::router::{Registry, RouteError};
 
 /// One `tools/call` as the transport hands it over.
@@ -25,6 +27,8 @@ pub(crate) struct CallRequest {
     pub http: Option<Parts>,
     pub peer: Peer,
     pub states: Arc<States>,
+    /// The connection, for progress, logs, sampling and elicitation.
+    pub client: Option<SharedChannel>,
 }
 
 /// A call naming no tool: becomes JSON-RPC error -32602 (MCP).
@@ -72,6 +76,7 @@ pub(crate) async fn run(
             peer: request.peer,
             principal: std::sync::OnceLock::new(),
             states: request.states,
+            client: request.client,
         }),
         cancellation: request.cancellation.clone(),
     };

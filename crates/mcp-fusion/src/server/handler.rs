@@ -1,12 +1,16 @@
-//! The rmcp [`ServerHandler`] adapter: `tools/list` and `tools/call`.
+//! The rmcp [`ServerHandler`] adapter: `tools/list` and `tools/call`
+//! through the call path; prompts, resources, completion and logging
+//! through [`super::surface`].
 
 use std::sync::Arc;
 
 use rmcp::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest,
+    CustomResult, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerConfig, SubscribeRequestParams, Tool,
+    ToolAnnotations, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use serde_json::Value;
@@ -54,7 +58,7 @@ pub(crate) fn to_rmcp_tool(listing: &ToolListing) -> Tool {
 impl ServerHandler for FusionServer {
     fn get_info(&self) -> ServerConfig {
         let identity = &self.inner.identity;
-        let mut config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let mut config = ServerConfig::new(self.capabilities())
             .with_server_info(Implementation::new(&identity.name, &identity.version));
         if let Some(instructions) = &identity.instructions {
             config = config.with_instructions(instructions.clone());
@@ -89,9 +93,103 @@ impl ServerHandler for FusionServer {
         )
     }
 
-    /// A session restored from the store replays `notifications/initialized`;
-    /// nothing to log.
-    async fn on_initialized(&self, _context: NotificationContext<RoleServer>) {}
+    /// Records the connection's peer (for list changes and resource
+    /// updates). A session restored from the store replays
+    /// `notifications/initialized`: nothing else to do.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.session.bind(&context.peer);
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, rmcp::ErrorData> {
+        self.session.bind(&context.peer);
+        Ok(ListPromptsResult::with_all_items(self.list_prompts_now()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, rmcp::ErrorData> {
+        self.get_prompt_now(&request.name, request.arguments, &context)
+            .await
+            .map(Into::into)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, rmcp::ErrorData> {
+        self.session.bind(&context.peer);
+        Ok(ListResourcesResult::with_all_items(
+            self.list_resources_now(),
+        ))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, rmcp::ErrorData> {
+        self.session.bind(&context.peer);
+        Ok(ListResourceTemplatesResult::with_all_items(
+            self.list_templates_now(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, rmcp::ErrorData> {
+        self.read_resource_now(&request.uri, &context)
+            .await
+            .map(Into::into)
+    }
+
+    #[allow(deprecated)] // 2025-11-25's subscriptions; 2026-07-28 has subscriptions/listen
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        self.subscribe_now(&request.uri, &context)
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        self.unsubscribe_now(&request.uri);
+        Ok(())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, rmcp::ErrorData> {
+        self.session.bind(&context.peer);
+        self.complete_now(request).await
+    }
+
+    #[allow(deprecated)] // MCP logging: SEP-2577 deprecates it for 2026-07-28
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        self.session.bind(&context.peer);
+        self.session
+            .set_log_level(super::link::log_level_of(request.level));
+        Ok(())
+    }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
         self.inner.tools.iter().find(|t| t.name == name).cloned()
@@ -114,6 +212,7 @@ impl ServerHandler for FusionServer {
             http,
             peer,
             states: Arc::clone(&self.inner.states),
+            client: Some(self.link(&context)),
         };
         match self.dispatch(call).await {
             Ok(result) => Ok(result.into()),

@@ -3,17 +3,25 @@
 //! rmcp's protocol types.
 
 mod builder;
+mod catalog;
+mod completion;
 mod dispatch;
 mod handler;
 #[cfg(feature = "http")]
 mod http;
 mod in_flight;
+mod invoke;
 mod jsonrpc;
+mod link;
 mod options;
+mod prompt;
+mod resource;
+mod session;
 mod stdio;
+mod surface;
 mod transport;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 
 use rmcp::model::{CallToolResult, Tool};
 use serde_json::{Map, Value};
@@ -21,22 +29,28 @@ use tokio_util::sync::CancellationToken;
 
 pub use crate::router::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY};
 pub use builder::ServerBuilder;
+pub use completion::{CompletionRequest, MAX_COMPLETION_VALUES};
 #[cfg(all(feature = "http", feature = "redis"))]
 pub use http::RedisSessionStore;
 #[cfg(feature = "http")]
 pub use http::{PolicyError, SESSIONS_FULL_RETRY_SECS, check_allowed_host, check_allowed_origin};
+pub use invoke::{Invoke, InvokeWithArgs, InvokeWithoutArgs};
 pub use jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
 #[cfg(feature = "http")]
 pub use options::MAX_INITIALIZE_BYTES;
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
+pub use prompt::{Prompt, PromptMessages};
+pub use resource::{Resource, ResourceData, ResourceTemplate};
 pub use stdio::MAX_LINE_BYTES;
 pub use transport::{ServeError, shutdown_signal};
 
 use crate::contract::{SelfHealing, ServerContract};
 use crate::pipeline::{Peer, States};
-use crate::router::{Registry, ToolListing};
+use crate::router::{BuildError, Registry, ToolListing};
+use catalog::Catalog;
 use dispatch::{CallRequest, UnknownTool, run};
 use in_flight::InFlight;
+use session::Session;
 
 pub(crate) struct ServerIdentity {
     pub name: String,
@@ -64,6 +78,18 @@ struct ServerInner {
     #[cfg(feature = "http")]
     door: http::DoorPolicy,
     states: Arc<States>,
+    /// Prompts, resources and templates; replaced whole on a change.
+    catalog: RwLock<Arc<Catalog>>,
+    /// Every client connection opened so far (dead ones pruned as new ones
+    /// open): whom to tell of list changes and resource updates.
+    sessions: Mutex<Vec<Weak<Session>>>,
+}
+
+/// What changed in the catalog, for `notifications/*/list_changed`.
+#[derive(Debug, Clone, Copy)]
+enum Listed {
+    Prompts,
+    Resources,
 }
 
 /// A built server. Cheap to clone (one shared table inside); serve it with
@@ -72,6 +98,9 @@ struct ServerInner {
 #[derive(Clone)]
 pub struct FusionServer {
     inner: Arc<ServerInner>,
+    /// The client connection this handle serves (a fresh one per stdio
+    /// connection and per HTTP session; see [`FusionServer::connection`]).
+    session: Arc<Session>,
 }
 
 impl std::fmt::Debug for FusionServer {
@@ -190,6 +219,7 @@ impl FusionServer {
             http,
             peer,
             states: Arc::clone(&self.inner.states),
+            client: None,
         })
         .await
     }
@@ -254,6 +284,184 @@ impl FusionServer {
     /// Calls in progress now (over every transport).
     pub fn calls_in_flight(&self) -> usize {
         self.inner.in_flight.count()
+    }
+}
+
+impl FusionServer {
+    /// A handle for one new client connection: same server, its own
+    /// [`Session`] (log level, subscriptions), registered for notifications.
+    pub(crate) fn connection(&self) -> FusionServer {
+        let session = Arc::new(Session::default());
+        let mut sessions = self
+            .inner
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        sessions.retain(|s| s.strong_count() > 0);
+        sessions.push(Arc::downgrade(&session));
+        FusionServer {
+            inner: Arc::clone(&self.inner),
+            session,
+        }
+    }
+
+    /// The catalog as it is now.
+    fn catalog(&self) -> Arc<Catalog> {
+        Arc::clone(
+            &self
+                .inner
+                .catalog
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    /// Changes the catalog with `change`, which returns its result and
+    /// whether the set changed; when it did, tells every connected client
+    /// that the `listed` set changed.
+    async fn change_catalog<T>(
+        &self,
+        listed: Listed,
+        change: impl FnOnce(&mut Catalog) -> (T, bool),
+    ) -> T {
+        let (out, changed) = {
+            let mut guard = self
+                .inner
+                .catalog
+                .write()
+                .unwrap_or_else(PoisonError::into_inner);
+            let mut catalog = Catalog::clone(&guard);
+            let (out, changed) = change(&mut catalog);
+            if changed {
+                *guard = Arc::new(catalog);
+            }
+            (out, changed)
+        };
+        if changed {
+            for session in self.live_sessions() {
+                let Some(peer) = session.peer() else { continue };
+                let _ = match listed {
+                    Listed::Prompts => peer.notify_prompt_list_changed().await,
+                    Listed::Resources => peer.notify_resource_list_changed().await,
+                };
+            }
+        }
+        out
+    }
+
+    fn live_sessions(&self) -> Vec<Arc<Session>> {
+        self.inner
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .filter_map(Weak::upgrade)
+            .collect()
+    }
+
+    /// Adds a prompt to the running server and sends
+    /// `notifications/prompts/list_changed` to every connected client.
+    ///
+    /// # Errors
+    /// The [`BuildError`] [`ServerBuilder::prompt`] would give at build
+    /// (a repeated name, a missing state, an unusable arguments type); the
+    /// server is unchanged then.
+    pub async fn add_prompt(&self, prompt: Prompt) -> Result<(), BuildError> {
+        let states = Arc::clone(&self.inner.states);
+        self.change_catalog(Listed::Prompts, |catalog| {
+            let added = catalog.add_prompt(prompt, &states);
+            let changed = added.is_ok();
+            (added, changed)
+        })
+        .await
+    }
+
+    /// Removes the prompt named `name`; whether there was one. When there was,
+    /// connected clients are sent `notifications/prompts/list_changed`.
+    pub async fn remove_prompt(&self, name: &str) -> bool {
+        self.change_catalog(Listed::Prompts, |catalog| {
+            let before = catalog.prompts.len();
+            catalog.prompts.retain(|p| p.name != name);
+            let removed = catalog.prompts.len() != before;
+            (removed, removed)
+        })
+        .await
+    }
+
+    /// Adds a resource to the running server and sends
+    /// `notifications/resources/list_changed` to every connected client.
+    ///
+    /// # Errors
+    /// The [`BuildError`] [`ServerBuilder::resource`] would give at build.
+    pub async fn add_resource(&self, resource: Resource) -> Result<(), BuildError> {
+        let states = Arc::clone(&self.inner.states);
+        self.change_catalog(Listed::Resources, |catalog| {
+            let added = catalog.add_resource(resource, &states);
+            let changed = added.is_ok();
+            (added, changed)
+        })
+        .await
+    }
+
+    /// Removes the resource at `uri`; whether there was one. When there was,
+    /// connected clients are sent `notifications/resources/list_changed`.
+    pub async fn remove_resource(&self, uri: &str) -> bool {
+        self.change_catalog(Listed::Resources, |catalog| {
+            let before = catalog.resources.len();
+            catalog.resources.retain(|r| r.uri != uri);
+            let removed = catalog.resources.len() != before;
+            (removed, removed)
+        })
+        .await
+    }
+
+    /// Adds a resource template to the running server and sends
+    /// `notifications/resources/list_changed` to every connected client.
+    ///
+    /// # Errors
+    /// The [`BuildError`] [`ServerBuilder::resource_template`] would give.
+    pub async fn add_resource_template(
+        &self,
+        template: ResourceTemplate,
+    ) -> Result<(), BuildError> {
+        let states = Arc::clone(&self.inner.states);
+        self.change_catalog(Listed::Resources, |catalog| {
+            let added = catalog.add_template(template, &states);
+            let changed = added.is_ok();
+            (added, changed)
+        })
+        .await
+    }
+
+    /// Removes the template whose text is `uri_template`; whether there was
+    /// one; when there was, connected clients are sent
+    /// `notifications/resources/list_changed`.
+    pub async fn remove_resource_template(&self, uri_template: &str) -> bool {
+        self.change_catalog(Listed::Resources, |catalog| {
+            let before = catalog.templates.len();
+            catalog.templates.retain(|t| t.uri_template != uri_template);
+            let removed = catalog.templates.len() != before;
+            (removed, removed)
+        })
+        .await
+    }
+
+    /// Tells every client subscribed to `uri` (`resources/subscribe`) that it
+    /// changed (`notifications/resources/updated`, MCP 2025-11-25
+    /// "Subscriptions"); returns how many were told.
+    pub async fn notify_resource_updated(&self, uri: &str) -> usize {
+        let mut told = 0;
+        for session in self.live_sessions() {
+            let Some(peer) = session.peer() else { continue };
+            if !session.is_subscribed(uri) {
+                continue;
+            }
+            let param = rmcp::model::ResourceUpdatedNotificationParam::new(uri);
+            if peer.notify_resource_updated(param).await.is_ok() {
+                told += 1;
+            }
+        }
+        told
     }
 }
 

@@ -101,7 +101,11 @@ impl FusionServer {
     {
         let in_flight = self.inner.in_flight.clone();
         let grace = self.inner.http.shutdown_grace;
-        let running = match self.serve(StdioTransport::new(read, write)).await {
+        let running = match self
+            .connection()
+            .serve(StdioTransport::new(read, write))
+            .await
+        {
             Ok(running) => running,
             // The client went away before its handshake: nothing to serve.
             Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),

@@ -147,7 +147,7 @@ impl FusionServer {
         config.session_store = Some(Arc::new(sessions.clone()));
         let server = self.clone();
         let service = StreamableHttpService::new(
-            move || Ok(server.clone()),
+            move || Ok(server.connection()),
             Arc::new(sessions.clone()),
             config,
         );

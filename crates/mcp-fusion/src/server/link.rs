@@ -1,0 +1,140 @@
+//! [`ClientLink`]: the [`ClientChannel`] of one request, over rmcp's peer.
+
+// Sampling and logging are MCP 2025-11-25 features that SEP-2577 deprecates
+// for 2026-07-28 (rmcp marks their types deprecated); 2025-11-25 clients use
+// them.
+#![allow(deprecated)]
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use rmcp::Peer;
+use rmcp::model::{
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    ProgressNotificationParam, ProgressToken,
+};
+use rmcp::service::{RoleServer, ServiceError};
+use serde_json::Value;
+
+use super::session::Session;
+use crate::pipeline::{ClientChannel, ClientFailure, LogLevel};
+
+/// The client of one request: its peer, its progress token, its session.
+#[derive(Debug)]
+pub(crate) struct ClientLink {
+    pub peer: Peer<RoleServer>,
+    pub progress_token: Option<ProgressToken>,
+    pub session: Arc<Session>,
+}
+
+fn rmcp_level(level: LogLevel) -> rmcp::model::LoggingLevel {
+    use rmcp::model::LoggingLevel as L;
+    match level {
+        LogLevel::Debug => L::Debug,
+        LogLevel::Info => L::Info,
+        LogLevel::Notice => L::Notice,
+        LogLevel::Warning => L::Warning,
+        LogLevel::Error => L::Error,
+        LogLevel::Critical => L::Critical,
+        LogLevel::Alert => L::Alert,
+        LogLevel::Emergency => L::Emergency,
+    }
+}
+
+/// The level a `logging/setLevel` names.
+pub(crate) fn log_level_of(level: rmcp::model::LoggingLevel) -> LogLevel {
+    use rmcp::model::LoggingLevel as L;
+    match level {
+        L::Debug => LogLevel::Debug,
+        L::Info => LogLevel::Info,
+        L::Notice => LogLevel::Notice,
+        L::Warning => LogLevel::Warning,
+        L::Error => LogLevel::Error,
+        L::Critical => LogLevel::Critical,
+        L::Alert => LogLevel::Alert,
+        L::Emergency => LogLevel::Emergency,
+    }
+}
+
+fn failed(error: ServiceError) -> ClientFailure {
+    match error {
+        ServiceError::McpError(data) => ClientFailure::Failed(format!(
+            "the client answered with error {}: {}",
+            data.code.0, data.message
+        )),
+        ServiceError::TransportClosed => {
+            ClientFailure::Failed(String::from("the connection to the client closed"))
+        }
+        ServiceError::Timeout { timeout } => ClientFailure::Failed(format!(
+            "the client did not answer within {} seconds",
+            timeout.as_secs()
+        )),
+        other => ClientFailure::Failed(other.to_string()),
+    }
+}
+
+impl ClientChannel for ClientLink {
+    fn progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) -> BoxFuture<'_, bool> {
+        Box::pin(async move {
+            let Some(token) = self.progress_token.clone() else {
+                return false;
+            };
+            let mut param = ProgressNotificationParam::new(token, progress);
+            if let Some(total) = total {
+                param = param.with_total(total);
+            }
+            if let Some(message) = message {
+                param = param.with_message(message);
+            }
+            self.peer.notify_progress(param).await.is_ok()
+        })
+    }
+
+    fn log(&self, level: LogLevel, logger: String, data: Value) -> BoxFuture<'_, bool> {
+        Box::pin(async move {
+            if !self.session.logs(level) {
+                return false;
+            }
+            let param = rmcp::model::LoggingMessageNotificationParam::new(rmcp_level(level), data)
+                .with_logger(logger);
+            self.peer.notify_logging_message(param).await.is_ok()
+        })
+    }
+
+    fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+    ) -> BoxFuture<'_, Result<CreateMessageResult, ClientFailure>> {
+        Box::pin(async move {
+            let declared = self
+                .peer
+                .peer_info()
+                .is_some_and(|info| info.capabilities.sampling.is_some());
+            if !declared {
+                return Err(ClientFailure::Unsupported);
+            }
+            self.peer.create_message(params).await.map_err(failed)
+        })
+    }
+
+    fn elicit(
+        &self,
+        params: ElicitRequestParams,
+    ) -> BoxFuture<'_, Result<ElicitResult, ClientFailure>> {
+        Box::pin(async move {
+            let declared = self
+                .peer
+                .peer_info()
+                .is_some_and(|info| info.capabilities.elicitation.is_some());
+            if !declared {
+                return Err(ClientFailure::Unsupported);
+            }
+            self.peer.create_elicitation(params).await.map_err(failed)
+        })
+    }
+}

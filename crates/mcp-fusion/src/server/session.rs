@@ -1,0 +1,99 @@
+//! [`Session`]: what the server keeps about one client connection (a stdio
+//! connection, or one Streamable HTTP session while its worker runs): the
+//! peer to send notifications to, the log level the client asked for, the
+//! resources it subscribed to.
+
+use std::collections::HashSet;
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+use rmcp::Peer;
+use rmcp::service::RoleServer;
+
+use crate::pipeline::LogLevel;
+
+/// One client connection's state. Shared by the requests of the connection;
+/// the server holds it weakly to notify every live connection.
+#[derive(Debug, Default)]
+pub(crate) struct Session {
+    peer: OnceLock<Peer<RoleServer>>,
+    /// The lowest level the client wants (`logging/setLevel`); `None`: all.
+    log_level: Mutex<Option<LogLevel>>,
+    /// The URIs of `resources/subscribe`.
+    subscriptions: Mutex<HashSet<String>>,
+}
+
+impl Session {
+    /// Records the connection's peer (the first one seen stays: a connection
+    /// has one).
+    pub(crate) fn bind(&self, peer: &Peer<RoleServer>) {
+        if self.peer.get().is_none() {
+            let _ = self.peer.set(peer.clone());
+        }
+    }
+
+    /// The connection's peer, once a request or notification arrived.
+    pub(crate) fn peer(&self) -> Option<&Peer<RoleServer>> {
+        self.peer.get()
+    }
+
+    pub(crate) fn set_log_level(&self, level: LogLevel) {
+        *self
+            .log_level
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(level);
+    }
+
+    /// Whether a message at `level` reaches the client.
+    pub(crate) fn logs(&self, level: LogLevel) -> bool {
+        self.log_level
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_none_or(|min| level >= min)
+    }
+
+    pub(crate) fn subscribe(&self, uri: &str) {
+        self.subscriptions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(uri.to_owned());
+    }
+
+    pub(crate) fn unsubscribe(&self, uri: &str) -> bool {
+        self.subscriptions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(uri)
+    }
+
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
+        self.subscriptions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(uri)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_log_level_filters_lower_levels() {
+        let session = Session::default();
+        assert!(session.logs(LogLevel::Debug));
+        session.set_log_level(LogLevel::Warning);
+        assert!(!session.logs(LogLevel::Info));
+        assert!(session.logs(LogLevel::Warning));
+        assert!(session.logs(LogLevel::Emergency));
+    }
+
+    #[test]
+    fn subscriptions_are_kept_until_unsubscribed() {
+        let session = Session::default();
+        session.subscribe("test://a");
+        assert!(session.is_subscribed("test://a"));
+        assert!(session.unsubscribe("test://a"));
+        assert!(!session.unsubscribe("test://a"));
+        assert!(!session.is_subscribed("test://a"));
+    }
+}

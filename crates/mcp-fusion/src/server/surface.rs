@@ -1,0 +1,303 @@
+//! The MCP requests beside `tools/*`: prompts, resources, completion and
+//! logging (MCP 2025-11-25 "Server features" and "Utilities"), answered
+//! from the server's [`Catalog`](super::catalog::Catalog). A handler's
+//! failure becomes a JSON-RPC error whose message is the envelope text the
+//! same failure would give a tool call, and whose `data` is its JSON twin.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, CompletionInfo, ErrorCode as RpcCode, GetPromptResult,
+    PromptsCapability, ReadResourceResult, Reference, ResourcesCapability, ServerCapabilities,
+    ToolsCapability,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use serde_json::{Map, Value, json};
+
+use super::FusionServer;
+use super::catalog::Resolved;
+use super::completion::CompletionRequest;
+use super::link::ClientLink;
+use super::prompt::PromptError;
+use super::resource::TemplateError;
+use crate::envelope::{render, render_validation, to_meta, validation_to_meta};
+use crate::error::{ErrorCode, FieldError, ToolError, ValidationFailure};
+use crate::pipeline::{CallContext, ContextInner, SharedChannel, catch_panic};
+
+/// `-32602` with the `<validation_error>` of `fields` (wire contract §4).
+fn invalid(name: &str, fields: Vec<FieldError>) -> rmcp::ErrorData {
+    let failure = ValidationFailure::new(name, fields);
+    rmcp::ErrorData::invalid_params(
+        render_validation(&failure),
+        Some(validation_to_meta(&failure)),
+    )
+}
+
+/// A handler's `ToolError` as a JSON-RPC error: `NOT_FOUND` of a resource is
+/// -32002 (MCP "Resources", error handling), a problem with the arguments
+/// -32602, anything else -32603; the message is the `<tool_error>` text.
+fn failed(error: &ToolError, resource: bool) -> rmcp::ErrorData {
+    let code = match error.code {
+        ErrorCode::NotFound if resource => RpcCode::RESOURCE_NOT_FOUND,
+        ErrorCode::NotFound | ErrorCode::ValidationError | ErrorCode::MissingRequiredField => {
+            RpcCode::INVALID_PARAMS
+        }
+        _ => RpcCode::INTERNAL_ERROR,
+    };
+    rmcp::ErrorData::new(code, render(error), Some(to_meta(error)))
+}
+
+/// The answer to a name that is not there: the closest valid one and all of
+/// them, as the unknown-tool error gives them.
+fn unknown(what: &str, name: &str, valid: Vec<String>, code: RpcCode) -> rmcp::ErrorData {
+    let closest = crate::suggest::closest(name, valid.iter().map(String::as_str));
+    let mut message = format!("There is no {what} named \"{name}\".");
+    if let Some(closest) = closest {
+        message.push_str(&format!(" Did you mean \"{closest}\"?"));
+    }
+    message.push_str(&match valid.len() {
+        0 => String::from(" This server has none."),
+        _ => format!(" Valid: {}.", valid.join(", ")),
+    });
+    let data = json!({ what: name, "closest": closest, "valid": valid });
+    rmcp::ErrorData::new(code, message, Some(data))
+}
+
+impl FusionServer {
+    /// What the server advertises at initialization: tools when it has any;
+    /// prompts, resources (with `subscribe`) and completions when it has
+    /// any at that moment; logging always (any handler may log). The
+    /// prompt and resource lists may change (`listChanged: true`); the tools
+    /// are fixed when the server is built.
+    pub(crate) fn capabilities(&self) -> ServerCapabilities {
+        let catalog = self.catalog();
+        let mut capabilities = ServerCapabilities::default();
+        if !self.inner.tools.is_empty() {
+            capabilities.tools = Some(ToolsCapability::default());
+        }
+        if !catalog.prompts.is_empty() {
+            let mut prompts = PromptsCapability::default();
+            prompts.list_changed = Some(true);
+            capabilities.prompts = Some(prompts);
+        }
+        if !catalog.resources.is_empty() || !catalog.templates.is_empty() {
+            let mut resources = ResourcesCapability::default();
+            resources.subscribe = Some(true);
+            resources.list_changed = Some(true);
+            capabilities.resources = Some(resources);
+        }
+        if catalog.completes() {
+            capabilities.completions = Some(Map::new());
+        }
+        capabilities.logging = Some(Map::new());
+        capabilities
+    }
+
+    /// The connection of `context`, recorded in the session for later
+    /// notifications.
+    pub(crate) fn link(&self, context: &RequestContext<RoleServer>) -> SharedChannel {
+        self.session.bind(&context.peer);
+        Arc::new(ClientLink {
+            peer: context.peer.clone(),
+            progress_token: context.meta.get_progress_token(),
+            session: Arc::clone(&self.session),
+        })
+    }
+
+    /// The context a prompt or resource handler gets: `name` (the prompt's
+    /// name, or the URI read) as its tool and dotted name.
+    fn surface_context(&self, name: &str, context: &RequestContext<RoleServer>) -> CallContext {
+        #[cfg(feature = "http")]
+        let (http, peer) = self.call_origin(context);
+        #[cfg(not(feature = "http"))]
+        let (http, peer) = (None, crate::pipeline::Peer::Stdio);
+        CallContext {
+            inner: Arc::new(ContextInner {
+                tool: name.to_owned(),
+                action: None,
+                name: name.to_owned(),
+                request_id: context.id.to_string(),
+                expose_internal_errors: self.inner.settings.expose_internal_errors,
+                http,
+                peer,
+                principal: std::sync::OnceLock::new(),
+                states: Arc::clone(&self.inner.states),
+                client: Some(self.link(context)),
+            }),
+            cancellation: context.ct.clone(),
+        }
+    }
+
+    pub(crate) fn list_prompts_now(&self) -> Vec<rmcp::model::Prompt> {
+        self.catalog().prompts.iter().map(|p| p.to_rmcp()).collect()
+    }
+
+    pub(crate) async fn get_prompt_now(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<GetPromptResult, rmcp::ErrorData> {
+        let catalog = self.catalog();
+        let Some(prompt) = catalog.prompt(name) else {
+            let valid = catalog.prompts.iter().map(|p| p.name.clone()).collect();
+            return Err(unknown("prompt", name, valid, RpcCode::INVALID_PARAMS));
+        };
+        let ctx = self.surface_context(name, context);
+        let outcome = catch_panic(&ctx, async {
+            Ok::<_, ToolError>(prompt.get(ctx.clone(), arguments).await)
+        })
+        .await;
+        match outcome {
+            Ok(Ok(messages)) => {
+                let mut result = GetPromptResult::new(messages.0);
+                result.description = prompt.description.clone();
+                Ok(result)
+            }
+            Ok(Err(PromptError::Invalid(fields))) => Err(invalid(name, fields)),
+            Ok(Err(PromptError::Failed(error))) => {
+                Err(failed(&crate::pipeline::resolve(&ctx, error), false))
+            }
+            Err(error) => Err(failed(&error, false)),
+        }
+    }
+
+    pub(crate) fn list_resources_now(&self) -> Vec<rmcp::model::Resource> {
+        self.catalog()
+            .resources
+            .iter()
+            .map(|r| r.to_rmcp())
+            .collect()
+    }
+
+    pub(crate) fn list_templates_now(&self) -> Vec<rmcp::model::ResourceTemplate> {
+        self.catalog()
+            .templates
+            .iter()
+            .map(|t| t.to_rmcp())
+            .collect()
+    }
+
+    /// The -32002 answer for a URI no resource or template serves.
+    fn no_resource(&self, uri: &str) -> rmcp::ErrorData {
+        let catalog = self.catalog();
+        let valid = catalog
+            .resources
+            .iter()
+            .map(|r| r.uri.clone())
+            .chain(catalog.templates.iter().map(|t| t.uri_template.clone()))
+            .collect();
+        unknown("resource", uri, valid, RpcCode::RESOURCE_NOT_FOUND)
+    }
+
+    pub(crate) async fn read_resource_now(
+        &self,
+        uri: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResult, rmcp::ErrorData> {
+        let Some(resolved) = self.catalog().resolve(uri) else {
+            return Err(self.no_resource(uri));
+        };
+        let ctx = self.surface_context(uri, context);
+        let read = catch_panic(&ctx, async {
+            Ok::<_, ToolError>(match &resolved {
+                Resolved::Fixed(resource) => resource
+                    .read(ctx.clone())
+                    .await
+                    .map_err(TemplateError::Failed),
+                Resolved::Template(template, variables) => {
+                    template.read(ctx.clone(), uri, variables.clone()).await
+                }
+            })
+        })
+        .await;
+        match read {
+            Ok(Ok(contents)) => Ok(ReadResourceResult::new(vec![contents])),
+            Ok(Err(TemplateError::Invalid(fields))) => Err(invalid(uri, fields)),
+            Ok(Err(TemplateError::Failed(error))) => {
+                Err(failed(&crate::pipeline::resolve(&ctx, error), true))
+            }
+            Err(error) => Err(failed(&error, true)),
+        }
+    }
+
+    /// `resources/subscribe`: the URI must name a resource or match a
+    /// template (else -32002).
+    pub(crate) fn subscribe_now(
+        &self,
+        uri: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        if self.catalog().resolve(uri).is_none() {
+            return Err(self.no_resource(uri));
+        }
+        self.session.bind(&context.peer);
+        self.session.subscribe(uri);
+        Ok(())
+    }
+
+    /// `resources/unsubscribe`: always `{}` (unsubscribing twice is harmless).
+    pub(crate) fn unsubscribe_now(&self, uri: &str) {
+        self.session.unsubscribe(uri);
+    }
+
+    /// `completion/complete` for a prompt argument or a template variable.
+    pub(crate) async fn complete_now(
+        &self,
+        request: CompleteRequestParams,
+    ) -> Result<CompleteResult, rmcp::ErrorData> {
+        let catalog = self.catalog();
+        let completions = match &request.r#ref {
+            Reference::Prompt(prompt) => match catalog.prompt(&prompt.name) {
+                Some(found) => found.completions.clone(),
+                None => {
+                    let valid = catalog.prompts.iter().map(|p| p.name.clone()).collect();
+                    return Err(unknown(
+                        "prompt",
+                        &prompt.name,
+                        valid,
+                        RpcCode::INVALID_PARAMS,
+                    ));
+                }
+            },
+            Reference::Resource(reference) => match catalog.template(&reference.uri) {
+                Some(found) => found.completions.clone(),
+                None => {
+                    let valid = catalog
+                        .templates
+                        .iter()
+                        .map(|t| t.uri_template.clone())
+                        .collect();
+                    return Err(unknown(
+                        "resource template",
+                        &reference.uri,
+                        valid,
+                        RpcCode::INVALID_PARAMS,
+                    ));
+                }
+            },
+            other => {
+                return Err(rmcp::ErrorData::invalid_params(
+                    format!(
+                        "completion/complete cannot complete a reference of this kind: {other:?}"
+                    ),
+                    None,
+                ));
+            }
+        };
+        let done = completions
+            .complete(CompletionRequest {
+                argument: request.argument.name,
+                value: request.argument.value,
+                arguments: request
+                    .context
+                    .and_then(|c| c.arguments)
+                    .unwrap_or_default(),
+            })
+            .await;
+        let total = u32::try_from(done.total).unwrap_or(u32::MAX);
+        let info = CompletionInfo::with_pagination(done.values, Some(total), done.has_more)
+            .map_err(|e| rmcp::ErrorData::internal_error(e, None))?;
+        Ok(CompleteResult::new(info))
+    }
+}
