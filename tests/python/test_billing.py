@@ -10,137 +10,39 @@ the server at the end. The binary is `$FUSION_BIN` (default
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
-import subprocess
-import threading
-import time
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import AbstractAsyncContextManager, contextmanager
 from pathlib import Path
-from typing import AsyncIterator, Iterator
+from typing import Iterator
 
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
+from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
 
-ROOT = Path(__file__).resolve().parents[2]
-FUSION_BIN = os.environ.get("FUSION_BIN", str(ROOT / "target" / "debug" / "fusion"))
+import servers
+from servers import TRANSPORTS, texts
+
 META_KEY = "mcp-fusion/error"
 VALIDATION_RECOVERY = "Fix the fields above and call the tool again. Do not explain the error."
-
-# Each transport with the 2025-11-25 `initialize` handshake, and with the
-# 2026-07-28 stateless protocol (`server/discover`).
-TRANSPORTS = ["stdio", "http", "stdio-2026", "http-2026"]
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="session", autouse=True)
-def fusion_binary() -> None:
-    if not Path(FUSION_BIN).is_file():
-        pytest.fail(f"{FUSION_BIN} does not exist: run `cargo build -p fusion-cli` or set FUSION_BIN")
-
-
 # ---------------------------------------------------------------------------
-# Servers and sessions
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+# Servers and sessions (`servers.py`), on a billing database
 
 
 @contextmanager
 def http_server(db: Path) -> Iterator[str]:
     """Runs `fusion serve --port N --db DB` until the block ends; yields the
     endpoint URL once the server accepts connections."""
-    last_output = ""
-    for _attempt in range(5):
-        port = free_port()
-        process = subprocess.Popen(
-            [FUSION_BIN, "serve", "--port", str(port), "--db", str(db)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "RUST_LOG": "warn"},
-        )
-        lines: list[str] = []
-        ready = threading.Event()
-
-        def drain(stream=process.stderr, lines=lines, ready=ready) -> None:
-            # Reads every stderr line, so that the pipe never fills.
-            for line in stream:
-                lines.append(line.rstrip("\n"))
-                if "MCP endpoint: " in line:
-                    ready.set()
-            ready.set()
-
-        threading.Thread(target=drain, daemon=True).start()
-        try:
-            # Bounded so that a server that never starts fails the test
-            # instead of hanging it (not a timing assertion).
-            ready.wait(timeout=60)
-            if process.poll() is None and any("MCP endpoint: " in line for line in lines):
-                wait_until_it_answers(port)
-                yield f"http://127.0.0.1:{port}/mcp"
-                return
-            last_output = "\n".join(lines)
-        finally:
-            process.kill()
-            process.wait()
-    raise AssertionError(f"fusion serve did not start over HTTP; its stderr:\n{last_output}")
+    with servers.http_server(["--db", str(db)]) as url:
+        yield url
 
 
-def wait_until_it_answers(port: int) -> None:
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=5):
-                return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
-
-
-@asynccontextmanager
-async def open_session(transport: str, db: Path) -> AsyncIterator[ClientSession]:
+def open_session(transport: str, db: Path) -> AbstractAsyncContextManager[ClientSession]:
     """A ready client session with a fresh `fusion serve` on `db`."""
-    if transport.startswith("stdio"):
-        params = StdioServerParameters(
-            command=FUSION_BIN,
-            args=["serve", "--stdio", "--db", str(db)],
-            env={"RUST_LOG": "warn"},
-        )
-        with open(os.devnull, "w") as errlog:
-            async with stdio_client(params, errlog=errlog) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await start(session, transport)
-                    yield session
-    else:
-        with http_server(db) as url:
-            async with streamable_http_client(url) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await start(session, transport)
-                    yield session
-
-
-async def start(session: ClientSession, transport: str) -> None:
-    if transport.endswith("-2026"):
-        await session.discover()
-        assert session.protocol_version == "2026-07-28"
-    else:
-        await session.initialize()
-        assert session.protocol_version == "2025-11-25"
+    return servers.open_session(transport, ["--db", str(db)])
 
 
 @pytest.fixture
@@ -150,14 +52,6 @@ def db(tmp_path: Path) -> Path:
 
 # ---------------------------------------------------------------------------
 # Helpers
-
-
-def texts(result) -> list[str]:
-    out = []
-    for block in result.content:
-        assert block.type == "text", block
-        out.append(block.text)
-    return out
 
 
 def envelope_meta(result) -> dict | None:

@@ -1,7 +1,17 @@
-//! Cutting text to a number of characters (Unicode scalar values, never
-//! bytes), so that a cut never falls inside a character.
+//! Small text helpers: cutting text to a number of characters (Unicode
+//! scalar values, never bytes), so that a cut never falls inside a
+//! character, and the English article before a word.
 
 use std::borrow::Cow;
+
+/// "an" before a word that starts with a vowel letter (`an array`, `an
+/// elicitation/create request`), else "a".
+pub(crate) fn article(word: &str) -> &'static str {
+    match word.chars().next().map(|c| c.to_ascii_lowercase()) {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => "an",
+        _ => "a",
+    }
+}
 
 /// The first `n` characters of `s`, or `None` when `s` has at most `n`.
 pub(crate) fn first_chars(s: &str, n: usize) -> Option<&str> {

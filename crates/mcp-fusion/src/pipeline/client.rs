@@ -72,6 +72,9 @@ impl fmt::Display for LogLevel {
 pub(crate) enum ClientFailure {
     /// The client did not declare the capability at initialization.
     Unsupported,
+    /// The request came over the stateless 2026-07-28 protocol, which has
+    /// no server-to-client requests.
+    NotInProtocol,
     /// The client, or the transport, failed the request (its text).
     Failed(String),
 }
@@ -113,11 +116,23 @@ fn client_error(failure: ClientFailure, method: &str, capability: &str) -> ToolE
         ClientFailure::Unsupported => ToolError::new(
             ErrorCode::Custom(String::from("CLIENT_CAPABILITY_MISSING")),
             format!(
-                "This tool needs to send the client a {method} request, and the client did not declare the {capability} capability."
+                "This tool needs to send the client {} {method} request, and the client did not declare the {capability} capability.",
+                crate::text::article(method)
             ),
         )
         .suggest(format!(
             "Tell the user this tool needs an MCP client that supports {capability}; calling it again from this client fails the same way."
+        ))
+        .detail("capability", capability),
+        ClientFailure::NotInProtocol => ToolError::new(
+            ErrorCode::Custom(String::from("CLIENT_CAPABILITY_MISSING")),
+            format!(
+                "This tool needs to send the client {} {method} request, and the MCP 2026-07-28 protocol this call came over has no requests from server to client.",
+                crate::text::article(method)
+            ),
+        )
+        .suggest(format!(
+            "Tell the user this tool needs a client connected with MCP 2025-11-25 (initialize handshake) that supports {capability}; calling it again over this protocol fails the same way."
         ))
         .detail("capability", capability),
         ClientFailure::Failed(reason) => ToolError::new(

@@ -62,11 +62,7 @@ impl Registry {
             Some(Value::String(s)) => Some(s.as_str()),
             Some(other) => {
                 let sent = json_type(other);
-                let article = if sent == "array" || sent == "object" {
-                    "an"
-                } else {
-                    "a"
-                };
+                let article = crate::text::article(sent);
                 return Err(RouteError::Envelope(Box::new(
                     ToolError::new(
                         ErrorCode::MissingDiscriminator,

@@ -7,10 +7,10 @@ use std::sync::Arc;
 use rmcp::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest,
-    CustomResult, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerConfig, SubscribeRequestParams, Tool,
-    ToolAnnotations, UnsubscribeRequestParams,
+    CustomResult, DiscoverResult, GetPromptRequestParams, GetPromptResponse, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
+    SubscribeRequestParams, Tool, ToolAnnotations, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use serde_json::Value;
@@ -179,12 +179,36 @@ impl ServerHandler for FusionServer {
         self.complete_now(request).await
     }
 
+    /// The 2026-07-28 discovery: as `initialize` advertises, without
+    /// `resources.subscribe` (that protocol replaced `resources/subscribe`
+    /// with `subscriptions/listen`, which this server does not serve).
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, rmcp::ErrorData> {
+        let mut info = self.get_info();
+        if let Some(resources) = info.capabilities.resources.as_mut() {
+            resources.subscribe = None;
+        }
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            info,
+        ))
+    }
+
+    /// `logging/setLevel` (2025-11-25): the connection's level. The
+    /// 2026-07-28 protocol removed it (levels come with each request): -32601.
     #[allow(deprecated)] // MCP logging: SEP-2577 deprecates it for 2026-07-28
     async fn set_level(
         &self,
         request: rmcp::model::SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), rmcp::ErrorData> {
+        if super::surface::is_stateless(&context) {
+            return Err(rmcp::ErrorData::method_not_found::<
+                rmcp::model::SetLevelRequestMethod,
+            >());
+        }
         self.session.bind(&context.peer);
         self.session
             .set_log_level(super::link::log_level_of(request.level));

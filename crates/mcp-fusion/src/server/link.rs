@@ -19,12 +19,26 @@ use serde_json::Value;
 use super::session::Session;
 use crate::pipeline::{ClientChannel, ClientFailure, LogLevel};
 
-/// The client of one request: its peer, its progress token, its session.
+/// Which log messages a request lets through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LogFilter {
+    /// 2025-11-25: the level the connection set with `logging/setLevel`.
+    Session,
+    /// 2026-07-28: the level the request names in
+    /// `_meta["io.modelcontextprotocol/logLevel"]`; none without it.
+    Request(Option<LogLevel>),
+}
+
+/// The client of one request: its peer, its progress token, its session,
+/// and whether it speaks the stateless 2026-07-28 protocol (no
+/// server-to-client requests, log levels per request).
 #[derive(Debug)]
 pub(crate) struct ClientLink {
     pub peer: Peer<RoleServer>,
     pub progress_token: Option<ProgressToken>,
     pub session: Arc<Session>,
+    pub stateless: bool,
+    pub logs: LogFilter,
 }
 
 fn rmcp_level(level: LogLevel) -> rmcp::model::LoggingLevel {
@@ -97,7 +111,11 @@ impl ClientChannel for ClientLink {
 
     fn log(&self, level: LogLevel, logger: String, data: Value) -> BoxFuture<'_, bool> {
         Box::pin(async move {
-            if !self.session.logs(level) {
+            let wanted = match self.logs {
+                LogFilter::Session => self.session.logs(level),
+                LogFilter::Request(min) => min.is_some_and(|min| level >= min),
+            };
+            if !wanted {
                 return false;
             }
             let param = rmcp::model::LoggingMessageNotificationParam::new(rmcp_level(level), data)
@@ -111,6 +129,9 @@ impl ClientChannel for ClientLink {
         params: CreateMessageRequestParams,
     ) -> BoxFuture<'_, Result<CreateMessageResult, ClientFailure>> {
         Box::pin(async move {
+            if self.stateless {
+                return Err(ClientFailure::NotInProtocol);
+            }
             let declared = self
                 .peer
                 .peer_info()
@@ -127,6 +148,9 @@ impl ClientChannel for ClientLink {
         params: ElicitRequestParams,
     ) -> BoxFuture<'_, Result<ElicitResult, ClientFailure>> {
         Box::pin(async move {
+            if self.stateless {
+                return Err(ClientFailure::NotInProtocol);
+            }
             let declared = self
                 .peer
                 .peer_info()

@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 use super::FusionServer;
 use super::catalog::Resolved;
 use super::completion::CompletionRequest;
-use super::link::ClientLink;
+use super::link::{ClientLink, LogFilter, log_level_of};
 use super::prompt::PromptError;
 use super::resource::TemplateError;
 use crate::envelope::{render, render_validation, to_meta, validation_to_meta};
@@ -63,6 +63,16 @@ fn unknown(what: &str, name: &str, valid: Vec<String>, code: RpcCode) -> rmcp::E
     rmcp::ErrorData::new(code, message, Some(data))
 }
 
+/// Whether the request came over the stateless 2026-07-28 protocol (its
+/// `_meta` names the protocol version): no server-to-client requests, no
+/// `logging/setLevel` or `resources/subscribe`, log levels per request.
+pub(crate) fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .meta
+        .protocol_version()
+        .is_some_and(|version| version.as_str() >= "2026-07-28")
+}
+
 impl FusionServer {
     /// What the server advertises at initialization: tools when it has any;
     /// prompts, resources (with `subscribe`) and completions when it has
@@ -97,10 +107,18 @@ impl FusionServer {
     /// notifications.
     pub(crate) fn link(&self, context: &RequestContext<RoleServer>) -> SharedChannel {
         self.session.bind(&context.peer);
+        let stateless = is_stateless(context);
         Arc::new(ClientLink {
             peer: context.peer.clone(),
             progress_token: context.meta.get_progress_token(),
             session: Arc::clone(&self.session),
+            stateless,
+            logs: if stateless {
+                #[allow(deprecated)] // MCP logging, deprecated by SEP-2577 in rmcp's types
+                LogFilter::Request(context.meta.log_level().map(log_level_of))
+            } else {
+                LogFilter::Session
+            },
         })
     }
 
