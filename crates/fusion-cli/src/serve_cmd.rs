@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
+use mcp_fusion::SchemaProfile;
 use mcp_fusion::guard::{FailMode, RateLimit, RateLimitScope, RedisStore, StaticTokens};
 use mcp_fusion::server::{HttpOptions, RedisSessionStore};
 
@@ -88,6 +89,26 @@ fn queue_size(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(n) if n <= MAX_CALLS => Ok(n),
         _ => Err(format!("must be a whole number from 0 to {MAX_CALLS}")),
+    }
+}
+
+/// `--schema-profile`: which form of the tools' schemas `tools/list` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Profile {
+    /// The full JSON Schema (draft 2020-12) every call is validated against.
+    Standard,
+    /// The subset strict model APIs accept (no format, no
+    /// additionalProperties, enums instead of unions of constants); calls
+    /// are still validated against the full schema.
+    Portable,
+}
+
+impl From<Profile> for SchemaProfile {
+    fn from(profile: Profile) -> Self {
+        match profile {
+            Profile::Standard => SchemaProfile::Standard,
+            Profile::Portable => SchemaProfile::Portable,
+        }
     }
 }
 
@@ -215,6 +236,12 @@ pub struct ServeArgs {
     /// changed since then carries the changes in <contract_awareness>.
     #[arg(long, value_name = "FILE")]
     lock: Option<PathBuf>,
+    /// Which form of the tools' input and output schemas tools/list shows:
+    /// standard (the full JSON Schema) or portable (the subset strict model
+    /// APIs accept). Calls are validated against the full schema either
+    /// way, and lockfiles record it whatever the profile.
+    #[arg(long, value_name = "PROFILE", default_value = "standard")]
+    schema_profile: Profile,
 }
 
 /// Runs `fusion serve` until shutdown.
@@ -342,7 +369,8 @@ async fn serve(args: ServeArgs, opened: OpenedDb) -> Result<(), String> {
     };
     let mut builder = billing_example::builder_with(&db, &options)
         .expose_internal_errors(args.expose_internal_errors)
-        .unknown_tool_as_result(args.unknown_tool_as_result);
+        .unknown_tool_as_result(args.unknown_tool_as_result)
+        .schema_profile(args.schema_profile.into());
     if let Some(path) = &args.auth_tokens {
         builder = builder.auth(StaticTokens::from_file(path).map_err(|e| e.to_string())?);
     }

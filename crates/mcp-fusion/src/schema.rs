@@ -23,12 +23,13 @@
 //!   `format: "uint32"`, `"int64"`…: the format goes and the type's range
 //!   becomes `minimum`/`maximum` where the schema does not bound itself
 //!   (`uint32` → `minimum: 0, maximum: 4294967295`). 64-bit bounds are kept
-//!   exact (`maximum: 18446744073709551615` for `u64`) although they exceed
-//!   JavaScript's safe integers: they are what the handler's type accepts, and
-//!   a client that reads them as doubles still gets a bound no smaller than
-//!   the real one. `float`, `double`, `int128`, `uint128` and `uint` formats go
-//!   too (128-bit ranges do not fit a JSON number the validator compares
-//!   exactly; schemars' own `minimum: 0` stays). Formats of the JSON Schema
+//!   exact (`maximum: 18446744073709551615` for `u64`, `usize` as 64-bit)
+//!   although they exceed JavaScript's safe integers: they are what the
+//!   handler's type accepts, and a client that reads them as doubles still
+//!   gets a bound no smaller than the real one. `float`, `double`, `int128`
+//!   and `uint128` formats go too, without a range (128-bit ranges do not fit
+//!   a JSON number the validator compares exactly; schemars' own
+//!   `minimum: 0` stays). Formats of the JSON Schema
 //!   standard (`email`, `date`, `uuid`…) and formats a user wrote stay.
 //! - **Every value has a `type`.** An `enum` or `const` without one gets the
 //!   JSON type of its values; a `oneOf`/`anyOf` whose branches all have the
@@ -152,26 +153,26 @@ const ANNOTATIONS: [&str; 12] = [
     "$defs",
 ];
 
-/// The range of the Rust integer type a schemars `format` names; `None`
-/// for the other formats.
+/// The range of the Rust integer type a schemars `format` names (`int` and
+/// `uint`, schemars' `isize` and `usize`, as 64-bit, like the validator);
+/// `None` for the other formats.
 fn integer_range(format: &str) -> Option<(Value, Value)> {
     Some(match format {
         "int8" => (i8::MIN.into(), i8::MAX.into()),
         "int16" => (i16::MIN.into(), i16::MAX.into()),
         "int32" => (i32::MIN.into(), i32::MAX.into()),
-        "int64" => (i64::MIN.into(), i64::MAX.into()),
+        "int64" | "int" => (i64::MIN.into(), i64::MAX.into()),
         "uint8" => (0.into(), u8::MAX.into()),
         "uint16" => (0.into(), u16::MAX.into()),
         "uint32" => (0.into(), u32::MAX.into()),
-        "uint64" => (0.into(), u64::MAX.into()),
+        "uint64" | "uint" => (0.into(), u64::MAX.into()),
         _ => return None,
     })
 }
 
 /// Formats schemars derives from Rust number types whose range is not
-/// written out (`usize` and `isize` depend on the platform; 128-bit ranges
-/// do not fit a JSON number compared exactly).
-const RUST_FORMATS_WITHOUT_RANGE: [&str; 6] = ["float", "double", "int", "uint", "int128", "uint128"];
+/// written out (128-bit ranges do not fit a JSON number compared exactly).
+const RUST_FORMATS_WITHOUT_RANGE: [&str; 4] = ["float", "double", "int128", "uint128"];
 
 /// Removes a `format` naming a Rust number type, writing its range as
 /// `minimum`/`maximum` where the schema does not bound itself.
@@ -342,7 +343,9 @@ fn tidy_any_of(object: &mut Map<String, Value>) {
             let only_any_of = b
                 .keys()
                 .all(|k| k == "anyOf" || (ANNOTATIONS.contains(&k.as_str()) && k != "$defs"));
-            b.get("anyOf").and_then(Value::as_array).filter(|_| only_any_of)
+            b.get("anyOf")
+                .and_then(Value::as_array)
+                .filter(|_| only_any_of)
         });
         for branch in nested.cloned().unwrap_or_else(|| vec![branch.clone()]) {
             if !flat.contains(&branch) {

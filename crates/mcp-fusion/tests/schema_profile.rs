@@ -359,7 +359,11 @@ fn the_portable_profile_changes_neither_the_actions_meta_nor_the_contract() {
         let b = portable.get_tool(name).expect("listed");
         assert_eq!(a.meta, b.meta, "{name}: _meta[\"mcp-fusion/actions\"]");
     }
-    let meta = portable.get_tool("order").expect("listed").meta.expect("_meta");
+    let meta = portable
+        .get_tool("order")
+        .expect("listed")
+        .meta
+        .expect("_meta");
     assert_eq!(
         meta.0["mcp-fusion/actions"][0]["inputSchema"],
         standard_order(),
@@ -401,7 +405,15 @@ async fn validation_is_the_same_under_both_profiles() {
         text(&portable.call("order", bad).await.expect("a tool"))
     );
     let shown = text(&refused);
-    for field in ["count", "speed", "color", "address.zip", "address.floor", "email", "extra"] {
+    for field in [
+        "count",
+        "speed",
+        "color",
+        "address.zip",
+        "address.floor",
+        "email",
+        "extra",
+    ] {
         assert!(
             shown.contains(&format!("<field name=\"{field}\">")),
             "{field} refused in {shown}"
@@ -413,7 +425,10 @@ async fn validation_is_the_same_under_both_profiles() {
 fn schemars_schema<T: JsonSchema>() -> Value {
     let mut settings = schemars::generate::SchemaSettings::draft2020_12();
     settings.inline_subschemas = true;
-    settings.into_generator().into_root_schema_for::<T>().to_value()
+    settings
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value()
 }
 
 #[test]
@@ -427,7 +442,8 @@ fn the_rewritten_schema_accepts_and_refuses_what_schemars_schema_did() {
     original["additionalProperties"] = json!(false);
     original["properties"]["address"]["additionalProperties"] = json!(false);
     let original = SchemaValidator::new(&original).expect("compiles");
-    let base = json!({"color": "red", "address": {"street": "Main"}, "email": "a@b.co", "weight": 2});
+    let base =
+        json!({"color": "red", "address": {"street": "Main"}, "email": "a@b.co", "weight": 2});
     let cases: Vec<(&str, Value)> = vec![
         ("count", json!(null)),
         ("count", json!(0)),
@@ -465,7 +481,10 @@ fn the_rewritten_schema_accepts_and_refuses_what_schemars_schema_did() {
         args[field] = value.clone();
         let before = original.validate(&mut args.clone()).is_ok();
         let after = rewritten.validate(&mut args.clone()).is_ok();
-        assert_eq!(before, after, "{field} = {value}: accepted before: {before}");
+        assert_eq!(
+            before, after,
+            "{field} = {value}: accepted before: {before}"
+        );
         verdicts.push(after);
     }
     // The cases are not all accepted nor all refused.

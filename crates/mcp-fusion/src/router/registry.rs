@@ -13,8 +13,8 @@ use super::{Action, Group, Hints};
 use std::sync::Arc;
 
 use crate::guard::{self, ConcurrencyGuard, GuardSettings, Guards};
-use crate::schema::SchemaProfile;
 use crate::pipeline::{ActionService, BoxLayer, Call, CallService, States, Validate, catch_panic};
+use crate::schema::SchemaProfile;
 use crate::validation::SchemaValidator;
 
 /// One action, ready to be called.
