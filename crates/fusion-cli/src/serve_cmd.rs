@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
+use mcp_fusion::SchemaProfile;
 use mcp_fusion::guard::{FailMode, RateLimit, RateLimitScope, RedisStore, StaticTokens};
 use mcp_fusion::server::{HttpOptions, RedisSessionStore, ServerBuilder};
 
@@ -92,12 +93,32 @@ fn queue_size(s: &str) -> Result<usize, String> {
 }
 
 /// The example servers `fusion serve` has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Example {
     /// Invoices in SQLite: the billing group and its guards.
     Billing,
     /// The conformance suite's fixtures.
     Conformance,
+}
+
+/// `--schema-profile`: which form of the tools' schemas `tools/list` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Profile {
+    /// The full JSON Schema (draft 2020-12) every call is validated against.
+    Standard,
+    /// The subset strict model APIs accept (no format, no
+    /// additionalProperties, enums instead of unions of constants); calls
+    /// are still validated against the full schema.
+    Portable,
+}
+
+impl From<Profile> for SchemaProfile {
+    fn from(profile: Profile) -> Self {
+        match profile {
+            Profile::Standard => SchemaProfile::Standard,
+            Profile::Portable => SchemaProfile::Portable,
+        }
+    }
 }
 
 /// Options of `fusion serve`.
@@ -230,6 +251,12 @@ pub struct ServeArgs {
     /// changed since then carries the changes in <contract_awareness>.
     #[arg(long, value_name = "FILE")]
     lock: Option<PathBuf>,
+    /// Which form of the tools' input and output schemas tools/list shows:
+    /// standard (the full JSON Schema) or portable (the subset strict model
+    /// APIs accept). Calls are validated against the full schema either
+    /// way, and lockfiles record it whatever the profile.
+    #[arg(long, value_name = "PROFILE", default_value = "standard")]
+    schema_profile: Profile,
 }
 
 /// Runs `fusion serve` until shutdown.
@@ -415,7 +442,8 @@ async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> 
 async fn serve_built(args: &ServeArgs, builder: ServerBuilder) -> Result<(), String> {
     let mut builder = builder
         .expose_internal_errors(args.expose_internal_errors)
-        .unknown_tool_as_result(args.unknown_tool_as_result);
+        .unknown_tool_as_result(args.unknown_tool_as_result)
+        .schema_profile(args.schema_profile.into());
     let mut http = HttpOptions::default()
         .max_sessions(args.max_sessions)
         .max_live_sessions(args.max_live_sessions)

@@ -212,7 +212,7 @@ fn check_exits_1_with_a_readable_diff() {
              \n\
              billing.void_invoice\n  \
              SAFE      (action)    Action \"billing.void_invoice\" was added.\n                        \
-             now:    id (required): string; reason: null|string\n\
+             now:    id (required): string; reason: one of string | null\n\
              \n\
              changed: {} is out of date: 2 changes, the most severe RISKY. Review them, then run `fusion lock` to update it.\n",
             dir.arg("old.lock")
@@ -263,7 +263,7 @@ fn diff_of_two_lockfiles_as_a_table_and_as_json() {
                 {"tool": "billing", "action": "get_invoice", "field": "invoice_id", "severity": "RISKY",
                  "old": "string", "new": "string", "description": "Field \"invoice_id\" was renamed to \"id\"."},
                 {"tool": "billing", "action": "void_invoice", "field": "(action)", "severity": "SAFE",
-                 "old": null, "new": "id (required): string; reason: null|string", "description": "Action \"billing.void_invoice\" was added."},
+                 "old": null, "new": "id (required): string; reason: one of string | null", "description": "Action \"billing.void_invoice\" was added."},
             ],
         })
     );

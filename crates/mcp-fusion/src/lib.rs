@@ -10,7 +10,7 @@
 //! contracts, lockfiles and diffs, and the self-healing deltas.
 //!
 //! Layers, lowest first: the leaf helpers (single files at the crate root:
-//! `json`, `redis_connection`, `suggest`, `text`, `tool_meta`) → [`error`] →
+//! `json`, `redis_connection`, `schema`, `suggest`, `text`, `tool_meta`) → [`error`] →
 //! [`envelope`], [`validation`] → [`pipeline`], `client` → [`guard`] →
 //! [`router`] → [`contract`] → [`server`] (→ `gateway`). A module imports only
 //! from its own files and the layers below it; modules that share a layer
@@ -84,6 +84,7 @@ pub use pipeline::{
 /// specification names them.
 pub use rmcp::model;
 pub use router::{Action, BuildError, Group, NoArgs};
+pub use schema::SchemaProfile;
 pub use server::{
     CompletionRequest, FusionServer, Prompt, PromptMessages, Resource, ResourceData,
     ResourceTemplate, ServerBuilder,

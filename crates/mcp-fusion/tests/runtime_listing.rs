@@ -37,14 +37,15 @@ async fn a_group_is_listed_as_one_tool_naming_every_action_and_field() {
                     "description": "The document title. Used by: pdf, png."
                 },
                 "pages": {
-                    "type": ["integer", "null"],
-                    "format": "uint32",
-                    "minimum": 0,
+                    "anyOf": [
+                        {"type": "integer", "minimum": 0, "maximum": 4294967295u32},
+                        {"type": "null"}
+                    ],
                     "description": "Used by: pdf."
                 },
                 "width": {
                     "anyOf": [
-                        {"type": "integer", "format": "uint32", "minimum": 0},
+                        {"type": "integer", "minimum": 0, "maximum": 4294967295u32},
                         {"type": "string"}
                     ],
                     "description": "Used by: png, svg."

@@ -5,13 +5,17 @@
 //! several model APIs refuse in a tool's input schema): `type: object`, the
 //! discriminator as a required string with an `enum` of the action keys, and
 //! the union of the actions' fields, each described with the actions that use
-//! it. The tool's description lists every action with its required fields.
+//! it. A field that two actions type differently is an `anyOf` of both,
+//! without repeats (`Currency` and `Option<Currency>` give `Currency` or
+//! `null`). The tool's description lists every action with its required
+//! fields.
 
 use serde_json::{Map, Value, json};
 
 use super::Hints;
 use super::build_error::BuildError;
 use crate::json::required_of;
+use crate::schema::merge_alternatives;
 
 /// One entry of `tools/list`, in the server's own terms.
 #[derive(Debug, Clone, PartialEq)]
@@ -190,17 +194,7 @@ pub(crate) fn group_listing(
                 }
                 Some(existing) if existing == subschema => {}
                 Some(existing) => {
-                    let branches = match existing.get("anyOf").and_then(Value::as_array) {
-                        Some(branches) if existing.as_object().is_some_and(|o| o.len() == 1) => {
-                            let mut branches = branches.clone();
-                            if !branches.contains(subschema) {
-                                branches.push(subschema.clone());
-                            }
-                            branches
-                        }
-                        _ => vec![existing.clone(), subschema.clone()],
-                    };
-                    *existing = json!({ "anyOf": branches });
+                    *existing = merge_alternatives(existing, subschema);
                 }
             }
             match used_by.iter_mut().find(|(f, _)| f == field) {

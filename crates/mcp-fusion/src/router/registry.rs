@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use crate::guard::{self, ConcurrencyGuard, GuardSettings, Guards};
 use crate::pipeline::{ActionService, BoxLayer, Call, CallService, States, Validate, catch_panic};
+use crate::schema::SchemaProfile;
 use crate::validation::SchemaValidator;
 
 /// One action, ready to be called.
@@ -99,6 +100,9 @@ pub(crate) struct BuildContext<'a> {
     pub server_layers: &'a [BoxLayer],
     pub guards: &'a GuardSettings,
     pub states: &'a States,
+    /// Which form of the schemas the tools' listings show (each action's
+    /// listing, the contract's source, keeps the standard one).
+    pub schema_profile: SchemaProfile,
 }
 
 fn register_action(
@@ -241,8 +245,11 @@ impl Registry {
                 action.description.as_deref(),
                 action.deprecated.as_deref(),
             ),
-            input_schema: action_listing.input_schema.clone(),
-            output_schema: action.output_schema.clone(),
+            input_schema: build.schema_profile.show(&action_listing.input_schema),
+            output_schema: action
+                .output_schema
+                .as_ref()
+                .map(|schema| build.schema_profile.show(schema)),
             hints: action.hints,
             discriminator: None,
             actions: vec![action_listing],
@@ -320,6 +327,7 @@ impl Registry {
             &group.discriminator,
             &summaries,
         )?;
+        listing.input_schema = build.schema_profile.show(&listing.input_schema);
         listing.actions = listings;
         Ok(RegisteredTool {
             name: group.name,

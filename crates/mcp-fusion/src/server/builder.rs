@@ -17,6 +17,7 @@ use crate::guard::RedisStore;
 use crate::guard::{GuardSettings, TokenVerifier};
 use crate::pipeline::{BoxLayer, Call, CallContext, CallService, States, ToolOutput, box_layer};
 use crate::router::{Action, BuildContext, BuildError, Definition, Group, Registry};
+use crate::schema::SchemaProfile;
 
 /// Declares a server, then [`build`](ServerBuilder::build)s it.
 ///
@@ -51,6 +52,7 @@ pub struct ServerBuilder {
     prompts: Vec<Prompt>,
     resources: Vec<Resource>,
     templates: Vec<ResourceTemplate>,
+    schema_profile: SchemaProfile,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -81,6 +83,7 @@ impl ServerBuilder {
             prompts: Vec::new(),
             resources: Vec::new(),
             templates: Vec::new(),
+            schema_profile: SchemaProfile::Standard,
         }
     }
 
@@ -233,6 +236,18 @@ impl ServerBuilder {
         self
     }
 
+    /// Which form of the input and output schemas `tools/list` shows
+    /// ([`SchemaProfile::Standard`] by default). [`SchemaProfile::Portable`]
+    /// shows the subset strict model APIs accept; calls are validated
+    /// against the full standard schema either way, and each action's
+    /// schema in `_meta["mcp-fusion/actions"]` (what `fusion lock` and
+    /// [`ServerContract`] read) stays the standard one, so lockfile digests
+    /// do not depend on the profile.
+    pub fn schema_profile(mut self, profile: SchemaProfile) -> Self {
+        self.schema_profile = profile;
+        self
+    }
+
     /// Builds the server: checks every name, derives and compiles every
     /// schema, composes the layers.
     ///
@@ -272,6 +287,7 @@ impl ServerBuilder {
                 server_layers: &self.layers,
                 guards: &self.guards,
                 states: &self.states,
+                schema_profile: self.schema_profile,
             },
         )?;
         let self_healing = self.self_healing.map(|lockfile| {

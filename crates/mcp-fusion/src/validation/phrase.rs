@@ -523,6 +523,11 @@ fn range(ctx: &Ctx, schema_path: &str, keyword: &str, failed: (&str, &Value)) ->
     bounds_phrase(noun_owner, other_owner, failed)
 }
 
+/// Whether `v` is `i64::MIN`, `i64::MAX` or `u64::MAX`.
+fn is_64_bit_limit(v: &Value) -> bool {
+    v.as_i64().is_some_and(|n| n == i64::MIN || n == i64::MAX) || v.as_u64() == Some(u64::MAX)
+}
+
 fn bounds_phrase(
     noun_owner: Option<&Value>,
     owner: Option<&Value>,
@@ -536,10 +541,15 @@ fn bounds_phrase(
     } else {
         lower_ops
     };
+    // The other side is left out when it is only a 64-bit type's limit
+    // (`u64`'s maximum, written out by the derived schemas): it tells the
+    // model nothing.
     let other = owner.and_then(|o| {
-        other_side
-            .iter()
-            .find_map(|(kw, op)| o.get(*kw).filter(|v| v.is_number()).map(|v| (*op, v)))
+        other_side.iter().find_map(|(kw, op)| {
+            o.get(*kw)
+                .filter(|v| v.is_number() && !is_64_bit_limit(v))
+                .map(|v| (*op, v))
+        })
     });
     let noun = match noun_owner.map(|o| o.get("type")) {
         Some(Some(Value::String(t))) if t == "integer" => "an integer",
