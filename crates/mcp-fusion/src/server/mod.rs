@@ -41,6 +41,7 @@ pub use options::MAX_INITIALIZE_BYTES;
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
 pub use prompt::{Prompt, PromptMessages};
 pub use resource::{Resource, ResourceData, ResourceTemplate};
+pub use session::MAX_SUBSCRIPTIONS;
 pub use stdio::MAX_LINE_BYTES;
 pub use transport::{ServeError, shutdown_signal};
 

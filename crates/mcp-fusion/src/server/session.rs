@@ -11,6 +11,11 @@ use rmcp::service::RoleServer;
 
 use crate::pipeline::LogLevel;
 
+/// The most resources one connection may be subscribed to at once: a
+/// template matches endless URIs, so subscriptions are bounded like every
+/// other per-connection table.
+pub const MAX_SUBSCRIPTIONS: usize = 1024;
+
 /// One client connection's state. Shared by the requests of the connection;
 /// the server holds it weakly to notify every live connection.
 #[derive(Debug, Default)]
@@ -51,11 +56,18 @@ impl Session {
             .is_none_or(|min| level >= min)
     }
 
-    pub(crate) fn subscribe(&self, uri: &str) {
-        self.subscriptions
+    /// Subscribes to `uri`; `false` when the connection already holds
+    /// [`MAX_SUBSCRIPTIONS`] others.
+    pub(crate) fn subscribe(&self, uri: &str) -> bool {
+        let mut subscriptions = self
+            .subscriptions
             .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(uri.to_owned());
+            .unwrap_or_else(PoisonError::into_inner);
+        if subscriptions.len() >= MAX_SUBSCRIPTIONS && !subscriptions.contains(uri) {
+            return false;
+        }
+        subscriptions.insert(uri.to_owned());
+        true
     }
 
     pub(crate) fn unsubscribe(&self, uri: &str) -> bool {
@@ -90,10 +102,22 @@ mod tests {
     #[test]
     fn subscriptions_are_kept_until_unsubscribed() {
         let session = Session::default();
-        session.subscribe("test://a");
+        assert!(session.subscribe("test://a"));
         assert!(session.is_subscribed("test://a"));
         assert!(session.unsubscribe("test://a"));
         assert!(!session.unsubscribe("test://a"));
         assert!(!session.is_subscribed("test://a"));
+    }
+
+    #[test]
+    fn subscriptions_are_bounded() {
+        let session = Session::default();
+        for i in 0..MAX_SUBSCRIPTIONS {
+            assert!(session.subscribe(&format!("test://{i}")));
+        }
+        assert!(!session.subscribe("test://one-more"));
+        assert!(session.subscribe("test://0"), "an existing one is kept");
+        assert!(session.unsubscribe("test://0"));
+        assert!(session.subscribe("test://one-more"));
     }
 }

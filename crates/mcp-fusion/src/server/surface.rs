@@ -240,7 +240,8 @@ impl FusionServer {
     }
 
     /// `resources/subscribe`: the URI must name a resource or match a
-    /// template (else -32002).
+    /// template (else -32002); a connection holds at most
+    /// [`MAX_SUBSCRIPTIONS`](super::session::MAX_SUBSCRIPTIONS) (else -32602).
     pub(crate) fn subscribe_now(
         &self,
         uri: &str,
@@ -250,7 +251,15 @@ impl FusionServer {
             return Err(self.no_resource(uri));
         }
         self.session.bind(&context.peer);
-        self.session.subscribe(uri);
+        if !self.session.subscribe(uri) {
+            return Err(rmcp::ErrorData::invalid_params(
+                format!(
+                    "This connection is already subscribed to {} resources, the most it may be; unsubscribe from one (resources/unsubscribe) before subscribing to \"{uri}\".",
+                    super::session::MAX_SUBSCRIPTIONS
+                ),
+                None,
+            ));
+        }
         Ok(())
     }
 
