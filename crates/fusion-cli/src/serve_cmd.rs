@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use mcp_fusion::guard::{FailMode, RateLimit, RateLimitScope, RedisStore, StaticTokens};
 use mcp_fusion::server::{HttpOptions, RedisSessionStore};
 
@@ -215,19 +215,79 @@ pub struct ServeArgs {
     /// changed since then carries the changes in <contract_awareness>.
     #[arg(long, value_name = "FILE")]
     lock: Option<PathBuf>,
+    /// Serve Prometheus metrics at http://HOST:PORT/metrics (HTTP only): calls
+    /// by tool, action, outcome and error code, their durations, guards and
+    /// sessions. Off, /metrics is 404.
+    #[arg(long, conflicts_with = "stdio")]
+    metrics: bool,
+    /// How the log on stderr is written: text, one readable line per event
+    /// (with the banner as plain lines), or json, one JSON object per line
+    /// (the banner too), for log collectors.
+    #[arg(long, value_name = "FORMAT", default_value = "text")]
+    log_format: LogFormat,
+}
+
+/// `--log-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// One readable line per event: time, level, target, spans and fields
+    /// (tracing-subscriber's full format); the banner as plain lines.
+    Text,
+    /// One JSON object per line: `timestamp`, `level`, `fields` (with
+    /// `message`), `target`, and the current `span` and `spans`.
+    Json,
+}
+
+impl LogFormat {
+    /// Installs the log of `fusion serve` on stderr in this format (RUST_LOG
+    /// sets the level; default info, and warn for rmcp).
+    fn install(self) {
+        let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
+        let builder = tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_env_filter(filter);
+        match self {
+            LogFormat::Text => builder
+                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+                .init(),
+            LogFormat::Json => builder.json().with_ansi(false).init(),
+        }
+    }
+
+    /// Prints a line of the banner: as is, or as an info event.
+    fn say(self, line: &str) {
+        match self {
+            LogFormat::Text => eprintln!("{line}"),
+            LogFormat::Json => {
+                for line in line.lines() {
+                    tracing::info!(target: "fusion::serve", "{}", line.trim());
+                }
+            }
+        }
+    }
+
+    /// Prints why `fusion serve` stops: as is, or as an error event.
+    fn fail(self, message: &str) {
+        match self {
+            LogFormat::Text => eprintln!("{message}"),
+            LogFormat::Json => tracing::error!(target: "fusion::serve", "{message}"),
+        }
+    }
+}
+
+/// `eprintln!` for the banner, in the `--log-format`.
+macro_rules! say {
+    ($format:expr, $($arg:tt)*) => {
+        $format.say(&format!($($arg)*))
+    };
 }
 
 /// Runs `fusion serve` until shutdown.
 pub fn run(args: ServeArgs) -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn")),
-        )
-        .init();
-    let opened = match open_db(args.db.clone(), args.create_dirs) {
+    let format = args.log_format;
+    format.install();
+    let opened = match open_db(args.db.clone(), args.create_dirs, format) {
         Ok(opened) => opened,
         Err(code) => return code,
     };
@@ -237,14 +297,16 @@ pub fn run(args: ServeArgs) -> ExitCode {
     {
         Ok(runtime) => runtime,
         Err(e) => {
-            eprintln!("fusion serve: cannot start the async runtime: {e}");
+            format.fail(&format!(
+                "fusion serve: cannot start the async runtime: {e}"
+            ));
             return ExitCode::FAILURE;
         }
     };
     match runtime.block_on(serve(args, opened)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("fusion serve: {message}");
+            format.fail(&format!("fusion serve: {message}"));
             ExitCode::FAILURE
         }
     }
@@ -296,7 +358,11 @@ struct OpenedDb {
 /// default database (whose folder is created). On failure prints why and
 /// returns the exit code: 2 for a missing folder (a usage error: the path is
 /// probably mistyped), 1 otherwise.
-fn open_db(db: Option<PathBuf>, create_dirs: bool) -> Result<OpenedDb, ExitCode> {
+fn open_db(
+    db: Option<PathBuf>,
+    create_dirs: bool,
+    format: LogFormat,
+) -> Result<OpenedDb, ExitCode> {
     let (path, create_dirs) = match db {
         Some(path) => (path, create_dirs),
         None => (billing_example::default_db_path(), true),
@@ -316,20 +382,21 @@ fn open_db(db: Option<PathBuf>, create_dirs: bool) -> Result<OpenedDb, ExitCode>
                 }
                 _ => "Check the path.",
             };
-            eprintln!(
+            format.fail(&format!(
                 "fusion serve: cannot create the database {}: {err}. {fix}",
                 path.display()
-            );
+            ));
             Err(ExitCode::from(2))
         }
         Err(err) => {
-            eprintln!("fusion serve: {}: {err}", path.display());
+            format.fail(&format!("fusion serve: {}: {err}", path.display()));
             Err(ExitCode::FAILURE)
         }
     }
 }
 
 async fn serve(args: ServeArgs, opened: OpenedDb) -> Result<(), String> {
+    let format = args.log_format;
     let OpenedDb { path, existed, db } = opened;
     let options = billing_example::Options {
         report_work: args.report_ms,
@@ -353,7 +420,8 @@ async fn serve(args: ServeArgs, opened: OpenedDb) -> Result<(), String> {
         .max_body_bytes(args.max_body)
         .read_timeout(args.read_timeout)
         .shutdown_grace(args.shutdown_grace)
-        .trust_forwarded_for(args.trust_forwarded_for);
+        .trust_forwarded_for(args.trust_forwarded_for)
+        .metrics(args.metrics);
     for origin in &args.allowed_origins {
         http = http.allow_origin(origin);
     }
@@ -380,17 +448,18 @@ async fn serve(args: ServeArgs, opened: OpenedDb) -> Result<(), String> {
     } else {
         "created and seeded"
     };
-    eprintln!("fusion serve: billing example");
-    eprintln!("  database: {} ({state})", path.display());
+    say!(format, "fusion serve: billing example");
+    say!(format, "  database: {} ({state})", path.display());
     for line in guard_lines(&options, args.auth_tokens.as_deref(), args.redis.as_deref()) {
-        eprintln!("  {line}");
+        say!(format, "  {line}");
     }
     if let (Some(path), Some(healing)) = (&args.lock, server.self_healing()) {
         let diff = healing.diff();
         let max = diff
             .max_severity()
             .map_or_else(String::new, |s| format!(", the most severe {s}"));
-        eprintln!(
+        say!(
+            format,
             "  self-healing: {} ({} contract changes since it{max})",
             path.display(),
             diff.deltas.len()
@@ -398,12 +467,13 @@ async fn serve(args: ServeArgs, opened: OpenedDb) -> Result<(), String> {
     }
     if args.stdio {
         if let Some(line) = redis_warning(&args).await {
-            eprintln!("{line}");
+            say!(format, "{line}");
         }
-        eprintln!("  transport: stdio");
+        say!(format, "  transport: stdio");
         return server.serve_stdio().await.map_err(|e| e.to_string());
     }
-    eprintln!(
+    say!(
+        format,
         "  callers: a per-caller rate limit counts each client by its auth subject, else {}",
         if args.trust_forwarded_for {
             "the last X-Forwarded-For address (set by your proxy)"
@@ -411,7 +481,8 @@ async fn serve(args: ServeArgs, opened: OpenedDb) -> Result<(), String> {
             "its IP address"
         }
     );
-    eprintln!(
+    say!(
+        format,
         "  sessions: at most {}, closed after {} unused{}",
         args.max_sessions,
         humantime::format_duration(args.session_idle),
@@ -420,10 +491,11 @@ async fn serve(args: ServeArgs, opened: OpenedDb) -> Result<(), String> {
             .map_or(String::new(), |_| String::from(", shared in Redis"))
     );
     if let Some(line) = redis_warning(&args).await {
-        eprintln!("{line}");
+        say!(format, "{line}");
     }
     if !args.host.is_loopback() && args.allowed_hosts.is_empty() {
-        eprintln!(
+        say!(
+            format,
             "  warning: listening on {} but answering only to the Host names localhost, 127.0.0.1 and ::1;\n           \
              clients that reach this server by another name or address get 403 until you add it with --allowed-host NAME",
             args.host
@@ -439,8 +511,11 @@ async fn serve(args: ServeArgs, opened: OpenedDb) -> Result<(), String> {
         format!("cannot listen on {addr}: {e}{hint}")
     })?;
     let bound = listener.local_addr().unwrap_or(addr);
-    eprintln!("  MCP endpoint: http://{bound}/mcp");
-    eprintln!("  Ctrl-C to stop.");
+    if args.metrics {
+        say!(format, "  metrics: http://{bound}/metrics");
+    }
+    say!(format, "  MCP endpoint: http://{bound}/mcp");
+    say!(format, "  Ctrl-C to stop.");
     server
         .serve_http_on(listener, mcp_fusion::server::shutdown_signal())
         .await

@@ -46,6 +46,7 @@ pub mod envelope;
 pub mod error;
 pub mod guard;
 mod json;
+mod metrics_names;
 pub mod pipeline;
 #[cfg(any(feature = "client", feature = "redis"))]
 mod redact;
