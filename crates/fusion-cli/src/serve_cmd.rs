@@ -94,7 +94,8 @@ fn queue_size(s: &str) -> Result<usize, String> {
 /// Options of `fusion serve`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "The server logs to stderr (RUST_LOG sets the level; default info, and warn for rmcp).\n\
+    after_help = "The server logs to stderr (RUST_LOG sets the level; default info, and warn for rmcp;\n\
+--log-format json writes one JSON object per line, the banner too).\n\
 Exit codes: 0 after a clean shutdown (Ctrl-C or SIGTERM, or end of stdin with --stdio),\n\
 1 when the database, the token file, the lockfile or a setting cannot be used, or the port\n\
 cannot be bound; 2 for invalid options, or a --db whose folder does not exist (without --create-dirs)."

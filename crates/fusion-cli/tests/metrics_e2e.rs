@@ -283,7 +283,7 @@ async fn json_logs_are_one_object_per_line() {
         }
     });
     // Bounded waits, so that a server that never logs fails the test.
-    let mut next = || {
+    let next = || {
         let line = rx
             .recv_timeout(Duration::from_secs(60))
             .expect("a stderr line");

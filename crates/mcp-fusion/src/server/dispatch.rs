@@ -141,8 +141,8 @@ pub(crate) async fn run(
             Some(principal) => span.record("caller", tracing::field::display(&principal.subject)),
             None => span.record("caller", tracing::field::display(ctx.peer())),
         };
-        span.record("outcome", result);
-        span.record("code", &*code);
+        span.record("outcome", tracing::field::display(result));
+        span.record("code", tracing::field::display(&*code));
         span.record("duration_ms", took.as_secs_f64() * 1000.0);
         tracing::debug!(parent: &span, "tool call finished");
     }
