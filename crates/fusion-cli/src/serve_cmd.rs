@@ -124,7 +124,8 @@ impl From<Profile> for SchemaProfile {
 /// Options of `fusion serve`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "The server logs to stderr (RUST_LOG sets the level; default info, and warn for rmcp).\n\
+    after_help = "The server logs to stderr (RUST_LOG sets the level; default info, and warn for rmcp;\n\
+--log-format json writes one JSON object per line, the banner too).\n\
 Exit codes: 0 after a clean shutdown (Ctrl-C or SIGTERM, or end of stdin with --stdio),\n\
 1 when the database, the token file, the lockfile or a setting cannot be used, or the port\n\
 cannot be bound; 2 for invalid options, or a --db whose folder does not exist (without --create-dirs)."
@@ -257,28 +258,88 @@ pub struct ServeArgs {
     /// way, and lockfiles record it whatever the profile.
     #[arg(long, value_name = "PROFILE", default_value = "standard")]
     schema_profile: Profile,
+    /// Serve Prometheus metrics at http://HOST:PORT/metrics (HTTP only): calls
+    /// by tool, action, outcome and error code, their durations, guards and
+    /// sessions. Off, /metrics is 404.
+    #[arg(long, conflicts_with = "stdio")]
+    metrics: bool,
+    /// How the log on stderr is written: text, one readable line per event
+    /// (with the banner as plain lines), or json, one JSON object per line
+    /// (the banner too), for log collectors.
+    #[arg(long, value_name = "FORMAT", default_value = "text")]
+    log_format: LogFormat,
+}
+
+/// `--log-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// One readable line per event: time, level, target, spans and fields
+    /// (tracing-subscriber's full format); the banner as plain lines.
+    Text,
+    /// One JSON object per line: `timestamp`, `level`, `fields` (with
+    /// `message`), `target`, and the current `span` and `spans`.
+    Json,
+}
+
+impl LogFormat {
+    /// Installs the log of `fusion serve` on stderr in this format (RUST_LOG
+    /// sets the level; default info, and warn for rmcp).
+    fn install(self) {
+        let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
+        let builder = tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_env_filter(filter);
+        match self {
+            LogFormat::Text => builder
+                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+                .init(),
+            LogFormat::Json => builder.json().with_ansi(false).init(),
+        }
+    }
+
+    /// Prints a line of the banner: as is, or as an info event.
+    fn say(self, line: &str) {
+        match self {
+            LogFormat::Text => eprintln!("{line}"),
+            LogFormat::Json => {
+                for line in line.lines() {
+                    tracing::info!(target: "fusion::serve", "{}", line.trim());
+                }
+            }
+        }
+    }
+
+    /// Prints why `fusion serve` stops: as is, or as an error event.
+    fn fail(self, message: &str) {
+        match self {
+            LogFormat::Text => eprintln!("{message}"),
+            LogFormat::Json => tracing::error!(target: "fusion::serve", "{message}"),
+        }
+    }
+}
+
+/// `eprintln!` for the banner, in the `--log-format`.
+macro_rules! say {
+    ($format:expr, $($arg:tt)*) => {
+        $format.say(&format!($($arg)*))
+    };
 }
 
 /// Runs `fusion serve` until shutdown.
 pub fn run(args: ServeArgs) -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn")),
-        )
-        .init();
+    let format = args.log_format;
+    format.install();
     let opened = match args.example {
-        Example::Billing => match open_db(args.db.clone(), args.create_dirs) {
+        Example::Billing => match open_db(args.db.clone(), args.create_dirs, format) {
             Ok(opened) => Some(opened),
             Err(code) => return code,
         },
         Example::Conformance => {
             if let Some(flag) = billing_only_flag(&args) {
-                eprintln!(
+                format.fail(&format!(
                     "fusion serve: {flag} applies to the billing example only; leave it out with --example conformance"
-                );
+                ));
                 return ExitCode::from(2);
             }
             None
@@ -290,14 +351,16 @@ pub fn run(args: ServeArgs) -> ExitCode {
     {
         Ok(runtime) => runtime,
         Err(e) => {
-            eprintln!("fusion serve: cannot start the async runtime: {e}");
+            format.fail(&format!(
+                "fusion serve: cannot start the async runtime: {e}"
+            ));
             return ExitCode::FAILURE;
         }
     };
     match runtime.block_on(serve(args, opened)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("fusion serve: {message}");
+            format.fail(&format!("fusion serve: {message}"));
             ExitCode::FAILURE
         }
     }
@@ -362,7 +425,11 @@ struct OpenedDb {
 /// default database (whose folder is created). On failure prints why and
 /// returns the exit code: 2 for a missing folder (a usage error: the path is
 /// probably mistyped), 1 otherwise.
-fn open_db(db: Option<PathBuf>, create_dirs: bool) -> Result<OpenedDb, ExitCode> {
+fn open_db(
+    db: Option<PathBuf>,
+    create_dirs: bool,
+    format: LogFormat,
+) -> Result<OpenedDb, ExitCode> {
     let (path, create_dirs) = match db {
         Some(path) => (path, create_dirs),
         None => (billing_example::default_db_path(), true),
@@ -382,23 +449,27 @@ fn open_db(db: Option<PathBuf>, create_dirs: bool) -> Result<OpenedDb, ExitCode>
                 }
                 _ => "Check the path.",
             };
-            eprintln!(
+            format.fail(&format!(
                 "fusion serve: cannot create the database {}: {err}. {fix}",
                 path.display()
-            );
+            ));
             Err(ExitCode::from(2))
         }
         Err(err) => {
-            eprintln!("fusion serve: {}: {err}", path.display());
+            format.fail(&format!("fusion serve: {}: {err}", path.display()));
             Err(ExitCode::FAILURE)
         }
     }
 }
 
 async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> {
+    let format = args.log_format;
     let Some(opened) = opened else {
         let builder = conformance_example::builder();
-        eprintln!("fusion serve: conformance example (the MCP conformance suite's fixtures)");
+        say!(
+            format,
+            "fusion serve: conformance example (the MCP conformance suite's fixtures)"
+        );
         return serve_built(&args, builder).await;
     };
     let OpenedDb { path, existed, db } = opened;
@@ -420,10 +491,10 @@ async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> 
     } else {
         "created and seeded"
     };
-    eprintln!("fusion serve: billing example");
-    eprintln!("  database: {} ({state})", path.display());
+    say!(format, "fusion serve: billing example");
+    say!(format, "  database: {} ({state})", path.display());
     for line in guard_lines(&options, args.auth_tokens.as_deref(), args.redis.as_deref()) {
-        eprintln!("  {line}");
+        say!(format, "  {line}");
     }
     if let Some(url) = &args.redis
         && args.rate_limit.is_some()
@@ -440,6 +511,7 @@ async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> 
 /// error exposure), builds the server, prints the rest of the banner and
 /// serves until shutdown.
 async fn serve_built(args: &ServeArgs, builder: ServerBuilder) -> Result<(), String> {
+    let format = args.log_format;
     let mut builder = builder
         .expose_internal_errors(args.expose_internal_errors)
         .unknown_tool_as_result(args.unknown_tool_as_result)
@@ -451,7 +523,8 @@ async fn serve_built(args: &ServeArgs, builder: ServerBuilder) -> Result<(), Str
         .max_body_bytes(args.max_body)
         .read_timeout(args.read_timeout)
         .shutdown_grace(args.shutdown_grace)
-        .trust_forwarded_for(args.trust_forwarded_for);
+        .trust_forwarded_for(args.trust_forwarded_for)
+        .metrics(args.metrics);
     for origin in &args.allowed_origins {
         http = http.allow_origin(origin);
     }
@@ -472,7 +545,8 @@ async fn serve_built(args: &ServeArgs, builder: ServerBuilder) -> Result<(), Str
         let max = diff
             .max_severity()
             .map_or_else(String::new, |s| format!(", the most severe {s}"));
-        eprintln!(
+        say!(
+            format,
             "  self-healing: {} ({} contract changes since it{max})",
             path.display(),
             diff.deltas.len()
@@ -480,12 +554,13 @@ async fn serve_built(args: &ServeArgs, builder: ServerBuilder) -> Result<(), Str
     }
     if args.stdio {
         if let Some(line) = redis_warning(args).await {
-            eprintln!("{line}");
+            say!(format, "{line}");
         }
-        eprintln!("  transport: stdio");
+        say!(format, "  transport: stdio");
         return server.serve_stdio().await.map_err(|e| e.to_string());
     }
-    eprintln!(
+    say!(
+        format,
         "  callers: a per-caller rate limit counts each client by its auth subject, else {}",
         if args.trust_forwarded_for {
             "the last X-Forwarded-For address (set by your proxy)"
@@ -493,7 +568,8 @@ async fn serve_built(args: &ServeArgs, builder: ServerBuilder) -> Result<(), Str
             "its IP address"
         }
     );
-    eprintln!(
+    say!(
+        format,
         "  sessions: at most {}, closed after {} unused{}",
         args.max_sessions,
         humantime::format_duration(args.session_idle),
@@ -502,10 +578,11 @@ async fn serve_built(args: &ServeArgs, builder: ServerBuilder) -> Result<(), Str
             .map_or(String::new(), |_| String::from(", shared in Redis"))
     );
     if let Some(line) = redis_warning(args).await {
-        eprintln!("{line}");
+        say!(format, "{line}");
     }
     if !args.host.is_loopback() && args.allowed_hosts.is_empty() {
-        eprintln!(
+        say!(
+            format,
             "  warning: listening on {} but answering only to the Host names localhost, 127.0.0.1 and ::1;\n           \
              clients that reach this server by another name or address get 403 until you add it with --allowed-host NAME",
             args.host
@@ -521,8 +598,11 @@ async fn serve_built(args: &ServeArgs, builder: ServerBuilder) -> Result<(), Str
         format!("cannot listen on {addr}: {e}{hint}")
     })?;
     let bound = listener.local_addr().unwrap_or(addr);
-    eprintln!("  MCP endpoint: http://{bound}/mcp");
-    eprintln!("  Ctrl-C to stop.");
+    if args.metrics {
+        say!(format, "  metrics: http://{bound}/metrics");
+    }
+    say!(format, "  MCP endpoint: http://{bound}/mcp");
+    say!(format, "  Ctrl-C to stop.");
     server
         .serve_http_on(listener, mcp_fusion::server::shutdown_signal())
         .await

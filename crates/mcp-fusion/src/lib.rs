@@ -21,7 +21,7 @@
 //!
 //! ## Cargo features
 //!
-//! All four are on by default. Without them (`default-features = false`) the
+//! All five are on by default. Without them (`default-features = false`) the
 //! crate serves over stdio and in process ([`FusionServer::call`]), with
 //! every guard but the Redis store and JWTs.
 //!
@@ -31,6 +31,25 @@
 //! | `client` | the `client` module: `FusionClient`, over a child process or Streamable HTTP | `reqwest`, `url`; rmcp's `client`, `transport-child-process`, `transport-streamable-http-client-reqwest`, `reqwest` |
 //! | `redis` | `RedisStore` (rate limits shared in Redis, `ServerBuilder::rate_limit_store`); with `http`, `RedisSessionStore` (`HttpOptions::session_store`) | `redis`, `url` |
 //! | `jwt` | `guard::JwtVerifier` | `jsonwebtoken` |
+//! | `metrics` (implies `http`) | `GET /metrics`, a Prometheus text exposition, when `HttpOptions::metrics` is on | `metrics-exporter-prometheus` (without its own HTTP listener) |
+//!
+//! ## Metrics
+//!
+//! In every build the crate records through the [`metrics`](https://docs.rs/metrics)
+//! facade, which costs next to nothing until a recorder is installed: a
+//! program may install its own, or turn on `HttpOptions::metrics` (feature
+//! `metrics`) to have the first such server of the process install the
+//! Prometheus exporter as the global recorder (once per process; later
+//! servers share it) and serve it at `/metrics`. The series, durations in
+//! seconds: `mcp_fusion_tool_calls_total{tool, action, outcome, code}`
+//! (outcome `ok`, `error` or `warning`; code the error code, the first
+//! warning's code, or `""`; a call naming no action of a known tool counts
+//! with `action=""`), `mcp_fusion_tool_call_duration_seconds{tool, action}`,
+//! `mcp_fusion_guard_active` and `mcp_fusion_guard_queued{tool, action}`,
+//! `mcp_fusion_sheds_total`, `mcp_fusion_rate_limited_total` and
+//! `mcp_fusion_timeouts_total{tool, action}`, and over HTTP
+//! `mcp_fusion_sessions_open`, `mcp_fusion_sessions_live` and
+//! `mcp_fusion_sessions_parked`.
 //!
 //! [`server::HttpOptions`] is there in every build: its
 //! [`shutdown_grace`](server::HttpOptions::shutdown_grace) also applies to
@@ -46,6 +65,7 @@ pub mod envelope;
 pub mod error;
 pub mod guard;
 mod json;
+mod metrics_names;
 pub mod pipeline;
 #[cfg(any(feature = "client", feature = "redis"))]
 mod redact;

@@ -451,7 +451,7 @@ async fn every_call_has_a_span_with_its_outcome() {
     for (line, (outcome, code)) in finished.iter().zip([
         ("ok", ""),
         ("error", "CONFLICT"),
-        ("invalid", "VALIDATION_ERROR"),
+        ("error", "VALIDATION_ERROR"),
     ]) {
         assert!(
             line.contains(&format!(

@@ -80,6 +80,15 @@ impl ErrorCode {
     /// The code as written on the wire, e.g. `"NOT_FOUND"`; a custom code verbatim.
     pub fn as_str(&self) -> &str {
         match self {
+            ErrorCode::Custom(code) => code,
+            canonical => canonical.static_str().unwrap_or_default(),
+        }
+    }
+
+    /// A canonical code's text, which lives as long as the program (metric
+    /// labels take it without copying); `None` for a custom code.
+    pub(crate) fn static_str(&self) -> Option<&'static str> {
+        Some(match self {
             ErrorCode::MissingDiscriminator => "MISSING_DISCRIMINATOR",
             ErrorCode::UnknownAction => "UNKNOWN_ACTION",
             ErrorCode::ValidationError => "VALIDATION_ERROR",
@@ -97,8 +106,8 @@ impl ErrorCode {
             ErrorCode::HandoffUpstreamUnavailable => "HANDOFF_UPSTREAM_UNAVAILABLE",
             ErrorCode::HandoffNamespaceMismatch => "HANDOFF_NAMESPACE_MISMATCH",
             ErrorCode::HandoffConnecting => "HANDOFF_CONNECTING",
-            ErrorCode::Custom(code) => code,
-        }
+            ErrorCode::Custom(_) => return None,
+        })
     }
 
     /// Whether this is one of the 17 canonical codes (not [`ErrorCode::Custom`]).

@@ -12,6 +12,7 @@ use tower::ServiceExt;
 
 use super::layer::Guard;
 use crate::error::ToolError;
+use crate::metrics_names::{self as names, ActionLabels};
 use crate::pipeline::{ActionService, Call, Outcome};
 
 /// How many calls of one action may run and wait at once.
@@ -55,10 +56,12 @@ pub(crate) struct ConcurrencyGuard {
     shed: AtomicU64,
     /// Exponentially weighted mean of handler durations, in microseconds.
     mean_micros: AtomicU64,
+    /// The action's metric labels.
+    labels: ActionLabels,
 }
 
 impl ConcurrencyGuard {
-    pub fn new(limits: Concurrency) -> Self {
+    pub fn new(limits: Concurrency, labels: ActionLabels) -> Self {
         ConcurrencyGuard {
             limits,
             admission: Arc::new(Semaphore::new(limits.max_active + limits.max_queue)),
@@ -67,6 +70,7 @@ impl ConcurrencyGuard {
             queued: AtomicUsize::new(0),
             shed: AtomicU64::new(0),
             mean_micros: AtomicU64::new(0),
+            labels,
         }
     }
 
@@ -101,6 +105,12 @@ impl ConcurrencyGuard {
 
     fn busy(&self, name: &str) -> ToolError {
         self.shed.fetch_add(1, Ordering::Relaxed);
+        metrics::counter!(
+            names::SHEDS_TOTAL,
+            names::TOOL => self.labels.tool.clone(),
+            names::ACTION => self.labels.action.clone(),
+        )
+        .increment(1);
         let Concurrency {
             max_active,
             max_queue,
@@ -128,12 +138,57 @@ impl ConcurrencyGuard {
     }
 }
 
-/// Counts a call as waiting until dropped.
-struct Waiting<'a>(&'a AtomicUsize);
+/// Which count of a guard a call is in.
+#[derive(Clone, Copy)]
+enum Count {
+    Queued,
+    Active,
+}
 
-impl Drop for Waiting<'_> {
+/// Counts a call as queued or active (in the guard's stats and in the
+/// matching gauge) until dropped.
+struct Counted {
+    guard: Arc<ConcurrencyGuard>,
+    count: Count,
+    gauge: metrics::Gauge,
+}
+
+impl Counted {
+    fn new(guard: &Arc<ConcurrencyGuard>, count: Count) -> Self {
+        let name = match count {
+            Count::Queued => names::GUARD_QUEUED,
+            Count::Active => names::GUARD_ACTIVE,
+        };
+        let gauge = metrics::gauge!(
+            name,
+            names::TOOL => guard.labels.tool.clone(),
+            names::ACTION => guard.labels.action.clone(),
+        );
+        guard.counter(count).fetch_add(1, Ordering::SeqCst);
+        gauge.increment(1.0);
+        Counted {
+            guard: Arc::clone(guard),
+            count,
+            gauge,
+        }
+    }
+}
+
+impl Drop for Counted {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+        self.guard
+            .counter(self.count)
+            .fetch_sub(1, Ordering::SeqCst);
+        self.gauge.decrement(1.0);
+    }
+}
+
+impl ConcurrencyGuard {
+    fn counter(&self, count: Count) -> &AtomicUsize {
+        match count {
+            Count::Queued => &self.queued,
+            Count::Active => &self.active,
+        }
     }
 }
 
@@ -149,20 +204,21 @@ impl Guard for ConcurrencyGuard {
             let busy = self.busy(call.ctx.name());
             return Box::pin(std::future::ready(Err(busy)));
         };
-        self.queued.fetch_add(1, Ordering::SeqCst);
+        // Counted now, and uncounted when the future below is dropped, even
+        // before it was first polled.
+        let waiting = Counted::new(&self, Count::Queued);
         Box::pin(async move {
             let slot = {
-                let _waiting = Waiting(&self.queued);
+                let _waiting = waiting;
                 // Dropping this future while it waits leaves the queue.
                 Arc::clone(&self.slots).acquire_owned().await
             };
             let Ok(slot) = slot else {
                 return Err(ToolError::server_busy("The server is shutting down."));
             };
-            self.active.fetch_add(1, Ordering::SeqCst);
             // Dropped first, also when the call is cancelled: the counts never
             // show more running calls than there are slots.
-            let running = Waiting(&self.active);
+            let running = Counted::new(&self, Count::Active);
             let started = Instant::now();
             let result = next.oneshot(call).await;
             self.record(started.elapsed());

@@ -31,6 +31,7 @@ pub use redis_store::{FailMode, RedisStore, RedisUrlError};
 pub(crate) use auth::AuthRule;
 pub(crate) use concurrency::ConcurrencyGuard;
 
+use crate::metrics_names::ActionLabels;
 use crate::pipeline::ActionService;
 
 /// The most calls one concurrency guard may run and queue together.
@@ -127,25 +128,32 @@ pub(crate) struct GuardSettings {
 }
 
 /// Wraps `service` (validation and everything after it) in the guards of
-/// `guards`; `retry_safe` says the action is read-only or idempotent. Returns the stack and its concurrency guard, if any (for stats).
+/// `guards`; `retry_safe` says the action is read-only or idempotent, `labels`
+/// name the action in the guards' metrics. Returns the stack and its
+/// concurrency guard, if any (for stats).
 pub(crate) fn apply(
     guards: &Guards,
     settings: &GuardSettings,
     retry_safe: bool,
+    labels: &ActionLabels,
     mut service: ActionService,
 ) -> (ActionService, Option<Arc<ConcurrencyGuard>>) {
     if let Some(limit) = guards.timeout {
-        let guard = timeout::TimeoutGuard { limit, retry_safe };
+        let guard = timeout::TimeoutGuard {
+            limit,
+            retry_safe,
+            labels: labels.clone(),
+        };
         service = layer::wrap(Arc::new(guard), service);
     }
     let concurrency = guards
         .concurrency
-        .map(|limits| Arc::new(ConcurrencyGuard::new(limits)));
+        .map(|limits| Arc::new(ConcurrencyGuard::new(limits, labels.clone())));
     if let Some(guard) = &concurrency {
         service = layer::wrap(Arc::clone(guard), service);
     }
     if let Some(limit) = guards.rate_limit {
-        let guard = rate_limit::RateLimitGuard::new(limit, settings);
+        let guard = rate_limit::RateLimitGuard::new(limit, settings, labels.clone());
         service = layer::wrap(Arc::new(guard), service);
     }
     if let Some(verifier) = &settings.verifier {

@@ -21,6 +21,7 @@ use super::layer::Guard;
 #[cfg(feature = "redis")]
 use super::redis_store::{RedisDecision, RedisStore};
 use crate::error::{ToolError, seconds_text};
+use crate::metrics_names::{self as names, ActionLabels};
 use crate::pipeline::{ActionService, Call, CallContext, Outcome, Peer};
 
 /// Whose calls one limit counts.
@@ -196,6 +197,7 @@ pub(crate) struct RateLimitGuard {
     backend: Backend,
     key_fn: Option<KeyFn>,
     checks: AtomicU64,
+    labels: ActionLabels,
 }
 
 /// What a check decided.
@@ -209,7 +211,7 @@ enum Decision {
 impl RateLimitGuard {
     /// A guard of `limit`, in the server's shared store if it has one, else
     /// in this process's memory.
-    pub fn new(limit: RateLimit, settings: &GuardSettings) -> Self {
+    pub fn new(limit: RateLimit, settings: &GuardSettings, labels: ActionLabels) -> Self {
         #[cfg(feature = "redis")]
         let backend = match &settings.redis {
             Some(store) => Backend::Redis(store.clone()),
@@ -222,6 +224,7 @@ impl RateLimitGuard {
             backend,
             key_fn: settings.key_fn.clone(),
             checks: AtomicU64::new(0),
+            labels,
         }
     }
 
@@ -312,12 +315,19 @@ impl Guard for RateLimitGuard {
     ) -> BoxFuture<'static, Result<Outcome, ToolError>> {
         Box::pin(async move {
             let key = self.key(&call.ctx);
-            match self.check(key).await {
-                Decision::Allow => next.oneshot(call).await,
-                Decision::Deny(wait) => Err(self.limited(call.ctx.name(), wait)),
+            let refusal = match self.check(key).await {
+                Decision::Allow => return next.oneshot(call).await,
+                Decision::Deny(wait) => self.limited(call.ctx.name(), wait),
                 #[cfg(feature = "redis")]
-                Decision::StoreDown => Err(self.store_down(call.ctx.name())),
-            }
+                Decision::StoreDown => self.store_down(call.ctx.name()),
+            };
+            metrics::counter!(
+                names::RATE_LIMITED_TOTAL,
+                names::TOOL => self.labels.tool.clone(),
+                names::ACTION => self.labels.action.clone(),
+            )
+            .increment(1);
+            Err(refusal)
         })
     }
 }

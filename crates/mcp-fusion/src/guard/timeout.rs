@@ -9,6 +9,7 @@ use tower::ServiceExt;
 
 use super::layer::Guard;
 use crate::error::ToolError;
+use crate::metrics_names::{self as names, ActionLabels};
 use crate::pipeline::{ActionService, Call, Outcome};
 
 /// A duration as people write it, e.g. `1.5s` → "1.5 s", `250ms` → "250 ms".
@@ -40,11 +41,13 @@ pub(crate) fn timed_out(name: &str, limit: Duration, retry_safe: bool) -> ToolEr
 }
 
 /// Cancels the rest of the call after `limit`.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct TimeoutGuard {
     pub limit: Duration,
     /// The action is read-only or idempotent.
     pub retry_safe: bool,
+    /// The action's metric labels.
+    pub labels: ActionLabels,
 }
 
 impl Guard for TimeoutGuard {
@@ -59,6 +62,12 @@ impl Guard for TimeoutGuard {
                 Ok(result) => result,
                 Err(_) => {
                     tracing::debug!(action = %name, "time limit passed");
+                    metrics::counter!(
+                        names::TIMEOUTS_TOTAL,
+                        names::TOOL => self.labels.tool.clone(),
+                        names::ACTION => self.labels.action.clone(),
+                    )
+                    .increment(1);
                     Err(timed_out(&name, self.limit, self.retry_safe))
                 }
             }

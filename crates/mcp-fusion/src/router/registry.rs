@@ -13,6 +13,7 @@ use super::{Action, Group, Hints};
 use std::sync::Arc;
 
 use crate::guard::{self, ConcurrencyGuard, GuardSettings, Guards};
+use crate::metrics_names::ActionLabels;
 use crate::pipeline::{ActionService, BoxLayer, Call, CallService, States, Validate, catch_panic};
 use crate::schema::SchemaProfile;
 use crate::validation::SchemaValidator;
@@ -33,6 +34,8 @@ pub(crate) struct RegisteredAction {
     pub deprecated_fields: Vec<(String, String)>,
     /// The action's concurrency guard, if it has one.
     pub concurrency: Option<Arc<ConcurrencyGuard>>,
+    /// Its `tool` and `action` metric labels.
+    pub labels: ActionLabels,
 }
 
 /// One MCP tool: a plain tool (one action, no discriminator) or a group.
@@ -107,6 +110,7 @@ pub(crate) struct BuildContext<'a> {
 
 fn register_action(
     action: &Action,
+    tool: &str,
     key: Option<&str>,
     dotted: String,
     outer: &[&[BoxLayer]],
@@ -174,10 +178,12 @@ fn register_action(
         output,
         inner: build_service(action, outer),
     });
+    let labels = ActionLabels::new(tool, key);
     let (service, concurrency) = guard::apply(
         &guards,
         build.guards,
         action.hints.read_only || action.hints.idempotent,
+        &labels,
         validated,
     );
     let listing = ActionListing {
@@ -198,6 +204,7 @@ fn register_action(
         deprecated: action.deprecated.clone(),
         deprecated_fields: action.deprecated_fields.clone(),
         concurrency,
+        labels,
     };
     Ok((registered, listing))
 }
@@ -233,6 +240,7 @@ impl Registry {
         }
         let (registered, action_listing) = register_action(
             &action,
+            &action.name,
             None,
             action.name.clone(),
             &[build.server_layers],
@@ -300,6 +308,7 @@ impl Registry {
             let dotted = format!("{}.{}", group.name, action.name);
             let (registered, action_listing) = register_action(
                 action,
+                &group.name,
                 Some(&action.name),
                 dotted,
                 &[build.server_layers, &group.layers],

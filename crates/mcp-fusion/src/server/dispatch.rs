@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use ::http::request::Parts;
+use metrics::SharedString;
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -13,6 +14,7 @@ use tracing::Instrument;
 use crate::contract::SelfHealing;
 use crate::envelope::{to_call_tool_result, validation_result};
 use crate::error::{ErrorCode, ToolError};
+use crate::metrics_names::{self as names, ActionLabels};
 use crate::pipeline::{
     Call, CallContext, ContextInner, Outcome, Peer, SharedChannel, States, catch_panic,
 };
@@ -54,6 +56,17 @@ pub(crate) async fn run(
         }
         Err(RouteError::Envelope(err)) => {
             tracing::debug!(tool = %request.name, code = %err.code, "call not routed");
+            // A known tool, no known action: counted with `action=""`.
+            if let Some(tool) = registry.tool(&request.name)
+                && let Some(first) = tool.actions.first()
+            {
+                record_call(
+                    &first.labels.tool_only(),
+                    names::ERROR,
+                    code_label(&err.code),
+                    None,
+                );
+            }
             return Ok(to_call_tool_result(&err));
         }
     };
@@ -104,21 +117,41 @@ pub(crate) async fn run(
         ),
         outcome = work => outcome,
     };
+    let took = started.elapsed();
+    // The warnings of a success, attached before the outcome is told.
+    let outcome = match outcome {
+        Ok(Outcome::Output(mut output)) => {
+            if let Some(replacement) = &action.deprecated {
+                output = output.with_warning(deprecation_warning(&action.dotted, replacement));
+            }
+            for warning in field_warnings {
+                output = output.with_warning(warning);
+            }
+            Ok(Outcome::Output(output))
+        }
+        other => other,
+    };
+    // The one place a routed call's final outcome is told: the span's
+    // fields and the metrics, with the same words.
+    let (result, code) = match &outcome {
+        Ok(Outcome::Output(output)) => match output.warnings().first() {
+            Some(warning) => (names::WARNING, code_label(&warning.code)),
+            None => (names::OK, SharedString::const_str("")),
+        },
+        Ok(Outcome::Invalid(_)) => (names::ERROR, code_label(&ErrorCode::ValidationError)),
+        Err(err) => (names::ERROR, code_label(&err.code)),
+    };
     if !span.is_disabled() {
-        let (result, code) = match &outcome {
-            Ok(Outcome::Output(_)) => ("ok", String::new()),
-            Ok(Outcome::Invalid(_)) => ("invalid", String::from("VALIDATION_ERROR")),
-            Err(err) => ("error", err.code.to_string()),
-        };
         match ctx.principal() {
             Some(principal) => span.record("caller", tracing::field::display(&principal.subject)),
             None => span.record("caller", tracing::field::display(ctx.peer())),
         };
         span.record("outcome", tracing::field::display(result));
-        span.record("code", tracing::field::display(&code));
-        span.record("duration_ms", started.elapsed().as_secs_f64() * 1000.0);
+        span.record("code", tracing::field::display(&*code));
+        span.record("duration_ms", took.as_secs_f64() * 1000.0);
         tracing::debug!(parent: &span, "tool call finished");
     }
+    record_call(&action.labels, result, code, Some(took));
     match outcome {
         Ok(Outcome::Invalid(mut failure)) => {
             // Self-healing hand-off: the changes of exactly this action.
@@ -130,16 +163,42 @@ pub(crate) async fn run(
             }
             Ok(validation_result(&failure))
         }
-        Ok(Outcome::Output(mut output)) => {
-            if let Some(replacement) = &action.deprecated {
-                output = output.with_warning(deprecation_warning(&action.dotted, replacement));
-            }
-            for warning in field_warnings {
-                output = output.with_warning(warning);
-            }
-            Ok(output.into_call_tool_result(action.structured))
-        }
+        Ok(Outcome::Output(output)) => Ok(output.into_call_tool_result(action.structured)),
         Err(err) => Ok(to_call_tool_result(&err)),
+    }
+}
+
+/// The `code` label of `code`: a canonical code without copying its text.
+fn code_label(code: &ErrorCode) -> SharedString {
+    match code.static_str() {
+        Some(text) => SharedString::const_str(text),
+        None => SharedString::from_owned(code.as_str().to_owned()),
+    }
+}
+
+/// Counts one finished call in `mcp_fusion_tool_calls_total`, and its
+/// duration (when an action ran) in `mcp_fusion_tool_call_duration_seconds`.
+fn record_call(
+    labels: &ActionLabels,
+    outcome: &'static str,
+    code: SharedString,
+    took: Option<std::time::Duration>,
+) {
+    metrics::counter!(
+        names::TOOL_CALLS_TOTAL,
+        names::TOOL => labels.tool.clone(),
+        names::ACTION => labels.action.clone(),
+        names::OUTCOME => outcome,
+        names::CODE => code,
+    )
+    .increment(1);
+    if let Some(took) = took {
+        metrics::histogram!(
+            names::TOOL_CALL_DURATION_SECONDS,
+            names::TOOL => labels.tool.clone(),
+            names::ACTION => labels.action.clone(),
+        )
+        .record(took.as_secs_f64());
     }
 }
 

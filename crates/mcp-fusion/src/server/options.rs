@@ -79,6 +79,18 @@ pub struct HttpOptions {
     /// `redis` features.
     #[cfg(all(feature = "http", feature = "redis"))]
     pub session_store: Option<RedisSessionStore>,
+    /// Serve a Prometheus text exposition at `GET /metrics`, beside `/mcp`:
+    /// calls by tool, action, outcome and code, call durations in seconds,
+    /// concurrency guards, sheds, rate limits, timeouts and sessions (the
+    /// series are listed in the README). It passes the `Host` check
+    /// ([`allowed_hosts`](Self::allowed_hosts)) but not the `Origin` check
+    /// nor anything else of the MCP endpoint. The first server of a process
+    /// that turns it on installs the Prometheus exporter as the process's
+    /// global `metrics` recorder; every server of the process then shares
+    /// it. Off, `/metrics` is 404. Default: `false`. Needs the `metrics`
+    /// feature.
+    #[cfg(feature = "metrics")]
+    pub metrics: bool,
 }
 
 #[cfg(feature = "http")]
@@ -104,6 +116,8 @@ impl Default for HttpOptions {
             trust_forwarded_for: false,
             #[cfg(all(feature = "http", feature = "redis"))]
             session_store: None,
+            #[cfg(feature = "metrics")]
+            metrics: false,
         }
     }
 }
@@ -168,6 +182,13 @@ impl HttpOptions {
     #[cfg(all(feature = "http", feature = "redis"))]
     pub fn session_store(mut self, store: RedisSessionStore) -> Self {
         self.session_store = Some(store);
+        self
+    }
+
+    /// Sets [`metrics`](Self::metrics): `GET /metrics` on or off.
+    #[cfg(feature = "metrics")]
+    pub fn metrics(mut self, on: bool) -> Self {
+        self.metrics = on;
         self
     }
 }

@@ -3,6 +3,8 @@
 //! sessions, and answers malformed JSON-RPC as JSON-RPC 2.0 §5 says.
 
 mod edge;
+#[cfg(feature = "metrics")]
+mod metrics_endpoint;
 #[cfg(not(feature = "redis"))]
 mod no_session_store;
 mod origin;
@@ -117,12 +119,18 @@ impl FusionServer {
     /// The Streamable HTTP endpoint as an axum router with the MCP service at
     /// `/mcp` (rmcp's `StreamableHttpService`: the 2025-11-25 session
     /// handshake and the stateless 2026-07-28 protocol), behind the checks of
-    /// [`HttpOptions`](super::HttpOptions). Cancelling `shutdown` closes its sessions. Must be
+    /// [`HttpOptions`](super::HttpOptions), and with
+    /// [`HttpOptions::metrics`](super::HttpOptions::metrics) the Prometheus
+    /// exposition at `/metrics`. Cancelling `shutdown` closes its sessions. Must be
     /// called inside a tokio runtime. Serve it with
     /// `into_make_service_with_connect_info::<SocketAddr>()` so that callers
     /// are told apart by address (see [`crate::pipeline::Peer`]).
     pub fn http_router(&self, shutdown: CancellationToken) -> axum::Router {
         let options = &self.inner.http;
+        #[cfg(feature = "metrics")]
+        if options.metrics {
+            metrics_endpoint::install();
+        }
         #[cfg(feature = "redis")]
         let store = options.session_store.clone();
         #[cfg(not(feature = "redis"))]
@@ -158,15 +166,23 @@ impl FusionServer {
             read_timeout: options.read_timeout,
             in_flight: self.inner.in_flight.clone(),
         });
-        axum::Router::new()
+        let router = axum::Router::new()
             .nest_service("/mcp", service)
-            .layer(axum::middleware::from_fn_with_state(edge, edge::edge))
-            .fallback(|| async {
-                (
-                    axum::http::StatusCode::NOT_FOUND,
-                    "Not Found: the MCP endpoint of this server is /mcp",
-                )
-            })
+            .layer(axum::middleware::from_fn_with_state(edge, edge::edge));
+        // Merged after the MCP endpoint's door: `/metrics` has its own, the
+        // `Host` check alone.
+        #[cfg(feature = "metrics")]
+        let router = if options.metrics {
+            router.merge(metrics_endpoint::router(self.inner.door.clone()))
+        } else {
+            router
+        };
+        router.fallback(|| async {
+            (
+                axum::http::StatusCode::NOT_FOUND,
+                "Not Found: the MCP endpoint of this server is /mcp",
+            )
+        })
     }
 
     /// Serves Streamable HTTP at `http://{addr}/mcp` until Ctrl-C or SIGTERM;

@@ -240,6 +240,18 @@ impl DoorPolicy {
 
     /// Checks a request's `Host` (and absolute target) and `Origin`.
     pub fn check(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), Refusal> {
+        let host_port = self.allowed_host(uri, headers)?;
+        self.check_origin(headers, &host_port)
+    }
+
+    /// Checks a request's `Host` (and absolute target) only.
+    #[cfg(feature = "metrics")]
+    pub fn check_host(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), Refusal> {
+        self.allowed_host(uri, headers).map(|_| ())
+    }
+
+    /// The host a request is for, when it is allowed.
+    fn allowed_host(&self, uri: &Uri, headers: &HeaderMap) -> Result<HostPort, Refusal> {
         let mut hosts = headers.get_all(header::HOST).iter();
         let host_header = hosts.next();
         if hosts.next().is_some() {
@@ -263,6 +275,11 @@ impl DoorPolicy {
         {
             return Err(Refusal::HostNotAllowed(target.to_string()));
         }
+        Ok(host_port)
+    }
+
+    /// Checks a request's `Origin` against the host it is for.
+    fn check_origin(&self, headers: &HeaderMap, host_port: &HostPort) -> Result<(), Refusal> {
         let mut origins = headers.get_all(header::ORIGIN).iter();
         let Some(origin) = origins.next() else {
             return Ok(());
@@ -274,7 +291,7 @@ impl DoorPolicy {
         let Some(parsed) = parse_origin(&text) else {
             return Err(Refusal::OriginNotAllowed(text));
         };
-        if self.origin_allowed(&parsed, &host_port) {
+        if self.origin_allowed(&parsed, host_port) {
             Ok(())
         } else {
             Err(Refusal::OriginNotAllowed(text.trim().to_owned()))

@@ -43,6 +43,8 @@ use rmcp::transport::streamable_http_server::session::{
 };
 use tokio_util::sync::CancellationToken;
 
+use crate::metrics_names as names;
+
 #[cfg(not(feature = "redis"))]
 use super::no_session_store::NoSessionStore as Store;
 #[cfg(feature = "redis")]
@@ -139,9 +141,37 @@ struct Table {
     pending: usize,
     /// Entries with a running worker (live or starting).
     running: usize,
+    /// What the session gauges were last told by this table (open, live,
+    /// parked): each table adds its own share, so that several servers in
+    /// one process add up.
+    published: [usize; 3],
 }
 
 impl Table {
+    /// Brings the session gauges up to date with this table.
+    fn publish(&mut self) {
+        let open = self.entries.len();
+        let now = [open, self.running, open.saturating_sub(self.running)];
+        self.move_gauges(now);
+    }
+
+    /// Takes this table's share out of the session gauges.
+    fn unpublish(&mut self) {
+        self.move_gauges([0; 3]);
+    }
+
+    fn move_gauges(&mut self, now: [usize; 3]) {
+        if now == self.published {
+            return;
+        }
+        for ((name, now), before) in SESSION_GAUGES.into_iter().zip(now).zip(self.published) {
+            if now != before {
+                metrics::gauge!(name).increment(now as f64 - before as f64);
+            }
+        }
+        self.published = now;
+    }
+
     /// The least recently used idle session, those that never served a
     /// request first.
     fn eviction_victim(&self) -> Option<SessionId> {
@@ -227,12 +257,54 @@ impl Stream for Tracked {
     }
 }
 
-fn lock(table: &Mutex<Table>) -> MutexGuard<'_, Table> {
+/// The session gauges, in the order of `Table::published`.
+const SESSION_GAUGES: [&str; 3] = [
+    names::SESSIONS_OPEN,
+    names::SESSIONS_LIVE,
+    names::SESSIONS_PARKED,
+];
+
+/// The table, locked; the session gauges follow its changes when the lock
+/// is released.
+struct Locked<'a>(MutexGuard<'a, Table>);
+
+impl std::ops::Deref for Locked<'_> {
+    type Target = Table;
+
+    fn deref(&self) -> &Table {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut Table {
+        &mut self.0
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        self.0.publish();
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.table
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .unpublish();
+    }
+}
+
+fn lock(table: &Mutex<Table>) -> Locked<'_> {
     // A panic while holding the lock leaves the table consistent enough:
     // every change to it is one statement.
-    table
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    Locked(
+        table
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    )
 }
 
 /// A handshake kept as JSON text, read back.
@@ -252,6 +324,10 @@ impl Sessions {
         // Idle sessions are closed by the sweeper, which sees requests in
         // progress and open streams; rmcp's timer does not.
         config.keep_alive = None;
+        // Shown (at 0) from the start, not from the first change.
+        for name in SESSION_GAUGES {
+            metrics::gauge!(name).increment(0.0);
+        }
         Sessions {
             inner: Arc::new(Inner {
                 limits,
