@@ -5,20 +5,31 @@
 /// or within an edit distance (optimal string alignment, on lower-cased text)
 /// of a third of the candidate's length, at least 1 and at most 3. An exact
 /// match is the nearest of all. Ties go to the earlier candidate.
+///
+/// The distance is only computed for candidates whose length is within 3
+/// characters of the input's (no other can be near), so a huge input costs
+/// no more than a short one: no edit-distance table is ever larger than the
+/// longest candidate squared.
 pub(crate) fn closest<'c>(
     input: &str,
     candidates: impl IntoIterator<Item = &'c str>,
 ) -> Option<&'c str> {
-    let typed = input.to_lowercase();
+    const MAX_DISTANCE: usize = 3;
+    let input_len = input.chars().count();
+    let mut typed: Option<String> = None;
     let mut best: Option<(usize, &str)> = None;
     for candidate in candidates {
+        if candidate.chars().count().abs_diff(input_len) > MAX_DISTANCE {
+            continue;
+        }
+        let typed = typed.get_or_insert_with(|| input.to_lowercase());
         let lower = candidate.to_lowercase();
         let distance = if candidate == input {
             0
         } else {
-            strsim::osa_distance(&typed, &lower)
+            strsim::osa_distance(typed, &lower)
         };
-        let limit = (lower.chars().count() / 3).clamp(1, 3);
+        let limit = (lower.chars().count() / 3).clamp(1, MAX_DISTANCE);
         if distance <= limit && best.is_none_or(|(d, _)| distance < d) {
             best = Some((distance, candidate));
         }

@@ -21,6 +21,7 @@ use serde_json::Value;
 
 use super::CallContext;
 use crate::error::{ErrorCode, ToolError};
+use crate::validation::SchemaValidator;
 
 /// The severity of a log message (MCP `LoggingLevel`, RFC 5424's levels),
 /// lowest first: a client's `logging/setLevel` drops every message below
@@ -137,9 +138,9 @@ fn client_error(failure: ClientFailure, method: &str, capability: &str) -> ToolE
         .detail("capability", capability),
         ClientFailure::Failed(reason) => ToolError::new(
             ErrorCode::Custom(String::from("CLIENT_REQUEST_FAILED")),
-            format!("The client did not answer the {method} request: {reason}"),
+            format!("The {method} request this tool sent to the client failed: {reason}."),
         )
-        .suggest("Call the tool again; if it fails the same way, tell the user the client could not complete the request.")
+        .suggest("Tell the user what the client answered; call the tool again only if the user asks to.")
         .detail("method", method),
     }
 }
@@ -183,13 +184,15 @@ impl CallContext {
     }
 
     /// Asks the client's model for a completion (`sampling/createMessage`,
-    /// MCP 2025-11-25 "Sampling") and waits for it.
+    /// MCP 2025-11-25 "Sampling") and waits for it, at most 5 minutes.
     ///
     /// # Errors
     /// A [`ToolError`] ready to return from the handler: code
     /// `CLIENT_CAPABILITY_MISSING` when the client did not declare
-    /// `sampling` (or the call was made in-process), `CLIENT_REQUEST_FAILED`
-    /// when the client answered with an error or the connection closed.
+    /// `sampling` (or the call was made in-process, or over the stateless
+    /// 2026-07-28 protocol), `CLIENT_REQUEST_FAILED` when the client answered
+    /// with an error, did not answer within 5 minutes, or the connection
+    /// closed.
     pub async fn create_message(
         &self,
         params: CreateMessageRequestParams,
@@ -209,14 +212,18 @@ impl CallContext {
 
     /// Asks the user, through the client, for the values `requested_schema`
     /// describes (`elicitation/create` in form mode, MCP 2025-11-25
-    /// "Elicitation") and waits for the answer. The user's `accept`,
-    /// `decline` or `cancel` is the result's `action`, not an error.
+    /// "Elicitation") and waits for the answer, at most 5 minutes. The
+    /// user's `accept`, `decline` or `cancel` is the result's `action`, not an
+    /// error; accepted content is checked against `requested_schema` (MCP:
+    /// servers should validate it).
     ///
     /// # Errors
     /// A [`ToolError`] ready to return from the handler: code
     /// `CLIENT_CAPABILITY_MISSING` when the client did not declare
-    /// `elicitation` (or the call was made in-process), `CLIENT_REQUEST_FAILED`
-    /// when the client answered with an error or the connection closed.
+    /// `elicitation` (or the call was made in-process, or over the stateless
+    /// 2026-07-28 protocol), `CLIENT_REQUEST_FAILED` when the client answered
+    /// with an error, did not answer within 5 minutes, the connection closed,
+    /// or the accepted content does not match `requested_schema`.
     pub async fn elicit(
         &self,
         message: impl Into<String>,
@@ -229,15 +236,34 @@ impl CallContext {
                 "elicitation",
             ));
         };
+        let schema = serde_json::to_value(&requested_schema).map_err(ToolError::internal)?;
         let params = ElicitRequestParams::FormElicitationParams {
             meta: None,
             message: message.into(),
             requested_schema,
         };
-        channel
+        let result = channel
             .elicit(params)
             .await
-            .map_err(|failure| client_error(failure, "elicitation/create", "elicitation"))
+            .map_err(|failure| client_error(failure, "elicitation/create", "elicitation"))?;
+        if let Some(content) = &result.content {
+            let validator = SchemaValidator::new(&schema).map_err(ToolError::internal)?;
+            if let Err(fields) = validator.validate(&mut content.clone()) {
+                let problems: Vec<String> = fields
+                    .iter()
+                    .map(|f| format!("{}: {}", f.path, f.message))
+                    .collect();
+                return Err(client_error(
+                    ClientFailure::Failed(format!(
+                        "its answer does not match the requested schema ({})",
+                        problems.join(" ")
+                    )),
+                    "elicitation/create",
+                    "elicitation",
+                ));
+            }
+        }
+        Ok(result)
     }
 }
 

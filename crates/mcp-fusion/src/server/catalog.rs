@@ -141,16 +141,22 @@ impl Catalog {
     }
 
     /// What `uri` names: a fixed resource first, else the first template
-    /// (in the order added) that matches it.
-    pub fn resolve(&self, uri: &str) -> Option<Resolved> {
+    /// (in the order added) that matches it; `Some(Err(reason))` when a
+    /// template matches but a variable does not decode.
+    pub fn resolve(&self, uri: &str) -> Option<Result<Resolved, String>> {
         if let Some(resource) = self.resources.iter().find(|r| r.uri == uri) {
-            return Some(Resolved::Fixed(Arc::clone(resource)));
+            return Some(Ok(Resolved::Fixed(Arc::clone(resource))));
         }
         self.templates.iter().find_map(|template| {
             template
                 .variables(uri)
-                .map(|vars| Resolved::Template(Arc::clone(template), vars))
+                .map(|vars| vars.map(|vars| Resolved::Template(Arc::clone(template), vars)))
         })
+    }
+
+    /// The first template that matches the concrete `uri`.
+    pub fn template_matching(&self, uri: &str) -> Option<&Arc<ResourceTemplate>> {
+        self.templates.iter().find(|t| t.variables(uri).is_some())
     }
 
     /// Whether any prompt or template completes an argument.

@@ -98,6 +98,9 @@ impl ServerHandler for FusionServer {
     /// `notifications/initialized`: nothing else to do.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         self.session.bind(&context.peer);
+        let advertised = self.capabilities();
+        self.session
+            .advertised(advertised.prompts.is_some(), advertised.resources.is_some());
     }
 
     async fn list_prompts(
@@ -176,7 +179,7 @@ impl ServerHandler for FusionServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, rmcp::ErrorData> {
         self.session.bind(&context.peer);
-        self.complete_now(request).await
+        self.complete_now(request, &context).await
     }
 
     /// The 2026-07-28 discovery: as `initialize` advertises, without

@@ -70,6 +70,24 @@ pub(crate) fn log_level_of(level: rmcp::model::LoggingLevel) -> LogLevel {
     }
 }
 
+/// How long a request to the client (sampling, elicitation) may go
+/// unanswered: 5 minutes, time for a person to answer a form. Past it the
+/// request is dropped and the handler gets `CLIENT_REQUEST_FAILED`.
+pub(crate) const CLIENT_REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// `request`, or a failure once [`CLIENT_REQUEST_TIMEOUT`] has passed.
+async fn within_timeout<T>(
+    request: impl std::future::Future<Output = Result<T, ServiceError>>,
+) -> Result<T, ClientFailure> {
+    match tokio::time::timeout(CLIENT_REQUEST_TIMEOUT, request).await {
+        Ok(answer) => answer.map_err(failed),
+        Err(_) => Err(ClientFailure::Failed(format!(
+            "the client did not answer within {} seconds",
+            CLIENT_REQUEST_TIMEOUT.as_secs()
+        ))),
+    }
+}
+
 fn failed(error: ServiceError) -> ClientFailure {
     match error {
         ServiceError::McpError(data) => ClientFailure::Failed(format!(
@@ -139,7 +157,7 @@ impl ClientChannel for ClientLink {
             if !declared {
                 return Err(ClientFailure::Unsupported);
             }
-            self.peer.create_message(params).await.map_err(failed)
+            within_timeout(self.peer.create_message(params)).await
         })
     }
 
@@ -151,14 +169,18 @@ impl ClientChannel for ClientLink {
             if self.stateless {
                 return Err(ClientFailure::NotInProtocol);
             }
-            let declared = self
-                .peer
-                .peer_info()
-                .is_some_and(|info| info.capabilities.elicitation.is_some());
+            // Form mode: declared as `form`, or as `{}` (MCP 2025-11-25:
+            // an empty elicitation capability means form mode only).
+            let declared = self.peer.peer_info().is_some_and(|info| {
+                info.capabilities
+                    .elicitation
+                    .as_ref()
+                    .is_some_and(|e| e.form.is_some() || e.url.is_none())
+            });
             if !declared {
                 return Err(ClientFailure::Unsupported);
             }
-            self.peer.create_elicitation(params).await.map_err(failed)
+            within_timeout(self.peer.create_elicitation(params)).await
         })
     }
 }

@@ -341,9 +341,16 @@ impl FusionServer {
         if changed {
             for session in self.live_sessions() {
                 let Some(peer) = session.peer() else { continue };
+                // A client told at initialization that the server has no
+                // prompts (or resources) is not told of changes to them.
                 let _ = match listed {
-                    Listed::Prompts => peer.notify_prompt_list_changed().await,
-                    Listed::Resources => peer.notify_resource_list_changed().await,
+                    Listed::Prompts if session.has_prompts() => {
+                        peer.notify_prompt_list_changed().await
+                    }
+                    Listed::Resources if session.has_resources() => {
+                        peer.notify_resource_list_changed().await
+                    }
+                    _ => Ok(()),
                 };
             }
         }

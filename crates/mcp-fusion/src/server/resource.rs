@@ -207,7 +207,10 @@ impl Resource {
 ///
 /// Matching: `{name}` matches one path segment (no `/`, `?` or `#`),
 /// `{+name}` any non-empty text; the value reaches the handler
-/// percent-decoded. The variables are validated against the arguments type
+/// percent-decoded (a value that does not decode to UTF-8 is refused with
+/// -32602), as the JSON type its field asks for when the text reads as one
+/// (`{page}` with `page: u32` takes `…/5`). Decoded, a value may hold any character, `/`, `..` and NUL
+/// included: check it before using it in a file path or a query. The variables are validated against the arguments type
 /// (as an action's arguments are); a URI whose variables miss it is answered
 /// with JSON-RPC error -32602 and the `<validation_error>` text.
 ///
@@ -316,19 +319,23 @@ impl ResourceTemplate {
         template
     }
 
-    /// The variables of `uri` when it matches the template.
-    pub(crate) fn variables(&self, uri: &str) -> Option<Map<String, Value>> {
+    /// The variables of `uri` when it matches the template, percent-decoded;
+    /// `Some(Err(reason))` when one decodes to bytes that are not UTF-8.
+    pub(crate) fn variables(&self, uri: &str) -> Option<Result<Map<String, Value>, String>> {
         let matcher = self.matcher.as_ref().ok()?;
         let captures = matcher.captures(uri)?;
         let mut variables = Map::new();
         for name in matcher.capture_names().flatten() {
             let raw = captures.name(name).map_or("", |m| m.as_str());
-            let value = percent_encoding::percent_decode_str(raw)
-                .decode_utf8()
-                .map_or_else(|_| raw.to_owned(), |v| v.into_owned());
-            variables.insert(name.to_owned(), Value::String(value));
+            let Ok(value) = percent_encoding::percent_decode_str(raw).decode_utf8() else {
+                return Some(Err(format!(
+                    "The URI's {{{name}}} part, \"{}\", percent-decodes to bytes that are not UTF-8; percent-encode the value's UTF-8 bytes.",
+                    crate::text::cut_chars(raw, 100, "…")
+                )));
+            };
+            variables.insert(name.to_owned(), Value::String(value.into_owned()));
         }
-        Some(variables)
+        Some(Ok(variables))
     }
 
     /// Validates `variables`, then reads `uri`.
@@ -342,6 +349,13 @@ impl ResourceTemplate {
             .validator
             .as_ref()
             .map_err(|e| TemplateError::Failed(ToolError::internal(e.clone())))?;
+        let variables = variables
+            .into_iter()
+            .map(|(name, value)| {
+                let typed = typed_variable(&validator.schema()["properties"][&name], value);
+                (name, typed)
+            })
+            .collect();
         let mut args = Value::Object(variables);
         validator
             .validate(&mut args)
@@ -351,6 +365,46 @@ impl ResourceTemplate {
             .map_err(TemplateError::Failed)?;
         Ok(contents(uri, self.described.mime_type.as_deref(), data))
     }
+}
+
+/// A URI variable (always text) as the JSON type its property asks for,
+/// when the text reads as one: `"5"` for an `integer` is `5`, `"true"` for a
+/// `boolean` is `true`; anything else stays text (and validation says what
+/// was expected).
+fn typed_variable(property: &Value, value: Value) -> Value {
+    let Value::String(text) = &value else {
+        return value;
+    };
+    let mut types: Vec<&str> = Vec::new();
+    if let Some(t) = property["type"].as_str() {
+        types.push(t);
+    }
+    if let Some(branches) = property["anyOf"].as_array() {
+        types.extend(branches.iter().filter_map(|b| b["type"].as_str()));
+    }
+    if types.contains(&"string") {
+        return value;
+    }
+    for t in types {
+        let parsed = match t {
+            "integer" => text
+                .parse::<i64>()
+                .map(Value::from)
+                .or_else(|_| text.parse::<u64>().map(Value::from))
+                .ok(),
+            "number" => text
+                .parse::<f64>()
+                .ok()
+                .filter(|n| n.is_finite())
+                .map(Value::from),
+            "boolean" => text.parse::<bool>().ok().map(Value::Bool),
+            _ => None,
+        };
+        if let Some(parsed) = parsed {
+            return parsed;
+        }
+    }
+    value
 }
 
 /// Why a template read failed.
@@ -409,11 +463,38 @@ mod tests {
     #[test]
     fn a_template_matches_its_uris_only() {
         let template = ResourceTemplate::new("test://template/{id}/data", "t", by_id);
-        let vars = template.variables("test://template/12%2F3/data").unwrap();
+        let vars = template
+            .variables("test://template/12%2F3/data")
+            .unwrap()
+            .unwrap();
         assert_eq!(vars["id"], "12/3");
+        assert_eq!(
+            template
+                .variables("test://template/%FF/data")
+                .unwrap()
+                .unwrap_err(),
+            "The URI's {id} part, \"%FF\", percent-decodes to bytes that are not UTF-8; percent-encode the value's UTF-8 bytes."
+        );
         assert!(template.variables("test://template/1/2/data").is_none());
         assert!(template.variables("test://template//data").is_none());
         assert!(template.variables("test://other/1/data").is_none());
+    }
+
+    #[test]
+    fn variables_take_their_property_type() {
+        let integer = serde_json::json!({"type": "integer", "minimum": 0});
+        assert_eq!(typed_variable(&integer, Value::from("5")), Value::from(5));
+        assert_eq!(
+            typed_variable(&integer, Value::from("five")),
+            Value::from("five")
+        );
+        let flag = serde_json::json!({"anyOf": [{"type": "boolean"}, {"type": "null"}]});
+        assert_eq!(
+            typed_variable(&flag, Value::from("true")),
+            Value::Bool(true)
+        );
+        let text = serde_json::json!({"type": "string"});
+        assert_eq!(typed_variable(&text, Value::from("5")), Value::from("5"));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! resources it subscribed to.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use rmcp::Peer;
@@ -25,6 +26,10 @@ pub(crate) struct Session {
     log_level: Mutex<Option<LogLevel>>,
     /// The URIs of `resources/subscribe`.
     subscriptions: Mutex<HashSet<String>>,
+    /// Whether the client was told, at initialization, that the server has
+    /// prompts and resources: only then is it told when they change.
+    prompts_advertised: AtomicBool,
+    resources_advertised: AtomicBool,
 }
 
 impl Session {
@@ -39,6 +44,23 @@ impl Session {
     /// The connection's peer, once a request or notification arrived.
     pub(crate) fn peer(&self) -> Option<&Peer<RoleServer>> {
         self.peer.get()
+    }
+
+    /// Records which list capabilities the client was given.
+    pub(crate) fn advertised(&self, prompts: bool, resources: bool) {
+        self.prompts_advertised.store(prompts, Ordering::Relaxed);
+        self.resources_advertised
+            .store(resources, Ordering::Relaxed);
+    }
+
+    /// Whether the client was given the `prompts` capability.
+    pub(crate) fn has_prompts(&self) -> bool {
+        self.prompts_advertised.load(Ordering::Relaxed)
+    }
+
+    /// Whether the client was given the `resources` capability.
+    pub(crate) fn has_resources(&self) -> bool {
+        self.resources_advertised.load(Ordering::Relaxed)
     }
 
     pub(crate) fn set_log_level(&self, level: LogLevel) {

@@ -49,8 +49,11 @@ fn failed(error: &ToolError, resource: bool) -> rmcp::ErrorData {
 
 /// The answer to a name that is not there: the closest valid one and all of
 /// them, as the unknown-tool error gives them.
+/// The name as the answer repeats it: at most 100 characters.
 fn unknown(what: &str, name: &str, valid: Vec<String>, code: RpcCode) -> rmcp::ErrorData {
+    let key = what.replace(' ', "_");
     let closest = crate::suggest::closest(name, valid.iter().map(String::as_str));
+    let name = crate::text::cut_chars(name, 100, "…");
     let mut message = format!("There is no {what} named \"{name}\".");
     if let Some(closest) = closest {
         message.push_str(&format!(" Did you mean \"{closest}\"?"));
@@ -59,7 +62,7 @@ fn unknown(what: &str, name: &str, valid: Vec<String>, code: RpcCode) -> rmcp::E
         0 => String::from(" This server has none."),
         _ => format!(" Valid: {}.", valid.join(", ")),
     });
-    let data = json!({ what: name, "closest": closest, "valid": valid });
+    let data = json!({ key: name.as_ref(), "closest": closest, "valid": valid });
     rmcp::ErrorData::new(code, message, Some(data))
 }
 
@@ -213,8 +216,10 @@ impl FusionServer {
         uri: &str,
         context: &RequestContext<RoleServer>,
     ) -> Result<ReadResourceResult, rmcp::ErrorData> {
-        let Some(resolved) = self.catalog().resolve(uri) else {
-            return Err(self.no_resource(uri));
+        let resolved = match self.catalog().resolve(uri) {
+            None => return Err(self.no_resource(uri)),
+            Some(Err(reason)) => return Err(rmcp::ErrorData::invalid_params(reason, None)),
+            Some(Ok(resolved)) => resolved,
         };
         let ctx = self.surface_context(uri, context);
         let read = catch_panic(&ctx, async {
@@ -247,8 +252,10 @@ impl FusionServer {
         uri: &str,
         context: &RequestContext<RoleServer>,
     ) -> Result<(), rmcp::ErrorData> {
-        if self.catalog().resolve(uri).is_none() {
-            return Err(self.no_resource(uri));
+        match self.catalog().resolve(uri) {
+            None => return Err(self.no_resource(uri)),
+            Some(Err(reason)) => return Err(rmcp::ErrorData::invalid_params(reason, None)),
+            Some(Ok(_)) => {}
         }
         self.session.bind(&context.peer);
         if !self.session.subscribe(uri) {
@@ -272,6 +279,7 @@ impl FusionServer {
     pub(crate) async fn complete_now(
         &self,
         request: CompleteRequestParams,
+        context: &RequestContext<RoleServer>,
     ) -> Result<CompleteResult, rmcp::ErrorData> {
         let catalog = self.catalog();
         let completions = match &request.r#ref {
@@ -287,7 +295,10 @@ impl FusionServer {
                     ));
                 }
             },
-            Reference::Resource(reference) => match catalog.template(&reference.uri) {
+            Reference::Resource(reference) => match catalog
+                .template(&reference.uri)
+                .or_else(|| catalog.template_matching(&reference.uri))
+            {
                 Some(found) => found.completions.clone(),
                 None => {
                     let valid = catalog
@@ -312,16 +323,21 @@ impl FusionServer {
                 ));
             }
         };
-        let done = completions
-            .complete(CompletionRequest {
-                argument: request.argument.name,
-                value: request.argument.value,
-                arguments: request
-                    .context
-                    .and_then(|c| c.arguments)
-                    .unwrap_or_default(),
-            })
-            .await;
+        let ctx = self.surface_context(&request.argument.name, context);
+        let completed = catch_panic(&ctx, async {
+            Ok(completions
+                .complete(CompletionRequest {
+                    argument: request.argument.name,
+                    value: request.argument.value,
+                    arguments: request
+                        .context
+                        .and_then(|c| c.arguments)
+                        .unwrap_or_default(),
+                })
+                .await)
+        })
+        .await;
+        let done = completed.map_err(|error| failed(&error, false))?;
         let total = u32::try_from(done.total).unwrap_or(u32::MAX);
         let info = CompletionInfo::with_pagination(done.values, Some(total), done.has_more)
             .map_err(|e| rmcp::ErrorData::internal_error(e, None))?;
