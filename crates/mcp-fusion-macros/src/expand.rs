@@ -455,7 +455,12 @@ mod tests {
                 }
             }
         };
-        let args = quote!(mime_type = "text/markdown", uri = "docs://readme", name = "docs", title = "Read me");
+        let args = quote!(
+            mime_type = "text/markdown",
+            uri = "docs://readme",
+            name = "docs",
+            title = "Read me"
+        );
         assert_eq!(
             expand(Target::Resource, args, item.clone()).to_string(),
             expected.to_string()
@@ -509,7 +514,11 @@ mod tests {
             }
         );
         assert_eq!(
-            errors_of(Target::Prompt, quote!(read_only, uri = "x", title), item.clone()),
+            errors_of(
+                Target::Prompt,
+                quote!(read_only, uri = "x", title),
+                item.clone()
+            ),
             [
                 "unknown attribute `read_only`; the attributes of #[prompt] are: name = \"...\", title = \"...\", description = \"...\"",
                 "unknown attribute `uri`; the attributes of #[prompt] are: name = \"...\", title = \"...\", description = \"...\"",
@@ -555,7 +564,13 @@ mod tests {
             ]
         );
         assert_eq!(
-            errors_of(Target::Prompt, quote!(), quote!(struct S;)),
+            errors_of(
+                Target::Prompt,
+                quote!(),
+                quote!(
+                    struct S;
+                )
+            ),
             ["#[prompt] goes on an `async fn`"]
         );
     }
