@@ -1,7 +1,8 @@
-//! The attribute's arguments (`read_only, timeout = "2s", …`): read, checked,
-//! and turned into the builder calls on `Action` they stand for.
+//! The attribute's arguments (`read_only, timeout = "2s", uri = "…", …`):
+//! read, checked, and turned into the builder calls on `Action`, `Prompt`,
+//! `Resource` or `ResourceTemplate` they stand for.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Literal, Span, TokenStream};
 use quote::{ToTokens, quote_spanned};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
@@ -9,13 +10,18 @@ use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, Lit, LitStr, Meta, MetaNameValue, Token};
 
 use crate::errors::Errors;
+use crate::target::Target;
 use crate::values;
 
-/// One attribute the macro knows.
+/// One argument an attribute of the crate knows; [`Target::kinds`] says
+/// which attribute takes which.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
+    Uri,
     Name,
+    Title,
     Description,
+    MimeType,
     ReadOnly,
     Idempotent,
     Destructive,
@@ -30,27 +36,13 @@ enum Kind {
 }
 
 impl Kind {
-    /// Every attribute, in the order the documentation lists them.
-    const ALL: [Kind; 13] = [
-        Kind::Name,
-        Kind::Description,
-        Kind::ReadOnly,
-        Kind::Idempotent,
-        Kind::Destructive,
-        Kind::Deprecated,
-        Kind::DeprecatedField,
-        Kind::Timeout,
-        Kind::RateLimit,
-        Kind::Concurrency,
-        Kind::RequiresScopes,
-        Kind::RequiresAuth,
-        Kind::AllowUnknownFields,
-    ];
-
     fn name(self) -> &'static str {
         match self {
+            Kind::Uri => "uri",
             Kind::Name => "name",
+            Kind::Title => "title",
             Kind::Description => "description",
+            Kind::MimeType => "mime_type",
             Kind::ReadOnly => "read_only",
             Kind::Idempotent => "idempotent",
             Kind::Destructive => "destructive",
@@ -68,8 +60,11 @@ impl Kind {
     /// How it is written.
     fn form(self) -> &'static str {
         match self {
+            Kind::Uri => "uri = \"...\"",
             Kind::Name => "name = \"...\"",
+            Kind::Title => "title = \"...\"",
             Kind::Description => "description = \"...\"",
+            Kind::MimeType => "mime_type = \"text/plain\"",
             Kind::ReadOnly => "read_only",
             Kind::Idempotent => "idempotent",
             Kind::Destructive => "destructive",
@@ -92,9 +87,14 @@ impl Kind {
             | Kind::Destructive
             | Kind::RequiresAuth
             | Kind::AllowUnknownFields => "no value",
-            Kind::Name | Kind::Description | Kind::Deprecated | Kind::Timeout | Kind::RateLimit => {
-                "a string"
-            }
+            Kind::Uri
+            | Kind::Name
+            | Kind::Title
+            | Kind::Description
+            | Kind::MimeType
+            | Kind::Deprecated
+            | Kind::Timeout
+            | Kind::RateLimit => "a string",
             Kind::DeprecatedField => "two strings",
             Kind::RequiresScopes => "one or more strings",
             Kind::Concurrency => "two whole numbers",
@@ -123,28 +123,34 @@ impl Kind {
 /// What the attribute says, ready to be written into the builder chain.
 #[derive(Default)]
 pub(crate) struct Attributes {
-    /// `name = "..."`: the action's name instead of the function's.
+    /// `uri = "..."`: the URI (or URI template) of a resource (template);
+    /// given whenever the target takes it.
+    pub(crate) uri: Option<LitStr>,
+    /// `name = "..."`: the name instead of the function's.
     pub(crate) name: Option<LitStr>,
     /// `description = "..."`: the description instead of the doc comment.
     pub(crate) description: Option<LitStr>,
-    /// One builder call (`.read_only()`, `.timeout(..)`, …) per other
+    /// One builder call (`.read_only()`, `.title(..)`, …) per other
     /// attribute, in the order they are written.
     pub(crate) setters: Vec<TokenStream>,
 }
 
 impl Attributes {
-    /// Reads the arguments of `#[action(...)]`, reporting every problem.
-    pub(crate) fn parse(args: TokenStream) -> syn::Result<Attributes> {
+    /// Reads the arguments of `#[action(...)]` (or of the attribute of
+    /// `target`), reporting every problem: an argument `target` does not
+    /// take, one given twice, a value of the wrong kind, a missing `uri`.
+    pub(crate) fn parse(target: Target, args: TokenStream) -> syn::Result<Attributes> {
         let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(args)?;
         let mut attributes = Attributes::default();
         let mut seen: Vec<Kind> = Vec::new();
         let mut errors = Errors::default();
         for meta in &metas {
-            let Some(kind) = Kind::ALL
-                .into_iter()
+            let Some(&kind) = target
+                .kinds()
+                .iter()
                 .find(|kind| meta.path().is_ident(kind.name()))
             else {
-                errors.push(unknown(meta.path()));
+                errors.push(unknown(target, meta.path()));
                 continue;
             };
             if seen.contains(&kind) && !kind.repeatable() {
@@ -159,6 +165,17 @@ impl Attributes {
                 errors.push(e);
             }
         }
+        if target.kinds().contains(&Kind::Uri) && !seen.contains(&Kind::Uri) {
+            errors.push(syn::Error::new(
+                Span::call_site(),
+                format!(
+                    "{} needs the {}'s URI: write `{}`",
+                    target.attribute(),
+                    target.noun(),
+                    Kind::Uri.form()
+                ),
+            ));
+        }
         errors.finish()?;
         Ok(attributes)
     }
@@ -167,6 +184,10 @@ impl Attributes {
     fn add(&mut self, kind: Kind, meta: &Meta) -> syn::Result<()> {
         let span = meta.path().span();
         let setter = match kind {
+            Kind::Uri => {
+                self.uri = Some(string(kind, meta)?);
+                return Ok(());
+            }
             Kind::Name => {
                 self.name = Some(string(kind, meta)?);
                 return Ok(());
@@ -174,6 +195,14 @@ impl Attributes {
             Kind::Description => {
                 self.description = Some(string(kind, meta)?);
                 return Ok(());
+            }
+            Kind::Title => {
+                let title = string(kind, meta)?;
+                quote_spanned!(span=> .title(#title))
+            }
+            Kind::MimeType => {
+                let mime_type = string(kind, meta)?;
+                quote_spanned!(span=> .mime_type(#mime_type))
             }
             Kind::ReadOnly => flag(kind, meta, quote_spanned!(span=> .read_only()))?,
             Kind::Idempotent => flag(kind, meta, quote_spanned!(span=> .idempotent()))?,
@@ -223,14 +252,16 @@ impl Attributes {
     }
 }
 
-/// The error for an attribute the macro does not know, naming every one it does.
-fn unknown(path: &syn::Path) -> syn::Error {
-    let known: Vec<&str> = Kind::ALL.iter().map(|kind| kind.form()).collect();
+/// The error for an argument the attribute of `target` does not take,
+/// naming every one it does.
+fn unknown(target: Target, path: &syn::Path) -> syn::Error {
+    let known: Vec<&str> = target.kinds().iter().map(|kind| kind.form()).collect();
     let name = path.to_token_stream().to_string().replace(' ', "");
     syn::Error::new_spanned(
         path,
         format!(
-            "unknown attribute `{name}`; the attributes of #[action] are: {}",
+            "unknown attribute `{name}`; the attributes of {} are: {}",
+            target.attribute(),
             known.join(", ")
         ),
     )

@@ -1,7 +1,8 @@
 //! The expansion: the function as written, then a module of the same name
-//! whose `action()` is the builder chain a user would write by hand.
+//! whose `action()` (`prompt()`, `resource()`, `resource_template()`) is the
+//! builder chain a user would write by hand.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
@@ -10,11 +11,13 @@ use syn::{Item, ItemFn, LitStr};
 use crate::attrs::Attributes;
 use crate::errors::Errors;
 use crate::function;
+use crate::target::Target;
 
-/// `#[action(args)] item`, expanded. On errors: the item as written and the
-/// errors, so that the function's own uses do not add more.
-pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    match action(args, item.clone()) {
+/// `#[action(args)] item` (or the attribute of `target`), expanded. On
+/// errors: the item as written and the errors, so that the function's own
+/// uses do not add more.
+pub(crate) fn expand(target: Target, args: TokenStream, item: TokenStream) -> TokenStream {
+    match make(target, args, item.clone()) {
         Ok(tokens) => tokens,
         Err(errors) => {
             let mut tokens = item;
@@ -25,27 +28,28 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// The expansion, or every error found in the attribute and the function.
-fn action(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+fn make(target: Target, args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let attribute = target.attribute();
     let function: ItemFn = match syn::parse2(item.clone())? {
         Item::Fn(function) => function,
         other => {
             return Err(syn::Error::new(
                 other.span(),
-                "#[action] goes on an `async fn`",
+                format!("{attribute} goes on an `async fn`"),
             ));
         }
     };
     let mut errors = Errors::default();
-    let attributes = Attributes::parse(args).unwrap_or_else(|e| {
+    let attributes = Attributes::parse(target, args).unwrap_or_else(|e| {
         errors.push(e);
         Attributes::default()
     });
-    if let Err(e) = function::check(&function.sig) {
+    if let Err(e) = function::check(target, &function.sig) {
         errors.push(e);
     }
     let description = match attributes.description {
         Some(text) => Some(text),
-        None => function::doc_comment(&function.attrs)
+        None => function::doc_comment(target, &function.attrs)
             .unwrap_or_else(|e| {
                 errors.push(e);
                 None
@@ -61,22 +65,28 @@ fn action(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let description = description.map(|text| quote!(.description(#text)));
     let setters = &attributes.setters;
     let vis = &function.vis;
-    let action_vis = function::action_visibility(vis);
+    let builder_vis = function::builder_visibility(vis);
     let cfgs = function::cfg_attributes(&function.attrs);
-    let module_doc =
-        format!(" The action of the function `{ident}`: `{ident}::action()`, made by `#[action]`.");
-    let action_doc = format!(
-        " The action `{}`, run by the function `{ident}`, with its description and the settings of its `#[action]`.",
+    let builder = Ident::new(target.name(), Span::call_site());
+    let noun = target.noun();
+    let module_doc = format!(
+        " The {noun} of the function `{ident}`: `{ident}::{builder}()`, made by `{attribute}`."
+    );
+    let builder_doc = format!(
+        " The {noun} `{}`, run by the function `{ident}`, with its description and the settings of its `{attribute}`.",
         name.value()
     );
-    let new = quote_spanned!(ident.span()=> ::mcp_fusion::Action::new(#name, super::#ident));
+    let ty = Ident::new(target.type_name(), Span::call_site());
+    // `uri` is given exactly when the target takes it (it is required then).
+    let uri = attributes.uri.map(|uri| quote!(#uri,));
+    let new = quote_spanned!(ident.span()=> ::mcp_fusion::#ty::new(#uri #name, super::#ident));
     Ok(quote! {
         #item
         #(#cfgs)*
         #[doc = #module_doc]
         #vis mod #ident {
-            #[doc = #action_doc]
-            #action_vis fn action() -> ::mcp_fusion::Action {
+            #[doc = #builder_doc]
+            #builder_vis fn #builder() -> ::mcp_fusion::#ty {
                 #new
                     #description
                     #(#setters)*
@@ -90,12 +100,17 @@ mod tests {
     use super::*;
 
     fn expanded(args: TokenStream, item: TokenStream) -> String {
-        expand(args, item).to_string()
+        expand(Target::Action, args, item).to_string()
     }
 
-    /// The message of every error of the expansion, in order.
+    /// The message of every error of the expansion of `#[action]`, in order.
     fn errors(args: TokenStream, item: TokenStream) -> Vec<String> {
-        match action(args, item) {
+        errors_of(Target::Action, args, item)
+    }
+
+    /// The message of every error of the expansion of `target`, in order.
+    fn errors_of(target: Target, args: TokenStream, item: TokenStream) -> Vec<String> {
+        match make(target, args, item) {
             Ok(tokens) => panic!("expected errors, got {tokens}"),
             Err(errors) => errors.into_iter().map(|e| e.to_string()).collect(),
         }
@@ -170,7 +185,7 @@ mod tests {
     fn the_description_is_the_trimmed_doc_comment() {
         let docs = |attrs: TokenStream| {
             let function: ItemFn = syn::parse2(quote!(#attrs async fn f() {})).unwrap();
-            function::doc_comment(&function.attrs).unwrap()
+            function::doc_comment(Target::Action, &function.attrs).unwrap()
         };
         assert_eq!(
             docs(quote! {
@@ -198,7 +213,7 @@ mod tests {
     fn the_action_is_visible_where_the_function_is() {
         let vis = |vis: TokenStream| {
             let vis: syn::Visibility = syn::parse2(vis).unwrap();
-            function::action_visibility(&vis).to_string()
+            function::builder_visibility(&vis).to_string()
         };
         assert_eq!(vis(quote!()), "pub (super)");
         assert_eq!(vis(quote!(pub)), "pub");
@@ -359,7 +374,8 @@ mod tests {
             ]
         );
         assert!(
-            action(
+            make(
+                Target::Action,
                 quote!(description = "Given."),
                 quote!(
                     #[doc = include_str!("a.md")]
@@ -376,6 +392,195 @@ mod tests {
             fn f() {}
         );
         let out = expanded(quote!(), item.clone());
+        assert!(out.starts_with(&item.to_string()), "{out}");
+        assert!(out.contains("compile_error"), "{out}");
+    }
+
+    #[test]
+    fn a_prompt_is_the_prompt_builder_chain() {
+        let item = quote! {
+            /// Asks for a code review.
+            pub async fn code_review(args: Review) -> Result<String, ToolError> {
+                todo!()
+            }
+        };
+        let expected = quote! {
+            #item
+            #[doc = " The prompt of the function `code_review`: `code_review::prompt()`, made by `#[prompt]`."]
+            pub mod code_review {
+                #[doc = " The prompt `code_review`, run by the function `code_review`, with its description and the settings of its `#[prompt]`."]
+                pub fn prompt() -> ::mcp_fusion::Prompt {
+                    ::mcp_fusion::Prompt::new("code_review", super::code_review)
+                        .description("Asks for a code review.")
+                        .title("Code review")
+                }
+            }
+        };
+        assert_eq!(
+            expand(Target::Prompt, quote!(title = "Code review"), item.clone()).to_string(),
+            expected.to_string()
+        );
+        let named = expand(
+            Target::Prompt,
+            quote!(name = "review", description = "Said here."),
+            item,
+        )
+        .to_string();
+        assert!(
+            named.contains(
+                "pub fn prompt () -> :: mcp_fusion :: Prompt { :: mcp_fusion :: Prompt :: new (\"review\" , super :: code_review) . description (\"Said here.\") } }"
+            ),
+            "{named}"
+        );
+    }
+
+    #[test]
+    fn a_resource_is_the_resource_builder_chain() {
+        let item = quote! {
+            /// The project's read-me.
+            async fn readme() -> Result<&'static str, ToolError> {
+                todo!()
+            }
+        };
+        let expected = quote! {
+            #item
+            #[doc = " The resource of the function `readme`: `readme::resource()`, made by `#[resource]`."]
+            mod readme {
+                #[doc = " The resource `docs`, run by the function `readme`, with its description and the settings of its `#[resource]`."]
+                pub(super) fn resource() -> ::mcp_fusion::Resource {
+                    ::mcp_fusion::Resource::new("docs://readme", "docs", super::readme)
+                        .description("The project's read-me.")
+                        .mime_type("text/markdown")
+                        .title("Read me")
+                }
+            }
+        };
+        let args = quote!(
+            mime_type = "text/markdown",
+            uri = "docs://readme",
+            name = "docs",
+            title = "Read me"
+        );
+        assert_eq!(
+            expand(Target::Resource, args, item.clone()).to_string(),
+            expected.to_string()
+        );
+        let plain = expand(Target::Resource, quote!(uri = "docs://readme"), item).to_string();
+        assert!(
+            plain.contains(
+                "{ :: mcp_fusion :: Resource :: new (\"docs://readme\" , \"readme\" , super :: readme) . description (\"The project's read-me.\") } }"
+            ),
+            "{plain}"
+        );
+    }
+
+    #[test]
+    fn a_resource_template_is_the_template_builder_chain() {
+        let item = quote! {
+            #[cfg(feature = "billing")]
+            pub(crate) async fn invoice(vars: InvoiceUri) -> Result<String, ToolError> {
+                todo!()
+            }
+        };
+        let expected = quote! {
+            #item
+            #[cfg(feature = "billing")]
+            #[doc = " The resource template of the function `invoice`: `invoice::resource_template()`, made by `#[resource_template]`."]
+            pub(crate) mod invoice {
+                #[doc = " The resource template `invoice`, run by the function `invoice`, with its description and the settings of its `#[resource_template]`."]
+                pub(crate) fn resource_template() -> ::mcp_fusion::ResourceTemplate {
+                    ::mcp_fusion::ResourceTemplate::new("billing://invoices/{id}", "invoice", super::invoice)
+                        .description("One invoice.")
+                        .mime_type("application/json")
+                }
+            }
+        };
+        let args = quote!(
+            uri = "billing://invoices/{id}",
+            description = "One invoice.",
+            mime_type = "application/json"
+        );
+        assert_eq!(
+            expand(Target::ResourceTemplate, args, item).to_string(),
+            expected.to_string()
+        );
+    }
+
+    #[test]
+    fn prompt_and_resource_errors_are_reported_together() {
+        let item = quote!(
+            async fn f() -> R {
+                todo!()
+            }
+        );
+        assert_eq!(
+            errors_of(
+                Target::Prompt,
+                quote!(read_only, uri = "x", title),
+                item.clone()
+            ),
+            [
+                "unknown attribute `read_only`; the attributes of #[prompt] are: name = \"...\", title = \"...\", description = \"...\"",
+                "unknown attribute `uri`; the attributes of #[prompt] are: name = \"...\", title = \"...\", description = \"...\"",
+                "`title` takes a string: write `title = \"...\"`",
+            ]
+        );
+        assert_eq!(
+            errors_of(
+                Target::Resource,
+                quote!(mime_type = 1, name = "a", name = "b", timeout = "2s"),
+                item.clone()
+            ),
+            [
+                "`mime_type` takes a string: write `mime_type = \"text/plain\"`",
+                "`name` is given twice",
+                "unknown attribute `timeout`; the attributes of #[resource] are: uri = \"...\", name = \"...\", title = \"...\", description = \"...\", mime_type = \"text/plain\"",
+                "#[resource] needs the resource's URI: write `uri = \"...\"`",
+            ]
+        );
+        assert_eq!(
+            errors_of(Target::ResourceTemplate, quote!(uri("x")), item.clone()),
+            ["`uri` takes a string: write `uri = \"...\"`"]
+        );
+        assert_eq!(
+            errors_of(Target::ResourceTemplate, quote!(), item),
+            ["#[resource_template] needs the resource template's URI: write `uri = \"...\"`"]
+        );
+        assert_eq!(
+            errors_of(
+                Target::ResourceTemplate,
+                quote!(),
+                quote!(
+                    #[doc = include_str!("a.md")]
+                    fn f<T>(&self) {}
+                )
+            ),
+            [
+                "#[resource_template] needs the resource template's URI: write `uri = \"...\"`",
+                "#[resource_template] goes on an `async fn`: write `async fn f`",
+                "#[resource_template] goes on a free function, not a method: a handler cannot take `self`",
+                "#[resource_template] cannot make a resource template of a generic function: remove the generic parameters",
+                "#[resource_template] reads the description from doc comments written as text, and this one is computed: give it with `description = \"...\"`",
+            ]
+        );
+        assert_eq!(
+            errors_of(
+                Target::Prompt,
+                quote!(),
+                quote!(
+                    struct S;
+                )
+            ),
+            ["#[prompt] goes on an `async fn`"]
+        );
+    }
+
+    #[test]
+    fn on_errors_a_resource_function_stays_as_written() {
+        let item = quote!(
+            async fn f() {}
+        );
+        let out = expand(Target::Resource, quote!(), item.clone()).to_string();
         assert!(out.starts_with(&item.to_string()), "{out}");
         assert!(out.contains("compile_error"), "{out}");
     }

@@ -1,5 +1,5 @@
-//! What the macro reads from the function itself: that it can be a handler,
-//! its doc comment (the description), and who may build its action.
+//! What the macros read from the function itself: that it can be a handler,
+//! its doc comment (the description), and who may build what it is made.
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
@@ -7,17 +7,19 @@ use syn::{Attribute, Lit, Meta, Signature, Visibility};
 
 use crate::attrs::literal;
 use crate::errors::Errors;
+use crate::target::Target;
 
 /// Checks that `sig` is a handler the builder can take by path: an
 /// `async fn`, not a method, not generic. Its parameters and return type are
-/// left to `Action::new`.
-pub(crate) fn check(sig: &Signature) -> syn::Result<()> {
+/// left to `Action::new` (or the builder of `target`).
+pub(crate) fn check(target: Target, sig: &Signature) -> syn::Result<()> {
+    let attribute = target.attribute();
     let mut errors = Errors::default();
     if sig.asyncness.is_none() {
         errors.push(syn::Error::new_spanned(
             sig.fn_token,
             format!(
-                "#[action] goes on an `async fn`: write `async fn {}`",
+                "{attribute} goes on an `async fn`: write `async fn {}`",
                 sig.ident
             ),
         ));
@@ -25,16 +27,20 @@ pub(crate) fn check(sig: &Signature) -> syn::Result<()> {
     if let Some(receiver) = sig.receiver() {
         errors.push(syn::Error::new_spanned(
             receiver,
-            "#[action] goes on a free function, not a method: a handler cannot take `self`",
+            format!(
+                "{attribute} goes on a free function, not a method: a handler cannot take `self`"
+            ),
         ));
     }
-    let generic =
-        "#[action] cannot make an action of a generic function: remove the generic parameters";
+    let generic = format!(
+        "{attribute} cannot make {} of a generic function: remove the generic parameters",
+        target.a_noun()
+    );
     if !sig.generics.params.is_empty() {
-        errors.push(syn::Error::new_spanned(&sig.generics, generic));
+        errors.push(syn::Error::new_spanned(&sig.generics, &generic));
     }
     if let Some(where_clause) = &sig.generics.where_clause {
-        errors.push(syn::Error::new_spanned(where_clause, generic));
+        errors.push(syn::Error::new_spanned(where_clause, &generic));
     }
     errors.finish()
 }
@@ -46,7 +52,7 @@ pub(crate) fn check(sig: &Signature) -> syn::Result<()> {
 /// # Errors
 /// A doc attribute whose value is not a string literal
 /// (`#[doc = include_str!(..)]`): its text is not known to the macro.
-pub(crate) fn doc_comment(attrs: &[Attribute]) -> syn::Result<Option<String>> {
+pub(crate) fn doc_comment(target: Target, attrs: &[Attribute]) -> syn::Result<Option<String>> {
     let mut lines = Vec::new();
     for attr in attrs.iter().filter(|attr| attr.path().is_ident("doc")) {
         match &attr.meta {
@@ -55,7 +61,10 @@ pub(crate) fn doc_comment(attrs: &[Attribute]) -> syn::Result<Option<String>> {
                 _ => {
                     return Err(syn::Error::new_spanned(
                         &pair.value,
-                        "#[action] reads the description from doc comments written as text, and this one is computed: give it with `description = \"...\"`",
+                        format!(
+                            "{} reads the description from doc comments written as text, and this one is computed: give it with `description = \"...\"`",
+                            target.attribute()
+                        ),
                     ));
                 }
             },
@@ -73,11 +82,11 @@ pub(crate) fn doc_comment(attrs: &[Attribute]) -> syn::Result<Option<String>> {
     Ok((!text.is_empty()).then(|| text.to_owned()))
 }
 
-/// The visibility of `action()` inside the module that sits next to a
-/// function of visibility `vis`: the same set of modules, written from one
+/// The visibility of `action()` (`prompt()`, …) inside the module that sits
+/// next to a function of visibility `vis`: the same set of modules, written from one
 /// module further down (private → `pub(super)`, `pub(super)` →
 /// `pub(in super::super)`, `pub` and `pub(crate)` unchanged).
-pub(crate) fn action_visibility(vis: &Visibility) -> TokenStream {
+pub(crate) fn builder_visibility(vis: &Visibility) -> TokenStream {
     match vis {
         Visibility::Inherited => quote!(pub(super)),
         Visibility::Public(_) => vis.to_token_stream(),

@@ -1,9 +1,12 @@
 //! # mcp-fusion-macros
 //!
-//! The `#[action]` attribute of `mcp-fusion`: an `async fn` becomes an
+//! The attributes of `mcp-fusion`: `#[action]` makes an `async fn` an
 //! action, its name the action's name and its doc comment the action's
-//! description. Use it through the library, as `mcp_fusion::action`; the
-//! attribute is documented on [`macro@action`].
+//! description; `#[prompt]`, `#[resource(uri = "..")]` and
+//! `#[resource_template(uri = "..")]` do the same for prompts, resources and
+//! resource templates. Use them through the library (`mcp_fusion::action`,
+//! …); they are documented on [`macro@action`], [`macro@prompt`],
+//! [`macro@resource`] and [`macro@resource_template`].
 
 #![warn(missing_docs)]
 
@@ -11,7 +14,10 @@ mod attrs;
 mod errors;
 mod expand;
 mod function;
+mod target;
 mod values;
+
+use target::Target;
 
 /// Makes an `async fn` an action: the function stays exactly as written, and
 /// a module of the same name is added next to it, holding one function,
@@ -265,5 +271,223 @@ pub fn action(
     args: proc_macro::TokenStream,
     item: proc_macro::TokenStream,
 ) -> proc_macro::TokenStream {
-    expand::expand(args.into(), item.into()).into()
+    expand::expand(Target::Action, args.into(), item.into()).into()
+}
+
+/// Makes an `async fn` a prompt, as [`macro@action`] makes an action: the
+/// function stays exactly as written, and a module of the same name is added
+/// next to it, holding `prompt()`, which returns the function's
+/// `mcp_fusion::Prompt`. The function's name is the prompt's name and its doc
+/// comment the prompt's description; the handler is an `async fn` of
+/// extractors then, optionally, the prompt's arguments type.
+///
+/// ```
+/// use mcp_fusion::{FusionServer, ToolError, prompt};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// pub struct Review {
+///     /// The code to review.
+///     pub code: String,
+/// }
+///
+/// /// Asks for a code review.
+/// #[prompt(title = "Code review")]
+/// pub async fn code_review(args: Review) -> Result<String, ToolError> {
+///     Ok(format!("Please review this code:\n{}", args.code))
+/// }
+///
+/// # fn main() {
+/// let server = FusionServer::builder("billing", "1.0.0").prompt(code_review::prompt()).build();
+/// # server.unwrap();
+/// # }
+/// ```
+///
+/// adds, after `code_review`:
+///
+/// ```
+/// # use mcp_fusion::ToolError;
+/// # #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// # pub struct Review { pub code: String }
+/// # pub async fn code_review(args: Review) -> Result<String, ToolError> { Ok(args.code) }
+/// /// The prompt of the function `code_review`: `code_review::prompt()`, made by `#[prompt]`.
+/// pub mod code_review {
+///     /// The prompt `code_review`, run by the function `code_review`, with its description and the settings of its `#[prompt]`.
+///     pub fn prompt() -> ::mcp_fusion::Prompt {
+///         ::mcp_fusion::Prompt::new("code_review", super::code_review)
+///             .description("Asks for a code review.")
+///             .title("Code review")
+///     }
+/// }
+/// # fn main() {}
+/// ```
+///
+/// ## Attributes
+///
+/// Each is optional and given at most once.
+///
+/// | attribute | meaning |
+/// |---|---|
+/// | `name = "other"` | the prompt's name instead of the function's |
+/// | `title = "..."` | a human-readable name (`.title(..)`) |
+/// | `description = "..."` | the description instead of the doc comment |
+///
+/// The description, the visibility, the `cfg`, what the handler may be and
+/// the compile errors are as for [`macro@action`]; an attribute it does not
+/// take is an error naming the ones it does:
+///
+/// ```compile_fail
+/// # use mcp_fusion::{ToolError, prompt};
+/// #[prompt(read_only)]
+/// async fn greeting() -> Result<String, ToolError> {
+///     Ok("Hello!".into())
+/// }
+/// # fn main() { let _ = greeting::prompt(); }
+/// ```
+#[proc_macro_attribute]
+pub fn prompt(
+    args: proc_macro::TokenStream,
+    item: proc_macro::TokenStream,
+) -> proc_macro::TokenStream {
+    expand::expand(Target::Prompt, args.into(), item.into()).into()
+}
+
+/// Makes an `async fn` a resource, as [`macro@action`] makes an action: the
+/// function stays exactly as written, and a module of the same name is added
+/// next to it, holding `resource()`, which returns the function's
+/// `mcp_fusion::Resource` at `uri`. The function's name is the resource's
+/// name and its doc comment the resource's description; the handler is an
+/// `async fn` of extractors only, returning the contents (text or bytes).
+///
+/// ```
+/// use mcp_fusion::{FusionServer, ToolError, resource};
+///
+/// /// The project's read-me.
+/// #[resource(uri = "docs://readme", mime_type = "text/markdown")]
+/// pub async fn readme() -> Result<&'static str, ToolError> {
+///     Ok("# Billing\n\nRead me first.")
+/// }
+///
+/// # fn main() {
+/// let server = FusionServer::builder("billing", "1.0.0").resource(readme::resource()).build();
+/// # server.unwrap();
+/// # }
+/// ```
+///
+/// adds, after `readme`:
+///
+/// ```
+/// # use mcp_fusion::ToolError;
+/// # pub async fn readme() -> Result<&'static str, ToolError> { Ok("") }
+/// /// The resource of the function `readme`: `readme::resource()`, made by `#[resource]`.
+/// pub mod readme {
+///     /// The resource `readme`, run by the function `readme`, with its description and the settings of its `#[resource]`.
+///     pub fn resource() -> ::mcp_fusion::Resource {
+///         ::mcp_fusion::Resource::new("docs://readme", "readme", super::readme)
+///             .description("The project's read-me.")
+///             .mime_type("text/markdown")
+///     }
+/// }
+/// # fn main() {}
+/// ```
+///
+/// ## Attributes
+///
+/// `uri` is required; the others are optional. Each is given at most once.
+///
+/// | attribute | meaning |
+/// |---|---|
+/// | `uri = "docs://readme"` | the resource's URI |
+/// | `name = "other"` | the name it is listed as instead of the function's |
+/// | `title = "..."` | a human-readable name (`.title(..)`) |
+/// | `description = "..."` | the description instead of the doc comment |
+/// | `mime_type = "text/plain"` | the media type of the contents (`.mime_type(..)`) |
+///
+/// The description, the visibility, the `cfg`, what the handler may be and
+/// the compile errors are as for [`macro@action`]; without `uri`:
+///
+/// ```compile_fail
+/// # use mcp_fusion::{ToolError, resource};
+/// #[resource(name = "readme")]
+/// async fn readme() -> Result<&'static str, ToolError> {
+///     Ok("Read me first.")
+/// }
+/// # fn main() { let _ = readme::resource(); }
+/// ```
+#[proc_macro_attribute]
+pub fn resource(
+    args: proc_macro::TokenStream,
+    item: proc_macro::TokenStream,
+) -> proc_macro::TokenStream {
+    expand::expand(Target::Resource, args.into(), item.into()).into()
+}
+
+/// Makes an `async fn` a resource template, as [`macro@action`] makes an
+/// action: the function stays exactly as written, and a module of the same
+/// name is added next to it, holding `resource_template()`, which returns
+/// the function's `mcp_fusion::ResourceTemplate` for the URI template `uri`.
+/// The function's name is the template's name and its doc comment the
+/// template's description; the handler is an `async fn` of extractors then
+/// the type holding the template's variables. It takes the attributes of
+/// [`macro@resource`] (`uri` required, `name`, `title`, `description`,
+/// `mime_type`), with `uri` an RFC 6570 template (`{id}`, `{+path}`).
+///
+/// ```
+/// use mcp_fusion::{FusionServer, ToolError, resource_template};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// pub struct InvoiceUri {
+///     pub id: String,
+/// }
+///
+/// /// One invoice, as JSON.
+/// #[resource_template(uri = "billing://invoices/{id}", mime_type = "application/json")]
+/// pub async fn invoice(vars: InvoiceUri) -> Result<String, ToolError> {
+///     Ok(format!("{{\"id\":\"{}\"}}", vars.id))
+/// }
+///
+/// # fn main() {
+/// let server = FusionServer::builder("billing", "1.0.0")
+///     .resource_template(invoice::resource_template())
+///     .build();
+/// # server.unwrap();
+/// # }
+/// ```
+///
+/// adds, after `invoice`:
+///
+/// ```
+/// # use mcp_fusion::ToolError;
+/// # #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// # pub struct InvoiceUri { pub id: String }
+/// # pub async fn invoice(vars: InvoiceUri) -> Result<String, ToolError> { Ok(vars.id) }
+/// /// The resource template of the function `invoice`: `invoice::resource_template()`, made by `#[resource_template]`.
+/// pub mod invoice {
+///     /// The resource template `invoice`, run by the function `invoice`, with its description and the settings of its `#[resource_template]`.
+///     pub fn resource_template() -> ::mcp_fusion::ResourceTemplate {
+///         ::mcp_fusion::ResourceTemplate::new("billing://invoices/{id}", "invoice", super::invoice)
+///             .description("One invoice, as JSON.")
+///             .mime_type("application/json")
+///     }
+/// }
+/// # fn main() {}
+/// ```
+///
+/// A `uri` of the wrong kind says how to write it:
+///
+/// ```compile_fail
+/// # use mcp_fusion::{ToolError, resource_template};
+/// # #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// # pub struct InvoiceUri { pub id: String }
+/// #[resource_template(uri("billing://invoices/{id}"))]
+/// async fn invoice(vars: InvoiceUri) -> Result<String, ToolError> {
+///     Ok(vars.id)
+/// }
+/// # fn main() { let _ = invoice::resource_template(); }
+/// ```
+#[proc_macro_attribute]
+pub fn resource_template(
+    args: proc_macro::TokenStream,
+    item: proc_macro::TokenStream,
+) -> proc_macro::TokenStream {
+    expand::expand(Target::ResourceTemplate, args.into(), item.into()).into()
 }

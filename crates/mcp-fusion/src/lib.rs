@@ -94,6 +94,20 @@ pub use guard::RedisStore;
 /// arguments are the builder's settings (`read_only`, `timeout = "2s"`,
 /// `requires_scopes("billing:read")`, …).
 pub use mcp_fusion_macros::action;
+/// `#[prompt]`: an `async fn` becomes a [`Prompt`], named after the function
+/// and described by its doc comment; `name::prompt()` builds it. Its
+/// arguments: `name`, `title`, `description`.
+pub use mcp_fusion_macros::prompt;
+/// `#[resource(uri = "docs://readme")]`: an `async fn` becomes a
+/// [`Resource`] at that URI, named after the function and described by its
+/// doc comment; `name::resource()` builds it. Its other arguments: `name`,
+/// `title`, `description`, `mime_type`.
+pub use mcp_fusion_macros::resource;
+/// `#[resource_template(uri = "billing://invoices/{id}")]`: an `async fn`
+/// becomes a [`ResourceTemplate`] for that URI template, named after the
+/// function and described by its doc comment; `name::resource_template()`
+/// builds it. Its other arguments are those of [`macro@resource`].
+pub use mcp_fusion_macros::resource_template;
 pub use pipeline::{
     BoxError, Call, CallContext, FromCallContext, Json, LogLevel, Next, Peer, Principal, State,
     ToolOutput, from_fn,
