@@ -45,7 +45,8 @@ enum Command {
     /// Render or parse error envelopes (wire contract §2).
     #[command(subcommand)]
     Envelope(envelope_cmd::EnvelopeCommand),
-    /// Serve the billing example (Streamable HTTP on 127.0.0.1:8080, or --stdio).
+    /// Serve an example server: billing (the default) or conformance
+    /// (Streamable HTTP on 127.0.0.1:8080, or --stdio).
     #[cfg(feature = "example")]
     Serve(serve_cmd::ServeArgs),
     /// Call one tool of any MCP server and print the result or its error readably.

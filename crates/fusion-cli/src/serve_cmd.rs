@@ -264,8 +264,10 @@ pub struct ServeArgs {
     #[arg(long, conflicts_with = "stdio")]
     metrics: bool,
     /// How the log on stderr is written: text, one readable line per event
-    /// (with the banner as plain lines), or json, one JSON object per line
-    /// (the banner too), for log collectors.
+    /// (with the banner as plain lines); pretty, each event over several
+    /// indented lines with its fields and spans, for reading during
+    /// development; or json, one JSON object per line (the banner too), for
+    /// log collectors.
     #[arg(long, value_name = "FORMAT", default_value = "text")]
     log_format: LogFormat,
 }
@@ -276,6 +278,9 @@ pub enum LogFormat {
     /// One readable line per event: time, level, target, spans and fields
     /// (tracing-subscriber's full format); the banner as plain lines.
     Text,
+    /// Each event over several indented lines, fields and spans named
+    /// (tracing-subscriber's pretty format); the banner as plain lines.
+    Pretty,
     /// One JSON object per line: `timestamp`, `level`, `fields` (with
     /// `message`), `target`, and the current `span` and `spans`.
     Json,
@@ -294,6 +299,10 @@ impl LogFormat {
             LogFormat::Text => builder
                 .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
                 .init(),
+            LogFormat::Pretty => builder
+                .pretty()
+                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+                .init(),
             LogFormat::Json => builder.json().with_ansi(false).init(),
         }
     }
@@ -301,7 +310,7 @@ impl LogFormat {
     /// Prints a line of the banner: as is, or as an info event.
     fn say(self, line: &str) {
         match self {
-            LogFormat::Text => eprintln!("{line}"),
+            LogFormat::Text | LogFormat::Pretty => eprintln!("{line}"),
             LogFormat::Json => {
                 for line in line.lines() {
                     tracing::info!(target: "fusion::serve", "{}", line.trim());
@@ -313,7 +322,7 @@ impl LogFormat {
     /// Prints why `fusion serve` stops: as is, or as an error event.
     fn fail(self, message: &str) {
         match self {
-            LogFormat::Text => eprintln!("{message}"),
+            LogFormat::Text | LogFormat::Pretty => eprintln!("{message}"),
             LogFormat::Json => tracing::error!(target: "fusion::serve", "{message}"),
         }
     }

@@ -36,6 +36,42 @@ fn check_states(name: &str, needs: &[StateNeed], states: &States) -> Result<(), 
     }
 }
 
+/// Why a template's variables and its arguments type cannot meet: a
+/// variable that is not a field (refused as an unknown field on every
+/// read), or a required field that no variable fills (missing on every
+/// read). `None` when they fit.
+fn variables_mismatch(template: &ResourceTemplate, schema: &Value) -> Option<String> {
+    let variables: Vec<&str> = template
+        .matcher
+        .as_ref()
+        .ok()?
+        .capture_names()
+        .flatten()
+        .collect();
+    let fields: Vec<&str> = schema["properties"]
+        .as_object()
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    let open = schema["additionalProperties"] != Value::Bool(false);
+    let uri = &template.uri_template;
+    if let Some(variable) = variables.iter().find(|v| !open && !fields.contains(v)) {
+        return Some(format!(
+            "{uri}: {{{variable}}} is not a field of the handler's arguments type (its fields: {})",
+            fields.join(", ")
+        ));
+    }
+    let required = schema["required"].as_array()?;
+    required
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|field| !variables.contains(field))
+        .map(|field| {
+            format!(
+                "{uri}: the handler's arguments type requires \"{field}\", and no {{{field}}} in the template gives it"
+            )
+        })
+}
+
 impl Catalog {
     /// Adds `prompt`.
     ///
@@ -117,11 +153,17 @@ impl Catalog {
                 name: template.uri_template,
             });
         }
-        if let Err(reason) = &template.validator {
-            return Err(BuildError::BadSchema {
-                action: template.uri_template.clone(),
-                reason: reason.clone(),
-            });
+        let validator = match &template.validator {
+            Ok(validator) => validator,
+            Err(reason) => {
+                return Err(BuildError::BadSchema {
+                    action: template.uri_template.clone(),
+                    reason: reason.clone(),
+                });
+            }
+        };
+        if let Some(reason) = variables_mismatch(&template, validator.schema()) {
+            return Err(BuildError::BadUriTemplate(reason));
         }
         check_states(&template.uri_template, &template.state_needs, states)?;
         self.templates.push(Arc::new(template));
@@ -163,5 +205,40 @@ impl Catalog {
     pub fn completes(&self) -> bool {
         self.prompts.iter().any(|p| p.completions.any())
             || self.templates.iter().any(|t| t.completions.any())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ToolError;
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Invoice {
+        invoice_id: String,
+    }
+
+    async fn invoice(args: Invoice) -> Result<String, ToolError> {
+        Ok(args.invoice_id)
+    }
+
+    fn added(uri_template: &str) -> Result<(), BuildError> {
+        Catalog::default().add_template(
+            ResourceTemplate::new(uri_template, "invoice", invoice),
+            &States::default(),
+        )
+    }
+
+    #[test]
+    fn template_variables_must_be_the_arguments_fields() {
+        assert_eq!(
+            added("billing://invoices/{id}").unwrap_err().to_string(),
+            "unusable resource template billing://invoices/{id}: {id} is not a field of the handler's arguments type (its fields: invoice_id)"
+        );
+        assert_eq!(
+            added("billing://invoices").unwrap_err().to_string(),
+            "unusable resource template billing://invoices: the handler's arguments type requires \"invoice_id\", and no {invoice_id} in the template gives it"
+        );
+        assert!(added("billing://invoices/{invoice_id}").is_ok());
     }
 }

@@ -17,6 +17,16 @@ use crate::router::NoArgs;
 
 /// A prompt or resource handler producing `O` (see the module docs). `M` is a
 /// marker the compiler infers; you never name it.
+///
+/// A prompt handler returns `Result<R, E>` with `R` a `String`, a
+/// `&'static str`, a `PromptMessage`, a `Vec<PromptMessage>` or
+/// [`PromptMessages`](super::PromptMessages); a resource handler `R` a
+/// `String`, a `&'static str`, a `Vec<u8>`, a `&'static [u8]` or
+/// [`ResourceData`](super::ResourceData). `E` is anything `Into<ToolError>`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a prompt or resource handler producing `{O}`",
+    note = "a handler is an `async fn` of extractors (CallContext, State<T>) then optionally its arguments type, returning Result<R, E>: for a prompt R is String, &'static str, PromptMessage, Vec<PromptMessage> or PromptMessages; for a resource R is String, &'static str, Vec<u8> or ResourceData; E is anything Into<ToolError>"
+)]
 pub trait Invoke<M, O>: Send + Sync + 'static {
     /// The arguments type: prompt arguments, or a template's variables.
     type Args: DeserializeOwned + JsonSchema + Send + 'static;

@@ -282,6 +282,12 @@ impl FusionServer {
         context: &RequestContext<RoleServer>,
     ) -> Result<CompleteResult, rmcp::ErrorData> {
         let catalog = self.catalog();
+        if !catalog.completes() {
+            // The `completions` capability was not advertised.
+            return Err(rmcp::ErrorData::method_not_found::<
+                rmcp::model::CompleteRequestMethod,
+            >());
+        }
         let completions = match &request.r#ref {
             Reference::Prompt(prompt) => match catalog.prompt(&prompt.name) {
                 Some(found) => found.completions.clone(),
