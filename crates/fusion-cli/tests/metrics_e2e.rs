@@ -5,9 +5,7 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
 use std::process::Stdio;
-use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -265,23 +263,20 @@ fn metrics_is_for_http_only() {
 async fn json_logs_are_one_object_per_line() {
     let db = TempDb::new("json-log");
     let port = free_port();
-    let mut child = std::process::Command::new(FUSION)
-        .args(["serve", "--log-format", "json", "--port", &port.to_string()])
-        .arg("--db")
-        .arg(&db.0)
-        .env("RUST_LOG", "info,mcp_fusion=debug,rmcp=warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start fusion serve");
-    let stderr = child.stderr.take().expect("piped stderr");
-    let (tx, rx) = mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
+    let port_text = port.to_string();
+    let mut args: Vec<&std::ffi::OsStr> = [
+        "serve",
+        "--log-format",
+        "json",
+        "--port",
+        &port_text,
+        "--db",
+    ]
+    .into_iter()
+    .map(std::ffi::OsStr::new)
+    .collect();
+    args.push(db.0.as_os_str());
+    let (mut child, rx) = spawn_fusion(&args, "info,mcp_fusion=debug,rmcp=warn");
     // Bounded waits, so that a server that never logs fails the test.
     let next = || {
         let line = rx

@@ -12,7 +12,7 @@ use mcp_fusion::model::CompleteRequestParams;
 use mcp_fusion::{Action, FusionServer, Prompt, Resource, ResourceTemplate, ToolError};
 use serde_json::{Value, json};
 
-use surface::{Connected, connect, error_json, from_json, rpc_error, to_json};
+use surface::{Connected, answer, connect, error_json, from_json};
 
 async fn ping() -> Result<&'static str, ToolError> {
     Ok("pong")
@@ -91,10 +91,7 @@ fn server() -> FusionServer {
 
 async fn complete(connected: &Connected, request: Value) -> Result<Value, rmcp::ErrorData> {
     let params: CompleteRequestParams = from_json(request);
-    match connected.client.complete(params).await {
-        Ok(result) => Ok(to_json(&result)),
-        Err(e) => Err(rpc_error::<()>(Err(e))),
-    }
+    answer(connected.client.complete(params).await)
 }
 
 fn prompt_ref(name: &str, argument: &str, value: &str) -> Value {

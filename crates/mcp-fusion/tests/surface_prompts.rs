@@ -17,7 +17,7 @@ use mcp_fusion::{
 use serde_json::{Value, json};
 
 use support::{check_well_formed, internal_envelope};
-use surface::{Connected, connect, error_json, from_json, rpc_error, to_json};
+use surface::{Connected, answer, connect, error_json, from_json, to_json};
 
 async fn ping() -> Result<&'static str, ToolError> {
     Ok("pong")
@@ -106,10 +106,7 @@ fn server() -> FusionServer {
 
 async fn get(connected: &Connected, request: Value) -> Result<Value, rmcp::ErrorData> {
     let params: GetPromptRequestParams = from_json(request);
-    match connected.client.get_prompt(params).await {
-        Ok(result) => Ok(to_json(&result)),
-        Err(e) => Err(rpc_error::<()>(Err(e))),
-    }
+    answer(connected.client.get_prompt(params).await)
 }
 
 #[tokio::test]

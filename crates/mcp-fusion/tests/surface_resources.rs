@@ -24,7 +24,7 @@ use mcp_fusion::{
 use serde_json::{Value, json};
 
 use support::internal_envelope;
-use surface::{Connected, connect, error_json, from_json, rpc_error, to_json};
+use surface::{Connected, answer, connect, error_json, from_json, rpc_error, to_json};
 
 async fn ping() -> Result<&'static str, ToolError> {
     Ok("pong")
@@ -139,10 +139,7 @@ fn server() -> FusionServer {
 
 async fn read(connected: &Connected, uri: &str) -> Result<Value, rmcp::ErrorData> {
     let params: ReadResourceRequestParams = from_json(json!({"uri": uri}));
-    match connected.client.read_resource(params).await {
-        Ok(result) => Ok(to_json(&result)),
-        Err(e) => Err(rpc_error::<()>(Err(e))),
-    }
+    answer(connected.client.read_resource(params).await)
 }
 
 async fn subscribe(connected: &Connected, uri: &str) -> Result<(), rmcp::ErrorData> {

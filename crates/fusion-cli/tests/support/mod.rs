@@ -60,6 +60,27 @@ impl Drop for TempDb {
     }
 }
 
+/// `fusion ARGS` with `RUST_LOG=rust_log`, stdin and stdout closed; every
+/// stderr line is read (so the pipe never fills) and sent on the receiver.
+pub fn spawn_fusion(args: &[&std::ffi::OsStr], rust_log: &str) -> (Child, mpsc::Receiver<String>) {
+    let mut child = std::process::Command::new(FUSION)
+        .args(args)
+        .env("RUST_LOG", rust_log)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start fusion");
+    let stderr = child.stderr.take().expect("piped stderr");
+    let (lines_tx, lines_rx) = mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = lines_tx.send(line);
+        }
+    });
+    (child, lines_rx)
+}
+
 /// `fusion serve --port N --db PATH` as a child process, killed on drop.
 pub struct HttpServer {
     child: Child,
@@ -105,24 +126,14 @@ impl HttpServer {
     }
 
     fn try_start_on(db: &Path, port: u16, options: &[&str]) -> Result<Self, String> {
-        let mut child = std::process::Command::new(FUSION)
-            .args(["serve", "--port", &port.to_string(), "--db"])
-            .arg(db)
-            .args(options)
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start fusion serve");
-        let stderr = child.stderr.take().expect("piped stderr");
-        let (lines_tx, lines_rx) = mpsc::channel::<String>();
-        // Reads every stderr line (so the pipe never fills) and forwards it.
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                let _ = lines_tx.send(line);
-            }
-        });
+        let port_text = port.to_string();
+        let mut args: Vec<&std::ffi::OsStr> = ["serve", "--port", &port_text, "--db"]
+            .into_iter()
+            .map(std::ffi::OsStr::new)
+            .collect();
+        args.push(db.as_os_str());
+        args.extend(options.iter().map(std::ffi::OsStr::new));
+        let (mut child, lines_rx) = spawn_fusion(&args, "warn");
         let mut banner = Vec::new();
         // Bounded, so that a server that never starts fails the test
         // instead of hanging it; not a timing assertion.

@@ -289,8 +289,24 @@ pub async fn connect_with(server: &FusionServer, setup: ClientSetup) -> Connecte
             .clone()
             .serve_streams(read, write, std::future::pending()),
     );
+    handshake(setup, client_io, serving).await
+}
+
+/// The client's handshake over `transport`, then a ping: the server binds
+/// the connection (for list changes and resource updates) when it reads
+/// `notifications/initialized`, which the client sent without waiting, so
+/// make sure it has.
+async fn handshake<T, E, A>(
+    setup: ClientSetup,
+    transport: T,
+    serving: tokio::task::JoinHandle<Result<(), mcp_fusion::server::ServeError>>,
+) -> Connected
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
     let recorder = Recorder::new(setup);
-    let client = tokio::time::timeout(WAIT, recorder.clone().serve(client_io))
+    let client = tokio::time::timeout(WAIT, recorder.clone().serve(transport))
         .await
         .expect("the handshake completes")
         .expect("the handshake succeeds");
@@ -299,9 +315,6 @@ pub async fn connect_with(server: &FusionServer, setup: ClientSetup) -> Connecte
         recorder,
         serving,
     };
-    // The server binds the connection (for list changes and resource
-    // updates) when it reads `notifications/initialized`, which the client
-    // sent without waiting: make sure it has.
     connected.ping().await;
     tokio::task::yield_now().await;
     connected
@@ -330,6 +343,18 @@ pub fn rpc_error<T: std::fmt::Debug>(outcome: Result<T, ServiceError>) -> ErrorD
     match outcome {
         Err(ServiceError::McpError(error)) => error,
         other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+}
+
+/// A request's answer as JSON, or its JSON-RPC error (fails the test on
+/// any other failure).
+#[track_caller]
+pub fn answer<T: serde::Serialize + std::fmt::Debug>(
+    outcome: Result<T, ServiceError>,
+) -> Result<Value, ErrorData> {
+    match outcome {
+        Ok(result) => Ok(to_json(&result)),
+        Err(e) => Err(rpc_error::<()>(Err(e))),
     }
 }
 
@@ -453,19 +478,8 @@ impl HttpServed {
     /// Connects a client with `setup`.
     pub async fn connect_with(&self, setup: ClientSetup) -> Connected {
         let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(self.url.as_str());
-        let recorder = Recorder::new(setup);
-        let client = tokio::time::timeout(WAIT, recorder.clone().serve(transport))
-            .await
-            .expect("the handshake completes")
-            .expect("the handshake succeeds");
-        let connected = Connected {
-            client,
-            recorder,
-            // The HTTP server outlives the client: nothing to wait for.
-            serving: tokio::spawn(async { Ok(()) }),
-        };
-        connected.ping().await;
-        connected
+        // The HTTP server outlives the client: nothing to wait for.
+        handshake(setup, transport, tokio::spawn(async { Ok(()) })).await
     }
 
     /// Stops the server.
