@@ -18,7 +18,7 @@ use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// The `fusion` binary under test.
 pub const FUSION: &str = env!("CARGO_BIN_EXE_fusion");
@@ -355,4 +355,48 @@ pub fn meta_of(result: &CallToolResult) -> Option<Value> {
         .as_ref()
         .and_then(|meta| meta.0.get(META_KEY))
         .cloned()
+}
+
+// ---------------------------------------------------------------------------
+// Envelope assertions
+
+/// The last line of every `<validation_error>` (wire contract §4).
+pub const VALIDATION_RECOVERY: &str =
+    "Fix the fields above and call the tool again. Do not explain the error.";
+
+/// A failure (§1): one text block equal to `text`, `isError` as the severity
+/// says, no `structuredContent`, `_meta` equal to `meta`.
+#[track_caller]
+pub fn assert_failure(result: &CallToolResult, text: &str, meta: &Value, is_error: bool) {
+    assert_eq!(texts(result), [text], "envelope text");
+    assert_eq!(result.is_error, Some(is_error), "isError");
+    assert_eq!(result.structured_content, None, "structuredContent");
+    assert_eq!(meta_of(result).as_ref(), Some(meta), "_meta");
+}
+
+/// A `<validation_error>` of `billing.{action}` with `lines` (§4).
+#[track_caller]
+pub fn assert_invalid(result: &CallToolResult, action: &str, lines: &[(&str, &str)]) {
+    let dotted = format!("billing.{action}");
+    let mut text = format!("<validation_error action=\"{dotted}\">\n");
+    for (path, message) in lines {
+        let escaped = message.replace('&', "&amp;").replace('<', "&lt;");
+        text.push_str(&format!("  <field name=\"{path}\">{escaped}</field>\n"));
+    }
+    text.push_str(&format!(
+        "  <recovery>{VALIDATION_RECOVERY}</recovery>\n</validation_error>"
+    ));
+    let n = lines.len();
+    let meta = json!({
+        "code": "VALIDATION_ERROR",
+        "severity": "error",
+        "message": format!(
+            "The arguments for {dotted} are not valid ({n} {}).",
+            if n == 1 { "problem" } else { "problems" }
+        ),
+        "recovery": VALIDATION_RECOVERY,
+        "action": dotted,
+        "fields": lines.iter().map(|(p, m)| json!({"path": p, "message": m})).collect::<Vec<_>>(),
+    });
+    assert_failure(result, &text, &meta, true);
 }
