@@ -16,6 +16,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// mimalloc: the failing path allocates a few hundred small values per call
+/// (DESIGN "Speed"; `benches/load/compare.sh` measures it).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// mcp-fusion's command-line tool.
 #[derive(Debug, Parser)]
 #[cfg_attr(feature = "example", command(about))]
@@ -45,7 +50,7 @@ enum Command {
     /// Render or parse error envelopes (wire contract §2).
     #[command(subcommand)]
     Envelope(envelope_cmd::EnvelopeCommand),
-    /// Serve an example server: billing (the default) or conformance
+    /// Serve an example server: billing (the default), conformance or bench
     /// (Streamable HTTP on 127.0.0.1:8080, or --stdio).
     #[cfg(feature = "example")]
     Serve(serve_cmd::ServeArgs),

@@ -1,4 +1,4 @@
-//! `fusion serve`: an example server (billing, the default, or conformance) over Streamable HTTP (default) or stdio.
+//! `fusion serve`: an example server (billing, the default, conformance or bench) over Streamable HTTP (default) or stdio.
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -99,6 +99,20 @@ enum Example {
     Billing,
     /// The conformance suite's fixtures.
     Conformance,
+    /// One plain tool, get_invoice, with three checks and no database: the
+    /// server benches/load/compare.sh measures against other stacks.
+    Bench,
+}
+
+impl Example {
+    /// The name `--example` takes.
+    fn name(self) -> &'static str {
+        match self {
+            Example::Billing => "billing",
+            Example::Conformance => "conformance",
+            Example::Bench => "bench",
+        }
+    }
 }
 
 /// `--schema-profile`: which form of the tools' schemas `tools/list` shows.
@@ -131,10 +145,11 @@ Exit codes: 0 after a clean shutdown (Ctrl-C or SIGTERM, or end of stdin with --
 cannot be bound; 2 for invalid options, or a --db whose folder does not exist (without --create-dirs)."
 )]
 pub struct ServeArgs {
-    /// Which example server to serve: billing (invoices in SQLite) or
+    /// Which example server to serve: billing (invoices in SQLite),
     /// conformance (every fixture of the official MCP conformance suite:
     /// tools, resources, prompts, completion, logging, progress, sampling,
-    /// elicitation).
+    /// elicitation) or bench (one tool, get_invoice, with no database: the
+    /// server benches/load/compare.sh measures).
     #[arg(long, value_enum, default_value = "billing")]
     example: Example,
     /// Serve MCP over stdin/stdout instead of HTTP.
@@ -344,10 +359,11 @@ pub fn run(args: ServeArgs) -> ExitCode {
             Ok(opened) => Some(opened),
             Err(code) => return code,
         },
-        Example::Conformance => {
+        Example::Conformance | Example::Bench => {
             if let Some(flag) = billing_only_flag(&args) {
                 format.fail(&format!(
-                    "fusion serve: {flag} applies to the billing example only; leave it out with --example conformance"
+                    "fusion serve: {flag} applies to the billing example only; leave it out with --example {}",
+                    args.example.name()
                 ));
                 return ExitCode::from(2);
             }
@@ -474,11 +490,19 @@ fn open_db(
 async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> {
     let format = args.log_format;
     let Some(opened) = opened else {
-        let builder = conformance_example::builder();
-        say!(
-            format,
-            "fusion serve: conformance example (the MCP conformance suite's fixtures)"
-        );
+        let builder = if args.example == Example::Bench {
+            say!(
+                format,
+                "fusion serve: bench example (one tool, get_invoice, no database)"
+            );
+            bench_example::builder()
+        } else {
+            say!(
+                format,
+                "fusion serve: conformance example (the MCP conformance suite's fixtures)"
+            );
+            conformance_example::builder()
+        };
         return serve_built(&args, builder).await;
     };
     let OpenedDb { path, existed, db } = opened;

@@ -64,6 +64,40 @@ pub(crate) fn value_text(value: &Value) -> String {
     }
 }
 
+/// A reference token of a JSON Pointer with `~1` and `~0` undone (RFC 6901
+/// §4); borrowed when it has no `~`.
+pub(crate) fn pointer_token(raw: &str) -> std::borrow::Cow<'_, str> {
+    if raw.contains('~') {
+        std::borrow::Cow::Owned(raw.replace("~1", "/").replace("~0", "~"))
+    } else {
+        std::borrow::Cow::Borrowed(raw)
+    }
+}
+
+/// The value at the JSON Pointer `pointer` (RFC 6901) in `value`, as
+/// [`Value::pointer`] finds it, without allocating for tokens that hold no
+/// `~` (the schemas' pointers, read for every field error).
+pub(crate) fn pointer<'v>(value: &'v Value, pointer: &str) -> Option<&'v Value> {
+    if pointer.is_empty() {
+        return Some(value);
+    }
+    let rest = pointer.strip_prefix('/')?;
+    rest.split('/').try_fold(value, |target, raw| {
+        let token = pointer_token(raw);
+        match target {
+            Value::Object(map) => map.get(token.as_ref()),
+            Value::Array(items) => {
+                let leading_zero = token.len() > 1 && token.starts_with('0');
+                if token.starts_with('+') || leading_zero {
+                    return None;
+                }
+                token.parse::<usize>().ok().and_then(|i| items.get(i))
+            }
+            _ => None,
+        }
+    })
+}
+
 /// The first key that appears twice in one object of the JSON text `text`
 /// (at any depth), or `None` when every object's keys are unique or the
 /// text is not JSON. RFC 8259 §4 leaves the meaning of a repeated name to
@@ -126,10 +160,29 @@ impl<'de> serde::de::Visitor<'de> for UniqueKeys<'_> {
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut entries: A) -> Result<(), A::Error> {
-        let mut keys = std::collections::HashSet::new();
+        // Most objects have a few keys: a linear search of the keys seen
+        // (borrowed from the text unless escaped) costs less than hashing
+        // them; past `LINEAR_KEYS` keys a set takes over.
+        const LINEAR_KEYS: usize = 16;
+        let mut seen: Vec<std::borrow::Cow<'de, str>> = Vec::new();
+        let mut set: Option<std::collections::HashSet<std::borrow::Cow<'de, str>>> = None;
         while let Some(key) = entries.next_key::<std::borrow::Cow<'de, str>>()? {
             entries.next_value_seed(UniqueKeys(self.0))?;
-            if !keys.insert(key.clone()) {
+            let repeated = match &mut set {
+                Some(set) => !set.insert(key.clone()),
+                None if seen.contains(&key) => true,
+                None if seen.len() == LINEAR_KEYS => {
+                    let mut all: std::collections::HashSet<_> = seen.drain(..).collect();
+                    all.insert(key.clone());
+                    set = Some(all);
+                    false
+                }
+                None => {
+                    seen.push(key.clone());
+                    false
+                }
+            };
+            if repeated {
                 *self.0.borrow_mut() = Some(key.into_owned());
                 return Err(serde::de::Error::custom("a repeated key"));
             }
@@ -157,6 +210,45 @@ mod tests {
         );
         assert_eq!(found(r#"{"a":1,"a""#), None);
         assert_eq!(found("not JSON"), None);
+        // Past the linear search's keys, the set still finds a repeat.
+        let many: Vec<String> = (0..40).map(|i| format!("\"k{i}\":{i}")).collect();
+        assert_eq!(found(&format!("{{{}}}", many.join(","))), None);
+        assert_eq!(
+            found(&format!("{{{},\"k3\":0}}", many.join(","))),
+            Some("k3".into())
+        );
+        assert_eq!(
+            found(&format!("{{{},\"k39\":0}}", many.join(","))),
+            Some("k39".into())
+        );
+    }
+
+    #[test]
+    fn pointers_resolve_as_serde_json_resolves_them() {
+        let doc = json!({"a/b": {"m~n": [10, 20, {"": 3}]}, "0": 1, "list": [5, 6]});
+        for ptr in [
+            "",
+            "/a~1b",
+            "/a~1b/m~0n/1",
+            "/a~1b/m~0n/2/",
+            "/0",
+            "/list/01",
+            "/list/+1",
+            "/list/1",
+            "/list/2",
+            "/missing",
+            "a",
+            "/a~1b/m~0n/-",
+            "/0/x",
+        ] {
+            assert_eq!(pointer(&doc, ptr), doc.pointer(ptr), "{ptr}");
+        }
+        assert_eq!(pointer(&doc, "/list/1"), Some(&json!(6)));
+        assert!(matches!(
+            pointer_token("plain"),
+            std::borrow::Cow::Borrowed("plain")
+        ));
+        assert_eq!(pointer_token("a~1b~0c"), "a/b~c");
     }
 
     #[test]

@@ -15,6 +15,10 @@ pub(crate) fn article(word: &str) -> &'static str {
 
 /// The first `n` characters of `s`, or `None` when `s` has at most `n`.
 pub(crate) fn first_chars(s: &str, n: usize) -> Option<&str> {
+    // A character takes at least one byte.
+    if s.len() <= n {
+        return None;
+    }
     s.char_indices().nth(n).map(|(at, _)| &s[..at])
 }
 

@@ -8,19 +8,44 @@
 //!   character references, so that a conforming parser, which normalises
 //!   whitespace in attributes, gives the value back unchanged.
 
+// Every character escaped is ASCII, and UTF-8 never uses an ASCII byte
+// inside a longer character: scanning bytes finds exactly the characters.
+
+/// What element text writes for the byte at `i` of `s`, when not the byte itself.
+fn text_replacement(s: &[u8], i: usize) -> Option<&'static str> {
+    match s[i] {
+        b'&' => Some("&amp;"),
+        b'<' => Some("&lt;"),
+        b'>' if s[..i].ends_with(b"]]") => Some("&gt;"),
+        _ => None,
+    }
+}
+
+/// What an attribute value writes for `byte`, when not the byte itself.
+fn attr_replacement(byte: u8) -> Option<&'static str> {
+    match byte {
+        b'&' => Some("&amp;"),
+        b'<' => Some("&lt;"),
+        b'>' => Some("&gt;"),
+        b'"' => Some("&quot;"),
+        b'\'' => Some("&apos;"),
+        b'\t' => Some("&#9;"),
+        b'\n' => Some("&#10;"),
+        b'\r' => Some("&#13;"),
+        _ => None,
+    }
+}
+
 /// Appends `s` to `out` as element text.
 pub fn text_into(out: &mut String, s: &str) {
+    let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, c) in s.char_indices() {
-        let replacement = match c {
-            '&' => "&amp;",
-            '<' => "&lt;",
-            '>' if s[..i].ends_with("]]") => "&gt;",
-            _ => continue,
-        };
-        out.push_str(&s[start..i]);
-        out.push_str(replacement);
-        start = i + 1;
+    for i in 0..bytes.len() {
+        if let Some(replacement) = text_replacement(bytes, i) {
+            out.push_str(&s[start..i]);
+            out.push_str(replacement);
+            start = i + 1;
+        }
     }
     out.push_str(&s[start..]);
 }
@@ -28,37 +53,29 @@ pub fn text_into(out: &mut String, s: &str) {
 /// Appends `s` to `out` as an attribute value (without the quotes).
 pub fn attr_into(out: &mut String, s: &str) {
     let mut start = 0;
-    for (i, c) in s.char_indices() {
-        let replacement = match c {
-            '&' => "&amp;",
-            '<' => "&lt;",
-            '>' => "&gt;",
-            '"' => "&quot;",
-            '\'' => "&apos;",
-            '\t' => "&#9;",
-            '\n' => "&#10;",
-            '\r' => "&#13;",
-            _ => continue,
-        };
-        out.push_str(&s[start..i]);
-        out.push_str(replacement);
-        start = i + 1;
+    for (i, byte) in s.bytes().enumerate() {
+        if let Some(replacement) = attr_replacement(byte) {
+            out.push_str(&s[start..i]);
+            out.push_str(replacement);
+            start = i + 1;
+        }
     }
     out.push_str(&s[start..]);
 }
 
 /// The length in bytes of `s` written as element text.
 pub fn text_len(s: &str) -> usize {
-    let mut out = String::new();
-    text_into(&mut out, s);
-    out.len()
+    let bytes = s.as_bytes();
+    (0..bytes.len())
+        .map(|i| text_replacement(bytes, i).map_or(1, str::len))
+        .sum()
 }
 
 /// The length in bytes of `s` written as an attribute value.
 pub fn attr_len(s: &str) -> usize {
-    let mut out = String::new();
-    attr_into(&mut out, s);
-    out.len()
+    s.bytes()
+        .map(|byte| attr_replacement(byte).map_or(1, str::len))
+        .sum()
 }
 
 #[cfg(test)]
@@ -88,5 +105,10 @@ mod tests {
         assert_eq!(attr("a\tb\nc\rd"), "a&#9;b&#10;c&#13;d");
         assert_eq!(text("x]]>y >"), "x]]&gt;y >");
         assert_eq!(text_len("a<b"), 6);
+        for sample in [input, "x]]>y >", "a\tb\nc\rd", "é<漢>&👍", ""] {
+            assert_eq!(text_len(sample), text(sample).len(), "{sample}");
+            assert_eq!(attr_len(sample), attr(sample).len(), "{sample}");
+        }
+        assert_eq!(text("é<漢>&👍]]>"), "é&lt;漢>&amp;👍]]&gt;");
     }
 }

@@ -19,6 +19,7 @@
 //! - if the envelope would reach [`MAX_ENVELOPE_BYTES`], details are dropped
 //!   from the end, then actions, then the recovery and the message are cut.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use super::escape;
@@ -61,9 +62,26 @@ pub fn retry_after_secs(delay: Option<Duration>) -> Option<u64> {
     Some(secs.clamp(1, MAX_RETRY_AFTER_SECS))
 }
 
+/// Whether [`sanitize`] changes `s`: a C0 control other than tab and LF
+/// (CR too in element text), or U+FFFE / U+FFFF (UTF-8 `EF BF BE`/`EF BF BF`).
+fn needs_sanitizing(s: &str, text: bool) -> bool {
+    let bytes = s.as_bytes();
+    bytes.iter().enumerate().any(|(i, &b)| match b {
+        b'\t' | b'\n' => false,
+        b'\r' => text,
+        0..=0x1f => true,
+        0xEF => bytes.get(i + 1) == Some(&0xBF) && matches!(bytes.get(i + 2), Some(0xBE | 0xBF)),
+        _ => false,
+    })
+}
+
 /// Replaces characters XML 1.0 forbids with U+FFFD; in element text
-/// (`text == true`) also turns CR LF and lone CR into LF.
-pub fn sanitize(s: &str, text: bool) -> String {
+/// (`text == true`) also turns CR LF and lone CR into LF. Borrows `s` when
+/// nothing changes (the usual case).
+pub fn sanitize(s: &str, text: bool) -> Cow<'_, str> {
+    if !needs_sanitizing(s, text) {
+        return Cow::Borrowed(s);
+    }
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
@@ -79,7 +97,18 @@ pub fn sanitize(s: &str, text: bool) -> String {
             _ => out.push(c),
         }
     }
-    out
+    Cow::Owned(out)
+}
+
+/// `s` sanitized and cut to `max_chars` characters: one allocation, the copy.
+fn clean(s: &str, text: bool, max_chars: usize) -> String {
+    match sanitize(s, text) {
+        Cow::Borrowed(s) => cut_chars(s, max_chars, "…").into_owned(),
+        Cow::Owned(owned) => match cut_chars(&owned, max_chars, "…") {
+            Cow::Borrowed(_) => owned,
+            Cow::Owned(cut) => cut,
+        },
+    }
 }
 
 /// Cuts `s` so that its escaped form (element text when `text`, else attribute)
@@ -116,19 +145,57 @@ fn cut_escaped_bytes(s: &str, max_bytes: usize, text: bool) -> String {
 }
 
 fn text_value(s: &str) -> String {
-    cut_chars(&sanitize(s, true), MAX_TEXT_CHARS, "…").into_owned()
+    clean(s, true, MAX_TEXT_CHARS)
 }
 
 /// A name written as an attribute value (code, detail key, field path,
 /// validation action).
 fn name_value(s: &str) -> String {
-    cut_chars(&sanitize(s, false), MAX_NAME_CHARS, "…").into_owned()
+    clean(s, false, MAX_NAME_CHARS)
 }
 
 /// A name written as element text (`<action>`): cut like a name, but CR is
 /// normalised like any element text.
 fn action_value(s: &str) -> String {
-    cut_chars(&sanitize(s, true), MAX_NAME_CHARS, "…").into_owned()
+    clean(s, true, MAX_NAME_CHARS)
+}
+
+/// Whether `err` already is what [`normalize`] returns for it, as far as the
+/// envelope and its `_meta` twin show (checked in bytes, conservatively: a
+/// `false` only means normalizing is needed to know). The usual failure —
+/// short, clean texts, a few distinct details — is rendered as it is.
+pub(crate) fn is_normal(err: &ToolError) -> bool {
+    let text = |s: &str| s.len() <= MAX_TEXT_CHARS && !needs_sanitizing(s, true);
+    let name = |s: &str, text: bool| s.len() <= MAX_NAME_CHARS && !needs_sanitizing(s, text);
+    let code = err.code.as_str();
+    let clean = name(code, false)
+        && text(&err.message)
+        && !err.message.trim().is_empty()
+        && err
+            .recovery
+            .as_deref()
+            .is_none_or(|r| text(r) && !r.trim().is_empty())
+        && err.available_actions.iter().all(|a| name(a, true))
+        && err.details.len() <= 16
+        && err.details.iter().enumerate().all(|(i, (k, v))| {
+            name(k, false) && text(v) && err.details[..i].iter().all(|(other, _)| other != k)
+        });
+    if !clean {
+        return false;
+    }
+    let lists: usize = err
+        .available_actions
+        .iter()
+        .map(|a| ACTION_FRAME_BYTES + escape::text_len(a))
+        .sum::<usize>()
+        + err
+            .details
+            .iter()
+            .map(|(k, v)| DETAIL_FRAME_BYTES + escape::attr_len(k) + escape::text_len(v))
+            .sum::<usize>();
+    let texts =
+        escape::text_len(&err.message) + err.recovery.as_deref().map_or(0, escape::text_len);
+    texts + lists <= MAX_ENVELOPE_BYTES - 1 - TOOL_ERROR_FRAME_BYTES - escape::attr_len(code)
 }
 
 /// The failure exactly as its envelope carries it: every substitution and cut of
@@ -307,5 +374,15 @@ mod tests {
         assert_eq!(sanitize("a\r\nb\rc", true), "a\nb\nc");
         assert_eq!(sanitize("a\r\nb", false), "a\r\nb");
         assert_eq!(sanitize("\u{fffe}\u{ffff}", false), "\u{fffd}\u{fffd}");
+        // Nothing to change: borrowed, even with U+FFFD and U+EFBF-like bytes.
+        for clean in ["plain é漢 \u{fffd} \u{efbf}\u{fffc}", "a\tb\nc", ""] {
+            assert!(
+                matches!(sanitize(clean, true), Cow::Borrowed(_)),
+                "{clean:?}"
+            );
+        }
+        assert!(matches!(sanitize("a\rb", false), Cow::Borrowed(_)));
+        assert_eq!(sanitize("a\rb", true), "a\nb");
+        assert_eq!(sanitize("x\u{ffff}", true), "x\u{fffd}");
     }
 }

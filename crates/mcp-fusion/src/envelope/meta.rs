@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::limits::{normalize, normalize_validation, retry_after_secs};
+use super::limits::{is_normal, normalize, normalize_validation, retry_after_secs};
 use crate::error::{ErrorCode, Severity, ToolError, VALIDATION_RECOVERY, ValidationFailure};
 
 /// The `_meta` key under which a result carries its envelope as JSON (§1).
@@ -14,7 +14,15 @@ pub const META_KEY: &str = "mcp-fusion/error";
 /// members are omitted when absent; values are the normalized ones, so they
 /// equal what the XML says.
 pub fn to_meta(err: &ToolError) -> Value {
-    let err = normalize(err);
+    if is_normal(err) {
+        return meta_of_normalized(err);
+    }
+    meta_of_normalized(&normalize(err))
+}
+
+/// [`to_meta`] of a failure [`normalize`] already returned (or that
+/// [`is_normal`] says needs nothing).
+pub(super) fn meta_of_normalized(err: &ToolError) -> Value {
     let mut meta = Map::new();
     meta.insert("code".into(), json!(err.code.as_str()));
     meta.insert("severity".into(), json!(err.severity.as_str()));
@@ -45,20 +53,31 @@ pub fn to_meta(err: &ToolError) -> Value {
 /// with self-healing, also `contract_awareness: {"action", "changes",
 /// "max_severity", "deltas": [{"severity", "field", "text"}]}` (§4.1).
 pub fn validation_to_meta(failure: &ValidationFailure) -> Value {
-    let failure = normalize_validation(failure);
+    validation_meta_of_normalized(normalize_validation(failure))
+}
+
+/// [`validation_to_meta`] of a failure [`normalize_validation`] already
+/// returned (its texts move into the JSON).
+pub(super) fn validation_meta_of_normalized(failure: ValidationFailure) -> Value {
+    let message = failure.summary();
     let fields: Vec<Value> = failure
         .fields
-        .iter()
-        .map(|f| json!({"path": f.path, "message": f.message}))
+        .into_iter()
+        .map(|f| {
+            let mut field = Map::with_capacity(2);
+            field.insert("path".into(), Value::String(f.path));
+            field.insert("message".into(), Value::String(f.message));
+            Value::Object(field)
+        })
         .collect();
-    let mut meta = json!({
-        "code": ErrorCode::ValidationError.as_str(),
-        "severity": Severity::Error.as_str(),
-        "message": failure.summary(),
-        "recovery": VALIDATION_RECOVERY,
-        "action": failure.action,
-        "fields": fields,
-    });
+    let mut meta = Map::with_capacity(7);
+    meta.insert("code".into(), json!(ErrorCode::ValidationError.as_str()));
+    meta.insert("severity".into(), json!(Severity::Error.as_str()));
+    meta.insert("message".into(), Value::String(message));
+    meta.insert("recovery".into(), json!(VALIDATION_RECOVERY));
+    meta.insert("action".into(), Value::String(failure.action));
+    meta.insert("fields".into(), Value::Array(fields));
+    let mut meta = Value::Object(meta);
     if let Some(awareness) = &failure.contract_awareness {
         let deltas: Vec<Value> = awareness
             .deltas

@@ -17,3 +17,4 @@ pub use meta::{META_KEY, to_meta, validation_to_meta};
 pub use parse::{MAX_CANDIDATES, ParseError, ParsedEnvelope, opens_tool_error, parse};
 pub use render::{render, render_validation};
 pub use result::{attach_warning, to_call_tool_result, validation_result};
+pub(crate) use result::{envelope_and_meta, validation_envelope_and_meta};

@@ -2,7 +2,7 @@
 //! written into one buffer.
 
 use super::escape::{attr_into, text_into};
-use super::limits::{normalize, normalize_validation, retry_after_secs};
+use super::limits::{is_normal, normalize, normalize_validation, retry_after_secs};
 use crate::error::{
     ContractAwareness, ToolError, VALIDATION_RECOVERY, ValidationFailure, seconds_text,
 };
@@ -24,7 +24,14 @@ use crate::error::{
 /// );
 /// ```
 pub fn render(err: &ToolError) -> String {
-    let err = normalize(err);
+    if is_normal(err) {
+        return render_normalized(err);
+    }
+    render_normalized(&normalize(err))
+}
+
+/// [`render`] of a failure [`normalize`] already returned.
+pub(super) fn render_normalized(err: &ToolError) -> String {
     let mut out = String::with_capacity(256 + err.message.len());
     out.push_str("<tool_error code=\"");
     attr_into(&mut out, err.code.as_str());
@@ -59,8 +66,9 @@ pub fn render(err: &ToolError) -> String {
         out.push_str("  </details>\n");
     }
     if let Some(secs) = retry_after_secs(err.retry_after) {
-        let secs = seconds_text(secs);
-        out.push_str(&format!("  <retry_after>{secs}</retry_after>\n"));
+        out.push_str("  <retry_after>");
+        out.push_str(&seconds_text(secs));
+        out.push_str("</retry_after>\n");
     }
     out.push_str("</tool_error>");
     out
@@ -73,8 +81,17 @@ pub fn render(err: &ToolError) -> String {
 /// Normalized first ([`normalize_validation`](super::normalize_validation)),
 /// so it is always well-formed and smaller than 16 KiB.
 pub fn render_validation(failure: &ValidationFailure) -> String {
-    let failure = normalize_validation(failure);
-    let mut out = String::with_capacity(256);
+    render_validation_normalized(&normalize_validation(failure))
+}
+
+/// [`render_validation`] of a failure [`normalize_validation`] already returned.
+pub(super) fn render_validation_normalized(failure: &ValidationFailure) -> String {
+    let lines: usize = failure
+        .fields
+        .iter()
+        .map(|f| 32 + f.path.len() + f.message.len())
+        .sum();
+    let mut out = String::with_capacity(256 + lines);
     out.push_str("<validation_error action=\"");
     attr_into(&mut out, &failure.action);
     out.push_str("\">\n");

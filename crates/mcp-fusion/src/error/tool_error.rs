@@ -228,6 +228,17 @@ pub(crate) fn merge_details(
     details: &mut Vec<(String, String)>,
     items: impl IntoIterator<Item = (String, String)>,
 ) {
+    let items = items.into_iter();
+    // A few details (the usual case): a linear search costs less than a map.
+    if details.len() + items.size_hint().1.unwrap_or(usize::MAX) <= 16 {
+        for (key, value) in items {
+            match details.iter_mut().find(|(k, _)| *k == key) {
+                Some(detail) => detail.1 = value,
+                None => details.push((key, value)),
+            }
+        }
+        return;
+    }
     let mut index: std::collections::HashMap<String, usize> = details
         .iter()
         .enumerate()

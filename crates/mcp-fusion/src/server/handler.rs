@@ -117,7 +117,9 @@ impl ServerHandler for FusionServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, rmcp::ErrorData> {
-        self.get_prompt_now(&request.name, request.arguments, &context)
+        // Boxed: rmcp copies each request's future into a new task, and its
+        // size is that of the largest handler future (see `call_tool`).
+        Box::pin(self.get_prompt_now(&request.name, request.arguments, &context))
             .await
             .map(Into::into)
     }
@@ -149,7 +151,7 @@ impl ServerHandler for FusionServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, rmcp::ErrorData> {
-        self.read_resource_now(&request.uri, &context)
+        Box::pin(self.read_resource_now(&request.uri, &context))
             .await
             .map(Into::into)
     }
@@ -179,7 +181,7 @@ impl ServerHandler for FusionServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, rmcp::ErrorData> {
         self.session.bind(&context.peer);
-        self.complete_now(request, &context).await
+        Box::pin(self.complete_now(request, &context)).await
     }
 
     /// The 2026-07-28 discovery: as `initialize` advertises, without
@@ -241,7 +243,10 @@ impl ServerHandler for FusionServer {
             states: Arc::clone(&self.inner.states),
             client: Some(self.link(&context)),
         };
-        match self.dispatch(call).await {
+        // Boxed: rmcp spawns every request's future as a task, copying it
+        // whole; the pipeline's future (router, guards, middleware, handler)
+        // is kilobytes, a box is a pointer.
+        match Box::pin(self.dispatch(call)).await {
             Ok(result) => Ok(result.into()),
             Err(unknown) => Err(rmcp::ErrorData::invalid_params(
                 unknown.message,

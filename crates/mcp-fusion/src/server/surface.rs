@@ -20,17 +20,14 @@ use super::completion::CompletionRequest;
 use super::link::{ClientLink, LogFilter, log_level_of};
 use super::prompt::PromptError;
 use super::resource::TemplateError;
-use crate::envelope::{render, render_validation, to_meta, validation_to_meta};
+use crate::envelope::{envelope_and_meta, validation_envelope_and_meta};
 use crate::error::{ErrorCode, FieldError, ToolError, ValidationFailure};
 use crate::pipeline::{CallContext, ContextInner, SharedChannel, catch_panic};
 
 /// `-32602` with the `<validation_error>` of `fields` (wire contract §4).
 fn invalid(name: &str, fields: Vec<FieldError>) -> rmcp::ErrorData {
-    let failure = ValidationFailure::new(name, fields);
-    rmcp::ErrorData::invalid_params(
-        render_validation(&failure),
-        Some(validation_to_meta(&failure)),
-    )
+    let (text, meta) = validation_envelope_and_meta(&ValidationFailure::new(name, fields));
+    rmcp::ErrorData::invalid_params(text, Some(meta))
 }
 
 /// A handler's `ToolError` as a JSON-RPC error: `NOT_FOUND` of a resource is
@@ -44,7 +41,8 @@ fn failed(error: &ToolError, resource: bool) -> rmcp::ErrorData {
         }
         _ => RpcCode::INTERNAL_ERROR,
     };
-    rmcp::ErrorData::new(code, render(error), Some(to_meta(error)))
+    let (text, meta) = envelope_and_meta(error);
+    rmcp::ErrorData::new(code, text, Some(meta))
 }
 
 /// The answer to a name that is not there: the closest valid one and all of

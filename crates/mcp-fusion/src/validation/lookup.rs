@@ -18,7 +18,7 @@ const MAX_HOPS: usize = 32;
 /// Remote references are never followed (`None`).
 pub(crate) fn local_ref<'s>(root: &'s Value, reference: &str) -> Option<&'s Value> {
     let fragment = reference.strip_prefix('#')?;
-    root.pointer(&percent_decode(fragment))
+    crate::json::pointer(root, &percent_decode(fragment))
 }
 
 fn percent_decode(s: &str) -> String {
@@ -47,10 +47,24 @@ fn percent_decode(s: &str) -> String {
 /// location is `schema_path` (`/$defs/Line/properties/qty/minimum` → the
 /// `qty` schema). `None` when the location does not lead to such a schema.
 pub(crate) fn owner<'s>(root: &'s Value, schema_path: &str, keyword: &str) -> Option<&'s Value> {
-    let segs: Vec<&str> = schema_path.split('/').collect();
-    let at = segs.iter().rposition(|s| *s == keyword)?;
-    let found = root.pointer(&segs[..at].join("/"))?;
+    let found = crate::json::pointer(root, before_last_segment(schema_path, keyword)?)?;
     found.get(keyword).is_some().then_some(found)
+}
+
+/// The part of the pointer `schema_path` before its last segment equal to
+/// `keyword` (without the `/` between them), or `None` when no segment is.
+fn before_last_segment<'p>(schema_path: &'p str, keyword: &str) -> Option<&'p str> {
+    let mut end = schema_path.len();
+    loop {
+        let start = schema_path[..end].rfind('/').map_or(0, |slash| slash + 1);
+        if &schema_path[start..end] == keyword {
+            return Some(&schema_path[..start.saturating_sub(1)]);
+        }
+        if start == 0 {
+            return None;
+        }
+        end = start - 1;
+    }
 }
 
 /// Like [`owner`], without requiring the schema found to hold `keyword`
@@ -60,15 +74,13 @@ pub(crate) fn owner_loose<'s>(
     schema_path: &str,
     keyword: &str,
 ) -> Option<&'s Value> {
-    let segs: Vec<&str> = schema_path.split('/').collect();
-    let at = segs.iter().rposition(|s| *s == keyword)?;
-    root.pointer(&segs[..at].join("/"))
+    crate::json::pointer(root, before_last_segment(schema_path, keyword)?)
 }
 
 /// `schema` and every schema it brings in unconditionally: its local `$ref`
 /// target and its `allOf` members, recursively, `schema` first.
 pub(crate) fn members<'s>(root: &'s Value, schema: &'s Value) -> Vec<&'s Value> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(4);
     collect_members(root, schema, 0, &mut out);
     out
 }
@@ -151,8 +163,8 @@ pub(crate) fn object_view<'s>(
     unions: Unions<'_>,
 ) -> ObjectView<'s> {
     let mut view = ObjectView {
-        props: Vec::new(),
-        required: Vec::new(),
+        props: Vec::with_capacity(8),
+        required: Vec::with_capacity(8),
     };
     let ms = members(root, schema);
     for m in &ms {
@@ -401,21 +413,53 @@ fn ranking_view<'s>(root: &'s Value, schema: &'s Value, value: Option<&Value>) -
     view
 }
 
+/// The ranking views already built while ordering one validation's lines,
+/// by schema and instance value: the lines of one object share its view.
+#[derive(Default)]
+pub(crate) struct RankViews<'s> {
+    built: Vec<(*const Value, Option<*const Value>, ObjectView<'s>)>,
+}
+
+impl<'s> RankViews<'s> {
+    /// [`ranking_view`] of `schema` for `value`, built once.
+    fn get(
+        &mut self,
+        root: &'s Value,
+        schema: &'s Value,
+        value: Option<&Value>,
+    ) -> &ObjectView<'s> {
+        let key = (std::ptr::from_ref(schema), value.map(std::ptr::from_ref));
+        let at = match self.built.iter().position(|(s, v, _)| (*s, *v) == key) {
+            Some(at) => at,
+            None => {
+                self.built
+                    .push((key.0, key.1, ranking_view(root, schema, value)));
+                self.built.len() - 1
+            }
+        };
+        &self.built[at].2
+    }
+}
+
 /// A sort key for a line at `segs`: per segment, the property's position in
 /// schema order (unknown keys after every known one, in input order), or the
-/// array index. Lines sort by this key, shorter (outer) paths first.
-pub(crate) fn rank_key(root: &Value, instance: &Value, segs: &[Seg]) -> Vec<usize> {
+/// array index. Lines sort by this key, shorter (outer) paths first. `views`
+/// keeps the object views built, for the next lines of the same validation.
+pub(crate) fn rank_key<'s>(
+    root: &'s Value,
+    instance: &Value,
+    segs: &[Seg],
+    views: &mut RankViews<'s>,
+) -> Vec<usize> {
     let mut key = Vec::with_capacity(segs.len());
     let mut schema = Some(root);
     let mut value = Some(instance);
     for seg in segs {
         let (rank, next) = match seg {
             Seg::Key(name) => {
-                let view = schema.map(|s| ranking_view(root, s, value));
-                let known = view
-                    .as_ref()
-                    .and_then(|v| v.rank(name).map(|r| (r, v.prop(name))));
-                let base = view.as_ref().map_or(0, |v| v.props.len());
+                let view = schema.map(|s| views.get(root, s, value));
+                let known = view.and_then(|v| v.rank(name).map(|r| (r, v.prop(name))));
+                let base = view.map_or(0, |v| v.props.len());
                 match known {
                     Some((r, sub)) => (r, sub),
                     None => {
@@ -484,6 +528,24 @@ pub(crate) fn item_schema<'s>(root: &'s Value, schema: &'s Value, i: usize) -> O
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_pointer_before_a_keyword_segment() {
+        let before = super::before_last_segment;
+        assert_eq!(
+            before("/properties/amount/minimum", "minimum"),
+            Some("/properties/amount")
+        );
+        assert_eq!(before("/minimum", "minimum"), Some(""));
+        assert_eq!(before("minimum", "minimum"), Some(""));
+        assert_eq!(
+            before("/a/minimum/b/minimum", "minimum"),
+            Some("/a/minimum/b")
+        );
+        assert_eq!(before("/a/xminimum", "minimum"), None);
+        assert_eq!(before("", "minimum"), None);
+    }
+
     use super::*;
     use serde_json::json;
 
@@ -561,7 +623,7 @@ mod tests {
         let root =
             json!({"properties": {"b": {}, "a": {"items": {"properties": {"z": {}, "y": {}}}}}});
         let inst = json!({"x": 1, "a": [{"y": 1}], "w": 2});
-        let k = |segs: Vec<Seg>| rank_key(&root, &inst, &segs);
+        let k = |segs: Vec<Seg>| rank_key(&root, &inst, &segs, &mut RankViews::default());
         assert_eq!(k(vec![Seg::Key("b".into())]), vec![0]);
         assert_eq!(
             k(vec![

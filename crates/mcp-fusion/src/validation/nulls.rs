@@ -15,7 +15,22 @@ const MAX_DEPTH: usize = 128;
 /// the one a tag selects, or the only one accepting objects).
 /// Keys the schema does not declare are kept (they are reported as unknown).
 pub(crate) fn remove_optional_nulls(root: &Value, args: &mut Value) {
-    walk(root, root, args, 0);
+    // Most calls hold no `null` at all: nothing to look up in the schema.
+    if has_null(args, 0) {
+        walk(root, root, args, 0);
+    }
+}
+
+/// Whether `value` holds a `null` inside an object, at most [`MAX_DEPTH`] deep.
+fn has_null(value: &Value, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    match value {
+        Value::Object(map) => map.values().any(|v| v.is_null() || has_null(v, depth + 1)),
+        Value::Array(items) => items.iter().any(|v| has_null(v, depth + 1)),
+        _ => false,
+    }
 }
 
 fn walk(root: &Value, schema: &Value, value: &mut Value, depth: usize) {

@@ -15,15 +15,6 @@ pub(crate) enum Seg {
     Index(usize),
 }
 
-impl Seg {
-    fn text(&self) -> String {
-        match self {
-            Seg::Key(k) => k.clone(),
-            Seg::Index(i) => i.to_string(),
-        }
-    }
-}
-
 /// The segments of the JSON Pointer `pointer`, read against `instance`: a
 /// numeric token is an index only where the instance holds an array there
 /// (an object may have a key `"2"`).
@@ -31,10 +22,10 @@ pub(crate) fn segments(instance: &Value, pointer: &str) -> Vec<Seg> {
     let mut out = Vec::new();
     let mut here = Some(instance);
     for raw in pointer.split('/').skip(1) {
-        let token = raw.replace("~1", "/").replace("~0", "~");
+        let token = crate::json::pointer_token(raw);
         let seg = match (here, token.parse::<usize>()) {
             (Some(Value::Array(_)), Ok(i)) => Seg::Index(i),
-            _ => Seg::Key(token),
+            _ => Seg::Key(token.into_owned()),
         };
         here = here.and_then(|v| step(v, &seg));
         out.push(seg);
@@ -62,7 +53,17 @@ pub(crate) fn dotted(segs: &[Seg]) -> String {
     if segs.is_empty() {
         return ROOT.to_owned();
     }
-    segs.iter().map(Seg::text).collect::<Vec<_>>().join(".")
+    let mut out = String::new();
+    for (i, seg) in segs.iter().enumerate() {
+        if i > 0 {
+            out.push('.');
+        }
+        match seg {
+            Seg::Key(k) => out.push_str(k),
+            Seg::Index(n) => out.push_str(&n.to_string()),
+        }
+    }
+    out
 }
 
 /// `segs` with one more key.

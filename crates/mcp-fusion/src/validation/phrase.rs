@@ -111,7 +111,7 @@ pub(crate) fn phrase(ctx: &Ctx, err: &ValidationError<'_>, out: &mut Vec<Line>) 
             let object = path::value_at(ctx.instance, &here).unwrap_or(value);
             let owner = schema_path
                 .rsplit_once('/')
-                .and_then(|(o, _)| ctx.root.pointer(o));
+                .and_then(|(o, _)| crate::json::pointer(ctx.root, o));
             let known = Known::declared_by(owner);
             let unexpected: Vec<String> = object
                 .as_object()

@@ -195,22 +195,30 @@ fn finish(ctx: &Ctx, lines: Vec<Line>) -> Vec<FieldError> {
             .iter()
             .any(|l| (l.keyword == "enum" || l.keyword == "const") && l.segs == segs)
     };
-    let mut kept: Vec<Line> = Vec::with_capacity(lines.len());
-    for line in &lines {
-        if line.keyword == "type" && pinned_at(&line.segs) {
-            continue;
-        }
-        if kept
-            .iter()
-            .any(|k| k.segs == line.segs && k.message == line.message)
-        {
-            continue;
-        }
-        kept.push(line.clone());
-    }
+    let dropped: Vec<bool> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, line)| {
+            (line.keyword == "type" && pinned_at(&line.segs))
+                || lines[..i]
+                    .iter()
+                    .any(|k| k.segs == line.segs && k.message == line.message)
+        })
+        .collect();
+    let kept: Vec<Line> = lines
+        .into_iter()
+        .zip(dropped)
+        .filter_map(|(line, dropped)| (!dropped).then_some(line))
+        .collect();
+    let mut views = lookup::RankViews::default();
     let mut keyed: Vec<(Vec<usize>, Line)> = kept
         .into_iter()
-        .map(|l| (lookup::rank_key(ctx.root, ctx.instance, &l.segs), l))
+        .map(|l| {
+            (
+                lookup::rank_key(ctx.root, ctx.instance, &l.segs, &mut views),
+                l,
+            )
+        })
         .collect();
     keyed.sort_by(|a, b| a.0.cmp(&b.0));
     keyed

@@ -1,0 +1,333 @@
+#!/usr/bin/env bash
+# The side-by-side load bench: the same tool, get_invoice (three checks:
+# id pattern, email, integer >= 1), served by
+#   fusion   `fusion serve --example bench` (mcp-fusion)
+#   floor    bare rmcp with three hand-written checks (benches/load/src/floor.rs)
+#   ts       the official TypeScript SDK with zod (benches/load/ts/server.mjs)
+#   fastmcp  FastMCP with pydantic (benches/load/fastmcp/server.py)
+# driven by the `load` binary (raw JSON-RPC, closed loop).
+#
+# Stdio section: each server x path (fail, ok) x mode
+#   w1   one call in flight, server pinned to cpu 0 and driver to cpu 1 (taskset)
+#   w32  32 calls in flight, nothing pinned
+# Streamable HTTP section: each server x path with $CONNECTIONS sessions of
+# one call in flight each (k16), nothing pinned.
+# Every combination runs $RUNS times, the servers taking turns (round-robin)
+# so that noise spreads over all of them; the table shows the medians:
+# calls/s, p50 and p99 latency (µs), the server's idle RSS after the
+# handshake (MiB), and calls/s as a ratio of the floor's (stdio) or the
+# TypeScript SDK's (HTTP) on the same path and mode.
+#
+# Usage: benches/load/compare.sh
+# Settings (environment):
+#   DURATION=3        seconds measured per run
+#   WARMUP=0.5        seconds of warm-up per run (checked, not measured)
+#   RUNS=3            runs of each combination
+#   CONNECTIONS=16    HTTP sessions
+#   STACKS="fusion floor ts fastmcp"   the servers, a subset of these
+#   HTTP=1            0 leaves the HTTP section out
+#   HTTP_PORT=18470   the first port of the HTTP servers (one per server)
+#   DRIVER_THREADS=1  threads of the driver's runtime
+# Installs the TypeScript SDK (npm ci) and FastMCP (pip, a venv) into
+# target/load-bench/ once; a stack whose install fails (no registry, no node,
+# no python3) is left out, saying so. Progress goes to stderr, one line per
+# run; the table to stdout and target/load-bench/results.md; every run's JSON
+# report to target/load-bench/runs.jsonl.
+# Exit codes: 0 when every run got only the answers it expects; 1 when a run
+# failed or got an unexpected answer (its rows say "failed"); 2 for a build
+# failure or a missing tool.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+root="$(pwd)"
+out="$root/target/load-bench"
+src="$root/benches/load"
+
+DURATION="${DURATION:-3}"
+WARMUP="${WARMUP:-0.5}"
+RUNS="${RUNS:-3}"
+CONNECTIONS="${CONNECTIONS:-16}"
+STACKS="${STACKS:-fusion floor ts fastmcp}"
+HTTP="${HTTP:-1}"
+HTTP_PORT="${HTTP_PORT:-18470}"
+DRIVER_THREADS="${DRIVER_THREADS:-1}"
+
+say() {
+    printf 'compare: %s\n' "$*" >&2
+}
+
+for tool in cargo python3 taskset; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        say "$tool not found: needed to build, pin and tabulate"
+        exit 2
+    fi
+done
+
+mkdir -p "$out"
+
+# Two builds, not one: together, cargo would unify their features and build
+# a second copy of fusion's dependencies.
+say "building fusion and load-bench (release)"
+cargo build --release --quiet -p fusion-cli || exit 2
+cargo build --release --quiet -p load-bench || exit 2
+bin="${CARGO_TARGET_DIR:-$root/target}/release"
+fusion="$bin/fusion"
+load="$bin/load"
+floor="$bin/floor"
+
+wanted() {
+    case " $STACKS " in *" $1 "*) return 0 ;; *) return 1 ;; esac
+}
+
+# --- the TypeScript SDK server: npm ci into target/load-bench/ts ---------
+install_ts() {
+    local dir="$out/ts"
+    if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+        say "node or npm not found: the TypeScript SDK is left out"
+        return 1
+    fi
+    mkdir -p "$dir"
+    cp "$src/ts/server.mjs" "$dir/"
+    if [ -f "$dir/node_modules/@modelcontextprotocol/sdk/package.json" ] &&
+        cmp -s "$src/ts/package-lock.json" "$dir/package-lock.json"; then
+        return 0
+    fi
+    say "installing the TypeScript SDK (npm ci in $dir)"
+    cp "$src/ts/package.json" "$src/ts/package-lock.json" "$dir/"
+    if ! (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >&2); then
+        say "npm ci failed (is the npm registry reachable?): the TypeScript SDK is left out"
+        rm -f "$dir/package-lock.json"
+        return 1
+    fi
+}
+
+# --- FastMCP: a venv in target/load-bench/fastmcp-venv --------------------
+install_fastmcp() {
+    local venv="$out/fastmcp-venv"
+    local marker="$venv/.installed-requirements.txt"
+    if [ -x "$venv/bin/python" ] && cmp -s "$src/fastmcp/requirements.txt" "$marker"; then
+        return 0
+    fi
+    say "installing FastMCP (pip in $venv)"
+    if [ ! -x "$venv/bin/python" ] && ! python3 -m venv "$venv" >&2; then
+        say "python3 -m venv failed: FastMCP is left out"
+        return 1
+    fi
+    if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+        -r "$src/fastmcp/requirements.txt" >&2; then
+        say "pip install failed (is PyPI reachable?): FastMCP is left out"
+        return 1
+    fi
+    cp "$src/fastmcp/requirements.txt" "$marker"
+}
+
+servers=()
+for stack in fusion floor ts fastmcp; do
+    wanted "$stack" || continue
+    case "$stack" in
+    ts) install_ts || continue ;;
+    fastmcp) install_fastmcp || continue ;;
+    esac
+    servers+=("$stack")
+done
+if [ "${#servers[@]}" -eq 0 ]; then
+    say "no server to measure (STACKS=\"$STACKS\")"
+    exit 2
+fi
+
+# The command line of a server: stdio, or Streamable HTTP on port $2.
+server_command() {
+    local stack="$1" port="${2:-}"
+    case "$stack" in
+    fusion) cmd=("$fusion" serve --example bench ${port:+--port "$port"}) ;;
+    floor) cmd=("$floor" ${port:+--http "$port"}) ;;
+    ts) cmd=(node "$out/ts/server.mjs" ${port:+--http "$port"}) ;;
+    fastmcp) cmd=("$out/fastmcp-venv/bin/python" "$src/fastmcp/server.py" ${port:+--http "$port"}) ;;
+    esac
+    if [ "$stack" = fusion ] && [ -z "$port" ]; then
+        cmd+=(--stdio)
+    fi
+}
+
+load_at_start="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+runs_file="$out/runs.jsonl"
+: >"$runs_file"
+failures=0
+server_pid=""
+trap 'if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi' EXIT
+
+# Records one run: its JSON report with the section and mode added, or a
+# failed row. Args: section mode stack path exit-code json progress-label.
+record() {
+    local section="$1" mode="$2" stack="$3" path="$4" rc="$5" json="$6" label="$7"
+    if [ "$rc" -ne 0 ]; then
+        failures=$((failures + 1))
+    fi
+    if [ -n "$json" ]; then
+        printf '%s\n' "$json" |
+            python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); r.update(section=sys.argv[1], mode=sys.argv[2], server=sys.argv[3], exit=int(sys.argv[4])); print(json.dumps(r))' \
+                "$section" "$mode" "$stack" "$rc" >>"$runs_file"
+        local rate note=""
+        rate="$(printf '%s\n' "$json" | python3 -c 'import json,sys; print(round(json.load(sys.stdin)["calls_per_s"]))')"
+        if [ "$rc" -ne 0 ]; then
+            note=" (unexpected answers, exit $rc)"
+        fi
+        say "$label: $rate calls/s$note"
+    else
+        printf '{"section":"%s","mode":"%s","server":"%s","path":"%s","exit":%s}\n' \
+            "$section" "$mode" "$stack" "$path" "$rc" >>"$runs_file"
+        say "$label: failed (exit $rc)"
+    fi
+}
+
+common=(--json --duration "${DURATION}s" --warmup "${WARMUP}s" --threads "$DRIVER_THREADS")
+
+# --- stdio ----------------------------------------------------------------
+total=$((2 * 2 * RUNS * ${#servers[@]}))
+n=0
+for path in fail ok; do
+    for mode in w1 w32; do
+        for run in $(seq 1 "$RUNS"); do
+            for stack in "${servers[@]}"; do
+                n=$((n + 1))
+                server_command "$stack"
+                if [ "$mode" = w1 ]; then
+                    driver=(taskset -c 1 "$load" -w 1)
+                    cmd=(taskset -c 0 "${cmd[@]}")
+                else
+                    driver=("$load" -w 32)
+                fi
+                rc=0
+                json="$("${driver[@]}" "${common[@]}" --path "$path" --label "$stack" -- "${cmd[@]}")" || rc=$?
+                record stdio "$mode" "$stack" "$path" "$rc" "$json" \
+                    "[$n/$total] stdio $stack $path $mode run $run/$RUNS"
+            done
+        done
+    done
+done
+
+# --- Streamable HTTP ------------------------------------------------------
+# Waits until something listens on 127.0.0.1:$1 (10 s at most).
+wait_for_port() {
+    local port="$1" tries=0
+    until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
+        tries=$((tries + 1))
+        if [ "$tries" -gt 100 ] || ! kill -0 "$server_pid" 2>/dev/null; then
+            return 1
+        fi
+        sleep 0.1
+    done
+}
+
+if [ "$HTTP" != 0 ]; then
+    total=$((2 * RUNS * ${#servers[@]}))
+    n=0
+    mode="k$CONNECTIONS"
+    for path in fail ok; do
+        for run in $(seq 1 "$RUNS"); do
+            index=0
+            for stack in "${servers[@]}"; do
+                n=$((n + 1))
+                port=$((HTTP_PORT + index))
+                index=$((index + 1))
+                server_command "$stack" "$port"
+                "${cmd[@]}" >/dev/null 2>"$out/http-$stack.log" &
+                server_pid=$!
+                label="[$n/$total] http $stack $path $mode run $run/$RUNS"
+                rc=0
+                json=""
+                if wait_for_port "$port"; then
+                    json="$("$load" "${common[@]}" --url "http://127.0.0.1:$port/mcp" \
+                        --pid "$server_pid" -k "$CONNECTIONS" -w 1 --path "$path" --label "$stack")" || rc=$?
+                else
+                    say "$stack did not listen on port $port; its stderr: $(tail -c 600 "$out/http-$stack.log")"
+                    rc=2
+                fi
+                kill "$server_pid" 2>/dev/null || true
+                wait "$server_pid" 2>/dev/null || true
+                server_pid=""
+                record http "$mode" "$stack" "$path" "$rc" "$json" "$label"
+            done
+        done
+    done
+fi
+
+# --- the table --------------------------------------------------------------
+settings="DURATION=${DURATION}s, WARMUP=${WARMUP}s, RUNS=$RUNS, CONNECTIONS=$CONNECTIONS, DRIVER_THREADS=$DRIVER_THREADS; $(nproc) cpus; load average at the start: $load_at_start, at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+python3 - "$runs_file" "$out/results.md" "$CONNECTIONS" "$settings" <<'PY'
+import json
+import statistics
+import sys
+
+runs = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+order = {"fusion": 0, "floor": 1, "ts": 2, "fastmcp": 3}
+names = {"fusion": "fusion", "floor": "rmcp floor", "ts": "TS SDK", "fastmcp": "FastMCP"}
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def rows(section):
+    groups = {}
+    for r in runs:
+        if r["section"] == section:
+            groups.setdefault((r["path"], r["mode"], r["server"]), []).append(r)
+    out = {}
+    for key, group in groups.items():
+        good = [r for r in group if r["exit"] == 0 and "calls_per_s" in r]
+        out[key] = {
+            "failed": len(group) - len(good),
+            "runs": len(group),
+            "rate": median([r["calls_per_s"] for r in good]),
+            "p50": median([r["p50_us"] for r in good]),
+            "p99": median([r["p99_us"] for r in good]),
+            "rss": median([r["rss_idle_mib"] for r in good]),
+        }
+    return out
+
+
+def table(section, baseline, title):
+    data = rows(section)
+    if not data:
+        return []
+    lines = [
+        f"### {title}",
+        "",
+        f"| server | path | mode | calls/s | p50 µs | p99 µs | idle RSS MiB | vs {names[baseline]} |",
+        "|---|---|---|---:|---:|---:|---:|---:|",
+    ]
+    fmt = lambda v, spec: "-" if v is None else format(v, spec)
+    paths = {"fail": 0, "ok": 1}
+    for key in sorted(data, key=lambda k: (paths.get(k[0], 9), k[1], order.get(k[2], 9))):
+        path, mode, server = key
+        row = data[key]
+        base = data.get((path, mode, baseline), {}).get("rate")
+        ratio = "-" if row["rate"] is None or not base else f"{row['rate'] / base:.2f}×"
+        rate = fmt(row["rate"], ".0f")
+        if row["failed"]:
+            rate += f" ({row['failed']}/{row['runs']} runs failed)"
+        lines.append(
+            f"| {names.get(server, server)} | {path} | {mode} | {rate} | {fmt(row['p50'], '.1f')} "
+            f"| {fmt(row['p99'], '.1f')} | {fmt(row['rss'], '.1f')} | {ratio} |"
+        )
+    lines.append("")
+    return lines
+
+
+text = ["## Load bench: medians", "", sys.argv[4], ""]
+text += table("stdio", "floor", "stdio (w1: 1 in flight, server on cpu 0, driver on cpu 1; w32: 32 in flight, unpinned)")
+k = sys.argv[3]
+text += table("http", "ts", f"Streamable HTTP (k{k}: {k} sessions, 1 call in flight each, unpinned)")
+output = "\n".join(text)
+print(output)
+with open(sys.argv[2], "w") as f:
+    f.write(output + "\n")
+PY
+
+say "table saved to ${out#"$root"/}/results.md, every run in ${runs_file#"$root"/}"
+if [ "$failures" -ne 0 ]; then
+    say "$failures runs failed or got unexpected answers (runs.jsonl has their exit codes)"
+    exit 1
+fi

@@ -1,0 +1,165 @@
+//! The messages the driver sends, prebuilt, and what a run is (warm-up,
+//! measured part, deadline).
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// The MCP protocol version the driver asks for in `initialize`.
+pub const PROTOCOL_VERSION: &str = "2025-06-18";
+
+/// The text of the one content block of a successful `get_invoice` call with
+/// id `inv_1` (the only success the driver sends).
+pub const OK_TEXT: &str = r#"{"id":"inv_1","status":"open"}"#;
+
+/// The id of the `initialize` request; tool calls are numbered from 1.
+pub const INITIALIZE_ID: u64 = 0;
+
+/// `notifications/initialized`, one JSON object, no newline.
+pub const INITIALIZED_NOTIFICATION: &str =
+    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// Which `get_invoice` call the driver repeats (`--path`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum CallPath {
+    /// `{"id":"bad","email":"nope","amount":0}`: three failed checks; the
+    /// expected answer is a tool result with `isError: true` and a non-empty
+    /// text.
+    Fail,
+    /// `{"id":"inv_1","email":"user@example.com","amount":5}`: the expected
+    /// answer has `isError` false or absent and the text [`OK_TEXT`].
+    Ok,
+}
+
+impl CallPath {
+    /// The `arguments` object of the call, as JSON.
+    pub fn arguments(self) -> &'static str {
+        match self {
+            CallPath::Fail => r#"{"id":"bad","email":"nope","amount":0}"#,
+            CallPath::Ok => r#"{"id":"inv_1","email":"user@example.com","amount":5}"#,
+        }
+    }
+
+    /// `fail` or `ok`, as `--path` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            CallPath::Fail => "fail",
+            CallPath::Ok => "ok",
+        }
+    }
+}
+
+/// The `initialize` request (id [`INITIALIZE_ID`]), one JSON object, no
+/// newline.
+pub fn initialize_request() -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{INITIALIZE_ID},"method":"initialize","params":{{"protocolVersion":"{PROTOCOL_VERSION}","capabilities":{{}},"clientInfo":{{"name":"mcp-fusion-load","version":"{}"}}}}}}"#,
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// A `tools/call` request of `get_invoice`, prebuilt: only the id changes
+/// from one call to the next.
+#[derive(Clone, Debug)]
+pub struct CallTemplate {
+    /// The bytes before the id.
+    prefix: Vec<u8>,
+    /// The bytes after the id (no newline).
+    suffix: Vec<u8>,
+}
+
+impl CallTemplate {
+    /// The template of `path`'s call.
+    pub fn new(path: CallPath) -> Self {
+        CallTemplate {
+            prefix: br#"{"jsonrpc":"2.0","id":"#.to_vec(),
+            suffix: format!(
+                r#","method":"tools/call","params":{{"name":"get_invoice","arguments":{}}}}}"#,
+                path.arguments()
+            )
+            .into_bytes(),
+        }
+    }
+
+    /// Appends the request with id `id` (one JSON object, no newline) to
+    /// `out`.
+    pub fn write(&self, id: u64, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.prefix);
+        push_decimal(id, out);
+        out.extend_from_slice(&self.suffix);
+    }
+}
+
+/// Appends `n` in decimal ASCII to `out`.
+fn push_decimal(mut n: u64, out: &mut Vec<u8>) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        // `n % 10` is below 10: the cast cannot truncate.
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[start..]);
+}
+
+/// How long the measured part of a run lasts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// Measure for this long (after the warm-up).
+    For(Duration),
+    /// Measure until this many calls have been answered (after the warm-up).
+    Calls(u64),
+}
+
+/// The shape of one run.
+#[derive(Clone, Copy, Debug)]
+pub struct RunPlan {
+    /// Calls made, checked and not measured before the measured part starts.
+    pub warmup: Duration,
+    /// The measured part.
+    pub measure: Measure,
+    /// The longest wait for any one answer (and for the handshake); past it
+    /// the calls in flight count as missing and the run ends.
+    pub timeout: Duration,
+    /// The longest the whole run may take, from the server's start (or the
+    /// first connection) to the last answer; past it the calls in flight
+    /// count as missing and the run ends.
+    pub deadline: Duration,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn call_template_patches_only_the_id() {
+        let template = CallTemplate::new(CallPath::Fail);
+        let mut out = Vec::new();
+        template.write(1_234_567, &mut out);
+        out.push(b'\n');
+        template.write(0, &mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            concat!(
+                r#"{"jsonrpc":"2.0","id":1234567,"method":"tools/call","params":{"name":"get_invoice","arguments":{"id":"bad","email":"nope","amount":0}}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"get_invoice","arguments":{"id":"bad","email":"nope","amount":0}}}"#,
+            )
+        );
+        let mut max = Vec::new();
+        push_decimal(u64::MAX, &mut max);
+        assert_eq!(max, b"18446744073709551615");
+    }
+
+    #[test]
+    fn initialize_is_json() {
+        let value: serde_json::Value = serde_json::from_str(&initialize_request()).unwrap();
+        assert_eq!(value["params"]["protocolVersion"], PROTOCOL_VERSION);
+        assert_eq!(value["id"], 0);
+    }
+}
