@@ -16,11 +16,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// mimalloc: the failing path allocates a few hundred small values per call
-/// (DESIGN "Speed"; `benches/load/compare.sh` measures it).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// mcp-fusion's command-line tool.
 #[derive(Debug, Parser)]
 #[cfg_attr(feature = "example", command(about))]
