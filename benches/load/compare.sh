@@ -63,6 +63,11 @@ for tool in cargo python3 taskset; do
     fi
 done
 
+if [ "$(nproc)" -lt 2 ]; then
+    say "the w1 runs pin the server and the driver to cpus 0 and 1: this machine has $(nproc) cpu"
+    exit 2
+fi
+
 mkdir -p "$out"
 
 # Two builds, not one: together, cargo would unify their features and build
@@ -230,6 +235,12 @@ if [ "$HTTP" != 0 ]; then
                 n=$((n + 1))
                 port=$((HTTP_PORT + index))
                 index=$((index + 1))
+                # Another process on the port (a server left by an earlier,
+                # killed run) would answer in place of this one.
+                if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+                    say "port $port is already in use: stop what listens there, or set HTTP_PORT"
+                    exit 2
+                fi
                 server_command "$stack" "$port"
                 "${cmd[@]}" >/dev/null 2>"$out/http-$stack.log" &
                 server_pid=$!

@@ -24,8 +24,8 @@ pub const INITIALIZED_NOTIFICATION: &str =
 #[serde(rename_all = "lowercase")]
 pub enum CallPath {
     /// `{"id":"bad","email":"nope","amount":0}`: three failed checks; the
-    /// expected answer is a tool result with `isError: true` and a non-empty
-    /// text.
+    /// expected answer is a tool result with `isError: true` whose text
+    /// names the three fields (`id`, `email`, `amount`).
     Fail,
     /// `{"id":"inv_1","email":"user@example.com","amount":5}`: the expected
     /// answer has `isError` false or absent and the text [`OK_TEXT`].

@@ -109,9 +109,21 @@ pub fn classify(path: CallPath, message: &Incoming<'_>) -> Outcome {
             "isError false on the fail path: {}",
             short(text.unwrap_or(""))
         )),
-        CallPath::Fail if text.is_some_and(|t| !t.is_empty()) => Outcome::ToolError,
-        CallPath::Fail => Outcome::Unexpected("isError true with no text".into()),
+        // The three checks failed: a stack that stops at the first, or
+        // answers with a generic text, does less work and is not comparable.
+        CallPath::Fail if text.is_some_and(names_every_field) => Outcome::ToolError,
+        CallPath::Fail => Outcome::Unexpected(format!(
+            "isError true, but the text does not name id, email and amount: {}",
+            short(text.unwrap_or(""))
+        )),
     }
+}
+
+/// Whether a failure's text names the three fields the fail path breaks.
+fn names_every_field(text: &str) -> bool {
+    ["id", "email", "amount"]
+        .iter()
+        .all(|field| text.contains(field))
 }
 
 /// At most 200 characters of `text`, for messages.
@@ -219,7 +231,7 @@ mod tests {
         // isError absent is a success too (the TypeScript SDK leaves it out).
         let absent = r#"{"result":{"content":[{"type":"text","text":"{\"id\":\"inv_1\",\"status\":\"open\"}"}]},"jsonrpc":"2.0","id":2}"#;
         assert_eq!(judge(CallPath::Ok, absent), Outcome::Ok);
-        let fail = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"<validation_error/>"}],"isError":true}}"#;
+        let fail = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"id, email and amount are invalid"}],"isError":true}}"#;
         assert_eq!(judge(CallPath::Fail, fail), Outcome::ToolError);
     }
 
@@ -243,8 +255,19 @@ mod tests {
         let empty = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}"#;
         assert_eq!(
             judge(CallPath::Fail, empty),
-            Outcome::Unexpected("isError true with no text".into())
+            Outcome::Unexpected(
+                "isError true, but the text does not name id, email and amount: ".into()
+            )
         );
+        let first_only = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"id: bad"}],"isError":true}}"#;
+        assert_eq!(
+            judge(CallPath::Fail, first_only),
+            Outcome::Unexpected(
+                "isError true, but the text does not name id, email and amount: id: bad".into()
+            )
+        );
+        let all = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"id, email, amount"}],"isError":true}}"#;
+        assert_eq!(judge(CallPath::Fail, all), Outcome::ToolError);
         let rpc = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params","data":{"a":1}}}"#;
         assert_eq!(
             judge(CallPath::Fail, rpc),

@@ -481,7 +481,7 @@ mod tests {
     fn judges_json_and_sse_answers() {
         let json = Answer {
             sse: false,
-            body: r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"x"}],"isError":true}}"#.into(),
+            body: r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"id, email, amount"}],"isError":true}}"#.into(),
         };
         assert_eq!(judge(CallPath::Fail, 3, &json), Outcome::ToolError);
         assert_eq!(

@@ -58,7 +58,7 @@ impl Report {
         };
         let o = &self.outcomes;
         format!(
-            "{label}{} {} {shape}: {:.0} calls/s ({} calls in {:.2} s), p50 {}, p99 {}; ok {}, tool errors {}, JSON-RPC errors {}, unexpected {}, missing {}; RSS idle {}, after {}",
+            "{label}{} {} {shape}: {:.0} calls/s ({} calls in {:.2} s), p50 {}, p99 {}; answers with warm-up and drain: ok {}, tool errors {}, JSON-RPC errors {}, unexpected {}, missing {}; RSS idle {}, after {}",
             self.transport,
             self.path.name(),
             self.calls_per_s,

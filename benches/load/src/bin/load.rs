@@ -8,7 +8,7 @@
 //! warm-up it measures for `--duration` (or `--calls` answers), checks every
 //! answer (its id was sent and is answered once; `--path ok`: `isError`
 //! false or absent and the text `{"id":"inv_1","status":"open"}`; `--path
-//! fail`: `isError` true with a non-empty text) and prints calls/s, p50 and
+//! fail`: `isError` true with a text naming the three fields) and prints calls/s, p50 and
 //! p99 latency in µs, the answers by kind and the server's RSS (VmRSS, MiB)
 //! idle after the handshake and after the run: one line, or one JSON object
 //! with `--json` (the fields of `load_bench::Report`).
@@ -54,7 +54,7 @@ struct Args {
     #[arg(short = 'k', long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1024))]
     connections: u32,
     /// How long to measure, after the warm-up (e.g. 3s, 500ms).
-    #[arg(long, default_value = "3s", value_parser = humantime::parse_duration)]
+    #[arg(long, default_value = "3s", value_parser = positive_duration)]
     duration: Duration,
     /// Measure this many answers instead of a duration.
     #[arg(long, value_name = "N", conflicts_with = "duration", value_parser = clap::value_parser!(u64).range(1..))]
@@ -84,8 +84,23 @@ struct Args {
     command: Vec<String>,
 }
 
+/// `--duration`: a humantime duration longer than zero.
+fn positive_duration(s: &str) -> Result<Duration, String> {
+    match humantime::parse_duration(s) {
+        Ok(d) if d.is_zero() => Err("must be longer than zero".into()),
+        Ok(d) => Ok(d),
+        Err(e) => Err(format!("{e} (write e.g. 500ms, 3s)")),
+    }
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
+    if let Some(pid) = args.pid
+        && !std::path::Path::new(&format!("/proc/{pid}")).exists()
+    {
+        eprintln!("load: --pid {pid}: no such process (the server exited?)");
+        return ExitCode::from(2);
+    }
     // Both, or neither.
     if args.url.is_some() != args.command.is_empty() {
         Args::command()
