@@ -33,6 +33,17 @@ fn unknown_key_near_a_known_key_is_named_with_a_suggestion() {
 }
 
 #[test]
+fn a_quote_or_backslash_in_a_key_is_escaped_in_the_phrase() {
+    assert_eq!(
+        lines(&project_schema(), json!({"project": "demo", "a\"<b>\\": 1})),
+        vec![line(
+            "a\"<b>\\",
+            "Unrecognized field \"a\\\"<b>\\\\\". You sent: 1. Known fields: \"project\", \"limit\". Check for typos."
+        )]
+    );
+}
+
+#[test]
 fn renamed_field_still_names_the_known_keys() {
     let schema = json!({
         "type": "object",

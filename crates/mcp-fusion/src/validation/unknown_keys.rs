@@ -52,6 +52,12 @@ impl<'s> Known<'s> {
     }
 }
 
+/// A field name as the phrases write it: a JSON string, so that a quote or a
+/// backslash inside the name cannot end it early (`"a\"b"`).
+fn quoted(name: &str) -> String {
+    Value::String(name.to_owned()).to_string()
+}
+
 /// One line per unrecognized key, at that key's own path.
 pub(crate) fn unknown_keys(
     here: &[Seg],
@@ -64,7 +70,7 @@ pub(crate) fn unknown_keys(
     let listed = known
         .names
         .iter()
-        .map(|k| format!("\"{k}\""))
+        .map(|k| quoted(k))
         .collect::<Vec<_>>()
         .join(", ");
     let patterns = known
@@ -83,12 +89,12 @@ pub(crate) fn unknown_keys(
             }
         };
         if let Some(near) = closest_other(key, known.names.iter().copied()) {
-            expected.push_str(&format!(" Did you mean \"{near}\"?"));
+            expected.push_str(&format!(" Did you mean {}?", quoted(near)));
         }
         out.push(Line::new(
             path::child(here, key),
             keyword,
-            &format!("Unrecognized field \"{key}\""),
+            &format!("Unrecognized field {}", quoted(key)),
             &sent(object.get(key)),
             &expected,
         ));
