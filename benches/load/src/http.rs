@@ -187,11 +187,7 @@ pub async fn run(options: &HttpOptions) -> Result<Report, Error> {
         connections,
         seconds,
         calls,
-        calls_per_s: if seconds > 0.0 {
-            calls as f64 / seconds
-        } else {
-            0.0
-        },
+        calls_per_s: crate::report::rate(calls, seconds),
         p50_us,
         p99_us,
         outcomes: tally,

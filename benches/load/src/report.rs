@@ -77,6 +77,15 @@ impl Report {
     }
 }
 
+/// Calls per second: `calls` over `seconds`, 0 for an empty interval.
+pub fn rate(calls: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        calls as f64 / seconds
+    } else {
+        0.0
+    }
+}
+
 /// The resident memory (VmRSS) of process `pid`, in MiB, read from
 /// `/proc/<pid>/status`; `None` when it cannot be read.
 pub fn rss_mib(pid: u32) -> Option<f64> {
