@@ -157,6 +157,101 @@ async fn fourth_call_is_shed_with_retry_after_and_never_runs() {
     );
 }
 
+/// A server whose `work.sleep` action sleeps `secs` seconds, one call at a
+/// time and none queued, with the time limit `timeout`.
+fn sleeping_server(secs: f64, timeout: Option<Duration>) -> FusionServer {
+    let sleep = move |_ctx: CallContext, _args: NoArgs| async move {
+        tokio::time::sleep(Duration::from_secs_f64(secs)).await;
+        Ok::<_, ToolError>("slept")
+    };
+    let mut action = Action::new("sleep", sleep).concurrency(1, 0);
+    if let Some(limit) = timeout {
+        action = action.timeout(limit);
+    }
+    FusionServer::builder("t", "1")
+        .group(Group::new("work").action(action))
+        .build()
+        .unwrap()
+}
+
+/// The `retry_after_seconds` of a call shed `into` seconds after a 5-second
+/// call of `server` started.
+async fn hint_into_a_running_call(server: &FusionServer, into: f64) -> u64 {
+    let running = {
+        let server = server.clone();
+        tokio::spawn(async move { server.call("work", json!({"action": "sleep"})).await })
+    };
+    tokio::time::sleep(Duration::from_secs_f64(into)).await;
+    let shed = server
+        .call("work", json!({"action": "sleep"}))
+        .await
+        .unwrap();
+    assert_eq!(code(&shed), "SERVER_BUSY", "{}", text(&shed));
+    let secs = meta(&shed)["retry_after_seconds"].as_u64().unwrap();
+    assert!(
+        text(&shed).contains(&format!(
+            "Wait about {secs} seconds, then call work.sleep again."
+        )),
+        "{}",
+        text(&shed)
+    );
+    assert_eq!(text(&running.await.unwrap().unwrap()), "slept");
+    secs
+}
+
+#[tokio::test(start_paused = true)]
+async fn busy_hint_counts_down_what_the_running_call_has_left() {
+    let server = sleeping_server(5.0, None);
+    // One call observed: calls take 5 s. 1.5 s into the next, 3.5 s are
+    // left (4 s with the margin, rounded up).
+    let first = server
+        .call("work", json!({"action": "sleep"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&first), "slept");
+    assert_eq!(hint_into_a_running_call(&server, 1.5).await, 4);
+    assert_eq!(hint_into_a_running_call(&server, 3.9).await, 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn busy_hint_of_a_fresh_server_uses_the_time_limit() {
+    let server = sleeping_server(5.0, Some(Duration::from_secs(6)));
+    // Nothing observed yet: the call ends by its 6 s time limit.
+    assert_eq!(hint_into_a_running_call(&server, 1.5).await, 5);
+}
+
+#[tokio::test(start_paused = true)]
+async fn busy_hint_with_nothing_known_guesses_as_long_again() {
+    let server = sleeping_server(5.0, None);
+    assert_eq!(hint_into_a_running_call(&server, 2.5).await, 3);
+}
+
+#[tokio::test(start_paused = true)]
+async fn waiting_exactly_the_hint_finds_a_free_slot() {
+    let server = sleeping_server(5.0, None);
+    server
+        .call("work", json!({"action": "sleep"}))
+        .await
+        .unwrap();
+    let running = {
+        let server = server.clone();
+        tokio::spawn(async move { server.call("work", json!({"action": "sleep"})).await })
+    };
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let shed = server
+        .call("work", json!({"action": "sleep"}))
+        .await
+        .unwrap();
+    let secs = meta(&shed)["retry_after_seconds"].as_u64().unwrap();
+    tokio::time::sleep(Duration::from_secs(secs)).await;
+    let retried = server
+        .call("work", json!({"action": "sleep"}))
+        .await
+        .unwrap();
+    assert_eq!(retried.is_error, Some(false), "{}", text(&retried));
+    running.await.unwrap().unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_slot_leaks_after_thousands_of_mixed_calls() {
     #[derive(serde::Deserialize, schemars::JsonSchema)]

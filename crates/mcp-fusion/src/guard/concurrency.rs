@@ -2,12 +2,14 @@
 //! wait (first in, first out), the rest are shed at once with `SERVER_BUSY`
 //! (wire contract §5).
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use tokio::sync::Semaphore;
+use tokio::time::Instant;
 use tower::ServiceExt;
 
 use super::layer::Guard;
@@ -54,14 +56,60 @@ pub(crate) struct ConcurrencyGuard {
     active: AtomicUsize,
     queued: AtomicUsize,
     shed: AtomicU64,
-    /// Exponentially weighted mean of handler durations, in microseconds.
+    /// Exponentially weighted mean of handler durations, in microseconds
+    /// (0 until a call has finished).
     mean_micros: AtomicU64,
+    /// The action's time limit, if it has one.
+    timeout: Option<Duration>,
+    /// When each running call started, by admission number: the first entry
+    /// is the call running longest.
+    running: Mutex<Running>,
     /// The action's metric labels.
     labels: ActionLabels,
 }
 
+/// The start times of the running calls, keyed by a number that grows with
+/// each start (so the first key is the oldest call).
+#[derive(Debug, Default)]
+struct Running {
+    next: u64,
+    started: BTreeMap<u64, Instant>,
+}
+
+/// Added to every `SERVER_BUSY` estimate, so that a caller waiting exactly
+/// the hinted time arrives after the slot is free, not just before.
+const MARGIN: Duration = Duration::from_millis(250);
+
+/// How long until a slot of a full guard is likely free (before [`MARGIN`]):
+/// the call running longest ends first.
+///
+/// - `elapsed`: how long that call has been running (`None`: no call runs).
+/// - `mean`: the observed mean duration of the action's calls (`None` until
+///   one has finished).
+/// - `timeout`: the action's time limit, the latest any call can end.
+///
+/// The call is expected to take the mean, and at most the timeout. When it
+/// has run past the mean, it ends by the timeout (or, with no timeout, after
+/// about another mean). With nothing observed and no timeout, it is guessed to
+/// run about as long again as it has run so far.
+pub(crate) fn estimate_wait(
+    elapsed: Option<Duration>,
+    mean: Option<Duration>,
+    timeout: Option<Duration>,
+) -> Duration {
+    let Some(elapsed) = elapsed else {
+        return mean.unwrap_or_default();
+    };
+    match (mean, timeout) {
+        (Some(mean), _) if elapsed < mean => mean - elapsed,
+        (_, Some(timeout)) if elapsed < timeout => timeout - elapsed,
+        (Some(mean), _) => mean,
+        (None, _) => elapsed,
+    }
+}
+
 impl ConcurrencyGuard {
-    pub fn new(limits: Concurrency, labels: ActionLabels) -> Self {
+    pub fn new(limits: Concurrency, timeout: Option<Duration>, labels: ActionLabels) -> Self {
         ConcurrencyGuard {
             limits,
             admission: Arc::new(Semaphore::new(limits.max_active + limits.max_queue)),
@@ -70,6 +118,8 @@ impl ConcurrencyGuard {
             queued: AtomicUsize::new(0),
             shed: AtomicU64::new(0),
             mean_micros: AtomicU64::new(0),
+            timeout,
+            running: Mutex::new(Running::default()),
             labels,
         }
     }
@@ -95,12 +145,38 @@ impl ConcurrencyGuard {
             });
     }
 
-    /// How long until a slot is likely free: the mean handler time times the
-    /// rounds of work ahead, at least one second.
+    /// Records a call starting to run; returns its admission number.
+    fn started(&self) -> u64 {
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        let number = running.next;
+        running.next += 1;
+        running.started.insert(number, Instant::now());
+        number
+    }
+
+    /// Records the call numbered `number` no longer running.
+    fn ended(&self, number: u64) {
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        running.started.remove(&number);
+    }
+
+    /// How long a shed caller should wait: until the call running longest is
+    /// likely done ([`estimate_wait`]), plus [`MARGIN`], at least one second.
+    /// A slot freed then also frees a place in the queue, so the retried call
+    /// is admitted.
     fn retry_after(&self) -> Duration {
-        let mean = Duration::from_micros(self.mean_micros.load(Ordering::Relaxed));
-        let rounds = (self.limits.max_queue / self.limits.max_active.max(1)) as u32 + 1;
-        (mean * rounds).max(Duration::from_secs(1))
+        let elapsed = {
+            let running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+            running
+                .started
+                .first_key_value()
+                .map(|(_, started)| started.elapsed())
+        };
+        let mean = match self.mean_micros.load(Ordering::Relaxed) {
+            0 => None,
+            micros => Some(Duration::from_micros(micros)),
+        };
+        (estimate_wait(elapsed, mean, self.timeout) + MARGIN).max(Duration::from_secs(1))
     }
 
     fn busy(&self, name: &str) -> ToolError {
@@ -135,6 +211,35 @@ impl ConcurrencyGuard {
         .detail("max_active", max_active)
         .detail("max_queue", max_queue)
         .retry_after(retry_after)
+    }
+}
+
+/// A running call's entry in its guard's start times; removed when dropped
+/// (also when the call is cancelled), and its duration recorded when stopped.
+struct Clock<'a> {
+    guard: &'a ConcurrencyGuard,
+    number: u64,
+    started: Instant,
+}
+
+impl<'a> Clock<'a> {
+    fn start(guard: &'a ConcurrencyGuard) -> Self {
+        Clock {
+            guard,
+            number: guard.started(),
+            started: Instant::now(),
+        }
+    }
+
+    /// The call finished: its duration counts towards the mean.
+    fn stop(self) {
+        self.guard.record(self.started.elapsed());
+    }
+}
+
+impl Drop for Clock<'_> {
+    fn drop(&mut self) {
+        self.guard.ended(self.number);
     }
 }
 
@@ -219,13 +324,62 @@ impl Guard for ConcurrencyGuard {
             // Dropped first, also when the call is cancelled: the counts never
             // show more running calls than there are slots.
             let running = Counted::new(&self, Count::Active);
-            let started = Instant::now();
+            let clock = Clock::start(&self);
             let result = next.oneshot(call).await;
-            self.record(started.elapsed());
+            clock.stop();
             drop(running);
             drop(slot);
             drop(admitted);
             result
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::estimate_wait;
+    use std::time::Duration;
+
+    fn s(secs: f64) -> Duration {
+        Duration::from_secs_f64(secs)
+    }
+
+    #[test]
+    fn the_oldest_call_is_expected_to_take_the_mean() {
+        // 1.5 s into a call whose kind takes 5 s: 3.5 s left.
+        assert_eq!(estimate_wait(Some(s(1.5)), Some(s(5.0)), None), s(3.5));
+        assert_eq!(
+            estimate_wait(Some(s(1.5)), Some(s(5.0)), Some(s(8.0))),
+            s(3.5)
+        );
+    }
+
+    #[test]
+    fn with_nothing_observed_the_timeout_bounds_the_call() {
+        assert_eq!(estimate_wait(Some(s(1.5)), None, Some(s(5.0))), s(3.5));
+    }
+
+    #[test]
+    fn a_call_past_its_mean_ends_by_the_timeout() {
+        assert_eq!(
+            estimate_wait(Some(s(6.0)), Some(s(5.0)), Some(s(10.0))),
+            s(4.0)
+        );
+    }
+
+    #[test]
+    fn a_call_past_its_mean_without_timeout_gets_another_mean() {
+        assert_eq!(estimate_wait(Some(s(6.0)), Some(s(5.0)), None), s(5.0));
+    }
+
+    #[test]
+    fn with_nothing_known_the_call_runs_as_long_again() {
+        assert_eq!(estimate_wait(Some(s(1.5)), None, None), s(1.5));
+    }
+
+    #[test]
+    fn with_no_call_running_the_mean_or_nothing() {
+        assert_eq!(estimate_wait(None, Some(s(2.0)), None), s(2.0));
+        assert_eq!(estimate_wait(None, None, Some(s(2.0))), Duration::ZERO);
     }
 }

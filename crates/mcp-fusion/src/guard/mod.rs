@@ -146,9 +146,13 @@ pub(crate) fn apply(
         };
         service = layer::wrap(Arc::new(guard), service);
     }
-    let concurrency = guards
-        .concurrency
-        .map(|limits| Arc::new(ConcurrencyGuard::new(limits, labels.clone())));
+    let concurrency = guards.concurrency.map(|limits| {
+        Arc::new(ConcurrencyGuard::new(
+            limits,
+            guards.timeout,
+            labels.clone(),
+        ))
+    });
     if let Some(guard) = &concurrency {
         service = layer::wrap(Arc::clone(guard), service);
     }
