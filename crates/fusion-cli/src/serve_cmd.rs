@@ -102,6 +102,9 @@ enum Example {
     /// One plain tool, get_invoice, with three checks and no database: the
     /// server benches/load/compare.sh measures against other stacks.
     Bench,
+    /// The billing example plus a reminders group (date-time, uri and enum
+    /// fields): the server actionability/run.sh measures.
+    Actionability,
 }
 
 impl Example {
@@ -111,6 +114,7 @@ impl Example {
             Example::Billing => "billing",
             Example::Conformance => "conformance",
             Example::Bench => "bench",
+            Example::Actionability => "actionability",
         }
     }
 }
@@ -148,8 +152,10 @@ pub struct ServeArgs {
     /// Which example server to serve: billing (invoices in SQLite),
     /// conformance (every fixture of the official MCP conformance suite:
     /// tools, resources, prompts, completion, logging, progress, sampling,
-    /// elicitation) or bench (one tool, get_invoice, with no database: the
-    /// server benches/load/compare.sh measures).
+    /// elicitation), bench (one tool, get_invoice, with no database: the
+    /// server benches/load/compare.sh measures) or actionability (billing
+    /// plus a reminders group: the server actionability/run.sh measures;
+    /// every billing flag applies).
     #[arg(long, value_enum, default_value = "billing")]
     example: Example,
     /// Serve MCP over stdin/stdout instead of HTTP.
@@ -355,10 +361,12 @@ pub fn run(args: ServeArgs) -> ExitCode {
     let format = args.log_format;
     format.install();
     let opened = match args.example {
-        Example::Billing => match open_db(args.db.clone(), args.create_dirs, format) {
-            Ok(opened) => Some(opened),
-            Err(code) => return code,
-        },
+        Example::Billing | Example::Actionability => {
+            match open_db(args.db.clone(), args.create_dirs, format) {
+                Ok(opened) => Some(opened),
+                Err(code) => return code,
+            }
+        }
         Example::Conformance | Example::Bench => {
             if let Some(flag) = billing_only_flag(&args) {
                 format.fail(&format!(
@@ -515,7 +523,11 @@ async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> 
             timeout: args.timeout,
         },
     };
-    let mut builder = billing_example::builder_with(&db, &options);
+    let mut builder = if args.example == Example::Actionability {
+        actionability_example::builder_with(&db, &options)
+    } else {
+        billing_example::builder_with(&db, &options)
+    };
     if let Some(path) = &args.auth_tokens {
         builder = builder.auth(StaticTokens::from_file(path).map_err(|e| e.to_string())?);
     }
@@ -524,7 +536,14 @@ async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> 
     } else {
         "created and seeded"
     };
-    say!(format, "fusion serve: billing example");
+    if args.example == Example::Actionability {
+        say!(
+            format,
+            "fusion serve: actionability example (billing, plus the reminders group)"
+        );
+    } else {
+        say!(format, "fusion serve: billing example");
+    }
     say!(format, "  database: {} ({state})", path.display());
     for line in guard_lines(&options, args.auth_tokens.as_deref(), args.redis.as_deref()) {
         say!(format, "  {line}");

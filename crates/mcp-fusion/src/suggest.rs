@@ -1,5 +1,16 @@
-//! Closest-match suggestions ("did you mean …?") by edit distance, for the
-//! router (actions, tools) and the validator (enum values, field names).
+//! Closest-match suggestions ("did you mean …?") for the router (actions,
+//! tools) and the validator (enum values, field names): by edit distance
+//! first, then by shape (a word, a prefix or an abbreviation of a single
+//! candidate), then by meaning (a word of a single candidate's description).
+
+/// The candidate nearest to `input`: [`nearest_by_spelling`], else the one
+/// candidate [`by_shape`] finds.
+pub(crate) fn closest<'c>(
+    input: &str,
+    candidates: impl IntoIterator<Item = &'c str> + Clone,
+) -> Option<&'c str> {
+    nearest_by_spelling(input, candidates.clone()).or_else(|| by_shape(input, candidates))
+}
 
 /// The candidate nearest to `input`, when one is near: equal ignoring case,
 /// or within an edit distance (optimal string alignment, on lower-cased text)
@@ -10,7 +21,7 @@
 /// characters of the input's (no other can be near), so a huge input costs
 /// no more than a short one: no edit-distance table is ever larger than the
 /// longest candidate squared.
-pub(crate) fn closest<'c>(
+fn nearest_by_spelling<'c>(
     input: &str,
     candidates: impl IntoIterator<Item = &'c str>,
 ) -> Option<&'c str> {
@@ -40,9 +51,101 @@ pub(crate) fn closest<'c>(
 /// [`closest`], except that an exact match (a valid value) is no suggestion.
 pub(crate) fn closest_other<'c>(
     input: &str,
-    candidates: impl IntoIterator<Item = &'c str>,
+    candidates: impl IntoIterator<Item = &'c str> + Clone,
 ) -> Option<&'c str> {
     closest(input, candidates).filter(|near| *near != input)
+}
+
+/// Inputs longer than this (in bytes) get no suggestion by shape or meaning.
+const MAX_SHAPED: usize = 64;
+
+/// The words of a name or a text, lower-cased: split at `_`, `-`, `.`,
+/// spaces and punctuation.
+fn words(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether the characters of `short` appear in `long` in order, starting
+/// with the same one (`qty` in `quantity`).
+fn abbreviates(short: &str, long: &str) -> bool {
+    let mut rest = long.chars();
+    short.chars().next() == long.chars().next() && short.chars().all(|c| rest.any(|l| l == c))
+}
+
+/// Whether `input` and `candidate` (lower-cased) look like the same name
+/// written another way: one's words are all among the other's
+/// (`list` / `list_invoices`, `invoice_id` / `id`), one starts with the
+/// other (`weekly` / `week`, both at least 3 characters), or `input`
+/// abbreviates `candidate` (`qty` / `quantity`).
+fn same_shape(input: &str, candidate: &str) -> bool {
+    let (a, b) = (words(input), words(candidate));
+    let within = |x: &[String], y: &[String]| !x.is_empty() && x.iter().all(|w| y.contains(w));
+    let (i, c) = (input.to_lowercase(), candidate.to_lowercase());
+    let (shorter, longer) = if i.len() <= c.len() {
+        (&i, &c)
+    } else {
+        (&c, &i)
+    };
+    within(&a, &b)
+        || within(&b, &a)
+        || (shorter.len() >= 3 && longer.starts_with(shorter.as_str()))
+        || (i.len() >= 2 && c.len() >= i.len() + 2 && abbreviates(&i, &c))
+}
+
+/// The one candidate with [`same_shape`] as `input`; `None` when none or
+/// several have it.
+pub(crate) fn by_shape<'c>(
+    input: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
+    if input.len() > MAX_SHAPED || input.is_empty() {
+        return None;
+    }
+    single(candidates.into_iter().filter(|c| same_shape(input, c)))
+}
+
+/// The only item of `items`, if there is exactly one.
+fn single<T>(mut items: impl Iterator<Item = T>) -> Option<T> {
+    let first = items.next()?;
+    items.next().is_none().then_some(first)
+}
+
+/// The candidate whose description holds a word of `input` that no other
+/// candidate's name or description holds (`cancelled` → `void`, described
+/// "Cancelled; nothing is owed."). Words are compared on their first five
+/// letters (`cancel`, `cancelled`); words shorter than 3 letters are ignored.
+/// `candidates` are `(name, description)` pairs; `None` when no word, or
+/// several candidates, match.
+pub(crate) fn by_description<'c>(input: &str, candidates: &[(&'c str, &str)]) -> Option<&'c str> {
+    if input.len() > MAX_SHAPED {
+        return None;
+    }
+    let stem = |w: &str| w.chars().take(5).collect::<String>();
+    let described: Vec<Vec<String>> = candidates
+        .iter()
+        .map(|(name, description)| {
+            let mut ws: Vec<String> = words(name).iter().map(|w| stem(w)).collect();
+            ws.extend(words(description).iter().map(|w| stem(w)));
+            ws
+        })
+        .collect();
+    let mut found: Option<usize> = None;
+    for word in words(input).iter().filter(|w| w.chars().count() >= 3) {
+        let word = stem(word);
+        let holders: Vec<usize> = (0..candidates.len())
+            .filter(|&i| described[i].contains(&word))
+            .collect();
+        if let [only] = holders[..] {
+            if found.is_some_and(|f| f != only) {
+                return None;
+            }
+            found = Some(only);
+        }
+    }
+    found.map(|i| candidates[i].0)
 }
 
 #[cfg(test)]
@@ -75,6 +178,48 @@ mod tests {
         assert_eq!(closest_other("paid", STATUSES), None);
         assert_eq!(closest_other("PAID", STATUSES), Some("paid"));
         assert_eq!(closest("x", std::iter::empty()), None);
+    }
+
+    #[test]
+    fn words_prefixes_and_abbreviations_of_one_candidate() {
+        let actions = [
+            "list_invoices",
+            "get_invoice",
+            "pay_invoice",
+            "generate_report",
+        ];
+        assert_eq!(closest("list", actions), Some("list_invoices"));
+        assert_eq!(closest("report", actions), Some("generate_report"));
+        assert_eq!(closest("pay", actions), Some("pay_invoice"));
+        // Shared by several: no suggestion.
+        assert_eq!(closest("invoice", actions), None);
+        assert_eq!(closest("weekly", ["day", "week", "month"]), Some("week"));
+        let fields = ["description", "quantity", "unit_price_cents"];
+        assert_eq!(closest("qty", fields), Some("quantity"));
+        assert_eq!(closest("unit_price", fields), Some("unit_price_cents"));
+        assert_eq!(closest("invoice_id", ["id"]), Some("id"));
+        assert_eq!(closest(&"x".repeat(100), ["xxx"]), None);
+    }
+
+    #[test]
+    fn descriptions_name_synonyms() {
+        use super::by_description;
+        let statuses = [
+            ("draft", "Being prepared; not sent yet."),
+            ("paid", "Paid in full."),
+            ("void", "Cancelled; nothing is owed."),
+        ];
+        assert_eq!(by_description("cancelled", &statuses), Some("void"));
+        assert_eq!(by_description("settled", &statuses), None);
+        let actions = [
+            ("get_invoice", "Read one invoice by id."),
+            ("void_invoice", "Void (cancel) an invoice that is not paid."),
+        ];
+        assert_eq!(
+            by_description("cancel_invoice", &actions),
+            Some("void_invoice")
+        );
+        assert_eq!(by_description("invoice", &actions), None);
     }
 
     #[test]

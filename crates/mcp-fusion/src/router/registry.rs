@@ -36,6 +36,11 @@ pub(crate) struct RegisteredAction {
     pub concurrency: Option<Arc<ConcurrencyGuard>>,
     /// Its `tool` and `action` metric labels.
     pub labels: ActionLabels,
+    /// Its description (for suggestions by meaning).
+    pub description: String,
+    /// The top-level properties of its input schema, in schema order (for
+    /// suggesting the action a discriminator-less call's fields fit).
+    pub fields: Vec<String>,
 }
 
 /// One MCP tool: a plain tool (one action, no discriminator) or a group.
@@ -186,6 +191,11 @@ fn register_action(
         &labels,
         validated,
     );
+    let fields = schema
+        .get("properties")
+        .and_then(serde_json::Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default();
     let listing = ActionListing {
         name: key.unwrap_or(&action.name).to_owned(),
         description: action.description.clone(),
@@ -205,6 +215,8 @@ fn register_action(
         deprecated_fields: action.deprecated_fields.clone(),
         concurrency,
         labels,
+        description: action.description.clone().unwrap_or_default(),
+        fields,
     };
     Ok((registered, listing))
 }

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use super::registry::{RegisteredAction, RegisteredTool, Registry};
 use crate::error::{ErrorCode, ToolError};
 use crate::json::json_type;
-use crate::suggest::closest;
+use crate::suggest::{by_description, closest};
 
 /// Why a call could not be routed to an action.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +35,19 @@ fn pick_recovery(tool: &RegisteredTool, field: &str) -> String {
         "Set \"{field}\" to one of the actions in available_actions, without the \"{}.\" prefix (e.g. \"{field}\": \"{example}\"), and call {} again.",
         tool.name, tool.name
     )
+}
+
+/// The keys of the actions of `tool` whose input schema declares every
+/// field of `args` (none when `args` is empty).
+fn fitting_actions<'t>(tool: &'t RegisteredTool, args: &Map<String, Value>) -> Vec<&'t str> {
+    if args.is_empty() {
+        return Vec::new();
+    }
+    tool.actions
+        .iter()
+        .filter(|a| args.keys().all(|k| a.fields.contains(k)))
+        .filter_map(|a| a.key.as_deref())
+        .collect()
 }
 
 impl Registry {
@@ -77,6 +90,14 @@ impl Registry {
             }
         };
         let Some(key) = key else {
+            let recovery = match fitting_actions(tool, &args)[..] {
+                [only] => format!(
+                    "The fields you sent fit \"{only}\" ({}.{only}): did you mean \"{field}\": \"{only}\"? {}",
+                    tool.name,
+                    pick_recovery(tool, field)
+                ),
+                _ => pick_recovery(tool, field),
+            };
             return Err(RouteError::Envelope(Box::new(
                 ToolError::new(
                     ErrorCode::MissingDiscriminator,
@@ -85,7 +106,7 @@ impl Registry {
                         tool.name
                     ),
                 )
-                .suggest(pick_recovery(tool, field))
+                .suggest(recovery)
                 .actions(tool.dotted_names()),
             )));
         };
@@ -97,7 +118,13 @@ impl Registry {
                 .strip_prefix(tool.name.as_str())
                 .and_then(|rest| rest.strip_prefix('.'))
                 .unwrap_or(key);
-            let recovery = match closest(bare, keys) {
+            let described: Vec<(&str, &str)> = tool
+                .actions
+                .iter()
+                .filter_map(|a| Some((a.key.as_deref()?, a.description.as_str())))
+                .collect();
+            let near = closest(bare, keys).or_else(|| by_description(bare, &described));
+            let recovery = match near {
                 Some(near) => format!(
                     "Did you mean \"{near}\" ({}.{near})? {}",
                     tool.name,

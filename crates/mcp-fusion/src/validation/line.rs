@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::lookup;
 use super::path::Seg;
-use crate::suggest::closest_other;
+use crate::suggest::{by_description, closest_other};
 
 /// What the phrasing reads besides the error: the action's schema and the
 /// arguments as validated.
@@ -54,22 +54,47 @@ pub(crate) fn clean(s: &str) -> String {
         .collect()
 }
 
-/// ` Did you mean 'x'?` when the sent string is near one of the string `options`.
-fn did_you_mean(value: &Value, options: &[&Value]) -> String {
+/// ` Did you mean 'x'?` when the sent string is near one of the string
+/// `options`; else ` Did you mean 'x' (its description)?` when a word of it
+/// is in the description of one option only (`described`: option →
+/// description, for the options the schema describes).
+fn did_you_mean(value: &Value, options: &[&Value], described: &[(&str, &str)]) -> String {
     let Some(typed) = value.as_str() else {
         return String::new();
     };
-    closest_other(typed, options.iter().filter_map(|o| o.as_str()))
-        .map(|near| format!(" Did you mean '{near}'?"))
+    if let Some(near) = closest_other(typed, options.iter().filter_map(|o| o.as_str())) {
+        return format!(" Did you mean '{near}'?");
+    }
+    by_description(typed, described)
+        .and_then(|near| described.iter().find(|(name, _)| *name == near))
+        .map(|(near, description)| {
+            format!(
+                " Did you mean '{near}' ({})?",
+                clean_description(description)
+            )
+        })
         .unwrap_or_default()
 }
 
-/// `Expected one of: 'a', 'b'.` / `Expected exactly 'a'.`, then the suggestion.
-pub(crate) fn expected_pinned(value: &Value, options: &[&Value]) -> String {
+/// A description shown inside a suggestion: one line, at most 80 characters,
+/// without its final period.
+fn clean_description(description: &str) -> String {
+    let line = description.lines().next().unwrap_or_default().trim();
+    let cut: String = line.chars().take(80).collect();
+    cut.trim_end_matches('.').to_owned()
+}
+
+/// `Expected one of: 'a', 'b'.` / `Expected exactly 'a'.`, then the
+/// suggestion (`described`: see [`did_you_mean`]).
+pub(crate) fn expected_pinned(
+    value: &Value,
+    options: &[&Value],
+    described: &[(&str, &str)],
+) -> String {
     format!(
         "Expected {}.{}",
         lookup::pinned_phrase(options),
-        did_you_mean(value, options)
+        did_you_mean(value, options, described)
     )
 }
 
@@ -82,10 +107,24 @@ mod tests {
     fn suggestions_only_for_strings() {
         let opts = [&json!("active"), &json!("paid")];
         assert_eq!(
-            did_you_mean(&json!("Active"), &opts),
+            did_you_mean(&json!("Active"), &opts, &[]),
             " Did you mean 'active'?"
         );
-        assert_eq!(did_you_mean(&json!(1), &opts), "");
-        assert_eq!(did_you_mean(&json!("zzz"), &opts), "");
+        assert_eq!(did_you_mean(&json!(1), &opts, &[]), "");
+        assert_eq!(did_you_mean(&json!("zzz"), &opts, &[]), "");
+    }
+
+    #[test]
+    fn a_synonym_is_matched_in_the_descriptions() {
+        let opts = [&json!("paid"), &json!("void")];
+        let described = [
+            ("paid", "Paid in full."),
+            ("void", "Cancelled; nothing is owed.\nMore."),
+        ];
+        assert_eq!(
+            did_you_mean(&json!("cancelled"), &opts, &described),
+            " Did you mean 'void' (Cancelled; nothing is owed)?"
+        );
+        assert_eq!(did_you_mean(&json!("settled"), &opts, &described), "");
     }
 }

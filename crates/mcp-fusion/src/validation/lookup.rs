@@ -210,6 +210,42 @@ pub(crate) fn pinned_values<'s>(root: &'s Value, schema: &'s Value) -> Option<Ve
     None
 }
 
+/// Every value the branches of a union pin, without repeats, when each
+/// branch pins values; `None` when one does not.
+pub(crate) fn pinned_union<'s>(root: &'s Value, branches: &'s [Value]) -> Option<Vec<&'s Value>> {
+    let mut all: Vec<&Value> = Vec::new();
+    for branch in branches {
+        for v in pinned_values(root, branch)? {
+            if !all.contains(&v) {
+                all.push(v);
+            }
+        }
+    }
+    Some(all)
+}
+
+/// `(value, description)` for each branch of a union that pins one string
+/// value and describes it (schemars' documented unit enums:
+/// `{"const": "void", "description": "Cancelled; nothing is owed."}`).
+pub(crate) fn described_options<'s>(
+    root: &'s Value,
+    branches: &'s [Value],
+) -> Vec<(&'s str, &'s str)> {
+    branches
+        .iter()
+        .filter_map(|b| {
+            let value = match pinned_values(root, b)?.as_slice() {
+                [one] => one.as_str()?,
+                _ => return None,
+            };
+            let description = members(root, b)
+                .into_iter()
+                .find_map(|m| m.get("description").and_then(Value::as_str))?;
+            Some((value, description))
+        })
+        .collect()
+}
+
 /// A tagged union: every branch pins the property `name` to its own values.
 pub(crate) struct Tag<'s> {
     /// The tag property.
@@ -331,11 +367,24 @@ fn describe_at(root: &Value, schema: &Value, depth: usize) -> Option<String> {
     if let Some(values) = pinned_values(root, schema) {
         return Some(pinned_phrase(&values));
     }
+    let ms = members(root, schema);
+    // A union of pinned values (a documented enum, `"type": "string"` beside
+    // it) is named by its values, not its type.
+    for m in &ms {
+        for kw in ["oneOf", "anyOf"] {
+            if let Some(values) = m
+                .get(kw)
+                .and_then(Value::as_array)
+                .and_then(|branches| pinned_union(root, branches))
+            {
+                return Some(pinned_phrase(&values));
+            }
+        }
+    }
     let types = type_names(root, schema);
     if !types.is_empty() {
         return Some(type_phrase(&types));
     }
-    let ms = members(root, schema);
     for m in &ms {
         for kw in ["oneOf", "anyOf"] {
             if let Some(branches) = m.get(kw).and_then(Value::as_array) {
@@ -358,15 +407,7 @@ fn describe_at(root: &Value, schema: &Value, depth: usize) -> Option<String> {
 /// pins values, else their descriptions (`an object or null`,
 /// `one of: exactly 'x', a string`).
 pub(crate) fn describe_branches(root: &Value, branches: &[Value], depth: usize) -> Option<String> {
-    let pinned: Option<Vec<Vec<&Value>>> =
-        branches.iter().map(|b| pinned_values(root, b)).collect();
-    if let Some(pinned) = pinned {
-        let mut all: Vec<&Value> = Vec::new();
-        for v in pinned.into_iter().flatten() {
-            if !all.contains(&v) {
-                all.push(v);
-            }
-        }
+    if let Some(all) = pinned_union(root, branches) {
         return Some(pinned_phrase(&all));
     }
     let mut descs: Vec<String> = Vec::new();

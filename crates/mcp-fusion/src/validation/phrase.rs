@@ -45,12 +45,17 @@ pub(crate) fn phrase(ctx: &Ctx, err: &ValidationError<'_>, out: &mut Vec<Line>) 
                     let object = lookup::schema_at(ctx.root, ctx.instance, &here)?;
                     lookup::object_view(ctx.root, object, Unions::Selected(value)).prop(&name)
                 });
-            let expected = prop
-                .and_then(|p| lookup::describe(ctx.root, p))
-                .map_or_else(
-                    || "Expected a value.".to_owned(),
-                    |d| format!("Expected {d}."),
-                );
+            // The bounds the user's schema gives a missing number, so that
+            // the model can pick a valid value.
+            let given = lookup::owner(ctx.given, schema_path, "required")
+                .and_then(|o| lookup::object_view(ctx.given, o, Unions::Skip).prop(&name));
+            let expected = given
+                .and_then(|g| stated_bounds(ctx.given, g))
+                .or_else(|| {
+                    prop.and_then(|p| lookup::describe(ctx.root, p))
+                        .map(|d| format!("Expected {d}."))
+                })
+                .unwrap_or_else(|| "Expected a value.".to_owned());
             out.push(Line::new(
                 path::child(&here, &name),
                 "required",
@@ -369,11 +374,11 @@ pub(crate) fn single(ctx: &Ctx, err: &ValidationError<'_>) -> Option<Parts> {
                 Value::Array(items) => items.iter().collect(),
                 other => vec![other],
             };
-            parts("Invalid value", expected_pinned(value, &opts))
+            parts("Invalid value", expected_pinned(value, &opts, &[]))
         }
         Kind::Constant { expected_value } => parts(
             "Invalid value",
-            expected_pinned(value, &[&**expected_value]),
+            expected_pinned(value, &[&**expected_value], &[]),
         ),
         Kind::Pattern { pattern } => parts(
             "Does not match the pattern",
@@ -521,6 +526,31 @@ fn range(ctx: &Ctx, schema_path: &str, keyword: &str, failed: (&str, &Value)) ->
     let noun_owner = lookup::owner(ctx.root, schema_path, keyword);
     let other_owner = lookup::owner_loose(ctx.given, schema_path, keyword);
     bounds_phrase(noun_owner, other_owner, failed)
+}
+
+/// `Expected an integer >= 1 and <= 10000.` for a number schema that states
+/// a bound (the lower one first); `None` for any other schema.
+fn stated_bounds(root: &Value, schema: &Value) -> Option<String> {
+    let number = lookup::members(root, schema).into_iter().find(|m| {
+        matches!(
+            m.get("type").and_then(Value::as_str),
+            Some("integer" | "number")
+        )
+    })?;
+    let failed = [
+        ("minimum", ">="),
+        ("exclusiveMinimum", ">"),
+        ("maximum", "<="),
+        ("exclusiveMaximum", "<"),
+    ]
+    .into_iter()
+    .find_map(|(kw, op)| {
+        number
+            .get(kw)
+            .filter(|v| v.is_number() && !is_64_bit_limit(v))
+            .map(|v| (op, v))
+    })?;
+    Some(bounds_phrase(Some(number), Some(number), failed))
 }
 
 /// Whether `v` is `i64::MIN`, `i64::MAX` or `u64::MAX`.

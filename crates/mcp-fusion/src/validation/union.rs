@@ -66,29 +66,20 @@ pub(crate) fn choose<'e>(
                             "enum",
                             "Invalid value",
                             &sent(Some(sent_tag)),
-                            &expected_pinned(sent_tag, &tags),
+                            &expected_pinned(sent_tag, &tags, &[]),
                         ));
                     }
                 },
             }
         }
-        let pinned: Option<Vec<Vec<&Value>>> = branches
-            .iter()
-            .map(|b| lookup::pinned_values(ctx.root, b))
-            .collect();
-        if let Some(pinned) = pinned {
-            let mut all: Vec<&Value> = Vec::new();
-            for v in pinned.into_iter().flatten() {
-                if !all.contains(&v) {
-                    all.push(v);
-                }
-            }
+        if let Some(all) = lookup::pinned_union(ctx.root, branches) {
+            let described = lookup::described_options(ctx.root, branches);
             return Choice::Line(Line::new(
                 here,
                 "enum",
                 "Invalid value",
                 &sent(Some(value)),
-                &expected_pinned(value, &all),
+                &expected_pinned(value, &all, &described),
             ));
         }
     }

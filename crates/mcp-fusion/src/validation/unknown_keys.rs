@@ -8,7 +8,7 @@ use super::line::Line;
 use super::lookup::{self, Unions};
 use super::path::{self, Seg};
 use super::sent::sent;
-use crate::suggest::closest_other;
+use crate::suggest::{by_shape, closest_other};
 
 /// The field names an object schema knows: declared names, in schema
 /// order, and `patternProperties` patterns.
@@ -89,7 +89,7 @@ pub(crate) fn unknown_keys(
             }
         };
         if let Some(near) = closest_other(key, known.names.iter().copied()) {
-            expected.push_str(&format!(" Did you mean {}?", quoted(near)));
+            expected.push_str(&did_you_mean(near));
         }
         out.push(Line::new(
             path::child(here, key),
@@ -98,5 +98,62 @@ pub(crate) fn unknown_keys(
             &sent(object.get(key)),
             &expected,
         ));
+    }
+}
+
+/// ` Did you mean "name"?`, the suggestion of an unknown key's line.
+fn did_you_mean(name: &str) -> String {
+    format!(" Did you mean {}?", quoted(name))
+}
+
+/// Whether `line` is about an unknown key and suggests no field yet.
+fn unsuggested_unknown(line: &Line) -> bool {
+    matches!(
+        line.keyword,
+        "additionalProperties" | "unevaluatedProperties"
+    ) && !line.message.contains(" Did you mean ")
+}
+
+/// The missing field an unknown key was probably meant to be, in an object
+/// that both has unknown keys and misses required fields: the one missing
+/// field with the key's shape (`qty` → `quantity`, `invoice_id` → `id`), else
+/// the only missing field when the key is the only unknown one there. Its
+/// name is added to the key's line as ` Did you mean "quantity"?` — a renamed
+/// field (the model's old name) is the usual cause.
+pub(crate) fn pair_with_missing(lines: &mut [Line]) {
+    // (line index, parent object, key) of the unknown keys still without a
+    // suggestion, and (parent object, field) of the missing fields.
+    let split = |line: &Line| -> Option<(Vec<Seg>, String)> {
+        match line.segs.split_last()? {
+            (Seg::Key(key), parent) => Some((parent.to_vec(), key.clone())),
+            _ => None,
+        }
+    };
+    let unknown: Vec<(usize, Vec<Seg>, String)> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| unsuggested_unknown(l))
+        .filter_map(|(i, l)| split(l).map(|(parent, key)| (i, parent, key)))
+        .collect();
+    let missing: Vec<(Vec<Seg>, String)> = lines
+        .iter()
+        .filter(|l| l.keyword == "required")
+        .filter_map(split)
+        .collect();
+    for (i, parent, key) in &unknown {
+        let missing_here: Vec<&str> = missing
+            .iter()
+            .filter(|(p, _)| p == parent)
+            .map(|(_, name)| name.as_str())
+            .collect();
+        let alone = unknown.iter().filter(|(_, p, _)| p == parent).count() == 1;
+        let near = by_shape(key, missing_here.iter().copied()).or(match missing_here[..] {
+            [only] if alone => Some(only),
+            _ => None,
+        });
+        if let Some(near) = near {
+            let suggestion = did_you_mean(near);
+            lines[*i].message.push_str(&suggestion);
+        }
     }
 }

@@ -14,6 +14,7 @@ use super::nulls::remove_optional_nulls;
 use super::path::dotted;
 use super::phrase::phrase;
 use super::schema_error::SchemaError;
+use super::unknown_keys::pair_with_missing;
 use crate::error::FieldError;
 
 /// A compiled JSON Schema (draft 2020-12) for one action's arguments.
@@ -205,11 +206,12 @@ fn finish(ctx: &Ctx, lines: Vec<Line>) -> Vec<FieldError> {
                     .any(|k| k.segs == line.segs && k.message == line.message)
         })
         .collect();
-    let kept: Vec<Line> = lines
+    let mut kept: Vec<Line> = lines
         .into_iter()
         .zip(dropped)
         .filter_map(|(line, dropped)| (!dropped).then_some(line))
         .collect();
+    pair_with_missing(&mut kept);
     let mut views = lookup::RankViews::default();
     let mut keyed: Vec<(Vec<usize>, Line)> = kept
         .into_iter()
