@@ -418,12 +418,12 @@ async fn pay_invoice(t: Transport) {
         .await;
     assert_failure(
         &void,
-        "<tool_error code=\"CONFLICT\" severity=\"error\">\n  <message>Invoice inv_5 is void and cannot be paid.</message>\n  <recovery>Create a new invoice with billing.create_invoice if the customer still owes money.</recovery>\n  <available_actions>\n    <action>billing.create_invoice</action>\n  </available_actions>\n  <details>\n    <detail key=\"currentStatus\">void</detail>\n  </details>\n</tool_error>",
+        "<tool_error code=\"CONFLICT\" severity=\"error\">\n  <message>Invoice inv_5 is void and cannot be paid.</message>\n  <recovery>Do not retry: tell the user the invoice is void. If the customer still owes money, create a new invoice with billing.create_invoice.</recovery>\n  <available_actions>\n    <action>billing.create_invoice</action>\n  </available_actions>\n  <details>\n    <detail key=\"currentStatus\">void</detail>\n  </details>\n</tool_error>",
         &json!({
             "code": "CONFLICT",
             "severity": "error",
             "message": "Invoice inv_5 is void and cannot be paid.",
-            "recovery": "Create a new invoice with billing.create_invoice if the customer still owes money.",
+            "recovery": "Do not retry: tell the user the invoice is void. If the customer still owes money, create a new invoice with billing.create_invoice.",
             "available_actions": ["billing.create_invoice"],
             "details": {"currentStatus": "void"}
         }),

@@ -290,6 +290,35 @@ fn enum_value_removed_is_breaking() {
 }
 
 #[test]
+fn enum_value_swapped_in_place_names_its_replacement() {
+    let changes = diff_inputs(
+        object(
+            json!({"status": {"type": "string", "enum": ["draft", "sent", "paid"]}}),
+            &["status"],
+        ),
+        object(
+            json!({"status": {"type": "string", "enum": ["draft", "open", "paid"]}}),
+            &["status"],
+        ),
+    );
+    let removed: Vec<Delta> = changes
+        .deltas
+        .into_iter()
+        .filter(|d| d.severity == Breaking)
+        .collect();
+    assert_eq!(
+        removed,
+        vec![delta(
+            "status",
+            Breaking,
+            Some("draft|sent|paid"),
+            Some("draft|open|paid"),
+            "Field \"status\" no longer accepts \"sent\"; \"open\" took its place."
+        )]
+    );
+}
+
+#[test]
 fn enum_value_added_is_safe() {
     let changes = diff_inputs(
         object(

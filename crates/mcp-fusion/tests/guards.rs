@@ -405,7 +405,7 @@ async fn rate_limited_says_when_the_next_call_passes() {
     let third = server.call("api", json!({"action": "ping"})).await.unwrap();
     assert_eq!(
         text(&third),
-        "<tool_error code=\"RATE_LIMITED\" severity=\"error\">\n  <message>Too many calls to api.ping: the limit is 2 per minute.</message>\n  <recovery>Wait 30 seconds before calling api.ping again; calls before then are refused. Do not retry in a loop.</recovery>\n  <details>\n    <detail key=\"limit\">2 per minute</detail>\n  </details>\n  <retry_after>30 seconds</retry_after>\n</tool_error>"
+        "<tool_error code=\"RATE_LIMITED\" severity=\"error\">\n  <message>Too many calls to api.ping: the limit is 2 per minute.</message>\n  <recovery>Wait 30 seconds, then call api.ping again; calls before then are refused.</recovery>\n  <details>\n    <detail key=\"limit\">2 per minute</detail>\n  </details>\n  <retry_after>30 seconds</retry_after>\n</tool_error>"
     );
     assert_eq!(meta(&third)["retry_after_seconds"], json!(30));
     assert!(

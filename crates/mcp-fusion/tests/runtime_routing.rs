@@ -155,3 +155,34 @@ async fn unknown_tool_is_an_error_naming_the_closest_tool_and_every_valid_one() 
         json!({"tool": "zzzzzzzz", "valid_tools": valid_list})
     );
 }
+
+#[tokio::test]
+async fn missing_action_names_the_one_action_the_sent_fields_fit() {
+    let (server, calls) = fixture();
+    // `title` and `width` are both fields of render.png only.
+    let result = call(&server, "render", json!({"title": "x", "width": 3})).await;
+    let recovery =
+        format!("Did you mean \"png\" (render.png)? The fields you sent fit it. {RENDER_PICK}");
+    let (text, meta) = routing_envelope(
+        "MISSING_DISCRIMINATOR",
+        "The field \"action\" is missing: render needs it to know which action to run.",
+        &recovery,
+    );
+    assert_error(&result, &text, &meta);
+    assert_eq!(calls.render.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn unknown_action_is_matched_by_shape_and_by_description() {
+    let (server, _) = fixture();
+    for (sent, near) in [("render_pdf", "pdf"), ("overwrite", "svg")] {
+        let result = call(&server, "render", json!({"action": sent})).await;
+        let recovery = format!("Did you mean \"{near}\" (render.{near})? {RENDER_PICK}");
+        let (text, meta) = routing_envelope(
+            "UNKNOWN_ACTION",
+            &format!("render has no action \"{sent}\"."),
+            &recovery,
+        );
+        assert_error(&result, &text, &meta);
+    }
+}

@@ -6,7 +6,7 @@ mod validation_lines;
 
 use serde_json::{Value, json};
 
-use validation_lines::{line, lines, one};
+use validation_lines::{field, line, lines, one};
 
 fn status_schema() -> Value {
     json!({
@@ -85,5 +85,62 @@ fn not_says_what_is_excluded() {
         json!({"not": {"enum": ["root", "admin"]}}),
         json!("root"),
         "Value not allowed. You sent: 'root'. Expected a value that is not one of: 'root', 'admin'.",
+    );
+}
+
+fn documented_enum() -> serde_json::Value {
+    json!({
+        "oneOf": [
+            {"type": "string", "const": "paid", "description": "Paid in full."},
+            {"type": "string", "const": "void", "description": "Cancelled; nothing is owed."},
+            {"type": "string", "const": "open", "description": "Sent and waiting for payment."}
+        ],
+        "type": "string"
+    })
+}
+
+#[test]
+fn a_missing_documented_enum_names_its_values_not_its_type() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"status": documented_enum()},
+        "required": ["status"]
+    });
+    assert_eq!(
+        lines(&schema, json!({})),
+        vec![line(
+            "status",
+            "Missing required field. You sent: (missing). Expected one of: 'paid', 'void', 'open'."
+        )]
+    );
+}
+
+#[test]
+fn a_synonym_is_suggested_from_the_values_descriptions() {
+    assert_eq!(
+        field(documented_enum(), json!("cancelled")),
+        vec![line(
+            "f",
+            "Invalid value. You sent: 'cancelled'. Expected one of: 'paid', 'void', 'open'. Did you mean 'void' (Cancelled; nothing is owed)?"
+        )]
+    );
+    // A word no description holds suggests nothing.
+    assert_eq!(
+        field(documented_enum(), json!("settled")),
+        vec![line(
+            "f",
+            "Invalid value. You sent: 'settled'. Expected one of: 'paid', 'void', 'open'."
+        )]
+    );
+}
+
+#[test]
+fn a_longer_form_of_a_value_is_suggested() {
+    assert_eq!(
+        field(json!({"enum": ["day", "week", "month"]}), json!("weekly")),
+        vec![line(
+            "f",
+            "Invalid value. You sent: 'weekly'. Expected one of: 'day', 'week', 'month'. Did you mean 'week'?"
+        )]
     );
 }

@@ -206,3 +206,84 @@ fn dependent_required_is_a_missing_field() {
         )]
     );
 }
+
+fn line_item_schema() -> serde_json::Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "description": {"type": "string"},
+            "quantity": {"type": "integer", "minimum": 1, "maximum": 10000},
+            "unit_price_cents": {"type": "integer", "minimum": 0}
+        },
+        "required": ["description", "quantity", "unit_price_cents"],
+        "additionalProperties": false
+    })
+}
+
+#[test]
+fn unknown_key_shaped_like_a_missing_field_is_paired_with_it() {
+    assert_eq!(
+        lines(
+            &line_item_schema(),
+            json!({"description": "x", "qty": 1, "unit_price": 5})
+        ),
+        vec![
+            line(
+                "quantity",
+                "Missing required field. You sent: (missing). Expected an integer >= 1 and <= 10000."
+            ),
+            line(
+                "unit_price_cents",
+                "Missing required field. You sent: (missing). Expected an integer >= 0."
+            ),
+            line(
+                "qty",
+                "Unrecognized field \"qty\". You sent: 1. Known fields: \"description\", \"quantity\", \"unit_price_cents\". Check for typos. Did you mean \"quantity\"?"
+            ),
+            line(
+                "unit_price",
+                "Unrecognized field \"unit_price\". You sent: 5. Known fields: \"description\", \"quantity\", \"unit_price_cents\". Check for typos. Did you mean \"unit_price_cents\"?"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn the_only_unknown_key_is_paired_with_the_only_missing_field() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"id": {"type": "string"}},
+        "required": ["id"],
+        "additionalProperties": false
+    });
+    assert_eq!(
+        lines(&schema, json!({"reference": "inv_2"})),
+        vec![
+            line(
+                "id",
+                "Missing required field. You sent: (missing). Expected a string."
+            ),
+            line(
+                "reference",
+                "Unrecognized field \"reference\". You sent: 'inv_2'. Known fields: \"id\". Check for typos. Did you mean \"id\"?"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn unknown_keys_unlike_the_missing_fields_get_no_pairing() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"first": {"type": "string"}, "second": {"type": "string"}},
+        "required": ["first", "second"],
+        "additionalProperties": false
+    });
+    let got = lines(&schema, json!({"foo": 1, "bar": 2}));
+    assert_eq!(got.len(), 4);
+    assert!(
+        got.iter()
+            .all(|(_, message)| !message.contains("Did you mean")),
+        "{got:?}"
+    );
+}

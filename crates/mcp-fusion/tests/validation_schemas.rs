@@ -211,7 +211,7 @@ fn derived_schema_missing_fields_describe_their_type() {
         vec![
             line(
                 "id",
-                "Missing required field. You sent: (missing). Expected an integer."
+                "Missing required field. You sent: (missing). Expected an integer >= 0."
             ),
             line(
                 "lines",

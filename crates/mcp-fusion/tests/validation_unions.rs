@@ -141,7 +141,7 @@ fn known_union_tag_reports_that_branch_errors_at_their_paths() {
         ),
         vec![line(
             "orders.1.lines.1.pricing.amount",
-            "Missing required field. You sent: (missing). Expected an integer."
+            "Missing required field. You sent: (missing). Expected an integer >= 1."
         )]
     );
 }
@@ -225,12 +225,12 @@ fn union_whose_types_all_misfit_is_one_line_describing_the_branches() {
     one(
         json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}),
         json!(1.5),
-        "No branch matched. You sent: 1.5. Expected one of: a string, an integer.",
+        "Wrong type. You sent: 1.5. Expected a string or an integer.",
     );
     one(
         json!({"oneOf": [{"type": "object", "properties": {"a": {}}}, {"type": "null"}]}),
         json!("x"),
-        "No branch matched. You sent: 'x'. Expected one of: an object, null.",
+        "Wrong type. You sent: 'x'. Expected an object or null.",
     );
 }
 

@@ -143,7 +143,7 @@ pub async fn pay_invoice(
             invoice.id
         ))
         .suggest(
-            "Create a new invoice with billing.create_invoice if the customer still owes money.",
+            "Do not retry: tell the user the invoice is void. If the customer still owes money, create a new invoice with billing.create_invoice.",
         )
         .actions(["billing.create_invoice"])
         .detail("currentStatus", invoice.status.as_str())

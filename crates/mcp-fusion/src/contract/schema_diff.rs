@@ -213,12 +213,29 @@ impl Walker<'_> {
                 let added: Vec<Value> = b.iter().filter(|v| !a.contains(v)).cloned().collect();
                 let (from, to) = (values_text(&a), values_text(&b));
                 if !removed.is_empty() {
+                    // One value swapped for another in the same place: say
+                    // which one replaces it, so that the model can switch.
+                    let replaced_by = match (&removed[..], &added[..]) {
+                        ([gone], [new_value])
+                            if a.iter().position(|v| v == gone)
+                                == b.iter().position(|v| v == new_value) =>
+                        {
+                            format!(
+                                "; {} took its place",
+                                quoted(std::slice::from_ref(new_value))
+                            )
+                        }
+                        _ => String::new(),
+                    };
                     self.push(
                         path,
                         Kind::EnumRemoved,
                         Some(from.clone()),
                         Some(to.clone()),
-                        format!("{subject} no longer accepts {}.", quoted(&removed)),
+                        format!(
+                            "{subject} no longer accepts {}{replaced_by}.",
+                            quoted(&removed)
+                        ),
                     );
                 }
                 if !added.is_empty() {

@@ -290,7 +290,7 @@ impl RateLimitGuard {
             self.limit
         ))
         .suggest(format!(
-            "Wait {} before calling {name} again; calls before then are refused. Do not retry in a loop.",
+            "Wait {}, then call {name} again; calls before then are refused.",
             seconds_text(secs)
         ))
         .detail("limit", self.limit)

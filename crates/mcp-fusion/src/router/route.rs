@@ -92,7 +92,7 @@ impl Registry {
         let Some(key) = key else {
             let recovery = match fitting_actions(tool, &args)[..] {
                 [only] => format!(
-                    "The fields you sent fit \"{only}\" ({}.{only}): did you mean \"{field}\": \"{only}\"? {}",
+                    "Did you mean \"{only}\" ({}.{only})? The fields you sent fit it. {}",
                     tool.name,
                     pick_recovery(tool, field)
                 ),

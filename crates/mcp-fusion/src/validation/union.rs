@@ -7,7 +7,8 @@
 //!    one line like `enum`.
 //! 3. Otherwise the branches whose type fits the value compete: the one with
 //!    the fewest errors (first on ties) reports its errors; when no branch's
-//!    type fits, one `No branch matched … Expected one of: …` line.
+//!    type fits, one `Wrong type … Expected a string or null.` line (or
+//!    `No branch matched … Expected one of: …` when a branch pins values).
 
 use jsonschema::ValidationError;
 use jsonschema::error::{TypeKind, ValidationErrorKind as Kind};
@@ -111,6 +112,22 @@ pub(crate) fn choose<'e>(
         {
             descs.push(d);
         }
+    }
+    // Every branch wants another type (`Option<String>` sent a number): the
+    // same line as a plain type error, naming the types.
+    let only_types = context.iter().all(|errors| type_misfit(errors))
+        && !descs.is_empty()
+        && descs
+            .iter()
+            .all(|d| !d.starts_with("one of") && !d.starts_with("exactly"));
+    if only_types {
+        return Choice::Line(Line::new(
+            here,
+            "type",
+            "Wrong type",
+            &sent(Some(value)),
+            &format!("Expected {}.", lookup::or_list(&descs)),
+        ));
     }
     let expected = if descs.is_empty() {
         "Expected a value that matches one of the allowed shapes.".to_owned()

@@ -1,0 +1,788 @@
+#!/usr/bin/env python3
+"""The scripted agent of the actionability measurement.
+
+It plays the model's part in a failed tool call, with no model: it sends a
+scenario's bad call to a server, reads ONLY the text the model would read (the
+result's text content, or a JSON-RPC error's message), applies the repair
+rules below, sends ONE corrected call and judges it against what the scenario
+says a correct next call looks like. It never reads `_meta`,
+`structuredContent` or the tools' schemas, so that what it can fix is exactly
+what the error text says. Every stack gets the same rules.
+
+Reading the text
+  An error is read into field problems (path, message) and the rest:
+  - a `<validation_error>`'s `<field name="…">` lines, or a `<tool_error>`'s
+    message, recovery, actions and retry_after (XML, read with the standard
+    library's parser);
+  - a zod issue list or zod's one-line `…: message at path` form;
+  - pydantic's `N validation error(s) for …` blocks (`path` line, indented
+    message line);
+  - otherwise the whole text is one message.
+
+The repair rules, in order (the first that applies decides)
+  1. Stop: the text says "Do not retry", or its severity is critical. The
+     agent stops and tells the user (correct when the scenario expects it).
+  2. Wait: the text gives a wait (`<retry_after>N seconds`, "wait about N
+     seconds", "retry in N seconds", "try again in N s"): sleep exactly N
+     seconds and send the same call again. A text about a rate limit, a busy
+     server or a time-out with no number: wait 1 second and retry.
+  3. Field problems, each repaired in place (all in the one next call):
+     - unknown key: rename it to the field the text suggests ("did you
+       mean …", "was renamed to …"), else remove it;
+     - a value outside a list of options: the option the text suggests ("did
+       you mean …", "… took its place"), else the option equal ignoring case,
+       else the option the value starts with or that starts with it, else the
+       closest option by similarity (difflib, cutoff 0.6);
+     - missing field: the first option listed, else the example given
+       ("e.g. X"), else the lower bound of a number;
+     - wrong type: a numeric string to the number, a number to a string;
+     - out of range: clamped to the bound named (">= N", "at least N", "at
+       most N", "<= N", …); a too short string is repeated up to the length
+       named, a too long one cut;
+     - bad format: the named format (email, uri/url, date-time, date) written
+       from the value (the address inside "Name <a@b>" or "a at b", an
+       https:// prefix, an ISO form of a date written another way);
+     - pattern: the literal prefix of the pattern (`^inv_` → "inv_") put in
+       front of a value that lacks it.
+  4. Switch: the text names another action or tool to call, in order of
+     preference: the one it suggests ("did you mean \"x\"", "use X instead",
+     "call X"), else the first of its available actions. A switch within the
+     same grouped tool keeps the other arguments; a switch to another action
+     keeps only identifiers (`id`, `*_id`, passed as `id`) and a switch to a
+     listing (`list…`) sends none.
+  5. Otherwise the agent gives up (not fixed).
+  A success whose text carries a deprecation notice naming a replacement
+  ("deprecated … use X instead") is switched by rule 4.
+
+Usage (run.sh calls it):
+  agent.py --scenarios DIR --stack NAME=COMMAND [--stack …] --foreign COMMAND
+           [--only ID] [--json OUT] [--verbose]
+COMMAND is a stdio server command; the agent adds the scenario profile's
+flags in that stack's spelling. --require NAME=PERCENT (repeatable) makes
+the exit 1 when that stack fixes less than PERCENT % of its failures; else
+exit 0 once every stack ran, 2 on bad usage or an unreadable scenario.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import copy
+import difflib
+import json
+import os
+import re
+import shlex
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mcp import ClientSession, MCPError, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+# ---------------------------------------------------------------- scenarios
+
+MISSING = object()
+
+
+@dataclass
+class Scenario:
+    id: str
+    category: str
+    call: dict
+    expect: dict
+    profile: dict = field(default_factory=dict)
+    setup: list = field(default_factory=list)
+    note: str = ""
+
+
+def load_scenarios(folder: Path) -> list[Scenario]:
+    scenarios: list[Scenario] = []
+    seen: set[str] = set()
+    for path in sorted(folder.glob("*.json")):
+        data = json.loads(path.read_text())
+        for raw in data["scenarios"]:
+            s = Scenario(
+                id=raw["id"],
+                category=data["category"],
+                call=raw["call"],
+                expect=raw["expect"],
+                profile=raw.get("profile", {}),
+                setup=raw.get("setup", []),
+                note=raw.get("note", ""),
+            )
+            if s.id in seen:
+                raise ValueError(f"{path}: scenario id {s.id!r} is used twice")
+            seen.add(s.id)
+            scenarios.append(s)
+    return scenarios
+
+
+def profile_flags(stack: str, profile: dict, root: Path) -> list[str]:
+    """A scenario profile's server flags in the stack's spelling (ours takes
+    durations and --timeout; the others milliseconds)."""
+    ours = stack == "ours"
+    flags: list[str] = []
+    if "report_ms" in profile:
+        ms = profile["report_ms"]
+        flags += ["--report-ms", f"{ms}ms" if ours else str(ms)]
+    if "max_active" in profile:
+        flags += ["--max-active", str(profile["max_active"])]
+    if "rate_limit" in profile:
+        flags += ["--rate-limit", profile["rate_limit"]]
+    if "timeout_ms" in profile:
+        ms = profile["timeout_ms"]
+        flags += ["--timeout", f"{ms}ms"] if ours else ["--timeout-ms", str(ms)]
+    if "lock" in profile and ours:
+        # Only mcp-fusion keeps a contract lockfile; the others serve the
+        # current contract and say nothing about the change.
+        flags += ["--lock", str(root / profile["lock"])]
+    return flags
+
+
+# ------------------------------------------------------------ reading text
+
+
+@dataclass
+class Reading:
+    text: str
+    fields: list = field(default_factory=list)  # (path list, message)
+    actions: list = field(default_factory=list)  # names, in order of preference
+    retry_seconds: float | None = None
+    stop: bool = False
+    waitable: bool = False
+    corrected: bool = False  # the first action is a "did you mean" correction
+    renames: dict = field(default_factory=dict)  # old key -> new key (contract deltas)
+    replacements: dict = field(default_factory=dict)  # old value -> new value
+
+
+NUMBER = r"(\d+(?:\.\d+)?)"
+
+
+def split_path(path: str) -> list:
+    out: list = []
+    for part in re.split(r"[./]", path.strip().strip("/")):
+        if part == "":
+            continue
+        out.append(int(part) if part.isdigit() else part)
+    return out
+
+
+def read_xml(text: str, reading: Reading) -> bool:
+    start = min([i for i in (text.find("<tool_error"), text.find("<validation_error")) if i >= 0], default=-1)
+    if start < 0:
+        return False
+    found = False
+    for match in re.finditer(r"<(tool_error|validation_error)\b.*?</\1>", text, re.S):
+        try:
+            root = ET.fromstring(match.group(0))
+        except ET.ParseError:
+            continue
+        found = True
+        if root.get("severity") == "critical":
+            reading.stop = True
+        for f in root.iter("field"):
+            reading.fields.append((split_path(f.get("name", "")), f.text or ""))
+        for a in root.iter("action"):
+            if a.text and a.text not in reading.actions:
+                reading.actions.append(a.text.strip())
+        ra = root.find("retry_after")
+        if ra is not None and ra.text:
+            m = re.search(NUMBER, ra.text)
+            if m:
+                reading.retry_seconds = float(m.group(1))
+        for delta in root.iter("delta"):
+            parse_delta(delta.text or "", reading)
+    return found
+
+
+def parse_delta(text: str, reading: Reading) -> None:
+    m = re.search(r'Field "([^"]+)" was renamed to "([^"]+)"', text)
+    if m:
+        reading.renames[m.group(1).split(".")[-1]] = m.group(2).split(".")[-1]
+    m = re.search(r'no longer accepts "([^"]+)"; "([^"]+)" took its place', text)
+    if m:
+        reading.replacements[m.group(1)] = m.group(2)
+
+
+def read_zod(text: str, reading: Reading) -> bool:
+    # A JSON issue list (zod 3 / older SDKs).
+    i = text.find("[")
+    if i >= 0:
+        try:
+            issues = json.loads(text[i:text.rfind("]") + 1])
+            if isinstance(issues, list) and issues and all(isinstance(x, dict) and "message" in x for x in issues):
+                for issue in issues:
+                    path = issue.get("path", [])
+                    message = issue["message"]
+                    for key in issue.get("keys", []) or []:
+                        reading.fields.append((list(path) + [key], "Unrecognized key " + json.dumps(key)))
+                    if not issue.get("keys"):
+                        reading.fields.append((list(path), message))
+                return True
+        except (ValueError, TypeError):
+            pass
+    # zod 4 one-line form: "Invalid arguments for tool X: msg at path; msg2 at path2"
+    m = re.search(r"Invalid arguments for tool [^:]+: (.*)", text, re.S)
+    if not m:
+        return False
+    for part in re.split(r";\s*|\n", m.group(1)):
+        part = part.strip()
+        if not part:
+            continue
+        at = re.match(r"(.*) at ([\w.\[\]]+)$", part, re.S)
+        if at:
+            reading.fields.append((split_path(at.group(2).replace("[", ".").replace("]", "")), at.group(1)))
+        else:
+            keys = re.findall(r'"([^"]+)"', part) if re.search(r"(?i)unrecognized key", part) else []
+            if keys:
+                for key in keys:
+                    reading.fields.append(([key], part))
+            else:
+                reading.fields.append(([], part))
+    return True
+
+
+def read_pydantic(text: str, reading: Reading) -> bool:
+    if not re.search(r"\d+ validation errors? for ", text):
+        return False
+    lines = text.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        if line and not line.startswith(" ") and lines[i + 1].startswith("  ") and "validation error" not in line:
+            message = lines[i + 1].strip()
+            path = line.strip()
+            path = re.sub(r"^call\[[^\]]*\]\.?", "", path)
+            reading.fields.append((split_path(path), message))
+    return True
+
+
+def read(text: str) -> Reading:
+    reading = Reading(text=text)
+    if not read_xml(text, reading):
+        read_zod(text, reading) or read_pydantic(text, reading)
+    if re.search(r"(?i)do not retry", text):
+        reading.stop = True
+    m = re.search(
+        r"(?i)(?:wait(?: about)?|retry(?: after| in)?|try again in)\s+" + NUMBER + r"\s*(?:s\b|sec|second)", text
+    )
+    if m and reading.retry_seconds is None:
+        reading.retry_seconds = float(m.group(1))
+    if re.search(r"(?i)rate limit|busy|at capacity|too many requests|try again later|timed out", text):
+        reading.waitable = True
+    # Actions or tools the text tells the model to call.
+    named: list[str] = []
+    for pattern in (
+        r'[Dd]id you mean "([\w.\-]+)"',
+        r"(?i)use (?:the )?[`\"']?([\w.\-]+)[`\"']?(?: action)? instead",
+        r"(?i)\bcall ([a-z_]+\.[a-z_]+)",
+    ):
+        for m in re.finditer(pattern, text):
+            if not named and pattern.startswith("[Dd]id"):
+                reading.corrected = True
+            if m.group(1) not in named:
+                named.append(m.group(1))
+    reading.actions = named + [a for a in reading.actions if a not in named]
+    return reading
+
+
+# ---------------------------------------------------------- repair helpers
+
+
+def get_at(obj, path):
+    for part in path:
+        if isinstance(part, int) and isinstance(obj, list) and part < len(obj):
+            obj = obj[part]
+        elif isinstance(obj, dict) and part in obj:
+            obj = obj[part]
+        else:
+            return MISSING
+    return obj
+
+
+def set_at(obj, path, value):
+    for part in path[:-1]:
+        obj = obj[part]
+    obj[path[-1]] = value
+
+
+def del_at(obj, path):
+    parent = get_at(obj, path[:-1])
+    if isinstance(parent, dict):
+        parent.pop(path[-1], None)
+
+
+def quoted_items(s: str) -> list[str]:
+    return re.findall(r"""['"]([^'"]+)['"]""", s)
+
+
+def options_in(message: str) -> list[str]:
+    for pattern in (
+        r"(?i)one of:?\s*(.*?)(?:\.\s|\.$|$)",
+        r"(?i)expected one of\s*(.*?)(?:\s+at\s|$)",
+        r"(?i)input should be (.*?)(?:\s*\[|$)",
+        r"(?i)expected (['\"][^'\"]+['\"](?:\s*\|\s*['\"][^'\"]+['\"])+)",
+    ):
+        m = re.search(pattern, message)
+        if m:
+            items = quoted_items(m.group(1))
+            if items:
+                return items
+    return []
+
+
+def suggested_value(message: str) -> str | None:
+    m = re.search(r"""[Dd]id you mean ['"]([^'"]+)['"]""", message)
+    return m.group(1) if m else None
+
+
+def pick_option(value, options: list[str], message: str, reading: Reading):
+    if isinstance(value, str) and value in reading.replacements and reading.replacements[value] in options:
+        return reading.replacements[value]
+    s = suggested_value(message)
+    if s in options:
+        return s
+    if not isinstance(value, str):
+        return None
+    for o in options:
+        if o.lower() == value.lower():
+            return o
+    starts = [o for o in options if value.lower().startswith(o.lower()) or o.lower().startswith(value.lower())]
+    if len(starts) == 1:
+        return starts[0]
+    close = difflib.get_close_matches(value, options, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def email_from(value: str) -> str | None:
+    m = re.search(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", value)
+    if m:
+        return m.group(0)
+    m = re.match(r"\s*([\w.+-]+)\s+at\s+([\w-]+(?:\.[\w-]+)+)\s*$", value)
+    if m:
+        return f"{m.group(1)}@{m.group(2)}"
+    return None
+
+
+def uri_from(value: str) -> str | None:
+    v = value.strip()
+    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", v):
+        return None
+    return "https://" + v.lstrip("/")
+
+
+MONTHS = {m: i for i, m in enumerate(
+    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], 1)}
+
+
+def date_parts(value: str):
+    v = value.strip()
+    m = re.match(r"^(\d{4})[/.-](\d{1,2})[/.-](\d{1,2})", v)
+    if m:
+        return int(m.group(1)), int(m.group(2)), int(m.group(3)), v[m.end():]
+    m = re.match(r"^(\d{1,2})[/.](\d{1,2})[/.](\d{4})", v)
+    if m:  # day first (ISO 8601's order is unknowable here; most of the world)
+        return int(m.group(3)), int(m.group(2)), int(m.group(1)), v[m.end():]
+    m = re.match(r"^([A-Za-z]{3})[a-z]*\.? (\d{1,2}),? (\d{4})", v)
+    if m and m.group(1).lower() in MONTHS:
+        return int(m.group(3)), MONTHS[m.group(1).lower()], int(m.group(2)), v[m.end():]
+    return None
+
+
+def date_from(value: str) -> str | None:
+    parts = date_parts(value)
+    if not parts:
+        return None
+    y, mo, d, _ = parts
+    return f"{y:04d}-{mo:02d}-{d:02d}"
+
+
+def datetime_from(value: str) -> str | None:
+    parts = date_parts(value)
+    if not parts:
+        return None
+    y, mo, d, rest = parts
+    m = re.match(r"^[ T]?(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(Z|[+-]\d{2}:?\d{2})?\s*$", rest)
+    if not m:
+        if rest.strip():
+            return None
+        hh, mm, ss, zone = 0, 0, 0, None
+    else:
+        hh, mm, ss, zone = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0), m.group(4)
+    return f"{y:04d}-{mo:02d}-{d:02d}T{hh:02d}:{mm:02d}:{ss:02d}{zone or 'Z'}"
+
+
+def bound(message: str, lower: bool):
+    ops = (r"(?:>=|≥|at least|greater than or equal to|minimum(?: of)?|min(?:imum)? is)" if lower
+           else r"(?:<=|≤|at most|less than or equal to|maximum(?: of)?|max(?:imum)? is)")
+    m = re.search(ops + r"\s*(-?" + NUMBER + r")", message, re.I)
+    return float(m.group(1)) if m else None
+
+
+def as_number(x: float):
+    return int(x) if float(x).is_integer() else x
+
+
+def example_in(message: str):
+    m = re.search(r"\(e\.g\.\s*([^\s)]+)\)", message)
+    return m.group(1) if m else None
+
+
+def repair_field(args: dict, path: list, message: str, reading: Reading) -> bool:
+    """Repairs one field problem in `args`; whether it changed anything."""
+    low = message.lower()
+    value = get_at(args, path)
+    key = path[-1] if path else None
+    # Unknown key.
+    if re.search(r"unrecognized|unknown (?:key|field|keyword)|unexpected (?:key|keyword)|extra (?:inputs|fields)", low):
+        if value is MISSING or key is None:
+            return False
+        new = reading.renames.get(key)
+        if new is None:
+            m = re.search(r'[Dd]id you mean "([^"]+)"', message)
+            new = m.group(1) if m else None
+        parent = get_at(args, path[:-1])
+        if not isinstance(parent, dict):
+            return False
+        v = parent.pop(key)
+        if new:
+            parent[new] = v
+        return True
+    # Missing field.
+    if value is MISSING:
+        if not re.search(r"missing|required", low):
+            return False
+        options = options_in(message)
+        if options:
+            set_at(args, path, options[0])
+            return True
+        ex = example_in(message)
+        if ex is not None:
+            set_at(args, path, ex)
+            return True
+        lo = bound(message, True)
+        if lo is not None:
+            set_at(args, path, as_number(lo))
+            return True
+        return False
+    # A list of options.
+    options = options_in(message)
+    if options:
+        picked = pick_option(value, options, message, reading)
+        if picked is None or picked == value:
+            return False
+        set_at(args, path, picked)
+        return True
+    # Formats (before types: "date-time" mentions no type).
+    if isinstance(value, str):
+        for names, fix in (
+            (("email",), email_from),
+            (("uri", "url"), uri_from),
+            (("date-time", "datetime", "date and time"), datetime_from),
+            (("date",), date_from),
+        ):
+            if any(n in low for n in names):
+                new = fix(value)
+                if new and new != value:
+                    set_at(args, path, new)
+                    return True
+                return False
+    # Wrong type.
+    if re.search(r"integer|number", low) and isinstance(value, str) and re.fullmatch(r"\s*-?\d+(\.\d+)?\s*", value):
+        n = float(value)
+        set_at(args, path, int(n) if ("integer" in low or n.is_integer()) else n)
+        return True
+    if re.search(r"expected (a )?string|should be a valid string", low) and isinstance(value, (int, float)) and not isinstance(value, bool):
+        set_at(args, path, str(value))
+        return True
+    # Ranges and lengths.
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        lo, hi = bound(message, True), bound(message, False)
+        if lo is not None and value < lo:
+            set_at(args, path, as_number(lo))
+            return True
+        if hi is not None and value > hi:
+            set_at(args, path, as_number(hi))
+            return True
+        return False
+    if isinstance(value, str):
+        lo, hi = bound(message, True), bound(message, False)
+        if lo is not None and len(value) < lo:
+            filler = value or str(key)
+            new = filler
+            while len(new) < lo:
+                new += " " + filler
+            set_at(args, path, new)
+            return True
+        if hi is not None and len(value) > hi:
+            set_at(args, path, value[: int(hi)])
+            return True
+        # Pattern: the literal prefix of the pattern.
+        m = re.search(r"pattern\s*['\"/]?\^([A-Za-z_\-]+)", message)
+        if m and not value.startswith(m.group(1)):
+            set_at(args, path, m.group(1) + value)
+            return True
+    return False
+
+
+def switch(call: dict, name: str, tools: dict, corrected: bool) -> dict | None:
+    """The call of action or tool `name`, from `call` (rule 4). A corrected
+    action name (`corrected`: the text's "did you mean") keeps the other
+    arguments; another action keeps only an identifier; a listing none."""
+    tool, action = call["tool"], None
+    if "." in name:
+        tool, action = name.split(".", 1)
+    elif name in tools:
+        tool = name
+    else:
+        action = name
+    if tool not in tools:
+        return None
+    old = call["arguments"]
+    if corrected and tool == call["tool"] and action is not None:
+        return {"tool": tool, "arguments": {**old, "action": action}}
+    args: dict = {}
+    if action is not None:
+        args["action"] = action
+    if not (action or tool).startswith("list"):
+        for k, v in old.items():
+            if k == "id" or k.endswith("_id"):
+                args["id"] = v
+                break
+    return {"tool": tool, "arguments": args}
+
+
+def repair(call: dict, reading: Reading, tools: dict, failed: bool) -> tuple[str, dict | None, float]:
+    """(what, next call or None, seconds to wait first)."""
+    if not failed:
+        if re.search(r"(?i)deprecated", reading.text) and reading.actions:
+            nxt = switch(call, reading.actions[0], tools, False)
+            if nxt:
+                return "switch", nxt, 0.0
+        return "accepted", None, 0.0
+    if reading.stop:
+        return "stop", None, 0.0
+    if reading.retry_seconds is not None:
+        return "wait", copy.deepcopy(call), reading.retry_seconds
+    if reading.waitable and not reading.fields:
+        return "wait", copy.deepcopy(call), 1.0
+    if reading.fields:
+        args = copy.deepcopy(call["arguments"])
+        changed = False
+        # Unknown keys last, so that a rename does not hide its missing twin.
+        ordered = sorted(reading.fields, key=lambda f: bool(re.search(r"(?i)unrecognized|unknown|unexpected|extra", f[1])))
+        for path, message in ordered:
+            if path and path[0] == "action":
+                continue
+            changed |= repair_field(args, path, message, reading)
+        action_fix = [f for f in reading.fields if f[0][:1] == ["action"] or (not f[0] and "action" in f[1])]
+        if action_fix:
+            _, message = action_fix[0]
+            options = options_in(message)
+            sent = call["arguments"].get("action", "")
+            picked = pick_option(sent, options, message, reading) if options else None
+            if picked:
+                args["action"] = picked
+                changed = True
+        if changed:
+            return "fields", {"tool": call["tool"], "arguments": args}, 0.0
+    if reading.actions:
+        nxt = switch(call, reading.actions[0], tools, reading.corrected)
+        if nxt:
+            return "switch", nxt, 0.0
+    return "gave up", None, 0.0
+
+
+# ---------------------------------------------------------------- judging
+
+
+def contains(actual, expected) -> bool:
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(k in actual and contains(actual[k], v) for k, v in expected.items())
+    if isinstance(expected, list):
+        return isinstance(actual, list) and len(actual) == len(expected) and all(contains(a, e) for a, e in zip(actual, expected))
+    return actual == expected
+
+
+def text_of(outcome) -> tuple[bool, str]:
+    """(failed, text) of a call's outcome: a result or a JSON-RPC error."""
+    if isinstance(outcome, MCPError):
+        return True, outcome.error.message
+    texts = [c.text for c in outcome.content if getattr(c, "type", None) == "text"]
+    return bool(outcome.is_error), "\n".join(texts)
+
+
+async def call_tool(session: ClientSession, call: dict):
+    try:
+        return await session.call_tool(call["tool"], call["arguments"])
+    except MCPError as e:
+        return e
+
+
+@dataclass
+class Result:
+    stack: str
+    scenario: Scenario
+    outcome: str  # fixed | accepted | not fixed
+    step: str = ""
+    first: str = ""
+    second: str = ""
+    next_call: dict | None = None
+    waited: float = 0.0
+
+
+async def run_one(stack: str, command: str, s: Scenario, root: Path, foreign: str | None) -> Result:
+    flavor = stack
+    if s.profile.get("server") == "foreign":
+        # The same foreign server for every stack: its plain-text errors.
+        if not foreign:
+            raise ValueError(f"scenario {s.id} needs --foreign")
+        command, flavor = foreign, "foreign"
+    argv = shlex.split(command) + profile_flags(flavor, s.profile, root)
+    with tempfile.TemporaryDirectory() as tmp:
+        if flavor == "ours":
+            argv += ["--db", os.path.join(tmp, "billing.db")]
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ))
+        errlog = open(os.devnull, "w")
+        async with stdio_client(params, errlog=errlog) as (read_stream, write_stream):
+            async with ClientSession(read_stream, write_stream) as session:
+                await session.initialize()
+                tools = {t.name: t for t in (await session.list_tools()).tools}
+                background = []
+                for step in s.setup:
+                    if "sleep" in step:
+                        await asyncio.sleep(step["sleep"])
+                    elif step.get("background"):
+                        background.append(asyncio.create_task(call_tool(session, step["call"])))
+                        await asyncio.sleep(0.05)
+                    else:
+                        await call_tool(session, step["call"])
+                first = await call_tool(session, s.call)
+                failed, text = text_of(first)
+                reading = read(text)
+                what, nxt, wait = repair(s.call, reading, tools, failed)
+                result = Result(stack, s, "not fixed", what, text)
+                if what == "accepted":
+                    result.outcome = "accepted"
+                elif what == "stop":
+                    result.outcome = "fixed" if s.expect.get("stop") else "not fixed"
+                elif nxt is not None and not s.expect.get("stop"):
+                    if wait:
+                        await asyncio.sleep(wait)
+                        result.waited = wait
+                    second = await call_tool(session, nxt)
+                    failed2, text2 = text_of(second)
+                    result.second, result.next_call = text2, nxt
+                    ok = (not failed2 and nxt["tool"] == s.expect.get("tool", s.call["tool"])
+                          and contains(nxt["arguments"], s.expect.get("arguments", {})))
+                    result.outcome = "fixed" if ok else "not fixed"
+                elif nxt is not None:
+                    result.next_call = nxt
+                for task in background:
+                    await task
+                errlog.close()
+                return result
+
+
+# ---------------------------------------------------------------- report
+
+
+def table(results: list[Result], stacks: list[str]) -> str:
+    cats: list[str] = []
+    for r in results:
+        if r.scenario.category not in cats:
+            cats.append(r.scenario.category)
+
+    def cell(rs: list[Result]) -> str:
+        failed = [r for r in rs if r.outcome != "accepted"]
+        fixed = sum(r.outcome == "fixed" for r in failed)
+        accepted = len(rs) - len(failed)
+        text = f"{fixed}/{len(failed)}" if failed else "-"
+        return text + (f" (+{accepted} ok)" if accepted else "")
+
+    width = max(len(c) for c in cats + ["category", "all"]) + 2
+    lines = ["category".ljust(width) + "".join(s.ljust(20) for s in stacks)]
+    for c in cats:
+        row = c.ljust(width)
+        for st in stacks:
+            row += cell([r for r in results if r.stack == st and r.scenario.category == c]).ljust(20)
+        lines.append(row)
+    row = "all".ljust(width)
+    share = "share fixed".ljust(width)
+    for st in stacks:
+        rs = [r for r in results if r.stack == st]
+        row += cell(rs).ljust(20)
+        failed = [r for r in rs if r.outcome != "accepted"]
+        pct = 100.0 * sum(r.outcome == "fixed" for r in failed) / len(failed) if failed else 0.0
+        share += f"{pct:.1f} %".ljust(20)
+    lines += [row, share]
+    return "\n".join(lines)
+
+
+async def main_async(args) -> int:
+    root = Path(args.scenarios).resolve().parent
+    scenarios = load_scenarios(Path(args.scenarios))
+    if args.only:
+        scenarios = [s for s in scenarios if s.id in args.only]
+    stacks = []
+    for spec in args.stack:
+        name, _, command = spec.partition("=")
+        if not command:
+            print(f"agent.py: --stack wants NAME=COMMAND, got {spec!r}", file=sys.stderr)
+            return 2
+        stacks.append((name, command))
+    results: list[Result] = []
+    for name, command in stacks:
+        started = time.monotonic()
+        for i, s in enumerate(scenarios, 1):
+            try:
+                r = await asyncio.wait_for(run_one(name, command, s, root, args.foreign), timeout=90)
+            except Exception as e:  # a server that dies or hangs: not fixed, said why
+                r = Result(name, s, "not fixed", f"error: {type(e).__name__}: {e}")
+            results.append(r)
+            print(f"\r{name}: {i}/{len(scenarios)} scenarios ({time.monotonic() - started:.0f} s)", end="", file=sys.stderr, flush=True)
+            if args.verbose or (r.outcome == "not fixed" and name == "ours"):
+                print(f"\n  [{r.outcome}] {s.id} ({r.step}) next={json.dumps(r.next_call)}\n    first: {' '.join(r.first.split())[:600]}\n    second: {' '.join(r.second.split())[:300]}", file=sys.stderr)
+        print(file=sys.stderr)
+    print(table(results, [n for n, _ in stacks]))
+    status = 0
+    for spec in args.require:
+        name, _, percent = spec.partition("=")
+        failed = [r for r in results if r.stack == name and r.outcome != "accepted"]
+        share = 100.0 * sum(r.outcome == "fixed" for r in failed) / len(failed) if failed else 0.0
+        if share < float(percent):
+            print(f"agent.py: {name} fixed {share:.1f} % in one retry, below {percent} %", file=sys.stderr)
+            status = 1
+    if args.json:
+        with open(args.json, "w") as out:
+            for r in results:
+                out.write(json.dumps({
+                    "stack": r.stack, "scenario": r.scenario.id, "category": r.scenario.category,
+                    "outcome": r.outcome, "step": r.step, "next_call": r.next_call, "waited": r.waited,
+                    "first": r.first, "second": r.second,
+                }) + "\n")
+    return status
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scenarios", required=True, help="the folder of scenario files")
+    parser.add_argument("--stack", action="append", required=True, help="NAME=COMMAND (repeatable)")
+    parser.add_argument("--foreign", help="the stdio command of the foreign server (scenarios with profile server: foreign)")
+    parser.add_argument("--only", action="append", help="run only this scenario id (repeatable)")
+    parser.add_argument("--json", help="write one JSON line per (stack, scenario) here")
+    parser.add_argument("--verbose", action="store_true", help="show every scenario's texts")
+    parser.add_argument("--require", action="append", default=[], metavar="NAME=PERCENT",
+                        help="exit 1 unless stack NAME fixes at least PERCENT %% of its failures")
+    args = parser.parse_args()
+    try:
+        return asyncio.run(main_async(args))
+    except (ValueError, KeyError, OSError) as e:
+        print(f"agent.py: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# The actionability measurement: the scripted agent (actionability/agent.py)
+# runs every scenario of actionability/scenarios/ against three servers with
+# the same tools, and prints the share of failures it fixed with one retry,
+# per category:
+#   ours     fusion serve --example actionability (mcp-fusion)
+#   ts-sdk   actionability/servers/ts: the official TypeScript SDK + zod
+#   fastmcp  actionability/servers/fastmcp: FastMCP + pydantic
+# It installs what it needs under target/actionability/ (the TypeScript
+# server with `npm ci`, FastMCP in a venv, the MCP Python SDK client in the
+# repository's .venv), builds `fusion`, and says whether the original
+# TypeScript implementation (@vurb/core) can be installed from npm.
+#
+# Needs: a Rust toolchain, python3 with venv, Node.js 18+ with npm, network
+# access to crates.io, PyPI and npm. Takes about 5 minutes (the busy and
+# rate-limit scenarios wait for real).
+#
+# Writes target/actionability/results.txt (the table) and runs.jsonl (one
+# line per stack and scenario: what the agent read, what it sent, the
+# outcome). Exit 0 when mcp-fusion fixes at least 95 % of its failures in one
+# retry, 1 when it does not, 2 when something could not be set up.
+#
+# Options: --only ID (repeatable) runs those scenarios; --stacks LIST runs a
+# comma-separated subset of ours,ts-sdk,fastmcp; --verbose shows every
+# scenario's texts.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root="$(pwd)"
+out="$root/target/actionability"
+mkdir -p "$out"
+
+stacks="ours,ts-sdk,fastmcp"
+agent_args=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --only) agent_args+=(--only "$2"); shift 2 ;;
+        --stacks) stacks="$2"; shift 2 ;;
+        --verbose) agent_args+=(--verbose); shift ;;
+        *) echo "run.sh: unknown option $1 (see the comment at the top)" >&2; exit 2 ;;
+    esac
+done
+
+say() {
+    printf '==> %s\n' "$*" >&2
+}
+
+need() {
+    if ! command -v "$1" >/dev/null 2>&1; then
+        echo "run.sh: $1 is needed ($2)" >&2
+        exit 2
+    fi
+}
+need cargo "the Rust toolchain builds fusion"
+need python3 "the agent and FastMCP run on it"
+need node "the TypeScript SDK server runs on it (Node.js 18 or newer)"
+need npm "installs the TypeScript SDK server"
+
+say "cargo build -p fusion-cli"
+cargo build -q -p fusion-cli
+
+if [ ! -x .venv/bin/python ]; then
+    say "python3 -m venv .venv (the MCP Python SDK client the agent uses)"
+    python3 -m venv .venv
+fi
+if ! .venv/bin/python -c "import mcp" >/dev/null 2>&1; then
+    .venv/bin/pip install -q -r tests/python/requirements.txt
+fi
+
+say "npm ci: the TypeScript SDK server (target/actionability/ts)"
+mkdir -p "$out/ts"
+cp actionability/servers/ts/server.mjs actionability/servers/ts/package.json \
+    actionability/servers/ts/package-lock.json "$out/ts/"
+(cd "$out/ts" && npm ci --no-audit --no-fund --silent)
+
+say "pip install: the FastMCP server (target/actionability/fastmcp/venv)"
+if [ ! -x "$out/fastmcp/venv/bin/python" ]; then
+    python3 -m venv "$out/fastmcp/venv"
+fi
+"$out/fastmcp/venv/bin/pip" install -q -r actionability/servers/fastmcp/requirements.txt
+
+# The original implementation: measured beside ours if npm has it.
+if vurb="$(npm view @vurb/core version 2>/dev/null)" && [ -n "$vurb" ]; then
+    vurb_line="@vurb/core $vurb is in the npm registry, but no actionability server is written with it yet: not measured."
+else
+    vurb_line="@vurb/core (the original TypeScript implementation) cannot be installed: the npm registry answers 404 for it, so it is not measured."
+fi
+
+stack_args=()
+IFS=',' read -r -a chosen <<<"$stacks"
+for stack in "${chosen[@]}"; do
+    case "$stack" in
+        ours) stack_args+=(--stack "ours=$root/target/debug/fusion serve --example actionability --stdio") ;;
+        ts-sdk) stack_args+=(--stack "ts-sdk=node $out/ts/server.mjs") ;;
+        fastmcp) stack_args+=(--stack "fastmcp=$out/fastmcp/venv/bin/python $root/actionability/servers/fastmcp/server.py") ;;
+        *) echo "run.sh: unknown stack $stack (ours, ts-sdk, fastmcp)" >&2; exit 2 ;;
+    esac
+done
+
+require=()
+case ",$stacks," in *,ours,*) require=(--require ours=95) ;; esac
+
+say "the agent: $(ls actionability/scenarios/*.json | wc -l) scenario files, stacks: $stacks"
+status=0
+.venv/bin/python actionability/agent.py \
+    --scenarios actionability/scenarios \
+    --foreign "node $out/ts/server.mjs" \
+    --json "$out/runs.jsonl" \
+    "${stack_args[@]}" "${require[@]}" "${agent_args[@]}" >"$out/table.txt" || status=$?
+legend="a/b: fixed with one retry / failed at first; (+n ok): the stack accepted n bad calls as they were."
+{
+    cat "$out/table.txt"
+    echo
+    echo "$legend"
+    echo "$vurb_line"
+} | tee "$out/results.txt"
+echo "results: $out/results.txt, every run: $out/runs.jsonl"
+exit "$status"
