@@ -39,7 +39,8 @@ The repair rules, in order (the first that applies decides)
      - out of range: clamped to the bound named (">= N", "at least N", "at
        most N", "<= N", …); a too short string is repeated up to the length
        named, a too long one cut;
-     - bad format: the named format (email, uri/url, date-time, date) written
+     - bad format: the named format (email, uri/url, date-time, or a date
+       when "date" is named before any date-time) written
        from the value (the address inside "Name <a@b>" or "a at b", an
        https:// prefix, an ISO form of a date written another way);
      - pattern: the literal prefix of the pattern (`^inv_` → "inv_") put in
@@ -414,6 +415,23 @@ def datetime_from(value: str) -> str | None:
     return f"{y:04d}-{mo:02d}-{d:02d}T{hh:02d}:{mm:02d}:{ss:02d}{zone or 'Z'}"
 
 
+def format_fixer(low: str):
+    """The writer of the format a (lower-cased) message names: email, uri or
+    url, a date-time, or a date (a plain "date" named before any date-time,
+    as in "a valid date or datetime")."""
+    if "email" in low:
+        return email_from
+    if "uri" in low or "url" in low:
+        return uri_from
+    plain = re.search(r"\bdate\b(?![- ]?time| and time)", low)
+    timed = re.search(r"date-time|datetime|date and time", low)
+    if plain and (not timed or plain.start() < timed.start()):
+        return date_from
+    if timed:
+        return datetime_from
+    return None
+
+
 def bound(message: str, lower: bool):
     ops = (r"(?:>=|≥|at least|greater than or equal to|minimum(?: of)?|min(?:imum)? is)" if lower
            else r"(?:<=|≤|at most|less than or equal to|maximum(?: of)?|max(?:imum)? is)")
@@ -452,8 +470,6 @@ def repair_field(args: dict, path: list, message: str, reading: Reading) -> bool
         return True
     # Missing field.
     if value is MISSING:
-        if not re.search(r"missing|required", low):
-            return False
         options = options_in(message)
         if options:
             set_at(args, path, options[0])
@@ -476,19 +492,13 @@ def repair_field(args: dict, path: list, message: str, reading: Reading) -> bool
         set_at(args, path, picked)
         return True
     # Formats (before types: "date-time" mentions no type).
-    if isinstance(value, str):
-        for names, fix in (
-            (("email",), email_from),
-            (("uri", "url"), uri_from),
-            (("date-time", "datetime", "date and time"), datetime_from),
-            (("date",), date_from),
-        ):
-            if any(n in low for n in names):
-                new = fix(value)
-                if new and new != value:
-                    set_at(args, path, new)
-                    return True
-                return False
+    fix = format_fixer(low) if isinstance(value, str) else None
+    if fix is not None:
+        new = fix(value)
+        if new and new != value:
+            set_at(args, path, new)
+            return True
+        return False
     # Wrong type.
     if re.search(r"integer|number", low) and isinstance(value, str) and re.fullmatch(r"\s*-?\d+(\.\d+)?\s*", value):
         n = float(value)
@@ -742,10 +752,16 @@ async def main_async(args) -> int:
             except Exception as e:  # a server that dies or hangs: not fixed, said why
                 r = Result(name, s, "not fixed", f"error: {type(e).__name__}: {e}")
             results.append(r)
-            print(f"\r{name}: {i}/{len(scenarios)} scenarios ({time.monotonic() - started:.0f} s)", end="", file=sys.stderr, flush=True)
+            progress = f"{name}: {i}/{len(scenarios)} scenarios ({time.monotonic() - started:.0f} s)"
+            if sys.stderr.isatty():
+                print("\r" + progress, end="", file=sys.stderr, flush=True)
+            elif i % 20 == 0 or i == len(scenarios):
+                print(progress, file=sys.stderr, flush=True)
             if args.verbose or (r.outcome == "not fixed" and name == "ours"):
-                print(f"\n  [{r.outcome}] {s.id} ({r.step}) next={json.dumps(r.next_call)}\n    first: {' '.join(r.first.split())[:600]}\n    second: {' '.join(r.second.split())[:300]}", file=sys.stderr)
-        print(file=sys.stderr)
+                lead = "\n" if sys.stderr.isatty() else ""
+                print(f"{lead}  [{r.outcome}] {s.id} ({r.step}) next={json.dumps(r.next_call)}\n    first: {' '.join(r.first.split())[:600]}\n    second: {' '.join(r.second.split())[:300]}", file=sys.stderr)
+        if sys.stderr.isatty():
+            print(file=sys.stderr)
     print(table(results, [n for n, _ in stacks]))
     status = 0
     for spec in args.require:

@@ -28,6 +28,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root="$(pwd)"
 out="$root/target/actionability"
+fusion="${CARGO_TARGET_DIR:-$root/target}/debug/fusion"
 mkdir -p "$out"
 
 stacks="ours,ts-sdk,fastmcp"
@@ -90,7 +91,7 @@ stack_args=()
 IFS=',' read -r -a chosen <<<"$stacks"
 for stack in "${chosen[@]}"; do
     case "$stack" in
-        ours) stack_args+=(--stack "ours=$root/target/debug/fusion serve --example actionability --stdio") ;;
+        ours) stack_args+=(--stack "ours=$fusion serve --example actionability --stdio") ;;
         ts-sdk) stack_args+=(--stack "ts-sdk=node $out/ts/server.mjs") ;;
         fastmcp) stack_args+=(--stack "fastmcp=$out/fastmcp/venv/bin/python $root/actionability/servers/fastmcp/server.py") ;;
         *) echo "run.sh: unknown stack $stack (ours, ts-sdk, fastmcp)" >&2; exit 2 ;;
