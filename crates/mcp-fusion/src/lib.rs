@@ -63,6 +63,8 @@ pub mod client;
 pub mod contract;
 pub mod envelope;
 pub mod error;
+#[cfg(feature = "gateway")]
+pub mod gateway;
 pub mod guard;
 mod json;
 mod metrics_names;

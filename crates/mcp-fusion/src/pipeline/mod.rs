@@ -10,7 +10,7 @@ mod output;
 mod state;
 mod validate;
 
-pub(crate) use call::ContextInner;
+pub(crate) use call::{ContextInner, LOCAL_CALLER, session_header};
 pub use call::{Call, CallContext, Peer, Principal};
 pub use client::LogLevel;
 pub(crate) use client::{ClientChannel, ClientFailure, SharedChannel};
