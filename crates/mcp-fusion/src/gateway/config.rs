@@ -168,7 +168,9 @@ impl UpstreamConfig {
                 namespace: ns.clone(),
                 reason: String::from("command must name a program"),
             }),
-            Target::Http { url } if !(url.starts_with("http://") || url.starts_with("https://")) => {
+            Target::Http { url }
+                if !(url.starts_with("http://") || url.starts_with("https://")) =>
+            {
                 Err(ConfigError::Invalid {
                     namespace: ns.clone(),
                     reason: String::from("url must start with http:// or https://"),

@@ -59,9 +59,9 @@ pub(crate) fn unavailable(
 ) -> ToolError {
     let retry_after = retry_after.max(1);
     let message = match why {
-        Unavailable::Unreachable => format!(
-            "The {namespace} tools are unavailable right now; {tool} was not called."
-        ),
+        Unavailable::Unreachable => {
+            format!("The {namespace} tools are unavailable right now; {tool} was not called.")
+        }
         Unavailable::DiedMidCall => format!(
             "The {namespace} tools stopped answering during the call of {tool}; it may or may not have been done."
         ),
@@ -106,10 +106,17 @@ pub(crate) enum Mismatch<'a> {
 /// `HANDOFF_NAMESPACE_MISMATCH` (error): the call of `name` names
 /// `namespace`, which `what` says is wrong; `valid` are the namespaced tools
 /// (or, for a handoff, the namespaces) the caller may use.
-pub(crate) fn mismatch(name: &str, namespace: &str, what: Mismatch<'_>, valid: Vec<String>) -> ToolError {
+pub(crate) fn mismatch(
+    name: &str,
+    namespace: &str,
+    what: Mismatch<'_>,
+    valid: Vec<String>,
+) -> ToolError {
     let message = match what {
         Mismatch::NotMounted => {
-            format!("There is no tool named \"{name}\": no tools are mounted under \"{namespace}\".")
+            format!(
+                "There is no tool named \"{name}\": no tools are mounted under \"{namespace}\"."
+            )
         }
         Mismatch::NotActive => format!(
             "The {namespace} tools are not active in this conversation, so \"{name}\" cannot be called."
@@ -123,7 +130,9 @@ pub(crate) fn mismatch(name: &str, namespace: &str, what: Mismatch<'_>, valid: V
     };
     let recovery = match what {
         Mismatch::NoHandoffTarget => "Hand over to one of the namespaces in available_actions.",
-        _ => "Call one of the tools in available_actions; list the tools again with tools/list if they may have changed.",
+        _ => {
+            "Call one of the tools in available_actions; list the tools again with tools/list if they may have changed."
+        }
     };
     ToolError::handoff_namespace_mismatch(message)
         .suggest(recovery)

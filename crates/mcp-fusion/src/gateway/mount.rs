@@ -194,7 +194,11 @@ impl Mounts {
         };
         let handoff = upstream.config.exposure == Exposure::Handoff;
         if handoff {
-            if self.handoffs.active(caller).is_none_or(|(active, _)| active != ns) {
+            if self
+                .handoffs
+                .active(caller)
+                .is_none_or(|(active, _)| active != ns)
+            {
                 return Err(errors::mismatch(
                     name,
                     ns,
@@ -230,8 +234,15 @@ impl Mounts {
                 return Err(errors::connecting(ns, CONNECTING_RETRY_SECS));
             }
             Link::Connecting { first: false } => {
-                let retry = seconds_until(std::time::Instant::now() + upstream.config.reconnect_initial);
-                return Err(errors::unavailable(ns, name, Unavailable::Unreachable, retry, handoff));
+                let retry =
+                    seconds_until(std::time::Instant::now() + upstream.config.reconnect_initial);
+                return Err(errors::unavailable(
+                    ns,
+                    name,
+                    Unavailable::Unreachable,
+                    retry,
+                    handoff,
+                ));
             }
             Link::Down { retry_at } => {
                 return Err(errors::unavailable(
@@ -249,12 +260,23 @@ impl Mounts {
             if handoff {
                 valid.push(format!("{ns}.{RETURN_TOOL}"));
             }
-            return Err(errors::mismatch(name, ns, Mismatch::NoSuchTool(tool), valid));
+            return Err(errors::mismatch(
+                name,
+                ns,
+                Mismatch::NoSuchTool(tool),
+                valid,
+            ));
         }
         let retry = seconds_until(std::time::Instant::now() + upstream.config.reconnect_initial);
         if client.is_closed() {
             upstream.failed(&client);
-            return Err(errors::unavailable(ns, name, Unavailable::Unreachable, retry, handoff));
+            return Err(errors::unavailable(
+                ns,
+                name,
+                Unavailable::Unreachable,
+                retry,
+                handoff,
+            ));
         }
         match client.call(tool, Value::Object(forwarded.arguments)).await {
             Ok(result) => Ok(ToolOutput::result(result)),
@@ -276,7 +298,13 @@ impl Mounts {
                 // Logged for the operator; never shown to the model.
                 tracing::warn!(namespace = %ns, tool = %tool, error = %other, "upstream call failed");
                 upstream.failed(&client);
-                Err(errors::unavailable(ns, name, Unavailable::DiedMidCall, retry, handoff))
+                Err(errors::unavailable(
+                    ns,
+                    name,
+                    Unavailable::DiedMidCall,
+                    retry,
+                    handoff,
+                ))
             }
         }
     }
@@ -347,7 +375,9 @@ impl MountedTools for Mounts {
 /// upstream, the callers handed over to it for a handoff upstream.
 async fn tell_callers(mounts: Weak<Mounts>, mut events: mpsc::UnboundedReceiver<Event>) {
     while let Some(event) = events.recv().await {
-        let Some(mounts) = mounts.upgrade() else { return };
+        let Some(mounts) = mounts.upgrade() else {
+            return;
+        };
         let (index, connected) = match event {
             Event::Connected(i) | Event::ToolsChanged(i) => (i, true),
             Event::ConnectFailed(i) => (i, false),

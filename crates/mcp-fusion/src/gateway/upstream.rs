@@ -82,7 +82,10 @@ impl Upstream {
 
     /// The connection now.
     pub(crate) fn link(&self) -> Link {
-        self.link.lock().unwrap_or_else(PoisonError::into_inner).clone()
+        self.link
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     fn set(&self, link: Link) {
@@ -128,7 +131,9 @@ impl Upstream {
         {
             let mut link = self.link.lock().unwrap_or_else(PoisonError::into_inner);
             match &*link {
-                Link::Ready { client: current, .. } if Arc::ptr_eq(current, client) => {
+                Link::Ready {
+                    client: current, ..
+                } if Arc::ptr_eq(current, client) => {
                     *link = Link::Down {
                         retry_at: Instant::now() + self.config.reconnect_initial,
                     };

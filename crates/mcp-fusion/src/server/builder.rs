@@ -5,9 +5,9 @@ use tower::{Layer, Service};
 use super::catalog::Catalog;
 use super::handler::to_rmcp_tool;
 use super::in_flight::InFlight;
+use super::mounted::{Mount, MountedTools, ToolsChanged};
 use super::prompt::Prompt;
 use super::resource::{Resource, ResourceTemplate};
-use super::mounted::{Mount, MountedTools, ToolsChanged};
 use super::{FusionServer, HttpOptions, ServerIdentity, ServerInner, Settings};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -333,26 +333,26 @@ impl ServerBuilder {
             .map(|t| to_rmcp_tool(&t.listing))
             .collect();
         let inner = Arc::new(ServerInner {
-                registry,
-                identity: ServerIdentity {
-                    name: self.name,
-                    version: self.version,
-                    instructions: self.instructions,
-                },
-                tools,
-                settings: Settings {
-                    expose_internal_errors: self.expose_internal_errors,
-                    unknown_tool_as_result: self.unknown_tool_as_result,
-                },
-                in_flight: InFlight::default(),
-                self_healing,
-                http: self.http,
-                #[cfg(feature = "http")]
-                door,
-                states: Arc::new(self.states),
-                catalog: RwLock::new(Arc::new(catalog)),
-                sessions: Mutex::new(Vec::new()),
-                mount,
+            registry,
+            identity: ServerIdentity {
+                name: self.name,
+                version: self.version,
+                instructions: self.instructions,
+            },
+            tools,
+            settings: Settings {
+                expose_internal_errors: self.expose_internal_errors,
+                unknown_tool_as_result: self.unknown_tool_as_result,
+            },
+            in_flight: InFlight::default(),
+            self_healing,
+            http: self.http,
+            #[cfg(feature = "http")]
+            door,
+            states: Arc::new(self.states),
+            catalog: RwLock::new(Arc::new(catalog)),
+            sessions: Mutex::new(Vec::new()),
+            mount,
         });
         if let Some(mount) = &inner.mount {
             mount.hook.attach(ToolsChanged {
