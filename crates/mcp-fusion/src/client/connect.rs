@@ -360,6 +360,18 @@ impl FusionClient {
         self.service.is_closed() || self.service.is_transport_closed()
     }
 
+    /// Sends `ping` (MCP "Ping") and waits for the answer, within
+    /// [`ClientOptions::call_timeout`]: whether the server is still there.
+    ///
+    /// # Errors
+    /// Transport, protocol and time-out errors as for [`call`](Self::call).
+    pub async fn ping(&self) -> Result<(), FusionClientError> {
+        let request = rmcp::model::ClientRequest::PingRequest(Default::default());
+        self.limited(self.service.send_request(request))
+            .await
+            .map(|_| ())
+    }
+
     /// The options this client was connected with.
     pub fn options(&self) -> &ClientOptions {
         &self.options

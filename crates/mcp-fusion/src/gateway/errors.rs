@@ -8,6 +8,15 @@ use crate::error::ToolError;
 /// better is known: a handshake usually takes a second or two.
 pub const CONNECTING_RETRY_SECS: u64 = 2;
 
+/// `n seconds`, or `1 second`.
+fn seconds(n: u64) -> String {
+    if n == 1 {
+        String::from("1 second")
+    } else {
+        format!("{n} seconds")
+    }
+}
+
 /// `HANDOFF_CONNECTING` (warning, `isError: false`): a call reached
 /// `namespace` while its upstream is still connecting.
 pub(crate) fn connecting(namespace: &str, retry_after: u64) -> ToolError {
@@ -15,7 +24,8 @@ pub(crate) fn connecting(namespace: &str, retry_after: u64) -> ToolError {
         "The {namespace} tools are still connecting; the call was not made."
     ))
     .suggest(format!(
-        "Wait {retry_after} seconds, then call the same tool again with the same arguments."
+        "Wait {}, then call the same tool again with the same arguments.",
+        seconds(retry_after)
     ))
     .retry_after(retry_after.max(1))
     .warning()
@@ -85,7 +95,8 @@ pub(crate) fn unavailable(
     };
     ToolError::handoff_upstream_unavailable(message)
         .suggest(format!(
-            "Tell the user the {namespace} tools are unavailable for now, or call again in {retry_after} seconds{triage}.{check}"
+            "Tell the user the {namespace} tools are unavailable for now, or call again in {}{triage}.{check}",
+            seconds(retry_after)
         ))
         .retry_after(retry_after)
 }

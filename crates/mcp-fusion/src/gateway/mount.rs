@@ -16,7 +16,7 @@ use super::config::{Exposure, GatewayConfig};
 use super::errors::{self, CONNECTING_RETRY_SECS, Mismatch, Unavailable};
 use super::handoff::{Handoff, Handoffs};
 use super::upstream::{Event, Link, Upstream, seconds_until};
-use crate::client::FusionClientError;
+use crate::client::{FusionClient, FusionClientError};
 use crate::error::ToolError;
 use crate::pipeline::{CallContext, ToolOutput};
 use crate::server::{MountedTools, ToolsChanged};
@@ -278,7 +278,12 @@ impl Mounts {
                 handoff,
             ));
         }
-        match client.call(tool, Value::Object(forwarded.arguments)).await {
+        match watched(
+            &client,
+            client.call(tool, Value::Object(forwarded.arguments)),
+        )
+        .await
+        {
             Ok(result) => Ok(ToolOutput::result(result)),
             // The upstream refused the request itself (e.g. -32602): its
             // words, as a foreign server's plain-text error.
@@ -368,6 +373,40 @@ impl MountedTools for Mounts {
 
     fn claims(&self, name: &str) -> bool {
         name.contains('.')
+    }
+}
+
+/// How often a call in flight checks that its upstream is still there.
+const PROBE_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+/// How long that check waits for the upstream's `ping` answer.
+const PROBE_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// `call`, failed with [`FusionClientError::Transport`] as soon as the
+/// upstream is found gone while it runs (its connection closed, or a `ping`
+/// refused): a Streamable HTTP server that died mid-call may leave the
+/// response stream waiting for a reconnection that never comes. A `ping`
+/// that is only slow does not count.
+async fn watched(
+    client: &FusionClient,
+    call: impl Future<Output = Result<CallToolResult, FusionClientError>>,
+) -> Result<CallToolResult, FusionClientError> {
+    tokio::pin!(call);
+    loop {
+        tokio::select! {
+            outcome = &mut call => return outcome,
+            () = tokio::time::sleep(PROBE_EVERY) => {
+                let gone = client.is_closed()
+                    || matches!(
+                        tokio::time::timeout(PROBE_LIMIT, client.ping()).await,
+                        Ok(Err(FusionClientError::Transport(_)))
+                    );
+                if gone {
+                    return Err(FusionClientError::Transport(String::from(
+                        "the upstream went away during the call",
+                    )));
+                }
+            }
+        }
     }
 }
 
