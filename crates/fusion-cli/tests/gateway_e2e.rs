@@ -536,3 +536,80 @@ async fn server_everything_and_billing_behind_one_gateway() {
     );
     gateway.close().await;
 }
+
+/// `fusion ARGS`, its exit code and stdout.
+fn fusion(args: &[&str]) -> (Option<i32>, String) {
+    let out = std::process::Command::new(FUSION)
+        .args(args)
+        .env("RUST_LOG", "error")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run fusion");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn the_gateway_lockfile_catches_a_breaking_upstream_change() {
+    let db = TempDb::new("gateway-lock");
+    let dir = std::env::temp_dir();
+    let pid = std::process::id();
+    let before = TempFile(dir.join(format!("fusion-gateway-lock-before-{pid}.toml")));
+    let after = TempFile(dir.join(format!("fusion-gateway-lock-after-{pid}.toml")));
+    let lock = TempFile(dir.join(format!("fusion-gateway-lock-{pid}.json")));
+    std::fs::write(
+        &before.0,
+        format!(
+            "[[upstream]]\nnamespace = \"finance\"\ncommand = {}\n",
+            billing_command(&db)
+        ),
+    )
+    .expect("write the config");
+    // The same namespace, now served by the bench example (no `billing` group).
+    std::fs::write(
+        &after.0,
+        format!(
+            "[[upstream]]\nnamespace = \"finance\"\ncommand = [\"{FUSION}\", \"serve\", \"--example\", \"bench\", \"--stdio\"]\n"
+        ),
+    )
+    .expect("write the config");
+    let cmd =
+        |config: &TempFile| format!("{FUSION} gateway --stdio --config {}", config.0.display());
+    let lock_path = lock.0.display().to_string();
+    let (code, _) = fusion(&["lock", "--cmd", &cmd(&before), "-o", &lock_path]);
+    assert_eq!(code, Some(0));
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&lock.0).expect("the lockfile"))
+            .expect("JSON");
+    let tools: Vec<&String> = written["tools"]
+        .as_object()
+        .expect("tools")
+        .keys()
+        .collect();
+    assert_eq!(tools, ["finance.billing", "finance.billing_health"]);
+
+    let (code, _) = fusion(&[
+        "lock",
+        "--check",
+        "--cmd",
+        &cmd(&before),
+        "--lock",
+        &lock_path,
+    ]);
+    assert_eq!(code, Some(0), "unchanged");
+    let (code, report) = fusion(&[
+        "lock",
+        "--check",
+        "--cmd",
+        &cmd(&after),
+        "--lock",
+        &lock_path,
+    ]);
+    assert_eq!(code, Some(1), "{report}");
+    assert!(
+        report.contains("BREAKING  (tool)  Tool \"finance.billing\" was removed."),
+        "{report}"
+    );
+}
