@@ -613,3 +613,128 @@ fn the_gateway_lockfile_catches_a_breaking_upstream_change() {
         "{report}"
     );
 }
+
+/// `fusion gateway --config CONFIG --port PORT` over Streamable HTTP, killed on drop.
+struct HttpGateway {
+    child: std::process::Child,
+    url: String,
+    _config: TempFile,
+}
+
+impl HttpGateway {
+    fn start(test: &str, config: &str) -> HttpGateway {
+        let path =
+            std::env::temp_dir().join(format!("fusion-gateway-{test}-{}.toml", std::process::id()));
+        std::fs::write(&path, config).expect("write the gateway config");
+        let config = TempFile(path);
+        let port = free_port().to_string();
+        let args: Vec<&std::ffi::OsStr> = vec![
+            "gateway".as_ref(),
+            "--port".as_ref(),
+            port.as_ref(),
+            "--config".as_ref(),
+            config.0.as_os_str(),
+        ];
+        let (child, lines) = support::spawn_fusion(&args, "error");
+        // Bounded, so that a gateway that never starts fails the test.
+        while let Ok(line) = lines.recv_timeout(Duration::from_secs(60)) {
+            if let Some(url) = line.trim().strip_prefix("MCP endpoint: ") {
+                return HttpGateway {
+                    child,
+                    url: url.to_owned(),
+                    _config: config,
+                };
+            }
+        }
+        panic!("fusion gateway did not start over HTTP");
+    }
+
+    async fn client(&self) -> RunningService<RoleClient, ()> {
+        let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(self.url.as_str());
+        ().serve(transport).await.expect("MCP handshake over HTTP")
+    }
+}
+
+impl Drop for HttpGateway {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn names_of(client: &RunningService<RoleClient, ()>) -> Vec<String> {
+    client
+        .list_all_tools()
+        .await
+        .expect("tools/list")
+        .into_iter()
+        .map(|t| t.name.into_owned())
+        .collect()
+}
+
+async fn call_on(
+    client: &RunningService<RoleClient, ()>,
+    tool: &str,
+    args: Value,
+) -> CallToolResult {
+    let Value::Object(args) = args else {
+        panic!("arguments must be an object")
+    };
+    client
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args))
+        .await
+        .unwrap_or_else(|e| panic!("{tool}: a tool result, got {e}"))
+}
+
+#[tokio::test]
+async fn handoffs_are_kept_per_http_session() {
+    let db = TempDb::new("gateway-sessions");
+    let gateway = HttpGateway::start(
+        "sessions",
+        &format!(
+            "[[upstream]]\nnamespace = \"finance\"\ncommand = {}\nexposure = \"handoff\"\n",
+            billing_command(&db)
+        ),
+    );
+    let alice = gateway.client().await;
+    let bob = gateway.client().await;
+    let ack = call_on(&alice, "handoff", json!({"namespace": "finance"})).await;
+    assert_eq!(code_of(&ack).as_deref(), Some("HANDOFF_CONNECTING"));
+    let args = json!({"action": "get_invoice", "id": "inv_1"});
+    let mut through = call_on(&alice, "finance.billing", args.clone()).await;
+    for _ in 0..120 {
+        if code_of(&through).as_deref() != Some("HANDOFF_CONNECTING") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        through = call_on(&alice, "finance.billing", args.clone()).await;
+    }
+    assert_eq!(through.is_error, Some(false));
+    assert_eq!(
+        names_of(&alice).await,
+        [
+            "handoff",
+            "finance.billing",
+            "finance.billing_health",
+            "finance.return_to_triage"
+        ]
+    );
+    // Bob, in another session, was not handed over.
+    assert_eq!(names_of(&bob).await, ["handoff"]);
+    let (text, meta) = handoff_envelope(
+        "HANDOFF_NAMESPACE_MISMATCH",
+        "error",
+        "The finance tools are not active in this conversation, so \"finance.billing\" cannot be called.",
+        MISMATCH_RECOVERY,
+        &[],
+        None,
+    );
+    assert_failure(
+        &call_on(&bob, "finance.billing", args).await,
+        &text,
+        &meta,
+        true,
+    );
+    let _ = alice.cancel().await;
+    let _ = bob.cancel().await;
+}

@@ -511,8 +511,6 @@ impl ClientHandler for ClientSide {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         if let Some(hook) = &self.on_tools_changed {
-            // The names cached for routing are stale too: fetched again on
-            // the next dotted call.
             (hook.0)();
         }
     }

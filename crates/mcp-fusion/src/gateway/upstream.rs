@@ -176,9 +176,10 @@ pub(crate) fn seconds_until(at: Instant) -> u64 {
     secs.max(1)
 }
 
-/// Connects `client` (a new one, or the last one when its connection is
-/// still open: over HTTP it starts a new session by itself when the server
-/// restarted) and lists its tools.
+/// Connects: through `last`, the client of the connection that was lost,
+/// while its connection is open (over Streamable HTTP it starts a new
+/// session by itself on the restarted server's 404), else with a new
+/// client; then lists the tools. `last` is kept across failed attempts.
 async fn connect(
     upstream: &Arc<Upstream>,
     last: Option<Arc<FusionClient>>,
@@ -208,7 +209,7 @@ async fn supervise(upstream: Weak<Upstream>, events: mpsc::UnboundedSender<Event
         let Some(me) = upstream.upgrade() else { return };
         let index = me.index;
         me.set(Link::Connecting { first });
-        match connect(&me, last.take()).await {
+        match connect(&me, last.clone()).await {
             Ok((client, tools)) => {
                 first = false;
                 tracing::info!(namespace = %me.config.namespace, tools = tools.len(), "upstream connected");
