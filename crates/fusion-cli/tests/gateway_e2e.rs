@@ -474,7 +474,9 @@ async fn a_handoff_that_cannot_connect_is_told_on_the_next_call() {
     gateway.close().await;
 }
 
-fn server_everything() -> Option<PathBuf> {
+/// `tests/interop`, with its packages installed; `None` (the test skips,
+/// saying so) without node.
+fn interop_dir() -> Option<PathBuf> {
     if std::process::Command::new("node")
         .arg("--version")
         .stdout(Stdio::null())
@@ -482,17 +484,22 @@ fn server_everything() -> Option<PathBuf> {
         .status()
         .is_err()
     {
-        eprintln!("SKIPPED: `node` is not installed, so server-everything cannot run");
+        eprintln!("SKIPPED: `node` is not installed, so the node upstreams cannot run");
         return None;
     }
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
-        "../../tests/interop/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-    );
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/interop");
     assert!(
-        script.is_file(),
-        "server-everything is missing: run `npm ci` in tests/interop"
+        dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+            .is_file(),
+        "the interop packages are missing: run `npm ci` in tests/interop"
     );
-    Some(script.canonicalize().expect("the script exists"))
+    Some(dir.canonicalize().expect("tests/interop exists"))
+}
+
+/// server-everything's script.
+fn server_everything() -> Option<PathBuf> {
+    interop_dir()
+        .map(|dir| dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js"))
 }
 
 #[tokio::test]
@@ -737,4 +744,38 @@ async fn handoffs_are_kept_per_http_session() {
     );
     let _ = alice.cancel().await;
     let _ = bob.cancel().await;
+}
+
+#[tokio::test]
+async fn an_upstreams_list_changed_refreshes_the_gateways_tools() {
+    let Some(dir) = interop_dir() else {
+        return;
+    };
+    let script = dir.join("changing-tools.mjs");
+    let config = format!(
+        "[[upstream]]\nnamespace = \"dyn\"\ncommand = [\"node\", \"{}\"]\nconnect_timeout = \"30s\"\n",
+        script.display()
+    );
+    let gateway = Gateway::start("list-changed", &config, &[]).await;
+    assert_eq!(gateway.tool_names().await, ["dyn.grow"]);
+    let seen = gateway.changes.load(Ordering::SeqCst);
+    assert_eq!(texts(&gateway.call("dyn.grow", json!({})).await), ["grown"]);
+    // The upstream's list_changed reaches the gateway, which lists its tools
+    // again and tells its own client.
+    for _ in 0..120 {
+        if gateway.changes.load(Ordering::SeqCst) > seen {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert!(
+        gateway.changes.load(Ordering::SeqCst) > seen,
+        "list_changed sent"
+    );
+    assert_eq!(gateway.tool_names().await, ["dyn.grow", "dyn.extra"]);
+    assert_eq!(
+        texts(&gateway.call("dyn.extra", json!({})).await),
+        ["extra here"]
+    );
+    gateway.close().await;
 }
