@@ -2,7 +2,8 @@
 // change while it runs: calling `grow` registers the tool `extra`, and the
 // SDK sends `notifications/tools/list_changed`. The gateway tests mount it
 // to check that a gateway lists an upstream's tools again on that
-// notification.
+// notification. `meta` answers with the request's `_meta` as JSON (what a
+// gateway's handoff carries over).
 //
 // Usage: node changing-tools.mjs   (stdio)
 
@@ -27,6 +28,12 @@ server.registerTool(
     }
     return { content: [{ type: 'text', text: 'grown' }] };
   },
+);
+
+server.registerTool(
+  'meta',
+  { description: "Answers with the request's _meta as JSON.", inputSchema: {} },
+  async (_args, extra) => ({ content: [{ type: 'text', text: JSON.stringify(extra._meta ?? null) }] }),
 );
 
 await server.connect(new StdioServerTransport());

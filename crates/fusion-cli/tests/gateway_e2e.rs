@@ -757,20 +757,20 @@ async fn an_upstreams_list_changed_refreshes_the_gateways_tools() {
         script.display()
     );
     let gateway = Gateway::start("list-changed", &config, &[]).await;
-    assert_eq!(gateway.tool_names().await, ["dyn.grow"]);
+    assert_eq!(gateway.tool_names().await, ["dyn.grow", "dyn.meta"]);
     let seen = gateway.changes.load(Ordering::SeqCst);
     assert_eq!(texts(&gateway.call("dyn.grow", json!({})).await), ["grown"]);
     // The upstream's list_changed reaches the gateway, which lists its tools
     // again and tells its own client (bounded wait, not a timing assertion).
     let mut names = gateway.tool_names().await;
     for _ in 0..120 {
-        if names.len() > 1 {
+        if names.len() > 2 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
         names = gateway.tool_names().await;
     }
-    assert_eq!(names, ["dyn.grow", "dyn.extra"]);
+    assert_eq!(names, ["dyn.grow", "dyn.meta", "dyn.extra"]);
     assert!(
         gateway.changes.load(Ordering::SeqCst) > seen,
         "list_changed sent"
@@ -778,6 +778,35 @@ async fn an_upstreams_list_changed_refreshes_the_gateways_tools() {
     assert_eq!(
         texts(&gateway.call("dyn.extra", json!({})).await),
         ["extra here"]
+    );
+    gateway.close().await;
+}
+
+#[tokio::test]
+async fn a_handoff_carries_its_reason_to_the_upstream() {
+    let Some(dir) = interop_dir() else {
+        return;
+    };
+    let config = format!(
+        "[[upstream]]\nnamespace = \"dyn\"\ncommand = [\"node\", \"{}\"]\nexposure = \"handoff\"\nconnect_timeout = \"30s\"\n",
+        dir.join("changing-tools.mjs").display()
+    );
+    let gateway = Gateway::start("carry", &config, &[]).await;
+    let ack = gateway
+        .call(
+            "handoff",
+            json!({"namespace": "dyn", "reason": "Needs the meta tool"}),
+        )
+        .await;
+    assert_eq!(ack.is_error, Some(false));
+    let meta = gateway
+        .call_until_not("HANDOFF_CONNECTING", "dyn.meta", json!({}))
+        .await;
+    // rmcp's client adds its own progressToken beside it.
+    let sent: Value = serde_json::from_str(&texts(&meta)[0]).expect("the _meta as JSON");
+    assert_eq!(
+        sent["mcp-fusion/handoff"],
+        json!({"reason": "Needs the meta tool", "state": null})
     );
     gateway.close().await;
 }

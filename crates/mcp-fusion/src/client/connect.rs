@@ -14,7 +14,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ServiceExt};
 use secrecy::{ExposeSecret, SecretString};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::cause::{ConnectCause, innermost_text, known_cause};
 use super::error::FusionClientError;
@@ -447,10 +447,31 @@ impl FusionClient {
     ///   the connection broke or the answer was not a tool result;
     /// - [`FusionClientError::Timeout`]: [`ClientOptions::call_timeout`] passed.
     pub async fn call(&self, name: &str, args: Value) -> Result<CallToolResult, FusionClientError> {
+        self.call_with_meta(name, args, Map::new()).await
+    }
+
+    /// [`call`](Self::call), with `meta` as the request's `_meta` (MCP
+    /// 2025-11-25 "`_meta`"; nothing is sent when it is empty), e.g. context
+    /// a gateway carries over to the server it hands a caller to.
+    ///
+    /// # Errors
+    ///
+    /// As for [`call`](Self::call).
+    pub async fn call_with_meta(
+        &self,
+        name: &str,
+        args: Value,
+        meta: Map<String, Value>,
+    ) -> Result<CallToolResult, FusionClientError> {
         let route = self.route(name).await;
         let arguments = build_arguments(args, &route, &self.options.discriminator)?;
         let mut params = CallToolRequestParams::new(route.tool);
         params.arguments = arguments;
+        if !meta.is_empty() {
+            params.meta = Some(rmcp::model::RequestMetaObject(rmcp::model::MetaObject(
+                meta,
+            )));
+        }
         self.limited(self.service.call_tool(params)).await
     }
 

@@ -17,8 +17,10 @@ pub struct Handoff {
     /// Why, in a short sentence the model reads in the acknowledgement.
     /// Default none.
     pub reason: Option<String>,
-    /// What the specialist should know, carried over from triage; read back
-    /// with [`Gateway::carried_over`](super::Gateway::carried_over). Default
+    /// What the specialist should know, carried over from triage: sent with
+    /// every forwarded call in `_meta` under
+    /// [`HANDOFF_META_KEY`](super::HANDOFF_META_KEY), and read back with
+    /// [`Gateway::carried_over`](super::Gateway::carried_over). Default
     /// `null`.
     pub state: Value,
 }
@@ -61,6 +63,7 @@ pub(crate) enum Progress {
 #[derive(Debug)]
 struct Active {
     namespace: String,
+    reason: Option<String>,
     state: Value,
     progress: Progress,
     touched: Instant,
@@ -108,6 +111,7 @@ impl Handoffs {
             caller.to_owned(),
             Active {
                 namespace: handoff.namespace.clone(),
+                reason: handoff.reason.clone(),
                 state: handoff.state.clone(),
                 progress: Progress::Awaiting,
                 touched: now,
@@ -135,6 +139,14 @@ impl Handoffs {
     /// The carried-over state of `caller`'s active handoff.
     pub(crate) fn state(&self, caller: &str) -> Option<Value> {
         self.table().get(caller).map(|a| a.state.clone())
+    }
+
+    /// What `caller`'s active handoff to `namespace` carries over to the
+    /// upstream: `{"reason": <reason or null>, "state": <state>}`.
+    pub(crate) fn carried(&self, caller: &str, namespace: &str) -> Option<Value> {
+        let table = self.table();
+        let active = table.get(caller).filter(|a| a.namespace == namespace)?;
+        Some(serde_json::json!({"reason": active.reason, "state": active.state}))
     }
 
     /// Takes `caller`'s failed handoff to `namespace`, if it failed: the

@@ -78,7 +78,7 @@ pub use config::{
 };
 pub use errors::CONNECTING_RETRY_SECS;
 pub use handoff::Handoff;
-pub use mount::RETURN_TOOL;
+pub use mount::{HANDOFF_META_KEY, RETURN_TOOL};
 
 use crate::error::ToolError;
 use crate::pipeline::{CallContext, ToolOutput};
@@ -200,7 +200,9 @@ impl Gateway {
     }
 
     /// The [`Handoff::state`] carried over to `ctx`'s caller's active
-    /// handoff; `None` without one.
+    /// handoff; `None` without one. Every call the caller makes to the
+    /// handoff's upstream also carries it, with the reason, in its `_meta`
+    /// under [`HANDOFF_META_KEY`].
     pub fn carried_over(&self, ctx: &CallContext) -> Option<Value> {
         self.mounts.carried_over(ctx.caller())
     }

@@ -24,6 +24,10 @@ use crate::server::{MountedTools, ToolsChanged};
 /// The tool of a handoff namespace that ends the caller's handoff.
 pub const RETURN_TOOL: &str = "return_to_triage";
 
+/// The `_meta` key under which a call forwarded to a handoff upstream
+/// carries the handoff: `{"reason": <string or null>, "state": <value>}`.
+pub const HANDOFF_META_KEY: &str = "mcp-fusion/handoff";
+
 /// The arguments of the forwarding action, as the server writes them
 /// (`crate::server::MountedTools`: `{"tool", "arguments"}`).
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -278,12 +282,12 @@ impl Mounts {
                 handoff,
             ));
         }
-        match watched(
-            &client,
-            client.call(tool, Value::Object(forwarded.arguments)),
-        )
-        .await
-        {
+        let mut meta = Map::new();
+        if handoff && let Some(carried) = self.handoffs.carried(caller, ns) {
+            meta.insert(HANDOFF_META_KEY.to_owned(), carried);
+        }
+        let call = client.call_with_meta(tool, Value::Object(forwarded.arguments), meta);
+        match watched(&client, call).await {
             Ok(result) => Ok(ToolOutput::result(result)),
             // The upstream refused the request itself (e.g. -32602): its
             // words, as a foreign server's plain-text error.
