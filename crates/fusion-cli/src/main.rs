@@ -6,9 +6,11 @@ mod diff_cmd;
 mod diff_table;
 mod envelope_cmd;
 mod fetch;
+mod gateway_cmd;
 mod lock_cmd;
 #[cfg(feature = "example")]
 mod serve_cmd;
+mod server_flags;
 mod target;
 mod tools_cmd;
 
@@ -49,6 +51,9 @@ enum Command {
     /// (Streamable HTTP on 127.0.0.1:8080, or --stdio).
     #[cfg(feature = "example")]
     Serve(serve_cmd::ServeArgs),
+    /// Front upstream MCP servers, each under a namespace, with one server
+    /// (Streamable HTTP on 127.0.0.1:8080, or --stdio): `--config gateway.toml`.
+    Gateway(gateway_cmd::GatewayArgs),
     /// Call one tool of any MCP server and print the result or its error readably.
     Call(call_cmd::CallArgs),
     /// List the tools of any MCP server, with their actions and required fields.
@@ -65,6 +70,7 @@ fn main() -> ExitCode {
         Command::Envelope(cmd) => envelope_cmd::run(cmd),
         #[cfg(feature = "example")]
         Command::Serve(args) => serve_cmd::run(args),
+        Command::Gateway(args) => gateway_cmd::run(args),
         Command::Call(args) => call_cmd::run(args),
         Command::Tools(args) => tools_cmd::run(args),
         Command::Lock(args) => lock_cmd::run(args),

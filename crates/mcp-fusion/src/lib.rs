@@ -12,7 +12,7 @@
 //! Layers, lowest first: the leaf helpers (single files at the crate root:
 //! `json`, `redis_connection`, `schema`, `suggest`, `text`, `tool_meta`) → [`error`] →
 //! [`envelope`], [`validation`] → [`pipeline`], `client` → [`guard`] →
-//! [`router`] → [`contract`] → [`server`] (→ `gateway`). A module imports only
+//! [`router`] → [`contract`] → [`server`] → `gateway`. A module imports only
 //! from its own files and the layers below it; modules that share a layer
 //! (`envelope` and `validation`, `pipeline` and `client`) do not import each
 //! other, and a leaf helper imports only other leaf helpers. Inside a folder,
@@ -21,7 +21,7 @@
 //!
 //! ## Cargo features
 //!
-//! All five are on by default. Without them (`default-features = false`) the
+//! All six are on by default. Without them (`default-features = false`) the
 //! crate serves over stdio and in process ([`FusionServer::call`]), with
 //! every guard but the Redis store and JWTs.
 //!
@@ -32,6 +32,7 @@
 //! | `redis` | `RedisStore` (rate limits shared in Redis, `ServerBuilder::rate_limit_store`); with `http`, `RedisSessionStore` (`HttpOptions::session_store`) | `redis`, `url` |
 //! | `jwt` | `guard::JwtVerifier` | `jsonwebtoken` |
 //! | `metrics` (implies `http`) | `GET /metrics`, a Prometheus text exposition, when `HttpOptions::metrics` is on | `metrics-exporter-prometheus` (without its own HTTP listener) |
+//! | `gateway` (implies `client`) | the `gateway` module: upstream MCP servers mounted under namespaces behind a server, the `HANDOFF_*` codes | `toml`, `humantime` |
 //!
 //! ## Metrics
 //!
@@ -63,6 +64,8 @@ pub mod client;
 pub mod contract;
 pub mod envelope;
 pub mod error;
+#[cfg(feature = "gateway")]
+pub mod gateway;
 pub mod guard;
 mod json;
 mod metrics_names;

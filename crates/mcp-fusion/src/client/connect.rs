@@ -6,15 +6,15 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation, Tool,
 };
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::service::{NotificationContext, RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, ServiceExt};
 use secrecy::{ExposeSecret, SecretString};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::cause::{ConnectCause, innermost_text, known_cause};
 use super::error::FusionClientError;
@@ -113,6 +113,21 @@ pub struct ClientOptions {
     /// A bearer token sent as `Authorization: Bearer …` on every HTTP request
     /// (ignored over stdio); `Debug` prints it as `[REDACTED]`. Default `None`.
     pub bearer: Option<SecretString>,
+    /// Called on each `notifications/tools/list_changed` from the server
+    /// (MCP 2025-11-25 "List Changed Notification"). Default `None`.
+    pub on_tools_changed: Option<ToolsChangedHook>,
+}
+
+/// A function called when the server says its tools changed
+/// ([`ClientOptions::on_tools_changed`]). It must return quickly (e.g. send
+/// on a channel): it runs on the connection's task.
+#[derive(Clone)]
+pub struct ToolsChangedHook(pub Arc<dyn Fn() + Send + Sync>);
+
+impl fmt::Debug for ToolsChangedHook {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ToolsChangedHook")
+    }
 }
 
 impl Default for ClientOptions {
@@ -124,6 +139,7 @@ impl Default for ClientOptions {
             connect_timeout: Duration::from_secs(30),
             stderr: ServerStderr::Inherit,
             bearer: None,
+            on_tools_changed: None,
         }
     }
 }
@@ -156,6 +172,12 @@ impl ClientOptions {
     /// Sets [`stderr`](Self::stderr).
     pub fn stderr(mut self, stderr: ServerStderr) -> Self {
         self.stderr = stderr;
+        self
+    }
+
+    /// Sets [`on_tools_changed`](Self::on_tools_changed).
+    pub fn on_tools_changed(mut self, hook: impl Fn() + Send + Sync + 'static) -> Self {
+        self.on_tools_changed = Some(ToolsChangedHook(Arc::new(hook)));
         self
     }
 
@@ -204,7 +226,7 @@ type ToolNames = Option<HashSet<String>>;
 /// connection in the background (and stops a stdio server); [`close`](Self::close)
 /// does it and waits.
 pub struct FusionClient {
-    service: RunningService<RoleClient, ClientConfig>,
+    service: RunningService<RoleClient, ClientSide>,
     options: ClientOptions,
     tool_names: tokio::sync::Mutex<Option<Arc<ToolNames>>>,
     stderr: Option<StderrTail>,
@@ -239,7 +261,10 @@ impl FusionClient {
                 server_stderr,
             }
         };
-        let info = client_info();
+        let info = ClientSide {
+            config: client_info(),
+            on_tools_changed: options.on_tools_changed.clone(),
+        };
         let limit = options.connect_timeout;
         let (served, stderr) = match target {
             Target::Http { url } => {
@@ -328,6 +353,25 @@ impl FusionClient {
         self.stderr.as_ref().and_then(StderrTail::text)
     }
 
+    /// Whether the connection has ended (a stdio server exited, the
+    /// transport closed, or the client was cancelled): every later request
+    /// fails with [`FusionClientError::Transport`].
+    pub fn is_closed(&self) -> bool {
+        self.service.is_closed() || self.service.is_transport_closed()
+    }
+
+    /// Sends `ping` (MCP "Ping") and waits for the answer, within
+    /// [`ClientOptions::call_timeout`]: whether the server is still there.
+    ///
+    /// # Errors
+    /// Transport, protocol and time-out errors as for [`call`](Self::call).
+    pub async fn ping(&self) -> Result<(), FusionClientError> {
+        let request = rmcp::model::ClientRequest::PingRequest(Default::default());
+        self.limited(self.service.send_request(request))
+            .await
+            .map(|_| ())
+    }
+
     /// The options this client was connected with.
     pub fn options(&self) -> &ClientOptions {
         &self.options
@@ -403,10 +447,31 @@ impl FusionClient {
     ///   the connection broke or the answer was not a tool result;
     /// - [`FusionClientError::Timeout`]: [`ClientOptions::call_timeout`] passed.
     pub async fn call(&self, name: &str, args: Value) -> Result<CallToolResult, FusionClientError> {
+        self.call_with_meta(name, args, Map::new()).await
+    }
+
+    /// [`call`](Self::call), with `meta` as the request's `_meta` (MCP
+    /// 2025-11-25 "`_meta`"; nothing is sent when it is empty), e.g. context
+    /// a gateway carries over to the server it hands a caller to.
+    ///
+    /// # Errors
+    ///
+    /// As for [`call`](Self::call).
+    pub async fn call_with_meta(
+        &self,
+        name: &str,
+        args: Value,
+        meta: Map<String, Value>,
+    ) -> Result<CallToolResult, FusionClientError> {
         let route = self.route(name).await;
         let arguments = build_arguments(args, &route, &self.options.discriminator)?;
         let mut params = CallToolRequestParams::new(route.tool);
         params.arguments = arguments;
+        if !meta.is_empty() {
+            params.meta = Some(rmcp::model::RequestMetaObject(rmcp::model::MetaObject(
+                meta,
+            )));
+        }
         self.limited(self.service.call_tool(params)).await
     }
 
@@ -449,6 +514,25 @@ impl FusionClient {
                 Err(_) => Err(FusionClientError::Timeout(limit)),
             },
             None => request.await.map_err(Into::into),
+        }
+    }
+}
+
+/// The client's side of the connection: its handshake info, and what it
+/// does on the server's notifications.
+struct ClientSide {
+    config: ClientConfig,
+    on_tools_changed: Option<ToolsChangedHook>,
+}
+
+impl ClientHandler for ClientSide {
+    fn get_info(&self) -> ClientConfig {
+        self.config.clone()
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        if let Some(hook) = &self.on_tools_changed {
+            (hook.0)();
         }
     }
 }

@@ -51,7 +51,7 @@ mod tools;
 
 pub use batch::{BatchMode, Call};
 pub use cause::ConnectCause;
-pub use connect::{ClientOptions, FusionClient, ServerStderr, Target};
+pub use connect::{ClientOptions, FusionClient, ServerStderr, Target, ToolsChangedHook};
 pub use error::{FailureSource, FusionClientError, ToolFailure, UNKNOWN_CODE};
 pub use outcome::{EMPTY_ERROR_MESSAGE, Success, check_result, sanitize_retry_after};
 pub use retry::{RETRYABLE_CODES, RetryPolicy};

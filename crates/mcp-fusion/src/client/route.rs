@@ -25,9 +25,12 @@ pub struct Route {
 ///
 /// - A name without a dot, or a name that is itself a listed tool, is called
 ///   as it is (a listed name wins over the dotted split).
-/// - Otherwise the name is split at its FIRST dot: `a.b.c` → tool `a`, action
-///   `b.c`, provided both parts are non-empty and, when the tool list is known,
-///   `a` is a listed tool.
+/// - Otherwise, when the tool list is known, the name is split at the dot
+///   after its LONGEST listed prefix: `finance.billing.get_invoice` → tool
+///   `finance.billing` (a gateway's namespaced group), action `get_invoice`;
+///   with only `a` listed, `a.b.c` → tool `a`, action `b.c`.
+/// - When the list is unknown, the name is split at its FIRST dot: `a.b.c` →
+///   tool `a`, action `b.c`, provided both parts are non-empty.
 /// - When the list is known and lists neither, the name is sent as it is, so
 ///   that the server's own "unknown tool" answer names what the caller wrote.
 ///
@@ -51,9 +54,19 @@ where
         if listed.clone().into_iter().any(|t| t == name) {
             return as_is;
         }
-        if !listed.into_iter().any(|t| t == tool) {
-            return as_is;
-        }
+        let longest = name
+            .match_indices('.')
+            .map(|(at, _)| (&name[..at], &name[at + 1..]))
+            .filter(|(tool, action)| !tool.is_empty() && !action.is_empty())
+            .rev()
+            .find(|(tool, _)| listed.clone().into_iter().any(|t| t == *tool));
+        return match longest {
+            Some((tool, action)) => Route {
+                tool: tool.to_owned(),
+                action: Some(action.to_owned()),
+            },
+            None => as_is,
+        };
     }
     Route {
         tool: tool.to_owned(),
@@ -119,6 +132,18 @@ mod tests {
         assert_eq!(route("billing.pay", listed).action.as_deref(), Some("pay"));
         // Neither `other.x` nor `other` is listed: sent as written.
         assert_eq!(route("other.x", listed).tool, "other.x");
+    }
+
+    #[test]
+    fn the_longest_listed_prefix_is_the_tool() {
+        // A gateway lists a namespaced group, `finance.billing`.
+        let listed = Some(["finance.billing", "finance.billing_health", "finance"]);
+        let routed = route("finance.billing.get_invoice", listed);
+        assert_eq!(routed.tool, "finance.billing");
+        assert_eq!(routed.action.as_deref(), Some("get_invoice"));
+        let routed = route("finance.other", listed);
+        assert_eq!(routed.tool, "finance");
+        assert_eq!(routed.action.as_deref(), Some("other"));
     }
 
     #[test]

@@ -25,6 +25,8 @@ pub(crate) struct ContextInner {
     pub(crate) expose_internal_errors: bool,
     pub(crate) http: Option<http::request::Parts>,
     pub(crate) peer: Peer,
+    /// Who is calling, as a key for per-caller state (see [`CallContext::caller`]).
+    pub(crate) caller: String,
     pub(crate) principal: OnceLock<Principal>,
     pub(crate) states: Arc<super::States>,
     /// The connection the call came on (progress, logging, sampling,
@@ -59,6 +61,23 @@ impl std::fmt::Display for Peer {
             Peer::Local => f.write_str("in-process"),
         }
     }
+}
+
+/// The caller key of in-process calls ([`CallContext::caller`]).
+pub(crate) const LOCAL_CALLER: &str = "in-process";
+
+/// The MCP session of an HTTP request's head: its `Mcp-Session-Id`, unless
+/// the request speaks the stateless 2026-07-28 protocol.
+pub(crate) fn session_header(parts: &http::request::Parts) -> Option<&str> {
+    let headers = &parts.headers;
+    let version = headers
+        .get("mcp-protocol-version")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if version >= "2026-07-28" {
+        return None;
+    }
+    headers.get("mcp-session-id")?.to_str().ok()
 }
 
 /// Who is calling, as the server's token verifier established it.
@@ -149,15 +168,17 @@ impl CallContext {
     /// checked; `None` over stdio and in the stateless 2026-07-28 protocol,
     /// where the header is the client's word only.
     pub fn session_id(&self) -> Option<&str> {
-        let headers = &self.http()?.headers;
-        let version = headers
-            .get("mcp-protocol-version")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
-        if version >= "2026-07-28" {
-            return None;
-        }
-        headers.get("mcp-session-id")?.to_str().ok()
+        session_header(self.http()?)
+    }
+
+    /// Who is calling, as a key for state kept per caller (a gateway's
+    /// handoffs): `session:<Mcp-Session-Id>` for a Streamable HTTP call in a
+    /// session, `connection:<n>` for a stdio connection, `address:<ip>`
+    /// (or `address:http` when unknown) for a stateless HTTP call, and
+    /// `in-process` for [`FusionServer::call`](crate::FusionServer::call).
+    /// Never shown to the model.
+    pub fn caller(&self) -> &str {
+        &self.inner.caller
     }
 
     /// Whether the call carried an HTTP `Authorization` header at all.
@@ -202,6 +223,7 @@ impl CallContext {
                 expose_internal_errors: false,
                 http: None,
                 peer: Peer::Local,
+                caller: String::from(LOCAL_CALLER),
                 principal: OnceLock::new(),
                 states: Arc::default(),
                 client: None,

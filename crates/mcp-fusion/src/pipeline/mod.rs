@@ -10,8 +10,8 @@ mod output;
 mod state;
 mod validate;
 
-pub(crate) use call::ContextInner;
 pub use call::{Call, CallContext, Peer, Principal};
+pub(crate) use call::{ContextInner, LOCAL_CALLER, session_header};
 pub use client::LogLevel;
 pub(crate) use client::{ClientChannel, ClientFailure, SharedChannel};
 pub use internal::{

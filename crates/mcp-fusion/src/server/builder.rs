@@ -5,6 +5,7 @@ use tower::{Layer, Service};
 use super::catalog::Catalog;
 use super::handler::to_rmcp_tool;
 use super::in_flight::InFlight;
+use super::mounted::{Mount, MountedTools, ToolsChanged};
 use super::prompt::Prompt;
 use super::resource::{Resource, ResourceTemplate};
 use super::{FusionServer, HttpOptions, ServerIdentity, ServerInner, Settings};
@@ -53,6 +54,9 @@ pub struct ServerBuilder {
     resources: Vec<Resource>,
     templates: Vec<ResourceTemplate>,
     schema_profile: SchemaProfile,
+    /// Tools mounted beside the server's own, and the action that forwards
+    /// their calls.
+    mount: Option<(Arc<dyn MountedTools>, Action)>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -84,6 +88,7 @@ impl ServerBuilder {
             resources: Vec::new(),
             templates: Vec::new(),
             schema_profile: SchemaProfile::Standard,
+            mount: None,
         }
     }
 
@@ -248,6 +253,17 @@ impl ServerBuilder {
         self
     }
 
+    /// Mounts `hook`'s tools beside the server's own; their calls go
+    /// through `forward` (with the server's layers and `forward`'s guards),
+    /// whose arguments are `{"tool", "arguments"}` (see
+    /// [`super::mounted::Mount::rewrite`]). One mount per server: a second
+    /// replaces the first.
+    #[cfg_attr(not(feature = "gateway"), allow(dead_code))]
+    pub(crate) fn mount(mut self, hook: Arc<dyn MountedTools>, forward: Action) -> Self {
+        self.mount = Some((hook, forward));
+        self
+    }
+
     /// Builds the server: checks every name, derives and compiles every
     /// schema, composes the layers.
     ///
@@ -265,6 +281,7 @@ impl ServerBuilder {
             super::http::DoorPolicy::new(&self.http.allowed_hosts, &self.http.allowed_origins)
                 .map_err(|e| BuildError::BadHttpOption(e.to_string()))?;
         if self.definitions.is_empty()
+            && self.mount.is_none()
             && self.prompts.is_empty()
             && self.resources.is_empty()
             && self.templates.is_empty()
@@ -281,15 +298,27 @@ impl ServerBuilder {
         for template in self.templates {
             catalog.add_template(template, &self.states)?;
         }
-        let registry = Registry::build(
-            self.definitions,
-            &BuildContext {
-                server_layers: &self.layers,
-                guards: &self.guards,
-                states: &self.states,
-                schema_profile: self.schema_profile,
-            },
-        )?;
+        let build = BuildContext {
+            server_layers: &self.layers,
+            guards: &self.guards,
+            states: &self.states,
+            schema_profile: self.schema_profile,
+        };
+        let registry = Registry::build(self.definitions, &build)?;
+        let mount = match self.mount {
+            Some((hook, forward)) => {
+                let name = forward.name.clone();
+                if registry.tool(&name).is_some() {
+                    return Err(BuildError::DuplicateTool(name));
+                }
+                Some(Mount {
+                    hook,
+                    registry: Registry::build(vec![Definition::Plain(forward)], &build)?,
+                    forward: name,
+                })
+            }
+            None => None,
+        };
         let self_healing = self.self_healing.map(|lockfile| {
             let listings: Vec<_> = registry.tools().iter().map(|t| t.listing.clone()).collect();
             SelfHealing::new(
@@ -303,28 +332,35 @@ impl ServerBuilder {
             .iter()
             .map(|t| to_rmcp_tool(&t.listing))
             .collect();
+        let inner = Arc::new(ServerInner {
+            registry,
+            identity: ServerIdentity {
+                name: self.name,
+                version: self.version,
+                instructions: self.instructions,
+            },
+            tools,
+            settings: Settings {
+                expose_internal_errors: self.expose_internal_errors,
+                unknown_tool_as_result: self.unknown_tool_as_result,
+            },
+            in_flight: InFlight::default(),
+            self_healing,
+            http: self.http,
+            #[cfg(feature = "http")]
+            door,
+            states: Arc::new(self.states),
+            catalog: RwLock::new(Arc::new(catalog)),
+            sessions: Mutex::new(Vec::new()),
+            mount,
+        });
+        if let Some(mount) = &inner.mount {
+            mount.hook.attach(ToolsChanged {
+                server: Arc::downgrade(&inner),
+            });
+        }
         Ok(FusionServer {
-            inner: Arc::new(ServerInner {
-                registry,
-                identity: ServerIdentity {
-                    name: self.name,
-                    version: self.version,
-                    instructions: self.instructions,
-                },
-                tools,
-                settings: Settings {
-                    expose_internal_errors: self.expose_internal_errors,
-                    unknown_tool_as_result: self.unknown_tool_as_result,
-                },
-                in_flight: InFlight::default(),
-                self_healing,
-                http: self.http,
-                #[cfg(feature = "http")]
-                door,
-                states: Arc::new(self.states),
-                catalog: RwLock::new(Arc::new(catalog)),
-                sessions: Mutex::new(Vec::new()),
-            }),
+            inner,
             session: Arc::default(),
         })
     }

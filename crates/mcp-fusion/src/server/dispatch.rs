@@ -31,6 +31,8 @@ pub(crate) struct CallRequest {
     pub states: Arc<States>,
     /// The connection, for progress, logs, sampling and elicitation.
     pub client: Option<SharedChannel>,
+    /// Who is calling ([`CallContext::caller`]).
+    pub caller: String,
 }
 
 /// A call naming no tool: becomes JSON-RPC error -32602 (MCP).
@@ -87,6 +89,7 @@ pub(crate) async fn run(
             expose_internal_errors,
             http: request.http,
             peer: request.peer,
+            caller: request.caller,
             principal: std::sync::OnceLock::new(),
             states: request.states,
             client: request.client,

@@ -69,9 +69,21 @@ impl ServerHandler for FusionServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, rmcp::ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.inner.tools.clone()))
+        let Some(mount) = &self.inner.mount else {
+            return Ok(ListToolsResult::with_all_items(self.inner.tools.clone()));
+        };
+        self.session.bind(&context.peer);
+        #[cfg(feature = "http")]
+        let (http, peer) = self.call_origin(&context);
+        #[cfg(not(feature = "http"))]
+        let (http, peer) = (None, crate::pipeline::Peer::Stdio);
+        let caller = super::caller::caller_key(&self.session, http.as_ref(), peer);
+        self.session.set_caller(&caller);
+        let mut tools = self.inner.tools.clone();
+        tools.extend(mount.hook.tools(&caller).await);
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     /// A standard MCP method whose params rmcp could not read arrives here as
@@ -233,6 +245,8 @@ impl ServerHandler for FusionServer {
         let (http, peer) = self.call_origin(&context);
         #[cfg(not(feature = "http"))]
         let (http, peer) = (None, crate::pipeline::Peer::Stdio);
+        let caller = super::caller::caller_key(&self.session, http.as_ref(), peer);
+        self.session.set_caller(&caller);
         let call = CallRequest {
             name: request.name.into_owned(),
             arguments: request.arguments,
@@ -242,6 +256,7 @@ impl ServerHandler for FusionServer {
             peer,
             states: Arc::clone(&self.inner.states),
             client: Some(self.link(&context)),
+            caller,
         };
         // Boxed: rmcp spawns every request's future as a task, copying it
         // whole; the pipeline's future (router, guards, middleware, handler)

@@ -3,6 +3,7 @@
 //! rmcp's protocol types.
 
 mod builder;
+mod caller;
 mod catalog;
 mod completion;
 mod dispatch;
@@ -13,6 +14,7 @@ mod in_flight;
 mod invoke;
 mod jsonrpc;
 mod link;
+mod mounted;
 mod options;
 mod prompt;
 mod resource;
@@ -53,6 +55,9 @@ use dispatch::{CallRequest, UnknownTool, run};
 use in_flight::InFlight;
 use session::Session;
 
+#[cfg_attr(not(feature = "gateway"), allow(unused_imports))]
+pub(crate) use mounted::{MountedTools, ToolsChanged};
+
 pub(crate) struct ServerIdentity {
     pub name: String,
     pub version: String,
@@ -84,6 +89,20 @@ struct ServerInner {
     /// Every client connection opened so far (dead ones pruned as new ones
     /// open): whom to tell of list changes and resource updates.
     sessions: Mutex<Vec<Weak<Session>>>,
+    /// Tools mounted beside the registry (a gateway's upstreams).
+    mount: Option<mounted::Mount>,
+}
+
+impl ServerInner {
+    /// The connections still open.
+    fn live_sessions(&self) -> Vec<Arc<Session>> {
+        self.sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .filter_map(Weak::upgrade)
+            .collect()
+    }
 }
 
 /// What changed in the catalog, for `notifications/*/list_changed`.
@@ -221,6 +240,7 @@ impl FusionServer {
             peer,
             states: Arc::clone(&self.inner.states),
             client: None,
+            caller: caller::caller_key(&self.session, None, peer),
         })
         .await
     }
@@ -234,10 +254,21 @@ impl FusionServer {
         let settings = self.inner.settings;
         let stopped = self.inner.in_flight.stopped();
         let name = request.name.clone();
+        // A name no tool of the server's own has, claimed by the mount: the
+        // mount's forwarding action answers it.
+        let (registry, request) = match &self.inner.mount {
+            Some(mount)
+                if self.inner.registry.tool(&request.name).is_none()
+                    && mount.hook.claims(&request.name) =>
+            {
+                (&mount.registry, mount.rewrite(request))
+            }
+            _ => (&self.inner.registry, request),
+        };
         let outcome = tokio::select! {
             biased;
             outcome = run(
-            &self.inner.registry,
+            registry,
             settings.expose_internal_errors,
             self.inner.self_healing.as_ref(),
             request,
@@ -358,13 +389,7 @@ impl FusionServer {
     }
 
     fn live_sessions(&self) -> Vec<Arc<Session>> {
-        self.inner
-            .sessions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .iter()
-            .filter_map(Weak::upgrade)
-            .collect()
+        self.inner.live_sessions()
     }
 
     /// Adds a prompt to the running server and sends

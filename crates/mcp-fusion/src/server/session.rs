@@ -4,7 +4,7 @@
 //! resources it subscribed to.
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use rmcp::Peer;
@@ -17,11 +17,27 @@ use crate::pipeline::LogLevel;
 /// other per-connection table.
 pub const MAX_SUBSCRIPTIONS: usize = 1024;
 
+/// A number told to each connection, unique in the process.
+#[derive(Debug)]
+pub(crate) struct ConnectionId(pub u64);
+
+impl Default for ConnectionId {
+    fn default() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        ConnectionId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
 /// One client connection's state. Shared by the requests of the connection;
 /// the server holds it weakly to notify every live connection.
 #[derive(Debug, Default)]
 pub(crate) struct Session {
+    /// This connection's number (the caller of a stdio connection).
+    pub(crate) id: ConnectionId,
     peer: OnceLock<Peer<RoleServer>>,
+    /// The caller key of the connection's last request (see
+    /// `super::caller`): whom a per-caller tools list change concerns.
+    caller: Mutex<Option<String>>,
     /// The lowest level the client wants (`logging/setLevel`); `None`: all.
     log_level: Mutex<Option<LogLevel>>,
     /// The URIs of `resources/subscribe`.
@@ -39,6 +55,24 @@ impl Session {
         if self.peer.get().is_none() {
             let _ = self.peer.set(peer.clone());
         }
+    }
+
+    /// Records the caller key of a request of this connection.
+    pub(crate) fn set_caller(&self, caller: &str) {
+        let mut slot = self.caller.lock().unwrap_or_else(PoisonError::into_inner);
+        if slot.as_deref() != Some(caller) {
+            *slot = Some(caller.to_owned());
+        }
+    }
+
+    /// Whether the connection's last request came from `caller`.
+    #[cfg_attr(not(feature = "gateway"), allow(dead_code))]
+    pub(crate) fn is_caller(&self, caller: &str) -> bool {
+        self.caller
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_deref()
+            == Some(caller)
     }
 
     /// The connection's peer, once a request or notification arrived.

@@ -79,11 +79,17 @@ impl FusionServer {
     /// prompts, resources (with `subscribe`) and completions when it has
     /// any at that moment; logging always (any handler may log). The
     /// prompt and resource lists may change (`listChanged: true`); the tools
-    /// are fixed when the server is built.
+    /// are fixed when the server is built, unless it mounts upstreams (a
+    /// gateway: `listChanged: true`).
     pub(crate) fn capabilities(&self) -> ServerCapabilities {
         let catalog = self.catalog();
         let mut capabilities = ServerCapabilities::default();
-        if !self.inner.tools.is_empty() {
+        if self.inner.mount.is_some() {
+            // A gateway's tools change as upstreams come and go.
+            let mut tools = ToolsCapability::default();
+            tools.list_changed = Some(true);
+            capabilities.tools = Some(tools);
+        } else if !self.inner.tools.is_empty() {
             capabilities.tools = Some(ToolsCapability::default());
         }
         if !catalog.prompts.is_empty() {
@@ -130,6 +136,7 @@ impl FusionServer {
         let (http, peer) = self.call_origin(context);
         #[cfg(not(feature = "http"))]
         let (http, peer) = (None, crate::pipeline::Peer::Stdio);
+        let caller = super::caller::caller_key(&self.session, http.as_ref(), peer);
         CallContext {
             inner: Arc::new(ContextInner {
                 tool: name.to_owned(),
@@ -139,6 +146,7 @@ impl FusionServer {
                 expose_internal_errors: self.inner.settings.expose_internal_errors,
                 http,
                 peer,
+                caller,
                 principal: std::sync::OnceLock::new(),
                 states: Arc::clone(&self.inner.states),
                 client: Some(self.link(context)),

@@ -1,0 +1,139 @@
+//! `fusion gateway`: upstream MCP servers mounted under namespaces behind
+//! one server (Streamable HTTP by default, or stdio), with `fusion serve`'s
+//! guard, auth, HTTP and session flags.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use mcp_fusion::client::Target;
+use mcp_fusion::gateway::{Exposure, Gateway, GatewayConfig};
+use mcp_fusion::guard::{RedisStore, StaticTokens};
+use mcp_fusion::server::ServerBuilder;
+
+use crate::server_flags::{ServerFlags, guard_lines, say, serve_built};
+
+/// The scope a bearer token needs to call mounted tools (with `--auth-tokens`).
+pub const GATEWAY_SCOPE: &str = "gateway:call";
+
+/// Options of `fusion gateway`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "The gateway logs to stderr (RUST_LOG sets the level; default info, and warn for rmcp);\n\
+upstream failures are logged there and never shown to the model.\n\
+Guards (--max-active, --rate-limit, --timeout) apply to every call of a mounted tool, before it\n\
+is forwarded; with --auth-tokens such calls need a token with the scope gateway:call.\n\
+Exit codes: 0 after a clean shutdown (Ctrl-C or SIGTERM, or end of stdin with --stdio),\n\
+1 when the configuration, the token file, the lockfile or a setting cannot be used, or the port\n\
+cannot be bound; 2 for invalid options."
+)]
+pub struct GatewayArgs {
+    /// The gateway's configuration (TOML): one [[upstream]] table per mounted
+    /// server with namespace and command = ["program", "arg", …] (stdio) or
+    /// url = "http://…/mcp" (Streamable HTTP); optional exposure ("always",
+    /// the default, or "handoff"), description, connect_timeout,
+    /// call_timeout, reconnect_initial and reconnect_max (e.g. "10s"); and
+    /// an optional [handoffs] table (max_callers, ttl).
+    #[arg(long, value_name = "FILE")]
+    config: PathBuf,
+    /// The name the gateway gives in the MCP handshake.
+    #[arg(long, value_name = "NAME", default_value = "fusion-gateway")]
+    name: String,
+    #[command(flatten)]
+    flags: ServerFlags,
+}
+
+/// Runs `fusion gateway` until shutdown.
+pub fn run(args: GatewayArgs) -> ExitCode {
+    let format = args.flags.log_format;
+    format.install();
+    let config = match GatewayConfig::read(&args.config) {
+        Ok(config) => config,
+        Err(e) => {
+            format.fail(&format!("fusion gateway: {}: {e}", args.config.display()));
+            return ExitCode::FAILURE;
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            format.fail(&format!(
+                "fusion gateway: cannot start the async runtime: {e}"
+            ));
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(serve(&args, config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            format.fail(&format!("fusion gateway: {message}"));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// One banner line per upstream.
+fn upstream_line(namespace: &str, target: &Target, exposure: Exposure) -> String {
+    let how = match target {
+        Target::Stdio { .. } => "stdio",
+        Target::Http { .. } => "Streamable HTTP",
+    };
+    let who = match exposure {
+        Exposure::Always => "listed to every caller",
+        Exposure::Handoff => "listed after a handoff",
+    };
+    format!("{namespace}.*: {target} ({how}, {who})")
+}
+
+async fn serve(args: &GatewayArgs, config: GatewayConfig) -> Result<(), String> {
+    let flags = &args.flags;
+    let format = flags.log_format;
+    say!(
+        format,
+        "fusion gateway: {} upstream(s) from {}",
+        config.upstreams.len(),
+        args.config.display()
+    );
+    for upstream in &config.upstreams {
+        say!(
+            format,
+            "  {}",
+            upstream_line(&upstream.namespace, &upstream.target, upstream.exposure)
+        );
+    }
+    let gateway = Gateway::new(config).map_err(|e| e.to_string())?;
+    let mut builder = ServerBuilder::new(args.name.clone(), env!("CARGO_PKG_VERSION"));
+    if let Some(path) = &flags.auth_tokens {
+        builder = builder.auth(StaticTokens::from_file(path).map_err(|e| e.to_string())?);
+    }
+    if let Some(url) = &flags.redis
+        && flags.rate_limit.is_some()
+    {
+        let store = RedisStore::new(url)
+            .map_err(|e| e.to_string())?
+            .fail_mode(flags.redis_fail);
+        builder = builder.rate_limit_store(store);
+    }
+    let builder = gateway.install_with(builder, |mut forward| {
+        if let Some(active) = flags.max_active {
+            forward = forward.concurrency(active, flags.max_queue);
+        }
+        if let Some(limit) = flags.rate_limit {
+            forward = forward.rate_limit(limit.scope(flags.rate_limit_scope));
+        }
+        if let Some(limit) = flags.timeout {
+            forward = forward.timeout(limit);
+        }
+        if flags.auth_tokens.is_some() {
+            forward = forward.requires_scopes([GATEWAY_SCOPE]);
+        }
+        forward
+    });
+    for line in guard_lines(flags, "for all mounted calls") {
+        say!(format, "  {line}");
+    }
+    serve_built(flags, builder).await
+}

@@ -1,0 +1,471 @@
+//! The server flags `fusion serve` and `fusion gateway` share ([`ServerFlags`]),
+//! their parsers, the log format, and serving a built server with them.
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use mcp_fusion::SchemaProfile;
+use mcp_fusion::guard::{FailMode, RateLimit, RateLimitScope, RedisStore};
+use mcp_fusion::server::{HttpOptions, RedisSessionStore, ServerBuilder};
+
+/// The longest duration a flag takes: one day.
+const MAX_DURATION: Duration = Duration::from_secs(86_400);
+/// The most calls a concurrency flag takes.
+const MAX_CALLS: usize = 1_000_000;
+
+/// `--host`: an IP address; a host name is answered with examples.
+pub(crate) fn ip_address(s: &str) -> Result<IpAddr, String> {
+    s.parse().map_err(|_| {
+        format!(
+            "\"{s}\" is not an IP address; give one such as 127.0.0.1, ::1 or 0.0.0.0 (host names are not accepted)"
+        )
+    })
+}
+
+pub(crate) fn positive_duration(s: &str) -> Result<Duration, String> {
+    let d = humantime::parse_duration(s).map_err(|e| format!("{e} (write e.g. 500ms, 2s, 1m)"))?;
+    if d.is_zero() {
+        return Err(String::from("must be longer than zero"));
+    }
+    if d > MAX_DURATION {
+        return Err(String::from("must be at most one day (24h)"));
+    }
+    Ok(d)
+}
+
+pub(crate) fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=MAX_CALLS).contains(&n) => Ok(n),
+        _ => Err(format!("must be a whole number from 1 to {MAX_CALLS}")),
+    }
+}
+
+pub(crate) fn allowed_origin(s: &str) -> Result<String, String> {
+    mcp_fusion::server::check_allowed_origin(s)
+        .map(|()| s.to_owned())
+        .map_err(|e| e.to_string())
+}
+
+pub(crate) fn allowed_host(s: &str) -> Result<String, String> {
+    mcp_fusion::server::check_allowed_host(s)
+        .map(|()| s.to_owned())
+        .map_err(|e| e.to_string())
+}
+
+/// The most bytes `--max-body` takes: 1 GiB.
+const MAX_BODY: usize = 1 << 30;
+
+/// A size in bytes: `4194304`, `512K`, `512KiB`, `4M`, `4MiB` (K and M are
+/// 1024-based, as memory is counted).
+pub(crate) fn byte_size(s: &str) -> Result<usize, String> {
+    let text = s.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let scale: usize = match unit.trim() {
+        "" | "B" => 1,
+        "K" | "KiB" | "k" => 1 << 10,
+        "M" | "MiB" => 1 << 20,
+        _ => {
+            return Err(String::from(
+                "write a number of bytes, e.g. 4194304, 512KiB or 4MiB",
+            ));
+        }
+    };
+    match digits
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+    {
+        Some(n) if (1..=MAX_BODY).contains(&n) => Ok(n),
+        _ => Err(format!("must be from 1 byte to {MAX_BODY} bytes (1GiB)")),
+    }
+}
+
+pub(crate) fn queue_size(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n <= MAX_CALLS => Ok(n),
+        _ => Err(format!("must be a whole number from 0 to {MAX_CALLS}")),
+    }
+}
+
+/// `--schema-profile`: which form of the tools' schemas `tools/list` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Profile {
+    /// The full JSON Schema (draft 2020-12) every call is validated against.
+    Standard,
+    /// The subset strict model APIs accept (no format, no
+    /// additionalProperties, enums instead of unions of constants); calls
+    /// are still validated against the full schema.
+    Portable,
+}
+
+impl From<Profile> for SchemaProfile {
+    fn from(profile: Profile) -> Self {
+        match profile {
+            Profile::Standard => SchemaProfile::Standard,
+            Profile::Portable => SchemaProfile::Portable,
+        }
+    }
+}
+
+/// The server settings `fusion serve` and `fusion gateway` share: transport,
+/// HTTP, sessions, guards, auth, self-healing, logging.
+#[derive(Debug, Args)]
+pub struct ServerFlags {
+    /// Serve MCP over stdin/stdout instead of HTTP.
+    #[arg(long)]
+    pub(crate) stdio: bool,
+    /// The IP address to listen on (HTTP only): 127.0.0.1, ::1, or 0.0.0.0
+    /// for every interface.
+    #[arg(long, default_value = "127.0.0.1", value_parser = ip_address)]
+    pub(crate) host: IpAddr,
+    /// The port to listen on (HTTP only); the endpoint is http://HOST:PORT/mcp.
+    #[arg(long, default_value_t = 8080)]
+    pub(crate) port: u16,
+    /// Put the internal text of INTERNAL_ERROR envelopes in their details
+    /// (development only: internal texts can hold secrets).
+    #[arg(long)]
+    pub(crate) expose_internal_errors: bool,
+    /// Answer a call of an unknown tool with an UNKNOWN_TOOL tool result the
+    /// model reads, instead of JSON-RPC error -32602.
+    #[arg(long)]
+    pub(crate) unknown_tool_as_result: bool,
+    /// Calls of each billing action that may run at once; more wait in the
+    /// queue (--max-queue), then are shed with SERVER_BUSY.
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    pub(crate) max_active: Option<usize>,
+    /// Calls of each billing action that may wait for a slot (needs --max-active).
+    #[arg(long, value_name = "N", requires = "max_active", default_value = "0", value_parser = queue_size)]
+    pub(crate) max_queue: usize,
+    /// Rate limit of each billing action, N/PERIOD with PERIOD s, min or h
+    /// (e.g. 2/min); over it, RATE_LIMITED with retry_after.
+    #[arg(long, value_name = "N/PERIOD")]
+    pub(crate) rate_limit: Option<RateLimit>,
+    /// Whose calls a rate limit counts together: each caller's (the auth
+    /// subject, else the client's address over HTTP, the one client over
+    /// stdio) or everybody's.
+    #[arg(
+        long,
+        value_name = "SCOPE",
+        default_value = "caller",
+        requires = "rate_limit"
+    )]
+    pub(crate) rate_limit_scope: RateLimitScope,
+    /// Time limit of each billing action, e.g. 500ms, 2s; past it, TIMEOUT.
+    #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
+    pub(crate) timeout: Option<Duration>,
+    /// Keep HTTP sessions and rate-limit state in Redis, shared by every
+    /// server using it (a client goes on in its session on another replica or
+    /// after a restart), e.g. redis://127.0.0.1:6379/0.
+    #[arg(long, value_name = "URL")]
+    pub(crate) redis: Option<String>,
+    /// When Redis does not answer within 100 ms: let rate-limited calls
+    /// through (open) or refuse them with RATE_LIMITED (closed).
+    #[arg(long, value_name = "MODE", default_value = "open", requires = "redis")]
+    pub(crate) redis_fail: FailMode,
+    /// A browser origin allowed to call the server (repeatable), as
+    /// scheme://host[:port] (:* for any port), or null. Requests without
+    /// Origin, and same-origin requests to a loopback server, are always
+    /// served; any other Origin gets 403 (DNS rebinding protection).
+    #[arg(long = "allowed-origin", value_name = "ORIGIN", value_parser = allowed_origin)]
+    pub(crate) allowed_origins: Vec<String>,
+    /// A host name (or host:port) the server answers to besides localhost,
+    /// 127.0.0.1 and ::1 (repeatable); needed when clients reach it by
+    /// another name or address. Other Host headers get 403.
+    #[arg(long = "allowed-host", value_name = "HOST", value_parser = allowed_host)]
+    pub(crate) allowed_hosts: Vec<String>,
+    /// The most MCP sessions kept at once; past it the least recently used
+    /// idle one is closed, or initialize gets 503 when all are busy.
+    #[arg(long, value_name = "N", default_value = "10000", value_parser = at_least_one)]
+    pub(crate) max_sessions: usize,
+    /// The most sessions kept with a running worker (about 60 KiB each);
+    /// idle ones past it are parked (about 5 KiB) and resumed on their next
+    /// request.
+    #[arg(long, value_name = "N", default_value = "64", value_parser = at_least_one)]
+    pub(crate) max_live_sessions: usize,
+    /// How long a session may stay unused before it is closed, e.g. 30m, 1h.
+    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = positive_duration)]
+    pub(crate) session_idle: Duration,
+    /// The largest request body, in bytes (K, KiB, M, MiB suffixes allowed);
+    /// a larger one gets 413.
+    #[arg(long, value_name = "BYTES", default_value = "4MiB", value_parser = byte_size)]
+    pub(crate) max_body: usize,
+    /// How long a client may take to send a request's headers, then its body
+    /// (past it: connection closed, or 408), e.g. 30s.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = positive_duration)]
+    pub(crate) read_timeout: Duration,
+    /// On Ctrl-C or SIGTERM, how long calls in progress may go on; the calls
+    /// still running then end with SERVER_BUSY. E.g. 10s.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = positive_duration)]
+    pub(crate) shutdown_grace: Duration,
+    /// Count an anonymous HTTP caller by the last X-Forwarded-For address (set
+    /// by the proxy in front) instead of the TCP peer. Only behind a proxy
+    /// that every client must go through.
+    #[arg(long)]
+    pub(crate) trust_forwarded_for: bool,
+    /// Require bearer tokens from this JSON file:
+    /// {"tokens": [{"token": "…", "subject": "…", "scopes": ["billing:read", "billing:write"]}]}.
+    /// Reading actions need billing:read, the others billing:write.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) auth_tokens: Option<PathBuf>,
+    /// Self-healing: compare the server with this contract lockfile (written
+    /// by `fusion lock`) at start-up; a validation error of an action that
+    /// changed since then carries the changes in <contract_awareness>.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) lock: Option<PathBuf>,
+    /// Which form of the tools' input and output schemas tools/list shows:
+    /// standard (the full JSON Schema) or portable (the subset strict model
+    /// APIs accept). Calls are validated against the full schema either
+    /// way, and lockfiles record it whatever the profile.
+    #[arg(long, value_name = "PROFILE", default_value = "standard")]
+    pub(crate) schema_profile: Profile,
+    /// Serve Prometheus metrics at http://HOST:PORT/metrics (HTTP only): calls
+    /// by tool, action, outcome and error code, their durations, guards and
+    /// sessions. Off, /metrics is 404.
+    #[arg(long, conflicts_with = "stdio")]
+    pub(crate) metrics: bool,
+    /// How the log on stderr is written: text, one readable line per event
+    /// (with the banner as plain lines); pretty, each event over several
+    /// indented lines with its fields and spans, for reading during
+    /// development; or json, one JSON object per line (the banner too), for
+    /// log collectors.
+    #[arg(long, value_name = "FORMAT", default_value = "text")]
+    pub(crate) log_format: LogFormat,
+}
+
+/// `--log-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// One readable line per event: time, level, target, spans and fields
+    /// (tracing-subscriber's full format); the banner as plain lines.
+    Text,
+    /// Each event over several indented lines, fields and spans named
+    /// (tracing-subscriber's pretty format); the banner as plain lines.
+    Pretty,
+    /// One JSON object per line: `timestamp`, `level`, `fields` (with
+    /// `message`), `target`, and the current `span` and `spans`.
+    Json,
+}
+
+impl LogFormat {
+    /// Installs the log of `fusion serve` (or `fusion gateway`) on stderr in this format (RUST_LOG
+    /// sets the level; default info, and warn for rmcp).
+    pub(crate) fn install(self) {
+        let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
+        let builder = tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_env_filter(filter);
+        match self {
+            LogFormat::Text => builder
+                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+                .init(),
+            LogFormat::Pretty => builder
+                .pretty()
+                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+                .init(),
+            LogFormat::Json => builder.json().with_ansi(false).init(),
+        }
+    }
+
+    /// Prints a line of the banner: as is, or as an info event.
+    pub(crate) fn say(self, line: &str) {
+        match self {
+            LogFormat::Text | LogFormat::Pretty => eprintln!("{line}"),
+            LogFormat::Json => {
+                for line in line.lines() {
+                    tracing::info!(target: "fusion::serve", "{}", line.trim());
+                }
+            }
+        }
+    }
+
+    /// Prints why the server stops: as is, or as an error event.
+    pub(crate) fn fail(self, message: &str) {
+        match self {
+            LogFormat::Text | LogFormat::Pretty => eprintln!("{message}"),
+            LogFormat::Json => tracing::error!(target: "fusion::serve", "{message}"),
+        }
+    }
+}
+
+/// `eprintln!` for the banner, in the `--log-format`.
+macro_rules! say {
+    ($format:expr, $($arg:tt)*) => {
+        $format.say(&format!($($arg)*))
+    };
+}
+
+pub(crate) use say;
+
+/// Applies the settings every example shares (HTTP, sessions, self-healing,
+/// error exposure), builds the server, prints the rest of the banner and
+/// serves until shutdown.
+pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> Result<(), String> {
+    let format = flags.log_format;
+    let mut builder = builder
+        .expose_internal_errors(flags.expose_internal_errors)
+        .unknown_tool_as_result(flags.unknown_tool_as_result)
+        .schema_profile(flags.schema_profile.into());
+    let mut http = HttpOptions::default()
+        .max_sessions(flags.max_sessions)
+        .max_live_sessions(flags.max_live_sessions)
+        .session_idle(flags.session_idle)
+        .max_body_bytes(flags.max_body)
+        .read_timeout(flags.read_timeout)
+        .shutdown_grace(flags.shutdown_grace)
+        .trust_forwarded_for(flags.trust_forwarded_for)
+        .metrics(flags.metrics);
+    for origin in &flags.allowed_origins {
+        http = http.allow_origin(origin);
+    }
+    for host in &flags.allowed_hosts {
+        http = http.allow_host(host);
+    }
+    if let Some(url) = &flags.redis {
+        http = http.session_store(RedisSessionStore::new(url).map_err(|e| e.to_string())?);
+    }
+    builder = builder.http(http);
+    if let Some(path) = &flags.lock {
+        let lockfile = mcp_fusion::Lockfile::read(path).map_err(|e| e.to_string())?;
+        builder = builder.self_healing(lockfile);
+    }
+    let server = builder.build().map_err(|e| e.to_string())?;
+    if let (Some(path), Some(healing)) = (&flags.lock, server.self_healing()) {
+        let diff = healing.diff();
+        let max = diff
+            .max_severity()
+            .map_or_else(String::new, |s| format!(", the most severe {s}"));
+        say!(
+            format,
+            "  self-healing: {} ({} contract changes since it{max})",
+            path.display(),
+            diff.deltas.len()
+        );
+    }
+    if flags.stdio {
+        if let Some(line) = redis_warning(flags).await {
+            say!(format, "{line}");
+        }
+        say!(format, "  transport: stdio");
+        return server.serve_stdio().await.map_err(|e| e.to_string());
+    }
+    say!(
+        format,
+        "  callers: a per-caller rate limit counts each client by its auth subject, else {}",
+        if flags.trust_forwarded_for {
+            "the last X-Forwarded-For address (set by your proxy)"
+        } else {
+            "its IP address"
+        }
+    );
+    say!(
+        format,
+        "  sessions: at most {}, closed after {} unused{}",
+        flags.max_sessions,
+        humantime::format_duration(flags.session_idle),
+        flags
+            .redis
+            .as_deref()
+            .map_or(String::new(), |_| String::from(", shared in Redis"))
+    );
+    if let Some(line) = redis_warning(flags).await {
+        say!(format, "{line}");
+    }
+    if !flags.host.is_loopback() && flags.allowed_hosts.is_empty() {
+        say!(
+            format,
+            "  warning: listening on {} but answering only to the Host names localhost, 127.0.0.1 and ::1;\n           \
+             clients that reach this server by another name or address get 403 until you add it with --allowed-host NAME",
+            flags.host
+        );
+    }
+    let addr = SocketAddr::new(flags.host, flags.port);
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+        let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
+            " (another server listens there: stop it, or choose another port with --port N)"
+        } else {
+            ""
+        };
+        format!("cannot listen on {addr}: {e}{hint}")
+    })?;
+    let bound = listener.local_addr().unwrap_or(addr);
+    if flags.metrics {
+        say!(format, "  metrics: http://{bound}/metrics");
+    }
+    say!(format, "  MCP endpoint: http://{bound}/mcp");
+    say!(format, "  Ctrl-C to stop.");
+    server
+        .serve_http_on(listener, mcp_fusion::server::shutdown_signal())
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// The banner's warning when `--redis` is given and Redis does not answer
+/// within a second: what happens meanwhile, by `--redis-fail`.
+async fn redis_warning(flags: &ServerFlags) -> Option<String> {
+    let url = flags.redis.as_deref()?;
+    let store = RedisStore::new(url).ok()?;
+    let reason = store.ping(Duration::from_secs(1)).await.err()?;
+    let meanwhile = match (flags.rate_limit.is_some(), flags.redis_fail) {
+        (false, _) => "",
+        (true, FailMode::Open) => "rate-limited calls are let through (--redis-fail open), ",
+        (true, FailMode::Closed) => "rate-limited calls get RATE_LIMITED (--redis-fail closed), ",
+    };
+    let sessions = if flags.stdio {
+        ""
+    } else {
+        "sessions stay on this server, "
+    };
+    Some(format!(
+        "  warning: Redis at {} does not answer ({reason}); {meanwhile}{sessions}until it does",
+        store.url()
+    ))
+}
+
+/// A Redis URL with its credentials masked, for the banner.
+fn masked(url: &str) -> String {
+    RedisStore::new(url).map_or_else(|_| url.to_owned(), |store| store.url().to_owned())
+}
+
+/// One banner line per guard the flags set; `unit` says what one limit
+/// covers (`per action`, `for all mounted calls`).
+pub(crate) fn guard_lines(flags: &ServerFlags, unit: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(active) = flags.max_active {
+        lines.push(format!(
+            "concurrency: {active} running, {} waiting {unit}",
+            flags.max_queue
+        ));
+    }
+    if let Some(limit) = flags.rate_limit {
+        let scope = match flags.rate_limit_scope {
+            RateLimitScope::Caller => "per caller",
+            RateLimitScope::Global => "for everybody",
+        };
+        let store = flags
+            .redis
+            .as_deref()
+            .map_or(String::from("in memory"), |url| {
+                format!("in Redis at {}", masked(url))
+            });
+        lines.push(format!(
+            "rate limit: {} {unit}, {scope}, {store}",
+            limit.scope(flags.rate_limit_scope)
+        ));
+    }
+    if let Some(limit) = flags.timeout {
+        lines.push(format!(
+            "time limit: {} per call",
+            humantime::format_duration(limit)
+        ));
+    }
+    if let Some(path) = &flags.auth_tokens {
+        lines.push(format!("bearer tokens: {}", path.display()));
+    }
+    lines
+}

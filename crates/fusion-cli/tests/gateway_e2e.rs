@@ -1,0 +1,812 @@
+//! `fusion gateway` end to end, with real upstream processes: the billing
+//! example (`fusion serve`, over stdio and over Streamable HTTP) and the
+//! official reference server `@modelcontextprotocol/server-everything`
+//! (`tests/interop`, installed by `npm ci` there; its test skips, saying
+//! so, without node). Each test drives the gateway over stdio with rmcp's
+//! client.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{NotificationContext, RoleClient, RunningService};
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::{ClientHandler, ServiceExt};
+use serde_json::{Value, json};
+use support::{FUSION, HttpServer, TempDb, assert_failure, free_port, meta_of, texts};
+
+/// Counts the gateway's `notifications/tools/list_changed`.
+#[derive(Clone, Default)]
+struct Listener {
+    changes: Arc<AtomicUsize>,
+}
+
+impl ClientHandler for Listener {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.changes.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// A gateway started with `config` (written to a temp file) over stdio.
+struct Gateway {
+    client: RunningService<RoleClient, Listener>,
+    changes: Arc<AtomicUsize>,
+    _config: TempFile,
+}
+
+struct TempFile(PathBuf);
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+impl Gateway {
+    async fn start(test: &str, config: &str, flags: &[&str]) -> Gateway {
+        let path =
+            std::env::temp_dir().join(format!("fusion-gateway-{test}-{}.toml", std::process::id()));
+        std::fs::write(&path, config).expect("write the gateway config");
+        let config_path = path.display().to_string();
+        let command = tokio::process::Command::new(FUSION).configure(|c| {
+            c.args(["gateway", "--stdio", "--config", &config_path])
+                .args(flags)
+                .env("RUST_LOG", "error");
+        });
+        let (child, _) = TokioChildProcess::builder(command)
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start fusion gateway --stdio");
+        let listener = Listener::default();
+        let changes = Arc::clone(&listener.changes);
+        let client = listener
+            .serve(child)
+            .await
+            .expect("MCP handshake with the gateway");
+        Gateway {
+            client,
+            changes,
+            _config: TempFile(path),
+        }
+    }
+
+    async fn call(&self, tool: &str, args: Value) -> CallToolResult {
+        let Value::Object(args) = args else {
+            panic!("arguments must be an object")
+        };
+        self.client
+            .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args))
+            .await
+            .unwrap_or_else(|e| panic!("{tool}: a tool result, got {e}"))
+    }
+
+    async fn tool_names(&self) -> Vec<String> {
+        self.client
+            .list_all_tools()
+            .await
+            .expect("tools/list")
+            .into_iter()
+            .map(|t| t.name.into_owned())
+            .collect()
+    }
+
+    /// Calls until the answer is not `code` (bounded: 60 s, then the last
+    /// answer is returned). Not a timing assertion: the upstream gets the time
+    /// it needs.
+    async fn call_until_not(&self, code: &str, tool: &str, args: Value) -> CallToolResult {
+        let mut last = self.call(tool, args.clone()).await;
+        for _ in 0..120 {
+            if code_of(&last).as_deref() != Some(code) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            last = self.call(tool, args.clone()).await;
+        }
+        last
+    }
+
+    async fn close(self) {
+        let _ = self.client.cancel().await;
+    }
+}
+
+fn code_of(result: &CallToolResult) -> Option<String> {
+    meta_of(result).and_then(|m| m["code"].as_str().map(str::to_owned))
+}
+
+/// A `fusion serve --stdio` upstream command, as a TOML array.
+fn billing_command(db: &TempDb) -> String {
+    format!(
+        r#"["{FUSION}", "serve", "--stdio", "--db", "{}"]"#,
+        db.path()
+    )
+}
+
+/// The envelope text and `_meta` of a `HANDOFF_*` failure.
+fn handoff_envelope(
+    code: &str,
+    severity: &str,
+    message: &str,
+    recovery: &str,
+    actions: &[&str],
+    retry_after: Option<u64>,
+) -> (String, Value) {
+    let mut text = format!("<tool_error code=\"{code}\" severity=\"{severity}\">\n");
+    text.push_str(&format!("  <message>{message}</message>\n"));
+    text.push_str(&format!("  <recovery>{recovery}</recovery>\n"));
+    if !actions.is_empty() {
+        text.push_str("  <available_actions>\n");
+        for action in actions {
+            text.push_str(&format!("    <action>{action}</action>\n"));
+        }
+        text.push_str("  </available_actions>\n");
+    }
+    if let Some(secs) = retry_after {
+        let unit = if secs == 1 { "second" } else { "seconds" };
+        text.push_str(&format!("  <retry_after>{secs} {unit}</retry_after>\n"));
+    }
+    text.push_str("</tool_error>");
+    let mut meta = json!({
+        "code": code,
+        "severity": severity,
+        "message": message,
+        "recovery": recovery,
+    });
+    if !actions.is_empty() {
+        meta["available_actions"] = json!(actions);
+    }
+    if let Some(secs) = retry_after {
+        meta["retry_after_seconds"] = json!(secs);
+    }
+    (text, meta)
+}
+
+const MISMATCH_RECOVERY: &str = "Call one of the tools in available_actions; list the tools again with tools/list if they may have changed.";
+
+/// What `fusion serve` answers itself, for comparison with what the gateway
+/// passes through.
+async fn direct_billing(db: &TempDb, args: Value) -> CallToolResult {
+    let session = support::Session::start(support::Transport::Stdio, db).await;
+    let result = session.billing(args).await;
+    session.close().await;
+    result
+}
+
+#[tokio::test]
+async fn billing_over_stdio_is_mounted_under_its_namespace() {
+    let db = TempDb::new("gateway-mount");
+    let config = format!(
+        "[[upstream]]\nnamespace = \"finance\"\ncommand = {}\n",
+        billing_command(&db)
+    );
+    let gateway = Gateway::start("mount", &config, &[]).await;
+    assert_eq!(
+        gateway.tool_names().await,
+        ["finance.billing", "finance.billing_health"]
+    );
+
+    // A success and an upstream envelope pass through unchanged.
+    let args = json!({"action": "get_invoice", "id": "inv_1"});
+    let through = gateway.call("finance.billing", args.clone()).await;
+    let direct = direct_billing(&db, args).await;
+    assert_eq!(through, direct);
+    assert_eq!(through.is_error, Some(false));
+    let args = json!({"action": "get_invoice", "id": "inv_404"});
+    let through = gateway.call("finance.billing", args.clone()).await;
+    assert_eq!(code_of(&through).as_deref(), Some("NOT_FOUND"));
+    assert_eq!(through, direct_billing(&db, args).await);
+
+    // A namespace that is not mounted.
+    let (text, meta) = handoff_envelope(
+        "HANDOFF_NAMESPACE_MISMATCH",
+        "error",
+        "There is no tool named \"crm.find\": no tools are mounted under \"crm\".",
+        MISMATCH_RECOVERY,
+        &["finance.billing", "finance.billing_health"],
+        None,
+    );
+    assert_failure(
+        &gateway.call("crm.find", json!({})).await,
+        &text,
+        &meta,
+        true,
+    );
+
+    // A tool the upstream does not have.
+    let (text, meta) = handoff_envelope(
+        "HANDOFF_NAMESPACE_MISMATCH",
+        "error",
+        "The finance tools have no tool named \"refund\".",
+        MISMATCH_RECOVERY,
+        &["finance.billing", "finance.billing_health"],
+        None,
+    );
+    assert_failure(
+        &gateway.call("finance.refund", json!({})).await,
+        &text,
+        &meta,
+        true,
+    );
+    gateway.close().await;
+}
+
+#[tokio::test]
+async fn the_gateway_guards_run_before_a_call_is_forwarded() {
+    let db = TempDb::new("gateway-guards");
+    let config = format!(
+        "[[upstream]]\nnamespace = \"finance\"\ncommand = {}\n",
+        billing_command(&db)
+    );
+    let gateway = Gateway::start("guards", &config, &["--rate-limit", "1/min"]).await;
+    let args = json!({"action": "get_invoice", "id": "inv_1"});
+    let first = gateway.call("finance.billing", args.clone()).await;
+    assert_eq!(first.is_error, Some(false));
+    let second = gateway.call("finance.billing", args).await;
+    assert_eq!(code_of(&second).as_deref(), Some("RATE_LIMITED"));
+    assert_eq!(second.is_error, Some(true));
+    gateway.close().await;
+}
+
+#[tokio::test]
+async fn a_slow_upstream_is_connecting_then_answers() {
+    let db = TempDb::new("gateway-slow");
+    let config = format!(
+        "[[upstream]]\nnamespace = \"finance\"\ncommand = [\"sh\", \"-c\", \"sleep 5; exec {FUSION} serve --stdio --db {}\"]\n",
+        db.path()
+    );
+    let gateway = Gateway::start("slow", &config, &[]).await;
+    let args = json!({"action": "get_invoice", "id": "inv_1"});
+    // Called at once, without listing the tools first (a listing waits for
+    // the first connection).
+    let first = gateway.call("finance.billing", args.clone()).await;
+    let (text, meta) = handoff_envelope(
+        "HANDOFF_CONNECTING",
+        "warning",
+        "The finance tools are still connecting; the call was not made.",
+        "Wait 2 seconds, then call the same tool again with the same arguments.",
+        &[],
+        Some(2),
+    );
+    assert_failure(&first, &text, &meta, false);
+    let later = gateway
+        .call_until_not("HANDOFF_CONNECTING", "finance.billing", args.clone())
+        .await;
+    assert_eq!(later, direct_billing(&db, args).await);
+    gateway.close().await;
+}
+
+#[tokio::test]
+async fn an_http_upstream_killed_and_restarted_is_unavailable_then_back() {
+    let db = TempDb::new("gateway-restart");
+    let port = free_port();
+    let mut upstream = HttpServer::start_on(&db.0, port, &["--report-ms", "3s"]);
+    let config = format!(
+        "[[upstream]]\nnamespace = \"finance\"\nurl = \"{}\"\nreconnect_initial = \"1s\"\nreconnect_max = \"1s\"\n",
+        upstream.url
+    );
+    let gateway = Arc::new(Gateway::start("restart", &config, &[]).await);
+    // The listing waits for the first connection.
+    assert_eq!(
+        gateway.tool_names().await,
+        ["finance.billing", "finance.billing_health"]
+    );
+    let args = json!({"action": "get_invoice", "id": "inv_1"});
+    let before = gateway.call("finance.billing", args.clone()).await;
+    assert_eq!(before.is_error, Some(false));
+
+    // A call in flight when the upstream dies: one answer, unavailable.
+    let in_flight = {
+        let gateway = Arc::clone(&gateway);
+        tokio::spawn(async move {
+            gateway
+                .call(
+                    "finance.billing",
+                    json!({"action": "generate_report", "period": "month"}),
+                )
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    upstream.kill();
+    let died = in_flight.await.expect("the in-flight call answers");
+    let (text, meta) = handoff_envelope(
+        "HANDOFF_UPSTREAM_UNAVAILABLE",
+        "error",
+        "The finance tools stopped answering during the call of finance.billing; it may or may not have been done.",
+        "Tell the user the finance tools are unavailable for now, or call again in 1 second. If the call changes something, check first whether it was done.",
+        &[],
+        Some(1),
+    );
+    assert_failure(&died, &text, &meta, true);
+
+    // Later calls, while it is down.
+    let (text, meta) = handoff_envelope(
+        "HANDOFF_UPSTREAM_UNAVAILABLE",
+        "error",
+        "The finance tools are unavailable right now; finance.billing was not called.",
+        "Tell the user the finance tools are unavailable for now, or call again in 1 second.",
+        &[],
+        Some(1),
+    );
+    assert_failure(
+        &gateway.call("finance.billing", args.clone()).await,
+        &text,
+        &meta,
+        true,
+    );
+
+    // Restarted where it was: the same gateway recovers by itself.
+    let _upstream = HttpServer::start_on(&db.0, port, &[]);
+    let after = gateway
+        .call_until_not("HANDOFF_UPSTREAM_UNAVAILABLE", "finance.billing", args)
+        .await;
+    assert_eq!(after, before);
+    if let Ok(gateway) = Arc::try_unwrap(gateway) {
+        gateway.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_handoff_shows_the_specialist_until_return_to_triage() {
+    let db = TempDb::new("gateway-handoff");
+    let config = format!(
+        "[[upstream]]\nnamespace = \"finance\"\ncommand = {}\nexposure = \"handoff\"\ndescription = \"Invoices: read, create, pay.\"\n",
+        billing_command(&db)
+    );
+    let gateway = Gateway::start("handoff", &config, &[]).await;
+    assert_eq!(gateway.tool_names().await, ["handoff"]);
+
+    // Not handed over yet.
+    let (text, meta) = handoff_envelope(
+        "HANDOFF_NAMESPACE_MISMATCH",
+        "error",
+        "The finance tools are not active in this conversation, so \"finance.billing\" cannot be called.",
+        MISMATCH_RECOVERY,
+        &[],
+        None,
+    );
+    let args = json!({"action": "get_invoice", "id": "inv_1"});
+    assert_failure(
+        &gateway.call("finance.billing", args.clone()).await,
+        &text,
+        &meta,
+        true,
+    );
+
+    let ack = gateway
+        .call(
+            "handoff",
+            json!({"namespace": "finance", "reason": "The user asks about an invoice"}),
+        )
+        .await;
+    assert_eq!(ack.is_error, Some(false));
+    let (warning, meta) = handoff_envelope(
+        "HANDOFF_CONNECTING",
+        "warning",
+        "Handing over to the finance tools (The user asks about an invoice). Your tools are being updated.",
+        "Wait for the tools list to refresh, then go on with the finance.* tools; call finance.return_to_triage when the user's request is done.",
+        &[],
+        Some(2),
+    );
+    assert_eq!(
+        texts(&ack),
+        [String::from("Handed over to the finance tools."), warning]
+    );
+    assert_eq!(meta_of(&ack), Some(meta));
+
+    let through = gateway
+        .call_until_not("HANDOFF_CONNECTING", "finance.billing", args.clone())
+        .await;
+    assert_eq!(through, direct_billing(&db, args).await);
+    assert!(
+        gateway.changes.load(Ordering::SeqCst) >= 1,
+        "tools/list_changed sent"
+    );
+    assert_eq!(
+        gateway.tool_names().await,
+        [
+            "handoff",
+            "finance.billing",
+            "finance.billing_health",
+            "finance.return_to_triage"
+        ]
+    );
+
+    let back = gateway.call("finance.return_to_triage", json!({})).await;
+    assert_eq!(
+        texts(&back),
+        [
+            "The handoff to the finance tools has ended; they are gone from your tools list and the triage tools remain."
+        ]
+    );
+    assert_eq!(back.is_error, Some(false));
+    assert_eq!(gateway.tool_names().await, ["handoff"]);
+    gateway.close().await;
+}
+
+#[tokio::test]
+async fn a_handoff_that_cannot_connect_is_told_on_the_next_call() {
+    let missing = Path::new("/nonexistent/fusion-gateway-upstream");
+    let config = format!(
+        "[[upstream]]\nnamespace = \"finance\"\ncommand = [\"{}\"]\nexposure = \"handoff\"\nreconnect_initial = \"1s\"\nreconnect_max = \"1s\"\n",
+        missing.display()
+    );
+    let gateway = Gateway::start("handoff-fails", &config, &[]).await;
+    let ack = gateway
+        .call("handoff", json!({"namespace": "finance"}))
+        .await;
+    assert_eq!(ack.is_error, Some(false));
+    assert_eq!(code_of(&ack).as_deref(), Some("HANDOFF_CONNECTING"));
+    // The activation, then the failure, each send tools/list_changed.
+    for _ in 0..120 {
+        if gateway.changes.load(Ordering::SeqCst) >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let (text, meta) = handoff_envelope(
+        "HANDOFF_UPSTREAM_UNAVAILABLE",
+        "error",
+        "The handoff to the finance tools could not connect them; finance.billing was not called.",
+        "Tell the user the finance tools are unavailable for now, or call again in 1 second, or call finance.return_to_triage.",
+        &[],
+        Some(1),
+    );
+    assert_failure(
+        &gateway.call("finance.billing", json!({})).await,
+        &text,
+        &meta,
+        true,
+    );
+    // Told once; then the upstream is simply unavailable.
+    let again = gateway.call("finance.billing", json!({})).await;
+    assert_eq!(
+        meta_of(&again).map(|m| m["message"].clone()),
+        Some(json!(
+            "The finance tools are unavailable right now; finance.billing was not called."
+        ))
+    );
+    gateway.close().await;
+}
+
+/// `tests/interop`, with its packages installed; `None` (the test skips,
+/// saying so) without node.
+fn interop_dir() -> Option<PathBuf> {
+    if std::process::Command::new("node")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_err()
+    {
+        eprintln!("SKIPPED: `node` is not installed, so the node upstreams cannot run");
+        return None;
+    }
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/interop");
+    assert!(
+        dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+            .is_file(),
+        "the interop packages are missing: run `npm ci` in tests/interop"
+    );
+    Some(dir.canonicalize().expect("tests/interop exists"))
+}
+
+/// server-everything's script.
+fn server_everything() -> Option<PathBuf> {
+    interop_dir()
+        .map(|dir| dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js"))
+}
+
+#[tokio::test]
+async fn server_everything_and_billing_behind_one_gateway() {
+    let Some(script) = server_everything() else {
+        return;
+    };
+    let db = TempDb::new("gateway-everything");
+    let config = format!(
+        "[[upstream]]\nnamespace = \"finance\"\ncommand = {}\n\n[[upstream]]\nnamespace = \"everything\"\ncommand = [\"node\", \"{}\", \"stdio\"]\nconnect_timeout = \"30s\"\n",
+        billing_command(&db),
+        script.display()
+    );
+    let gateway = Gateway::start("everything", &config, &[]).await;
+    let names = gateway.tool_names().await;
+    assert_eq!(&names[..2], ["finance.billing", "finance.billing_health"]);
+    assert!(
+        names.contains(&String::from("everything.echo")),
+        "{names:?}"
+    );
+    assert!(names.iter().skip(2).all(|n| n.starts_with("everything.")));
+
+    let echo = gateway
+        .call("everything.echo", json!({"message": "hello"}))
+        .await;
+    assert_eq!(texts(&echo), ["Echo: hello"]);
+    assert_eq!(echo.is_error, None, "as server-everything sent it");
+    let sum = gateway
+        .call("everything.get-sum", json!({"a": 2, "b": 3}))
+        .await;
+    assert_eq!(texts(&sum), ["The sum of 2 and 3 is 5."]);
+
+    // A foreign server's plain-text error passes through unchanged.
+    let failed = gateway.call("everything.echo", json!({})).await;
+    assert_eq!(failed.is_error, Some(true));
+    assert_eq!(meta_of(&failed), None);
+    let text = &texts(&failed)[0];
+    assert!(
+        text.starts_with("MCP error -32602: Input validation error"),
+        "{text}"
+    );
+    gateway.close().await;
+}
+
+/// `fusion ARGS`, its exit code and stdout.
+fn fusion(args: &[&str]) -> (Option<i32>, String) {
+    let out = std::process::Command::new(FUSION)
+        .args(args)
+        .env("RUST_LOG", "error")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run fusion");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn the_gateway_lockfile_catches_a_breaking_upstream_change() {
+    let db = TempDb::new("gateway-lock");
+    let dir = std::env::temp_dir();
+    let pid = std::process::id();
+    let before = TempFile(dir.join(format!("fusion-gateway-lock-before-{pid}.toml")));
+    let after = TempFile(dir.join(format!("fusion-gateway-lock-after-{pid}.toml")));
+    let lock = TempFile(dir.join(format!("fusion-gateway-lock-{pid}.json")));
+    std::fs::write(
+        &before.0,
+        format!(
+            "[[upstream]]\nnamespace = \"finance\"\ncommand = {}\n",
+            billing_command(&db)
+        ),
+    )
+    .expect("write the config");
+    // The same namespace, now served by the bench example (no `billing` group).
+    std::fs::write(
+        &after.0,
+        format!(
+            "[[upstream]]\nnamespace = \"finance\"\ncommand = [\"{FUSION}\", \"serve\", \"--example\", \"bench\", \"--stdio\"]\n"
+        ),
+    )
+    .expect("write the config");
+    let cmd =
+        |config: &TempFile| format!("{FUSION} gateway --stdio --config {}", config.0.display());
+    let lock_path = lock.0.display().to_string();
+    let (code, _) = fusion(&["lock", "--cmd", &cmd(&before), "-o", &lock_path]);
+    assert_eq!(code, Some(0));
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&lock.0).expect("the lockfile"))
+            .expect("JSON");
+    let tools: Vec<&String> = written["tools"]
+        .as_object()
+        .expect("tools")
+        .keys()
+        .collect();
+    assert_eq!(tools, ["finance.billing", "finance.billing_health"]);
+
+    let (code, _) = fusion(&[
+        "lock",
+        "--check",
+        "--cmd",
+        &cmd(&before),
+        "--lock",
+        &lock_path,
+    ]);
+    assert_eq!(code, Some(0), "unchanged");
+    let (code, report) = fusion(&[
+        "lock",
+        "--check",
+        "--cmd",
+        &cmd(&after),
+        "--lock",
+        &lock_path,
+    ]);
+    assert_eq!(code, Some(1), "{report}");
+    assert!(
+        report.contains("BREAKING  (tool)  Tool \"finance.billing\" was removed."),
+        "{report}"
+    );
+}
+
+/// `fusion gateway --config CONFIG --port PORT` over Streamable HTTP, killed on drop.
+struct HttpGateway {
+    child: std::process::Child,
+    url: String,
+    _config: TempFile,
+}
+
+impl HttpGateway {
+    fn start(test: &str, config: &str) -> HttpGateway {
+        let path =
+            std::env::temp_dir().join(format!("fusion-gateway-{test}-{}.toml", std::process::id()));
+        std::fs::write(&path, config).expect("write the gateway config");
+        let config = TempFile(path);
+        let port = free_port().to_string();
+        let args: Vec<&std::ffi::OsStr> = vec![
+            "gateway".as_ref(),
+            "--port".as_ref(),
+            port.as_ref(),
+            "--config".as_ref(),
+            config.0.as_os_str(),
+        ];
+        let (child, lines) = support::spawn_fusion(&args, "error");
+        // Bounded, so that a gateway that never starts fails the test.
+        while let Ok(line) = lines.recv_timeout(Duration::from_secs(60)) {
+            if let Some(url) = line.trim().strip_prefix("MCP endpoint: ") {
+                return HttpGateway {
+                    child,
+                    url: url.to_owned(),
+                    _config: config,
+                };
+            }
+        }
+        panic!("fusion gateway did not start over HTTP");
+    }
+
+    async fn client(&self) -> RunningService<RoleClient, ()> {
+        let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(self.url.as_str());
+        ().serve(transport).await.expect("MCP handshake over HTTP")
+    }
+}
+
+impl Drop for HttpGateway {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn names_of(client: &RunningService<RoleClient, ()>) -> Vec<String> {
+    client
+        .list_all_tools()
+        .await
+        .expect("tools/list")
+        .into_iter()
+        .map(|t| t.name.into_owned())
+        .collect()
+}
+
+async fn call_on(
+    client: &RunningService<RoleClient, ()>,
+    tool: &str,
+    args: Value,
+) -> CallToolResult {
+    let Value::Object(args) = args else {
+        panic!("arguments must be an object")
+    };
+    client
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args))
+        .await
+        .unwrap_or_else(|e| panic!("{tool}: a tool result, got {e}"))
+}
+
+#[tokio::test]
+async fn handoffs_are_kept_per_http_session() {
+    let db = TempDb::new("gateway-sessions");
+    let gateway = HttpGateway::start(
+        "sessions",
+        &format!(
+            "[[upstream]]\nnamespace = \"finance\"\ncommand = {}\nexposure = \"handoff\"\n",
+            billing_command(&db)
+        ),
+    );
+    let alice = gateway.client().await;
+    let bob = gateway.client().await;
+    let ack = call_on(&alice, "handoff", json!({"namespace": "finance"})).await;
+    assert_eq!(code_of(&ack).as_deref(), Some("HANDOFF_CONNECTING"));
+    let args = json!({"action": "get_invoice", "id": "inv_1"});
+    let mut through = call_on(&alice, "finance.billing", args.clone()).await;
+    for _ in 0..120 {
+        if code_of(&through).as_deref() != Some("HANDOFF_CONNECTING") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        through = call_on(&alice, "finance.billing", args.clone()).await;
+    }
+    assert_eq!(through.is_error, Some(false));
+    assert_eq!(
+        names_of(&alice).await,
+        [
+            "handoff",
+            "finance.billing",
+            "finance.billing_health",
+            "finance.return_to_triage"
+        ]
+    );
+    // Bob, in another session, was not handed over.
+    assert_eq!(names_of(&bob).await, ["handoff"]);
+    let (text, meta) = handoff_envelope(
+        "HANDOFF_NAMESPACE_MISMATCH",
+        "error",
+        "The finance tools are not active in this conversation, so \"finance.billing\" cannot be called.",
+        MISMATCH_RECOVERY,
+        &[],
+        None,
+    );
+    assert_failure(
+        &call_on(&bob, "finance.billing", args).await,
+        &text,
+        &meta,
+        true,
+    );
+    let _ = alice.cancel().await;
+    let _ = bob.cancel().await;
+}
+
+#[tokio::test]
+async fn an_upstreams_list_changed_refreshes_the_gateways_tools() {
+    let Some(dir) = interop_dir() else {
+        return;
+    };
+    let script = dir.join("changing-tools.mjs");
+    let config = format!(
+        "[[upstream]]\nnamespace = \"dyn\"\ncommand = [\"node\", \"{}\"]\nconnect_timeout = \"30s\"\n",
+        script.display()
+    );
+    let gateway = Gateway::start("list-changed", &config, &[]).await;
+    assert_eq!(gateway.tool_names().await, ["dyn.grow", "dyn.meta"]);
+    let seen = gateway.changes.load(Ordering::SeqCst);
+    assert_eq!(texts(&gateway.call("dyn.grow", json!({})).await), ["grown"]);
+    // The upstream's list_changed reaches the gateway, which lists its tools
+    // again and tells its own client (bounded wait, not a timing assertion).
+    let mut names = gateway.tool_names().await;
+    for _ in 0..120 {
+        if names.len() > 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        names = gateway.tool_names().await;
+    }
+    assert_eq!(names, ["dyn.grow", "dyn.meta", "dyn.extra"]);
+    assert!(
+        gateway.changes.load(Ordering::SeqCst) > seen,
+        "list_changed sent"
+    );
+    assert_eq!(
+        texts(&gateway.call("dyn.extra", json!({})).await),
+        ["extra here"]
+    );
+    gateway.close().await;
+}
+
+#[tokio::test]
+async fn a_handoff_carries_its_reason_to_the_upstream() {
+    let Some(dir) = interop_dir() else {
+        return;
+    };
+    let config = format!(
+        "[[upstream]]\nnamespace = \"dyn\"\ncommand = [\"node\", \"{}\"]\nexposure = \"handoff\"\nconnect_timeout = \"30s\"\n",
+        dir.join("changing-tools.mjs").display()
+    );
+    let gateway = Gateway::start("carry", &config, &[]).await;
+    let ack = gateway
+        .call(
+            "handoff",
+            json!({"namespace": "dyn", "reason": "Needs the meta tool"}),
+        )
+        .await;
+    assert_eq!(ack.is_error, Some(false));
+    let meta = gateway
+        .call_until_not("HANDOFF_CONNECTING", "dyn.meta", json!({}))
+        .await;
+    // rmcp's client adds its own progressToken beside it.
+    let sent: Value = serde_json::from_str(&texts(&meta)[0]).expect("the _meta as JSON");
+    assert_eq!(
+        sent["mcp-fusion/handoff"],
+        json!({"reason": "Needs the meta tool", "state": null})
+    );
+    gateway.close().await;
+}

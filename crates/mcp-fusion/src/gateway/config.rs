@@ -1,0 +1,384 @@
+//! [`GatewayConfig`]: the upstreams a gateway mounts, built in code or read
+//! from a TOML file (`fusion gateway --config gateway.toml`).
+//!
+//! ```toml
+//! [[upstream]]
+//! namespace = "finance"
+//! command = ["fusion", "serve", "--stdio", "--db", "billing.db"]
+//!
+//! [[upstream]]
+//! namespace = "everything"
+//! command = ["npx", "-y", "@modelcontextprotocol/server-everything", "stdio"]
+//! exposure = "handoff"
+//! description = "The MCP reference server's demo tools."
+//! connect_timeout = "20s"
+//!
+//! [[upstream]]
+//! namespace = "crm"
+//! url = "http://127.0.0.1:9000/mcp"
+//! call_timeout = "30s"
+//! reconnect_initial = "1s"
+//! reconnect_max = "1m"
+//!
+//! [handoffs]
+//! max_callers = 10000
+//! ttl = "30m"
+//! ```
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde::{Deserialize, Deserializer};
+
+use crate::client::Target;
+
+/// The default [`UpstreamConfig::connect_timeout`]: 10 s.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The default [`UpstreamConfig::call_timeout`]: 60 s.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// The default [`UpstreamConfig::reconnect_initial`]: 500 ms.
+pub const DEFAULT_RECONNECT_INITIAL: Duration = Duration::from_millis(500);
+/// The default [`UpstreamConfig::reconnect_max`]: 30 s.
+pub const DEFAULT_RECONNECT_MAX: Duration = Duration::from_secs(30);
+/// The default [`HandoffLimits::max_callers`].
+pub const DEFAULT_MAX_HANDOFFS: usize = 10_000;
+/// The default [`HandoffLimits::ttl`]: 30 minutes.
+pub const DEFAULT_HANDOFF_TTL: Duration = Duration::from_secs(30 * 60);
+
+/// Who sees a mounted upstream's tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Exposure {
+    /// Every caller, from the start: the gateway connects at once and lists
+    /// the upstream's tools as `<namespace>.<tool>` (the default).
+    #[default]
+    Always,
+    /// Only callers handed off to it (`Gateway::handoff`), until they call
+    /// `<namespace>.return_to_triage`; the gateway connects on the first
+    /// handoff.
+    Handoff,
+}
+
+/// One upstream MCP server mounted under a namespace. TOML: one
+/// `[[upstream]]` table with `namespace` and either `command` (a stdio
+/// server: the program and its arguments, no shell) or `url` (Streamable
+/// HTTP); the durations are written as `"500ms"`, `"10s"`, `"1m"`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(try_from = "RawUpstream")]
+pub struct UpstreamConfig {
+    /// The namespace its tools appear under (`finance` → `finance.<tool>`):
+    /// 1 to 64 ASCII letters, digits, `_` or `-`.
+    pub namespace: String,
+    /// Where it is: a stdio command or a Streamable HTTP URL.
+    pub target: Target,
+    /// Who sees its tools. Default [`Exposure::Always`].
+    pub exposure: Exposure,
+    /// What it is for, in a sentence the model reads when choosing a
+    /// handoff. Default none.
+    pub description: Option<String>,
+    /// The longest a connection and MCP handshake may take. Default 10 s.
+    pub connect_timeout: Duration,
+    /// The longest one forwarded call may take; past it the caller gets
+    /// `HANDOFF_UPSTREAM_UNAVAILABLE`. Default 60 s.
+    pub call_timeout: Duration,
+    /// The wait before the first reconnection after a failure; doubled after
+    /// each failed attempt. Default 500 ms.
+    pub reconnect_initial: Duration,
+    /// The longest wait between reconnections. Default 30 s.
+    pub reconnect_max: Duration,
+}
+
+impl UpstreamConfig {
+    /// An upstream under `namespace` at `target`, with the defaults.
+    pub fn new(namespace: impl Into<String>, target: Target) -> Self {
+        UpstreamConfig {
+            namespace: namespace.into(),
+            target,
+            exposure: Exposure::Always,
+            description: None,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            call_timeout: DEFAULT_CALL_TIMEOUT,
+            reconnect_initial: DEFAULT_RECONNECT_INITIAL,
+            reconnect_max: DEFAULT_RECONNECT_MAX,
+        }
+    }
+
+    /// Sets [`exposure`](Self::exposure).
+    pub fn exposure(mut self, exposure: Exposure) -> Self {
+        self.exposure = exposure;
+        self
+    }
+
+    /// Sets [`description`](Self::description).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets [`connect_timeout`](Self::connect_timeout).
+    pub fn connect_timeout(mut self, limit: Duration) -> Self {
+        self.connect_timeout = limit;
+        self
+    }
+
+    /// Sets [`call_timeout`](Self::call_timeout).
+    pub fn call_timeout(mut self, limit: Duration) -> Self {
+        self.call_timeout = limit;
+        self
+    }
+
+    /// Sets the reconnection backoff: `initial`, doubled up to `max`.
+    pub fn reconnect(mut self, initial: Duration, max: Duration) -> Self {
+        self.reconnect_initial = initial;
+        self.reconnect_max = max;
+        self
+    }
+
+    fn check(&self) -> Result<(), ConfigError> {
+        let ns = &self.namespace;
+        let valid = (1..=64).contains(&ns.len())
+            && ns
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !valid {
+            return Err(ConfigError::BadNamespace(ns.clone()));
+        }
+        let zero = [
+            ("connect_timeout", self.connect_timeout),
+            ("call_timeout", self.call_timeout),
+            ("reconnect_initial", self.reconnect_initial),
+            ("reconnect_max", self.reconnect_max),
+        ]
+        .into_iter()
+        .find(|(_, d)| d.is_zero());
+        if let Some((field, _)) = zero {
+            return Err(ConfigError::Invalid {
+                namespace: ns.clone(),
+                reason: format!("{field} must be longer than zero"),
+            });
+        }
+        if self.reconnect_max < self.reconnect_initial {
+            return Err(ConfigError::Invalid {
+                namespace: ns.clone(),
+                reason: String::from("reconnect_max must be at least reconnect_initial"),
+            });
+        }
+        match &self.target {
+            Target::Stdio { program, .. } if program.is_empty() => Err(ConfigError::Invalid {
+                namespace: ns.clone(),
+                reason: String::from("command must name a program"),
+            }),
+            Target::Http { url }
+                if !(url.starts_with("http://") || url.starts_with("https://")) =>
+            {
+                Err(ConfigError::Invalid {
+                    namespace: ns.clone(),
+                    reason: String::from("url must start with http:// or https://"),
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The bounds of the per-caller handoff state. TOML: the `[handoffs]` table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HandoffLimits {
+    /// The most callers with an active handoff at once; past it the least
+    /// recently active caller's handoff ends. Default 10 000.
+    pub max_callers: usize,
+    /// How long a handoff lasts after its caller's last call. Default 30 min.
+    #[serde(deserialize_with = "duration")]
+    pub ttl: Duration,
+}
+
+impl Default for HandoffLimits {
+    fn default() -> Self {
+        HandoffLimits {
+            max_callers: DEFAULT_MAX_HANDOFFS,
+            ttl: DEFAULT_HANDOFF_TTL,
+        }
+    }
+}
+
+/// What a gateway mounts: its upstreams, in the order their tools are
+/// listed, and the bounds of its handoff state.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GatewayConfig {
+    /// The upstreams (TOML: `[[upstream]]` tables).
+    #[serde(default, rename = "upstream")]
+    pub upstreams: Vec<UpstreamConfig>,
+    /// The handoff bounds (TOML: `[handoffs]`).
+    #[serde(default)]
+    pub handoffs: HandoffLimits,
+}
+
+impl GatewayConfig {
+    /// An empty configuration: add upstreams with [`upstream`](Self::upstream).
+    pub fn new() -> Self {
+        GatewayConfig::default()
+    }
+
+    /// Adds an upstream.
+    pub fn upstream(mut self, upstream: UpstreamConfig) -> Self {
+        self.upstreams.push(upstream);
+        self
+    }
+
+    /// Sets [`handoffs`](Self::handoffs).
+    pub fn handoffs(mut self, limits: HandoffLimits) -> Self {
+        self.handoffs = limits;
+        self
+    }
+
+    /// Reads a configuration from TOML text and [`check`](Self::check)s it.
+    ///
+    /// # Errors
+    /// [`ConfigError::Toml`] for text that is not TOML or does not have the
+    /// shape above; the errors of [`check`](Self::check).
+    pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
+        let config: GatewayConfig =
+            toml::from_str(text).map_err(|e| ConfigError::Toml(e.to_string()))?;
+        config.check()?;
+        Ok(config)
+    }
+
+    /// Reads the TOML file at `path` ([`from_toml`](Self::from_toml)).
+    ///
+    /// # Errors
+    /// [`ConfigError::Read`] when the file cannot be read; the errors of
+    /// [`from_toml`](Self::from_toml).
+    pub fn read(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        GatewayConfig::from_toml(&text)
+    }
+
+    /// Checks the configuration: at least one upstream, valid and distinct
+    /// namespaces, non-zero durations, a program or an http(s) URL.
+    ///
+    /// # Errors
+    /// [`ConfigError::NoUpstreams`], [`ConfigError::BadNamespace`],
+    /// [`ConfigError::DuplicateNamespace`], [`ConfigError::Invalid`].
+    pub fn check(&self) -> Result<(), ConfigError> {
+        if self.upstreams.is_empty() {
+            return Err(ConfigError::NoUpstreams);
+        }
+        if self.handoffs.max_callers == 0 || self.handoffs.ttl.is_zero() {
+            return Err(ConfigError::Invalid {
+                namespace: String::from("[handoffs]"),
+                reason: String::from("max_callers and ttl must be above zero"),
+            });
+        }
+        for (i, upstream) in self.upstreams.iter().enumerate() {
+            upstream.check()?;
+            if self.upstreams[..i]
+                .iter()
+                .any(|u| u.namespace == upstream.namespace)
+            {
+                return Err(ConfigError::DuplicateNamespace(upstream.namespace.clone()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why a gateway configuration cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {reason}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The system's reason.
+        reason: String,
+    },
+    /// The text is not TOML, or not of the configuration's shape.
+    #[error("{0}")]
+    Toml(String),
+    /// No `[[upstream]]` at all.
+    #[error("the gateway mounts nothing: add at least one [[upstream]] with a namespace")]
+    NoUpstreams,
+    /// A namespace that is empty, too long, or has other characters than
+    /// ASCII letters, digits, `_` and `-`.
+    #[error(
+        "namespace \"{0}\" is not usable: write 1 to 64 ASCII letters, digits, _ or - (no dots)"
+    )]
+    BadNamespace(String),
+    /// Two upstreams under one namespace.
+    #[error("namespace \"{0}\" is mounted twice")]
+    DuplicateNamespace(String),
+    /// Another setting of an upstream that cannot work.
+    #[error("upstream \"{namespace}\": {reason}")]
+    Invalid {
+        /// The upstream's namespace.
+        namespace: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// An upstream as written in TOML, before its target is made one value.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawUpstream {
+    namespace: String,
+    command: Option<Vec<String>>,
+    url: Option<String>,
+    #[serde(default)]
+    exposure: Exposure,
+    description: Option<String>,
+    #[serde(default, deserialize_with = "some_duration")]
+    connect_timeout: Option<Duration>,
+    #[serde(default, deserialize_with = "some_duration")]
+    call_timeout: Option<Duration>,
+    #[serde(default, deserialize_with = "some_duration")]
+    reconnect_initial: Option<Duration>,
+    #[serde(default, deserialize_with = "some_duration")]
+    reconnect_max: Option<Duration>,
+}
+
+impl TryFrom<RawUpstream> for UpstreamConfig {
+    type Error = String;
+
+    fn try_from(raw: RawUpstream) -> Result<Self, String> {
+        let target = match (raw.command, raw.url) {
+            (Some(command), None) => {
+                let mut words = command.into_iter();
+                let program = words.next().unwrap_or_default();
+                Target::stdio(program, words)
+            }
+            (None, Some(url)) => Target::http(url),
+            _ => {
+                return Err(format!(
+                    "upstream \"{}\": give exactly one of command (a stdio server) and url (Streamable HTTP)",
+                    raw.namespace
+                ));
+            }
+        };
+        let mut config = UpstreamConfig::new(raw.namespace, target).exposure(raw.exposure);
+        config.description = raw.description;
+        config.connect_timeout = raw.connect_timeout.unwrap_or(DEFAULT_CONNECT_TIMEOUT);
+        config.call_timeout = raw.call_timeout.unwrap_or(DEFAULT_CALL_TIMEOUT);
+        config.reconnect_initial = raw.reconnect_initial.unwrap_or(DEFAULT_RECONNECT_INITIAL);
+        config.reconnect_max = raw.reconnect_max.unwrap_or(DEFAULT_RECONNECT_MAX);
+        Ok(config)
+    }
+}
+
+/// A duration written as humantime text (`"500ms"`, `"2s"`, `"1m"`).
+fn duration<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    humantime::parse_duration(&text)
+        .map_err(|e| serde::de::Error::custom(format!("{e} (write e.g. 500ms, 2s, 1m)")))
+}
+
+fn some_duration<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Duration>, D::Error> {
+    duration(deserializer).map(Some)
+}

@@ -1,0 +1,209 @@
+//! The gateway (feature `gateway`): upstream MCP servers mounted under
+//! namespaces behind a mcp-fusion server, and the `HANDOFF_*` codes of wire
+//! contract §5.
+//!
+//! - An upstream ([`UpstreamConfig`]) is a stdio command or a Streamable
+//!   HTTP URL mounted under a namespace: its tools are listed as
+//!   `<namespace>.<tool>` beside the server's own, and their calls are
+//!   forwarded with [`FusionClient`](crate::FusionClient) after the server's
+//!   layers and the guards given to [`Gateway::install_with`]. Results pass
+//!   through unchanged (an upstream's envelopes, a foreign server's
+//!   plain-text errors).
+//! - [`Exposure::Always`] upstreams are connected when the server is built
+//!   and listed to everybody; [`Exposure::Handoff`] upstreams are listed only
+//!   to callers a handler handed over to them ([`Gateway::handoff`]), with a
+//!   `<namespace>.return_to_triage` tool that ends the handoff. Handoffs are
+//!   kept per caller ([`CallContext::caller`]), at most
+//!   [`HandoffLimits::max_callers`] of them, each for
+//!   [`HandoffLimits::ttl`] after its last use.
+//! - The codes: `HANDOFF_CONNECTING` (warning, `retry_after` ≥ 1 s) for a call
+//!   to an upstream still making its first connection, and for the
+//!   acknowledgement of a handoff; `HANDOFF_UPSTREAM_UNAVAILABLE` (error,
+//!   `retry_after`) when the upstream cannot be reached, goes away during
+//!   the call or does not answer in time, and, on the caller's next call to
+//!   the namespace, when a handoff's connection failed after its
+//!   acknowledgement; `HANDOFF_NAMESPACE_MISMATCH` (error, the valid tools in
+//!   `available_actions`) for a namespace that is not mounted or not active
+//!   for the caller, or a tool its upstream does not have. No envelope names
+//!   an upstream's address or command or repeats its error text; those are
+//!   logged (`tracing`, target `mcp_fusion::gateway`).
+//! - A lost upstream is reconnected in the background with exponential
+//!   backoff ([`UpstreamConfig::reconnect_initial`] doubled up to
+//!   [`UpstreamConfig::reconnect_max`]); an HTTP upstream that restarted is
+//!   first tried again through the same client, which starts a new session
+//!   on the server's 404. Each upstream's tools are listed once per
+//!   connection and again on its `notifications/tools/list_changed`; the
+//!   callers who see them are sent `notifications/tools/list_changed`.
+//!
+//! ```no_run
+//! use mcp_fusion::client::Target;
+//! use mcp_fusion::gateway::{Exposure, Gateway, GatewayConfig, UpstreamConfig};
+//! use mcp_fusion::server::FusionServer;
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let config = GatewayConfig::new()
+//!     .upstream(UpstreamConfig::new(
+//!         "finance",
+//!         Target::stdio("fusion", ["serve", "--stdio"]),
+//!     ))
+//!     .upstream(
+//!         UpstreamConfig::new("crm", Target::http("http://127.0.0.1:9000/mcp"))
+//!             .exposure(Exposure::Handoff),
+//!     );
+//! let gateway = Gateway::new(config)?;
+//! let server = gateway
+//!     .install(FusionServer::builder("triage", "1.0.0"))
+//!     .build()?;
+//! server.serve_stdio().await?;
+//! # Ok(())
+//! # }
+//! ```
+
+mod config;
+mod errors;
+mod handoff;
+mod mount;
+mod upstream;
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+pub use config::{
+    ConfigError, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_HANDOFF_TTL,
+    DEFAULT_MAX_HANDOFFS, DEFAULT_RECONNECT_INITIAL, DEFAULT_RECONNECT_MAX, Exposure,
+    GatewayConfig, HandoffLimits, UpstreamConfig,
+};
+pub use errors::CONNECTING_RETRY_SECS;
+pub use handoff::Handoff;
+pub use mount::{HANDOFF_META_KEY, RETURN_TOOL};
+
+use crate::error::ToolError;
+use crate::pipeline::{CallContext, ToolOutput};
+use crate::router::Action;
+use crate::server::{MountedTools, ServerBuilder};
+use mount::{Forwarded, Mounts};
+
+/// The name of the action that forwards mounted calls: the `tool` label of
+/// their metrics, and a name the server's own tools may not take.
+pub const FORWARD_ACTION: &str = "gateway";
+/// The name of the tool a gateway with handoff upstreams adds, with which
+/// the model hands the conversation over (`{"namespace", "reason"?}`).
+pub const HANDOFF_TOOL: &str = "handoff";
+
+/// A gateway: the upstreams of a [`GatewayConfig`], their connections and
+/// the handoffs. Cheap to clone (shared inside). Mount it on a server with
+/// [`install`](Self::install); handlers reach it as a
+/// [`State<Gateway>`](crate::State).
+#[derive(Debug, Clone)]
+pub struct Gateway {
+    mounts: Arc<Mounts>,
+}
+
+/// The arguments of the [`HANDOFF_TOOL`].
+#[derive(Debug, Deserialize, JsonSchema)]
+struct HandoffArgs {
+    /// The namespace to hand the conversation over to (one of the tool's description).
+    namespace: String,
+    /// Why, in one short sentence the user would agree with.
+    reason: Option<String>,
+}
+
+impl Gateway {
+    /// A gateway for `config`. Nothing connects until it is installed on a
+    /// server that is built inside a tokio runtime (or first used there).
+    ///
+    /// # Errors
+    /// The errors of [`GatewayConfig::check`].
+    pub fn new(config: GatewayConfig) -> Result<Self, ConfigError> {
+        config.check()?;
+        Ok(Gateway {
+            mounts: Mounts::new(&config),
+        })
+    }
+
+    /// [`install_with`](Self::install_with) without guards of its own.
+    pub fn install(&self, builder: ServerBuilder) -> ServerBuilder {
+        self.install_with(builder, |forward| forward)
+    }
+
+    /// Mounts the upstreams on `builder`: their tools are listed beside the
+    /// server's own and their calls forwarded by the [`FORWARD_ACTION`],
+    /// which `guards` may give guards ([`Action::rate_limit`],
+    /// [`Action::concurrency`], [`Action::requires_scopes`],
+    /// [`Action::timeout`]) that every mounted call passes first, after the
+    /// server's layers. With [`Exposure::Handoff`] upstreams, also adds the
+    /// [`HANDOFF_TOOL`]. The gateway becomes a state of the server
+    /// (`State<Gateway>`), for handlers that call [`handoff`](Self::handoff).
+    pub fn install_with(
+        &self,
+        builder: ServerBuilder,
+        guards: impl FnOnce(Action) -> Action,
+    ) -> ServerBuilder {
+        let mounts = Arc::clone(&self.mounts);
+        let forward = Action::new(FORWARD_ACTION, move |ctx: CallContext, args: Forwarded| {
+            let mounts = Arc::clone(&mounts);
+            async move { mounts.forward(ctx, args).await }
+        })
+        .description("Forwards the calls of the mounted upstream tools.");
+        let hook: Arc<dyn MountedTools> = Arc::clone(&self.mounts) as Arc<dyn MountedTools>;
+        let mut builder = builder.state(self.clone()).mount(hook, guards(forward));
+        let targets = self.mounts.handoff_targets();
+        if !targets.is_empty() {
+            let mut description = String::from(
+                "Hands the conversation over to a specialist: its tools join your tools list \
+                 (wait for the list to refresh), until you call <namespace>.return_to_triage. \
+                 Specialists:",
+            );
+            for (ns, about) in targets {
+                description.push_str(&format!("\n- {ns}"));
+                if let Some(about) = about {
+                    description.push_str(&format!(": {about}"));
+                }
+            }
+            let mounts = Arc::clone(&self.mounts);
+            let tool = Action::new(HANDOFF_TOOL, move |ctx: CallContext, args: HandoffArgs| {
+                let mounts = Arc::clone(&mounts);
+                async move {
+                    let mut handoff = Handoff::to(args.namespace);
+                    handoff.reason = args.reason;
+                    mounts.handoff(&ctx, handoff).await
+                }
+            })
+            .description(description);
+            builder = builder.tool(tool);
+        }
+        builder
+    }
+
+    /// Hands `ctx`'s caller over to `handoff.namespace`, an
+    /// [`Exposure::Handoff`] upstream. Returns at once the acknowledgement a
+    /// handler returns as its result: the text `Handed over to the
+    /// <namespace> tools.` with a `HANDOFF_CONNECTING` warning (`isError`
+    /// false, `retry_after` 2) telling the model to wait for the tools list
+    /// to refresh. The gateway then connects the upstream (when not yet
+    /// connected), shows its tools to this caller, and sends it
+    /// `notifications/tools/list_changed`; a connection failure is told on
+    /// the caller's next call to the namespace.
+    ///
+    /// # Errors
+    /// `HANDOFF_NAMESPACE_MISMATCH` when `handoff.namespace` is not a
+    /// handoff upstream; `available_actions` lists those that are.
+    pub async fn handoff(
+        &self,
+        ctx: &CallContext,
+        handoff: Handoff,
+    ) -> Result<ToolOutput, ToolError> {
+        self.mounts.handoff(ctx, handoff).await
+    }
+
+    /// The [`Handoff::state`] carried over to `ctx`'s caller's active
+    /// handoff; `None` without one. Every call the caller makes to the
+    /// handoff's upstream also carries it, with the reason, in its `_meta`
+    /// under [`HANDOFF_META_KEY`].
+    pub fn carried_over(&self, ctx: &CallContext) -> Option<Value> {
+        self.mounts.carried_over(ctx.caller())
+    }
+}

@@ -1,0 +1,273 @@
+//! [`Upstream`]: one mounted server's connection, kept by a background task
+//! that connects, lists its tools (again on its `list_changed`), and after
+//! a failure reconnects with exponential backoff.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
+
+use tokio::sync::{Notify, mpsc, watch};
+use tokio_util::sync::CancellationToken;
+
+use super::config::UpstreamConfig;
+use crate::client::{ClientOptions, FusionClient, ServerStderr, Tool};
+
+/// What the background task tells the gateway.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Event {
+    /// The upstream at this index connected (or reconnected) and listed its tools.
+    Connected(usize),
+    /// A connection attempt failed.
+    ConnectFailed(usize),
+    /// Its tools list changed (its `notifications/tools/list_changed`).
+    ToolsChanged(usize),
+}
+
+/// The connection as calls see it.
+#[derive(Clone)]
+pub(crate) enum Link {
+    /// Not wanted yet (a handoff upstream before its first handoff).
+    Idle,
+    /// A connection attempt in progress; `first` when none succeeded before.
+    Connecting {
+        /// No attempt succeeded before this one.
+        first: bool,
+    },
+    /// Connected, with its tools as last listed.
+    Ready {
+        client: Arc<FusionClient>,
+        tools: Arc<Vec<Tool>>,
+    },
+    /// Not connected; the next attempt is at `retry_at`.
+    Down { retry_at: Instant },
+}
+
+/// One upstream: its settings and its connection.
+pub(crate) struct Upstream {
+    pub config: UpstreamConfig,
+    index: usize,
+    link: Mutex<Link>,
+    /// Wakes the task: a failure seen by a call, or a tools change.
+    wake: Arc<Notify>,
+    /// A `list_changed` arrived and the tools are to be listed again.
+    refresh: AtomicBool,
+    /// Bumped each time a connection attempt ends.
+    settled: watch::Sender<u64>,
+    started: AtomicBool,
+    /// Cancelled when the upstream is dropped: its task ends, its
+    /// connection closes.
+    stop: CancellationToken,
+}
+
+impl Drop for Upstream {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+impl Upstream {
+    /// The upstream at `index` of the configuration.
+    pub(crate) fn new(index: usize, config: UpstreamConfig) -> Arc<Self> {
+        Arc::new(Upstream {
+            config,
+            index,
+            link: Mutex::new(Link::Idle),
+            wake: Arc::new(Notify::new()),
+            refresh: AtomicBool::new(false),
+            settled: watch::Sender::new(0),
+            started: AtomicBool::new(false),
+            stop: CancellationToken::new(),
+        })
+    }
+
+    /// The connection now.
+    pub(crate) fn link(&self) -> Link {
+        self.link
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set(&self, link: Link) {
+        *self.link.lock().unwrap_or_else(PoisonError::into_inner) = link;
+    }
+
+    /// Starts the background task once (inside a tokio runtime); later calls
+    /// do nothing.
+    pub(crate) fn start(self: &Arc<Self>, events: mpsc::UnboundedSender<Event>) {
+        if self.started.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        self.set(Link::Connecting { first: true });
+        let stop = self.stop.clone();
+        let task = supervise(Arc::downgrade(self), events);
+        tokio::spawn(async move {
+            tokio::select! {
+                () = stop.cancelled() => {}
+                () = task => {}
+            }
+        });
+    }
+
+    /// Whether the task was started.
+    pub(crate) fn is_started(&self) -> bool {
+        self.started.load(Ordering::SeqCst)
+    }
+
+    /// Waits (at most its connect time limit, plus a second) for the first
+    /// connection attempt to end, when it is still in progress.
+    pub(crate) async fn first_attempt(&self) {
+        if !matches!(self.link(), Link::Connecting { first: true }) {
+            return;
+        }
+        let mut settled = self.settled.subscribe();
+        let limit = self.config.connect_timeout + Duration::from_secs(1);
+        let _ = tokio::time::timeout(limit, settled.changed()).await;
+    }
+
+    /// A call saw `client` fail (its connection broke): the upstream is down
+    /// until the task reconnects, which it starts now.
+    pub(crate) fn failed(&self, client: &Arc<FusionClient>) {
+        {
+            let mut link = self.link.lock().unwrap_or_else(PoisonError::into_inner);
+            match &*link {
+                Link::Ready {
+                    client: current, ..
+                } if Arc::ptr_eq(current, client) => {
+                    *link = Link::Down {
+                        retry_at: Instant::now() + self.config.reconnect_initial,
+                    };
+                }
+                _ => return,
+            }
+        }
+        self.wake.notify_one();
+    }
+
+    /// The wait before attempt `failures + 1`: the initial delay doubled per
+    /// failure, at most the maximum.
+    fn backoff(&self, failures: u32) -> Duration {
+        let factor = 2u32.saturating_pow(failures.saturating_sub(1).min(16));
+        self.config
+            .reconnect_initial
+            .saturating_mul(factor)
+            .min(self.config.reconnect_max)
+    }
+
+    fn options(self: &Arc<Self>) -> ClientOptions {
+        let me = Arc::downgrade(self);
+        ClientOptions::default()
+            .connect_timeout(self.config.connect_timeout)
+            .call_timeout(self.config.call_timeout)
+            .stderr(ServerStderr::Inherit)
+            .on_tools_changed(move || {
+                if let Some(me) = me.upgrade() {
+                    me.refresh.store(true, Ordering::SeqCst);
+                    me.wake.notify_one();
+                }
+            })
+    }
+}
+
+/// Seconds until `at`, rounded up, at least 1.
+pub(crate) fn seconds_until(at: Instant) -> u64 {
+    let left = at.saturating_duration_since(Instant::now());
+    let secs = left.as_secs() + u64::from(left.subsec_nanos() > 0);
+    secs.max(1)
+}
+
+/// Connects: through `last`, the client of the connection that was lost,
+/// while its connection is open (over Streamable HTTP it starts a new
+/// session by itself on the restarted server's 404), else with a new
+/// client; then lists the tools. `last` is kept across failed attempts.
+async fn connect(
+    upstream: &Arc<Upstream>,
+    last: Option<Arc<FusionClient>>,
+) -> Result<(Arc<FusionClient>, Vec<Tool>), String> {
+    if let Some(client) = last
+        && !client.is_closed()
+        && let Ok(tools) = client.list_tools().await
+    {
+        return Ok((client, tools));
+    }
+    let client = FusionClient::connect(&upstream.config.target, upstream.options())
+        .await
+        .map_err(|e| e.to_string())?;
+    let client = Arc::new(client);
+    let tools = client.list_tools().await.map_err(|e| e.to_string())?;
+    Ok((client, tools))
+}
+
+/// The task of one upstream: connect, stay connected (re-listing tools on
+/// `list_changed`), reconnect with backoff after a failure. Ends when the
+/// gateway is dropped.
+async fn supervise(upstream: Weak<Upstream>, events: mpsc::UnboundedSender<Event>) {
+    let mut failures: u32 = 0;
+    let mut first = true;
+    let mut last: Option<Arc<FusionClient>> = None;
+    loop {
+        let Some(me) = upstream.upgrade() else { return };
+        let index = me.index;
+        me.set(Link::Connecting { first });
+        match connect(&me, last.clone()).await {
+            Ok((client, tools)) => {
+                first = false;
+                tracing::info!(namespace = %me.config.namespace, tools = tools.len(), "upstream connected");
+                me.set(Link::Ready {
+                    client: Arc::clone(&client),
+                    tools: Arc::new(tools),
+                });
+                me.settled.send_modify(|n| *n += 1);
+                let _ = events.send(Event::Connected(index));
+                drop(me);
+                // Connected: wait for a failure or a tools change.
+                loop {
+                    let Some(me) = upstream.upgrade() else { return };
+                    let wake = Arc::clone(&me.wake);
+                    let notified = wake.notified();
+                    tokio::pin!(notified);
+                    notified.as_mut().enable();
+                    if !matches!(me.link(), Link::Ready { client: ref c, .. } if Arc::ptr_eq(c, &client))
+                    {
+                        break;
+                    }
+                    if me.refresh.swap(false, Ordering::SeqCst) {
+                        match client.list_tools().await {
+                            Ok(tools) => {
+                                me.set(Link::Ready {
+                                    client: Arc::clone(&client),
+                                    tools: Arc::new(tools),
+                                });
+                                let _ = events.send(Event::ToolsChanged(index));
+                            }
+                            Err(_) => me.failed(&client),
+                        }
+                        continue;
+                    }
+                    drop(me);
+                    notified.await;
+                }
+                tracing::warn!(namespace = %upstream.upgrade().map(|u| u.config.namespace.clone()).unwrap_or_default(), "upstream connection lost; reconnecting");
+                last = Some(client);
+                failures = 1;
+            }
+            Err(reason) => {
+                failures = failures.saturating_add(1);
+                // Logged for the operator; never shown to the model.
+                tracing::warn!(namespace = %me.config.namespace, %reason, "upstream connection failed");
+                let _ = events.send(Event::ConnectFailed(index));
+                me.set(Link::Down {
+                    retry_at: Instant::now() + me.backoff(failures),
+                });
+                me.settled.send_modify(|n| *n += 1);
+            }
+        }
+        let Some(me) = upstream.upgrade() else { return };
+        let delay = match me.link() {
+            Link::Down { retry_at } => retry_at.saturating_duration_since(Instant::now()),
+            _ => me.backoff(failures),
+        };
+        drop(me);
+        tokio::time::sleep(delay).await;
+    }
+}
