@@ -36,6 +36,13 @@ pub struct GatewayArgs {
     /// an optional [handoffs] table (max_callers, ttl).
     #[arg(long, value_name = "FILE")]
     config: PathBuf,
+    /// List every upstream to every caller, the handoff ones included
+    /// (connected from the start, called without a handoff): for `fusion
+    /// lock --cmd 'fusion gateway --stdio --list-every-upstream …'`, so that
+    /// the lockfile records every mounted contract. The same as
+    /// list_every_upstream = true in the config.
+    #[arg(long)]
+    list_every_upstream: bool,
     /// The name the gateway gives in the MCP handshake.
     #[arg(long, value_name = "NAME", default_value = "fusion-gateway")]
     name: String,
@@ -48,6 +55,7 @@ pub fn run(args: GatewayArgs) -> ExitCode {
     let format = args.flags.log_format;
     format.install();
     let config = match GatewayConfig::read(&args.config) {
+        Ok(config) if args.list_every_upstream => config.list_every_upstream(true),
         Ok(config) => config,
         Err(e) => {
             format.fail(&format!("fusion gateway: {}: {e}", args.config.display()));
@@ -98,10 +106,15 @@ async fn serve(args: &GatewayArgs, config: GatewayConfig) -> Result<(), String> 
         args.config.display()
     );
     for upstream in &config.upstreams {
+        let exposure = if config.list_every_upstream {
+            Exposure::Always
+        } else {
+            upstream.exposure
+        };
         say!(
             format,
             "  {}",
-            upstream_line(&upstream.namespace, &upstream.target, upstream.exposure)
+            upstream_line(&upstream.namespace, &upstream.target, exposure)
         );
     }
     let gateway = Gateway::new(config).map_err(|e| e.to_string())?;

@@ -166,6 +166,7 @@ fn handoff_envelope(
     (text, meta)
 }
 
+const NOT_ACTIVE_RECOVERY: &str = "To use them, call handoff with {\"namespace\": \"finance\"} and wait for the tools list to refresh; otherwise call one of the tools in available_actions.";
 const MISMATCH_RECOVERY: &str = "Call one of the tools in available_actions; list the tools again with tools/list if they may have changed.";
 
 /// What `fusion serve` answers itself, for comparison with what the gateway
@@ -250,6 +251,46 @@ async fn the_gateway_guards_run_before_a_call_is_forwarded() {
     assert_eq!(code_of(&second).as_deref(), Some("RATE_LIMITED"));
     assert_eq!(second.is_error, Some(true));
     gateway.close().await;
+}
+
+#[tokio::test]
+async fn the_gateway_sheds_mounted_calls_beyond_max_active() {
+    let db = TempDb::new("gateway-busy");
+    let config = format!(
+        "[[upstream]]\nnamespace = \"finance\"\ncommand = [\"{FUSION}\", \"serve\", \"--stdio\", \"--db\", \"{}\", \"--report-ms\", \"3s\"]\n",
+        db.path()
+    );
+    let gateway =
+        Arc::new(Gateway::start("busy", &config, &["--max-active", "1", "--max-queue", "0"]).await);
+    assert_eq!(
+        gateway.tool_names().await,
+        ["finance.billing", "finance.billing_health"]
+    );
+    let slow = {
+        let gateway = Arc::clone(&gateway);
+        tokio::spawn(async move {
+            gateway
+                .call(
+                    "finance.billing",
+                    json!({"action": "generate_report", "period": "month"}),
+                )
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let shed = gateway
+        .call(
+            "finance.billing",
+            json!({"action": "get_invoice", "id": "inv_1"}),
+        )
+        .await;
+    assert_eq!(code_of(&shed).as_deref(), Some("SERVER_BUSY"));
+    assert_eq!(shed.is_error, Some(true));
+    let done = slow.await.expect("the slow call answers");
+    assert_eq!(done.is_error, Some(false));
+    if let Ok(gateway) = Arc::try_unwrap(gateway) {
+        gateway.close().await;
+    }
 }
 
 #[tokio::test]
@@ -352,6 +393,95 @@ async fn an_http_upstream_killed_and_restarted_is_unavailable_then_back() {
 }
 
 #[tokio::test]
+async fn a_stdio_upstream_killed_is_unavailable_then_started_again() {
+    let db = TempDb::new("gateway-stdio-restart");
+    let dir = std::env::temp_dir().join(format!(
+        "fusion-gateway-stdio-restart-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let pid_file = dir.join("pid");
+    let down_file = dir.join("down");
+    // The upstream command: refuses to start while `down` exists, else
+    // writes its pid and becomes `fusion serve --stdio` (exec keeps the pid).
+    let script = format!(
+        "if [ -e {down} ]; then exit 1; fi; echo $$ > {pid}; exec {FUSION} serve --stdio --db {db} --report-ms 3s",
+        down = down_file.display(),
+        pid = pid_file.display(),
+        db = db.path(),
+    );
+    let config = format!(
+        "[[upstream]]\nnamespace = \"finance\"\ncommand = [\"sh\", \"-c\", '{script}']\nreconnect_initial = \"1s\"\nreconnect_max = \"1s\"\n"
+    );
+    let gateway = Arc::new(Gateway::start("stdio-restart", &config, &[]).await);
+    assert_eq!(
+        gateway.tool_names().await,
+        ["finance.billing", "finance.billing_health"]
+    );
+    let args = json!({"action": "get_invoice", "id": "inv_1"});
+    let before = gateway.call("finance.billing", args.clone()).await;
+    assert_eq!(before.is_error, Some(false));
+
+    // A call in flight when the upstream process is killed: one answer.
+    let in_flight = {
+        let gateway = Arc::clone(&gateway);
+        tokio::spawn(async move {
+            gateway
+                .call(
+                    "finance.billing",
+                    json!({"action": "generate_report", "period": "month"}),
+                )
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    std::fs::write(&down_file, "").expect("mark the upstream down");
+    let pid = std::fs::read_to_string(&pid_file).expect("the upstream's pid");
+    let killed = std::process::Command::new("kill")
+        .args(["-9", pid.trim()])
+        .status()
+        .expect("kill");
+    assert!(killed.success(), "kill -9 {pid}");
+    let died = in_flight.await.expect("the in-flight call answers");
+    let (text, meta) = handoff_envelope(
+        "HANDOFF_UPSTREAM_UNAVAILABLE",
+        "error",
+        "The finance tools stopped answering during the call of finance.billing; it may or may not have been done.",
+        "Tell the user the finance tools are unavailable for now, or call again in 1 second. If the call changes something, check first whether it was done.",
+        &[],
+        Some(1),
+    );
+    assert_failure(&died, &text, &meta, true);
+
+    // Later calls, while it cannot be started.
+    let (text, meta) = handoff_envelope(
+        "HANDOFF_UPSTREAM_UNAVAILABLE",
+        "error",
+        "The finance tools are unavailable right now; finance.billing was not called.",
+        "Tell the user the finance tools are unavailable for now, or call again in 1 second.",
+        &[],
+        Some(1),
+    );
+    assert_failure(
+        &gateway.call("finance.billing", args.clone()).await,
+        &text,
+        &meta,
+        true,
+    );
+
+    // It can start again: the gateway starts it by itself and recovers.
+    std::fs::remove_file(&down_file).expect("mark the upstream up");
+    let after = gateway
+        .call_until_not("HANDOFF_UPSTREAM_UNAVAILABLE", "finance.billing", args)
+        .await;
+    assert_eq!(after, before);
+    if let Ok(gateway) = Arc::try_unwrap(gateway) {
+        gateway.close().await;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
 async fn a_handoff_shows_the_specialist_until_return_to_triage() {
     let db = TempDb::new("gateway-handoff");
     let config = format!(
@@ -366,8 +496,8 @@ async fn a_handoff_shows_the_specialist_until_return_to_triage() {
         "HANDOFF_NAMESPACE_MISMATCH",
         "error",
         "The finance tools are not active in this conversation, so \"finance.billing\" cannot be called.",
-        MISMATCH_RECOVERY,
-        &[],
+        NOT_ACTIVE_RECOVERY,
+        &["handoff"],
         None,
     );
     let args = json!({"action": "get_invoice", "id": "inv_1"});
@@ -621,6 +751,42 @@ fn the_gateway_lockfile_catches_a_breaking_upstream_change() {
     );
 }
 
+#[test]
+fn the_gateway_lockfile_holds_handoff_upstreams_listed_for_it() {
+    let db = TempDb::new("gateway-lock-handoff");
+    let dir = std::env::temp_dir();
+    let pid = std::process::id();
+    let config = TempFile(dir.join(format!("fusion-gateway-lock-handoff-{pid}.toml")));
+    let lock = TempFile(dir.join(format!("fusion-gateway-lock-handoff-{pid}.json")));
+    std::fs::write(
+        &config.0,
+        format!(
+            "[[upstream]]\nnamespace = \"finance\"\ncommand = {}\nexposure = \"handoff\"\n",
+            billing_command(&db)
+        ),
+    )
+    .expect("write the config");
+    let lock_path = lock.0.display().to_string();
+    let cmd = format!(
+        "{FUSION} gateway --stdio --list-every-upstream --config {}",
+        config.0.display()
+    );
+    let (code, report) = fusion(&["lock", "--cmd", &cmd, "-o", &lock_path]);
+    assert_eq!(code, Some(0), "{report}");
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&lock.0).expect("the lockfile"))
+            .expect("JSON");
+    let tools: Vec<&String> = written["tools"]
+        .as_object()
+        .expect("tools")
+        .keys()
+        .collect();
+    assert_eq!(
+        tools,
+        ["finance.billing", "finance.billing_health", "handoff"]
+    );
+}
+
 /// `fusion gateway --config CONFIG --port PORT` over Streamable HTTP, killed on drop.
 struct HttpGateway {
     child: std::process::Child,
@@ -732,8 +898,8 @@ async fn handoffs_are_kept_per_http_session() {
         "HANDOFF_NAMESPACE_MISMATCH",
         "error",
         "The finance tools are not active in this conversation, so \"finance.billing\" cannot be called.",
-        MISMATCH_RECOVERY,
-        &[],
+        NOT_ACTIVE_RECOVERY,
+        &["handoff"],
         None,
     );
     assert_failure(

@@ -138,6 +138,17 @@ async fn a_handler_hands_the_caller_over_to_an_upstream() {
     assert_eq!(code(&after).as_deref(), Some("HANDOFF_NAMESPACE_MISMATCH"));
     // A name without a namespace is still the server's own unknown tool.
     assert!(server.call("nope", json!({})).await.is_err());
+    // So is a dotted name that starts with one of the server's own tools:
+    // the router's hint, not the gateway's HANDOFF_NAMESPACE_MISMATCH.
+    let own = server
+        .call("carried.now", json!({}))
+        .await
+        .expect_err("the server's own unknown tool");
+    assert!(
+        own.to_string()
+            .starts_with("Unknown tool \"carried.now\". Did you mean \"carried\"?"),
+        "{own}"
+    );
 
     let _ = stop.send(());
     let _ = tokio::time::timeout(Duration::from_secs(10), task).await;

@@ -213,6 +213,12 @@ pub struct GatewayConfig {
     /// The handoff bounds (TOML: `[handoffs]`).
     #[serde(default)]
     pub handoffs: HandoffLimits,
+    /// Lists every upstream to every caller, the [`Exposure::Handoff`] ones
+    /// included, connected from the start, and forwards their calls without
+    /// a handoff (TOML: `list_every_upstream = true`; default `false`). For
+    /// `fusion lock`, so that the lockfile records every mounted contract.
+    #[serde(default)]
+    pub list_every_upstream: bool,
 }
 
 impl GatewayConfig {
@@ -224,6 +230,12 @@ impl GatewayConfig {
     /// Adds an upstream.
     pub fn upstream(mut self, upstream: UpstreamConfig) -> Self {
         self.upstreams.push(upstream);
+        self
+    }
+
+    /// Sets [`list_every_upstream`](Self::list_every_upstream).
+    pub fn list_every_upstream(mut self, every: bool) -> Self {
+        self.list_every_upstream = every;
         self
     }
 

@@ -140,10 +140,15 @@ pub(crate) fn mismatch(
         }
     };
     let recovery = match what {
-        Mismatch::NoHandoffTarget => "Hand over to one of the namespaces in available_actions.",
-        _ => {
-            "Call one of the tools in available_actions; list the tools again with tools/list if they may have changed."
+        Mismatch::NoHandoffTarget => {
+            String::from("Hand over to one of the namespaces in available_actions.")
         }
+        Mismatch::NotActive => format!(
+            "To use them, call handoff with {{\"namespace\": \"{namespace}\"}} and wait for the tools list to refresh; otherwise call one of the tools in available_actions."
+        ),
+        Mismatch::NotMounted | Mismatch::NoSuchTool(_) => String::from(
+            "Call one of the tools in available_actions; list the tools again with tools/list if they may have changed.",
+        ),
     };
     ToolError::handoff_namespace_mismatch(message)
         .suggest(recovery)

@@ -78,7 +78,7 @@ pub use config::{
 };
 pub use errors::CONNECTING_RETRY_SECS;
 pub use handoff::Handoff;
-pub use mount::{HANDOFF_META_KEY, RETURN_TOOL};
+pub use mount::{HANDOFF_META_KEY, HANDOFF_TOOL, RETURN_TOOL};
 
 use crate::error::ToolError;
 use crate::pipeline::{CallContext, ToolOutput};
@@ -89,9 +89,6 @@ use mount::{Forwarded, Mounts};
 /// The name of the action that forwards mounted calls: the `tool` label of
 /// their metrics, and a name the server's own tools may not take.
 pub const FORWARD_ACTION: &str = "gateway";
-/// The name of the tool a gateway with handoff upstreams adds, with which
-/// the model hands the conversation over (`{"namespace", "reason"?}`).
-pub const HANDOFF_TOOL: &str = "handoff";
 
 /// A gateway: the upstreams of a [`GatewayConfig`], their connections and
 /// the handoffs. Cheap to clone (shared inside). Mount it on a server with

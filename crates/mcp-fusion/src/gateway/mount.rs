@@ -21,6 +21,10 @@ use crate::error::ToolError;
 use crate::pipeline::{CallContext, ToolOutput};
 use crate::server::{MountedTools, ToolsChanged};
 
+/// The name of the tool a gateway with handoff upstreams adds, with which
+/// the model hands the conversation over (`{"namespace", "reason"?}`).
+pub const HANDOFF_TOOL: &str = "handoff";
+
 /// The tool of a handoff namespace that ends the caller's handoff.
 pub const RETURN_TOOL: &str = "return_to_triage";
 
@@ -48,6 +52,8 @@ pub(crate) struct Mounts {
     events: mpsc::UnboundedSender<Event>,
     pending_events: Mutex<Option<mpsc::UnboundedReceiver<Event>>>,
     started: AtomicBool,
+    /// [`GatewayConfig::list_every_upstream`].
+    list_every: bool,
 }
 
 impl std::fmt::Debug for Mounts {
@@ -101,6 +107,7 @@ impl Mounts {
             events,
             pending_events: Mutex::new(Some(receiver)),
             started: AtomicBool::new(false),
+            list_every: config.list_every_upstream,
         })
     }
 
@@ -136,10 +143,15 @@ impl Mounts {
             tokio::spawn(tell_callers(self.me.clone(), receiver));
         }
         for upstream in &self.upstreams {
-            if upstream.config.exposure == Exposure::Always {
+            if self.listed_to_all(upstream) {
                 upstream.start(self.events.clone());
             }
         }
+    }
+
+    /// Whether `upstream` is listed to every caller, handoff or not.
+    fn listed_to_all(&self, upstream: &Upstream) -> bool {
+        self.list_every || upstream.config.exposure == Exposure::Always
     }
 
     /// Tells `caller` (everybody when `None`) that its tools changed.
@@ -156,7 +168,7 @@ impl Mounts {
         let mut tools = Vec::new();
         for upstream in &self.upstreams {
             let ns = upstream.config.namespace.as_str();
-            let handoff = upstream.config.exposure == Exposure::Handoff;
+            let handoff = !self.listed_to_all(upstream);
             if handoff && active.as_deref() != Some(ns) {
                 continue;
             }
@@ -196,19 +208,17 @@ impl Mounts {
                 self.visible_names(caller),
             ));
         };
-        let handoff = upstream.config.exposure == Exposure::Handoff;
+        let handoff = !self.listed_to_all(upstream);
         if handoff {
             if self
                 .handoffs
                 .active(caller)
                 .is_none_or(|(active, _)| active != ns)
             {
-                return Err(errors::mismatch(
-                    name,
-                    ns,
-                    Mismatch::NotActive,
-                    self.visible_names(caller),
-                ));
+                // The handoff tool opens them; the caller's own tools remain.
+                let mut valid = vec![HANDOFF_TOOL.to_owned()];
+                valid.extend(self.visible_names(caller));
+                return Err(errors::mismatch(name, ns, Mismatch::NotActive, valid));
             }
             if tool == RETURN_TOOL {
                 self.handoffs.end(caller, ns);
@@ -429,19 +439,19 @@ async fn tell_callers(mounts: Weak<Mounts>, mut events: mpsc::UnboundedReceiver<
             continue;
         };
         let ns = upstream.config.namespace.clone();
-        match upstream.config.exposure {
-            Exposure::Always if connected => mounts.notify(None).await,
-            Exposure::Always => {}
-            Exposure::Handoff => {
-                let settled = mounts.handoffs.settle(&ns, connected);
-                let callers = if connected {
-                    mounts.handoffs.callers_of(&ns)
-                } else {
-                    settled
-                };
-                for caller in callers {
-                    mounts.notify(Some(&caller)).await;
-                }
+        if mounts.listed_to_all(upstream) {
+            if connected {
+                mounts.notify(None).await;
+            }
+        } else {
+            let settled = mounts.handoffs.settle(&ns, connected);
+            let callers = if connected {
+                mounts.handoffs.callers_of(&ns)
+            } else {
+                settled
+            };
+            for caller in callers {
+                mounts.notify(Some(&caller)).await;
             }
         }
     }

@@ -117,10 +117,12 @@ impl Upstream {
     /// Waits (at most its connect time limit, plus a second) for the first
     /// connection attempt to end, when it is still in progress.
     pub(crate) async fn first_attempt(&self) {
+        // Subscribed before the look, so that an attempt ending in between
+        // is seen as a change.
+        let mut settled = self.settled.subscribe();
         if !matches!(self.link(), Link::Connecting { first: true }) {
             return;
         }
-        let mut settled = self.settled.subscribe();
         let limit = self.config.connect_timeout + Duration::from_secs(1);
         let _ = tokio::time::timeout(limit, settled.changed()).await;
     }

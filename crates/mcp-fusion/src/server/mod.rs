@@ -254,11 +254,17 @@ impl FusionServer {
         let settings = self.inner.settings;
         let stopped = self.inner.in_flight.stopped();
         let name = request.name.clone();
-        // A name no tool of the server's own has, claimed by the mount: the
-        // mount's forwarding action answers it.
+        // A name no tool of the server's own has (nor, before its first dot,
+        // names one: `billing.get_invoice` is the router's to answer),
+        // claimed by the mount: the mount's forwarding action answers it.
+        let own = |name: &str| self.inner.registry.tool(name).is_some();
         let (registry, request) = match &self.inner.mount {
             Some(mount)
-                if self.inner.registry.tool(&request.name).is_none()
+                if !own(&request.name)
+                    && request
+                        .name
+                        .split_once('.')
+                        .is_none_or(|(head, _)| !own(head))
                     && mount.hook.claims(&request.name) =>
             {
                 (&mount.registry, mount.rewrite(request))
