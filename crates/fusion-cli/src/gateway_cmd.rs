@@ -62,25 +62,7 @@ pub fn run(args: GatewayArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            format.fail(&format!(
-                "fusion gateway: cannot start the async runtime: {e}"
-            ));
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(serve(&args, config)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            format.fail(&format!("fusion gateway: {message}"));
-            ExitCode::FAILURE
-        }
-    }
+    format.run("fusion gateway", serve(&args, config))
 }
 
 /// One banner line per upstream.

@@ -97,25 +97,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
             None
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            format.fail(&format!(
-                "fusion serve: cannot start the async runtime: {e}"
-            ));
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(serve(args, opened)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            format.fail(&format!("fusion serve: {message}"));
-            ExitCode::FAILURE
-        }
-    }
+    format.run("fusion serve", serve(args, opened))
 }
 
 /// The first flag given that only the billing example reads.

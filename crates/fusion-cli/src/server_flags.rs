@@ -291,6 +291,29 @@ impl LogFormat {
             LogFormat::Json => tracing::error!(target: "fusion::serve", "{message}"),
         }
     }
+
+    /// Runs `work` (the server of `command`, `fusion serve` or `fusion
+    /// gateway`) on a new multi-threaded tokio runtime until it ends: exit
+    /// status 0 when it ends with `Ok`, else 1 after printing
+    /// `<command>: <message>` (also when the runtime cannot start).
+    pub(crate) fn run(
+        self,
+        command: &str,
+        work: impl std::future::Future<Output = Result<(), String>>,
+    ) -> std::process::ExitCode {
+        let outcome = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the async runtime: {e}"))
+            .and_then(|runtime| runtime.block_on(work));
+        match outcome {
+            Ok(()) => std::process::ExitCode::SUCCESS,
+            Err(message) => {
+                self.fail(&format!("{command}: {message}"));
+                std::process::ExitCode::FAILURE
+            }
+        }
+    }
 }
 
 /// `eprintln!` for the banner, in the `--log-format`.

@@ -321,16 +321,17 @@ async fn a_slow_upstream_is_connecting_then_answers() {
     gateway.close().await;
 }
 
-#[tokio::test]
-async fn an_http_upstream_killed_and_restarted_is_unavailable_then_back() {
-    let db = TempDb::new("gateway-restart");
-    let port = free_port();
-    let mut upstream = HttpServer::start_on(&db.0, port, &["--report-ms", "3s"]);
-    let config = format!(
-        "[[upstream]]\nnamespace = \"finance\"\nurl = \"{}\"\nreconnect_initial = \"1s\"\nreconnect_max = \"1s\"\n",
-        upstream.url
-    );
-    let gateway = Arc::new(Gateway::start("restart", &config, &[]).await);
+/// Kills the `finance` upstream of `gateway` (with `kill`) during a slow
+/// call, then lets it start again (with `restart`, whose value is kept until
+/// the end): the call in flight and a call while it is down are
+/// `HANDOFF_UPSTREAM_UNAVAILABLE`, with one answer each, and the gateway
+/// recovers by itself.
+async fn killed_then_recovered<R>(
+    gateway: Gateway,
+    kill: impl FnOnce(),
+    restart: impl FnOnce() -> R,
+) {
+    let gateway = Arc::new(gateway);
     // The listing waits for the first connection.
     assert_eq!(
         gateway.tool_names().await,
@@ -353,7 +354,7 @@ async fn an_http_upstream_killed_and_restarted_is_unavailable_then_back() {
         })
     };
     tokio::time::sleep(Duration::from_millis(1000)).await;
-    upstream.kill();
+    kill();
     let died = in_flight.await.expect("the in-flight call answers");
     let (text, meta) = handoff_envelope(
         "HANDOFF_UPSTREAM_UNAVAILABLE",
@@ -381,8 +382,8 @@ async fn an_http_upstream_killed_and_restarted_is_unavailable_then_back() {
         true,
     );
 
-    // Restarted where it was: the same gateway recovers by itself.
-    let _upstream = HttpServer::start_on(&db.0, port, &[]);
+    // Back: the same gateway recovers by itself.
+    let _restarted = restart();
     let after = gateway
         .call_until_not("HANDOFF_UPSTREAM_UNAVAILABLE", "finance.billing", args)
         .await;
@@ -390,6 +391,25 @@ async fn an_http_upstream_killed_and_restarted_is_unavailable_then_back() {
     if let Ok(gateway) = Arc::try_unwrap(gateway) {
         gateway.close().await;
     }
+}
+
+#[tokio::test]
+async fn an_http_upstream_killed_and_restarted_is_unavailable_then_back() {
+    let db = TempDb::new("gateway-restart");
+    let port = free_port();
+    let mut upstream = HttpServer::start_on(&db.0, port, &["--report-ms", "3s"]);
+    let config = format!(
+        "[[upstream]]\nnamespace = \"finance\"\nurl = \"{}\"\nreconnect_initial = \"1s\"\nreconnect_max = \"1s\"\n",
+        upstream.url
+    );
+    let gateway = Gateway::start("restart", &config, &[]).await;
+    // Restarted where it was.
+    killed_then_recovered(
+        gateway,
+        || upstream.kill(),
+        || HttpServer::start_on(&db.0, port, &[]),
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -413,71 +433,19 @@ async fn a_stdio_upstream_killed_is_unavailable_then_started_again() {
     let config = format!(
         "[[upstream]]\nnamespace = \"finance\"\ncommand = [\"sh\", \"-c\", '{script}']\nreconnect_initial = \"1s\"\nreconnect_max = \"1s\"\n"
     );
-    let gateway = Arc::new(Gateway::start("stdio-restart", &config, &[]).await);
-    assert_eq!(
-        gateway.tool_names().await,
-        ["finance.billing", "finance.billing_health"]
-    );
-    let args = json!({"action": "get_invoice", "id": "inv_1"});
-    let before = gateway.call("finance.billing", args.clone()).await;
-    assert_eq!(before.is_error, Some(false));
-
-    // A call in flight when the upstream process is killed: one answer.
-    let in_flight = {
-        let gateway = Arc::clone(&gateway);
-        tokio::spawn(async move {
-            gateway
-                .call(
-                    "finance.billing",
-                    json!({"action": "generate_report", "period": "month"}),
-                )
-                .await
-        })
+    let gateway = Gateway::start("stdio-restart", &config, &[]).await;
+    let kill = || {
+        std::fs::write(&down_file, "").expect("mark the upstream down");
+        let pid = std::fs::read_to_string(&pid_file).expect("the upstream's pid");
+        let killed = std::process::Command::new("kill")
+            .args(["-9", pid.trim()])
+            .status()
+            .expect("kill");
+        assert!(killed.success(), "kill -9 {pid}");
     };
-    tokio::time::sleep(Duration::from_millis(1000)).await;
-    std::fs::write(&down_file, "").expect("mark the upstream down");
-    let pid = std::fs::read_to_string(&pid_file).expect("the upstream's pid");
-    let killed = std::process::Command::new("kill")
-        .args(["-9", pid.trim()])
-        .status()
-        .expect("kill");
-    assert!(killed.success(), "kill -9 {pid}");
-    let died = in_flight.await.expect("the in-flight call answers");
-    let (text, meta) = handoff_envelope(
-        "HANDOFF_UPSTREAM_UNAVAILABLE",
-        "error",
-        "The finance tools stopped answering during the call of finance.billing; it may or may not have been done.",
-        "Tell the user the finance tools are unavailable for now, or call again in 1 second. If the call changes something, check first whether it was done.",
-        &[],
-        Some(1),
-    );
-    assert_failure(&died, &text, &meta, true);
-
-    // Later calls, while it cannot be started.
-    let (text, meta) = handoff_envelope(
-        "HANDOFF_UPSTREAM_UNAVAILABLE",
-        "error",
-        "The finance tools are unavailable right now; finance.billing was not called.",
-        "Tell the user the finance tools are unavailable for now, or call again in 1 second.",
-        &[],
-        Some(1),
-    );
-    assert_failure(
-        &gateway.call("finance.billing", args.clone()).await,
-        &text,
-        &meta,
-        true,
-    );
-
-    // It can start again: the gateway starts it by itself and recovers.
-    std::fs::remove_file(&down_file).expect("mark the upstream up");
-    let after = gateway
-        .call_until_not("HANDOFF_UPSTREAM_UNAVAILABLE", "finance.billing", args)
-        .await;
-    assert_eq!(after, before);
-    if let Ok(gateway) = Arc::try_unwrap(gateway) {
-        gateway.close().await;
-    }
+    // The gateway starts the command again by itself once it may start.
+    let restart = || std::fs::remove_file(&down_file).expect("mark the upstream up");
+    killed_then_recovered(gateway, kill, restart).await;
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -239,6 +239,9 @@ impl Mounts {
                 ));
             }
         }
+        // The answer of a call that is not made, and its wait in seconds.
+        let unavailable = |why, retry| Err(errors::unavailable(ns, name, why, retry, handoff));
+        let retry = seconds_until(std::time::Instant::now() + upstream.config.reconnect_initial);
         let (client, tools) = match upstream.link() {
             Link::Idle => {
                 upstream.start(self.events.clone());
@@ -248,24 +251,10 @@ impl Mounts {
                 return Err(errors::connecting(ns, CONNECTING_RETRY_SECS));
             }
             Link::Connecting { first: false } => {
-                let retry =
-                    seconds_until(std::time::Instant::now() + upstream.config.reconnect_initial);
-                return Err(errors::unavailable(
-                    ns,
-                    name,
-                    Unavailable::Unreachable,
-                    retry,
-                    handoff,
-                ));
+                return unavailable(Unavailable::Unreachable, retry);
             }
             Link::Down { retry_at } => {
-                return Err(errors::unavailable(
-                    ns,
-                    name,
-                    Unavailable::Unreachable,
-                    seconds_until(retry_at),
-                    handoff,
-                ));
+                return unavailable(Unavailable::Unreachable, seconds_until(retry_at));
             }
             Link::Ready { client, tools } => (client, tools),
         };
@@ -281,16 +270,9 @@ impl Mounts {
                 valid,
             ));
         }
-        let retry = seconds_until(std::time::Instant::now() + upstream.config.reconnect_initial);
         if client.is_closed() {
             upstream.failed(&client);
-            return Err(errors::unavailable(
-                ns,
-                name,
-                Unavailable::Unreachable,
-                retry,
-                handoff,
-            ));
+            return unavailable(Unavailable::Unreachable, retry);
         }
         let mut meta = Map::new();
         if handoff && let Some(carried) = self.handoffs.carried(caller, ns) {
@@ -306,24 +288,12 @@ impl Mounts {
                 result.is_error = Some(true);
                 Ok(ToolOutput::result(result))
             }
-            Err(FusionClientError::Timeout(_)) => Err(errors::unavailable(
-                ns,
-                name,
-                Unavailable::TimedOut,
-                retry,
-                handoff,
-            )),
+            Err(FusionClientError::Timeout(_)) => unavailable(Unavailable::TimedOut, retry),
             Err(other) => {
                 // Logged for the operator; never shown to the model.
                 tracing::warn!(namespace = %ns, tool = %tool, error = %other, "upstream call failed");
                 upstream.failed(&client);
-                Err(errors::unavailable(
-                    ns,
-                    name,
-                    Unavailable::DiedMidCall,
-                    retry,
-                    handoff,
-                ))
+                unavailable(Unavailable::DiedMidCall, retry)
             }
         }
     }
