@@ -56,12 +56,23 @@ The repair rules, in order (the first that applies decides)
   ("deprecated … use X instead") is switched by rule 4.
 
 Usage (run.sh calls it):
-  agent.py --scenarios DIR --stack NAME=COMMAND [--stack …] --foreign COMMAND
-           [--only ID] [--json OUT] [--verbose]
+  agent.py --scenarios DIR --stack NAME=COMMAND [--stack …] [--foreign COMMAND]
+           [--only ID …] [--require NAME=PERCENT …] [--json OUT] [--verbose]
 COMMAND is a stdio server command; the agent adds the scenario profile's
-flags in that stack's spelling. --require NAME=PERCENT (repeatable) makes
-the exit 1 when that stack fixes less than PERCENT % of its failures; else
-exit 0 once every stack ran, 2 on bad usage or an unreadable scenario.
+flags in that stack's spelling (the stack named `ours` is mcp-fusion).
+--foreign is needed when a selected scenario has profile server: foreign.
+
+Before any server starts, the agent checks the options and every scenario
+file (a problem names the file, the scenario's index and id, and the key),
+then starts each stack's server once: it must answer the MCP handshake. A
+scenario run that crashes or times out is an error of the harness or the
+server, not a failure the agent did not fix: it is printed for every stack,
+counted on an "errors" line and left out of the shares.
+
+Exit status: 0 once every stack ran; 1 when a stack named by --require fixes
+less than PERCENT % of its failures; 2 on bad usage, a bad scenario file, no
+scenario selected, a server that does not start, or any scenario run that
+ended in an error (the table is then not a valid measurement).
 """
 
 from __future__ import annotations
@@ -78,6 +89,7 @@ import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,25 +112,162 @@ class Scenario:
     note: str = ""
 
 
+class UsageError(Exception):
+    """Bad usage, a bad scenario file or a stack that cannot start: exit 2."""
+
+
+def json_type(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {dict: "object", list: "array", str: "string"}.get(type(value), type(value).__name__)
+
+
+def shown(value) -> str:
+    if isinstance(value, (dict, list)):
+        return "an array" if isinstance(value, list) else "an object"
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+KINDS = {  # JSON kind -> (test, what the message says is wanted)
+    "object": (lambda v: isinstance(v, dict), "an object"),
+    "array": (lambda v: isinstance(v, list), "an array"),
+    "string": (lambda v: isinstance(v, str) and v.strip() != "", "a non-empty string"),
+    "boolean": (lambda v: isinstance(v, bool), "true or false"),
+    "number": (lambda v: json_type(v) == "number" and v >= 0, "a number >= 0"),
+}
+
+PROFILE_KEYS = {"report_ms": "number", "max_active": "number", "rate_limit": "string",
+                "timeout_ms": "number", "lock": "string", "server": "string"}
+
+
+class Checker:
+    """The problems of one scenario file, each naming the file, the scenario
+    (index and id) and the key."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.problems: list[str] = []
+
+    def fail(self, where: str, problem: str) -> None:
+        self.problems.append(f"{self.path}: {where}: {problem}" if where else f"{self.path}: {problem}")
+
+    def get(self, obj: dict, key: str, kind: str, where: str, prefix: str = "", required: bool = True):
+        """obj[key] when it is of the JSON kind named; else MISSING and a problem."""
+        if key not in obj:
+            if required:
+                self.fail(where, f"missing key {prefix + key!r}")
+            return MISSING
+        test, wanted = KINDS[kind]
+        if not test(obj[key]):
+            self.fail(where, f"key {prefix + key!r} must be {wanted}, got {shown(obj[key])}")
+            return MISSING
+        return obj[key]
+
+    def only(self, obj: dict, known, where: str, prefix: str = "") -> None:
+        for key in obj:
+            if key not in known:
+                self.fail(where, f"unknown key {prefix + key!r} (known: {', '.join(sorted(known))})")
+
+    def call(self, obj: dict, key: str, where: str, prefix: str = "") -> None:
+        call = self.get(obj, key, "object", where, prefix)
+        if call is not MISSING:
+            at = f"{prefix}{key}."
+            self.only(call, {"tool", "arguments"}, where, at)
+            self.get(call, "tool", "string", where, at)
+            self.get(call, "arguments", "object", where, at)
+
+
+def check_scenario(c: Checker, raw: dict, where: str, root: Path) -> None:
+    c.only(raw, {"id", "note", "call", "expect", "profile", "setup"}, where)
+    c.get(raw, "note", "string", where, required=False)
+    c.call(raw, "call", where)
+    expect = c.get(raw, "expect", "object", where)
+    if expect is not MISSING:
+        c.only(expect, {"tool", "arguments", "stop"}, where, "expect.")
+        c.get(expect, "tool", "string", where, "expect.", required=False)
+        c.get(expect, "arguments", "object", where, "expect.", required=False)
+        c.get(expect, "stop", "boolean", where, "expect.", required=False)
+    profile = c.get(raw, "profile", "object", where, required=False)
+    if profile is not MISSING:
+        c.only(profile, PROFILE_KEYS, where, "profile.")
+        for key, kind in PROFILE_KEYS.items():
+            c.get(profile, key, kind, where, "profile.", required=False)
+        if profile.get("server", "foreign") != "foreign":
+            c.fail(where, f"key 'profile.server' must be \"foreign\", got {shown(profile['server'])}")
+        if isinstance(profile.get("lock"), str) and not (root / profile["lock"]).is_file():
+            c.fail(where, f"key 'profile.lock': no file {root / profile['lock']}")
+    setup = c.get(raw, "setup", "array", where, required=False)
+    for j, step in enumerate(setup if setup is not MISSING else []):
+        at = f"setup[{j}]."
+        if not isinstance(step, dict):
+            c.fail(where, f"key {at[:-1]!r} must be an object, got {shown(step)}")
+        elif "sleep" in step:
+            c.only(step, {"sleep"}, where, at)
+            c.get(step, "sleep", "number", where, at)
+        else:
+            c.only(step, {"call", "background"}, where, at)
+            c.call(step, "call", where, at)
+            c.get(step, "background", "boolean", where, at, required=False)
+
+
 def load_scenarios(folder: Path) -> list[Scenario]:
+    """Every scenario of the folder's *.json files, checked in full first: a
+    UsageError lists every problem found (file, scenario, key)."""
+    if not folder.is_dir():
+        raise UsageError(f"--scenarios {folder}: no such folder")
+    paths = sorted(folder.glob("*.json"))
+    if not paths:
+        raise UsageError(f"--scenarios {folder}: no scenario files (*.json) in it")
+    root = folder.resolve().parent
     scenarios: list[Scenario] = []
-    seen: set[str] = set()
-    for path in sorted(folder.glob("*.json")):
-        data = json.loads(path.read_text())
-        for raw in data["scenarios"]:
-            s = Scenario(
-                id=raw["id"],
-                category=data["category"],
-                call=raw["call"],
-                expect=raw["expect"],
-                profile=raw.get("profile", {}),
-                setup=raw.get("setup", []),
-                note=raw.get("note", ""),
-            )
-            if s.id in seen:
-                raise ValueError(f"{path}: scenario id {s.id!r} is used twice")
-            seen.add(s.id)
-            scenarios.append(s)
+    seen: dict[str, str] = {}
+    problems: list[str] = []
+    for path in paths:
+        c = Checker(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:  # ValueError: bad JSON or bad UTF-8
+            c.fail("", f"cannot be read: {e}")
+            problems += c.problems
+            continue
+        if not isinstance(data, dict):
+            c.fail("", f"must hold a JSON object with 'category' and 'scenarios', got {shown(data)}")
+            problems += c.problems
+            continue
+        c.only(data, {"category", "scenarios"}, "")
+        category = c.get(data, "category", "string", "")
+        entries = c.get(data, "scenarios", "array", "")
+        for i, raw in enumerate(entries if entries is not MISSING else []):
+            where = f"scenarios[{i}]"
+            if not isinstance(raw, dict):
+                c.fail(where, f"must be an object, got {shown(raw)}")
+                continue
+            sid = c.get(raw, "id", "string", where)
+            if sid is not MISSING:
+                where += f" (id {sid!r})"
+                if sid in seen:
+                    c.fail(where, f"id {sid!r} is used twice (also in {seen[sid]})")
+                seen.setdefault(sid, str(path))
+            before = len(c.problems)
+            check_scenario(c, raw, where, root)
+            if len(c.problems) == before and sid is not MISSING and category is not MISSING:
+                scenarios.append(Scenario(
+                    id=sid,
+                    category=category,
+                    call=raw["call"],
+                    expect=raw["expect"],
+                    profile=raw.get("profile", {}),
+                    setup=raw.get("setup", []),
+                    note=raw.get("note", ""),
+                ))
+        problems += c.problems
+    if problems:
+        raise UsageError("bad scenario files:\n  " + "\n  ".join(problems))
     return scenarios
 
 
@@ -635,7 +784,7 @@ async def call_tool(session: ClientSession, call: dict):
 class Result:
     stack: str
     scenario: Scenario
-    outcome: str  # fixed | accepted | not fixed
+    outcome: str  # fixed | accepted | not fixed | error (the harness or server failed)
     step: str = ""
     first: str = ""
     second: str = ""
@@ -643,60 +792,114 @@ class Result:
     waited: float = 0.0
 
 
-async def run_one(stack: str, command: str, s: Scenario, root: Path, foreign: str | None) -> Result:
-    flavor = stack
-    if s.profile.get("server") == "foreign":
-        # The same foreign server for every stack: its plain-text errors.
-        if not foreign:
-            raise ValueError(f"scenario {s.id} needs --foreign")
-        command, flavor = foreign, "foreign"
-    argv = shlex.split(command) + profile_flags(flavor, s.profile, root)
-    with tempfile.TemporaryDirectory() as tmp:
+SCENARIO_TIMEOUT = 90  # seconds for one scenario, its server's start included
+START_TIMEOUT = 30  # seconds for a stack's server to start and answer the handshake
+
+
+def describe(e: BaseException) -> str:
+    """Why a run failed, in one line (the leaves of an exception group)."""
+    if isinstance(e, (TimeoutError, asyncio.TimeoutError)):
+        return "timed out"
+    leaves = getattr(e, "exceptions", None)
+    if leaves:
+        return "; ".join(describe(x) for x in leaves)
+    return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+
+
+@asynccontextmanager
+async def serve(command: str, flavor: str, profile: dict, root: Path):
+    """A session with a fresh server started with the profile's flags, and its tools."""
+    argv = shlex.split(command) + profile_flags(flavor, profile, root)
+    with tempfile.TemporaryDirectory() as tmp, open(os.devnull, "w") as errlog:
         if flavor == "ours":
             argv += ["--db", os.path.join(tmp, "billing.db")]
         params = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ))
-        errlog = open(os.devnull, "w")
         async with stdio_client(params, errlog=errlog) as (read_stream, write_stream):
             async with ClientSession(read_stream, write_stream) as session:
                 await session.initialize()
                 tools = {t.name: t for t in (await session.list_tools()).tools}
-                background = []
-                for step in s.setup:
-                    if "sleep" in step:
-                        await asyncio.sleep(step["sleep"])
-                    elif step.get("background"):
-                        background.append(asyncio.create_task(call_tool(session, step["call"])))
-                        await asyncio.sleep(0.05)
-                    else:
-                        await call_tool(session, step["call"])
-                first = await call_tool(session, s.call)
-                failed, text = text_of(first)
-                reading = read(text)
-                what, nxt, wait = repair(s.call, reading, tools, failed)
-                result = Result(stack, s, "not fixed", what, text)
-                if what == "accepted":
-                    result.outcome = "accepted"
-                elif what == "stop":
-                    result.outcome = "fixed" if s.expect.get("stop") else "not fixed"
-                elif nxt is not None and not s.expect.get("stop"):
-                    if wait:
-                        await asyncio.sleep(wait)
-                        result.waited = wait
-                    second = await call_tool(session, nxt)
-                    failed2, text2 = text_of(second)
-                    result.second, result.next_call = text2, nxt
-                    ok = (not failed2 and nxt["tool"] == s.expect.get("tool", s.call["tool"])
-                          and contains(nxt["arguments"], s.expect.get("arguments", {})))
-                    result.outcome = "fixed" if ok else "not fixed"
-                elif nxt is not None:
-                    result.next_call = nxt
-                for task in background:
-                    await task
-                errlog.close()
-                return result
+                yield session, tools
+
+
+async def probe(label: str, command: str, flavor: str, root: Path) -> None:
+    """Start the server once and list its tools; a UsageError saying why if it cannot."""
+
+    async def start() -> None:
+        async with serve(command, flavor, {}, root):
+            pass
+
+    try:
+        await asyncio.wait_for(start(), timeout=START_TIMEOUT)
+    except Exception as e:
+        reason = f"timed out after {START_TIMEOUT} s" if isinstance(e, (TimeoutError, asyncio.TimeoutError)) else describe(e)
+        raise UsageError(f"{label}: the server `{command}` did not start and answer the MCP handshake: {reason}") from None
+
+
+async def run_one(stack: str, command: str, s: Scenario, root: Path, foreign: str | None) -> Result:
+    flavor = stack
+    if s.profile.get("server") == "foreign":
+        # The same foreign server for every stack: its plain-text errors.
+        command, flavor = foreign, "foreign"
+    async with serve(command, flavor, s.profile, root) as (session, tools):
+        background = []
+        for step in s.setup:
+            if "sleep" in step:
+                await asyncio.sleep(step["sleep"])
+            elif step.get("background"):
+                background.append(asyncio.create_task(call_tool(session, step["call"])))
+                await asyncio.sleep(0.05)
+            else:
+                await call_tool(session, step["call"])
+        first = await call_tool(session, s.call)
+        failed, text = text_of(first)
+        reading = read(text)
+        what, nxt, wait = repair(s.call, reading, tools, failed)
+        result = Result(stack, s, "not fixed", what, text)
+        if what == "accepted":
+            result.outcome = "accepted"
+        elif what == "stop":
+            result.outcome = "fixed" if s.expect.get("stop") else "not fixed"
+        elif nxt is not None and not s.expect.get("stop"):
+            if wait:
+                await asyncio.sleep(wait)
+                result.waited = wait
+            second = await call_tool(session, nxt)
+            failed2, text2 = text_of(second)
+            result.second, result.next_call = text2, nxt
+            ok = (not failed2 and nxt["tool"] == s.expect.get("tool", s.call["tool"])
+                  and contains(nxt["arguments"], s.expect.get("arguments", {})))
+            result.outcome = "fixed" if ok else "not fixed"
+        elif nxt is not None:
+            result.next_call = nxt
+        for task in background:
+            await task
+        return result
+
+
+async def run_guarded(stack: str, command: str, s: Scenario, root: Path, foreign: str | None) -> Result:
+    """run_one, with a crash or a time-out turned into an "error" result saying why."""
+    try:
+        return await asyncio.wait_for(run_one(stack, command, s, root, foreign), timeout=SCENARIO_TIMEOUT)
+    except Exception as e:
+        reason = f"timed out after {SCENARIO_TIMEOUT} s" if isinstance(e, (TimeoutError, asyncio.TimeoutError)) else describe(e)
+        return Result(stack, s, "error", f"error: {reason}")
 
 
 # ---------------------------------------------------------------- report
+
+
+def tally(rs: list[Result]) -> tuple[int, int, int, int]:
+    """(fixed, failed at first, accepted, errors): errors count in neither share."""
+    failed = [r for r in rs if r.outcome in ("fixed", "not fixed")]
+    fixed = sum(r.outcome == "fixed" for r in failed)
+    accepted = sum(r.outcome == "accepted" for r in rs)
+    errors = sum(r.outcome == "error" for r in rs)
+    return fixed, len(failed), accepted, errors
+
+
+def share_fixed(rs: list[Result]) -> float:
+    fixed, failed, _, _ = tally(rs)
+    return 100.0 * fixed / failed if failed else 0.0
 
 
 def table(results: list[Result], stacks: list[str]) -> str:
@@ -706,71 +909,115 @@ def table(results: list[Result], stacks: list[str]) -> str:
             cats.append(r.scenario.category)
 
     def cell(rs: list[Result]) -> str:
-        failed = [r for r in rs if r.outcome != "accepted"]
-        fixed = sum(r.outcome == "fixed" for r in failed)
-        accepted = len(rs) - len(failed)
-        text = f"{fixed}/{len(failed)}" if failed else "-"
-        return text + (f" (+{accepted} ok)" if accepted else "")
+        fixed, failed, accepted, errors = tally(rs)
+        extras = ([f"+{accepted} ok"] if accepted else []) + ([f"{errors} errors"] if errors else [])
+        return (f"{fixed}/{failed}" if failed else "-") + (f" ({', '.join(extras)})" if extras else "")
 
-    width = max(len(c) for c in cats + ["category", "all"]) + 2
-    lines = ["category".ljust(width) + "".join(s.ljust(20) for s in stacks)]
+    of = {st: [r for r in results if r.stack == st] for st in stacks}
+    rows = [("category", stacks)]
     for c in cats:
-        row = c.ljust(width)
-        for st in stacks:
-            row += cell([r for r in results if r.stack == st and r.scenario.category == c]).ljust(20)
-        lines.append(row)
-    row = "all".ljust(width)
-    share = "share fixed".ljust(width)
-    for st in stacks:
-        rs = [r for r in results if r.stack == st]
-        row += cell(rs).ljust(20)
-        failed = [r for r in rs if r.outcome != "accepted"]
-        pct = 100.0 * sum(r.outcome == "fixed" for r in failed) / len(failed) if failed else 0.0
-        share += f"{pct:.1f} %".ljust(20)
-    lines += [row, share]
-    return "\n".join(lines)
+        rows.append((c, [cell([r for r in of[st] if r.scenario.category == c]) for st in stacks]))
+    rows.append(("all", [cell(of[st]) for st in stacks]))
+    rows.append(("share fixed", [f"{share_fixed(of[st]):.1f} %" for st in stacks]))
+    if any(r.outcome == "error" for r in results):
+        rows.append(("errors", [str(tally(of[st])[3]) for st in stacks]))
+    width = max(len(name) for name, _ in rows) + 2
+    column = max([20] + [len(v) + 2 for _, values in rows for v in values])
+    return "\n".join(name.ljust(width) + "".join(v.ljust(column) for v in values) for name, values in rows)
+
+
+# ------------------------------------------------------------------- usage
+
+
+def split_command(flag: str, command: str) -> list[str]:
+    try:
+        argv = shlex.split(command)
+    except ValueError as e:  # an unbalanced quote
+        raise UsageError(f"{flag}: cannot split {command!r} into words: {e}") from None
+    if not argv:
+        raise UsageError(f"{flag}: the command is empty")
+    return argv
+
+
+def parse_stacks(specs: list[str]) -> list[tuple[str, str]]:
+    stacks: list[tuple[str, str]] = []
+    for spec in specs:
+        name, sep, command = spec.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise UsageError(f"--stack wants NAME=COMMAND, got {spec!r}")
+        if name in [n for n, _ in stacks]:
+            raise UsageError(f"--stack {name}: given twice")
+        split_command(f"--stack {name}", command)
+        stacks.append((name, command))
+    return stacks
+
+
+def parse_requires(specs: list[str], names: list[str]) -> list[tuple[str, float]]:
+    requires: list[tuple[str, float]] = []
+    for spec in specs:
+        name, _, percent = spec.partition("=")
+        try:
+            share = float(percent)
+        except ValueError:
+            share = -1.0
+        if not 0.0 <= share <= 100.0:
+            raise UsageError(f"--require wants NAME=PERCENT (0 to 100), got {spec!r}")
+        if name not in names:
+            raise UsageError(f"--require {spec}: no --stack is named {name!r}")
+        requires.append((name, share))
+    return requires
+
+
+def select(scenarios: list[Scenario], only: list[str] | None, folder: str) -> list[Scenario]:
+    if only:
+        ids = {s.id for s in scenarios}
+        unknown = [i for i in only if i not in ids]
+        if unknown:
+            raise UsageError(f"--only: no scenario in {folder} has the id {', '.join(map(repr, unknown))}")
+        scenarios = [s for s in scenarios if s.id in only]
+    if not scenarios:
+        raise UsageError(f"no scenarios to run: the files in {folder} hold none")
+    return scenarios
 
 
 async def main_async(args) -> int:
+    # Everything is checked before any server starts.
+    stacks = parse_stacks(args.stack)
+    requires = parse_requires(args.require, [n for n, _ in stacks])
+    if args.foreign is not None:
+        split_command("--foreign", args.foreign)
     root = Path(args.scenarios).resolve().parent
-    scenarios = load_scenarios(Path(args.scenarios))
-    if args.only:
-        scenarios = [s for s in scenarios if s.id in args.only]
-    stacks = []
-    for spec in args.stack:
-        name, _, command = spec.partition("=")
-        if not command:
-            print(f"agent.py: --stack wants NAME=COMMAND, got {spec!r}", file=sys.stderr)
-            return 2
-        stacks.append((name, command))
+    scenarios = select(load_scenarios(Path(args.scenarios)), args.only, args.scenarios)
+    foreign_ids = [s.id for s in scenarios if s.profile.get("server") == "foreign"]
+    if foreign_ids and not args.foreign:
+        raise UsageError(f"scenarios {', '.join(foreign_ids)} need --foreign COMMAND")
+
+    # Every server must start and answer the handshake once.
+    for name, command in stacks:
+        await probe(f"--stack {name}", command, name, root)
+    if foreign_ids:
+        await probe("--foreign", args.foreign, "foreign", root)
+
     results: list[Result] = []
     for name, command in stacks:
         started = time.monotonic()
         for i, s in enumerate(scenarios, 1):
-            try:
-                r = await asyncio.wait_for(run_one(name, command, s, root, args.foreign), timeout=90)
-            except Exception as e:  # a server that dies or hangs: not fixed, said why
-                r = Result(name, s, "not fixed", f"error: {type(e).__name__}: {e}")
+            r = await run_guarded(name, command, s, root, args.foreign)
             results.append(r)
             progress = f"{name}: {i}/{len(scenarios)} scenarios ({time.monotonic() - started:.0f} s)"
             if sys.stderr.isatty():
                 print("\r" + progress, end="", file=sys.stderr, flush=True)
             elif i % 20 == 0 or i == len(scenarios):
                 print(progress, file=sys.stderr, flush=True)
-            if args.verbose or (r.outcome == "not fixed" and name == "ours"):
-                lead = "\n" if sys.stderr.isatty() else ""
+            lead = "\n" if sys.stderr.isatty() else ""
+            if r.outcome == "error":  # every stack's: the table leaves these out
+                print(f"{lead}  [error] {name} {s.id}: {r.step.removeprefix('error: ')}", file=sys.stderr)
+            elif args.verbose or (r.outcome == "not fixed" and name == "ours"):
                 print(f"{lead}  [{r.outcome}] {s.id} ({r.step}) next={json.dumps(r.next_call)}\n    first: {' '.join(r.first.split())[:600]}\n    second: {' '.join(r.second.split())[:300]}", file=sys.stderr)
         if sys.stderr.isatty():
             print(file=sys.stderr)
     print(table(results, [n for n, _ in stacks]))
-    status = 0
-    for spec in args.require:
-        name, _, percent = spec.partition("=")
-        failed = [r for r in results if r.stack == name and r.outcome != "accepted"]
-        share = 100.0 * sum(r.outcome == "fixed" for r in failed) / len(failed) if failed else 0.0
-        if share < float(percent):
-            print(f"agent.py: {name} fixed {share:.1f} % in one retry, below {percent} %", file=sys.stderr)
-            status = 1
     if args.json:
         with open(args.json, "w") as out:
             for r in results:
@@ -779,24 +1026,48 @@ async def main_async(args) -> int:
                     "outcome": r.outcome, "step": r.step, "next_call": r.next_call, "waited": r.waited,
                     "first": r.first, "second": r.second,
                 }) + "\n")
+    status = 0
+    for name, percent in requires:
+        share = share_fixed([r for r in results if r.stack == name])
+        if share < percent:
+            print(f"agent.py: {name} fixed {share:.1f} % in one retry, below {percent:g} %", file=sys.stderr)
+            status = 1
+    errors = {n: tally([r for r in results if r.stack == n])[3] for n, _ in stacks}
+    if any(errors.values()):
+        counts = ", ".join(f"{n} {e}" for n, e in errors.items() if e)
+        print(f"agent.py: scenario runs ended in an error (crash or time-out of the server or the harness), "
+              f"left out of the table: {counts}; the measurement is not valid", file=sys.stderr)
+        status = 2
     return status
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scenarios", required=True, help="the folder of scenario files")
-    parser.add_argument("--stack", action="append", required=True, help="NAME=COMMAND (repeatable)")
-    parser.add_argument("--foreign", help="the stdio command of the foreign server (scenarios with profile server: foreign)")
-    parser.add_argument("--only", action="append", help="run only this scenario id (repeatable)")
-    parser.add_argument("--json", help="write one JSON line per (stack, scenario) here")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="Exit status: 0 when every stack ran; 1 when a --require is not met; 2 on bad usage, "
+               "a bad scenario file, a server that does not start, or a scenario run that crashed or timed out.",
+    )
+    parser.add_argument("--scenarios", required=True, help="the folder of scenario files (*.json)")
+    parser.add_argument("--stack", action="append", required=True, metavar="NAME=COMMAND",
+                        help="a stack and its stdio server command (repeatable)")
+    parser.add_argument("--foreign", metavar="COMMAND",
+                        help="the stdio command of the foreign server (scenarios with profile server: foreign)")
+    parser.add_argument("--only", action="append", metavar="ID", help="run only this scenario id (repeatable)")
+    parser.add_argument("--json", metavar="OUT", help="write one JSON line per (stack, scenario) here")
     parser.add_argument("--verbose", action="store_true", help="show every scenario's texts")
     parser.add_argument("--require", action="append", default=[], metavar="NAME=PERCENT",
-                        help="exit 1 unless stack NAME fixes at least PERCENT %% of its failures")
+                        help="exit 1 unless stack NAME fixes at least PERCENT %% of its failures (repeatable)")
     args = parser.parse_args()
     try:
         return asyncio.run(main_async(args))
-    except (ValueError, KeyError, OSError) as e:
+    except (UsageError, OSError) as e:
         print(f"agent.py: {e}", file=sys.stderr)
+        return 2
+    except Exception:  # a bug of the agent: never exit 1, which means "below --require"
+        import traceback
+
+        traceback.print_exc()
+        print("agent.py: internal error (above)", file=sys.stderr)
         return 2
 
 

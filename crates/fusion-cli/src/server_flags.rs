@@ -1,6 +1,7 @@
 //! The server flags `fusion serve` and `fusion gateway` share ([`ServerFlags`]),
 //! their parsers, the log format, and serving a built server with them.
 
+use std::io::Write as _;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -275,7 +276,10 @@ impl LogFormat {
     /// Prints a line of the banner: as is, or as an info event.
     pub(crate) fn say(self, line: &str) {
         match self {
-            LogFormat::Text | LogFormat::Pretty => eprintln!("{line}"),
+            // A closed stderr is no reason to stop the server.
+            LogFormat::Text | LogFormat::Pretty => {
+                let _ = writeln!(std::io::stderr(), "{line}");
+            }
             LogFormat::Json => {
                 for line in line.lines() {
                     tracing::info!(target: "fusion::serve", "{}", line.trim());
@@ -287,7 +291,9 @@ impl LogFormat {
     /// Prints why the server stops: as is, or as an error event.
     pub(crate) fn fail(self, message: &str) {
         match self {
-            LogFormat::Text | LogFormat::Pretty => eprintln!("{message}"),
+            LogFormat::Text | LogFormat::Pretty => {
+                let _ = writeln!(std::io::stderr(), "{message}");
+            }
             LogFormat::Json => tracing::error!(target: "fusion::serve", "{message}"),
         }
     }
@@ -316,7 +322,7 @@ impl LogFormat {
     }
 }
 
-/// `eprintln!` for the banner, in the `--log-format`.
+/// A line of the banner on stderr, in the `--log-format`.
 macro_rules! say {
     ($format:expr, $($arg:tt)*) => {
         $format.say(&format!($($arg)*))

@@ -218,6 +218,23 @@ async fn billing_over_stdio_is_mounted_under_its_namespace() {
         true,
     );
 
+    // An upstream envelope's own name for its tool (`billing.list_invoices`,
+    // from NOT_FOUND's available actions): the namespaced tool is named.
+    let (text, meta) = handoff_envelope(
+        "HANDOFF_NAMESPACE_MISMATCH",
+        "error",
+        "There is no tool named \"billing.list_invoices\": no tools are mounted under \"billing\". Mounted tools are called with their namespace: did you mean \"finance.billing\"?",
+        MISMATCH_RECOVERY,
+        &["finance.billing", "finance.billing_health"],
+        None,
+    );
+    assert_failure(
+        &gateway.call("billing.list_invoices", json!({})).await,
+        &text,
+        &meta,
+        true,
+    );
+
     // A tool the upstream does not have.
     let (text, meta) = handoff_envelope(
         "HANDOFF_NAMESPACE_MISMATCH",

@@ -68,6 +68,32 @@ fn words(s: &str) -> Vec<String> {
         .collect()
 }
 
+/// Words that negate what follows them (`not_paid`, "nothing is owed").
+const NEGATIONS: [&str; 7] = ["not", "no", "non", "nothing", "never", "without", "none"];
+
+/// Whether `input` says "not …": it is then no other way of writing a
+/// candidate, and no word of a description (`not paid` is not `paid`).
+fn negated(input: &str) -> bool {
+    words(input).iter().any(|w| NEGATIONS.contains(&w.as_str()))
+}
+
+/// The words of `description` that it affirms: the two words after a
+/// negation are left out (`nothing is owed` affirms neither `is` nor `owed`).
+fn affirmed(description: &str) -> Vec<String> {
+    let mut kept = Vec::new();
+    let mut skip = 0;
+    for word in words(description) {
+        if NEGATIONS.contains(&word.as_str()) {
+            skip = 2;
+        } else if skip > 0 {
+            skip -= 1;
+        } else {
+            kept.push(word);
+        }
+    }
+    kept
+}
+
 /// Whether the characters of `short` appear in `long` in order, starting
 /// with the same one (`qty` in `quantity`).
 fn abbreviates(short: &str, long: &str) -> bool {
@@ -101,7 +127,7 @@ pub(crate) fn by_shape<'c>(
     input: &str,
     candidates: impl IntoIterator<Item = &'c str>,
 ) -> Option<&'c str> {
-    if input.len() > MAX_SHAPED || input.is_empty() {
+    if input.len() > MAX_SHAPED || input.is_empty() || negated(input) {
         return None;
     }
     single(candidates.into_iter().filter(|c| same_shape(input, c)))
@@ -116,11 +142,13 @@ fn single<T>(mut items: impl Iterator<Item = T>) -> Option<T> {
 /// The candidate whose description holds a word of `input` that no other
 /// candidate's name or description holds (`cancelled` → `void`, described
 /// "Cancelled; nothing is owed."). Words are compared on their first five
-/// letters (`cancel`, `cancelled`); words shorter than 3 letters are ignored.
+/// letters (`cancel`, `cancelled`); words shorter than 3 letters are ignored,
+/// and so are the words a description negates ([`affirmed`]): `owed` does
+/// not name `void`. An input that negates (`not paid`) gets no suggestion.
 /// `candidates` are `(name, description)` pairs; `None` when no word, or
 /// several candidates, match.
 pub(crate) fn by_description<'c>(input: &str, candidates: &[(&'c str, &str)]) -> Option<&'c str> {
-    if input.len() > MAX_SHAPED {
+    if input.len() > MAX_SHAPED || negated(input) {
         return None;
     }
     let stem = |w: &str| w.chars().take(5).collect::<String>();
@@ -128,7 +156,7 @@ pub(crate) fn by_description<'c>(input: &str, candidates: &[(&'c str, &str)]) ->
         .iter()
         .map(|(name, description)| {
             let mut ws: Vec<String> = words(name).iter().map(|w| stem(w)).collect();
-            ws.extend(words(description).iter().map(|w| stem(w)));
+            ws.extend(affirmed(description).iter().map(|w| stem(w)));
             ws
         })
         .collect();
@@ -211,6 +239,9 @@ mod tests {
         ];
         assert_eq!(by_description("cancelled", &statuses), Some("void"));
         assert_eq!(by_description("settled", &statuses), None);
+        // A negated word names nothing, in the input or in a description.
+        assert_eq!(by_description("owed", &statuses), None);
+        assert_eq!(by_description("not_cancelled", &statuses), None);
         let actions = [
             ("get_invoice", "Read one invoice by id."),
             ("void_invoice", "Void (cancel) an invoice that is not paid."),
@@ -220,6 +251,14 @@ mod tests {
             Some("void_invoice")
         );
         assert_eq!(by_description("invoice", &actions), None);
+    }
+
+    #[test]
+    fn a_negated_input_is_no_other_way_of_writing_a_candidate() {
+        assert_eq!(closest("not_void", STATUSES), None);
+        assert_eq!(closest("not paid", STATUSES), None);
+        assert_eq!(closest("no-draft", STATUSES), None);
+        assert_eq!(closest("paid_in_full", STATUSES), Some("paid"));
     }
 
     #[test]

@@ -143,7 +143,7 @@ async fn fourth_call_is_shed_with_retry_after_and_never_runs() {
     assert_eq!(fourth.is_error, Some(true));
     assert_eq!(
         text(&fourth),
-        "<tool_error code=\"SERVER_BUSY\" severity=\"error\">\n  <message>work.hold is at capacity: all 2 of its slots are taken and its queue of 1 call is full.</message>\n  <recovery>Wait about 1 second, then call work.hold again. Calls beyond what it runs and queues are turned away at once; send fewer calls in parallel.</recovery>\n  <details>\n    <detail key=\"max_active\">2</detail>\n    <detail key=\"max_queue\">1</detail>\n  </details>\n  <retry_after>1 second</retry_after>\n</tool_error>"
+        "<tool_error code=\"SERVER_BUSY\" severity=\"error\">\n  <message>work.hold is at capacity: all 2 of its slots are taken and its queue of 1 call is full.</message>\n  <recovery>Wait about 1 second, then call work.hold again; no call of it has finished yet, so that wait is a guess: if it is still at capacity then, wait twice as long. Calls beyond what it runs and queues are turned away at once; send fewer calls in parallel.</recovery>\n  <details>\n    <detail key=\"max_active\">2</detail>\n    <detail key=\"max_queue\">1</detail>\n  </details>\n  <retry_after>1 second</retry_after>\n</tool_error>"
     );
     assert_eq!(meta(&fourth)["retry_after_seconds"], json!(1));
     gate.add_permits(3);
@@ -190,7 +190,7 @@ async fn hint_into_a_running_call(server: &FusionServer, into: f64) -> u64 {
     let secs = meta(&shed)["retry_after_seconds"].as_u64().unwrap();
     assert!(
         text(&shed).contains(&format!(
-            "Wait about {secs} seconds, then call work.sleep again."
+            "Wait about {secs} seconds, then call work.sleep again"
         )),
         "{}",
         text(&shed)
@@ -221,9 +221,25 @@ async fn busy_hint_of_a_fresh_server_uses_the_time_limit() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn busy_hint_with_nothing_known_guesses_as_long_again() {
+async fn busy_hint_with_nothing_known_guesses_as_long_again_and_says_so() {
     let server = sleeping_server(5.0, None);
-    assert_eq!(hint_into_a_running_call(&server, 2.5).await, 3);
+    let running = {
+        let server = server.clone();
+        tokio::spawn(async move { server.call("work", json!({"action": "sleep"})).await })
+    };
+    tokio::time::sleep(Duration::from_secs_f64(2.5)).await;
+    let shed = server
+        .call("work", json!({"action": "sleep"}))
+        .await
+        .unwrap();
+    assert_eq!(meta(&shed)["retry_after_seconds"], json!(3));
+    assert_eq!(
+        meta(&shed)["recovery"],
+        json!(
+            "Wait about 3 seconds, then call work.sleep again; no call of it has finished yet, so that wait is a guess: if it is still at capacity then, wait twice as long. Calls beyond what it runs and queues are turned away at once; send fewer calls in parallel."
+        )
+    );
+    assert_eq!(text(&running.await.unwrap().unwrap()), "slept");
 }
 
 #[tokio::test(start_paused = true)]

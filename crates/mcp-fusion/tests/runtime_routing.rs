@@ -138,6 +138,17 @@ async fn unknown_tool_is_an_error_naming_the_closest_tool_and_every_valid_one() 
             "Unknown tool \"render.pdf\": the action render.pdf is called through the tool \"render\" with \"action\": \"pdf\" in its arguments. Valid tools: {valid}."
         )
     );
+    // A huge name is echoed cut to 100 characters.
+    let err = server
+        .call(&"x".repeat(100_000), json!({}))
+        .await
+        .unwrap_err();
+    let echoed = format!("{}…", "x".repeat(99));
+    assert_eq!(
+        err.message,
+        format!("Unknown tool \"{echoed}\". Valid tools: {valid}.")
+    );
+    assert_eq!(err.data["tool"], json!(echoed));
     // A dotted name whose action does not exist points to the group only.
     let err = server.call("render.gif", json!({})).await.unwrap_err();
     assert_eq!(

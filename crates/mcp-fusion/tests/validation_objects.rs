@@ -33,6 +33,21 @@ fn unknown_key_near_a_known_key_is_named_with_a_suggestion() {
 }
 
 #[test]
+fn a_field_already_sent_is_no_suggestion_for_an_unknown_key() {
+    // Renaming "limt" onto "limit" would overwrite the 10 that was sent.
+    assert_eq!(
+        lines(
+            &project_schema(),
+            json!({"project": "demo", "limit": 10, "limt": 5})
+        ),
+        vec![line(
+            "limt",
+            "Unrecognized field \"limt\". You sent: 5. Known fields: \"project\", \"limit\". Check for typos."
+        )]
+    );
+}
+
+#[test]
 fn a_quote_or_backslash_in_a_key_is_escaped_in_the_phrase() {
     assert_eq!(
         lines(&project_schema(), json!({"project": "demo", "a\"<b>\\": 1})),
@@ -119,7 +134,7 @@ fn unknown_key_mentions_pattern_properties() {
         "additionalProperties": false
     });
     assert_eq!(
-        lines(&schema, json!({"name": "a", "x-ok": 1, "nmae": "b"})),
+        lines(&schema, json!({"x-ok": 1, "nmae": "b"})),
         vec![line(
             "nmae",
             "Unrecognized field \"nmae\". You sent: 'b'. Known fields: \"name\", and names matching '^x-'. Check for typos. Did you mean \"name\"?"
@@ -170,7 +185,7 @@ fn unevaluated_properties_name_the_known_keys() {
     assert_eq!(
         field(
             json!({"allOf": [{"properties": {"name": {}}}], "properties": {"age": {}}, "unevaluatedProperties": false}),
-            json!({"name": "x", "nmae": "y"})
+            json!({"age": 1, "nmae": "y"})
         ),
         vec![line(
             "f.nmae",
@@ -285,5 +300,35 @@ fn unknown_keys_unlike_the_missing_fields_get_no_pairing() {
         got.iter()
             .all(|(_, message)| !message.contains("Did you mean")),
         "{got:?}"
+    );
+}
+
+#[test]
+fn a_missing_string_names_its_format_with_an_example_or_its_pattern() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "at": {"type": "string", "format": "date-time"},
+            "invoice_id": {"type": "string", "pattern": "^inv_[0-9]+$"},
+            "note": {"type": "string"}
+        },
+        "required": ["at", "invoice_id", "note"]
+    });
+    assert_eq!(
+        lines(&schema, json!({})),
+        vec![
+            line(
+                "at",
+                "Missing required field. You sent: (missing). Expected an RFC 3339 date-time with a time zone (e.g. 2024-01-15T10:30:00Z)."
+            ),
+            line(
+                "invoice_id",
+                "Missing required field. You sent: (missing). Expected a string matching the pattern '^inv_[0-9]+$'."
+            ),
+            line(
+                "note",
+                "Missing required field. You sent: (missing). Expected a string."
+            ),
+        ]
     );
 }

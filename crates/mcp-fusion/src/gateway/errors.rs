@@ -104,8 +104,10 @@ pub(crate) fn unavailable(
 /// What a call named that the gateway cannot route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mismatch<'a> {
-    /// The namespace is not mounted.
-    NotMounted,
+    /// The namespace is not mounted; with the namespaced name of the one
+    /// mounted tool the call may have meant (`billing.list_invoices` from an
+    /// upstream's own hint → `finance.billing`).
+    NotMounted(Option<&'a str>),
     /// The namespace is mounted for handoffs, and not active for this caller.
     NotActive,
     /// The upstream has no such tool.
@@ -124,9 +126,14 @@ pub(crate) fn mismatch(
     valid: Vec<String>,
 ) -> ToolError {
     let message = match what {
-        Mismatch::NotMounted => {
+        Mismatch::NotMounted(None) => {
             format!(
                 "There is no tool named \"{name}\": no tools are mounted under \"{namespace}\"."
+            )
+        }
+        Mismatch::NotMounted(Some(near)) => {
+            format!(
+                "There is no tool named \"{name}\": no tools are mounted under \"{namespace}\". Mounted tools are called with their namespace: did you mean \"{near}\"?"
             )
         }
         Mismatch::NotActive => format!(
@@ -146,7 +153,7 @@ pub(crate) fn mismatch(
         Mismatch::NotActive => format!(
             "To use them, call handoff with {{\"namespace\": \"{namespace}\"}} and wait for the tools list to refresh; otherwise call one of the tools in available_actions."
         ),
-        Mismatch::NotMounted | Mismatch::NoSuchTool(_) => String::from(
+        Mismatch::NotMounted(_) | Mismatch::NoSuchTool(_) => String::from(
             "Call one of the tools in available_actions; list the tools again with tools/list if they may have changed.",
         ),
     };

@@ -201,11 +201,22 @@ impl Mounts {
         let name = forwarded.tool.as_str();
         let (ns, tool) = name.split_once('.').unwrap_or((name, ""));
         let Some(upstream) = self.upstream(ns) else {
+            let visible = self.visible_names(caller);
+            // An upstream's own name for its tool (its envelopes name them
+            // so): the one visible tool it is, namespaced.
+            let mut near = visible.iter().filter(|v| {
+                v.split_once('.')
+                    .is_some_and(|(_, own)| own == name || own == ns)
+            });
+            let near = match (near.next(), near.next()) {
+                (Some(only), None) => Some(only.clone()),
+                _ => None,
+            };
             return Err(errors::mismatch(
                 name,
                 ns,
-                Mismatch::NotMounted,
-                self.visible_names(caller),
+                Mismatch::NotMounted(near.as_deref()),
+                visible,
             ));
         };
         let handoff = !self.listed_to_all(upstream);

@@ -108,6 +108,16 @@ pub(crate) fn estimate_wait(
     }
 }
 
+/// Whether [`estimate_wait`] can only guess: no call has finished (no mean)
+/// and no time limit bounds the running one (none, or already passed).
+pub(crate) fn wait_is_guessed(
+    elapsed: Option<Duration>,
+    mean: Option<Duration>,
+    timeout: Option<Duration>,
+) -> bool {
+    mean.is_none() && timeout.is_none_or(|limit| elapsed.is_some_and(|e| e >= limit))
+}
+
 impl ConcurrencyGuard {
     pub fn new(limits: Concurrency, timeout: Option<Duration>, labels: ActionLabels) -> Self {
         ConcurrencyGuard {
@@ -161,10 +171,10 @@ impl ConcurrencyGuard {
     }
 
     /// How long a shed caller should wait: until the call running longest is
-    /// likely done ([`estimate_wait`]), plus [`MARGIN`], at least one second.
-    /// A slot freed then also frees a place in the queue, so the retried call
-    /// is admitted.
-    fn retry_after(&self) -> Duration {
+    /// likely done ([`estimate_wait`]), plus [`MARGIN`], at least one second;
+    /// and whether that is a guess ([`wait_is_guessed`]). A slot freed then
+    /// also frees a place in the queue, so the retried call is admitted.
+    fn retry_after(&self) -> (Duration, bool) {
         let elapsed = {
             let running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
             running
@@ -176,7 +186,10 @@ impl ConcurrencyGuard {
             0 => None,
             micros => Some(Duration::from_micros(micros)),
         };
-        (estimate_wait(elapsed, mean, self.timeout) + MARGIN).max(Duration::from_secs(1))
+        (
+            (estimate_wait(elapsed, mean, self.timeout) + MARGIN).max(Duration::from_secs(1)),
+            wait_is_guessed(elapsed, mean, self.timeout),
+        )
     }
 
     fn busy(&self, name: &str) -> ToolError {
@@ -201,12 +214,20 @@ impl ConcurrencyGuard {
             1 => String::from("its queue of 1 call is full"),
             n => format!("its queue of {n} calls is full"),
         };
-        let retry_after = self.retry_after();
+        let (retry_after, guessed) = self.retry_after();
         let secs = crate::envelope::retry_after_secs(Some(retry_after)).unwrap_or(1);
         let wait = crate::error::seconds_text(secs);
+        // With nothing to go on, the wait says it is a guess and how to go on.
+        let then = if guessed {
+            String::from(
+                "; no call of it has finished yet, so that wait is a guess: if it is still at capacity then, wait twice as long",
+            )
+        } else {
+            String::new()
+        };
         ToolError::server_busy(format!("{name} is at capacity: {slots} and {queue}."))
             .suggest(format!(
-                "Wait about {wait}, then call {name} again. Calls beyond what it runs and queues are turned away at once; send fewer calls in parallel."
+                "Wait about {wait}, then call {name} again{then}. Calls beyond what it runs and queues are turned away at once; send fewer calls in parallel."
             ))
         .detail("max_active", max_active)
         .detail("max_queue", max_queue)
@@ -337,7 +358,7 @@ impl Guard for ConcurrencyGuard {
 
 #[cfg(test)]
 mod tests {
-    use super::estimate_wait;
+    use super::{estimate_wait, wait_is_guessed};
     use std::time::Duration;
 
     fn s(secs: f64) -> Duration {
@@ -381,5 +402,14 @@ mod tests {
     fn with_no_call_running_the_mean_or_nothing() {
         assert_eq!(estimate_wait(None, Some(s(2.0)), None), s(2.0));
         assert_eq!(estimate_wait(None, None, Some(s(2.0))), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_wait_is_guessed_only_with_no_mean_and_no_time_limit_ahead() {
+        let s = Duration::from_secs_f64;
+        assert!(wait_is_guessed(Some(s(1.5)), None, None));
+        assert!(wait_is_guessed(Some(s(9.0)), None, Some(s(8.0))));
+        assert!(!wait_is_guessed(Some(s(1.5)), None, Some(s(8.0))));
+        assert!(!wait_is_guessed(Some(s(1.5)), Some(s(5.0)), None));
     }
 }

@@ -7,6 +7,7 @@ use super::registry::{RegisteredAction, RegisteredTool, Registry};
 use crate::error::{ErrorCode, ToolError};
 use crate::json::json_type;
 use crate::suggest::{by_description, closest};
+use crate::text::cut_chars;
 
 /// Why a call could not be routed to an action.
 #[derive(Debug, Clone, PartialEq)]
@@ -144,15 +145,17 @@ impl Registry {
         Ok(Routed { tool, action, args })
     }
 
-    fn unknown_tool(&self, name: &str) -> RouteError {
+    fn unknown_tool(&self, sent: &str) -> RouteError {
         let names: Vec<&str> = self.tools().iter().map(|t| t.name.as_str()).collect();
+        // Echoed at most 100 characters long, like every name the model sent.
+        let name = &*cut_chars(sent, 100, "…");
         // A dotted action name sent as a tool name: suggest its group.
-        let near = name
+        let near = sent
             .split_once('.')
             .and_then(|(group, _)| self.tool(group).map(|t| t.name.as_str()))
-            .or_else(|| closest(name, names.iter().copied()));
+            .or_else(|| closest(sent, names.iter().copied()));
         // `billing.get_invoice` named as a tool: say how to call the action.
-        let action = name.split_once('.').and_then(|(group, key)| {
+        let action = sent.split_once('.').and_then(|(group, key)| {
             let tool = self.tool(group)?;
             Some((
                 tool.discriminator.as_deref()?,

@@ -50,7 +50,7 @@ pub(crate) fn phrase(ctx: &Ctx, err: &ValidationError<'_>, out: &mut Vec<Line>) 
             let given = lookup::owner(ctx.given, schema_path, "required")
                 .and_then(|o| lookup::object_view(ctx.given, o, Unions::Skip).prop(&name));
             let expected = given
-                .and_then(|g| stated_bounds(ctx.given, g))
+                .and_then(|g| stated_bounds(ctx.given, g).or_else(|| stated_string(ctx.given, g)))
                 .or_else(|| {
                     prop.and_then(|p| lookup::describe(ctx.root, p))
                         .map(|d| format!("Expected {d}."))
@@ -551,6 +551,22 @@ fn stated_bounds(root: &Value, schema: &Value) -> Option<String> {
             .map(|v| (op, v))
     })?;
     Some(bounds_phrase(Some(number), Some(number), failed))
+}
+
+/// What a missing string must look like, from the user's schema: its
+/// `format`'s expectation with an example, else its `pattern`; `None` for a
+/// string with neither, or a value that is not a string.
+fn stated_string(root: &Value, schema: &Value) -> Option<String> {
+    let string = lookup::members(root, schema)
+        .into_iter()
+        .find(|m| m.get("type").and_then(Value::as_str) == Some("string"))?;
+    if let Some(format) = string.get("format").and_then(Value::as_str) {
+        return Some(format_phrase(format).1);
+    }
+    string
+        .get("pattern")
+        .and_then(Value::as_str)
+        .map(|pattern| format!("Expected a string matching the pattern '{pattern}'."))
 }
 
 /// Whether `v` is `i64::MIN`, `i64::MAX` or `u64::MAX`.

@@ -88,7 +88,14 @@ pub(crate) fn unknown_keys(
                 format!("Known fields: {listed}, and names matching {patterns}. Check for typos.")
             }
         };
-        if let Some(near) = closest_other(key, known.names.iter().copied()) {
+        // A field already sent is no suggestion: renaming onto it would
+        // overwrite its value.
+        let unsent = known
+            .names
+            .iter()
+            .copied()
+            .filter(|name| object.get(*name).is_none());
+        if let Some(near) = closest_other(key, unsent) {
             expected.push_str(&did_you_mean(near));
         }
         out.push(Line::new(
