@@ -910,7 +910,7 @@ def table(results: list[Result], stacks: list[str]) -> str:
 
     def cell(rs: list[Result]) -> str:
         fixed, failed, accepted, errors = tally(rs)
-        extras = ([f"+{accepted} ok"] if accepted else []) + ([f"{errors} errors"] if errors else [])
+        extras = ([f"+{accepted} ok"] if accepted else []) + ([f"{errors} error{'s' if errors > 1 else ''}"] if errors else [])
         return (f"{fixed}/{failed}" if failed else "-") + (f" ({', '.join(extras)})" if extras else "")
 
     of = {st: [r for r in results if r.stack == st] for st in stacks}

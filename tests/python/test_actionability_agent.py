@@ -230,6 +230,6 @@ def test_errors_are_left_out_of_the_share_and_shown_on_their_own_line():
                agent.Result("ts", s, "not fixed")]
     assert agent.share_fixed(results[:2]) == 100.0
     lines = agent.table(results, ["ours", "ts"]).splitlines()
-    assert lines[1].split() == ["cat", "1/1", "(1", "errors)", "0/1"]
+    assert lines[1].split() == ["cat", "1/1", "(1", "error)", "0/1"]
     assert lines[-1].split() == ["errors", "1", "0"]
     assert "errors" not in agent.table(results[:1], ["ours"])
