@@ -235,7 +235,7 @@ async fn get_invoice(t: Transport) {
         "get_invoice",
         &[(
             "id",
-            "Missing required field. You sent: (missing). Expected a string.",
+            "Missing required field. You sent: (missing). Expected a string matching the pattern '^inv_[0-9]+$'.",
         )],
     );
     s.close().await;
