@@ -934,6 +934,57 @@ async fn an_upstreams_list_changed_refreshes_the_gateways_tools() {
 }
 
 #[tokio::test]
+async fn an_upstreams_unusable_names_and_internal_errors_stay_behind_the_gateway() {
+    let Some(dir) = interop_dir() else {
+        return;
+    };
+    let script = dir.join("raw-upstream.mjs");
+    let config = format!(
+        "[[upstream]]\nnamespace = \"raw\"\ncommand = [\"node\", \"{}\"]\nexposure = \"handoff\"\n",
+        script.display()
+    );
+    let gateway = Gateway::start("raw", &config, &[]).await;
+    let ack = gateway.call("handoff", json!({"namespace": "raw"})).await;
+    assert_eq!(ack.is_error, Some(false));
+    let fine = gateway
+        .call_until_not("HANDOFF_CONNECTING", "raw.echo", json!({}))
+        .await;
+    assert_eq!(texts(&fine), ["ok echo"]);
+    // Empty, blank and repeated names are left out; the handoff's own
+    // return tool shadows the upstream's.
+    assert_eq!(
+        gateway.tool_names().await,
+        [
+            "handoff",
+            "raw.fail",
+            "raw.refuse",
+            "raw.echo",
+            "raw.return_to_triage"
+        ]
+    );
+    // Invalid params: the upstream's words, as plain text.
+    let refused = gateway.call("raw.refuse", json!({})).await;
+    assert_eq!(refused.is_error, Some(true));
+    assert_eq!(texts(&refused), ["refuse takes no arguments"]);
+    // Any other JSON-RPC error: unavailable, its text only in the log.
+    let (text, meta) = handoff_envelope(
+        "HANDOFF_UPSTREAM_UNAVAILABLE",
+        "error",
+        "The raw tools failed on the call of raw.fail; it may or may not have been done.",
+        "Tell the user the raw tools are unavailable for now, or call again in 1 second, or call raw.return_to_triage. If the call changes something, check first whether it was done.",
+        &[],
+        Some(1),
+    );
+    assert_failure(
+        &gateway.call("raw.fail", json!({})).await,
+        &text,
+        &meta,
+        true,
+    );
+    gateway.close().await;
+}
+
+#[tokio::test]
 async fn a_handoff_carries_its_reason_to_the_upstream() {
     let Some(dir) = interop_dir() else {
         return;

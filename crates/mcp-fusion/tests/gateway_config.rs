@@ -110,6 +110,19 @@ fn unusable_settings_are_refused_by_name() {
         ),
         "upstream \"a\": reconnect_max must be at least reconnect_initial"
     );
+    // Longer than a day would overflow the clock, and waits no call.
+    assert_eq!(
+        refused(
+            "[[upstream]]\nnamespace = \"a\"\nurl = \"http://h/mcp\"\nconnect_timeout = \"18446744073709551615s\"\n"
+        ),
+        "upstream \"a\": connect_timeout must be at most 1 day (24h)"
+    );
+    assert_eq!(
+        refused(
+            "[[upstream]]\nnamespace = \"a\"\nurl = \"http://h/mcp\"\n[handoffs]\nttl = \"2days\"\n"
+        ),
+        "upstream \"[handoffs]\": max_callers must be above zero, and ttl longer than zero and at most 1 day (24h)"
+    );
     let both =
         refused("[[upstream]]\nnamespace = \"a\"\nurl = \"http://h/mcp\"\ncommand = [\"x\"]\n");
     assert!(

@@ -32,6 +32,10 @@ use serde::{Deserialize, Deserializer};
 
 use crate::client::Target;
 
+/// The longest duration a configuration may give (1 day): longer ones
+/// would overflow the clock's arithmetic, and no wait of a call is that long.
+pub const MAX_DURATION: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// The default [`UpstreamConfig::connect_timeout`]: 10 s.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The default [`UpstreamConfig::call_timeout`]: 60 s.
@@ -143,18 +147,23 @@ impl UpstreamConfig {
         if !valid {
             return Err(ConfigError::BadNamespace(ns.clone()));
         }
-        let zero = [
+        let durations = [
             ("connect_timeout", self.connect_timeout),
             ("call_timeout", self.call_timeout),
             ("reconnect_initial", self.reconnect_initial),
             ("reconnect_max", self.reconnect_max),
-        ]
-        .into_iter()
-        .find(|(_, d)| d.is_zero());
-        if let Some((field, _)) = zero {
+        ];
+        for (field, duration) in durations {
+            let reason = if duration.is_zero() {
+                format!("{field} must be longer than zero")
+            } else if duration > MAX_DURATION {
+                format!("{field} must be at most 1 day (24h)")
+            } else {
+                continue;
+            };
             return Err(ConfigError::Invalid {
                 namespace: ns.clone(),
-                reason: format!("{field} must be longer than zero"),
+                reason,
             });
         }
         if self.reconnect_max < self.reconnect_initial {
@@ -280,10 +289,15 @@ impl GatewayConfig {
         if self.upstreams.is_empty() {
             return Err(ConfigError::NoUpstreams);
         }
-        if self.handoffs.max_callers == 0 || self.handoffs.ttl.is_zero() {
+        if self.handoffs.max_callers == 0
+            || self.handoffs.ttl.is_zero()
+            || self.handoffs.ttl > MAX_DURATION
+        {
             return Err(ConfigError::Invalid {
                 namespace: String::from("[handoffs]"),
-                reason: String::from("max_callers and ttl must be above zero"),
+                reason: String::from(
+                    "max_callers must be above zero, and ttl longer than zero and at most 1 day (24h)",
+                ),
             });
         }
         for (i, upstream) in self.upstreams.iter().enumerate() {

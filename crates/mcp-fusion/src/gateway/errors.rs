@@ -55,6 +55,9 @@ pub(crate) enum Unavailable {
     TimedOut,
     /// The handoff's connection failed after it was acknowledged.
     HandoffFailed,
+    /// It answered the call with an error of its own (a JSON-RPC error
+    /// other than invalid params), whose text is only logged.
+    Failed,
 }
 
 /// `HANDOFF_UPSTREAM_UNAVAILABLE` (error): `namespace`'s upstream gave no
@@ -81,9 +84,12 @@ pub(crate) fn unavailable(
         Unavailable::HandoffFailed => format!(
             "The handoff to the {namespace} tools could not connect them; {tool} was not called."
         ),
+        Unavailable::Failed => format!(
+            "The {namespace} tools failed on the call of {tool}; it may or may not have been done."
+        ),
     };
     let check = match why {
-        Unavailable::DiedMidCall | Unavailable::TimedOut => {
+        Unavailable::DiedMidCall | Unavailable::TimedOut | Unavailable::Failed => {
             " If the call changes something, check first whether it was done."
         }
         Unavailable::Unreachable | Unavailable::HandoffFailed => "",

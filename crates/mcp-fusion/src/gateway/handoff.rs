@@ -93,11 +93,13 @@ impl Handoffs {
 
     /// Starts `caller`'s handoff to `handoff.namespace` (ending any other it
     /// had), awaiting its connection. Expired entries go first; when the
-    /// table is still full, the least recently used entry goes.
-    pub(crate) fn start(&self, caller: &str, handoff: &Handoff) {
+    /// table is still full, the least recently used entry goes: returns its
+    /// caller, whose tools changed.
+    pub(crate) fn start(&self, caller: &str, handoff: &Handoff) -> Option<String> {
         let now = Instant::now();
         let mut table = self.table();
         table.retain(|_, a| now.duration_since(a.touched) < self.ttl);
+        let mut evicted = None;
         if table.len() >= self.max
             && !table.contains_key(caller)
             && let Some(oldest) = table
@@ -106,6 +108,7 @@ impl Handoffs {
                 .map(|(k, _)| k.clone())
         {
             table.remove(&oldest);
+            evicted = Some(oldest);
         }
         table.insert(
             caller.to_owned(),
@@ -117,6 +120,7 @@ impl Handoffs {
                 touched: now,
             },
         );
+        evicted
     }
 
     /// `caller`'s active namespace and its progress (and marks it used), or
@@ -207,10 +211,13 @@ mod tests {
     #[test]
     fn the_table_is_bounded_and_drops_the_least_recently_used() {
         let handoffs = Handoffs::new(2, Duration::from_secs(60));
-        handoffs.start("a", &Handoff::to("finance"));
-        handoffs.start("b", &Handoff::to("finance"));
+        assert_eq!(handoffs.start("a", &Handoff::to("finance")), None);
+        assert_eq!(handoffs.start("b", &Handoff::to("finance")), None);
         assert!(handoffs.active("a").is_some());
-        handoffs.start("c", &Handoff::to("finance"));
+        assert_eq!(
+            handoffs.start("c", &Handoff::to("finance")),
+            Some(String::from("b"))
+        );
         assert!(handoffs.active("b").is_none());
         assert!(handoffs.active("a").is_some());
         assert!(handoffs.active("c").is_some());

@@ -74,7 +74,7 @@ use serde_json::Value;
 pub use config::{
     ConfigError, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_HANDOFF_TTL,
     DEFAULT_MAX_HANDOFFS, DEFAULT_RECONNECT_INITIAL, DEFAULT_RECONNECT_MAX, Exposure,
-    GatewayConfig, HandoffLimits, UpstreamConfig,
+    GatewayConfig, HandoffLimits, MAX_DURATION, UpstreamConfig,
 };
 pub use errors::CONNECTING_RETRY_SECS;
 pub use handoff::Handoff;
@@ -103,8 +103,11 @@ pub struct Gateway {
 #[derive(Debug, Deserialize, JsonSchema)]
 struct HandoffArgs {
     /// The namespace to hand the conversation over to (one of the tool's description).
+    #[schemars(length(max = 64))]
     namespace: String,
-    /// Why, in one short sentence the user would agree with.
+    /// Why, in one short sentence the user would agree with (at most 500
+    /// characters: it is kept for the caller and sent with every call).
+    #[schemars(length(max = 500))]
     reason: Option<String>,
 }
 
@@ -132,12 +135,12 @@ impl Gateway {
     /// [`Action::concurrency`], [`Action::requires_scopes`],
     /// [`Action::timeout`]) that every mounted call passes first, after the
     /// server's layers. With [`Exposure::Handoff`] upstreams, also adds the
-    /// [`HANDOFF_TOOL`]. The gateway becomes a state of the server
+    /// [`HANDOFF_TOOL`], which `guards` guards too. The gateway becomes a state of the server
     /// (`State<Gateway>`), for handlers that call [`handoff`](Self::handoff).
     pub fn install_with(
         &self,
         builder: ServerBuilder,
-        guards: impl FnOnce(Action) -> Action,
+        guards: impl Fn(Action) -> Action,
     ) -> ServerBuilder {
         let mounts = Arc::clone(&self.mounts);
         let forward = Action::new(FORWARD_ACTION, move |ctx: CallContext, args: Forwarded| {
@@ -170,7 +173,8 @@ impl Gateway {
                 }
             })
             .description(description);
-            builder = builder.tool(tool);
+            // A handoff starts a connection and holds state: the same guards.
+            builder = builder.tool(guards(tool));
         }
         builder
     }

@@ -173,7 +173,13 @@ impl Mounts {
                 continue;
             }
             if let Link::Ready { tools: listed, .. } = upstream.link() {
-                tools.extend(listed.iter().map(|t| namespaced(ns, t)));
+                // The handoff's own return tool shadows an upstream's.
+                tools.extend(
+                    listed
+                        .iter()
+                        .filter(|t| !(handoff && t.name == RETURN_TOOL))
+                        .map(|t| namespaced(ns, t)),
+                );
             }
             if handoff {
                 tools.push(return_tool(ns));
@@ -292,12 +298,20 @@ impl Mounts {
         let call = client.call_with_meta(tool, Value::Object(forwarded.arguments), meta);
         match watched(&client, call).await {
             Ok(result) => Ok(ToolOutput::result(result)),
-            // The upstream refused the request itself (e.g. -32602): its
-            // words, as a foreign server's plain-text error.
-            Err(FusionClientError::JsonRpc { message, .. }) => {
+            // The upstream refused the call's arguments or name (-32602,
+            // -32601): its words, as a foreign server's plain-text error.
+            Err(FusionClientError::JsonRpc { code, message, .. })
+                if code == INVALID_PARAMS || code == METHOD_NOT_FOUND =>
+            {
                 let mut result = CallToolResult::success(vec![ContentBlock::text(message)]);
                 result.is_error = Some(true);
                 Ok(ToolOutput::result(result))
+            }
+            // Any other JSON-RPC error is the upstream's own failure: its
+            // text may hold internals, so it goes to the log only.
+            Err(FusionClientError::JsonRpc { code, message, .. }) => {
+                tracing::warn!(namespace = %ns, tool = %tool, code, error = %message, "upstream answered with an error");
+                unavailable(Unavailable::Failed, retry)
             }
             Err(FusionClientError::Timeout(_)) => unavailable(Unavailable::TimedOut, retry),
             Err(other) => {
@@ -331,8 +345,12 @@ impl Mounts {
             return Err(errors::mismatch(ns, ns, Mismatch::NoHandoffTarget, targets));
         };
         let caller = ctx.caller();
-        self.handoffs.start(caller, &handoff);
+        let evicted = self.handoffs.start(caller, &handoff);
         upstream.start(self.events.clone());
+        // A caller pushed out of a full table loses its handoff's tools.
+        if let Some(evicted) = evicted {
+            self.notify(Some(&evicted)).await;
+        }
         if matches!(upstream.link(), Link::Ready { .. }) {
             self.handoffs.settle(ns, true);
         }
@@ -371,6 +389,11 @@ impl MountedTools for Mounts {
     }
 }
 
+/// JSON-RPC's "Invalid params" code.
+const INVALID_PARAMS: i32 = -32602;
+/// JSON-RPC's "Method not found" code.
+const METHOD_NOT_FOUND: i32 = -32601;
+
 /// How often a call in flight checks that its upstream is still there.
 const PROBE_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 /// How long that check waits for the upstream's `ping` answer.
@@ -385,20 +408,28 @@ async fn watched(
     client: &FusionClient,
     call: impl Future<Output = Result<CallToolResult, FusionClientError>>,
 ) -> Result<CallToolResult, FusionClientError> {
+    let gone = || {
+        Err(FusionClientError::Transport(String::from(
+            "the upstream went away during the call",
+        )))
+    };
     tokio::pin!(call);
     loop {
         tokio::select! {
             outcome = &mut call => return outcome,
-            () = tokio::time::sleep(PROBE_EVERY) => {
-                let gone = client.is_closed()
-                    || matches!(
-                        tokio::time::timeout(PROBE_LIMIT, client.ping()).await,
-                        Ok(Err(FusionClientError::Transport(_)))
-                    );
-                if gone {
-                    return Err(FusionClientError::Transport(String::from(
-                        "the upstream went away during the call",
-                    )));
+            () = tokio::time::sleep(PROBE_EVERY) => {}
+        }
+        if client.is_closed() {
+            return gone();
+        }
+        // The call is still watched while the ping waits: its answer is
+        // returned the moment it comes.
+        let probe = tokio::time::timeout(PROBE_LIMIT, client.ping());
+        tokio::select! {
+            outcome = &mut call => return outcome,
+            probed = probe => {
+                if matches!(probed, Ok(Err(FusionClientError::Transport(_)))) {
+                    return gone();
                 }
             }
         }

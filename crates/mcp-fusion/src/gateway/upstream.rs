@@ -28,7 +28,7 @@ pub(crate) enum Event {
 pub(crate) enum Link {
     /// Not wanted yet (a handoff upstream before its first handoff).
     Idle,
-    /// A connection attempt in progress; `first` when none succeeded before.
+    /// A connection attempt in progress; `first` for the very first one.
     Connecting {
         /// No attempt succeeded before this one.
         first: bool,
@@ -171,6 +171,32 @@ impl Upstream {
     }
 }
 
+/// The longest upstream tool name listed, in characters (MCP's limit for
+/// tool names).
+const MAX_TOOL_NAME: usize = 128;
+
+/// The tools of `namespace`'s upstream that can be listed and called: those
+/// with a name of 1 to [`MAX_TOOL_NAME`] characters, none of them blank or
+/// a control character, each name once (the first kept). The others are
+/// logged and left out.
+fn callable(namespace: &str, tools: Vec<Tool>) -> Vec<Tool> {
+    let mut seen = std::collections::HashSet::new();
+    tools
+        .into_iter()
+        .filter(|tool| {
+            let name: &str = &tool.name;
+            let usable = !name.is_empty()
+                && name.chars().count() <= MAX_TOOL_NAME
+                && !name.chars().any(|c| c.is_whitespace() || c.is_control())
+                && seen.insert(name.to_owned());
+            if !usable {
+                tracing::warn!(namespace = %namespace, tool = %name.chars().take(MAX_TOOL_NAME).collect::<String>(), "upstream tool left out: its name is empty, too long, has blanks, or is listed twice");
+            }
+            usable
+        })
+        .collect()
+}
+
 /// Seconds until `at`, rounded up, at least 1.
 pub(crate) fn seconds_until(at: Instant) -> u64 {
     let left = at.saturating_duration_since(Instant::now());
@@ -190,14 +216,14 @@ async fn connect(
         && !client.is_closed()
         && let Ok(tools) = client.list_tools().await
     {
-        return Ok((client, tools));
+        return Ok((client, callable(&upstream.config.namespace, tools)));
     }
     let client = FusionClient::connect(&upstream.config.target, upstream.options())
         .await
         .map_err(|e| e.to_string())?;
     let client = Arc::new(client);
     let tools = client.list_tools().await.map_err(|e| e.to_string())?;
-    Ok((client, tools))
+    Ok((client, callable(&upstream.config.namespace, tools)))
 }
 
 /// The task of one upstream: connect, stay connected (re-listing tools on
@@ -236,6 +262,7 @@ async fn supervise(upstream: Weak<Upstream>, events: mpsc::UnboundedSender<Event
                     if me.refresh.swap(false, Ordering::SeqCst) {
                         match client.list_tools().await {
                             Ok(tools) => {
+                                let tools = callable(&me.config.namespace, tools);
                                 me.set(Link::Ready {
                                     client: Arc::clone(&client),
                                     tools: Arc::new(tools),
@@ -254,6 +281,9 @@ async fn supervise(upstream: Weak<Upstream>, events: mpsc::UnboundedSender<Event
                 failures = 1;
             }
             Err(reason) => {
+                // Only the very first attempt is "connecting"; after it
+                // fails, the upstream is unavailable until one succeeds.
+                first = false;
                 failures = failures.saturating_add(1);
                 // Logged for the operator; never shown to the model.
                 tracing::warn!(namespace = %me.config.namespace, %reason, "upstream connection failed");
