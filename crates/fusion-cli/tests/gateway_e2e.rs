@@ -235,6 +235,19 @@ async fn billing_over_stdio_is_mounted_under_its_namespace() {
         true,
     );
 
+    // A name with no namespace: MCP's unknown tool, naming the mounted tools.
+    let unknown = gateway
+        .client
+        .call_tool(CallToolRequestParams::new("finance"))
+        .await
+        .expect_err("an unknown tool");
+    assert!(
+        unknown.to_string().contains(
+            "Unknown tool \"finance\". Valid tools: finance.billing, finance.billing_health."
+        ),
+        "{unknown}"
+    );
+
     // A tool the upstream does not have.
     let (text, meta) = handoff_envelope(
         "HANDOFF_NAMESPACE_MISMATCH",
@@ -260,6 +273,11 @@ async fn the_gateway_guards_run_before_a_call_is_forwarded() {
         "[[upstream]]\nnamespace = \"finance\"\ncommand = {}\n",
         billing_command(&db)
     );
+    // A second namespace, for handoffs: the handoff tool is guarded too.
+    let config = format!(
+        "{config}[[upstream]]\nnamespace = \"ledger\"\ncommand = {}\nexposure = \"handoff\"\n",
+        billing_command(&db)
+    );
     let gateway = Gateway::start("guards", &config, &["--rate-limit", "1/min"]).await;
     let args = json!({"action": "get_invoice", "id": "inv_1"});
     let first = gateway.call("finance.billing", args.clone()).await;
@@ -267,6 +285,11 @@ async fn the_gateway_guards_run_before_a_call_is_forwarded() {
     let second = gateway.call("finance.billing", args).await;
     assert_eq!(code_of(&second).as_deref(), Some("RATE_LIMITED"));
     assert_eq!(second.is_error, Some(true));
+    let handoff = json!({"namespace": "ledger"});
+    let first = gateway.call("handoff", handoff.clone()).await;
+    assert_eq!(code_of(&first).as_deref(), Some("HANDOFF_CONNECTING"));
+    let second = gateway.call("handoff", handoff).await;
+    assert_eq!(code_of(&second).as_deref(), Some("RATE_LIMITED"));
     gateway.close().await;
 }
 

@@ -284,7 +284,9 @@ impl FusionClient {
             }
             Target::Stdio { program, args } => {
                 let mut command = tokio::process::Command::new(program);
-                command.args(args);
+                // Killed when dropped: also when the client is dropped
+                // during its handshake, or its process exits then.
+                command.args(args).kill_on_drop(true);
                 let stderr_io = match options.stderr {
                     ServerStderr::Inherit => Stdio::inherit(),
                     ServerStderr::Discard => Stdio::null(),

@@ -146,7 +146,15 @@ impl Registry {
     }
 
     fn unknown_tool(&self, sent: &str) -> RouteError {
-        let names: Vec<&str> = self.tools().iter().map(|t| t.name.as_str()).collect();
+        self.unknown_tool_among(sent, &[])
+    }
+
+    /// The error for a call of `sent`, a name no tool has: it names the
+    /// closest valid tool and every valid one, the registry's then `also`'s
+    /// (a server's mounted tools, listed beside its own).
+    pub(crate) fn unknown_tool_among(&self, sent: &str, also: &[String]) -> RouteError {
+        let mut names: Vec<&str> = self.tools().iter().map(|t| t.name.as_str()).collect();
+        names.extend(also.iter().map(String::as_str));
         // Echoed at most 100 characters long, like every name the model sent.
         let name = &*cut_chars(sent, 100, "…");
         // A dotted action name sent as a tool name: suggest its group.

@@ -49,7 +49,7 @@ pub use transport::{ServeError, shutdown_signal};
 
 use crate::contract::{SelfHealing, ServerContract};
 use crate::pipeline::{Peer, States};
-use crate::router::{BuildError, Registry, ToolListing};
+use crate::router::{BuildError, Registry, RouteError, ToolListing};
 use catalog::Catalog;
 use dispatch::{CallRequest, UnknownTool, run};
 use in_flight::InFlight;
@@ -254,6 +254,7 @@ impl FusionServer {
         let settings = self.inner.settings;
         let stopped = self.inner.in_flight.stopped();
         let name = request.name.clone();
+        let caller = request.caller.clone();
         // A name no tool of the server's own has (nor, before its first dot,
         // names one: `billing.get_invoice` is the router's to answer),
         // claimed by the mount: the mount's forwarding action answers it.
@@ -282,6 +283,23 @@ impl FusionServer {
             () = stopped.cancelled() => {
                 return Ok(crate::envelope::to_call_tool_result(&stopped_by_shutdown(&name)));
             }
+        };
+        // The mounted tools the caller sees are valid tools too.
+        let outcome = match (outcome, &self.inner.mount) {
+            (Err(_), Some(mount)) => {
+                let mounted: Vec<String> = mount
+                    .hook
+                    .tools(&caller)
+                    .await
+                    .into_iter()
+                    .map(|t| t.name.into_owned())
+                    .collect();
+                match self.inner.registry.unknown_tool_among(&name, &mounted) {
+                    RouteError::UnknownTool { message, data } => Err(UnknownTool { message, data }),
+                    RouteError::Envelope(err) => Ok(crate::envelope::to_call_tool_result(&err)),
+                }
+            }
+            (outcome, _) => outcome,
         };
         match outcome {
             Ok(result) => Ok(result),
