@@ -2,12 +2,13 @@
 // tests of what an SDK would not send: its tools list holds unusable names
 // (empty, with a blank, listed twice, `return_to_triage`), and `tools/call`
 // answers with a JSON-RPC error: `fail` with -32000 and internal text,
-// `refuse` with -32602; any other tool answers "ok <name>".
+// `refuse` with -32602, `refuse_long` with -32602 and 5 000 characters;
+// any other tool answers "ok <name>".
 import { createInterface } from "node:readline";
 
 const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
 const schema = { type: "object" };
-const names = ["fail", "refuse", "echo", "", "a b", "echo", "return_to_triage"];
+const names = ["fail", "refuse", "refuse_long", "echo", "", "a b", "echo", "return_to_triage"];
 
 for await (const line of createInterface({ input: process.stdin })) {
   let message;
@@ -34,6 +35,8 @@ for await (const line of createInterface({ input: process.stdin })) {
     send({ jsonrpc: "2.0", id, error: { code: -32000, message: "internal db at postgres://admin:pw@10.0.0.5 failed" } });
   } else if (method === "tools/call" && params.name === "refuse") {
     send({ jsonrpc: "2.0", id, error: { code: -32602, message: "refuse takes no arguments" } });
+  } else if (method === "tools/call" && params.name === "refuse_long") {
+    send({ jsonrpc: "2.0", id, error: { code: -32602, message: "x".repeat(5000) } });
   } else if (method === "tools/call") {
     send({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text: `ok ${params.name}` }] } });
   } else {

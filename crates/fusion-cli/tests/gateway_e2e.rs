@@ -49,10 +49,8 @@ impl Drop for TempFile {
 
 impl Gateway {
     async fn start(test: &str, config: &str, flags: &[&str]) -> Gateway {
-        let path =
-            std::env::temp_dir().join(format!("fusion-gateway-{test}-{}.toml", std::process::id()));
-        std::fs::write(&path, config).expect("write the gateway config");
-        let config_path = path.display().to_string();
+        let config = config_file(test, config);
+        let config_path = config.0.display().to_string();
         let command = tokio::process::Command::new(FUSION).configure(|c| {
             c.args(["gateway", "--stdio", "--config", &config_path])
                 .args(flags)
@@ -71,7 +69,7 @@ impl Gateway {
         Gateway {
             client,
             changes,
-            _config: TempFile(path),
+            _config: config,
         }
     }
 
@@ -609,6 +607,23 @@ async fn a_handoff_that_cannot_connect_is_told_on_the_next_call() {
             "The finance tools are unavailable right now; finance.billing was not called."
         ))
     );
+    // A new handoff is refused until the upstream is back.
+    let (text, meta) = handoff_envelope(
+        "HANDOFF_UPSTREAM_UNAVAILABLE",
+        "error",
+        "The finance tools are unavailable right now, so the conversation was not handed over.",
+        "Tell the user the finance tools are unavailable for now, or call again in 1 second.",
+        &[],
+        Some(1),
+    );
+    assert_failure(
+        &gateway
+            .call("handoff", json!({"namespace": "finance"}))
+            .await,
+        &text,
+        &meta,
+        true,
+    );
     gateway.close().await;
 }
 
@@ -696,62 +711,75 @@ fn fusion(args: &[&str]) -> (Option<i32>, String) {
     )
 }
 
-#[test]
-fn the_gateway_lockfile_catches_a_breaking_upstream_change() {
-    let db = TempDb::new("gateway-lock");
-    let dir = std::env::temp_dir();
-    let pid = std::process::id();
-    let before = TempFile(dir.join(format!("fusion-gateway-lock-before-{pid}.toml")));
-    let after = TempFile(dir.join(format!("fusion-gateway-lock-after-{pid}.toml")));
-    let lock = TempFile(dir.join(format!("fusion-gateway-lock-{pid}.json")));
-    std::fs::write(
-        &before.0,
-        format!(
-            "[[upstream]]\nnamespace = \"finance\"\ncommand = {}\n",
-            billing_command(&db)
-        ),
+/// A gateway config file for `test`, removed on drop.
+fn config_file(test: &str, text: &str) -> TempFile {
+    let path =
+        std::env::temp_dir().join(format!("fusion-gateway-{test}-{}.toml", std::process::id()));
+    std::fs::write(&path, text).expect("write the config");
+    TempFile(path)
+}
+
+/// The command that serves `config` over stdio, with `flags`.
+fn gateway_cmd(config: &TempFile, flags: &str) -> String {
+    format!(
+        "{FUSION} gateway --stdio {flags} --config {}",
+        config.0.display()
     )
-    .expect("write the config");
-    // The same namespace, now served by the bench example (no `billing` group).
-    std::fs::write(
-        &after.0,
-        format!(
-            "[[upstream]]\nnamespace = \"finance\"\ncommand = [\"{FUSION}\", \"serve\", \"--example\", \"bench\", \"--stdio\"]\n"
-        ),
-    )
-    .expect("write the config");
-    let cmd =
-        |config: &TempFile| format!("{FUSION} gateway --stdio --config {}", config.0.display());
+}
+
+/// `fusion lock --cmd <cmd> -o <lock>`, which must succeed; the tool names
+/// the lockfile holds.
+fn locked_tools(cmd: &str, lock: &TempFile) -> Vec<String> {
     let lock_path = lock.0.display().to_string();
-    let (code, _) = fusion(&["lock", "--cmd", &cmd(&before), "-o", &lock_path]);
-    assert_eq!(code, Some(0));
+    let (code, report) = fusion(&["lock", "--cmd", cmd, "-o", &lock_path]);
+    assert_eq!(code, Some(0), "{report}");
     let written: Value =
         serde_json::from_str(&std::fs::read_to_string(&lock.0).expect("the lockfile"))
             .expect("JSON");
-    let tools: Vec<&String> = written["tools"]
+    written["tools"]
         .as_object()
         .expect("tools")
         .keys()
-        .collect();
-    assert_eq!(tools, ["finance.billing", "finance.billing_health"]);
+        .cloned()
+        .collect()
+}
 
-    let (code, _) = fusion(&[
-        "lock",
-        "--check",
-        "--cmd",
-        &cmd(&before),
-        "--lock",
-        &lock_path,
-    ]);
-    assert_eq!(code, Some(0), "unchanged");
-    let (code, report) = fusion(&[
-        "lock",
-        "--check",
-        "--cmd",
-        &cmd(&after),
-        "--lock",
-        &lock_path,
-    ]);
+#[test]
+fn the_gateway_lockfile_catches_a_breaking_upstream_change() {
+    let db = TempDb::new("gateway-lock");
+    let before = config_file(
+        "lock-before",
+        &format!(
+            "[[upstream]]\nnamespace = \"finance\"\ncommand = {}\n",
+            billing_command(&db)
+        ),
+    );
+    // The same namespace, now served by the bench example (no `billing` group).
+    let after = config_file(
+        "lock-after",
+        &format!(
+            "[[upstream]]\nnamespace = \"finance\"\ncommand = [\"{FUSION}\", \"serve\", \"--example\", \"bench\", \"--stdio\"]\n"
+        ),
+    );
+    let lock = TempFile(
+        std::env::temp_dir().join(format!("fusion-gateway-lock-{}.json", std::process::id())),
+    );
+    assert_eq!(
+        locked_tools(&gateway_cmd(&before, ""), &lock),
+        ["finance.billing", "finance.billing_health"]
+    );
+    let check = |config: &TempFile| {
+        fusion(&[
+            "lock",
+            "--check",
+            "--cmd",
+            &gateway_cmd(config, ""),
+            "--lock",
+            &lock.0.display().to_string(),
+        ])
+    };
+    assert_eq!(check(&before).0, Some(0), "unchanged");
+    let (code, report) = check(&after);
     assert_eq!(code, Some(1), "{report}");
     assert!(
         report.contains("BREAKING  (tool)  Tool \"finance.billing\" was removed."),
@@ -762,35 +790,19 @@ fn the_gateway_lockfile_catches_a_breaking_upstream_change() {
 #[test]
 fn the_gateway_lockfile_holds_handoff_upstreams_listed_for_it() {
     let db = TempDb::new("gateway-lock-handoff");
-    let dir = std::env::temp_dir();
-    let pid = std::process::id();
-    let config = TempFile(dir.join(format!("fusion-gateway-lock-handoff-{pid}.toml")));
-    let lock = TempFile(dir.join(format!("fusion-gateway-lock-handoff-{pid}.json")));
-    std::fs::write(
-        &config.0,
-        format!(
+    let config = config_file(
+        "lock-handoff",
+        &format!(
             "[[upstream]]\nnamespace = \"finance\"\ncommand = {}\nexposure = \"handoff\"\n",
             billing_command(&db)
         ),
-    )
-    .expect("write the config");
-    let lock_path = lock.0.display().to_string();
-    let cmd = format!(
-        "{FUSION} gateway --stdio --list-every-upstream --config {}",
-        config.0.display()
     );
-    let (code, report) = fusion(&["lock", "--cmd", &cmd, "-o", &lock_path]);
-    assert_eq!(code, Some(0), "{report}");
-    let written: Value =
-        serde_json::from_str(&std::fs::read_to_string(&lock.0).expect("the lockfile"))
-            .expect("JSON");
-    let tools: Vec<&String> = written["tools"]
-        .as_object()
-        .expect("tools")
-        .keys()
-        .collect();
+    let lock = TempFile(std::env::temp_dir().join(format!(
+        "fusion-gateway-lock-handoff-{}.json",
+        std::process::id()
+    )));
     assert_eq!(
-        tools,
+        locked_tools(&gateway_cmd(&config, "--list-every-upstream"), &lock),
         ["finance.billing", "finance.billing_health", "handoff"]
     );
 }
@@ -804,10 +816,7 @@ struct HttpGateway {
 
 impl HttpGateway {
     fn start(test: &str, config: &str) -> HttpGateway {
-        let path =
-            std::env::temp_dir().join(format!("fusion-gateway-{test}-{}.toml", std::process::id()));
-        std::fs::write(&path, config).expect("write the gateway config");
-        let config = TempFile(path);
+        let config = config_file(test, config);
         let port = free_port().to_string();
         let args: Vec<&std::ffi::OsStr> = vec![
             "gateway".as_ref(),
@@ -981,6 +990,7 @@ async fn an_upstreams_unusable_names_and_internal_errors_stay_behind_the_gateway
             "handoff",
             "raw.fail",
             "raw.refuse",
+            "raw.refuse_long",
             "raw.echo",
             "raw.return_to_triage"
         ]
@@ -989,6 +999,9 @@ async fn an_upstreams_unusable_names_and_internal_errors_stay_behind_the_gateway
     let refused = gateway.call("raw.refuse", json!({})).await;
     assert_eq!(refused.is_error, Some(true));
     assert_eq!(texts(&refused), ["refuse takes no arguments"]);
+    // Cut to 2 000 characters.
+    let long = gateway.call("raw.refuse_long", json!({})).await;
+    assert_eq!(texts(&long), [format!("{}…", "x".repeat(1999))]);
     // Any other JSON-RPC error: unavailable, its text only in the log.
     let (text, meta) = handoff_envelope(
         "HANDOFF_UPSTREAM_UNAVAILABLE",

@@ -121,7 +121,7 @@ fn unusable_settings_are_refused_by_name() {
         refused(
             "[[upstream]]\nnamespace = \"a\"\nurl = \"http://h/mcp\"\n[handoffs]\nttl = \"2days\"\n"
         ),
-        "upstream \"[handoffs]\": max_callers must be above zero, and ttl longer than zero and at most 1 day (24h)"
+        "[handoffs]: ttl must be longer than zero and at most 1 day (24h)"
     );
     let both =
         refused("[[upstream]]\nnamespace = \"a\"\nurl = \"http://h/mcp\"\ncommand = [\"x\"]\n");

@@ -280,25 +280,24 @@ impl GatewayConfig {
     }
 
     /// Checks the configuration: at least one upstream, valid and distinct
-    /// namespaces, non-zero durations, a program or an http(s) URL.
+    /// namespaces, durations above zero and at most [`MAX_DURATION`], a
+    /// program or an http(s) URL, a handoff table of at least one caller.
     ///
     /// # Errors
     /// [`ConfigError::NoUpstreams`], [`ConfigError::BadNamespace`],
-    /// [`ConfigError::DuplicateNamespace`], [`ConfigError::Invalid`].
+    /// [`ConfigError::DuplicateNamespace`], [`ConfigError::Handoffs`],
+    /// [`ConfigError::Invalid`].
     pub fn check(&self) -> Result<(), ConfigError> {
         if self.upstreams.is_empty() {
             return Err(ConfigError::NoUpstreams);
         }
-        if self.handoffs.max_callers == 0
-            || self.handoffs.ttl.is_zero()
-            || self.handoffs.ttl > MAX_DURATION
-        {
-            return Err(ConfigError::Invalid {
-                namespace: String::from("[handoffs]"),
-                reason: String::from(
-                    "max_callers must be above zero, and ttl longer than zero and at most 1 day (24h)",
-                ),
-            });
+        if self.handoffs.max_callers == 0 {
+            return Err(ConfigError::Handoffs("max_callers must be above zero"));
+        }
+        if self.handoffs.ttl.is_zero() || self.handoffs.ttl > MAX_DURATION {
+            return Err(ConfigError::Handoffs(
+                "ttl must be longer than zero and at most 1 day (24h)",
+            ));
         }
         for (i, upstream) in self.upstreams.iter().enumerate() {
             upstream.check()?;
@@ -340,6 +339,9 @@ pub enum ConfigError {
     /// Two upstreams under one namespace.
     #[error("namespace \"{0}\" is mounted twice")]
     DuplicateNamespace(String),
+    /// A setting of the `[handoffs]` table that cannot work.
+    #[error("[handoffs]: {0}")]
+    Handoffs(&'static str),
     /// Another setting of an upstream that cannot work.
     #[error("upstream \"{namespace}\": {reason}")]
     Invalid {

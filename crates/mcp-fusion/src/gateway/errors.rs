@@ -55,6 +55,8 @@ pub(crate) enum Unavailable {
     TimedOut,
     /// The handoff's connection failed after it was acknowledged.
     HandoffFailed,
+    /// It cannot be reached now, so a handoff to it was refused.
+    NotHandedOver,
     /// It answered the call with an error of its own (a JSON-RPC error
     /// other than invalid params), whose text is only logged.
     Failed,
@@ -84,6 +86,9 @@ pub(crate) fn unavailable(
         Unavailable::HandoffFailed => format!(
             "The handoff to the {namespace} tools could not connect them; {tool} was not called."
         ),
+        Unavailable::NotHandedOver => format!(
+            "The {namespace} tools are unavailable right now, so the conversation was not handed over."
+        ),
         Unavailable::Failed => format!(
             "The {namespace} tools failed on the call of {tool}; it may or may not have been done."
         ),
@@ -92,7 +97,7 @@ pub(crate) fn unavailable(
         Unavailable::DiedMidCall | Unavailable::TimedOut | Unavailable::Failed => {
             " If the call changes something, check first whether it was done."
         }
-        Unavailable::Unreachable | Unavailable::HandoffFailed => "",
+        Unavailable::Unreachable | Unavailable::HandoffFailed | Unavailable::NotHandedOver => "",
     };
     let triage = if handoff {
         format!(", or call {namespace}.return_to_triage")

@@ -15,11 +15,12 @@ use tokio::sync::mpsc;
 use super::config::{Exposure, GatewayConfig};
 use super::errors::{self, CONNECTING_RETRY_SECS, Mismatch, Unavailable};
 use super::handoff::{Handoff, Handoffs};
-use super::upstream::{Event, Link, Upstream, seconds_until};
+use super::upstream::{Event, Link, Upstream, logged, seconds_until};
 use crate::client::{FusionClient, FusionClientError};
 use crate::error::ToolError;
 use crate::pipeline::{CallContext, ToolOutput};
 use crate::server::{MountedTools, ToolsChanged};
+use crate::text::cut_chars;
 
 /// The name of the tool a gateway with handoff upstreams adds, with which
 /// the model hands the conversation over (`{"namespace", "reason"?}`).
@@ -303,20 +304,21 @@ impl Mounts {
             Err(FusionClientError::JsonRpc { code, message, .. })
                 if code == INVALID_PARAMS || code == METHOD_NOT_FOUND =>
             {
-                let mut result = CallToolResult::success(vec![ContentBlock::text(message)]);
+                let text = cut_chars(&message, MAX_PASSED_ERROR, "…").into_owned();
+                let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
                 result.is_error = Some(true);
                 Ok(ToolOutput::result(result))
             }
             // Any other JSON-RPC error is the upstream's own failure: its
             // text may hold internals, so it goes to the log only.
             Err(FusionClientError::JsonRpc { code, message, .. }) => {
-                tracing::warn!(namespace = %ns, tool = %tool, code, error = %message, "upstream answered with an error");
+                tracing::warn!(namespace = %ns, tool = ?logged(tool), code, error = ?logged(&message), "upstream answered with an error");
                 unavailable(Unavailable::Failed, retry)
             }
             Err(FusionClientError::Timeout(_)) => unavailable(Unavailable::TimedOut, retry),
             Err(other) => {
                 // Logged for the operator; never shown to the model.
-                tracing::warn!(namespace = %ns, tool = %tool, error = %other, "upstream call failed");
+                tracing::warn!(namespace = %ns, tool = ?logged(tool), error = ?logged(&other.to_string()), "upstream call failed");
                 upstream.failed(&client);
                 unavailable(Unavailable::DiedMidCall, retry)
             }
@@ -345,8 +347,25 @@ impl Mounts {
             return Err(errors::mismatch(ns, ns, Mismatch::NoHandoffTarget, targets));
         };
         let caller = ctx.caller();
-        let evicted = self.handoffs.start(caller, &handoff);
         upstream.start(self.events.clone());
+        // Its first attempt failed already: no handoff until it is back.
+        let retry = match upstream.link() {
+            Link::Down { retry_at } => Some(seconds_until(retry_at)),
+            Link::Connecting { first: false } => Some(seconds_until(
+                std::time::Instant::now() + upstream.config.reconnect_initial,
+            )),
+            _ => None,
+        };
+        if let Some(retry) = retry {
+            return Err(errors::unavailable(
+                ns,
+                HANDOFF_TOOL,
+                Unavailable::NotHandedOver,
+                retry,
+                false,
+            ));
+        }
+        let evicted = self.handoffs.start(caller, &handoff);
         // A caller pushed out of a full table loses its handoff's tools.
         if let Some(evicted) = evicted {
             self.notify(Some(&evicted)).await;
@@ -375,8 +394,13 @@ impl MountedTools for Mounts {
     fn tools<'a>(&'a self, caller: &'a str) -> BoxFuture<'a, Vec<Tool>> {
         Box::pin(async move {
             self.ensure_started();
+            // The first attempts of the upstreams this caller sees are
+            // waited for, so that their tools are listed.
+            let active = self.handoffs.active(caller).map(|(ns, _)| ns);
             for upstream in &self.upstreams {
-                if upstream.is_started() {
+                let seen = self.listed_to_all(upstream)
+                    || active.as_deref() == Some(upstream.config.namespace.as_str());
+                if seen && upstream.is_started() {
                     upstream.first_attempt().await;
                 }
             }
@@ -388,6 +412,10 @@ impl MountedTools for Mounts {
         name.contains('.')
     }
 }
+
+/// The longest upstream JSON-RPC error message passed to the model, in
+/// characters; a longer one is cut, with "…".
+const MAX_PASSED_ERROR: usize = 2_000;
 
 /// JSON-RPC's "Invalid params" code.
 const INVALID_PARAMS: i32 = -32602;

@@ -190,11 +190,18 @@ fn callable(namespace: &str, tools: Vec<Tool>) -> Vec<Tool> {
                 && !name.chars().any(|c| c.is_whitespace() || c.is_control())
                 && seen.insert(name.to_owned());
             if !usable {
-                tracing::warn!(namespace = %namespace, tool = %name.chars().take(MAX_TOOL_NAME).collect::<String>(), "upstream tool left out: its name is empty, too long, has blanks, or is listed twice");
+                tracing::warn!(namespace = %namespace, tool = ?logged(name), "upstream tool left out: its name is empty, too long, has blanks, or is listed twice");
             }
             usable
         })
         .collect()
+}
+
+/// `text` (an upstream's words) as it is logged: at most 1 000 characters,
+/// to be written with `?`, so that its line breaks and control characters
+/// are escaped and cannot forge log lines.
+pub(crate) fn logged(text: &str) -> std::borrow::Cow<'_, str> {
+    crate::text::cut_chars(text, 1_000, "…")
 }
 
 /// Seconds until `at`, rounded up, at least 1.
@@ -286,7 +293,7 @@ async fn supervise(upstream: Weak<Upstream>, events: mpsc::UnboundedSender<Event
                 first = false;
                 failures = failures.saturating_add(1);
                 // Logged for the operator; never shown to the model.
-                tracing::warn!(namespace = %me.config.namespace, %reason, "upstream connection failed");
+                tracing::warn!(namespace = %me.config.namespace, reason = ?logged(&reason), "upstream connection failed");
                 let _ = events.send(Event::ConnectFailed(index));
                 me.set(Link::Down {
                     retry_at: Instant::now() + me.backoff(failures),

@@ -55,6 +55,29 @@ pub(crate) fn to_rmcp_tool(listing: &ToolListing) -> Tool {
     tool
 }
 
+impl FusionServer {
+    /// Where a request came from: its request head (Streamable HTTP only),
+    /// its peer, and its caller key ([`crate::CallContext::caller`]).
+    pub(super) fn origin(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> (
+        Option<::http::request::Parts>,
+        crate::pipeline::Peer,
+        String,
+    ) {
+        #[cfg(feature = "http")]
+        let (http, peer) = self.call_origin(context);
+        #[cfg(not(feature = "http"))]
+        let (http, peer) = {
+            let _ = context;
+            (None, crate::pipeline::Peer::Stdio)
+        };
+        let caller = super::caller::caller_key(&self.session, http.as_ref(), peer);
+        (http, peer, caller)
+    }
+}
+
 impl ServerHandler for FusionServer {
     fn get_info(&self) -> ServerConfig {
         let identity = &self.inner.identity;
@@ -75,11 +98,7 @@ impl ServerHandler for FusionServer {
             return Ok(ListToolsResult::with_all_items(self.inner.tools.clone()));
         };
         self.session.bind(&context.peer);
-        #[cfg(feature = "http")]
-        let (http, peer) = self.call_origin(&context);
-        #[cfg(not(feature = "http"))]
-        let (http, peer) = (None, crate::pipeline::Peer::Stdio);
-        let caller = super::caller::caller_key(&self.session, http.as_ref(), peer);
+        let (_, _, caller) = self.origin(&context);
         self.session.set_caller(&caller);
         let mut tools = self.inner.tools.clone();
         tools.extend(mount.hook.tools(&caller).await);
@@ -241,11 +260,7 @@ impl ServerHandler for FusionServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
-        #[cfg(feature = "http")]
-        let (http, peer) = self.call_origin(&context);
-        #[cfg(not(feature = "http"))]
-        let (http, peer) = (None, crate::pipeline::Peer::Stdio);
-        let caller = super::caller::caller_key(&self.session, http.as_ref(), peer);
+        let (http, peer, caller) = self.origin(&context);
         self.session.set_caller(&caller);
         let call = CallRequest {
             name: request.name.into_owned(),

@@ -132,11 +132,7 @@ impl FusionServer {
     /// The context a prompt or resource handler gets: `name` (the prompt's
     /// name, or the URI read) as its tool and dotted name.
     fn surface_context(&self, name: &str, context: &RequestContext<RoleServer>) -> CallContext {
-        #[cfg(feature = "http")]
-        let (http, peer) = self.call_origin(context);
-        #[cfg(not(feature = "http"))]
-        let (http, peer) = (None, crate::pipeline::Peer::Stdio);
-        let caller = super::caller::caller_key(&self.session, http.as_ref(), peer);
+        let (http, peer, caller) = self.origin(context);
         CallContext {
             inner: Arc::new(ContextInner {
                 tool: name.to_owned(),
