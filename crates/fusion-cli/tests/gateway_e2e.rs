@@ -291,6 +291,24 @@ async fn the_gateway_guards_run_before_a_call_is_forwarded() {
     gateway.close().await;
 }
 
+/// A `finance.billing` `generate_report` call (slow: its upstream runs with
+/// `--report-ms`), a second after it started.
+async fn slow_report_running(gateway: &Arc<Gateway>) -> tokio::task::JoinHandle<CallToolResult> {
+    let call = {
+        let gateway = Arc::clone(gateway);
+        tokio::spawn(async move {
+            gateway
+                .call(
+                    "finance.billing",
+                    json!({"action": "generate_report", "period": "month"}),
+                )
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    call
+}
+
 #[tokio::test]
 async fn the_gateway_sheds_mounted_calls_beyond_max_active() {
     let db = TempDb::new("gateway-busy");
@@ -304,18 +322,7 @@ async fn the_gateway_sheds_mounted_calls_beyond_max_active() {
         gateway.tool_names().await,
         ["finance.billing", "finance.billing_health"]
     );
-    let slow = {
-        let gateway = Arc::clone(&gateway);
-        tokio::spawn(async move {
-            gateway
-                .call(
-                    "finance.billing",
-                    json!({"action": "generate_report", "period": "month"}),
-                )
-                .await
-        })
-    };
-    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let slow = slow_report_running(&gateway).await;
     let shed = gateway
         .call(
             "finance.billing",
@@ -380,18 +387,7 @@ async fn killed_then_recovered<R>(
     assert_eq!(before.is_error, Some(false));
 
     // A call in flight when the upstream dies: one answer, unavailable.
-    let in_flight = {
-        let gateway = Arc::clone(&gateway);
-        tokio::spawn(async move {
-            gateway
-                .call(
-                    "finance.billing",
-                    json!({"action": "generate_report", "period": "month"}),
-                )
-                .await
-        })
-    };
-    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let in_flight = slow_report_running(&gateway).await;
     kill();
     let died = in_flight.await.expect("the in-flight call answers");
     let (text, meta) = handoff_envelope(
