@@ -446,41 +446,113 @@ async fn an_http_upstream_killed_and_restarted_is_unavailable_then_back() {
     .await;
 }
 
-#[tokio::test]
-async fn a_stdio_upstream_killed_is_unavailable_then_started_again() {
-    let db = TempDb::new("gateway-stdio-restart");
-    let dir = std::env::temp_dir().join(format!(
-        "fusion-gateway-stdio-restart-{}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).expect("a scratch folder");
-    let pid_file = dir.join("pid");
-    let down_file = dir.join("down");
-    // The upstream command: refuses to start while `down` exists, else
-    // writes its pid and becomes `fusion serve --stdio` (exec keeps the pid).
-    let script = format!(
-        "if [ -e {down} ]; then exit 1; fi; echo $$ > {pid}; exec {FUSION} serve --stdio --db {db} --report-ms 3s",
-        down = down_file.display(),
-        pid = pid_file.display(),
-        db = db.path(),
-    );
-    let config = format!(
-        "[[upstream]]\nnamespace = \"finance\"\ncommand = [\"sh\", \"-c\", '{script}']\nreconnect_initial = \"1s\"\nreconnect_max = \"1s\"\n"
-    );
-    let gateway = Gateway::start("stdio-restart", &config, &[]).await;
-    let kill = || {
-        std::fs::write(&down_file, "").expect("mark the upstream down");
-        let pid = std::fs::read_to_string(&pid_file).expect("the upstream's pid");
+/// The billing example over stdio, started through `sh`: it records its
+/// pid (to be killed) and refuses to start while a `down` file exists.
+struct StdioBilling {
+    dir: PathBuf,
+    db: TempDb,
+}
+
+impl StdioBilling {
+    fn new(test: &str) -> StdioBilling {
+        let dir =
+            std::env::temp_dir().join(format!("fusion-gateway-{test}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        StdioBilling {
+            dir,
+            db: TempDb::new(test),
+        }
+    }
+
+    /// The `[[upstream]]` mounting it under `finance`, reconnected every second.
+    fn config(&self) -> String {
+        let script = format!(
+            "if [ -e {down} ]; then exit 1; fi; echo $$ > {pid}; exec {FUSION} serve --stdio --db {db} --report-ms 3s",
+            down = self.dir.join("down").display(),
+            pid = self.dir.join("pid").display(),
+            db = self.db.path(),
+        );
+        format!(
+            "[[upstream]]\nnamespace = \"finance\"\ncommand = [\"sh\", \"-c\", '{script}']\nreconnect_initial = \"1s\"\nreconnect_max = \"1s\"\n"
+        )
+    }
+
+    /// The pid of the process running now.
+    fn pid(&self) -> String {
+        let pid = std::fs::read_to_string(self.dir.join("pid")).expect("the upstream's pid");
+        pid.trim().to_owned()
+    }
+
+    /// Kills the running process with SIGKILL.
+    fn kill(&self) {
+        let pid = self.pid();
         let killed = std::process::Command::new("kill")
-            .args(["-9", pid.trim()])
+            .args(["-9", &pid])
             .status()
             .expect("kill");
         assert!(killed.success(), "kill -9 {pid}");
+    }
+
+    /// Whether it may start again.
+    fn startable(&self, yes: bool) {
+        let down = self.dir.join("down");
+        if yes {
+            std::fs::remove_file(down).expect("mark the upstream up");
+        } else {
+            std::fs::write(down, "").expect("mark the upstream down");
+        }
+    }
+}
+
+impl Drop for StdioBilling {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[tokio::test]
+async fn a_stdio_upstream_killed_is_unavailable_then_started_again() {
+    let upstream = StdioBilling::new("gateway-stdio-restart");
+    let gateway = Gateway::start("stdio-restart", &upstream.config(), &[]).await;
+    let kill = || {
+        upstream.startable(false);
+        upstream.kill();
     };
     // The gateway starts the command again by itself once it may start.
-    let restart = || std::fs::remove_file(&down_file).expect("mark the upstream up");
-    killed_then_recovered(gateway, kill, restart).await;
-    let _ = std::fs::remove_dir_all(&dir);
+    killed_then_recovered(gateway, kill, || upstream.startable(true)).await;
+}
+
+#[tokio::test]
+async fn an_upstream_gone_while_idle_is_started_again_before_a_call() {
+    let upstream = StdioBilling::new("gateway-idle-restart");
+    let gateway = Gateway::start("idle-restart", &upstream.config(), &[]).await;
+    // The listing waits for the first connection.
+    assert_eq!(
+        gateway.tool_names().await,
+        ["finance.billing", "finance.billing_health"]
+    );
+    let args = json!({"action": "get_invoice", "id": "inv_1"});
+    let before = gateway.call("finance.billing", args.clone()).await;
+    assert_eq!(before.is_error, Some(false));
+    let first = upstream.pid();
+    let changes = gateway.changes.load(Ordering::SeqCst);
+    upstream.kill();
+    // Reconnected in the background: every caller is told its tools
+    // changed (bounded wait: 60 s).
+    for _ in 0..240 {
+        if gateway.changes.load(Ordering::SeqCst) > changes {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert!(
+        gateway.changes.load(Ordering::SeqCst) > changes,
+        "no reconnection"
+    );
+    assert_ne!(upstream.pid(), first, "a new process");
+    // The first call after it answers.
+    assert_eq!(gateway.call("finance.billing", args).await, before);
+    gateway.close().await;
 }
 
 #[tokio::test]

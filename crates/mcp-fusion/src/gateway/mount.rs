@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 use super::config::{Exposure, GatewayConfig};
 use super::errors::{self, CONNECTING_RETRY_SECS, Mismatch, Unavailable};
 use super::handoff::{Handoff, Handoffs};
-use super::upstream::{Event, Link, Upstream, logged, seconds_until};
+use super::upstream::{Event, Link, Upstream, is_gone, logged, seconds_until};
 use crate::client::{FusionClient, FusionClientError};
 use crate::error::ToolError;
 use crate::pipeline::{CallContext, ToolOutput};
@@ -424,8 +424,6 @@ const METHOD_NOT_FOUND: i32 = -32601;
 
 /// How often a call in flight checks that its upstream is still there.
 const PROBE_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
-/// How long that check waits for the upstream's `ping` answer.
-const PROBE_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// `call`, failed with [`FusionClientError::Transport`] as soon as the
 /// upstream is found gone while it runs (its connection closed, or a `ping`
@@ -447,16 +445,12 @@ async fn watched(
             outcome = &mut call => return outcome,
             () = tokio::time::sleep(PROBE_EVERY) => {}
         }
-        if client.is_closed() {
-            return gone();
-        }
         // The call is still watched while the ping waits: its answer is
         // returned the moment it comes.
-        let probe = tokio::time::timeout(PROBE_LIMIT, client.ping());
         tokio::select! {
             outcome = &mut call => return outcome,
-            probed = probe => {
-                if matches!(probed, Ok(Err(FusionClientError::Transport(_)))) {
+            lost = is_gone(client) => {
+                if lost {
                     return gone();
                 }
             }

@@ -10,7 +10,7 @@ use tokio::sync::{Notify, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::config::UpstreamConfig;
-use crate::client::{ClientOptions, FusionClient, ServerStderr, Tool};
+use crate::client::{ClientOptions, FusionClient, FusionClientError, ServerStderr, Tool};
 
 /// What the background task tells the gateway.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -197,6 +197,22 @@ fn callable(namespace: &str, tools: Vec<Tool>) -> Vec<Tool> {
         .collect()
 }
 
+/// How long a liveness check waits for the upstream's `ping` answer.
+const PROBE_LIMIT: Duration = Duration::from_secs(5);
+/// How often a connected upstream with nothing to do is checked.
+const IDLE_CHECK_EVERY: Duration = Duration::from_secs(5);
+
+/// Whether `client`'s upstream is gone: its connection closed, or a `ping`
+/// refused by the transport. A `ping` that is only slow (a busy upstream)
+/// does not count.
+pub(crate) async fn is_gone(client: &FusionClient) -> bool {
+    client.is_closed()
+        || matches!(
+            tokio::time::timeout(PROBE_LIMIT, client.ping()).await,
+            Ok(Err(FusionClientError::Transport(_)))
+        )
+}
+
 /// `text` (an upstream's words) as it is logged: at most 1 000 characters,
 /// to be written with `?`, so that its line breaks and control characters
 /// are escaped and cannot forge log lines.
@@ -255,7 +271,9 @@ async fn supervise(upstream: Weak<Upstream>, events: mpsc::UnboundedSender<Event
                 me.settled.send_modify(|n| *n += 1);
                 let _ = events.send(Event::Connected(index));
                 drop(me);
-                // Connected: wait for a failure or a tools change.
+                // Connected: wait for a failure or a tools change, and check
+                // now and then that the upstream is still there, so that one
+                // that went away while idle is reconnected before a call.
                 loop {
                     let Some(me) = upstream.upgrade() else { return };
                     let wake = Arc::clone(&me.wake);
@@ -281,7 +299,16 @@ async fn supervise(upstream: Weak<Upstream>, events: mpsc::UnboundedSender<Event
                         continue;
                     }
                     drop(me);
-                    notified.await;
+                    tokio::select! {
+                        () = &mut notified => {}
+                        () = tokio::time::sleep(IDLE_CHECK_EVERY) => {
+                            if is_gone(&client).await
+                                && let Some(me) = upstream.upgrade()
+                            {
+                                me.failed(&client);
+                            }
+                        }
+                    }
                 }
                 tracing::warn!(namespace = %upstream.upgrade().map(|u| u.config.namespace.clone()).unwrap_or_default(), "upstream connection lost; reconnecting");
                 last = Some(client);
