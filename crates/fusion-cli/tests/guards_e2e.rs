@@ -74,7 +74,7 @@ async fn a_report_past_its_time_limit_times_out() {
     assert_eq!(
         texts(&result),
         [
-            "<tool_error code=\"TIMEOUT\" severity=\"error\">\n  <message>billing.generate_report took longer than its limit of 100 ms and was stopped.</message>\n  <recovery>Ask for less (a narrower request: fewer items, a shorter period), or retry later when the server is less busy.</recovery>\n  <details>\n    <detail key=\"limit_ms\">100</detail>\n  </details>\n</tool_error>"
+            "<tool_error code=\"TIMEOUT\" severity=\"error\">\n  <message>billing.generate_report took longer than its limit of 100 ms and was stopped.</message>\n  <recovery>Ask for less (a narrower request: fewer items, a shorter period); the same request may take as long again. If it cannot be narrowed, retry it once later or tell the user it did not finish in time.</recovery>\n  <details>\n    <detail key=\"limit_ms\">100</detail>\n  </details>\n</tool_error>"
         ]
     );
     assert_eq!(result.is_error, Some(true));

@@ -34,7 +34,7 @@ pub(crate) fn timed_out(name: &str, limit: Duration, retry_safe: bool) -> ToolEr
     ))
     .detail("limit_ms", limit.as_millis());
     if retry_safe {
-        err.suggest("Ask for less (a narrower request: fewer items, a shorter period), or retry later when the server is less busy.")
+        err.suggest("Ask for less (a narrower request: fewer items, a shorter period); the same request may take as long again. If it cannot be narrowed, retry it once later or tell the user it did not finish in time.")
     } else {
         err.suggest("Its changes may have been made before it was stopped: check whether they were (read the item) before calling it again, so as not to make them twice.")
     }
