@@ -283,6 +283,13 @@ async fn the_gateway_guards_run_before_a_call_is_forwarded() {
     let second = gateway.call("finance.billing", args).await;
     assert_eq!(code_of(&second).as_deref(), Some("RATE_LIMITED"));
     assert_eq!(second.is_error, Some(true));
+    // Named as the model called it, not as the action forwarding it.
+    assert_eq!(
+        meta_of(&second).map(|m| m["message"].clone()),
+        Some(json!(
+            "Too many calls to finance.billing: the limit is 1 per minute."
+        ))
+    );
     let handoff = json!({"namespace": "ledger"});
     let first = gateway.call("handoff", handoff.clone()).await;
     assert_eq!(code_of(&first).as_deref(), Some("HANDOFF_CONNECTING"));
@@ -331,6 +338,12 @@ async fn the_gateway_sheds_mounted_calls_beyond_max_active() {
         .await;
     assert_eq!(code_of(&shed).as_deref(), Some("SERVER_BUSY"));
     assert_eq!(shed.is_error, Some(true));
+    assert_eq!(
+        meta_of(&shed).map(|m| m["message"].clone()),
+        Some(json!(
+            "finance.billing is at capacity: its only slot is taken and it keeps no queue."
+        ))
+    );
     let done = slow.await.expect("the slow call answers");
     assert_eq!(done.is_error, Some(false));
     if let Ok(gateway) = Arc::try_unwrap(gateway) {

@@ -230,7 +230,7 @@ impl Guard for AuthGuard {
         next: ActionService,
     ) -> BoxFuture<'static, Result<Outcome, ToolError>> {
         Box::pin(async move {
-            let name = call.ctx.name().to_owned();
+            let name = call.ctx.called().to_owned();
             match call.ctx.bearer_token() {
                 None if call.ctx.has_authorization() => {
                     return Err(ToolError::unauthorized(

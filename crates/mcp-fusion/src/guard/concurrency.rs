@@ -327,7 +327,7 @@ impl Guard for ConcurrencyGuard {
         // Admission is decided now, synchronously: a full guard sheds without
         // waiting for anything.
         let Ok(admitted) = Arc::clone(&self.admission).try_acquire_owned() else {
-            let busy = self.busy(call.ctx.name());
+            let busy = self.busy(call.ctx.called());
             return Box::pin(std::future::ready(Err(busy)));
         };
         // Counted now, and uncounted when the future below is dropped, even

@@ -317,9 +317,9 @@ impl Guard for RateLimitGuard {
             let key = self.key(&call.ctx);
             let refusal = match self.check(key).await {
                 Decision::Allow => return next.oneshot(call).await,
-                Decision::Deny(wait) => self.limited(call.ctx.name(), wait),
+                Decision::Deny(wait) => self.limited(call.ctx.called(), wait),
                 #[cfg(feature = "redis")]
-                Decision::StoreDown => self.store_down(call.ctx.name()),
+                Decision::StoreDown => self.store_down(call.ctx.called()),
             };
             metrics::counter!(
                 names::RATE_LIMITED_TOTAL,

@@ -27,6 +27,9 @@ pub(crate) struct ContextInner {
     pub(crate) peer: Peer,
     /// Who is calling, as a key for per-caller state (see [`CallContext::caller`]).
     pub(crate) caller: String,
+    /// The name the caller called when another action answers it (see
+    /// [`CallContext::called`]).
+    pub(crate) called: Option<String>,
     pub(crate) principal: OnceLock<Principal>,
     pub(crate) states: Arc<super::States>,
     /// The connection the call came on (progress, logging, sampling,
@@ -118,6 +121,14 @@ impl CallContext {
     /// tool name for a plain tool.
     pub fn name(&self) -> &str {
         &self.inner.name
+    }
+
+    /// The name the caller called, as the errors it can act on name it:
+    /// [`name`](Self::name), except for a call a gateway forwards to a
+    /// mounted upstream, where it is the namespaced tool (`finance.billing`)
+    /// and `name` the forwarding action (`gateway`).
+    pub fn called(&self) -> &str {
+        self.inner.called.as_deref().unwrap_or(&self.inner.name)
     }
 
     /// The JSON-RPC id of the `tools/call` request, as text.
@@ -224,6 +235,7 @@ impl CallContext {
                 http: None,
                 peer: Peer::Local,
                 caller: String::from(LOCAL_CALLER),
+                called: None,
                 principal: OnceLock::new(),
                 states: Arc::default(),
                 client: None,

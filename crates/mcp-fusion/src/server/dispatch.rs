@@ -33,6 +33,9 @@ pub(crate) struct CallRequest {
     pub client: Option<SharedChannel>,
     /// Who is calling ([`CallContext::caller`]).
     pub caller: String,
+    /// The name the caller called, when `name` is the action answering it
+    /// in its place (a mounted tool): [`CallContext::called`].
+    pub called: Option<String>,
 }
 
 /// A call naming no tool: becomes JSON-RPC error -32602 (MCP).
@@ -90,6 +93,7 @@ pub(crate) async fn run(
             http: request.http,
             peer: request.peer,
             caller: request.caller,
+            called: request.called,
             principal: std::sync::OnceLock::new(),
             states: request.states,
             client: request.client,

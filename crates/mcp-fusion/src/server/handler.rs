@@ -272,6 +272,7 @@ impl ServerHandler for FusionServer {
             states: Arc::clone(&self.inner.states),
             client: Some(self.link(&context)),
             caller,
+            called: None,
         };
         // Boxed: rmcp spawns every request's future as a task, copying it
         // whole; the pipeline's future (router, guards, middleware, handler)

@@ -241,6 +241,7 @@ impl FusionServer {
             states: Arc::clone(&self.inner.states),
             client: None,
             caller: caller::caller_key(&self.session, None, peer),
+            called: None,
         })
         .await
     }

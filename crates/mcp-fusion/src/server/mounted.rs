@@ -48,15 +48,13 @@ impl Mount {
     /// `{"tool": <name>, "arguments": <arguments or {}>}`.
     pub(crate) fn rewrite(&self, mut request: CallRequest) -> CallRequest {
         let mut arguments = Map::new();
-        arguments.insert(
-            FORWARD_TOOL_ARG.to_owned(),
-            Value::String(std::mem::take(&mut request.name)),
-        );
+        let called = std::mem::replace(&mut request.name, self.forward.clone());
+        arguments.insert(FORWARD_TOOL_ARG.to_owned(), Value::String(called.clone()));
         arguments.insert(
             FORWARD_ARGUMENTS_ARG.to_owned(),
             Value::Object(request.arguments.take().unwrap_or_default()),
         );
-        request.name = self.forward.clone();
+        request.called = Some(called);
         request.arguments = Some(arguments);
         request
     }

@@ -143,6 +143,7 @@ impl FusionServer {
                 http,
                 peer,
                 caller,
+                called: None,
                 principal: std::sync::OnceLock::new(),
                 states: Arc::clone(&self.inner.states),
                 client: Some(self.link(context)),
