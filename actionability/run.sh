@@ -11,7 +11,7 @@
 # repository's .venv), builds `fusion`, and says whether the original
 # TypeScript implementation (@vurb/core) can be installed from npm.
 #
-# Needs: a Rust toolchain, python3 with venv, Node.js 18+ with npm, network
+# Needs: a Rust toolchain, python3 with venv, Node.js 20+ with npm, network
 # access to crates.io, PyPI and npm. Takes about 5 minutes (the busy and
 # rate-limit scenarios wait for real).
 #
@@ -54,7 +54,7 @@ need() {
 }
 need cargo "the Rust toolchain builds fusion"
 need python3 "the agent and FastMCP run on it"
-need node "the TypeScript SDK server runs on it (Node.js 18 or newer)"
+need node "the TypeScript SDK server runs on it (Node.js 20 or newer)"
 need npm "installs the TypeScript SDK server"
 
 say "cargo build -p fusion-cli"

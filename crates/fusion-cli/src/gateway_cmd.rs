@@ -127,7 +127,7 @@ async fn serve(args: &GatewayArgs, config: GatewayConfig) -> Result<(), String> 
         }
         forward
     });
-    for line in guard_lines(flags, "for all mounted calls") {
+    for line in guard_lines(flags, "for all mounted tools together", "per mounted tool") {
         say!(format, "  {line}");
     }
     serve_built(flags, builder).await

@@ -215,7 +215,7 @@ async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> 
         say!(format, "fusion serve: billing example");
     }
     say!(format, "  database: {} ({state})", path.display());
-    for line in guard_lines(&args.flags, "per action") {
+    for line in guard_lines(&args.flags, "per action", "per action") {
         say!(format, "  {line}");
     }
     if let Some(url) = &args.flags.redis

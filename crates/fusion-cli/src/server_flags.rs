@@ -135,15 +135,17 @@ pub struct ServerFlags {
     /// model reads, instead of JSON-RPC error -32602.
     #[arg(long)]
     pub(crate) unknown_tool_as_result: bool,
-    /// Calls of each billing action that may run at once; more wait in the
-    /// queue (--max-queue), then are shed with SERVER_BUSY.
+    /// Calls that may run at once, of each billing action (fusion serve) or
+    /// of all mounted tools together (fusion gateway); more wait in the queue
+    /// (--max-queue), then are shed with SERVER_BUSY.
     #[arg(long, value_name = "N", value_parser = at_least_one)]
     pub(crate) max_active: Option<usize>,
-    /// Calls of each billing action that may wait for a slot (needs --max-active).
+    /// Calls that may wait for a slot (needs --max-active).
     #[arg(long, value_name = "N", requires = "max_active", default_value = "0", value_parser = queue_size)]
     pub(crate) max_queue: usize,
-    /// Rate limit of each billing action, N/PERIOD with PERIOD s, min or h
-    /// (e.g. 2/min); over it, RATE_LIMITED with retry_after.
+    /// Rate limit of each billing action (fusion serve) or each mounted tool
+    /// (fusion gateway), N/PERIOD with PERIOD s, min or h (e.g. 2/min); over
+    /// it, RATE_LIMITED with retry_after.
     #[arg(long, value_name = "N/PERIOD")]
     pub(crate) rate_limit: Option<RateLimit>,
     /// Whose calls a rate limit counts together: each caller's (the auth
@@ -156,7 +158,7 @@ pub struct ServerFlags {
         requires = "rate_limit"
     )]
     pub(crate) rate_limit_scope: RateLimitScope,
-    /// Time limit of each billing action, e.g. 500ms, 2s; past it, TIMEOUT.
+    /// Time limit of each call, e.g. 500ms, 2s; past it, TIMEOUT.
     #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
     pub(crate) timeout: Option<Duration>,
     /// Keep HTTP sessions and rate-limit state in Redis, shared by every
@@ -210,7 +212,9 @@ pub struct ServerFlags {
     pub(crate) trust_forwarded_for: bool,
     /// Require bearer tokens from this JSON file:
     /// {"tokens": [{"token": "…", "subject": "…", "scopes": ["billing:read", "billing:write"]}]}.
-    /// Reading actions need billing:read, the others billing:write.
+    /// fusion serve: reading actions need billing:read, the others
+    /// billing:write; fusion gateway: mounted calls and handoffs need
+    /// gateway:call.
     #[arg(long, value_name = "FILE")]
     pub(crate) auth_tokens: Option<PathBuf>,
     /// Self-healing: compare the server with this contract lockfile (written
@@ -461,13 +465,14 @@ fn masked(url: &str) -> String {
     RedisStore::new(url).map_or_else(|_| url.to_owned(), |store| store.url().to_owned())
 }
 
-/// One banner line per guard the flags set; `unit` says what one limit
-/// covers (`per action`, `for all mounted calls`).
-pub(crate) fn guard_lines(flags: &ServerFlags, unit: &str) -> Vec<String> {
+/// One banner line per guard the flags set; `slots` and `budget` say what
+/// one concurrency limit and one rate limit cover (`per action`; `for all
+/// mounted tools together`, `per mounted tool`).
+pub(crate) fn guard_lines(flags: &ServerFlags, slots: &str, budget: &str) -> Vec<String> {
     let mut lines = Vec::new();
     if let Some(active) = flags.max_active {
         lines.push(format!(
-            "concurrency: {active} running, {} waiting {unit}",
+            "concurrency: {active} running, {} waiting {slots}",
             flags.max_queue
         ));
     }
@@ -483,7 +488,7 @@ pub(crate) fn guard_lines(flags: &ServerFlags, unit: &str) -> Vec<String> {
                 format!("in Redis at {}", masked(url))
             });
         lines.push(format!(
-            "rate limit: {} {unit}, {scope}, {store}",
+            "rate limit: {} {budget}, {scope}, {store}",
             limit.scope(flags.rate_limit_scope)
         ));
     }

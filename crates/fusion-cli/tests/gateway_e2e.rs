@@ -246,6 +246,19 @@ async fn billing_over_stdio_is_mounted_under_its_namespace() {
         "{unknown}"
     );
 
+    // A mounted tool called by its upstream's own name: the namespaced one.
+    let unknown = gateway
+        .client
+        .call_tool(CallToolRequestParams::new("billing"))
+        .await
+        .expect_err("an unknown tool");
+    assert!(
+        unknown
+            .to_string()
+            .contains("Unknown tool \"billing\". Did you mean \"finance.billing\"?"),
+        "{unknown}"
+    );
+
     // A tool the upstream does not have.
     let (text, meta) = handoff_envelope(
         "HANDOFF_NAMESPACE_MISMATCH",
@@ -290,6 +303,9 @@ async fn the_gateway_guards_run_before_a_call_is_forwarded() {
             "Too many calls to finance.billing: the limit is 1 per minute."
         ))
     );
+    // Each mounted tool has its own budget.
+    let health = gateway.call("finance.billing_health", json!({})).await;
+    assert_eq!(health.is_error, Some(false));
     let handoff = json!({"namespace": "ledger"});
     let first = gateway.call("handoff", handoff.clone()).await;
     assert_eq!(code_of(&first).as_deref(), Some("HANDOFF_CONNECTING"));
@@ -341,7 +357,7 @@ async fn the_gateway_sheds_mounted_calls_beyond_max_active() {
     assert_eq!(
         meta_of(&shed).map(|m| m["message"].clone()),
         Some(json!(
-            "finance.billing is at capacity: its only slot is taken and it keeps no queue."
+            "finance.billing is at capacity: it shares its slots with the other mounted tools; its only slot is taken and it keeps no queue."
         ))
     );
     let done = slow.await.expect("the slow call answers");

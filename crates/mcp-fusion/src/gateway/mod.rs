@@ -99,14 +99,15 @@ pub struct Gateway {
     mounts: Arc<Mounts>,
 }
 
-/// The arguments of the [`HANDOFF_TOOL`].
+// The arguments of the handoff tool. Its doc comments are the schema's
+// descriptions, which the model reads: one line each, no markup.
+/// A handoff: to which specialist, and why.
 #[derive(Debug, Deserialize, JsonSchema)]
 struct HandoffArgs {
-    /// The namespace to hand the conversation over to (one of the tool's description).
+    /// The specialist to hand the conversation over to: one of the namespaces the tool's description lists.
     #[schemars(length(max = 64))]
     namespace: String,
-    /// Why, in one short sentence the user would agree with (at most 500
-    /// characters: it is kept for the caller and sent with every call).
+    /// Why, in one short sentence the user would agree with; it is sent with every call to the specialist.
     #[schemars(length(max = 500))]
     reason: Option<String>,
 }

@@ -192,7 +192,9 @@ impl ConcurrencyGuard {
         )
     }
 
-    fn busy(&self, name: &str) -> ToolError {
+    /// `SERVER_BUSY` for a call of `name`; `shared` when the guard's slots
+    /// are shared with other tools (a gateway's mounted tools).
+    fn busy(&self, name: &str, shared: bool) -> ToolError {
         self.shed.fetch_add(1, Ordering::Relaxed);
         metrics::counter!(
             names::SHEDS_TOTAL,
@@ -214,6 +216,11 @@ impl ConcurrencyGuard {
             1 => String::from("its queue of 1 call is full"),
             n => format!("its queue of {n} calls is full"),
         };
+        let sharing = if shared {
+            "it shares its slots with the other mounted tools; "
+        } else {
+            ""
+        };
         let (retry_after, guessed) = self.retry_after();
         let secs = crate::envelope::retry_after_secs(Some(retry_after)).unwrap_or(1);
         let wait = crate::error::seconds_text(secs);
@@ -225,7 +232,7 @@ impl ConcurrencyGuard {
         } else {
             String::new()
         };
-        ToolError::server_busy(format!("{name} is at capacity: {slots} and {queue}."))
+        ToolError::server_busy(format!("{name} is at capacity: {sharing}{slots} and {queue}."))
             .suggest(format!(
                 "Wait about {wait}, then call {name} again{then}. Calls beyond what it runs and queues are turned away at once; send fewer calls in parallel."
             ))
@@ -327,7 +334,7 @@ impl Guard for ConcurrencyGuard {
         // Admission is decided now, synchronously: a full guard sheds without
         // waiting for anything.
         let Ok(admitted) = Arc::clone(&self.admission).try_acquire_owned() else {
-            let busy = self.busy(call.ctx.called());
+            let busy = self.busy(call.ctx.called(), call.ctx.called() != call.ctx.name());
             return Box::pin(std::future::ready(Err(busy)));
         };
         // Counted now, and uncounted when the future below is dropped, even

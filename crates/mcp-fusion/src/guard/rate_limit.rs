@@ -256,7 +256,8 @@ impl RateLimitGuard {
         };
         // Hashed: a caller's identity can be long (a subject, a key),
         // and every bucket is kept until its period ends.
-        let digest = sha2::Sha256::digest(format!("{}|{caller}", ctx.name()).as_bytes());
+        // Per tool called: a gateway's mounted tools each have their budget.
+        let digest = sha2::Sha256::digest(format!("{}|{caller}", ctx.called()).as_bytes());
         digest[..16].iter().map(|b| format!("{b:02x}")).collect()
     }
 

@@ -51,6 +51,20 @@ fn fitting_actions<'t>(tool: &'t RegisteredTool, args: &Map<String, Value>) -> V
         .collect()
 }
 
+/// The one name of `names` that is `sent` under a namespace
+/// (`finance.billing` for `billing`: a gateway's mounted tool called by its
+/// upstream's own name); `None` when none or several are.
+fn namespaced<'n>(sent: &str, names: &[&'n str]) -> Option<&'n str> {
+    let mut under = names.iter().copied().filter(|name| {
+        name.strip_suffix(sent)
+            .is_some_and(|head| head.len() > 1 && head.ends_with('.'))
+    });
+    match (under.next(), under.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
+    }
+}
+
 impl Registry {
     /// Routes a call of tool `name` with `args`.
     pub fn route(
@@ -161,7 +175,8 @@ impl Registry {
         let near = sent
             .split_once('.')
             .and_then(|(group, _)| self.tool(group).map(|t| t.name.as_str()))
-            .or_else(|| closest(sent, names.iter().copied()));
+            .or_else(|| closest(sent, names.iter().copied()))
+            .or_else(|| namespaced(sent, &names));
         // `billing.get_invoice` named as a tool: say how to call the action.
         let action = sent.split_once('.').and_then(|(group, key)| {
             let tool = self.tool(group)?;
