@@ -133,6 +133,20 @@ pub(crate) fn by_shape<'c>(
     single(candidates.into_iter().filter(|c| same_shape(input, c)))
 }
 
+/// The one candidate that is `name` under a namespace (`finance.billing`
+/// for `billing`: a gateway's mounted tool called by its upstream's own
+/// name); `None` when none or several are.
+pub(crate) fn under_namespace<'c>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
+    single(candidates.into_iter().filter(|candidate| {
+        candidate
+            .split_once('.')
+            .is_some_and(|(namespace, own)| !namespace.is_empty() && own == name)
+    }))
+}
+
 /// The only item of `items`, if there is exactly one.
 fn single<T>(mut items: impl Iterator<Item = T>) -> Option<T> {
     let first = items.next()?;
@@ -259,6 +273,20 @@ mod tests {
         assert_eq!(closest("not paid", STATUSES), None);
         assert_eq!(closest("no-draft", STATUSES), None);
         assert_eq!(closest("paid_in_full", STATUSES), Some("paid"));
+    }
+
+    #[test]
+    fn a_name_under_one_namespace_is_found() {
+        use super::under_namespace;
+        let tools = [
+            "finance.billing",
+            "finance.billing_health",
+            "everything.echo",
+        ];
+        assert_eq!(under_namespace("billing", tools), Some("finance.billing"));
+        assert_eq!(under_namespace("echo", tools), Some("everything.echo"));
+        assert_eq!(under_namespace("finance", tools), None);
+        assert_eq!(under_namespace("echo", ["a.echo", "b.echo"]), None);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod gateway;
 pub mod raw;
 
 use std::io::{BufRead, BufReader};

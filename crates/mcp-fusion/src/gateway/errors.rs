@@ -2,20 +2,11 @@
 //! the `HANDOFF_*` rows), in one place. None names an upstream's address or
 //! command, or repeats its internal error text.
 
-use crate::error::ToolError;
+use crate::error::{ToolError, seconds_text};
 
 /// The `retry_after` of `HANDOFF_CONNECTING`, in seconds, when nothing
 /// better is known: a handshake usually takes a second or two.
 pub const CONNECTING_RETRY_SECS: u64 = 2;
-
-/// `n seconds`, or `1 second`.
-fn seconds(n: u64) -> String {
-    if n == 1 {
-        String::from("1 second")
-    } else {
-        format!("{n} seconds")
-    }
-}
 
 /// `HANDOFF_CONNECTING` (warning, `isError: false`): a call reached
 /// `namespace` while its upstream is still connecting.
@@ -25,7 +16,7 @@ pub(crate) fn connecting(namespace: &str, retry_after: u64) -> ToolError {
     ))
     .suggest(format!(
         "Wait {}, then call the same tool again with the same arguments.",
-        seconds(retry_after)
+        seconds_text(retry_after)
     ))
     .retry_after(retry_after.max(1))
     .warning()
@@ -107,7 +98,7 @@ pub(crate) fn unavailable(
     ToolError::handoff_upstream_unavailable(message)
         .suggest(format!(
             "Tell the user the {namespace} tools are unavailable for now, or call again in {}{triage}.{check}",
-            seconds(retry_after)
+            seconds_text(retry_after)
         ))
         .retry_after(retry_after)
 }

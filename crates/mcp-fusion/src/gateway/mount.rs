@@ -20,6 +20,7 @@ use crate::client::{FusionClient, FusionClientError};
 use crate::error::ToolError;
 use crate::pipeline::{CallContext, ToolOutput};
 use crate::server::{MountedTools, ToolsChanged};
+use crate::suggest::under_namespace;
 use crate::text::cut_chars;
 
 /// The name of the tool a gateway with handoff upstreams adds, with which
@@ -210,15 +211,11 @@ impl Mounts {
         let Some(upstream) = self.upstream(ns) else {
             let visible = self.visible_names(caller);
             // An upstream's own name for its tool (its envelopes name them
-            // so): the one visible tool it is, namespaced.
-            let mut near = visible.iter().filter(|v| {
-                v.split_once('.')
-                    .is_some_and(|(_, own)| own == name || own == ns)
-            });
-            let near = match (near.next(), near.next()) {
-                (Some(only), None) => Some(only.clone()),
-                _ => None,
-            };
+            // so, `billing.list_invoices`): the visible tool it is, namespaced.
+            let names = || visible.iter().map(String::as_str);
+            let near = under_namespace(name, names())
+                .or_else(|| under_namespace(ns, names()))
+                .map(str::to_owned);
             return Err(errors::mismatch(
                 name,
                 ns,

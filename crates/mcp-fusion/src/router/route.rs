@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use super::registry::{RegisteredAction, RegisteredTool, Registry};
 use crate::error::{ErrorCode, ToolError};
 use crate::json::json_type;
-use crate::suggest::{by_description, closest};
+use crate::suggest::{by_description, closest, under_namespace};
 use crate::text::cut_chars;
 
 /// Why a call could not be routed to an action.
@@ -49,20 +49,6 @@ fn fitting_actions<'t>(tool: &'t RegisteredTool, args: &Map<String, Value>) -> V
         .filter(|a| args.keys().all(|k| a.fields.contains(k)))
         .filter_map(|a| a.key.as_deref())
         .collect()
-}
-
-/// The one name of `names` that is `sent` under a namespace
-/// (`finance.billing` for `billing`: a gateway's mounted tool called by its
-/// upstream's own name); `None` when none or several are.
-fn namespaced<'n>(sent: &str, names: &[&'n str]) -> Option<&'n str> {
-    let mut under = names.iter().copied().filter(|name| {
-        name.strip_suffix(sent)
-            .is_some_and(|head| head.len() > 1 && head.ends_with('.'))
-    });
-    match (under.next(), under.next()) {
-        (Some(only), None) => Some(only),
-        _ => None,
-    }
 }
 
 impl Registry {
@@ -176,7 +162,7 @@ impl Registry {
             .split_once('.')
             .and_then(|(group, _)| self.tool(group).map(|t| t.name.as_str()))
             .or_else(|| closest(sent, names.iter().copied()))
-            .or_else(|| namespaced(sent, &names));
+            .or_else(|| under_namespace(sent, names.iter().copied()));
         // `billing.get_invoice` named as a tool: say how to call the action.
         let action = sent.split_once('.').and_then(|(group, key)| {
             let tool = self.tool(group)?;
