@@ -7,9 +7,10 @@
 #   ts-sdk   actionability/servers/ts: the official TypeScript SDK + zod
 #   fastmcp  actionability/servers/fastmcp: FastMCP + pydantic
 # It installs what it needs under target/actionability/ (the TypeScript
-# server with `npm ci`, FastMCP in a venv, the MCP Python SDK client in the
-# repository's .venv), builds `fusion`, and says whether the original
-# TypeScript implementation (@vurb/core) can be installed from npm.
+# server with scripts/npm-install, FastMCP with scripts/venv-install, the
+# MCP Python SDK client in the repository's .venv), builds `fusion`, and
+# says whether the original TypeScript implementation (@vurb/core) can be
+# installed from npm.
 #
 # Needs: a Rust toolchain, python3 with venv, Node.js 20+ with npm, network
 # access to crates.io, PyPI and npm. Takes about 5 minutes (the busy and
@@ -60,25 +61,15 @@ need npm "installs the TypeScript SDK server"
 say "cargo build -p fusion-cli"
 cargo build -q -p fusion-cli
 
-if [ ! -x .venv/bin/python ]; then
-    say "python3 -m venv .venv (the MCP Python SDK client the agent uses)"
-    python3 -m venv .venv
-fi
-if ! .venv/bin/python -c "import mcp" >/dev/null 2>&1; then
-    .venv/bin/pip install -q -r tests/python/requirements.txt
-fi
+say "the MCP Python SDK client the agent uses (.venv)"
+bash scripts/venv-install .venv tests/python/requirements.txt >&2 || exit 2
 
-say "npm ci: the TypeScript SDK server (target/actionability/ts)"
-mkdir -p "$out/ts"
-cp actionability/servers/ts/server.mjs actionability/servers/ts/package.json \
-    actionability/servers/ts/package-lock.json "$out/ts/"
-(cd "$out/ts" && npm ci --no-audit --no-fund --silent)
+say "npm: the TypeScript SDK server (target/actionability/ts)"
+bash scripts/npm-install actionability/servers/ts "$out/ts" >&2 || exit 2
+cp actionability/servers/ts/server.mjs "$out/ts/"
 
-say "pip install: the FastMCP server (target/actionability/fastmcp/venv)"
-if [ ! -x "$out/fastmcp/venv/bin/python" ]; then
-    python3 -m venv "$out/fastmcp/venv"
-fi
-"$out/fastmcp/venv/bin/pip" install -q -r actionability/servers/fastmcp/requirements.txt
+say "the FastMCP server (target/actionability/fastmcp/venv)"
+bash scripts/venv-install "$out/fastmcp/venv" actionability/servers/fastmcp/requirements.txt >&2 || exit 2
 
 # The original implementation: measured beside ours if npm has it.
 if vurb="$(npm view @vurb/core version 2>/dev/null)" && [ -n "$vurb" ]; then

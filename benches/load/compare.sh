@@ -28,11 +28,12 @@
 #   HTTP=1            0 leaves the HTTP section out
 #   HTTP_PORT=18470   the first port of the HTTP servers (one per server)
 #   DRIVER_THREADS=1  threads of the driver's runtime
-# Installs the TypeScript SDK (npm ci) and FastMCP (pip, a venv) into
-# target/load-bench/ once; a stack whose install fails (no registry, no node,
-# no python3) is left out, saying so. Progress goes to stderr, one line per
-# run; the table to stdout and target/load-bench/results.md; every run's JSON
-# report to target/load-bench/runs.jsonl.
+# Installs the TypeScript SDK (scripts/npm-install) and FastMCP
+# (scripts/venv-install) into target/load-bench/ once; a stack whose install
+# fails (no registry, no node, no python3) is left out, saying so. Progress
+# goes to stderr, one line per run; the table to stdout and
+# target/load-bench/results.md; every run's JSON report to
+# target/load-bench/runs.jsonl.
 # Exit codes: 0 when every run got only the answers it expects; 1 when a run
 # failed or got an unexpected answer (its rows say "failed"); 2 for a build
 # failure or a missing tool.
@@ -84,46 +85,28 @@ wanted() {
     case " $STACKS " in *" $1 "*) return 0 ;; *) return 1 ;; esac
 }
 
-# --- the TypeScript SDK server: npm ci into target/load-bench/ts ---------
+# --- the TypeScript SDK server: scripts/npm-install into target/load-bench/ts
 install_ts() {
     local dir="$out/ts"
     if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
         say "node or npm not found: the TypeScript SDK is left out"
         return 1
     fi
-    mkdir -p "$dir"
-    cp "$src/ts/server.mjs" "$dir/"
-    if [ -f "$dir/node_modules/@modelcontextprotocol/sdk/package.json" ] &&
-        cmp -s "$src/ts/package-lock.json" "$dir/package-lock.json"; then
-        return 0
-    fi
-    say "installing the TypeScript SDK (npm ci in $dir)"
-    cp "$src/ts/package.json" "$src/ts/package-lock.json" "$dir/"
-    if ! (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >&2); then
-        say "npm ci failed (is the npm registry reachable?): the TypeScript SDK is left out"
-        rm -f "$dir/package-lock.json"
+    say "installing the TypeScript SDK (scripts/npm-install into $dir)"
+    if ! bash "$root/scripts/npm-install" "$src/ts" "$dir" >&2; then
+        say "the install failed (is the npm registry reachable?): the TypeScript SDK is left out"
         return 1
     fi
+    cp "$src/ts/server.mjs" "$dir/"
 }
 
 # --- FastMCP: a venv in target/load-bench/fastmcp-venv --------------------
 install_fastmcp() {
-    local venv="$out/fastmcp-venv"
-    local marker="$venv/.installed-requirements.txt"
-    if [ -x "$venv/bin/python" ] && cmp -s "$src/fastmcp/requirements.txt" "$marker"; then
-        return 0
-    fi
-    say "installing FastMCP (pip in $venv)"
-    if [ ! -x "$venv/bin/python" ] && ! python3 -m venv "$venv" >&2; then
-        say "python3 -m venv failed: FastMCP is left out"
+    say "installing FastMCP (scripts/venv-install into $out/fastmcp-venv)"
+    if ! bash "$root/scripts/venv-install" "$out/fastmcp-venv" "$src/fastmcp/requirements.txt" >&2; then
+        say "the install failed (python3 with venv, is PyPI reachable?): FastMCP is left out"
         return 1
     fi
-    if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-        -r "$src/fastmcp/requirements.txt" >&2; then
-        say "pip install failed (is PyPI reachable?): FastMCP is left out"
-        return 1
-    fi
-    cp "$src/fastmcp/requirements.txt" "$marker"
 }
 
 servers=()

@@ -27,7 +27,7 @@
 //   --rate-limit N/P     billing calls per period P (s, min or h); more are refused
 //   --timeout-ms N       time limit of a billing call
 //
-// actionability/run.sh installs it (npm ci) in target/actionability/ts.
+// actionability/run.sh installs it (scripts/npm-install) in target/actionability/ts.
 
 import process from 'node:process';
 import { parseArgs } from 'node:util';

@@ -13,7 +13,7 @@
 //                                 one session (and one McpServer) per client,
 //                                 as the SDK's simpleStreamableHttp example
 //
-// benches/load/compare.sh installs it (npm ci) in target/load-bench/ts and
+// benches/load/compare.sh installs it (scripts/npm-install) in target/load-bench/ts and
 // drives it with the `load` binary.
 
 import { randomUUID } from 'node:crypto';

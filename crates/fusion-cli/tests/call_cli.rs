@@ -4,7 +4,7 @@
 //!
 //! - the billing example, started over stdio as `fusion serve --stdio`;
 //! - foreign servers built with the official TypeScript SDK
-//!   (`tests/interop/`, installed with `npm ci` there) and
+//!   (`tests/interop/`, installed with `scripts/npm-install tests/interop`) and
 //!   `@modelcontextprotocol/server-everything` in stdio mode.
 //!
 //! The foreign-server tests skip, saying why on stderr, when `node` is not
@@ -882,7 +882,7 @@ fn interop_dir() -> Option<PathBuf> {
     }
     assert!(
         dir.join("node_modules/@modelcontextprotocol/sdk").is_dir(),
-        "the interop servers' packages are missing: run `npm ci` in {}",
+        "the interop servers' packages are missing: run `scripts/npm-install {}` from the repository root",
         dir.display()
     );
     Some(dir.canonicalize().expect("tests/interop exists"))

@@ -1,8 +1,8 @@
 //! `fusion gateway` end to end, with real upstream processes: the billing
 //! example (`fusion serve`, over stdio and over Streamable HTTP), the
 //! official reference server `@modelcontextprotocol/server-everything` and
-//! the TypeScript SDK servers of `tests/interop` (installed by `npm ci`
-//! there; their tests skip, saying so, without node): mounting, the
+//! the TypeScript SDK servers of `tests/interop` (installed by
+//! `scripts/npm-install tests/interop`; their tests skip, saying so, without node): mounting, the
 //! `HANDOFF_*` codes, upstreams killed and restarted, the gateway's guards.
 //! Each test drives the gateway with rmcp's client.
 

@@ -1,5 +1,5 @@
 //! `FusionClient` against FOREIGN servers built with the official TypeScript
-//! SDK (`tests/interop/` at the repository root; install with `npm ci` there):
+//! SDK (`tests/interop/` at the repository root; install with `scripts/npm-install tests/interop`):
 //!
 //! - `plain-errors.mjs`: low-level `Server`, plain-text `isError` failures,
 //!   JSON-RPC errors for unknown tools, stdio and Streamable HTTP;
@@ -38,7 +38,7 @@ fn interop_dir() -> Option<PathBuf> {
     }
     assert!(
         dir.join("node_modules/@modelcontextprotocol/sdk").is_dir(),
-        "the interop servers' packages are missing: run `npm ci` in {}",
+        "the interop servers' packages are missing: run `scripts/npm-install {}` from the repository root",
         dir.display()
     );
     Some(dir.canonicalize().expect("tests/interop exists"))

@@ -190,7 +190,7 @@ pub fn interop_dir() -> Option<PathBuf> {
     assert!(
         dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
             .is_file(),
-        "the interop packages are missing: run `npm ci` in tests/interop"
+        "the interop packages are missing: run `scripts/npm-install tests/interop` from the repository root"
     );
     Some(dir.canonicalize().expect("tests/interop exists"))
 }
