@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use mcp_fusion::SchemaProfile;
+use mcp_fusion::ServerBuilder;
 use mcp_fusion::guard::{FailMode, RateLimit, RateLimitScope, RedisStore};
-use mcp_fusion::server::{HttpOptions, RedisSessionStore, ServerBuilder};
+use mcp_fusion::transport::{HttpOptions, RedisSessionStore, StdioOptions};
 
 /// The longest duration a flag takes: one day.
 const MAX_DURATION: Duration = Duration::from_secs(86_400);
@@ -44,13 +45,13 @@ pub(crate) fn at_least_one(s: &str) -> Result<usize, String> {
 }
 
 pub(crate) fn allowed_origin(s: &str) -> Result<String, String> {
-    mcp_fusion::server::check_allowed_origin(s)
+    mcp_fusion::transport::check_allowed_origin(s)
         .map(|()| s.to_owned())
         .map_err(|e| e.to_string())
 }
 
 pub(crate) fn allowed_host(s: &str) -> Result<String, String> {
-    mcp_fusion::server::check_allowed_host(s)
+    mcp_fusion::transport::check_allowed_host(s)
         .map(|()| s.to_owned())
         .map_err(|e| e.to_string())
 }
@@ -362,7 +363,7 @@ pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> 
     if let Some(url) = &flags.redis {
         http = http.session_store(RedisSessionStore::new(url).map_err(|e| e.to_string())?);
     }
-    builder = builder.http(http);
+    http.check().map_err(|e| e.to_string())?;
     if let Some(path) = &flags.lock {
         let lockfile = mcp_fusion::Lockfile::read(path).map_err(|e| e.to_string())?;
         builder = builder.self_healing(lockfile);
@@ -385,7 +386,8 @@ pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> 
             say!(format, "{line}");
         }
         say!(format, "  transport: stdio");
-        return server.serve_stdio().await.map_err(|e| e.to_string());
+        let stdio = StdioOptions::default().shutdown_grace(flags.shutdown_grace);
+        return server.serve_stdio(stdio).await.map_err(|e| e.to_string());
     }
     say!(
         format,
@@ -433,7 +435,7 @@ pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> 
     say!(format, "  MCP endpoint: http://{bound}/mcp");
     say!(format, "  Ctrl-C to stop.");
     server
-        .serve_http_on(listener, mcp_fusion::server::shutdown_signal())
+        .serve_http_on(listener, http, mcp_fusion::transport::shutdown_signal())
         .await
         .map_err(|e| e.to_string())
 }

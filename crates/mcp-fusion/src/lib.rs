@@ -59,6 +59,7 @@
 
 #![warn(missing_docs)]
 
+pub mod capability;
 #[cfg(feature = "client")]
 pub mod client;
 pub mod contract;
@@ -67,6 +68,7 @@ pub mod error;
 #[cfg(feature = "gateway")]
 pub mod gateway;
 pub mod guard;
+pub mod handler;
 mod json;
 mod metrics_names;
 pub mod pipeline;
@@ -74,14 +76,18 @@ pub mod pipeline;
 mod redact;
 #[cfg(feature = "redis")]
 mod redis_connection;
-pub mod router;
 mod schema;
 pub mod server;
 mod suggest;
 mod text;
 mod tool_meta;
+pub mod transport;
 pub mod validation;
 
+pub use capability::{
+    Action, BuildError, CompletionRequest, Group, NoArgs, Prompt, PromptMessages, Resource,
+    ResourceData, ResourceTemplate,
+};
 #[cfg(feature = "client")]
 pub use client::{FusionClient, FusionClientError};
 pub use contract::{Lockfile, ServerContract};
@@ -92,6 +98,9 @@ pub use error::{
 pub use guard::RateLimit;
 #[cfg(feature = "redis")]
 pub use guard::RedisStore;
+pub use handler::{
+    CallContext, FromCallContext, Json, LogLevel, Peer, Principal, State, ToolOutput,
+};
 /// `#[action]`: an `async fn` becomes an [`Action`], named after the function
 /// and described by its doc comment; `name::action()` builds it. Its
 /// arguments are the builder's settings (`read_only`, `timeout = "2s"`,
@@ -111,18 +120,11 @@ pub use mcp_fusion_macros::resource;
 /// function and described by its doc comment; `name::resource_template()`
 /// builds it. Its other arguments are those of [`macro@resource`].
 pub use mcp_fusion_macros::resource_template;
-pub use pipeline::{
-    BoxError, Call, CallContext, FromCallContext, Json, LogLevel, Next, Peer, Principal, State,
-    ToolOutput, from_fn,
-};
+pub use pipeline::{BoxError, Call, Next, from_fn};
 /// rmcp's MCP model types that prompts, resources and handlers exchange with
 /// the client (`PromptMessage`, `Role`, `ContentBlock`,
 /// `CreateMessageRequestParams`, `ElicitationSchema`, …), named as the
 /// specification names them.
 pub use rmcp::model;
-pub use router::{Action, BuildError, Group, NoArgs};
 pub use schema::SchemaProfile;
-pub use server::{
-    CompletionRequest, FusionServer, Prompt, PromptMessages, Resource, ResourceData,
-    ResourceTemplate, ServerBuilder,
-};
+pub use server::{FusionServer, ServerBuilder};

@@ -337,9 +337,13 @@ async fn the_built_server_and_its_tools_list_give_the_same_contract() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(server.serve_http_on(listener, async move {
-        let _ = stopped.await;
-    }));
+    let task = tokio::spawn(server.serve_http_on(
+        listener,
+        mcp_fusion::transport::HttpOptions::default(),
+        async move {
+            let _ = stopped.await;
+        },
+    ));
     let client = FusionClient::connect(
         &Target::http(format!("http://{addr}/mcp")),
         ClientOptions::default(),

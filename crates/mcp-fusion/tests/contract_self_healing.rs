@@ -113,9 +113,13 @@ async fn serve(server: FusionServer) -> Served {
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(async move {
         let _ = server
-            .serve_http_on(listener, async move {
-                let _ = stopped.await;
-            })
+            .serve_http_on(
+                listener,
+                mcp_fusion::transport::HttpOptions::default(),
+                async move {
+                    let _ = stopped.await;
+                },
+            )
             .await;
     });
     let client = FusionClient::connect(

@@ -5,10 +5,10 @@
 
 use std::time::Duration;
 
+use mcp_fusion::capability::Action;
 use mcp_fusion::client::Target;
 use mcp_fusion::gateway::{Exposure, Gateway, GatewayConfig, Handoff, UpstreamConfig};
 use mcp_fusion::model::CallToolResult;
-use mcp_fusion::router::Action;
 use mcp_fusion::server::FusionServer;
 use mcp_fusion::{CallContext, State, ToolError, ToolOutput};
 use serde_json::{Value, json};
@@ -74,9 +74,13 @@ async fn a_handler_hands_the_caller_over_to_an_upstream() {
         .expect("a port");
     let addr = listener.local_addr().expect("its address");
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(upstream.serve_http_on(listener, async move {
-        let _ = stopped.await;
-    }));
+    let task = tokio::spawn(upstream.serve_http_on(
+        listener,
+        mcp_fusion::transport::HttpOptions::default(),
+        async move {
+            let _ = stopped.await;
+        },
+    ));
 
     let config = GatewayConfig::new().upstream(
         UpstreamConfig::new("specialist", Target::http(format!("http://{addr}/mcp")))

@@ -23,11 +23,13 @@ use std::path::Path;
 const LAYERS: &[&[&str]] = &[
     &["error"],
     &["envelope", "validation"],
+    &["handler"],
     &["pipeline", "client"],
     &["guard"],
-    &["router"],
+    &["capability"],
     &["contract"],
     &["server"],
+    &["transport"],
     &["gateway"],
 ];
 
@@ -620,7 +622,7 @@ fn fake(files: &[(&str, &str)]) -> Vec<String> {
     layer_problems(&sources)
 }
 
-const LIB: &str = "pub mod error;\npub mod router;\npub mod pipeline;\nmod suggest;\npub use error::{ErrorCode, ToolError};\npub use router::Group as Grouping;\n";
+const LIB: &str = "pub mod error;\npub mod capability;\npub mod pipeline;\nmod suggest;\npub use error::{ErrorCode, ToolError};\npub use capability::Group as Grouping;\n";
 
 #[test]
 fn a_back_import_is_reported_with_file_line_and_path() {
@@ -629,18 +631,18 @@ fn a_back_import_is_reported_with_file_line_and_path() {
         ("pipeline/mod.rs", "mod path;\n"),
         (
             "pipeline/path.rs",
-            "use std::sync::Arc;\n\nuse crate::router::{Registry, RouteError};\n",
+            "use std::sync::Arc;\n\nuse crate::capability::{Registry, RouteError};\n",
         ),
-        ("router/mod.rs", "pub struct Registry;\n"),
+        ("capability/mod.rs", "pub struct Registry;\n"),
     ]);
     assert_eq!(
         problems,
         [
-            "src/pipeline/path.rs:3: `crate::router::Registry`, `crate::router::RouteError`: `pipeline` imports `router`, which is above it"
+            "src/pipeline/path.rs:3: `crate::capability::Registry`, `crate::capability::RouteError`: `pipeline` imports `capability`, which is above it"
         ]
     );
     let message = report(&problems);
-    assert!(message.starts_with("1 layer problem in crates/mcp-fusion/src (order, lowest first: leaf modules → error → envelope, validation → pipeline, client → "), "{message}");
+    assert!(message.starts_with("1 layer problem in crates/mcp-fusion/src (order, lowest first: leaf modules → error → envelope, validation → handler → pipeline, client → "), "{message}");
 }
 
 #[test]
@@ -648,7 +650,7 @@ fn downward_imports_comments_and_strings_pass() {
     let problems = fake(&[
         ("lib.rs", LIB),
         (
-            "router/route.rs",
+            "capability/route.rs",
             "//! Uses [`crate::server`].\n/* crate::server::X */\nuse crate::error::ToolError;\nuse crate::{pipeline::Call, suggest::closest};\nfn f() { let s = \"crate::server::X\"; let c = '\"'; let r = r#\"crate::server\"#; crate::ToolError::new(); }\n",
         ),
         ("error/mod.rs", "use crate::suggest::closest;\n"),
@@ -667,16 +669,16 @@ fn inline_paths_groups_and_root_reexports_are_read() {
         ),
         ("suggest.rs", ""),
         (
-            "router/route.rs",
+            "capability/route.rs",
             "mod tests {\n    use super::super::super::server::Server;\n    use super::super::group::Group;\n}\n",
         ),
     ]);
     assert_eq!(
         problems,
         [
-            "src/error/code.rs:1: `crate::Grouping`: `error` imports `router`, which is above it",
+            "src/error/code.rs:1: `crate::Grouping`: `error` imports `capability`, which is above it",
             "src/error/code.rs:2: `crate::pipeline`, `crate::pipeline::Call`: `error` imports `pipeline`, which is above it",
-            "src/router/route.rs:2: `super::super::super::server::Server`: `router` imports `server`, which is above it",
+            "src/capability/route.rs:2: `super::super::super::server::Server`: `capability` imports `server`, which is above it",
         ]
     );
 }
@@ -708,18 +710,21 @@ fn leaves_same_layers_and_unknown_modules_are_reported() {
 fn files_importing_each_other_are_a_circle() {
     let problems = fake(&[
         ("lib.rs", LIB),
-        ("router/mod.rs", "mod a;\nmod b;\nmod c;\npub use a::A;\n"),
-        ("router/a.rs", "use super::b::B;\npub struct A;\n"),
         (
-            "router/b.rs",
-            "pub struct B;\nfn f() { crate::router::a::A; }\n#[cfg(test)]\nmod tests {\n    use super::super::c::C;\n    use super::*;\n}\n",
+            "capability/mod.rs",
+            "mod a;\nmod b;\nmod c;\npub use a::A;\n",
         ),
-        ("router/c.rs", "use super::A;\npub struct C;\n"),
+        ("capability/a.rs", "use super::b::B;\npub struct A;\n"),
+        (
+            "capability/b.rs",
+            "pub struct B;\nfn f() { crate::capability::a::A; }\n#[cfg(test)]\nmod tests {\n    use super::super::c::C;\n    use super::*;\n}\n",
+        ),
+        ("capability/c.rs", "use super::A;\npub struct C;\n"),
     ]);
     assert_eq!(
         problems,
         [
-            "files import each other in a circle: router/a.rs, router/b.rs (src/router/a.rs:1 → router/b.rs, src/router/b.rs:2 → router/a.rs); move what they share into a file both import"
+            "files import each other in a circle: capability/a.rs, capability/b.rs (src/capability/a.rs:1 → capability/b.rs, src/capability/b.rs:2 → capability/a.rs); move what they share into a file both import"
         ]
     );
 }

@@ -2,7 +2,7 @@
 //! one Prometheus exporter (installed once, no panic), `GET /metrics` shows
 //! what every server recorded, and a server without it has no `/metrics`.
 
-use mcp_fusion::server::HttpOptions;
+use mcp_fusion::transport::HttpOptions;
 use mcp_fusion::{Action, CallContext, FusionServer, NoArgs, ToolError};
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
@@ -15,18 +15,22 @@ async fn gone(_ctx: CallContext, _args: NoArgs) -> Result<&'static str, ToolErro
     Err(ToolError::not_found("Nothing here."))
 }
 
-fn server(metrics: bool) -> FusionServer {
-    FusionServer::builder("metrics-test", "1.0.0")
+/// A server, and the HTTP options it is served with: `/metrics` on or off.
+fn server(metrics: bool) -> (FusionServer, HttpOptions) {
+    let server = FusionServer::builder("metrics-test", "1.0.0")
         .tool(Action::new("metrics_ping", ping))
         .tool(Action::new("metrics_gone", gone))
-        .http(HttpOptions::default().metrics(metrics))
         .build()
-        .expect("a valid server")
+        .expect("a valid server");
+    (server, HttpOptions::default().metrics(metrics))
 }
 
 /// `GET path` on `server`'s router with `host`: status and body.
-async fn get(server: &FusionServer, path: &str, host: &str) -> (u16, String) {
-    let router = server.http_router(CancellationToken::new());
+async fn get(served: &(FusionServer, HttpOptions), path: &str, host: &str) -> (u16, String) {
+    let (server, options) = served;
+    let router = server
+        .http_router(options, CancellationToken::new())
+        .expect("usable options");
     let request = axum::http::Request::get(path)
         .header("host", host)
         .body(axum::body::Body::empty())
@@ -54,14 +58,17 @@ async fn servers_of_one_process_share_one_exporter() {
     let _ = get(&first, "/metrics", "localhost").await;
     let _ = get(&second, "/metrics", "localhost").await;
     first
+        .0
         .call("metrics_ping", serde_json::json!({}))
         .await
         .expect("a result");
     second
+        .0
         .call("metrics_ping", serde_json::json!({}))
         .await
         .expect("a result");
     second
+        .0
         .call("metrics_gone", serde_json::json!({}))
         .await
         .expect("a result");

@@ -6,7 +6,6 @@
 
 use mcp_fusion::validation::SchemaValidator;
 use mcp_fusion::{Action, FusionServer, Group, Json, SchemaProfile, ToolError};
-use rmcp::ServerHandler;
 use rmcp::model::CallToolResult;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -116,7 +115,11 @@ fn server(profile: SchemaProfile) -> FusionServer {
 
 /// The `inputSchema` and `outputSchema` of `tool` as tools/list sends them.
 fn listed(server: &FusionServer, tool: &str) -> (Value, Option<Value>) {
-    let tool = server.get_tool(tool).expect("the tool is listed");
+    let tool = server
+        .tools()
+        .into_iter()
+        .find(|t| t.name == tool)
+        .expect("the tool is listed");
     (
         Value::Object((*tool.input_schema).clone()),
         tool.output_schema.map(|o| Value::Object((*o).clone())),
@@ -355,12 +358,22 @@ fn the_portable_profile_changes_neither_the_actions_meta_nor_the_contract() {
     let standard = server(SchemaProfile::Standard);
     let portable = server(SchemaProfile::Portable);
     for name in ["order", "shop"] {
-        let a = standard.get_tool(name).expect("listed");
-        let b = portable.get_tool(name).expect("listed");
+        let a = standard
+            .tools()
+            .into_iter()
+            .find(|t| t.name == name)
+            .expect("listed");
+        let b = portable
+            .tools()
+            .into_iter()
+            .find(|t| t.name == name)
+            .expect("listed");
         assert_eq!(a.meta, b.meta, "{name}: _meta[\"mcp-fusion/actions\"]");
     }
     let meta = portable
-        .get_tool("order")
+        .tools()
+        .into_iter()
+        .find(|t| t.name == "order")
         .expect("listed")
         .meta
         .expect("_meta");

@@ -2,7 +2,7 @@
 
 use mcp_fusion::client::{ClientOptions, Target};
 use mcp_fusion::guard::{RedisStore, StaticTokens};
-use mcp_fusion::server::RedisSessionStore;
+use mcp_fusion::transport::RedisSessionStore;
 
 #[test]
 fn debug_output_hides_tokens_and_passwords() {

@@ -109,8 +109,12 @@ fn requests() -> Vec<Value> {
 async fn answers(server: FusionServer) -> Vec<Value> {
     let (client, server_side) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server_side);
-    let serving =
-        tokio::spawn(server.serve_streams(server_read, server_write, std::future::pending()));
+    let serving = tokio::spawn(server.serve_streams(
+        server_read,
+        server_write,
+        mcp_fusion::transport::StdioOptions::default(),
+        std::future::pending(),
+    ));
     let (client_read, mut client_write) = tokio::io::split(client);
     let mut lines = BufReader::new(client_read).lines();
     let mut send = async |message: Value| {

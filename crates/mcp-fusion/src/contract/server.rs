@@ -9,7 +9,7 @@ use super::action::{ActionContract, Annotations, non_blank};
 use super::canonical::digest_of;
 use super::error::ContractError;
 use super::tool::ToolContract;
-use crate::router::{ACTIONS_META_KEY, ActionListing, DISCRIMINATOR_META_KEY, ToolListing};
+use crate::capability::{ACTIONS_META_KEY, ActionListing, DISCRIMINATOR_META_KEY, ToolListing};
 
 /// The contract of a whole server: every tool, by name.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -38,7 +38,7 @@
 //! ```no_run
 //! use mcp_fusion::client::Target;
 //! use mcp_fusion::gateway::{Exposure, Gateway, GatewayConfig, UpstreamConfig};
-//! use mcp_fusion::server::FusionServer;
+//! use mcp_fusion::FusionServer;
 //!
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! let config = GatewayConfig::new()
@@ -54,7 +54,7 @@
 //! let server = gateway
 //!     .install(FusionServer::builder("triage", "1.0.0"))
 //!     .build()?;
-//! server.serve_stdio().await?;
+//! server.serve_stdio(Default::default()).await?;
 //! # Ok(())
 //! # }
 //! ```
@@ -80,9 +80,9 @@ pub use errors::CONNECTING_RETRY_SECS;
 pub use handoff::Handoff;
 pub use mount::{HANDOFF_META_KEY, HANDOFF_TOOL, RETURN_TOOL};
 
+use crate::capability::Action;
 use crate::error::ToolError;
-use crate::pipeline::{CallContext, ToolOutput};
-use crate::router::Action;
+use crate::handler::{CallContext, ToolOutput};
 use crate::server::{MountedTools, ServerBuilder};
 use mount::{Forwarded, Mounts};
 

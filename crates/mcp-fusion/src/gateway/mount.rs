@@ -18,7 +18,7 @@ use super::handoff::{Handoff, Handoffs};
 use super::upstream::{Event, Link, Upstream, is_gone, logged, seconds_until};
 use crate::client::{FusionClient, FusionClientError};
 use crate::error::ToolError;
-use crate::pipeline::{CallContext, ToolOutput};
+use crate::handler::{CallContext, ToolOutput};
 use crate::server::{MountedTools, ToolsChanged};
 use crate::suggest::under_namespace;
 use crate::text::cut_chars;

@@ -13,7 +13,8 @@ use tower::ServiceExt;
 
 use super::layer::Guard;
 use crate::error::ToolError;
-use crate::pipeline::{ActionService, Call, Outcome, Principal};
+use crate::handler::Principal;
+use crate::pipeline::{ActionService, Call, Outcome};
 
 /// Why a token was refused. Its text is shown to the model, so it never holds
 /// the token.

@@ -7,7 +7,7 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde::Deserialize;
 
 use super::auth::{AuthConfigError, AuthFailure, TokenVerifier};
-use crate::pipeline::Principal;
+use crate::handler::Principal;
 
 /// JSON Web Tokens (`jsonwebtoken`): the signature and `exp` are checked; the
 /// subject is `sub`; scopes come from `scope` (space-separated, OAuth 2.0) or

@@ -21,8 +21,9 @@ use super::layer::Guard;
 #[cfg(feature = "redis")]
 use super::redis_store::{RedisDecision, RedisStore};
 use crate::error::{ToolError, seconds_text};
+use crate::handler::{CallContext, Peer};
 use crate::metrics_names::{self as names, ActionLabels};
-use crate::pipeline::{ActionService, Call, CallContext, Outcome, Peer};
+use crate::pipeline::{ActionService, Call, Outcome};
 
 /// Whose calls one limit counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

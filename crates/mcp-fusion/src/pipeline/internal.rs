@@ -8,9 +8,9 @@ use std::panic::AssertUnwindSafe;
 
 use futures::FutureExt;
 
-use super::CallContext;
 pub use crate::error::BoxError;
 use crate::error::{ErrorCode, ToolError};
+use crate::handler::CallContext;
 
 /// The first sentence after the error id of every `INTERNAL_ERROR` message:
 /// the failure is this call's, not the server's.

@@ -15,9 +15,10 @@ use futures::future::BoxFuture;
 use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service, ServiceExt};
 
+use super::Call;
 use super::internal::resolve;
-use super::{Call, ToolOutput};
 use crate::error::ToolError;
+use crate::handler::ToolOutput;
 
 /// The call path from a middleware inward, boxed: `Call -> Result<ToolOutput, ToolError>`.
 pub type CallService = BoxCloneSyncService<Call, ToolOutput, ToolError>;

@@ -8,8 +8,9 @@ use futures::future::BoxFuture;
 use tower::util::BoxCloneSyncService;
 use tower::{Service, ServiceExt};
 
-use super::{Call, CallService, ToolOutput, resolve};
+use super::{Call, CallService, resolve};
 use crate::error::{ToolError, ValidationFailure};
+use crate::handler::ToolOutput;
 use crate::validation::SchemaValidator;
 
 /// How a call that passed the guards ended: with the handler's output, or

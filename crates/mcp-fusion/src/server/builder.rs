@@ -2,29 +2,32 @@
 
 use tower::{Layer, Service};
 
-use super::catalog::Catalog;
-use super::handler::to_rmcp_tool;
+use std::sync::{Arc, RwLock};
+
+use super::FusionServer;
+use super::adapter::to_rmcp_tool;
+use super::fusion_server::{ServerIdentity, ServerInner, Settings};
 use super::in_flight::InFlight;
 use super::mounted::{Mount, MountedTools, ToolsChanged};
-use super::prompt::Prompt;
-use super::resource::{Resource, ResourceTemplate};
-use super::{FusionServer, HttpOptions, ServerIdentity, ServerInner, Settings};
-use std::sync::{Arc, Mutex, RwLock};
 
+use crate::capability::{
+    Action, BuildContext, BuildError, Catalog, Definition, Group, Prompt, Registry, Resource,
+    ResourceTemplate,
+};
 use crate::contract::{Lockfile, SelfHealing, SelfHealingOptions, ServerContract};
 use crate::error::ToolError;
 #[cfg(feature = "redis")]
 use crate::guard::RedisStore;
 use crate::guard::{GuardSettings, TokenVerifier};
-use crate::pipeline::{BoxLayer, Call, CallContext, CallService, States, ToolOutput, box_layer};
-use crate::router::{Action, BuildContext, BuildError, Definition, Group, Registry};
+use crate::handler::{CallContext, States, ToolOutput};
+use crate::pipeline::{BoxLayer, Call, CallService, box_layer};
 use crate::schema::SchemaProfile;
 
 /// Declares a server, then [`build`](ServerBuilder::build)s it.
 ///
 /// ```
-/// use mcp_fusion::server::FusionServer;
-/// use mcp_fusion::router::Action;
+/// use mcp_fusion::FusionServer;
+/// use mcp_fusion::capability::Action;
 /// use mcp_fusion::ToolError;
 ///
 /// async fn health() -> Result<&'static str, ToolError> {
@@ -48,7 +51,6 @@ pub struct ServerBuilder {
     pub(crate) unknown_tool_as_result: bool,
     self_healing: Option<Lockfile>,
     self_healing_options: SelfHealingOptions,
-    http: HttpOptions,
     states: States,
     prompts: Vec<Prompt>,
     resources: Vec<Resource>,
@@ -82,7 +84,6 @@ impl ServerBuilder {
             unknown_tool_as_result: false,
             self_healing: None,
             self_healing_options: SelfHealingOptions::default(),
-            http: HttpOptions::default(),
             states: States::default(),
             prompts: Vec::new(),
             resources: Vec::new(),
@@ -175,7 +176,7 @@ impl ServerBuilder {
     /// How to tell callers apart for per-caller rate limits when a call has
     /// no auth subject (e.g. a tenant header). Return `None` to fall back to
     /// where the call came from: the HTTP client's address (see
-    /// [`HttpOptions::trust_forwarded_for`](crate::server::HttpOptions)), the
+    /// [`HttpOptions::trust_forwarded_for`](crate::transport::HttpOptions)), the
     /// stdio client, or the in-process caller. The key is never shown to the
     /// model.
     pub fn rate_limit_key(
@@ -232,15 +233,6 @@ impl ServerBuilder {
         self
     }
 
-    /// The settings of the Streamable HTTP transport (origins, hosts,
-    /// sessions, body limit, shutdown grace, proxies, session store); see
-    /// [`HttpOptions`]. Default: `HttpOptions::default()`. Without the `http`
-    /// feature only the shutdown grace is read (by stdio).
-    pub fn http(mut self, options: HttpOptions) -> Self {
-        self.http = options;
-        self
-    }
-
     /// Which form of the input and output schemas `tools/list` shows
     /// ([`SchemaProfile::Standard`] by default). [`SchemaProfile::Portable`]
     /// shows the subset strict model APIs accept; calls are validated
@@ -273,13 +265,8 @@ impl ServerBuilder {
     /// templates), a resource template that cannot be matched, an empty group, a discriminator that is empty or also an input field, an
     /// input type whose schema is not an object or does not compile, or a
     /// guard setting that cannot work (`max_active` 0, a zero rate or time
-    /// limit, scopes without a token verifier), or (feature `http`) an
-    /// [`HttpOptions`] entry that cannot be read (an allowed host or origin).
+    /// limit, scopes without a token verifier).
     pub fn build(self) -> Result<FusionServer, BuildError> {
-        #[cfg(feature = "http")]
-        let door =
-            super::http::DoorPolicy::new(&self.http.allowed_hosts, &self.http.allowed_origins)
-                .map_err(|e| BuildError::BadHttpOption(e.to_string()))?;
         if self.definitions.is_empty()
             && self.mount.is_none()
             && self.prompts.is_empty()
@@ -346,22 +333,16 @@ impl ServerBuilder {
             },
             in_flight: InFlight::default(),
             self_healing,
-            http: self.http,
-            #[cfg(feature = "http")]
-            door,
             states: Arc::new(self.states),
             catalog: RwLock::new(Arc::new(catalog)),
-            sessions: Mutex::new(Vec::new()),
+            connections: Arc::default(),
             mount,
         });
         if let Some(mount) = &inner.mount {
             mount.hook.attach(ToolsChanged {
-                server: Arc::downgrade(&inner),
+                connections: Arc::downgrade(&inner.connections),
             });
         }
-        Ok(FusionServer {
-            inner,
-            session: Arc::default(),
-        })
+        Ok(FusionServer { inner })
     }
 }

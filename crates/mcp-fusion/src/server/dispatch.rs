@@ -11,14 +11,13 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 use tracing::Instrument;
 
+use crate::capability::{Registry, RouteError};
 use crate::contract::SelfHealing;
 use crate::envelope::{to_call_tool_result, validation_result};
 use crate::error::{ErrorCode, ToolError};
+use crate::handler::{CallContext, ContextInner, Peer, SharedChannel, States};
 use crate::metrics_names::{self as names, ActionLabels};
-use crate::pipeline::{
-    Call, CallContext, ContextInner, Outcome, Peer, SharedChannel, States, catch_panic,
-};
-use crate::router::{Registry, RouteError};
+use crate::pipeline::{Call, Outcome, catch_panic};
 
 /// One `tools/call` as the transport hands it over.
 pub(crate) struct CallRequest {

@@ -17,7 +17,7 @@ use rmcp::service::{RoleServer, ServiceError};
 use serde_json::Value;
 
 use super::session::Session;
-use crate::pipeline::{ClientChannel, ClientFailure, LogLevel};
+use crate::handler::{ClientChannel, ClientFailure, LogLevel};
 
 /// Which log messages a request lets through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

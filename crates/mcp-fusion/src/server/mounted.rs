@@ -11,9 +11,9 @@ use futures::future::BoxFuture;
 use rmcp::model::Tool;
 use serde_json::{Map, Value};
 
-use super::ServerInner;
 use super::dispatch::CallRequest;
-use crate::router::Registry;
+use super::session::Connections;
+use crate::capability::Registry;
 
 /// The argument of the forwarding action that holds the tool's name.
 pub(crate) const FORWARD_TOOL_ARG: &str = "tool";
@@ -66,7 +66,7 @@ impl Mount {
 #[derive(Clone)]
 #[cfg_attr(not(feature = "gateway"), allow(dead_code))]
 pub(crate) struct ToolsChanged {
-    pub(super) server: Weak<ServerInner>,
+    pub(super) connections: Weak<Connections>,
 }
 
 impl std::fmt::Debug for ToolsChanged {
@@ -80,11 +80,11 @@ impl ToolsChanged {
     /// Tells the connections of `caller` (every connection when `None`)
     /// that their tools list changed; returns how many were told.
     pub(crate) async fn notify(&self, caller: Option<&str>) -> usize {
-        let Some(server) = self.server.upgrade() else {
+        let Some(connections) = self.connections.upgrade() else {
             return 0;
         };
         let mut told = 0;
-        for session in server.live_sessions() {
+        for session in connections.live() {
             if caller.is_some_and(|c| !session.is_caller(c)) {
                 continue;
             }

@@ -5,12 +5,12 @@
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
 use rmcp::Peer;
 use rmcp::service::RoleServer;
 
-use crate::pipeline::LogLevel;
+use crate::handler::LogLevel;
 
 /// The most resources one connection may be subscribed to at once: a
 /// template matches endless URIs, so subscriptions are bounded like every
@@ -25,6 +25,34 @@ impl Default for ConnectionId {
     fn default() -> Self {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         ConnectionId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// Every client connection of a server opened so far (dead ones pruned as
+/// new ones open): whom to tell of list changes and resource updates.
+#[derive(Debug, Default)]
+pub(crate) struct Connections {
+    sessions: Mutex<Vec<Weak<Session>>>,
+}
+
+impl Connections {
+    /// Registers a new connection's session.
+    pub(crate) fn open(&self) -> Arc<Session> {
+        let session = Arc::new(Session::default());
+        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        sessions.retain(|s| s.strong_count() > 0);
+        sessions.push(Arc::downgrade(&session));
+        session
+    }
+
+    /// The connections still open.
+    pub(crate) fn live(&self) -> Vec<Arc<Session>> {
+        self.sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .filter_map(Weak::upgrade)
+            .collect()
     }
 }
 

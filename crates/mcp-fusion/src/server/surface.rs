@@ -14,15 +14,13 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
 
-use super::FusionServer;
-use super::catalog::Resolved;
-use super::completion::CompletionRequest;
+use super::Connection;
 use super::link::{ClientLink, LogFilter, log_level_of};
-use super::prompt::PromptError;
-use super::resource::TemplateError;
+use crate::capability::{CompletionRequest, PromptError, Resolved, TemplateError};
 use crate::envelope::{envelope_and_meta, validation_envelope_and_meta};
 use crate::error::{ErrorCode, FieldError, ToolError, ValidationFailure};
-use crate::pipeline::{CallContext, ContextInner, SharedChannel, catch_panic};
+use crate::handler::{CallContext, ContextInner, SharedChannel};
+use crate::pipeline::catch_panic;
 
 /// `-32602` with the `<validation_error>` of `fields` (wire contract §4).
 fn invalid(name: &str, fields: Vec<FieldError>) -> rmcp::ErrorData {
@@ -74,7 +72,7 @@ pub(crate) fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
         .is_some_and(|version| version.as_str() >= "2026-07-28")
 }
 
-impl FusionServer {
+impl Connection {
     /// What the server advertises at initialization: tools when it has any;
     /// prompts, resources (with `subscribe`) and completions when it has
     /// any at that moment; logging always (any handler may log). The
@@ -82,14 +80,14 @@ impl FusionServer {
     /// are fixed when the server is built, unless it mounts upstreams (a
     /// gateway: `listChanged: true`).
     pub(crate) fn capabilities(&self) -> ServerCapabilities {
-        let catalog = self.catalog();
+        let catalog = self.server.catalog();
         let mut capabilities = ServerCapabilities::default();
-        if self.inner.mount.is_some() {
+        if self.server.inner.mount.is_some() {
             // A gateway's tools change as upstreams come and go.
             let mut tools = ToolsCapability::default();
             tools.list_changed = Some(true);
             capabilities.tools = Some(tools);
-        } else if !self.inner.tools.is_empty() {
+        } else if !self.server.inner.tools.is_empty() {
             capabilities.tools = Some(ToolsCapability::default());
         }
         if !catalog.prompts.is_empty() {
@@ -139,13 +137,13 @@ impl FusionServer {
                 action: None,
                 name: name.to_owned(),
                 request_id: context.id.to_string(),
-                expose_internal_errors: self.inner.settings.expose_internal_errors,
+                expose_internal_errors: self.server.inner.settings.expose_internal_errors,
                 http,
                 peer,
                 caller,
                 called: None,
                 principal: std::sync::OnceLock::new(),
-                states: Arc::clone(&self.inner.states),
+                states: Arc::clone(&self.server.inner.states),
                 client: Some(self.link(context)),
             }),
             cancellation: context.ct.clone(),
@@ -153,7 +151,12 @@ impl FusionServer {
     }
 
     pub(crate) fn list_prompts_now(&self) -> Vec<rmcp::model::Prompt> {
-        self.catalog().prompts.iter().map(|p| p.to_rmcp()).collect()
+        self.server
+            .catalog()
+            .prompts
+            .iter()
+            .map(|p| p.to_rmcp())
+            .collect()
     }
 
     pub(crate) async fn get_prompt_now(
@@ -162,7 +165,7 @@ impl FusionServer {
         arguments: Option<Map<String, Value>>,
         context: &RequestContext<RoleServer>,
     ) -> Result<GetPromptResult, rmcp::ErrorData> {
-        let catalog = self.catalog();
+        let catalog = self.server.catalog();
         let Some(prompt) = catalog.prompt(name) else {
             let valid = catalog.prompts.iter().map(|p| p.name.clone()).collect();
             return Err(unknown("prompt", name, valid, RpcCode::INVALID_PARAMS));
@@ -187,7 +190,8 @@ impl FusionServer {
     }
 
     pub(crate) fn list_resources_now(&self) -> Vec<rmcp::model::Resource> {
-        self.catalog()
+        self.server
+            .catalog()
             .resources
             .iter()
             .map(|r| r.to_rmcp())
@@ -195,7 +199,8 @@ impl FusionServer {
     }
 
     pub(crate) fn list_templates_now(&self) -> Vec<rmcp::model::ResourceTemplate> {
-        self.catalog()
+        self.server
+            .catalog()
             .templates
             .iter()
             .map(|t| t.to_rmcp())
@@ -204,7 +209,7 @@ impl FusionServer {
 
     /// The -32002 answer for a URI no resource or template serves.
     fn no_resource(&self, uri: &str) -> rmcp::ErrorData {
-        let catalog = self.catalog();
+        let catalog = self.server.catalog();
         let valid = catalog
             .resources
             .iter()
@@ -219,7 +224,7 @@ impl FusionServer {
         uri: &str,
         context: &RequestContext<RoleServer>,
     ) -> Result<ReadResourceResult, rmcp::ErrorData> {
-        let resolved = match self.catalog().resolve(uri) {
+        let resolved = match self.server.catalog().resolve(uri) {
             None => return Err(self.no_resource(uri)),
             Some(Err(reason)) => return Err(rmcp::ErrorData::invalid_params(reason, None)),
             Some(Ok(resolved)) => resolved,
@@ -255,7 +260,7 @@ impl FusionServer {
         uri: &str,
         context: &RequestContext<RoleServer>,
     ) -> Result<(), rmcp::ErrorData> {
-        match self.catalog().resolve(uri) {
+        match self.server.catalog().resolve(uri) {
             None => return Err(self.no_resource(uri)),
             Some(Err(reason)) => return Err(rmcp::ErrorData::invalid_params(reason, None)),
             Some(Ok(_)) => {}
@@ -284,7 +289,7 @@ impl FusionServer {
         request: CompleteRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<CompleteResult, rmcp::ErrorData> {
-        let catalog = self.catalog();
+        let catalog = self.server.catalog();
         if !catalog.completes() {
             // The `completions` capability was not advertised.
             return Err(rmcp::ErrorData::method_not_found::<

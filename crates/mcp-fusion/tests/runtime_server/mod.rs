@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp_fusion::pipeline::ToolOutput;
+use mcp_fusion::handler::ToolOutput;
 use mcp_fusion::{
     Action, BoxError, CallContext, FusionServer, Group, Json, NoArgs, ServerBuilder, ToolError,
 };

@@ -233,7 +233,7 @@ impl ClientHandler for Recorder {
 pub struct Connected {
     pub client: RunningService<RoleClient, Recorder>,
     pub recorder: Recorder,
-    pub serving: tokio::task::JoinHandle<Result<(), mcp_fusion::server::ServeError>>,
+    pub serving: tokio::task::JoinHandle<Result<(), mcp_fusion::transport::ServeError>>,
 }
 
 impl Connected {
@@ -284,11 +284,12 @@ impl Connected {
 pub async fn connect_with(server: &FusionServer, setup: ClientSetup) -> Connected {
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
     let (read, write) = tokio::io::split(server_io);
-    let serving = tokio::spawn(
-        server
-            .clone()
-            .serve_streams(read, write, std::future::pending()),
-    );
+    let serving = tokio::spawn(server.clone().serve_streams(
+        read,
+        write,
+        mcp_fusion::transport::StdioOptions::default(),
+        std::future::pending(),
+    ));
     handshake(setup, client_io, serving).await
 }
 
@@ -299,7 +300,7 @@ pub async fn connect_with(server: &FusionServer, setup: ClientSetup) -> Connecte
 async fn handshake<T, E, A>(
     setup: ClientSetup,
     transport: T,
-    serving: tokio::task::JoinHandle<Result<(), mcp_fusion::server::ServeError>>,
+    serving: tokio::task::JoinHandle<Result<(), mcp_fusion::transport::ServeError>>,
 ) -> Connected
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
@@ -373,7 +374,7 @@ pub fn error_json(error: &ErrorData) -> Value {
 pub struct RawClient {
     lines: tokio::io::Lines<tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
     write: tokio::io::WriteHalf<tokio::io::DuplexStream>,
-    pub serving: tokio::task::JoinHandle<Result<(), mcp_fusion::server::ServeError>>,
+    pub serving: tokio::task::JoinHandle<Result<(), mcp_fusion::transport::ServeError>>,
 }
 
 impl RawClient {
@@ -418,11 +419,12 @@ pub async fn connect_raw(server: &FusionServer) -> RawClient {
     use tokio::io::AsyncBufReadExt as _;
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
     let (read, write) = tokio::io::split(server_io);
-    let serving = tokio::spawn(
-        server
-            .clone()
-            .serve_streams(read, write, std::future::pending()),
-    );
+    let serving = tokio::spawn(server.clone().serve_streams(
+        read,
+        write,
+        mcp_fusion::transport::StdioOptions::default(),
+        std::future::pending(),
+    ));
     let (client_read, client_write) = tokio::io::split(client_io);
     let mut raw = RawClient {
         lines: tokio::io::BufReader::new(client_read).lines(),
@@ -455,7 +457,7 @@ pub async fn connect_raw(server: &FusionServer) -> RawClient {
 pub struct HttpServed {
     pub url: String,
     pub stop: Option<tokio::sync::oneshot::Sender<()>>,
-    pub serving: tokio::task::JoinHandle<Result<(), mcp_fusion::server::ServeError>>,
+    pub serving: tokio::task::JoinHandle<Result<(), mcp_fusion::transport::ServeError>>,
 }
 
 #[cfg(feature = "http")]
@@ -465,9 +467,13 @@ impl HttpServed {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let serving = tokio::spawn(server.clone().serve_http_on(listener, async move {
-            let _ = stopped.await;
-        }));
+        let serving = tokio::spawn(server.clone().serve_http_on(
+            listener,
+            mcp_fusion::transport::HttpOptions::default(),
+            async move {
+                let _ = stopped.await;
+            },
+        ));
         HttpServed {
             url: format!("http://{addr}/mcp"),
             stop: Some(stop),

@@ -15,9 +15,9 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use serde_json::Value;
 
-use super::FusionServer;
+use super::Connection;
 use super::dispatch::CallRequest;
-use crate::router::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY, ToolListing};
+use crate::capability::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY, ToolListing};
 
 /// The rmcp `Tool` for a listing.
 pub(crate) fn to_rmcp_tool(listing: &ToolListing) -> Tool {
@@ -55,32 +55,33 @@ pub(crate) fn to_rmcp_tool(listing: &ToolListing) -> Tool {
     tool
 }
 
-impl FusionServer {
+impl Connection {
     /// Where a request came from: its request head (Streamable HTTP only),
     /// its peer, and its caller key ([`crate::CallContext::caller`]).
     pub(super) fn origin(
         &self,
         context: &RequestContext<RoleServer>,
-    ) -> (
-        Option<::http::request::Parts>,
-        crate::pipeline::Peer,
-        String,
-    ) {
-        #[cfg(feature = "http")]
-        let (http, peer) = self.call_origin(context);
-        #[cfg(not(feature = "http"))]
-        let (http, peer) = {
-            let _ = context;
-            (None, crate::pipeline::Peer::Stdio)
+    ) -> (Option<::http::request::Parts>, crate::handler::Peer, String) {
+        // Over Streamable HTTP rmcp puts the request head in the request's
+        // extensions, and the transport put the caller's address in the
+        // head's own; any other transport leaves none.
+        let http = context.extensions.get::<::http::request::Parts>().cloned();
+        let peer = match &http {
+            Some(parts) => parts
+                .extensions
+                .get::<crate::handler::Peer>()
+                .copied()
+                .unwrap_or(crate::handler::Peer::Http(None)),
+            None => crate::handler::Peer::Stdio,
         };
-        let caller = super::caller::caller_key(&self.session, http.as_ref(), peer);
+        let caller = super::caller::caller_key(Some(&self.session), http.as_ref(), peer);
         (http, peer, caller)
     }
 }
 
-impl ServerHandler for FusionServer {
+impl ServerHandler for Connection {
     fn get_info(&self) -> ServerConfig {
-        let identity = &self.inner.identity;
+        let identity = &self.server.inner.identity;
         let mut config = ServerConfig::new(self.capabilities())
             .with_server_info(Implementation::new(&identity.name, &identity.version));
         if let Some(instructions) = &identity.instructions {
@@ -94,13 +95,15 @@ impl ServerHandler for FusionServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, rmcp::ErrorData> {
-        let Some(mount) = &self.inner.mount else {
-            return Ok(ListToolsResult::with_all_items(self.inner.tools.clone()));
+        let Some(mount) = &self.server.inner.mount else {
+            return Ok(ListToolsResult::with_all_items(
+                self.server.inner.tools.clone(),
+            ));
         };
         self.session.bind(&context.peer);
         let (_, _, caller) = self.origin(&context);
         self.session.set_caller(&caller);
-        let mut tools = self.inner.tools.clone();
+        let mut tools = self.server.inner.tools.clone();
         tools.extend(mount.hook.tools(&caller).await);
         Ok(ListToolsResult::with_all_items(tools))
     }
@@ -252,7 +255,12 @@ impl ServerHandler for FusionServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.inner.tools.iter().find(|t| t.name == name).cloned()
+        self.server
+            .inner
+            .tools
+            .iter()
+            .find(|t| t.name == name)
+            .cloned()
     }
 
     async fn call_tool(
@@ -269,7 +277,7 @@ impl ServerHandler for FusionServer {
             cancellation: context.ct.clone(),
             http,
             peer,
-            states: Arc::clone(&self.inner.states),
+            states: Arc::clone(&self.server.inner.states),
             client: Some(self.link(&context)),
             caller,
             called: None,
@@ -277,7 +285,7 @@ impl ServerHandler for FusionServer {
         // Boxed: rmcp spawns every request's future as a task, copying it
         // whole; the pipeline's future (router, guards, middleware, handler)
         // is kilobytes, a box is a pointer.
-        match Box::pin(self.dispatch(call)).await {
+        match Box::pin(self.server.dispatch(call)).await {
             Ok(result) => Ok(result.into()),
             Err(unknown) => Err(rmcp::ErrorData::invalid_params(
                 unknown.message,

@@ -12,10 +12,10 @@ use tower::{Layer, Service};
 
 use crate::error::ToolError;
 use crate::guard::{Concurrency, Guards, RateLimit};
-use crate::pipeline::{
-    BoxLayer, Call, CallContext, FromCallContext, IntoToolOutput, StateNeed, ToolOutput, box_layer,
-    extract,
+use crate::handler::{
+    CallContext, FromCallContext, IntoToolOutput, StateNeed, ToolOutput, extract,
 };
+use crate::pipeline::{BoxLayer, Call, box_layer};
 use crate::schema;
 
 /// An async handler: an `async fn` whose parameters are any number (up to
@@ -229,7 +229,7 @@ pub struct Hints {
 /// one action of a [`Group`](super::Group).
 ///
 /// ```
-/// use mcp_fusion::router::Action;
+/// use mcp_fusion::capability::Action;
 /// use mcp_fusion::ToolError;
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -11,9 +11,9 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::capability::NoArgs;
 use crate::error::ToolError;
-use crate::pipeline::{CallContext, FromCallContext, StateNeed, extract};
-use crate::router::NoArgs;
+use crate::handler::{CallContext, FromCallContext, StateNeed, extract};
 
 /// A prompt or resource handler producing `O` (see the module docs). `M` is a
 /// marker the compiler infers; you never name it.

@@ -1,6 +1,6 @@
 //! The stdio transport: newline-delimited JSON-RPC on a pair of byte streams
 //! (stdin/stdout through rmcp's non-blocking `stdio_pipes()`), answering the
-//! messages rmcp cannot read as JSON-RPC 2.0 §5 says ([`super::jsonrpc`]).
+//! messages rmcp cannot read as JSON-RPC 2.0 §5 says (`crate::server::jsonrpc`).
 //!
 //! A line is one message. A line longer than [`MAX_LINE_BYTES`] is discarded
 //! (without buffering it) and answered with `-32600`; the session goes on
@@ -29,7 +29,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::Mutex;
 use tokio_util::codec::{Decoder, Encoder, FramedRead, FramedWrite};
 
-use super::jsonrpc::{
+use crate::server::jsonrpc::{
     INVALID_REQUEST, duplicate_id_response, reject_unreadable, repeated_key_response,
 };
 
@@ -180,7 +180,7 @@ fn ids(shared: &SharedIds) -> std::sync::MutexGuard<'_, RequestIds> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// The stdio transport of [`super::FusionServer::serve_stdio`].
+/// The stdio transport of [`FusionServer::serve_stdio`](crate::FusionServer::serve_stdio).
 pub(crate) struct StdioTransport<R, W> {
     lines: FramedRead<R, Lines>,
     writer: Writer<W>,

@@ -186,7 +186,7 @@ pub enum PolicyError {
     Origin(String),
 }
 
-/// Checks one [`crate::server::HttpOptions::allowed_hosts`] entry.
+/// Checks one [`crate::transport::HttpOptions::allowed_hosts`] entry.
 ///
 /// # Errors
 /// [`PolicyError::Host`] when it is not `host` or `host:port`.
@@ -194,7 +194,7 @@ pub fn check_allowed_host(host: &str) -> Result<(), PolicyError> {
     DoorPolicy::new(&[host.to_owned()], &[]).map(|_| ())
 }
 
-/// Checks one [`crate::server::HttpOptions::allowed_origins`] entry.
+/// Checks one [`crate::transport::HttpOptions::allowed_origins`] entry.
 ///
 /// # Errors
 /// [`PolicyError::Origin`] when it is not `scheme://host[:port]`, `…:*` or `null`.
@@ -204,7 +204,7 @@ pub fn check_allowed_origin(origin: &str) -> Result<(), PolicyError> {
 
 impl DoorPolicy {
     /// The policy of `allowed_hosts` and `allowed_origins` (see
-    /// [`crate::server::HttpOptions`]).
+    /// [`crate::transport::HttpOptions`]).
     pub fn new(allowed_hosts: &[String], allowed_origins: &[String]) -> Result<Self, PolicyError> {
         let hosts = allowed_hosts
             .iter()

@@ -7,8 +7,8 @@ use serde_json::{Map, Value};
 
 use super::prompt::Prompt;
 use super::resource::{Resource, ResourceTemplate};
-use crate::pipeline::{StateNeed, States};
-use crate::router::BuildError;
+use crate::capability::BuildError;
+use crate::handler::{StateNeed, States};
 
 /// What a server lists besides tools. Replaced whole when it changes (the
 /// server holds it behind an `Arc`), so a request reads one consistent set.

@@ -21,7 +21,6 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
-use rmcp::service::{RequestContext, RoleServer};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -33,9 +32,10 @@ pub use origin::{PolicyError, check_allowed_host, check_allowed_origin};
 #[cfg(feature = "redis")]
 pub use session_store::RedisSessionStore;
 
-use super::transport::{ServeError, drain, shutdown_signal};
-use super::{FusionServer, UnknownToolError};
-use crate::pipeline::Peer;
+use super::options::HttpOptions;
+use super::serve::{ServeError, drain, shutdown_signal};
+use crate::handler::Peer;
+use crate::server::{FusionServer, UnknownToolError};
 use edge::Edge;
 use sessions::{Limits, Sessions};
 
@@ -56,11 +56,14 @@ fn forwarded_address(text: &str) -> Option<IpAddr> {
 /// Where an HTTP call came from: the TCP peer, or with `trust_forwarded_for`
 /// the last `X-Forwarded-For` address (the one the proxy in front appended).
 /// An IPv4 address written as IPv6 (`::ffff:10.0.0.1`) is read as IPv4.
-pub(crate) fn peer_address(parts: &Parts, trust_forwarded_for: bool) -> Option<IpAddr> {
+pub(crate) fn peer_address(
+    headers: &axum::http::HeaderMap,
+    extensions: &axum::http::Extensions,
+    trust_forwarded_for: bool,
+) -> Option<IpAddr> {
     let forwarded = trust_forwarded_for
         .then(|| {
-            parts
-                .headers
+            headers
                 .get_all("x-forwarded-for")
                 .iter()
                 .filter_map(|v| v.to_str().ok())
@@ -71,8 +74,7 @@ pub(crate) fn peer_address(parts: &Parts, trust_forwarded_for: bool) -> Option<I
         .flatten();
     forwarded
         .or_else(|| {
-            parts
-                .extensions
+            extensions
                 .get::<axum::extract::ConnectInfo<SocketAddr>>()
                 .map(|info| info.0.ip())
         })
@@ -82,8 +84,8 @@ pub(crate) fn peer_address(parts: &Parts, trust_forwarded_for: bool) -> Option<I
 impl FusionServer {
     /// [`FusionServer::call`] as if the call came over Streamable HTTP with the
     /// request head `http` (its `Authorization` header reaches the auth guard,
-    /// its `ConnectInfo<SocketAddr>` extension or, when trusted,
-    /// `X-Forwarded-For` the rate limits), for tests and embedding.
+    /// its [`Peer`] extension, else its `ConnectInfo<SocketAddr>` one, the
+    /// rate limits), for tests and embedding.
     ///
     /// # Errors
     /// [`UnknownToolError`] when no tool is named `name` (over MCP: -32602).
@@ -94,39 +96,33 @@ impl FusionServer {
         http: Option<Parts>,
     ) -> Result<rmcp::model::CallToolResult, UnknownToolError> {
         let peer = match &http {
-            Some(parts) => Peer::Http(peer_address(parts, self.inner.http.trust_forwarded_for)),
+            Some(parts) => parts.extensions.get::<Peer>().copied().unwrap_or_else(|| {
+                Peer::Http(peer_address(&parts.headers, &parts.extensions, false))
+            }),
             None => Peer::Local,
         };
         self.call_in_process(name, arguments, http, peer).await
     }
 
-    /// The request head of a `tools/call` that came over Streamable HTTP
-    /// (rmcp puts it in the request's extensions) and where it came from;
-    /// no head and [`Peer::Stdio`] for any other transport.
-    pub(crate) fn call_origin(
-        &self,
-        context: &RequestContext<RoleServer>,
-    ) -> (Option<Parts>, Peer) {
-        match context.extensions.get::<Parts>() {
-            Some(parts) => (
-                Some(parts.clone()),
-                Peer::Http(peer_address(parts, self.inner.http.trust_forwarded_for)),
-            ),
-            None => (None, Peer::Stdio),
-        }
-    }
-
     /// The Streamable HTTP endpoint as an axum router with the MCP service at
     /// `/mcp` (rmcp's `StreamableHttpService`: the 2025-11-25 session
     /// handshake and the stateless 2026-07-28 protocol), behind the checks of
-    /// [`HttpOptions`](super::HttpOptions), and with
-    /// [`HttpOptions::metrics`](super::HttpOptions::metrics) the Prometheus
-    /// exposition at `/metrics`. Cancelling `shutdown` closes its sessions. Must be
-    /// called inside a tokio runtime. Serve it with
+    /// `options`, and with [`HttpOptions::metrics`] the Prometheus
+    /// exposition at `/metrics`. Cancelling `shutdown` closes its sessions.
+    /// Must be called inside a tokio runtime. Serve it with
     /// `into_make_service_with_connect_info::<SocketAddr>()` so that callers
-    /// are told apart by address (see [`crate::pipeline::Peer`]).
-    pub fn http_router(&self, shutdown: CancellationToken) -> axum::Router {
-        let options = &self.inner.http;
+    /// are told apart by address (see [`Peer`]).
+    ///
+    /// # Errors
+    /// [`ServeError::Options`] when an allowed host or origin of `options`
+    /// cannot be read.
+    pub fn http_router(
+        &self,
+        options: &HttpOptions,
+        shutdown: CancellationToken,
+    ) -> Result<axum::Router, ServeError> {
+        let door = DoorPolicy::new(&options.allowed_hosts, &options.allowed_origins)
+            .map_err(ServeError::Options)?;
         #[cfg(feature = "metrics")]
         if options.metrics {
             metrics_endpoint::install();
@@ -160,7 +156,8 @@ impl FusionServer {
             config,
         );
         let edge = Arc::new(Edge {
-            door: self.inner.door.clone(),
+            door: door.clone(),
+            trust_forwarded_for: options.trust_forwarded_for,
             sessions,
             max_body_bytes: options.max_body_bytes,
             read_timeout: options.read_timeout,
@@ -173,30 +170,36 @@ impl FusionServer {
         // `Host` check alone.
         #[cfg(feature = "metrics")]
         let router = if options.metrics {
-            router.merge(metrics_endpoint::router(self.inner.door.clone()))
+            router.merge(metrics_endpoint::router(door))
         } else {
             router
         };
-        router.fallback(|| async {
+        Ok(router.fallback(|| async {
             (
                 axum::http::StatusCode::NOT_FOUND,
                 "Not Found: the MCP endpoint of this server is /mcp",
             )
-        })
+        }))
     }
 
-    /// Serves Streamable HTTP at `http://{addr}/mcp` until Ctrl-C or SIGTERM;
-    /// then it stops taking calls and lets calls in progress finish (up to
-    /// [`HttpOptions::shutdown_grace`](super::HttpOptions::shutdown_grace)) before closing.
+    /// Serves Streamable HTTP at `http://{addr}/mcp` with `options` until
+    /// Ctrl-C or SIGTERM; then it stops taking calls and lets calls in
+    /// progress finish (up to [`HttpOptions::shutdown_grace`]) before closing.
     ///
     /// # Errors
-    /// [`ServeError::Bind`] when `addr` cannot be bound; [`ServeError::Transport`]
-    /// when the server fails while running.
-    pub async fn serve_http(self, addr: SocketAddr) -> Result<(), ServeError> {
+    /// [`ServeError::Options`] when `options` cannot be used;
+    /// [`ServeError::Bind`] when `addr` cannot be bound;
+    /// [`ServeError::Transport`] when the server fails while running.
+    pub async fn serve_http(
+        self,
+        addr: SocketAddr,
+        options: HttpOptions,
+    ) -> Result<(), ServeError> {
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .map_err(|source| ServeError::Bind { addr, source })?;
-        self.serve_http_on(listener, shutdown_signal()).await
+        self.serve_http_on(listener, options, shutdown_signal())
+            .await
     }
 
     /// Serves Streamable HTTP on an already bound `listener` until `stop`
@@ -204,22 +207,23 @@ impl FusionServer {
     /// does. Connections are served by hyper over HTTP/1.1 with a time limit
     /// on reading a request's headers, counted from the moment a connection
     /// is accepted or finished its previous request
-    /// ([`HttpOptions::read_timeout`](super::HttpOptions::read_timeout)): a
+    /// ([`HttpOptions::read_timeout`]): a
     /// connection that says nothing is closed then. After the drain,
     /// connections still open (a client that never finishes its request) are
     /// closed within a second.
     ///
     /// # Errors
-    /// [`ServeError::Transport`] when accepting connections fails for good.
+    /// [`ServeError::Options`] when `options` cannot be used.
     pub async fn serve_http_on(
         self,
         listener: tokio::net::TcpListener,
+        options: HttpOptions,
         stop: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
         let token = CancellationToken::new();
-        let app = self.http_router(token.child_token());
+        let app = self.http_router(&options, token.child_token())?;
         let in_flight = self.inner.in_flight.clone();
-        let grace = self.inner.http.shutdown_grace;
+        let grace = options.shutdown_grace;
         // HTTP/1.1 only: the version sniffing of hyper-util's `auto` waits
         // for a client's first bytes with no time limit, so silent
         // connections would pile up until the process runs out of file
@@ -230,7 +234,7 @@ impl FusionServer {
         builder
             .http1()
             .timer(TokioTimer::new())
-            .header_read_timeout(self.inner.http.read_timeout);
+            .header_read_timeout(options.read_timeout);
         let connections = GracefulShutdown::new();
         // Connections are accepted until the drain is over: a call that
         // arrives meanwhile is answered (refused with SERVER_BUSY), not left
@@ -310,23 +314,30 @@ mod tests {
     fn the_tcp_peer_unless_forwarded_for_is_trusted() {
         let p = parts(&["203.0.113.9, 198.51.100.7"], Some("10.0.0.2:5000"));
         assert_eq!(
-            peer_address(&p, false),
+            peer_address(&p.headers, &p.extensions, false),
             Some("10.0.0.2".parse().expect("ip"))
         );
         assert_eq!(
-            peer_address(&p, true),
+            peer_address(&p.headers, &p.extensions, true),
             Some("198.51.100.7".parse().expect("ip"))
         );
         let p = parts(&["203.0.113.9", "2001:db8::1"], Some("10.0.0.2:5000"));
         assert_eq!(
-            peer_address(&p, true),
+            peer_address(&p.headers, &p.extensions, true),
             Some("2001:db8::1".parse().expect("ip"))
         );
         let p = parts(&["not an address"], Some("10.0.0.2:5000"));
         assert_eq!(
-            peer_address(&p, true),
+            peer_address(&p.headers, &p.extensions, true),
             Some("10.0.0.2".parse().expect("ip"))
         );
-        assert_eq!(peer_address(&parts(&[], None), true), None);
+        assert_eq!(
+            peer_address(
+                &parts(&[], None).headers,
+                &parts(&[], None).extensions,
+                true
+            ),
+            None
+        );
     }
 }

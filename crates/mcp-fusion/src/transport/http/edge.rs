@@ -26,12 +26,13 @@ use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestId};
 use super::origin::DoorPolicy;
 use super::sessions::Sessions;
 use crate::error::seconds_text;
+use crate::handler::Peer;
 use crate::server::in_flight::InFlight;
 use crate::server::jsonrpc::{
     duplicate_id_response, invalid_params, invalid_params_response, reject_unreadable,
     repeated_key_response,
 };
-use crate::server::options::MAX_INITIALIZE_BYTES;
+use crate::transport::options::MAX_INITIALIZE_BYTES;
 
 /// The `Mcp-Session-Id` header of the 2025-11-25 Streamable HTTP transport.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -46,6 +47,8 @@ pub(crate) struct Edge {
     pub sessions: Sessions,
     pub max_body_bytes: usize,
     pub read_timeout: std::time::Duration,
+    /// Whether the caller's address is the last `X-Forwarded-For` one.
+    pub trust_forwarded_for: bool,
     /// The server's calls in progress: once it is closing, no new session.
     pub in_flight: InFlight,
 }
@@ -77,7 +80,11 @@ fn too_large(limit: usize) -> Response {
 }
 
 /// The middleware (axum `from_fn_with_state`).
-pub(crate) async fn edge(State(edge): State<Arc<Edge>>, request: Request, next: Next) -> Response {
+pub(crate) async fn edge(
+    State(edge): State<Arc<Edge>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     if let Err(refusal) = edge.door.check(request.uri(), request.headers()) {
         let (status, body) = refusal.status_and_text();
         tracing::debug!(status, "request refused at the door: {body}");
@@ -86,6 +93,14 @@ pub(crate) async fn edge(State(edge): State<Arc<Edge>>, request: Request, next: 
             body,
         );
     }
+    // Where the call came from, for the server (rate limits, the caller
+    // key): rmcp hands the request head, extensions included, to it.
+    let peer = Peer::Http(super::peer_address(
+        request.headers(),
+        request.extensions(),
+        edge.trust_forwarded_for,
+    ));
+    request.extensions_mut().insert(peer);
     let session = request
         .headers()
         .get(SESSION_HEADER)

@@ -5,7 +5,8 @@ use tower::{Layer, Service};
 use super::Action;
 use crate::error::ToolError;
 use crate::guard::{Concurrency, Guards, RateLimit};
-use crate::pipeline::{BoxLayer, Call, ToolOutput, box_layer};
+use crate::handler::ToolOutput;
+use crate::pipeline::{BoxLayer, Call, box_layer};
 
 /// The default discriminator field of a group.
 pub const DEFAULT_DISCRIMINATOR: &str = "action";

@@ -50,7 +50,7 @@ use super::no_session_store::NoSessionStore as Store;
 #[cfg(feature = "redis")]
 use super::session_store::RedisSessionStore as Store;
 
-/// The limits of [`Sessions`] (see [`crate::server::HttpOptions`]).
+/// The limits of [`Sessions`] (see [`crate::transport::HttpOptions`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits {
     pub max_sessions: usize,

@@ -1,5 +1,5 @@
 //! `GET /metrics`: the Prometheus text exposition of what the crate records
-//! (feature `metrics`, on when [`crate::server::HttpOptions::metrics`] says so).
+//! (feature `metrics`, on when [`crate::transport::HttpOptions::metrics`] says so).
 //!
 //! The exporter is `metrics-exporter-prometheus`'s recorder, installed as the
 //! process's global `metrics` recorder the first time a server with metrics

@@ -16,7 +16,7 @@ use rmcp::transport::streamable_http_server::session::SessionState;
 use crate::redis_connection::{RedisConnection, RedisUrlError};
 
 /// Sessions in Redis, shared by every replica that uses the same store.
-/// Cheap to clone. Give it to [`crate::server::HttpOptions::session_store`].
+/// Cheap to clone. Give it to [`crate::transport::HttpOptions::session_store`].
 #[derive(Clone)]
 pub struct RedisSessionStore {
     prefix: String,

@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use rmcp::ServiceExt;
 
-use super::FusionServer;
+use super::options::StdioOptions;
 use super::stdio::StdioTransport;
+use crate::server::FusionServer;
 
 /// After the last call in progress returns, how long its response gets to be
 /// written out before the transport closes, in milliseconds.
@@ -15,7 +16,7 @@ const FLUSH_MS: u64 = 250;
 
 /// Waits for the calls in progress (at most `grace`), then for their
 /// responses to be written.
-pub(crate) async fn drain(in_flight: &super::in_flight::InFlight, grace: Duration) {
+pub(crate) async fn drain(in_flight: &crate::server::in_flight::InFlight, grace: Duration) {
     in_flight.close();
     let left = in_flight.drain(grace).await;
     if left > 0 {
@@ -45,6 +46,11 @@ pub enum ServeError {
     /// a valid MCP start).
     #[error("transport error: {0}")]
     Transport(String),
+    /// A serving option cannot be used (an allowed host or origin of
+    /// `HttpOptions` that cannot be read).
+    #[cfg(feature = "http")]
+    #[error(transparent)]
+    Options(#[from] super::http::PolicyError),
 }
 
 /// Resolves on Ctrl-C or SIGTERM.
@@ -72,16 +78,18 @@ pub async fn shutdown_signal() {
 impl FusionServer {
     /// Serves MCP over stdin/stdout until the client closes stdin, or Ctrl-C /
     /// SIGTERM (then calls in progress get up to
-    /// [`HttpOptions::shutdown_grace`](super::HttpOptions) to finish). Reads
-    /// through rmcp's non-blocking `stdio_pipes()`; a line that is not a
-    /// JSON-RPC message is answered as JSON-RPC 2.0 §5 says (see
-    /// `server::jsonrpc`). Logs must go to stderr.
+    /// [`StdioOptions::shutdown_grace`] to finish). Reads through rmcp's
+    /// non-blocking `stdio_pipes()`; a line that is not a JSON-RPC message is
+    /// answered as JSON-RPC 2.0 §5 says. Logs must go to stderr. stdio
+    /// carries no bearer token: a capability that requires credentials
+    /// answers `AUTH_REQUIRED` there.
     ///
     /// # Errors
     /// [`ServeError::Transport`] when the stream fails or does not start as MCP.
-    pub async fn serve_stdio(self) -> Result<(), ServeError> {
+    pub async fn serve_stdio(self, options: StdioOptions) -> Result<(), ServeError> {
         let (read, write) = rmcp::transport::stdio_pipes();
-        self.serve_streams(read, write, shutdown_signal()).await
+        self.serve_streams(read, write, options, shutdown_signal())
+            .await
     }
 
     /// [`FusionServer::serve_stdio`] on any pair of byte streams (a socket, a
@@ -93,6 +101,7 @@ impl FusionServer {
         self,
         read: R,
         write: W,
+        options: StdioOptions,
         stop: impl std::future::Future<Output = ()> + Send,
     ) -> Result<(), ServeError>
     where
@@ -100,7 +109,7 @@ impl FusionServer {
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
         let in_flight = self.inner.in_flight.clone();
-        let grace = self.inner.http.shutdown_grace;
+        let grace = options.shutdown_grace;
         let running = match self
             .connection()
             .serve(StdioTransport::new(read, write))

@@ -1,6 +1,6 @@
-//! [`HttpOptions`]: every setting of the Streamable HTTP edge in one place.
-//! It is here rather than in `http/` because stdio reads its shutdown grace
-//! too: a build without the `http` feature keeps it for that.
+//! How a server is served: [`StdioOptions`] and [`HttpOptions`], given to
+//! the serve functions (`FusionServer::serve_stdio`, `serve_http`, …), apart
+//! from what the server is ([`ServerBuilder`](crate::ServerBuilder)).
 
 use std::time::Duration;
 
@@ -8,7 +8,8 @@ use std::time::Duration;
 use super::http::RedisSessionStore;
 
 /// The settings of the Streamable HTTP transport, given to
-/// [`crate::server::ServerBuilder::http`]. `HttpOptions::default()` is safe for
+/// `FusionServer::serve_http` (and `serve_http_on`, `http_router`).
+/// `HttpOptions::default()` is safe for
 /// a server on the loopback interface; a server reachable from other hosts
 /// needs at least [`allowed_hosts`](Self::allowed_hosts).
 ///
@@ -16,9 +17,7 @@ use super::http::RedisSessionStore;
 /// asks servers to validate `Origin` on every request (DNS rebinding) and to
 /// bind to localhost when they run locally; the `Host` check is rmcp's
 /// defence against the same attack.
-///
-/// Without the `http` feature there is no HTTP transport, and only
-/// [`shutdown_grace`](Self::shutdown_grace) is read (by stdio).
+#[cfg(feature = "http")]
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct HttpOptions {
@@ -63,8 +62,8 @@ pub struct HttpOptions {
     /// Default: 30 seconds.
     pub read_timeout: Duration,
     /// On Ctrl-C or SIGTERM, how long calls in progress may go on before the
-    /// server closes anyway (stdio too); the calls still running then end with
-    /// a `SERVER_BUSY` result saying the server shut down. Default: 10 seconds.
+    /// server closes anyway; the calls still running then end with a
+    /// `SERVER_BUSY` result saying the server shut down. Default: 10 seconds.
     pub shutdown_grace: Duration,
     /// Identify an anonymous HTTP caller (for per-caller rate limits) by the
     /// last address of `X-Forwarded-For`, which the proxy in front of the
@@ -77,7 +76,7 @@ pub struct HttpOptions {
     /// replica goes on in its session without a new handshake. Default:
     /// none (sessions live and die with the process). Needs the `http` and
     /// `redis` features.
-    #[cfg(all(feature = "http", feature = "redis"))]
+    #[cfg(feature = "redis")]
     pub session_store: Option<RedisSessionStore>,
     /// Serve a Prometheus text exposition at `GET /metrics`, beside `/mcp`:
     /// calls by tool, action, outcome and code, call durations in seconds,
@@ -99,9 +98,43 @@ pub struct HttpOptions {
 /// huge one would cost its size times every session.
 pub const MAX_INITIALIZE_BYTES: usize = 16 * 1024;
 
+#[cfg(feature = "http")]
 /// [`HttpOptions::max_body_bytes`]'s default: 4 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
+/// How long calls in progress may go on after Ctrl-C or SIGTERM, by default:
+/// 10 seconds.
+pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// The settings of the stdio transport, given to
+/// `FusionServer::serve_stdio` and `serve_streams`.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct StdioOptions {
+    /// On Ctrl-C or SIGTERM (or the `stop` future of `serve_streams`), how
+    /// long calls in progress may go on before the server closes anyway; the
+    /// calls still running then end with a `SERVER_BUSY` result saying the
+    /// server shut down. Default: [`DEFAULT_SHUTDOWN_GRACE`].
+    pub shutdown_grace: Duration,
+}
+
+impl Default for StdioOptions {
+    fn default() -> Self {
+        StdioOptions {
+            shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+        }
+    }
+}
+
+impl StdioOptions {
+    /// Sets [`shutdown_grace`](Self::shutdown_grace).
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
+        self
+    }
+}
+
+#[cfg(feature = "http")]
 impl Default for HttpOptions {
     fn default() -> Self {
         HttpOptions {
@@ -112,9 +145,9 @@ impl Default for HttpOptions {
             session_idle: Duration::from_secs(30 * 60),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             read_timeout: Duration::from_secs(30),
-            shutdown_grace: Duration::from_secs(10),
+            shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             trust_forwarded_for: false,
-            #[cfg(all(feature = "http", feature = "redis"))]
+            #[cfg(feature = "redis")]
             session_store: None,
             #[cfg(feature = "metrics")]
             metrics: false,
@@ -122,7 +155,18 @@ impl Default for HttpOptions {
     }
 }
 
+#[cfg(feature = "http")]
 impl HttpOptions {
+    /// Checks that every allowed host and origin can be read, as serving
+    /// will (so that a program can refuse bad options before it starts).
+    ///
+    /// # Errors
+    /// The [`PolicyError`](super::PolicyError) naming the first entry that
+    /// cannot be read.
+    pub fn check(&self) -> Result<(), super::PolicyError> {
+        super::http::DoorPolicy::new(&self.allowed_hosts, &self.allowed_origins).map(|_| ())
+    }
+
     /// Adds an allowed browser origin (see [`allowed_origins`](Self::allowed_origins)).
     pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
         self.allowed_origins.push(origin.into());
@@ -179,7 +223,7 @@ impl HttpOptions {
     }
 
     /// Sets [`session_store`](Self::session_store).
-    #[cfg(all(feature = "http", feature = "redis"))]
+    #[cfg(feature = "redis")]
     pub fn session_store(mut self, store: RedisSessionStore) -> Self {
         self.session_store = Some(store);
         self

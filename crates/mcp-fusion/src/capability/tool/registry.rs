@@ -7,14 +7,15 @@ use serde_json::Value;
 use tower::service_fn;
 use tower::util::BoxCloneSyncService;
 
-use super::build_error::BuildError;
 use super::listing::{ActionListing, ActionSummary, ToolListing, group_listing, plain_description};
 use super::{Action, Group, Hints};
+use crate::capability::BuildError;
 use std::sync::Arc;
 
 use crate::guard::{self, ConcurrencyGuard, GuardSettings, Guards};
+use crate::handler::States;
 use crate::metrics_names::ActionLabels;
-use crate::pipeline::{ActionService, BoxLayer, Call, CallService, States, Validate, catch_panic};
+use crate::pipeline::{ActionService, BoxLayer, Call, CallService, Validate, catch_panic};
 use crate::schema::SchemaProfile;
 use crate::validation::SchemaValidator;
 

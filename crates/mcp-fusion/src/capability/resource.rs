@@ -11,9 +11,9 @@ use serde_json::{Map, Value};
 
 use super::completion::{CompletionRequest, Completions};
 use super::invoke::{Erased, Invoke, erase};
+use crate::capability::NoArgs;
 use crate::error::ToolError;
-use crate::pipeline::{CallContext, StateNeed};
-use crate::router::NoArgs;
+use crate::handler::{CallContext, StateNeed};
 use crate::validation::SchemaValidator;
 
 /// What a resource handler returns: text (`text`) or bytes (`blob`, sent
@@ -82,7 +82,7 @@ pub(crate) fn contents(uri: &str, mime_type: Option<&str>, data: ResourceData) -
 /// (extractors only, see [`Invoke`]) that returns [`ResourceData`].
 ///
 /// ```
-/// use mcp_fusion::server::Resource;
+/// use mcp_fusion::capability::Resource;
 ///
 /// let readme = Resource::text("docs://readme", "readme", "Read me first.")
 ///     .description("The project's read-me")
@@ -215,7 +215,7 @@ impl Resource {
 /// with JSON-RPC error -32602 and the `<validation_error>` text.
 ///
 /// ```
-/// use mcp_fusion::server::ResourceTemplate;
+/// use mcp_fusion::capability::ResourceTemplate;
 /// use mcp_fusion::ToolError;
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -2,7 +2,6 @@
 //! group → discriminator (`action`) → action.
 
 mod action;
-mod build_error;
 mod group;
 mod listing;
 mod registry;
@@ -10,7 +9,6 @@ mod route;
 
 pub use crate::tool_meta::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY};
 pub use action::{Action, Handler, Hints, NoArgs};
-pub use build_error::BuildError;
 pub use group::{DEFAULT_DISCRIMINATOR, Group};
 pub use listing::{ActionListing, ToolListing};
 pub(crate) use registry::{BuildContext, Definition, Registry};

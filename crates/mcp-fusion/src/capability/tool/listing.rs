@@ -13,7 +13,7 @@
 use serde_json::{Map, Value, json};
 
 use super::Hints;
-use super::build_error::BuildError;
+use crate::capability::BuildError;
 use crate::json::required_of;
 use crate::schema::merge_alternatives;
 

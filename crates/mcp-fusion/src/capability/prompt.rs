@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::completion::{CompletionRequest, Completions};
 use super::invoke::{Erased, Invoke, erase};
 use crate::error::ToolError;
-use crate::pipeline::{CallContext, StateNeed};
+use crate::handler::{CallContext, StateNeed};
 use crate::validation::SchemaValidator;
 
 /// The messages a prompt handler returns: a `Vec<PromptMessage>`, or a
@@ -54,7 +54,7 @@ impl From<&'static str> for PromptMessages {
 /// call would get (wire contract §4).
 ///
 /// ```
-/// use mcp_fusion::server::Prompt;
+/// use mcp_fusion::capability::Prompt;
 /// use mcp_fusion::ToolError;
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]

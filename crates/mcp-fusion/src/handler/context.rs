@@ -1,0 +1,246 @@
+//! [`CallContext`]: what a handler and every middleware know about the call in
+//! progress, and who is calling ([`Peer`], [`Principal`]).
+
+use std::collections::BTreeSet;
+use std::net::IpAddr;
+use std::sync::{Arc, OnceLock};
+
+use tokio_util::sync::CancellationToken;
+
+/// What a handler and every middleware know about the call in progress.
+///
+/// Cheap to clone (reference-counted inside).
+#[derive(Debug, Clone)]
+pub struct CallContext {
+    pub(crate) inner: Arc<ContextInner>,
+    pub(crate) cancellation: CancellationToken,
+}
+
+#[derive(Debug)]
+pub(crate) struct ContextInner {
+    pub(crate) tool: String,
+    pub(crate) action: Option<String>,
+    pub(crate) name: String,
+    pub(crate) request_id: String,
+    pub(crate) expose_internal_errors: bool,
+    pub(crate) http: Option<http::request::Parts>,
+    pub(crate) peer: Peer,
+    /// Who is calling, as a key for per-caller state (see [`CallContext::caller`]).
+    pub(crate) caller: String,
+    /// The name the caller called when another action answers it (see
+    /// [`CallContext::called`]).
+    pub(crate) called: Option<String>,
+    pub(crate) principal: OnceLock<Principal>,
+    pub(crate) states: Arc<super::States>,
+    /// The connection the call came on (progress, logging, sampling,
+    /// elicitation); `None` in-process.
+    pub(crate) client: Option<super::client::SharedChannel>,
+}
+
+/// Where a call came from, as the transport tells it. An anonymous caller of
+/// a per-caller rate limit is counted by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Peer {
+    /// Over Streamable HTTP from this address: the TCP peer, or with
+    /// `HttpOptions::trust_forwarded_for` the last `X-Forwarded-For` address
+    /// (what the proxy in front saw). `None` when the router was served
+    /// without connection info (`into_make_service_with_connect_info`).
+    Http(Option<IpAddr>),
+    /// Over stdio, or any transport without HTTP: one client per connection.
+    Stdio,
+    /// In-process, through `FusionServer::call` (tests, embedding).
+    Local,
+}
+
+impl std::fmt::Display for Peer {
+    /// The address (`203.0.113.9`), `http` when it is unknown, `stdio` or
+    /// `in-process`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Peer::Http(Some(ip)) => write!(f, "{ip}"),
+            Peer::Http(None) => f.write_str("http"),
+            Peer::Stdio => f.write_str("stdio"),
+            Peer::Local => f.write_str("in-process"),
+        }
+    }
+}
+
+/// The caller key of in-process calls ([`CallContext::caller`]).
+pub(crate) const LOCAL_CALLER: &str = "in-process";
+
+/// The MCP session of an HTTP request's head: its `Mcp-Session-Id`, unless
+/// the request speaks the stateless 2026-07-28 protocol.
+pub(crate) fn session_header(parts: &http::request::Parts) -> Option<&str> {
+    let headers = &parts.headers;
+    let version = headers
+        .get("mcp-protocol-version")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if version >= "2026-07-28" {
+        return None;
+    }
+    headers.get("mcp-session-id")?.to_str().ok()
+}
+
+/// Who is calling, as the server's token verifier established it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    /// The caller's stable identity (a JWT's `sub`, a static token's subject).
+    pub subject: String,
+    /// The permissions the credentials carry (e.g. `billing:write`).
+    pub scopes: BTreeSet<String>,
+}
+
+impl Principal {
+    /// A principal with `subject` and `scopes`.
+    pub fn new<I, S>(subject: impl Into<String>, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Principal {
+            subject: subject.into(),
+            scopes: scopes.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+impl CallContext {
+    /// The MCP tool name that was called (`billing`).
+    pub fn tool(&self) -> &str {
+        &self.inner.tool
+    }
+
+    /// The action key inside a group (`get_invoice`); `None` for a plain tool.
+    pub fn action(&self) -> Option<&str> {
+        self.inner.action.as_deref()
+    }
+
+    /// The dotted name used in errors and logs: `billing.get_invoice`, or the
+    /// tool name for a plain tool.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The name the caller called, as the errors it can act on name it:
+    /// [`name`](Self::name), except for a call a gateway forwards to a
+    /// mounted upstream, where it is the namespaced tool (`finance.billing`)
+    /// and `name` the forwarding action (`gateway`).
+    pub fn called(&self) -> &str {
+        self.inner.called.as_deref().unwrap_or(&self.inner.name)
+    }
+
+    /// The JSON-RPC id of the `tools/call` request, as text.
+    pub fn request_id(&self) -> &str {
+        &self.inner.request_id
+    }
+
+    /// Cancelled when the client cancels the call (`notifications/cancelled`)
+    /// or its session ends (stdio closed, session deleted or expired; a
+    /// dropped HTTP connection alone does not end a 2025-11-25 session). The
+    /// pipeline already drops the handler's future then; use it to stop work
+    /// spawned elsewhere.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancellation
+    }
+
+    /// The HTTP request head (method, URI, headers) when the call came over
+    /// Streamable HTTP; `None` over stdio.
+    pub fn http(&self) -> Option<&http::request::Parts> {
+        self.inner.http.as_ref()
+    }
+
+    /// The application state of type `T` given with `ServerBuilder::state`
+    /// (cloned), or `None`. Handlers usually take it as a
+    /// [`State<T>`](super::State) parameter instead.
+    pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
+        self.inner.states.get::<T>()
+    }
+
+    /// Where the call came from (see [`Peer`]).
+    pub fn peer(&self) -> Peer {
+        self.inner.peer
+    }
+
+    /// The verified caller, once the auth guard accepted a bearer token;
+    /// `None` without credentials or without a token verifier.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.inner.principal.get()
+    }
+
+    /// Records the verified caller (done by the auth guard; the first value stays).
+    pub(crate) fn set_principal(&self, principal: Principal) {
+        let _ = self.inner.principal.set(principal);
+    }
+
+    /// The MCP session (`Mcp-Session-Id` header) of a Streamable HTTP call made
+    /// with the 2025-11-25 handshake — a session the transport issued and
+    /// checked; `None` over stdio and in the stateless 2026-07-28 protocol,
+    /// where the header is the client's word only.
+    pub fn session_id(&self) -> Option<&str> {
+        session_header(self.http()?)
+    }
+
+    /// Who is calling, as a key for state kept per caller (a gateway's
+    /// handoffs): `session:<Mcp-Session-Id>` for a Streamable HTTP call in a
+    /// session, `connection:<n>` for a stdio connection, `address:<ip>`
+    /// (or `address:http` when unknown) for a stateless HTTP call, and
+    /// `in-process` for [`FusionServer::call`](crate::FusionServer::call).
+    /// Never shown to the model.
+    pub fn caller(&self) -> &str {
+        &self.inner.caller
+    }
+
+    /// Whether the call carried an HTTP `Authorization` header at all.
+    pub(crate) fn has_authorization(&self) -> bool {
+        self.http()
+            .is_some_and(|h| h.headers.contains_key(http::header::AUTHORIZATION))
+    }
+
+    /// The bearer token of the HTTP `Authorization` header, if any.
+    pub(crate) fn bearer_token(&self) -> Option<&str> {
+        let value = self
+            .http()?
+            .headers
+            .get(http::header::AUTHORIZATION)?
+            .to_str()
+            .ok()?;
+        let (scheme, token) = value.trim().split_once(' ')?;
+        scheme
+            .eq_ignore_ascii_case("bearer")
+            .then(|| token.trim())
+            .filter(|t| !t.is_empty())
+    }
+
+    /// Whether `INTERNAL_ERROR` envelopes include the internal error text
+    /// (a development setting, off by default; wire contract §6).
+    pub fn exposes_internal_errors(&self) -> bool {
+        self.inner.expose_internal_errors
+    }
+
+    /// A context for calling a pipeline outside a server (tests, benches).
+    pub fn detached(tool: &str, action: Option<&str>) -> Self {
+        let name = match action {
+            Some(action) => format!("{tool}.{action}"),
+            None => tool.to_owned(),
+        };
+        CallContext {
+            inner: Arc::new(ContextInner {
+                tool: tool.to_owned(),
+                action: action.map(str::to_owned),
+                name,
+                request_id: String::from("0"),
+                expose_internal_errors: false,
+                http: None,
+                peer: Peer::Local,
+                caller: String::from(LOCAL_CALLER),
+                called: None,
+                principal: OnceLock::new(),
+                states: Arc::default(),
+                client: None,
+            }),
+            cancellation: CancellationToken::new(),
+        }
+    }
+}

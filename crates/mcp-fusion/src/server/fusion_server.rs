@@ -1,0 +1,477 @@
+//! [`FusionServer`]: the built server, shared by every connection: its tools,
+//! prompts and resources, its settings, the calls in progress.
+
+use std::sync::{Arc, PoisonError, RwLock};
+
+use rmcp::model::{CallToolResult, Tool};
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::ServerBuilder;
+use super::caller;
+use super::connection::Connection;
+use super::dispatch::{CallRequest, UnknownTool, run};
+use super::in_flight::InFlight;
+use super::mounted;
+use super::session::{Connections, Session};
+use crate::capability::{
+    BuildError, Catalog, Prompt, Registry, Resource, ResourceTemplate, RouteError, ToolListing,
+};
+use crate::contract::{SelfHealing, ServerContract};
+use crate::handler::{Peer, States};
+
+pub(crate) struct ServerIdentity {
+    pub name: String,
+    pub version: String,
+    pub instructions: Option<String>,
+}
+
+/// Server-wide settings of the call path.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Settings {
+    pub expose_internal_errors: bool,
+    pub unknown_tool_as_result: bool,
+}
+
+pub(crate) struct ServerInner {
+    pub(crate) registry: Registry,
+    pub(crate) identity: ServerIdentity,
+    pub(crate) tools: Vec<Tool>,
+    pub(crate) settings: Settings,
+    pub(crate) in_flight: InFlight,
+    /// The contract deltas since the lockfile, with self-healing on.
+    pub(crate) self_healing: Option<SelfHealing>,
+    pub(crate) states: Arc<States>,
+    /// Prompts, resources and templates; replaced whole on a change.
+    pub(crate) catalog: RwLock<Arc<Catalog>>,
+    /// Every client connection: whom to tell of list changes and resource
+    /// updates.
+    pub(crate) connections: Arc<Connections>,
+    /// Tools mounted beside the registry (a gateway's upstreams).
+    pub(crate) mount: Option<mounted::Mount>,
+}
+
+/// What changed in the catalog, for `notifications/*/list_changed`.
+#[derive(Debug, Clone, Copy)]
+enum Listed {
+    Prompts,
+    Resources,
+}
+
+/// A built server. Cheap to clone (one shared table inside); serve it with
+/// [`FusionServer::serve_stdio`] or (feature `http`) `FusionServer::serve_http`,
+/// or call it in-process with [`FusionServer::call`].
+#[derive(Clone)]
+pub struct FusionServer {
+    pub(crate) inner: Arc<ServerInner>,
+}
+
+impl std::fmt::Debug for FusionServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FusionServer")
+            .field("name", &self.inner.identity.name)
+            .field("tools", &self.inner.tools.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The `SERVER_BUSY` answer to a call that arrives after shutdown began.
+fn shutting_down() -> crate::ToolError {
+    crate::ToolError::server_busy("The server is shutting down and takes no new calls.")
+        .suggest("Call again in a few seconds: the server, or another instance of it, will answer once it is back.")
+        .retry_after(5)
+}
+
+/// The `SERVER_BUSY` answer to a call still running when the shutdown grace
+/// is over: it was stopped, and a change it makes may or may not be done.
+fn stopped_by_shutdown(tool: &str) -> crate::ToolError {
+    crate::ToolError::server_busy(format!(
+        "The server shut down before the call of {tool} finished; the call was stopped."
+    ))
+    .suggest("Call again in a few seconds: the server, or another instance of it, will answer once it is back. If the call changes something, check first whether the change was made.")
+    .retry_after(5)
+}
+
+/// The `UNKNOWN_TOOL` envelope of [`ServerBuilder::unknown_tool_as_result`].
+fn unknown_tool_error(unknown: &UnknownTool) -> crate::ToolError {
+    let tool = unknown.data["tool"].as_str().unwrap_or_default();
+    let mut message = format!("There is no tool named \"{tool}\".");
+    if let Some(closest) = unknown.data["closest"].as_str() {
+        message.push_str(&format!(" Did you mean \"{closest}\"?"));
+    }
+    let valid = unknown.data["valid_tools"]
+        .as_array()
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    crate::ToolError::new(crate::ErrorCode::Custom(String::from("UNKNOWN_TOOL")), message)
+        .suggest("Call one of the tools in available_actions; list them again with tools/list if they may have changed.")
+        .actions(valid)
+}
+
+/// A call that named no tool: MCP answers it with JSON-RPC error -32602.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct UnknownToolError {
+    /// Names the tool, the closest valid one and every valid one.
+    pub message: String,
+    /// `{"tool", "closest"?, "valid_tools"}`, sent as the JSON-RPC error's `data`.
+    pub data: Value,
+}
+
+impl FusionServer {
+    /// Starts declaring a server named `name` at `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder::new(name, version)
+    }
+
+    /// What `tools/list` shows, tool by tool, in registration order.
+    pub fn listings(&self) -> Vec<ToolListing> {
+        self.inner
+            .registry
+            .tools()
+            .iter()
+            .map(|t| t.listing.clone())
+            .collect()
+    }
+
+    /// The server's own tools as `tools/list` sends them (rmcp's `Tool`: name,
+    /// description, schemas, annotations, `_meta`), in registration order.
+    pub fn tools(&self) -> Vec<Tool> {
+        self.inner.tools.clone()
+    }
+
+    /// Calls tool `name` with `arguments` in-process, through the same path as
+    /// a `tools/call` from a client (routing, validation, middleware, handler,
+    /// envelope). `arguments` must be a JSON object or null.
+    ///
+    /// # Errors
+    /// [`UnknownToolError`] when no tool is named `name` (over MCP: -32602).
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, UnknownToolError> {
+        self.call_in_process(name, arguments, None, Peer::Local)
+            .await
+    }
+
+    /// An in-process call (`call`, `call_with_http`): `arguments` as an
+    /// object (anything but an object or null goes under `(root)`, for
+    /// validation to refuse), then the whole path.
+    pub(crate) async fn call_in_process(
+        &self,
+        name: &str,
+        arguments: Value,
+        http: Option<::http::request::Parts>,
+        peer: Peer,
+    ) -> Result<CallToolResult, UnknownToolError> {
+        let arguments: Option<Map<String, Value>> = match arguments {
+            Value::Object(object) => Some(object),
+            Value::Null => None,
+            other => {
+                let mut wrapped = Map::new();
+                wrapped.insert("(root)".into(), other);
+                Some(wrapped)
+            }
+        };
+        self.dispatch(CallRequest {
+            name: name.to_owned(),
+            arguments,
+            request_id: String::from("local"),
+            cancellation: CancellationToken::new(),
+            http,
+            peer,
+            states: Arc::clone(&self.inner.states),
+            client: None,
+            caller: caller::caller_key(None, None, peer),
+            called: None,
+        })
+        .await
+    }
+
+    /// Runs one call through the path; an unknown tool becomes an error or,
+    /// with [`ServerBuilder::unknown_tool_as_result`], an `UNKNOWN_TOOL` result.
+    pub(crate) async fn dispatch(
+        &self,
+        request: CallRequest,
+    ) -> Result<CallToolResult, UnknownToolError> {
+        let Some(_in_flight) = self.inner.in_flight.enter() else {
+            return Ok(crate::envelope::to_call_tool_result(&shutting_down()));
+        };
+        let settings = self.inner.settings;
+        let stopped = self.inner.in_flight.stopped();
+        let name = request.name.clone();
+        let caller = request.caller.clone();
+        // A name no tool of the server's own has (nor, before its first dot,
+        // names one: `billing.get_invoice` is the router's to answer),
+        // claimed by the mount: the mount's forwarding action answers it.
+        let own = |name: &str| self.inner.registry.tool(name).is_some();
+        let (registry, request) = match &self.inner.mount {
+            Some(mount)
+                if !own(&request.name)
+                    && request
+                        .name
+                        .split_once('.')
+                        .is_none_or(|(head, _)| !own(head))
+                    && mount.hook.claims(&request.name) =>
+            {
+                (&mount.registry, mount.rewrite(request))
+            }
+            _ => (&self.inner.registry, request),
+        };
+        let outcome = tokio::select! {
+            biased;
+            outcome = run(
+            registry,
+            settings.expose_internal_errors,
+            self.inner.self_healing.as_ref(),
+            request,
+        ) => outcome,
+            () = stopped.cancelled() => {
+                return Ok(crate::envelope::to_call_tool_result(&stopped_by_shutdown(&name)));
+            }
+        };
+        // The mounted tools the caller sees are valid tools too.
+        let outcome = match (outcome, &self.inner.mount) {
+            (Err(_), Some(mount)) => {
+                let mounted: Vec<String> = mount
+                    .hook
+                    .tools(&caller)
+                    .await
+                    .into_iter()
+                    .map(|t| t.name.into_owned())
+                    .collect();
+                match self.inner.registry.unknown_tool_among(&name, &mounted) {
+                    RouteError::UnknownTool { message, data } => Err(UnknownTool { message, data }),
+                    RouteError::Envelope(err) => Ok(crate::envelope::to_call_tool_result(&err)),
+                }
+            }
+            (outcome, _) => outcome,
+        };
+        match outcome {
+            Ok(result) => Ok(result),
+            Err(unknown) if settings.unknown_tool_as_result => Ok(
+                crate::envelope::to_call_tool_result(&unknown_tool_error(&unknown)),
+            ),
+            Err(unknown) => Err(UnknownToolError {
+                message: unknown.message,
+                data: unknown.data,
+            }),
+        }
+    }
+
+    /// The state of the concurrency guard of the action `name` (dotted, or a
+    /// plain tool's name); `None` when it has no concurrency guard.
+    pub fn concurrency_stats(&self, name: &str) -> Option<crate::guard::ConcurrencyStats> {
+        let (tool, action) = match name.split_once('.') {
+            Some((tool, action)) if self.inner.registry.tool(name).is_none() => {
+                (tool, Some(action))
+            }
+            _ => (name, None),
+        };
+        let tool = self.inner.registry.tool(tool)?;
+        let action = match action {
+            Some(key) => tool.action(key)?,
+            None => tool.actions.first()?,
+        };
+        action.concurrency.as_ref().map(|g| g.snapshot())
+    }
+
+    /// The contract deltas since the lockfile given to
+    /// [`ServerBuilder::self_healing`], computed when the server was built;
+    /// `None` without self-healing.
+    pub fn self_healing(&self) -> Option<&SelfHealing> {
+        self.inner.self_healing.as_ref()
+    }
+
+    /// Calls in progress now (over every transport).
+    pub fn calls_in_flight(&self) -> usize {
+        self.inner.in_flight.count()
+    }
+}
+
+impl FusionServer {
+    /// One new client connection: this server, with its own [`Session`]
+    /// (log level, subscriptions), registered for notifications.
+    pub(crate) fn connection(&self) -> Connection {
+        Connection {
+            server: self.clone(),
+            session: self.inner.connections.open(),
+        }
+    }
+
+    /// The catalog as it is now.
+    pub(crate) fn catalog(&self) -> Arc<Catalog> {
+        Arc::clone(
+            &self
+                .inner
+                .catalog
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    /// Changes the catalog with `change`, which returns its result and
+    /// whether the set changed; when it did, tells every connected client
+    /// that the `listed` set changed.
+    async fn change_catalog<T>(
+        &self,
+        listed: Listed,
+        change: impl FnOnce(&mut Catalog) -> (T, bool),
+    ) -> T {
+        let (out, changed) = {
+            let mut guard = self
+                .inner
+                .catalog
+                .write()
+                .unwrap_or_else(PoisonError::into_inner);
+            let mut catalog = Catalog::clone(&guard);
+            let (out, changed) = change(&mut catalog);
+            if changed {
+                *guard = Arc::new(catalog);
+            }
+            (out, changed)
+        };
+        if changed {
+            for session in self.live_sessions() {
+                let Some(peer) = session.peer() else { continue };
+                // A client told at initialization that the server has no
+                // prompts (or resources) is not told of changes to them.
+                let _ = match listed {
+                    Listed::Prompts if session.has_prompts() => {
+                        peer.notify_prompt_list_changed().await
+                    }
+                    Listed::Resources if session.has_resources() => {
+                        peer.notify_resource_list_changed().await
+                    }
+                    _ => Ok(()),
+                };
+            }
+        }
+        out
+    }
+
+    fn live_sessions(&self) -> Vec<Arc<Session>> {
+        self.inner.connections.live()
+    }
+
+    /// Adds a prompt to the running server and sends
+    /// `notifications/prompts/list_changed` to every connected client.
+    ///
+    /// # Errors
+    /// The [`BuildError`] [`ServerBuilder::prompt`] would give at build
+    /// (a repeated name, a missing state, an unusable arguments type); the
+    /// server is unchanged then.
+    pub async fn add_prompt(&self, prompt: Prompt) -> Result<(), BuildError> {
+        let states = Arc::clone(&self.inner.states);
+        self.change_catalog(Listed::Prompts, |catalog| {
+            let added = catalog.add_prompt(prompt, &states);
+            let changed = added.is_ok();
+            (added, changed)
+        })
+        .await
+    }
+
+    /// Removes the prompt named `name`; whether there was one. When there was,
+    /// connected clients are sent `notifications/prompts/list_changed`.
+    pub async fn remove_prompt(&self, name: &str) -> bool {
+        self.change_catalog(Listed::Prompts, |catalog| {
+            let before = catalog.prompts.len();
+            catalog.prompts.retain(|p| p.name != name);
+            let removed = catalog.prompts.len() != before;
+            (removed, removed)
+        })
+        .await
+    }
+
+    /// Adds a resource to the running server and sends
+    /// `notifications/resources/list_changed` to every connected client.
+    ///
+    /// # Errors
+    /// The [`BuildError`] [`ServerBuilder::resource`] would give at build.
+    pub async fn add_resource(&self, resource: Resource) -> Result<(), BuildError> {
+        let states = Arc::clone(&self.inner.states);
+        self.change_catalog(Listed::Resources, |catalog| {
+            let added = catalog.add_resource(resource, &states);
+            let changed = added.is_ok();
+            (added, changed)
+        })
+        .await
+    }
+
+    /// Removes the resource at `uri`; whether there was one. When there was,
+    /// connected clients are sent `notifications/resources/list_changed`.
+    pub async fn remove_resource(&self, uri: &str) -> bool {
+        self.change_catalog(Listed::Resources, |catalog| {
+            let before = catalog.resources.len();
+            catalog.resources.retain(|r| r.uri != uri);
+            let removed = catalog.resources.len() != before;
+            (removed, removed)
+        })
+        .await
+    }
+
+    /// Adds a resource template to the running server and sends
+    /// `notifications/resources/list_changed` to every connected client.
+    ///
+    /// # Errors
+    /// The [`BuildError`] [`ServerBuilder::resource_template`] would give.
+    pub async fn add_resource_template(
+        &self,
+        template: ResourceTemplate,
+    ) -> Result<(), BuildError> {
+        let states = Arc::clone(&self.inner.states);
+        self.change_catalog(Listed::Resources, |catalog| {
+            let added = catalog.add_template(template, &states);
+            let changed = added.is_ok();
+            (added, changed)
+        })
+        .await
+    }
+
+    /// Removes the template whose text is `uri_template`; whether there was
+    /// one; when there was, connected clients are sent
+    /// `notifications/resources/list_changed`.
+    pub async fn remove_resource_template(&self, uri_template: &str) -> bool {
+        self.change_catalog(Listed::Resources, |catalog| {
+            let before = catalog.templates.len();
+            catalog.templates.retain(|t| t.uri_template != uri_template);
+            let removed = catalog.templates.len() != before;
+            (removed, removed)
+        })
+        .await
+    }
+
+    /// Tells every client subscribed to `uri` (`resources/subscribe`) that it
+    /// changed (`notifications/resources/updated`, MCP 2025-11-25
+    /// "Subscriptions"); returns how many were told.
+    pub async fn notify_resource_updated(&self, uri: &str) -> usize {
+        let mut told = 0;
+        for session in self.live_sessions() {
+            let Some(peer) = session.peer() else { continue };
+            if !session.is_subscribed(uri) {
+                continue;
+            }
+            let param = rmcp::model::ResourceUpdatedNotificationParam::new(uri);
+            if peer.notify_resource_updated(param).await.is_ok() {
+                told += 1;
+            }
+        }
+        told
+    }
+}
+
+impl ServerContract {
+    /// The contract of a built server, from [`FusionServer::listings`]. Equal
+    /// to [`from_tools`](Self::from_tools) over the same server's
+    /// `tools/list`.
+    pub fn of_server(server: &FusionServer) -> Self {
+        Self::from_listings(&server.listings())
+    }
+}

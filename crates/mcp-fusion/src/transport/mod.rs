@@ -1,0 +1,24 @@
+//! How a server is served: over stdio ([`FusionServer::serve_stdio`],
+//! `serve_streams`) and (feature `http`) over Streamable HTTP
+//! (`FusionServer::serve_http`, `serve_http_on`, `http_router`), with a clean
+//! shutdown on Ctrl-C or SIGTERM that lets calls in progress finish. The
+//! options of each are given when serving ([`StdioOptions`],
+//! `HttpOptions`), apart from what the server is.
+//!
+//! [`FusionServer::serve_stdio`]: crate::FusionServer::serve_stdio
+
+#[cfg(feature = "http")]
+mod http;
+mod options;
+mod serve;
+mod stdio;
+
+#[cfg(all(feature = "http", feature = "redis"))]
+pub use http::RedisSessionStore;
+#[cfg(feature = "http")]
+pub use http::{PolicyError, SESSIONS_FULL_RETRY_SECS, check_allowed_host, check_allowed_origin};
+#[cfg(feature = "http")]
+pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions, MAX_INITIALIZE_BYTES};
+pub use options::{DEFAULT_SHUTDOWN_GRACE, StdioOptions};
+pub use serve::{ServeError, shutdown_signal};
+pub use stdio::MAX_LINE_BYTES;
