@@ -85,8 +85,7 @@ pub mod transport;
 pub mod validation;
 
 pub use capability::{
-    Action, BuildError, CompletionRequest, Group, NoArgs, Prompt, PromptMessages, Resource,
-    ResourceData, ResourceTemplate,
+    Action, BuildError, CompletionRequest, Group, Prompt, Resource, ResourceTemplate,
 };
 #[cfg(feature = "client")]
 pub use client::{FusionClient, FusionClientError};
@@ -99,7 +98,8 @@ pub use guard::RateLimit;
 #[cfg(feature = "redis")]
 pub use guard::RedisStore;
 pub use handler::{
-    CallContext, FromCallContext, Json, LogLevel, Peer, Principal, State, ToolOutput,
+    CallContext, Capability, FromCallContext, Handler, Json, LogLevel, NoArgs, Output, Peer,
+    Principal, PromptMessages, ResourceData, State, ToolOutput,
 };
 /// `#[action]`: an `async fn` becomes an [`Action`], named after the function
 /// and described by its doc comment; `name::action()` builds it. Its

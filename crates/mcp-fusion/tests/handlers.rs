@@ -38,7 +38,7 @@ struct Greeting {
 struct Tenant(String);
 
 impl FromCallContext for Tenant {
-    fn from_call_context(ctx: &CallContext) -> Result<Self, ToolError> {
+    async fn from_call_context(ctx: &CallContext) -> Result<Self, ToolError> {
         ctx.http()
             .and_then(|h| h.headers.get("x-tenant"))
             .and_then(|v| v.to_str().ok())

@@ -138,8 +138,12 @@ async fn completions_are_advertised_only_with_a_completer() {
     // A template variable with a completer.
     let template = with_tool()
         .resource_template(
-            ResourceTemplate::new("test://items/{id}", "item", by_id)
-                .complete("id", |_request| async { vec![String::from("1")] }),
+            ResourceTemplate::new("test://items/{id}", "item", by_id).complete(
+                "id",
+                |_request: mcp_fusion::CompletionRequest| async {
+                    Ok::<_, ToolError>(vec![String::from("1")])
+                },
+            ),
         )
         .build()
         .unwrap();

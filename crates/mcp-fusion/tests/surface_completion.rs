@@ -9,7 +9,9 @@
 mod surface;
 
 use mcp_fusion::model::CompleteRequestParams;
-use mcp_fusion::{Action, FusionServer, Prompt, Resource, ResourceTemplate, ToolError};
+use mcp_fusion::{
+    Action, CompletionRequest, FusionServer, Prompt, Resource, ResourceTemplate, ToolError,
+};
 use serde_json::{Value, json};
 
 use surface::{Connected, answer, connect, error_json, from_json};
@@ -61,25 +63,28 @@ fn server() -> FusionServer {
         .prompt(
             Prompt::new("trip", trip)
                 .complete_values("country", ["France", "Finland", "fiji", "Germany"])
-                .complete("city", |request| async move {
+                .complete("city", |request: CompletionRequest| async move {
                     let cities: &[&str] = match request.arguments.get("country").map(String::as_str)
                     {
                         Some("France") => &["Paris", "Lyon", "Lille"],
                         Some("Germany") => &["Berlin", "Bonn"],
                         _ => &[],
                     };
-                    cities
-                        .iter()
-                        .filter(|c| c.starts_with(&request.value))
-                        .map(|c| (*c).to_owned())
-                        .collect()
+                    Ok::<Vec<String>, ToolError>(
+                        cities
+                            .iter()
+                            .filter(|c| c.starts_with(&request.value))
+                            .map(|c| (*c).to_owned())
+                            .collect(),
+                    )
                 }),
         )
-        .prompt(
-            Prompt::new("numbered", numbered).complete("n", |_request| async {
-                (0..250).map(|i| format!("n{i}")).collect()
-            }),
-        )
+        .prompt(Prompt::new("numbered", numbered).complete(
+            "n",
+            |_request: CompletionRequest| async {
+                Ok::<Vec<String>, ToolError>((0..250).map(|i| format!("n{i}")).collect())
+            },
+        ))
         .resource(Resource::text("test://fixed", "fixed", "Fixed."))
         .resource_template(
             ResourceTemplate::new("test://items/{id}", "item", item)
@@ -265,10 +270,14 @@ async fn an_unknown_template_reference_is_invalid_params() {
 async fn a_panicking_completer_is_an_internal_error() {
     let server = FusionServer::builder("completion", "1.0.0")
         .tool(Action::new("ping", ping))
-        .prompt(
-            Prompt::new("numbered", numbered)
-                .complete("n", |_request| async { panic!("secret in the completer") }),
-        )
+        .prompt(Prompt::new("numbered", numbered).complete(
+            "n",
+            |_request: CompletionRequest| async {
+                panic!("secret in the completer");
+                #[allow(unreachable_code)]
+                Ok::<Vec<String>, ToolError>(Vec::new())
+            },
+        ))
         .build()
         .unwrap();
     let connected = connect(&server).await;

@@ -1,210 +1,149 @@
 //! [`Catalog`]: the prompts, resources and resource templates a server
-//! serves beside its tools, checked when they are added.
+//! serves beside its tools, each assembled (its guarded path built) and
+//! checked when it is added.
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::prompt::Prompt;
-use super::resource::{Resource, ResourceTemplate};
+use super::assembly::{Assembly, Callable};
+use super::prompt::{AssembledPrompt, Prompt};
+use super::resource::{AssembledResource, AssembledTemplate, Resource, ResourceTemplate};
 use crate::capability::BuildError;
-use crate::handler::{StateNeed, States};
 
 /// What a server lists besides tools. Replaced whole when it changes (the
 /// server holds it behind an `Arc`), so a request reads one consistent set.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Catalog {
-    pub prompts: Vec<Arc<Prompt>>,
-    pub resources: Vec<Arc<Resource>>,
-    pub templates: Vec<Arc<ResourceTemplate>>,
+    pub prompts: Vec<Arc<AssembledPrompt>>,
+    pub resources: Vec<Arc<AssembledResource>>,
+    pub templates: Vec<Arc<AssembledTemplate>>,
 }
 
 /// A `resources/read` URI resolved: a fixed resource, or a template with the
 /// variables the URI gives it.
 pub(crate) enum Resolved {
-    Fixed(Arc<Resource>),
-    Template(Arc<ResourceTemplate>, Map<String, Value>),
+    Fixed(Arc<AssembledResource>),
+    Template(Arc<AssembledTemplate>, Map<String, Value>),
 }
 
-fn check_states(name: &str, needs: &[StateNeed], states: &States) -> Result<(), BuildError> {
-    match needs.iter().find(|(id, _)| !states.contains(*id)) {
-        Some((_, state)) => Err(BuildError::MissingState {
-            action: name.to_owned(),
-            state: (*state).to_owned(),
-        }),
-        None => Ok(()),
+impl Resolved {
+    /// The guarded path that reads it.
+    pub fn callable(&self) -> &Callable {
+        match self {
+            Resolved::Fixed(resource) => &resource.callable,
+            Resolved::Template(template, _) => &template.callable,
+        }
     }
-}
 
-/// Why a template's variables and its arguments type cannot meet: a
-/// variable that is not a field (refused as an unknown field on every
-/// read), or a required field that no variable fills (missing on every
-/// read). `None` when they fit.
-fn variables_mismatch(template: &ResourceTemplate, schema: &Value) -> Option<String> {
-    let variables: Vec<&str> = template
-        .matcher
-        .as_ref()
-        .ok()?
-        .capture_names()
-        .flatten()
-        .collect();
-    let fields: Vec<&str> = schema["properties"]
-        .as_object()
-        .map(|p| p.keys().map(String::as_str).collect())
-        .unwrap_or_default();
-    let open = schema["additionalProperties"] != Value::Bool(false);
-    let uri = &template.uri_template;
-    if let Some(variable) = variables.iter().find(|v| !open && !fields.contains(v)) {
-        return Some(format!(
-            "{uri}: {{{variable}}} is not a field of the handler's arguments type (its fields: {})",
-            fields.join(", ")
-        ));
+    /// Its media type, if it has one.
+    pub fn mime_type(&self) -> Option<&str> {
+        match self {
+            Resolved::Fixed(resource) => resource.resource.described.mime_type.as_deref(),
+            Resolved::Template(template, _) => template.template.described.mime_type.as_deref(),
+        }
     }
-    let required = schema["required"].as_array()?;
-    required
-        .iter()
-        .filter_map(Value::as_str)
-        .find(|field| !variables.contains(field))
-        .map(|field| {
-            format!(
-                "{uri}: the handler's arguments type requires \"{field}\", and no {{{field}}} in the template gives it"
-            )
-        })
 }
 
 impl Catalog {
     /// Adds `prompt`.
     ///
     /// # Errors
-    /// [`BuildError::InvalidName`] for an empty name,
-    /// [`BuildError::Duplicate`] when a prompt has its name,
-    /// [`BuildError::BadSchema`] when its arguments type does not compile,
-    /// [`BuildError::MissingState`] for a state the server was not given.
-    pub fn add_prompt(&mut self, prompt: Prompt, states: &States) -> Result<(), BuildError> {
-        if prompt.name.is_empty() {
-            return Err(BuildError::InvalidName {
-                what: "prompt",
-                name: prompt.name,
-            });
-        }
+    /// [`BuildError::Duplicate`] when a prompt has its name, or any error of
+    /// [`Prompt::assemble`].
+    pub fn add_prompt(&mut self, prompt: Prompt, assembly: &Assembly) -> Result<(), BuildError> {
         if self.prompt(&prompt.name).is_some() {
             return Err(BuildError::Duplicate {
                 what: "prompt",
                 name: prompt.name,
             });
         }
-        if let Err(reason) = &prompt.validator {
-            return Err(BuildError::BadSchema {
-                action: prompt.name.clone(),
-                reason: reason.clone(),
-            });
-        }
-        check_states(&prompt.name, &prompt.state_needs, states)?;
-        self.prompts.push(Arc::new(prompt));
+        self.prompts.push(Arc::new(prompt.assemble(assembly)?));
         Ok(())
     }
 
     /// Adds `resource`.
     ///
     /// # Errors
-    /// [`BuildError::InvalidName`] for an empty URI,
-    /// [`BuildError::Duplicate`] when a resource has its URI,
-    /// [`BuildError::MissingState`] for a state the server was not given.
-    pub fn add_resource(&mut self, resource: Resource, states: &States) -> Result<(), BuildError> {
-        if resource.uri.is_empty() {
-            return Err(BuildError::InvalidName {
-                what: "resource URI",
-                name: resource.uri,
-            });
-        }
-        if self.resources.iter().any(|r| r.uri == resource.uri) {
+    /// [`BuildError::Duplicate`] when a resource has its URI, or any error
+    /// of [`Resource::assemble`].
+    pub fn add_resource(
+        &mut self,
+        resource: Resource,
+        assembly: &Assembly,
+    ) -> Result<(), BuildError> {
+        if self
+            .resources
+            .iter()
+            .any(|r| r.resource.uri == resource.uri)
+        {
             return Err(BuildError::Duplicate {
                 what: "resource",
                 name: resource.uri,
             });
         }
-        check_states(&resource.uri, &resource.state_needs, states)?;
-        self.resources.push(Arc::new(resource));
+        self.resources.push(Arc::new(resource.assemble(assembly)?));
         Ok(())
     }
 
     /// Adds `template`.
     ///
     /// # Errors
-    /// [`BuildError::BadUriTemplate`] for a template that cannot be matched,
-    /// [`BuildError::Duplicate`] when a template has the same text,
-    /// [`BuildError::BadSchema`] when its arguments type does not compile,
-    /// [`BuildError::MissingState`] for a state the server was not given.
+    /// [`BuildError::Duplicate`] when a template has the same text, or any
+    /// error of [`ResourceTemplate::assemble`].
     pub fn add_template(
         &mut self,
         template: ResourceTemplate,
-        states: &States,
+        assembly: &Assembly,
     ) -> Result<(), BuildError> {
-        if let Err(reason) = &template.matcher {
-            return Err(BuildError::BadUriTemplate(reason.clone()));
-        }
-        if self
-            .templates
-            .iter()
-            .any(|t| t.uri_template == template.uri_template)
-        {
+        if self.template(&template.uri_template).is_some() {
             return Err(BuildError::Duplicate {
                 what: "resource template",
                 name: template.uri_template,
             });
         }
-        let validator = match &template.validator {
-            Ok(validator) => validator,
-            Err(reason) => {
-                return Err(BuildError::BadSchema {
-                    action: template.uri_template.clone(),
-                    reason: reason.clone(),
-                });
-            }
-        };
-        if let Some(reason) = variables_mismatch(&template, validator.schema()) {
-            return Err(BuildError::BadUriTemplate(reason));
-        }
-        check_states(&template.uri_template, &template.state_needs, states)?;
-        self.templates.push(Arc::new(template));
+        self.templates.push(Arc::new(template.assemble(assembly)?));
         Ok(())
     }
 
     /// The prompt named `name`.
-    pub fn prompt(&self, name: &str) -> Option<&Arc<Prompt>> {
-        self.prompts.iter().find(|p| p.name == name)
+    pub fn prompt(&self, name: &str) -> Option<&Arc<AssembledPrompt>> {
+        self.prompts.iter().find(|p| p.prompt.name == name)
     }
 
     /// The template whose text is `uri_template`.
-    pub fn template(&self, uri_template: &str) -> Option<&Arc<ResourceTemplate>> {
+    pub fn template(&self, uri_template: &str) -> Option<&Arc<AssembledTemplate>> {
         self.templates
             .iter()
-            .find(|t| t.uri_template == uri_template)
+            .find(|t| t.template.uri_template == uri_template)
     }
 
     /// What `uri` names: a fixed resource first, else the first template
     /// (in the order added) that matches it; `Some(Err(reason))` when a
     /// template matches but a variable does not decode.
     pub fn resolve(&self, uri: &str) -> Option<Result<Resolved, String>> {
-        if let Some(resource) = self.resources.iter().find(|r| r.uri == uri) {
+        if let Some(resource) = self.resources.iter().find(|r| r.resource.uri == uri) {
             return Some(Ok(Resolved::Fixed(Arc::clone(resource))));
         }
         self.templates.iter().find_map(|template| {
             template
+                .template
                 .variables(uri)
                 .map(|vars| vars.map(|vars| Resolved::Template(Arc::clone(template), vars)))
         })
     }
 
     /// The first template that matches the concrete `uri`.
-    pub fn template_matching(&self, uri: &str) -> Option<&Arc<ResourceTemplate>> {
-        self.templates.iter().find(|t| t.variables(uri).is_some())
+    pub fn template_matching(&self, uri: &str) -> Option<&Arc<AssembledTemplate>> {
+        self.templates
+            .iter()
+            .find(|t| t.template.variables(uri).is_some())
     }
 
     /// Whether any prompt or template completes an argument.
     pub fn completes(&self) -> bool {
-        self.prompts.iter().any(|p| p.completions.any())
-            || self.templates.iter().any(|t| t.completions.any())
+        self.prompts.iter().any(|p| !p.completers.is_empty())
+            || self.templates.iter().any(|t| !t.completers.is_empty())
     }
 }
 
@@ -223,9 +162,15 @@ mod tests {
     }
 
     fn added(uri_template: &str) -> Result<(), BuildError> {
+        let assembly = Assembly {
+            server_layers: Vec::new(),
+            guards: Default::default(),
+            states: Default::default(),
+            schema_profile: Default::default(),
+        };
         Catalog::default().add_template(
             ResourceTemplate::new(uri_template, "invoice", invoice),
-            &States::default(),
+            &assembly,
         )
     }
 

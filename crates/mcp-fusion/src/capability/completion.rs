@@ -2,28 +2,41 @@
 //! for prompt arguments and resource template variables.
 
 use std::collections::HashMap;
-use std::future::Future;
-use std::sync::Arc;
 
-use futures::future::BoxFuture;
+use super::BuildError;
+use super::assembly::{Assembly, Callable, Parts};
+use crate::error::ToolError;
+use crate::guard::Guards;
+use crate::handler::{Erased, Handler, StateNeed, erase};
+use crate::metrics_names::ActionLabels;
+use crate::pipeline::{BoxLayer, handler_service};
 
 /// The most values one completion answer holds (MCP: "must not exceed 100
 /// items"); the rest are counted in `total` with `hasMore: true`.
 pub const MAX_COMPLETION_VALUES: usize = 100;
 
 /// What a completer is asked: which argument, what the user typed so far, and
-/// the arguments already filled in.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// the arguments already filled in. A completer is a [`Handler`] whose input
+/// (its last parameter) is this type and whose success is a `Vec<String>`.
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct CompletionRequest {
     /// The argument (or template variable) being completed.
     pub argument: String,
     /// What was typed so far (may be empty).
     pub value: String,
     /// Arguments already resolved, from the request's `context.arguments`.
+    #[serde(default)]
     pub arguments: HashMap<String, String>,
 }
 
-type Completer = Arc<dyn Fn(CompletionRequest) -> BoxFuture<'static, Vec<String>> + Send + Sync>;
+/// A completer: its handler and the states its extractors need.
+#[derive(Clone)]
+struct Completer {
+    handler: Erased<Vec<String>>,
+    state_needs: Vec<StateNeed>,
+}
 
 /// The completers of one prompt or template, by argument name.
 #[derive(Clone, Default)]
@@ -50,53 +63,9 @@ pub(crate) struct Completed {
     pub has_more: bool,
 }
 
-impl Completions {
-    /// Adds an async completer for `argument` (a later one replaces it).
-    pub(crate) fn add<F, Fut>(&mut self, argument: impl Into<String>, completer: F)
-    where
-        F: Fn(CompletionRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Vec<String>> + Send + 'static,
-    {
-        self.by_argument.insert(
-            argument.into(),
-            Arc::new(move |request| Box::pin(completer(request))),
-        );
-    }
-
-    /// Adds a fixed list of values for `argument`: those that start with what
-    /// was typed (case-insensitively), in the given order.
-    pub(crate) fn add_values<I, S>(&mut self, argument: impl Into<String>, values: I)
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        let values: Arc<[String]> = values.into_iter().map(Into::into).collect();
-        self.add(argument, move |request: CompletionRequest| {
-            let typed = request.value.to_lowercase();
-            let matching = values
-                .iter()
-                .filter(|v| v.to_lowercase().starts_with(&typed))
-                .cloned()
-                .collect();
-            std::future::ready(matching)
-        });
-    }
-
-    /// Whether any argument has a completer.
-    pub(crate) fn any(&self) -> bool {
-        !self.by_argument.is_empty()
-    }
-
-    /// Completes `request`: an argument without a completer gets no values.
-    pub(crate) async fn complete(&self, request: CompletionRequest) -> Completed {
-        let Some(completer) = self.by_argument.get(&request.argument).cloned() else {
-            return Completed {
-                values: Vec::new(),
-                total: 0,
-                has_more: false,
-            };
-        };
-        let mut values = completer(request).await;
+impl Completed {
+    /// A completer's `values`, cut to [`MAX_COMPLETION_VALUES`] and counted.
+    pub(crate) fn of(mut values: Vec<String>) -> Self {
         let total = values.len();
         values.truncate(MAX_COMPLETION_VALUES);
         Completed {
@@ -107,37 +76,83 @@ impl Completions {
     }
 }
 
+impl Completions {
+    /// Adds a completer for `argument` (a later one replaces it).
+    pub(crate) fn add<M, H>(&mut self, argument: impl Into<String>, completer: H)
+    where
+        H: Handler<M, Vec<String>, Args = CompletionRequest>,
+    {
+        self.by_argument.insert(
+            argument.into(),
+            Completer {
+                handler: erase(completer),
+                state_needs: H::state_needs(),
+            },
+        );
+    }
+
+    /// Adds a fixed list of values for `argument`: those that start with what
+    /// was typed (case-insensitively), in the given order.
+    pub(crate) fn add_values<I, S>(&mut self, argument: impl Into<String>, values: I)
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let values: std::sync::Arc<[String]> = values.into_iter().map(Into::into).collect();
+        self.add(argument, move |request: CompletionRequest| {
+            let typed = request.value.to_lowercase();
+            let matching: Vec<String> = values
+                .iter()
+                .filter(|v| v.to_lowercase().starts_with(&typed))
+                .cloned()
+                .collect();
+            std::future::ready(Ok::<_, ToolError>(matching))
+        });
+    }
+
+    /// Each completer's guarded path, with the guards and layers of `owner`
+    /// (the prompt or template whose arguments it completes).
+    ///
+    /// # Errors
+    /// The [`BuildError`] of a completer whose extractors need a state the
+    /// server was not given, or of guards that cannot work.
+    pub(crate) fn assemble(
+        &self,
+        owner: &str,
+        guards: &Guards,
+        layers: &[BoxLayer],
+        assembly: &Assembly,
+    ) -> Result<HashMap<String, Callable>, BuildError> {
+        self.by_argument
+            .iter()
+            .map(|(argument, completer)| {
+                let callable = assembly.callable(Parts {
+                    name: owner,
+                    handler: handler_service(completer.handler.clone()),
+                    validator: None,
+                    output: None,
+                    guards: guards.clone(),
+                    layers: &[layers],
+                    state_needs: &completer.state_needs,
+                    retry_safe: true,
+                    labels: ActionLabels::new(owner, Some(argument)),
+                })?;
+                Ok((argument.clone(), callable))
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn request(argument: &str, value: &str) -> CompletionRequest {
-        CompletionRequest {
-            argument: argument.into(),
-            value: value.into(),
-            arguments: HashMap::new(),
-        }
-    }
-
-    #[tokio::test]
-    async fn fixed_values_complete_by_prefix_ignoring_case() {
-        let mut completions = Completions::default();
-        completions.add_values("city", ["Paris", "park", "Lyon"]);
-        let done = completions.complete(request("city", "PA")).await;
-        assert_eq!(done.values, ["Paris", "park"]);
-        assert_eq!((done.total, done.has_more), (2, false));
-        let none = completions.complete(request("country", "f")).await;
-        assert!(none.values.is_empty());
-    }
-
-    #[tokio::test]
-    async fn more_than_a_hundred_values_are_cut_and_counted() {
-        let mut completions = Completions::default();
-        completions.add("n", |_request| async {
-            (0..250).map(|i| i.to_string()).collect()
-        });
-        let done = completions.complete(request("n", "")).await;
+    #[test]
+    fn more_than_a_hundred_values_are_cut_and_counted() {
+        let done = Completed::of((0..250).map(|i| i.to_string()).collect());
         assert_eq!(done.values.len(), 100);
         assert_eq!((done.total, done.has_more), (250, true));
+        let few = Completed::of(vec![String::from("a")]);
+        assert_eq!((few.total, few.has_more), (1, false));
     }
 }

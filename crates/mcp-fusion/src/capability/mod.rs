@@ -2,24 +2,25 @@
 //! resources and resource templates, and the completion of their arguments,
 //! each checked when it is added.
 
+mod assembly;
 mod build_error;
 mod catalog;
 mod completion;
-mod invoke;
 mod prompt;
 mod resource;
+mod settings;
 pub mod tool;
 
+pub(crate) use assembly::{Assembly, Callable};
 pub use build_error::BuildError;
 pub(crate) use catalog::{Catalog, Resolved};
+pub(crate) use completion::Completed;
 pub use completion::{CompletionRequest, MAX_COMPLETION_VALUES};
-pub use invoke::{Invoke, InvokeWithArgs, InvokeWithoutArgs};
-pub(crate) use prompt::PromptError;
-pub use prompt::{Prompt, PromptMessages};
-pub(crate) use resource::TemplateError;
-pub use resource::{Resource, ResourceData, ResourceTemplate};
+pub use prompt::Prompt;
+pub(crate) use resource::contents;
+pub use resource::{Resource, ResourceTemplate};
 pub use tool::{
     ACTIONS_META_KEY, Action, ActionListing, DEFAULT_DISCRIMINATOR, DISCRIMINATOR_META_KEY, Group,
-    Handler, Hints, NoArgs, ToolListing,
+    Hints, ToolListing,
 };
-pub(crate) use tool::{BuildContext, Definition, Registry, RouteError};
+pub(crate) use tool::{Definition, Registry, RouteError};

@@ -3,48 +3,25 @@
 //! Rust type, like an action's, and are validated with the same phrased
 //! field errors.
 
-use std::future::Future;
+use std::collections::HashMap;
 
-use rmcp::model::{PromptArgument, PromptMessage, Role};
-use serde_json::{Map, Value};
+use rmcp::model::PromptArgument;
+use serde_json::Value;
 
+use super::BuildError;
+use super::assembly::{Assembly, Callable, Parts};
 use super::completion::{CompletionRequest, Completions};
-use super::invoke::{Erased, Invoke, erase};
-use crate::error::ToolError;
-use crate::handler::{CallContext, StateNeed};
+use super::settings::settings_setters;
+use crate::guard::Guards;
+use crate::handler::{Erased, Handler, PromptMessages, StateNeed, erase};
+use crate::metrics_names::ActionLabels;
+use crate::pipeline::{BoxLayer, handler_service};
 use crate::validation::SchemaValidator;
 
-/// The messages a prompt handler returns: a `Vec<PromptMessage>`, or a
-/// string for one user text message.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PromptMessages(pub Vec<PromptMessage>);
-
-impl From<Vec<PromptMessage>> for PromptMessages {
-    fn from(messages: Vec<PromptMessage>) -> Self {
-        PromptMessages(messages)
-    }
-}
-
-impl From<PromptMessage> for PromptMessages {
-    fn from(message: PromptMessage) -> Self {
-        PromptMessages(vec![message])
-    }
-}
-
-impl From<String> for PromptMessages {
-    fn from(text: String) -> Self {
-        PromptMessages(vec![PromptMessage::new_text(Role::User, text)])
-    }
-}
-
-impl From<&'static str> for PromptMessages {
-    fn from(text: &'static str) -> Self {
-        PromptMessages::from(text.to_owned())
-    }
-}
-
-/// A prompt: a name, a description, arguments from a Rust type and an async
-/// handler (see [`Invoke`]) returning [`PromptMessages`].
+/// A prompt: a name, a description, arguments from a Rust type and a
+/// [`Handler`] returning [`PromptMessages`], with the same guards and layers
+/// an action takes (`requires_scopes`, `rate_limit`, `concurrency`,
+/// `timeout`, `layer`).
 ///
 /// MCP sends prompt arguments as strings: give the arguments type `String`
 /// (or `Option<String>`) fields; each field's doc comment is the argument's
@@ -54,8 +31,7 @@ impl From<&'static str> for PromptMessages {
 /// call would get (wire contract §4).
 ///
 /// ```
-/// use mcp_fusion::capability::Prompt;
-/// use mcp_fusion::ToolError;
+/// use mcp_fusion::{Prompt, ToolError};
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Review {
@@ -67,7 +43,9 @@ impl From<&'static str> for PromptMessages {
 ///     Ok(format!("Please review this code:\n{}", args.code))
 /// }
 ///
-/// let prompt = Prompt::new("code_review", review).description("Asks for a code review.");
+/// let prompt = Prompt::new("code_review", review)
+///     .description("Asks for a code review.")
+///     .requires_scopes(["code:read"]);
 /// # let _ = prompt;
 /// ```
 #[derive(Clone)]
@@ -80,6 +58,8 @@ pub struct Prompt {
     pub(crate) handler: Erased<PromptMessages>,
     pub(crate) state_needs: Vec<StateNeed>,
     pub(crate) completions: Completions,
+    pub(crate) guards: Guards,
+    pub(crate) layers: Vec<BoxLayer>,
 }
 
 impl std::fmt::Debug for Prompt {
@@ -96,7 +76,7 @@ impl Prompt {
     /// properties of the handler's arguments type (none without one).
     pub fn new<M, H>(name: impl Into<String>, handler: H) -> Self
     where
-        H: Invoke<M, PromptMessages>,
+        H: Handler<M, PromptMessages>,
     {
         let schema = crate::schema::input_schema_for::<H::Args>(false);
         Prompt {
@@ -108,8 +88,12 @@ impl Prompt {
             handler: erase(handler),
             state_needs: H::state_needs(),
             completions: Completions::default(),
+            guards: Guards::default(),
+            layers: Vec::new(),
         }
     }
+
+    settings_setters!("prompt", "`prompts/get` requests");
 
     /// The description the client shows (`description`).
     pub fn description(mut self, description: impl Into<String>) -> Self {
@@ -123,13 +107,13 @@ impl Prompt {
         self
     }
 
-    /// Completes the argument `argument` with an async function of what was
-    /// typed (`completion/complete`); at most 100 values are sent, the rest
-    /// counted.
-    pub fn complete<F, Fut>(mut self, argument: impl Into<String>, completer: F) -> Self
+    /// Completes the argument `argument` with `completer`, a [`Handler`]
+    /// whose input is the [`CompletionRequest`] (what was typed) and whose
+    /// success is the values (`completion/complete`); at most 100 values are
+    /// sent, the rest counted.
+    pub fn complete<M, H>(mut self, argument: impl Into<String>, completer: H) -> Self
     where
-        F: Fn(CompletionRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Vec<String>> + Send + 'static,
+        H: Handler<M, Vec<String>, Args = CompletionRequest>,
     {
         self.completions.add(argument, completer);
         self
@@ -164,34 +148,57 @@ impl Prompt {
         prompt
     }
 
-    /// Validates `arguments`, then runs the handler.
+    /// The prompt assembled: its guarded path and its completers' (each
+    /// with the prompt's guards and layers).
     ///
     /// # Errors
-    /// [`PromptError::Invalid`] with the field lines, or the handler's error.
-    pub(crate) async fn get(
-        &self,
-        ctx: CallContext,
-        arguments: Option<Map<String, Value>>,
-    ) -> Result<PromptMessages, PromptError> {
+    /// [`BuildError::InvalidName`] for an empty name,
+    /// [`BuildError::BadSchema`] when its arguments type does not compile,
+    /// [`BuildError::BadGuard`] and [`BuildError::MissingState`] as for an
+    /// action.
+    pub(crate) fn assemble(self, assembly: &Assembly) -> Result<AssembledPrompt, BuildError> {
+        if self.name.is_empty() {
+            return Err(BuildError::InvalidName {
+                what: "prompt",
+                name: self.name,
+            });
+        }
         let validator = self
             .validator
-            .as_ref()
-            .map_err(|e| PromptError::Failed(ToolError::internal(e.clone())))?;
-        let mut args = Value::Object(arguments.unwrap_or_default());
-        validator
-            .validate(&mut args)
-            .map_err(PromptError::Invalid)?;
-        (self.handler)(ctx, args).await.map_err(PromptError::Failed)
+            .clone()
+            .map_err(|reason| BuildError::BadSchema {
+                action: self.name.clone(),
+                reason,
+            })?;
+        let callable = assembly.callable(Parts {
+            name: &self.name,
+            handler: handler_service(self.handler.clone()),
+            validator: Some(validator),
+            output: None,
+            guards: self.guards.clone(),
+            layers: &[&self.layers],
+            state_needs: &self.state_needs,
+            retry_safe: true,
+            labels: ActionLabels::new(&self.name, None),
+        })?;
+        let completers =
+            self.completions
+                .assemble(&self.name, &self.guards, &self.layers, assembly)?;
+        Ok(AssembledPrompt {
+            prompt: self,
+            callable,
+            completers,
+        })
     }
 }
 
-/// Why a `prompts/get` failed.
-#[derive(Debug)]
-pub(crate) enum PromptError {
-    /// The arguments miss the prompt's schema.
-    Invalid(Vec<crate::error::FieldError>),
-    /// The handler (or an extractor) failed.
-    Failed(ToolError),
+/// A prompt ready to be served.
+pub(crate) struct AssembledPrompt {
+    pub prompt: Prompt,
+    /// `prompts/get`.
+    pub callable: Callable,
+    /// `completion/complete`, by argument.
+    pub completers: HashMap<String, Callable>,
 }
 
 /// The MCP arguments of an object schema: each property, its description,
@@ -220,6 +227,7 @@ fn arguments_of(schema: &Value) -> Vec<PromptArgument> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ToolError;
 
     #[derive(serde::Deserialize, schemars::JsonSchema)]
     #[allow(dead_code)]
@@ -246,26 +254,6 @@ mod tests {
                     {"name": "arg2", "required": false}
                 ]
             })
-        );
-    }
-
-    #[tokio::test]
-    async fn missing_arguments_are_field_errors() {
-        let prompt = Prompt::new("p", handler);
-        let ctx = CallContext::detached("p", None);
-        let Err(PromptError::Invalid(fields)) = prompt.get(ctx.clone(), None).await else {
-            panic!("expected a validation failure");
-        };
-        assert_eq!(fields.len(), 1);
-        assert_eq!(fields[0].path, "arg1");
-        let mut args = Map::new();
-        args.insert("arg1".into(), Value::from("hello"));
-        let Ok(messages) = prompt.get(ctx, Some(args)).await else {
-            panic!("expected messages");
-        };
-        assert_eq!(
-            messages,
-            PromptMessages(vec![PromptMessage::new_text(Role::User, "got hello")])
         );
     }
 }

@@ -2,53 +2,23 @@
 //! (`resources/list`, `resources/templates/list`) and reads
 //! (`resources/read`), MCP 2025-11-25 "Resources".
 
-use std::future::Future;
+use std::collections::HashMap;
 
 use base64::Engine as _;
 use regex::Regex;
 use rmcp::model::ResourceContents;
 use serde_json::{Map, Value};
 
+use super::BuildError;
+use super::assembly::{Assembly, Callable, Parts};
 use super::completion::{CompletionRequest, Completions};
-use super::invoke::{Erased, Invoke, erase};
-use crate::capability::NoArgs;
+use super::settings::settings_setters;
 use crate::error::ToolError;
-use crate::handler::{CallContext, StateNeed};
+use crate::guard::Guards;
+use crate::handler::{Erased, Handler, NoArgs, ResourceData, StateNeed, erase};
+use crate::metrics_names::ActionLabels;
+use crate::pipeline::{BoxLayer, handler_service};
 use crate::validation::SchemaValidator;
-
-/// What a resource handler returns: text (`text`) or bytes (`blob`, sent
-/// base64-encoded).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ResourceData {
-    /// Text contents (UTF-8).
-    Text(String),
-    /// Binary contents.
-    Blob(Vec<u8>),
-}
-
-impl From<String> for ResourceData {
-    fn from(text: String) -> Self {
-        ResourceData::Text(text)
-    }
-}
-
-impl From<&'static str> for ResourceData {
-    fn from(text: &'static str) -> Self {
-        ResourceData::Text(text.to_owned())
-    }
-}
-
-impl From<Vec<u8>> for ResourceData {
-    fn from(bytes: Vec<u8>) -> Self {
-        ResourceData::Blob(bytes)
-    }
-}
-
-impl From<&'static [u8]> for ResourceData {
-    fn from(bytes: &'static [u8]) -> Self {
-        ResourceData::Blob(bytes.to_vec())
-    }
-}
 
 /// The description fields a resource and a template share.
 #[derive(Debug, Clone, Default)]
@@ -79,7 +49,7 @@ pub(crate) fn contents(uri: &str, mime_type: Option<&str>, data: ResourceData) -
 }
 
 /// A resource at a fixed URI, read by an async handler without arguments
-/// (extractors only, see [`Invoke`]) that returns [`ResourceData`].
+/// (extractors only, see [`Handler`]) that returns [`ResourceData`].
 ///
 /// ```
 /// use mcp_fusion::capability::Resource;
@@ -95,6 +65,8 @@ pub struct Resource {
     pub(crate) described: Described,
     pub(crate) handler: Erased<ResourceData>,
     pub(crate) state_needs: Vec<StateNeed>,
+    pub(crate) guards: Guards,
+    pub(crate) layers: Vec<BoxLayer>,
 }
 
 impl std::fmt::Debug for Resource {
@@ -134,7 +106,7 @@ impl Resource {
     /// `resources/read`.
     pub fn new<M, H>(uri: impl Into<String>, name: impl Into<String>, handler: H) -> Self
     where
-        H: Invoke<M, ResourceData, Args = NoArgs>,
+        H: Handler<M, ResourceData, Args = NoArgs>,
     {
         Resource {
             uri: uri.into(),
@@ -144,6 +116,8 @@ impl Resource {
             },
             handler: erase(handler),
             state_needs: H::state_needs(),
+            guards: Guards::default(),
+            layers: Vec::new(),
         }
     }
 
@@ -168,6 +142,7 @@ impl Resource {
     }
 
     described_setters!();
+    settings_setters!("resource", "`resources/read` requests");
 
     /// The resource's URI.
     pub fn uri(&self) -> &str {
@@ -190,20 +165,46 @@ impl Resource {
         resource
     }
 
-    /// Reads the contents.
-    pub(crate) async fn read(&self, ctx: CallContext) -> Result<ResourceContents, ToolError> {
-        let data = (self.handler)(ctx, Value::Object(Map::new())).await?;
-        Ok(contents(
-            &self.uri,
-            self.described.mime_type.as_deref(),
-            data,
-        ))
+    /// The resource assembled: its guarded path.
+    ///
+    /// # Errors
+    /// [`BuildError::InvalidName`] for an empty URI; [`BuildError::BadGuard`]
+    /// and [`BuildError::MissingState`] as for an action.
+    pub(crate) fn assemble(self, assembly: &Assembly) -> Result<AssembledResource, BuildError> {
+        if self.uri.is_empty() {
+            return Err(BuildError::InvalidName {
+                what: "resource URI",
+                name: self.uri,
+            });
+        }
+        let callable = assembly.callable(Parts {
+            name: &self.uri,
+            handler: handler_service(self.handler.clone()),
+            validator: None,
+            output: None,
+            guards: self.guards.clone(),
+            layers: &[&self.layers],
+            state_needs: &self.state_needs,
+            retry_safe: true,
+            labels: ActionLabels::new(&self.uri, None),
+        })?;
+        Ok(AssembledResource {
+            resource: self,
+            callable,
+        })
     }
+}
+
+/// A resource ready to be served.
+pub(crate) struct AssembledResource {
+    pub resource: Resource,
+    /// `resources/read`.
+    pub callable: Callable,
 }
 
 /// A family of resources named by an RFC 6570 URI template
 /// (`test://template/{id}/data`), read by an async handler whose arguments
-/// type holds the template's variables (see [`Invoke`]).
+/// type holds the template's variables (see [`Handler`]).
 ///
 /// Matching: `{name}` matches one path segment (no `/`, `?` or `#`),
 /// `{+name}` any non-empty text; the value reaches the handler
@@ -240,6 +241,8 @@ pub struct ResourceTemplate {
     pub(crate) handler: Erased<ResourceData>,
     pub(crate) state_needs: Vec<StateNeed>,
     pub(crate) completions: Completions,
+    pub(crate) guards: Guards,
+    pub(crate) layers: Vec<BoxLayer>,
 }
 
 impl std::fmt::Debug for ResourceTemplate {
@@ -255,7 +258,7 @@ impl ResourceTemplate {
     /// reads with the template's variables as its arguments.
     pub fn new<M, H>(uri_template: impl Into<String>, name: impl Into<String>, handler: H) -> Self
     where
-        H: Invoke<M, ResourceData>,
+        H: Handler<M, ResourceData>,
     {
         let uri_template: String = uri_template.into();
         let schema = crate::schema::input_schema_for::<H::Args>(false);
@@ -270,17 +273,20 @@ impl ResourceTemplate {
             handler: erase(handler),
             state_needs: H::state_needs(),
             completions: Completions::default(),
+            guards: Guards::default(),
+            layers: Vec::new(),
         }
     }
 
     described_setters!();
+    settings_setters!("resource template", "`resources/read` requests");
 
-    /// Completes the variable `variable` with an async function of what was
-    /// typed (`completion/complete` with a `ref/resource`).
-    pub fn complete<F, Fut>(mut self, variable: impl Into<String>, completer: F) -> Self
+    /// Completes the variable `variable` with `completer`, a [`Handler`] whose
+    /// input is the [`CompletionRequest`] (`completion/complete` with a
+    /// `ref/resource`); at most 100 values are sent, the rest counted.
+    pub fn complete<M, H>(mut self, variable: impl Into<String>, completer: H) -> Self
     where
-        F: Fn(CompletionRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Vec<String>> + Send + 'static,
+        H: Handler<M, Vec<String>, Args = CompletionRequest>,
     {
         self.completions.add(variable, completer);
         self
@@ -338,33 +344,112 @@ impl ResourceTemplate {
         Some(Ok(variables))
     }
 
-    /// Validates `variables`, then reads `uri`.
-    pub(crate) async fn read(
-        &self,
-        ctx: CallContext,
-        uri: &str,
-        variables: Map<String, Value>,
-    ) -> Result<ResourceContents, TemplateError> {
+    /// The arguments of a read of `uri` from its `variables`: each as the
+    /// JSON type its property asks for when the text reads as one.
+    pub(crate) fn arguments(&self, variables: Map<String, Value>) -> Value {
+        let schema = self.validator.as_ref().map(SchemaValidator::schema).ok();
+        Value::Object(
+            variables
+                .into_iter()
+                .map(|(name, value)| {
+                    let typed = match schema {
+                        Some(schema) => typed_variable(&schema["properties"][&name], value),
+                        None => value,
+                    };
+                    (name, typed)
+                })
+                .collect(),
+        )
+    }
+
+    /// The template assembled: its guarded path and its completers' (each
+    /// with the template's guards and layers).
+    ///
+    /// # Errors
+    /// [`BuildError::BadUriTemplate`] for a template that cannot be matched
+    /// or whose variables and arguments type cannot meet,
+    /// [`BuildError::BadSchema`] when its arguments type does not compile,
+    /// [`BuildError::BadGuard`] and [`BuildError::MissingState`] as for an
+    /// action.
+    pub(crate) fn assemble(self, assembly: &Assembly) -> Result<AssembledTemplate, BuildError> {
+        if let Err(reason) = &self.matcher {
+            return Err(BuildError::BadUriTemplate(reason.clone()));
+        }
         let validator = self
             .validator
-            .as_ref()
-            .map_err(|e| TemplateError::Failed(ToolError::internal(e.clone())))?;
-        let variables = variables
-            .into_iter()
-            .map(|(name, value)| {
-                let typed = typed_variable(&validator.schema()["properties"][&name], value);
-                (name, typed)
-            })
-            .collect();
-        let mut args = Value::Object(variables);
-        validator
-            .validate(&mut args)
-            .map_err(TemplateError::Invalid)?;
-        let data = (self.handler)(ctx, args)
-            .await
-            .map_err(TemplateError::Failed)?;
-        Ok(contents(uri, self.described.mime_type.as_deref(), data))
+            .clone()
+            .map_err(|reason| BuildError::BadSchema {
+                action: self.uri_template.clone(),
+                reason,
+            })?;
+        if let Some(reason) = self.variables_mismatch(validator.schema()) {
+            return Err(BuildError::BadUriTemplate(reason));
+        }
+        let callable = assembly.callable(Parts {
+            name: &self.uri_template,
+            handler: handler_service(self.handler.clone()),
+            validator: Some(validator),
+            output: None,
+            guards: self.guards.clone(),
+            layers: &[&self.layers],
+            state_needs: &self.state_needs,
+            retry_safe: true,
+            labels: ActionLabels::new(&self.uri_template, None),
+        })?;
+        let completers =
+            self.completions
+                .assemble(&self.uri_template, &self.guards, &self.layers, assembly)?;
+        Ok(AssembledTemplate {
+            template: self,
+            callable,
+            completers,
+        })
     }
+
+    /// Why the template's variables and its arguments type cannot meet: a
+    /// variable that is not a field (refused as an unknown field on every
+    /// read), or a required field that no variable fills (missing on every
+    /// read). `None` when they fit.
+    fn variables_mismatch(&self, schema: &Value) -> Option<String> {
+        let variables: Vec<&str> = self
+            .matcher
+            .as_ref()
+            .ok()?
+            .capture_names()
+            .flatten()
+            .collect();
+        let fields: Vec<&str> = schema["properties"]
+            .as_object()
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        let open = schema["additionalProperties"] != Value::Bool(false);
+        let uri = &self.uri_template;
+        if let Some(variable) = variables.iter().find(|v| !open && !fields.contains(v)) {
+            return Some(format!(
+                "{uri}: {{{variable}}} is not a field of the handler's arguments type (its fields: {})",
+                fields.join(", ")
+            ));
+        }
+        let required = schema["required"].as_array()?;
+        required
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|field| !variables.contains(field))
+            .map(|field| {
+                format!(
+                    "{uri}: the handler's arguments type requires \"{field}\", and no {{{field}}} in the template gives it"
+                )
+            })
+    }
+}
+
+/// A resource template ready to be served.
+pub(crate) struct AssembledTemplate {
+    pub template: ResourceTemplate,
+    /// `resources/read` of the URIs it matches.
+    pub callable: Callable,
+    /// `completion/complete`, by variable.
+    pub completers: HashMap<String, Callable>,
 }
 
 /// A URI variable (always text) as the JSON type its property asks for,
@@ -405,15 +490,6 @@ fn typed_variable(property: &Value, value: Value) -> Value {
         }
     }
     value
-}
-
-/// Why a template read failed.
-#[derive(Debug)]
-pub(crate) enum TemplateError {
-    /// The variables miss the arguments type.
-    Invalid(Vec<crate::error::FieldError>),
-    /// The handler (or an extractor) failed.
-    Failed(ToolError),
 }
 
 /// The regex of an RFC 6570 template's level-1 (`{var}`) and reserved
@@ -508,13 +584,13 @@ mod tests {
         assert!(matcher_of("test://{+path}").unwrap().is_match("test://a/b"));
     }
 
-    #[tokio::test]
-    async fn binary_data_is_sent_as_base64() {
-        let resource = Resource::blob("test://bin", "bin", vec![0u8, 255]).mime_type("image/png");
-        let read = resource
-            .read(CallContext::detached("test://bin", None))
-            .await
-            .unwrap();
+    #[test]
+    fn binary_data_is_sent_as_base64() {
+        let read = contents(
+            "test://bin",
+            Some("image/png"),
+            ResourceData::Blob(vec![0u8, 255]),
+        );
         assert_eq!(
             serde_json::to_value(read).unwrap(),
             serde_json::json!({"uri": "test://bin", "mimeType": "image/png", "blob": "AP8="})

@@ -16,8 +16,42 @@ pub struct CallContext {
     pub(crate) cancellation: CancellationToken,
 }
 
+/// Which kind of capability a call uses: what the client asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Capability {
+    /// `tools/call` of an action.
+    Tool,
+    /// `prompts/get`.
+    Prompt,
+    /// `resources/read` of a resource or a resource template.
+    Resource,
+    /// `completion/complete` of a prompt argument or a template variable.
+    Completion,
+}
+
+impl Capability {
+    /// The MCP name of the capability: `tool`, `prompt`, `resource`,
+    /// `completion`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Capability::Tool => "tool",
+            Capability::Prompt => "prompt",
+            Capability::Resource => "resource",
+            Capability::Completion => "completion",
+        }
+    }
+}
+
+impl std::fmt::Display for Capability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct ContextInner {
+    pub(crate) capability: Capability,
     pub(crate) tool: String,
     pub(crate) action: Option<String>,
     pub(crate) name: String,
@@ -107,7 +141,15 @@ impl Principal {
 }
 
 impl CallContext {
-    /// The MCP tool name that was called (`billing`).
+    /// Which kind of capability is called ([`Capability::Tool`] for an
+    /// action).
+    pub fn capability(&self) -> Capability {
+        self.inner.capability
+    }
+
+    /// The MCP tool name that was called (`billing`); for a prompt its name,
+    /// for a resource the URI read, for a completer the prompt or template
+    /// it completes an argument of.
     pub fn tool(&self) -> &str {
         &self.inner.tool
     }
@@ -154,7 +196,7 @@ impl CallContext {
     /// The application state of type `T` given with `ServerBuilder::state`
     /// (cloned), or `None`. Handlers usually take it as a
     /// [`State<T>`](super::State) parameter instead.
-    pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
+    pub fn state<T: super::StateType>(&self) -> Option<T> {
         self.inner.states.get::<T>()
     }
 
@@ -227,6 +269,7 @@ impl CallContext {
         };
         CallContext {
             inner: Arc::new(ContextInner {
+                capability: Capability::Tool,
                 tool: tool.to_owned(),
                 action: action.map(str::to_owned),
                 name,

@@ -3,9 +3,10 @@
 
 use std::any::{Any, TypeId, type_name};
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::Arc;
 
-use super::CallContext;
+use super::context::CallContext;
 use crate::error::ToolError;
 
 /// The application states of a server, one per type, given with
@@ -25,7 +26,7 @@ impl std::fmt::Debug for States {
 
 impl States {
     /// Adds `value` as the state of its type, replacing an earlier one.
-    pub(crate) fn insert<T: Clone + Send + Sync + 'static>(&mut self, value: T) {
+    pub(crate) fn insert<T: StateType>(&mut self, value: T) {
         self.by_type.insert(TypeId::of::<T>(), Arc::new(value));
     }
 
@@ -35,7 +36,7 @@ impl States {
     }
 
     /// The state of type `T`, if one was given.
-    pub fn get<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
+    pub fn get<T: StateType>(&self) -> Option<T> {
         self.by_type
             .get(&TypeId::of::<T>())
             .and_then(|value| value.downcast_ref::<T>())
@@ -47,8 +48,21 @@ impl States {
 /// built) and its name (for the build error).
 pub type StateNeed = (TypeId, &'static str);
 
+/// What a state may be: a value cloned for every call that takes it, so
+/// `Clone + Send + Sync + 'static` (an `Arc`, a connection pool).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a state: a state is cloned for every call, so it must be Clone + Send + Sync + 'static",
+    label = "not Clone + Send + Sync + 'static",
+    note = "derive Clone on it, or share it behind an Arc: State<Arc<{Self}>> and ServerBuilder::state(Arc::new(value))"
+)]
+pub trait StateType: Clone + Send + Sync + 'static {}
+
+#[diagnostic::do_not_recommend]
+impl<T: Clone + Send + Sync + 'static> StateType for T {}
+
 /// A value a handler takes from the call it serves, as a parameter before the
-/// arguments: [`CallContext`], [`State<T>`], or your own type.
+/// arguments: [`CallContext`], [`State<T>`], or your own type. Taking it may
+/// wait (look a tenant up, open a session): it is an `async fn`.
 ///
 /// ```
 /// use mcp_fusion::{CallContext, FromCallContext, ToolError};
@@ -57,7 +71,7 @@ pub type StateNeed = (TypeId, &'static str);
 /// struct Tenant(String);
 ///
 /// impl FromCallContext for Tenant {
-///     fn from_call_context(ctx: &CallContext) -> Result<Self, ToolError> {
+///     async fn from_call_context(ctx: &CallContext) -> Result<Self, ToolError> {
 ///         ctx.http()
 ///             .and_then(|h| h.headers.get("x-tenant"))
 ///             .and_then(|v| v.to_str().ok())
@@ -66,13 +80,19 @@ pub type StateNeed = (TypeId, &'static str);
 ///     }
 /// }
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be taken from the call: it is not an extractor",
+    label = "not an extractor",
+    note = "every parameter but the last is an extractor (CallContext, State<T>, or a type that implements FromCallContext); the arguments type goes last"
+)]
 pub trait FromCallContext: Sized + Send + 'static {
     /// Takes the value from the call.
     ///
     /// # Errors
     /// A [`ToolError`] that ends the call before the handler runs (it reaches
     /// the model like a handler's own error).
-    fn from_call_context(ctx: &CallContext) -> Result<Self, ToolError>;
+    fn from_call_context(ctx: &CallContext)
+    -> impl Future<Output = Result<Self, ToolError>> + Send;
 
     /// The state this extractor needs, checked when the server is built (a
     /// missing one is a build error, not a failed call). `None` by default.
@@ -82,7 +102,7 @@ pub trait FromCallContext: Sized + Send + 'static {
 }
 
 impl FromCallContext for CallContext {
-    fn from_call_context(ctx: &CallContext) -> Result<Self, ToolError> {
+    async fn from_call_context(ctx: &CallContext) -> Result<Self, ToolError> {
         Ok(ctx.clone())
     }
 }
@@ -95,8 +115,8 @@ impl FromCallContext for CallContext {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct State<T>(pub T);
 
-impl<T: Clone + Send + Sync + 'static> FromCallContext for State<T> {
-    fn from_call_context(ctx: &CallContext) -> Result<Self, ToolError> {
+impl<T: StateType> FromCallContext for State<T> {
+    async fn from_call_context(ctx: &CallContext) -> Result<Self, ToolError> {
         ctx.state::<T>().map(State).ok_or_else(|| {
             ToolError::internal(format!(
                 "no state of type {} was given to the server",
@@ -109,18 +129,3 @@ impl<T: Clone + Send + Sync + 'static> FromCallContext for State<T> {
         Some((TypeId::of::<T>(), type_name::<T>()))
     }
 }
-
-/// In a handler's `call`: each extractor read from `ctx`, or the call ends
-/// with its error (a boxed ready future). Shared by every handler shape:
-/// actions, prompts and resources.
-macro_rules! extract {
-    ($ctx:ident; $($extractor:ident),*) => {
-        $(
-            let $extractor = match $extractor::from_call_context(&$ctx) {
-                Ok(value) => value,
-                Err(e) => return Box::pin(std::future::ready(Err(e))),
-            };
-        )*
-    };
-}
-pub(crate) use extract;

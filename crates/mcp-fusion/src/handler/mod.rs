@@ -1,16 +1,23 @@
 //! The one handler system: what a handler takes ([`CallContext`], extractors,
 //! the arguments type last) and what it returns, for actions, prompts,
-//! resources, resource templates and completers alike.
+//! resources, resource templates and completers alike ([`Handler`]).
 
 mod client;
 mod context;
 mod extract;
+mod input;
 mod output;
+mod signature;
+mod tool_output;
 
 pub use client::LogLevel;
 pub(crate) use client::{ClientChannel, ClientFailure, SharedChannel};
-pub use context::{CallContext, Peer, Principal};
+pub use context::{CallContext, Capability, Peer, Principal};
 pub(crate) use context::{ContextInner, LOCAL_CALLER, session_header};
-pub(crate) use extract::extract;
-pub use extract::{FromCallContext, State, StateNeed, States};
-pub use output::{IntoToolOutput, Json, ToolOutput};
+pub use extract::{FromCallContext, State, StateNeed, StateType, States};
+pub use input::{Input, NoArgs, ViaArgs, ViaContext};
+pub(crate) use output::FromOutput;
+pub use output::{IntoOutput, Output, PromptMessages, ResourceData};
+pub(crate) use signature::{Erased, erase};
+pub use signature::{Handler, HandlerFn, HandlerFuture, IntoToolError, Shape, Signature};
+pub use tool_output::{IntoToolOutput, Json, ToolOutput};

@@ -1,173 +1,190 @@
-//! [`ToolOutput`]: what a successful call returns, and [`IntoToolOutput`].
+//! What a handler returns on success: [`IntoOutput<O>`] for each kind of
+//! capability — an action's [`ToolOutput`], a prompt's [`PromptMessages`], a
+//! resource's [`ResourceData`], a completer's values — and [`Output`], any
+//! of them, as middleware sees it.
 
-use rmcp::model::{CallToolResult, ContentBlock};
-use schemars::JsonSchema;
-use serde::Serialize;
+use rmcp::model::{PromptMessage, Role};
 use serde_json::Value;
 
+use super::tool_output::{IntoToolOutput, ToolOutput};
 use crate::error::ToolError;
 
-/// The successful outcome of a handler, before it becomes a `CallToolResult`.
-///
-/// - [`ToolOutput::text`]: one text block.
-/// - [`ToolOutput::json`]: the value as compact JSON text; when the action
-///   declares an output schema, also `structuredContent`.
-/// - [`ToolOutput::result`]: a full `CallToolResult`, sent as it is.
-///
-/// Warnings ([`ToolOutput::with_warning`]) ride after the normal content as
-/// `<tool_error severity="warning">` envelopes with `isError: false` (§3).
-#[derive(Debug, Clone)]
-pub struct ToolOutput {
-    pub(crate) body: Body,
-    pub(crate) warnings: Vec<ToolError>,
-}
+/// What a handler producing `O` may return on success: for an action (`O` =
+/// [`ToolOutput`]) anything [`IntoToolOutput`]; for a prompt a `String`, a
+/// `&'static str` or `PromptMessage`s; for a resource a `String`, a
+/// `&'static str` or bytes; for a completer a `Vec<String>`.
+#[diagnostic::on_unimplemented(
+    message = "a handler of this kind cannot return `{Self}`",
+    label = "not a success this handler can return",
+    note = "an action returns any Serialize value, a Json<T> or a ToolOutput; a prompt a String, &'static str, PromptMessage, Vec<PromptMessage> or PromptMessages; a resource a String, &'static str, Vec<u8>, &'static [u8] or ResourceData; a completer a Vec<String>"
+)]
+pub trait IntoOutput<O> {
+    /// The success as `O`.
+    ///
+    /// # Errors
+    /// An `INTERNAL_ERROR` when it cannot be converted (a value that does
+    /// not serialize).
+    fn into_output(self) -> Result<O, ToolError>;
 
-#[derive(Debug, Clone)]
-pub(crate) enum Body {
-    Text(String),
-    Json(Value),
-    Result(Box<CallToolResult>),
-}
-
-impl ToolOutput {
-    /// One text block holding `text` (an empty text is sent as `OK`).
-    pub fn text(text: impl Into<String>) -> Self {
-        ToolOutput {
-            body: Body::Text(text.into()),
-            warnings: Vec::new(),
-        }
-    }
-
-    /// `value` as JSON text (plus `structuredContent` when the action has an
-    /// output schema). A JSON string value is sent as plain text instead.
-    pub fn json(value: Value) -> Self {
-        match value {
-            Value::String(text) => ToolOutput::text(text),
-            value => ToolOutput {
-                body: Body::Json(value),
-                warnings: Vec::new(),
-            },
-        }
-    }
-
-    /// A full `CallToolResult`, sent unchanged (warnings are appended to it).
-    pub fn result(result: CallToolResult) -> Self {
-        ToolOutput {
-            body: Body::Result(Box::new(result)),
-            warnings: Vec::new(),
-        }
-    }
-
-    /// Attaches a warning: the call still succeeds (`isError: false`) and the
-    /// model reads the warning envelope after the content (§3). Use a warning
-    /// severity, e.g. [`ToolError::deprecated`] or `ToolError::new(..).warning()`.
-    pub fn with_warning(mut self, warning: ToolError) -> Self {
-        self.warnings.push(warning);
-        self
-    }
-
-    /// The warnings attached so far, in order.
-    pub fn warnings(&self) -> &[ToolError] {
-        &self.warnings
-    }
-
-    /// The value that goes to `structuredContent`: a JSON body, or the
-    /// structured content of a full result; `None` for text.
-    pub(crate) fn structured_value(&self) -> Option<&Value> {
-        match &self.body {
-            Body::Json(value) => Some(value),
-            Body::Result(result) => result.structured_content.as_ref(),
-            Body::Text(_) => None,
-        }
-    }
-
-    /// The output as a `CallToolResult` (`structured` says whether the action
-    /// declared an output schema), warnings appended through
-    /// [`crate::envelope::attach_warning`].
-    pub(crate) fn into_call_tool_result(self, structured: bool) -> CallToolResult {
-        let mut result = match self.body {
-            Body::Text(text) if text.is_empty() => {
-                CallToolResult::success(vec![ContentBlock::text("OK")])
-            }
-            Body::Text(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
-            Body::Json(value) => {
-                let mut result =
-                    CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
-                if structured {
-                    result.structured_content = Some(value);
-                }
-                result
-            }
-            Body::Result(result) => *result,
-        };
-        for warning in &self.warnings {
-            result = crate::envelope::attach_warning(result, warning);
-        }
-        result
-    }
-}
-
-/// What a handler may return on success: any [`Serialize`] value (a `String`
-/// or `&str` is sent as plain text, `()` as `OK`, anything else as JSON), a
-/// [`Json<T>`] (typed, with an `outputSchema`), or a [`ToolOutput`].
-pub trait IntoToolOutput {
-    /// Converts into a [`ToolOutput`]. A value that cannot be serialized is an
-    /// unmarked error (it becomes `INTERNAL_ERROR`).
-    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error>;
-
-    /// The action's `outputSchema` when the handler returns this type: `None`
-    /// (no schema, no `structuredContent`) except for [`Json<T>`].
+    /// The output schema it gives (an action's `outputSchema`), else `None`.
     fn output_schema() -> Option<Value> {
         None
     }
 }
 
-impl IntoToolOutput for ToolOutput {
-    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
+impl<T: IntoToolOutput> IntoOutput<ToolOutput> for T {
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
+        self.into_tool_output().map_err(ToolError::internal)
+    }
+
+    fn output_schema() -> Option<Value> {
+        T::output_schema()
+    }
+}
+
+impl IntoOutput<Vec<String>> for Vec<String> {
+    fn into_output(self) -> Result<Vec<String>, ToolError> {
         Ok(self)
     }
 }
 
-impl<T: Serialize> IntoToolOutput for T {
-    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
-        Ok(match serde_json::to_value(self)? {
-            Value::Null => ToolOutput::text("OK"),
-            value => ToolOutput::json(value),
-        })
+/// The messages a prompt handler returns: a `Vec<PromptMessage>`, or a
+/// string for one user text message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptMessages(pub Vec<PromptMessage>);
+
+impl From<Vec<PromptMessage>> for PromptMessages {
+    fn from(messages: Vec<PromptMessage>) -> Self {
+        PromptMessages(messages)
     }
 }
 
-/// A typed result: `T`'s JSON Schema (serialization side, draft 2020-12) is
-/// the action's `outputSchema`, and a success is sent as `structuredContent`
-/// plus the same JSON as text (MCP `tools/call`: "a tool that returns
-/// structured content SHOULD also return the serialized JSON in a text
-/// block"). Before it leaves the server, the value is checked against the
-/// schema; a value that does not match becomes a masked `INTERNAL_ERROR`
-/// (the mismatch goes to the log), never a result that contradicts its own
-/// schema.
-///
-/// ```
-/// use mcp_fusion::{Json, ToolError};
-///
-/// #[derive(serde::Serialize, schemars::JsonSchema)]
-/// struct Invoice { id: String, amount_cents: u64 }
-///
-/// async fn get_invoice(args: mcp_fusion::NoArgs) -> Result<Json<Invoice>, ToolError> {
-///     Ok(Json(Invoice { id: "inv_1".into(), amount_cents: 1200 }))
-/// }
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Json<T>(pub T);
-
-impl<T: Serialize + JsonSchema> IntoToolOutput for Json<T> {
-    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
-        Ok(ToolOutput {
-            body: Body::Json(serde_json::to_value(self.0)?),
-            warnings: Vec::new(),
-        })
-    }
-
-    fn output_schema() -> Option<Value> {
-        Some(crate::schema::output_schema_for::<T>())
+impl From<PromptMessage> for PromptMessages {
+    fn from(message: PromptMessage) -> Self {
+        PromptMessages(vec![message])
     }
 }
+
+impl From<String> for PromptMessages {
+    fn from(text: String) -> Self {
+        PromptMessages(vec![PromptMessage::new_text(Role::User, text)])
+    }
+}
+
+impl From<&'static str> for PromptMessages {
+    fn from(text: &'static str) -> Self {
+        PromptMessages::from(text.to_owned())
+    }
+}
+
+impl<T: Into<PromptMessages>> IntoOutput<PromptMessages> for T {
+    fn into_output(self) -> Result<PromptMessages, ToolError> {
+        Ok(self.into())
+    }
+}
+
+/// What a resource handler returns: text (`text`) or bytes (`blob`, sent
+/// base64-encoded).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResourceData {
+    /// Text contents (UTF-8).
+    Text(String),
+    /// Binary contents.
+    Blob(Vec<u8>),
+}
+
+impl From<String> for ResourceData {
+    fn from(text: String) -> Self {
+        ResourceData::Text(text)
+    }
+}
+
+impl From<&'static str> for ResourceData {
+    fn from(text: &'static str) -> Self {
+        ResourceData::Text(text.to_owned())
+    }
+}
+
+impl From<Vec<u8>> for ResourceData {
+    fn from(bytes: Vec<u8>) -> Self {
+        ResourceData::Blob(bytes)
+    }
+}
+
+impl From<&'static [u8]> for ResourceData {
+    fn from(bytes: &'static [u8]) -> Self {
+        ResourceData::Blob(bytes.to_vec())
+    }
+}
+
+impl<T: Into<ResourceData>> IntoOutput<ResourceData> for T {
+    fn into_output(self) -> Result<ResourceData, ToolError> {
+        Ok(self.into())
+    }
+}
+
+/// The success of any capability's handler, as middleware sees it: what
+/// `Next::run` returns. Convert a typed success into it with `.into()`
+/// (`Ok(ToolOutput::text("cached").into())`).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Output {
+    /// An action's success (`tools/call`).
+    Tool(ToolOutput),
+    /// A prompt's messages (`prompts/get`).
+    Prompt(PromptMessages),
+    /// A resource's contents (`resources/read`).
+    Resource(ResourceData),
+    /// A completer's values (`completion/complete`), before they are cut to
+    /// 100.
+    Completion(Vec<String>),
+}
+
+impl From<ToolOutput> for Output {
+    fn from(output: ToolOutput) -> Self {
+        Output::Tool(output)
+    }
+}
+
+impl From<PromptMessages> for Output {
+    fn from(messages: PromptMessages) -> Self {
+        Output::Prompt(messages)
+    }
+}
+
+impl From<ResourceData> for Output {
+    fn from(data: ResourceData) -> Self {
+        Output::Resource(data)
+    }
+}
+
+impl From<Vec<String>> for Output {
+    fn from(values: Vec<String>) -> Self {
+        Output::Completion(values)
+    }
+}
+
+/// The typed success a capability's handler produced, back from [`Output`].
+pub(crate) trait FromOutput: Sized {
+    /// `output` as `Self`; `None` when a middleware returned the success of
+    /// another kind of capability.
+    fn from_output(output: Output) -> Option<Self>;
+}
+
+macro_rules! from_output {
+    ($ty:ty, $variant:ident) => {
+        impl FromOutput for $ty {
+            fn from_output(output: Output) -> Option<Self> {
+                match output {
+                    Output::$variant(value) => Some(value),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+from_output!(ToolOutput, Tool);
+from_output!(PromptMessages, Prompt);
+from_output!(ResourceData, Resource);
+from_output!(Vec<String>, Completion);

@@ -1,7 +1,9 @@
 //! Middleware: tower layers over the call path, and an axum-style [`from_fn`].
 //!
 //! Every stage after validation is a tower [`Service`] from [`Call`] to
-//! [`ToolOutput`] with [`ToolError`] as its error. A middleware sees validated
+//! [`Output`] with [`ToolError`] as its error, for every capability (an
+//! action, a prompt, a resource, a completer: [`CallContext::capability`]
+//! says which). A middleware sees validated
 //! arguments and may end the call early with `Err`: its error type is anything
 //! `Into<ToolError>`, as a handler's is, and follows the same rule (a
 //! `ToolError` reaches the wire intact, [`ToolError::internal`] and any other
@@ -16,12 +18,14 @@ use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service, ServiceExt};
 
 use super::Call;
-use super::internal::resolve;
+use super::internal::{catch_panic, resolve};
 use crate::error::ToolError;
-use crate::handler::ToolOutput;
+#[cfg(doc)]
+use crate::handler::CallContext;
+use crate::handler::{Erased, Output};
 
-/// The call path from a middleware inward, boxed: `Call -> Result<ToolOutput, ToolError>`.
-pub type CallService = BoxCloneSyncService<Call, ToolOutput, ToolError>;
+/// The call path from a middleware inward, boxed: `Call -> Result<Output, ToolError>`.
+pub type CallService = BoxCloneSyncService<Call, Output, ToolError>;
 
 /// A layer as the server builder stores it: wraps a [`CallService`].
 pub(crate) type BoxLayer = Arc<dyn Fn(CallService) -> CallService + Send + Sync>;
@@ -30,11 +34,28 @@ pub(crate) type BoxLayer = Arc<dyn Fn(CallService) -> CallService + Send + Sync>
 pub(crate) fn box_layer<L>(layer: L) -> BoxLayer
 where
     L: Layer<CallService> + Send + Sync + 'static,
-    L::Service:
-        Service<Call, Response = ToolOutput, Error = ToolError> + Clone + Send + Sync + 'static,
+    L::Service: Service<Call, Response = Output, Error = ToolError> + Clone + Send + Sync + 'static,
     <L::Service as Service<Call>>::Future: Send + 'static,
 {
     Arc::new(move |inner| BoxCloneSyncService::new(layer.layer(inner)))
+}
+
+/// The innermost service: runs `handler`, a panic in it becoming
+/// `INTERNAL_ERROR` there (so that the middleware around it sees an error,
+/// never an unwinding), its success as an [`Output`].
+pub(crate) fn handler_service<O>(handler: Erased<O>) -> CallService
+where
+    O: Into<Output> + Send + 'static,
+{
+    BoxCloneSyncService::new(tower::service_fn(move |call: Call| {
+        let handler = handler.clone();
+        async move {
+            let ctx = call.ctx.clone();
+            catch_panic(&ctx, handler(call.ctx, call.args))
+                .await
+                .map(Into::into)
+        }
+    }))
 }
 
 /// The rest of the call path, handed to a [`from_fn`] middleware.
@@ -45,7 +66,7 @@ pub struct Next {
 
 impl Next {
     /// Runs the rest of the path (inner middleware, then the handler) on `call`.
-    pub async fn run(self, call: Call) -> Result<ToolOutput, ToolError> {
+    pub async fn run(self, call: Call) -> Result<Output, ToolError> {
         self.inner.oneshot(call).await
     }
 }
@@ -71,8 +92,10 @@ impl std::fmt::Debug for Next {
 /// # let _ = audit;
 /// ```
 ///
-/// `f` returns `Result<ToolOutput, E>` for any error type `E` that converts into
-/// a boxed error; a `ToolError` is kept, anything else becomes `INTERNAL_ERROR`.
+/// `f` returns `Result<R, E>`: `R` is the [`Output`] `next.run` gave, or any
+/// success that converts into one (`ToolOutput::text("cached")` for a tool);
+/// `E` any error type that converts into a [`ToolError`] (a `ToolError` is
+/// kept, a [`ToolError::internal`] becomes the masked `INTERNAL_ERROR`).
 pub fn from_fn<F>(f: F) -> FromFnLayer<F> {
     FromFnLayer { f }
 }
@@ -86,7 +109,7 @@ pub struct FromFnLayer<F> {
 impl<F, S> Layer<S> for FromFnLayer<F>
 where
     F: Clone,
-    S: Service<Call, Response = ToolOutput, Error = ToolError> + Clone + Send + Sync + 'static,
+    S: Service<Call, Response = Output, Error = ToolError> + Clone + Send + Sync + 'static,
     S::Future: Send + 'static,
 {
     type Service = FromFn<F>;
@@ -106,15 +129,16 @@ pub struct FromFn<F> {
     inner: CallService,
 }
 
-impl<F, Fut, E> Service<Call> for FromFn<F>
+impl<F, Fut, R, E> Service<Call> for FromFn<F>
 where
     F: Fn(Call, Next) -> Fut + Clone + Send + Sync + 'static,
-    Fut: Future<Output = Result<ToolOutput, E>> + Send + 'static,
+    Fut: Future<Output = Result<R, E>> + Send + 'static,
+    R: Into<Output>,
     E: Into<ToolError>,
 {
-    type Response = ToolOutput;
+    type Response = Output;
     type Error = ToolError;
-    type Future = BoxFuture<'static, Result<ToolOutput, ToolError>>;
+    type Future = BoxFuture<'static, Result<Output, ToolError>>;
 
     fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), ToolError>> {
         Poll::Ready(Ok(()))
@@ -126,6 +150,11 @@ where
             inner: self.inner.clone(),
         };
         let future = (self.f)(call, next);
-        Box::pin(async move { future.await.map_err(|e| resolve(&ctx, e.into())) })
+        Box::pin(async move {
+            future
+                .await
+                .map(Into::into)
+                .map_err(|e| resolve(&ctx, e.into()))
+        })
     }
 }

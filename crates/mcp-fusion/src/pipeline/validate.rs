@@ -10,26 +10,27 @@ use tower::{Service, ServiceExt};
 
 use super::{Call, CallService, resolve};
 use crate::error::{ToolError, ValidationFailure};
-use crate::handler::ToolOutput;
+use crate::handler::Output;
 use crate::validation::SchemaValidator;
 
 /// How a call that passed the guards ended: with the handler's output, or
 /// rejected by validation before any middleware ran.
 #[derive(Debug)]
 pub(crate) enum Outcome {
-    Output(ToolOutput),
+    Output(Output),
     Invalid(ValidationFailure),
 }
 
 /// An action's whole stack: guards, then validation, then middleware and handler.
 pub(crate) type ActionService = BoxCloneSyncService<Call, Outcome, ToolError>;
 
-/// Validates `call.args` in place, then runs the inner stack; with an output
-/// validator, checks a success against the action's `outputSchema` before it
-/// goes on (a mismatch is the server's fault: a masked `INTERNAL_ERROR`).
+/// Validates `call.args` in place (when there is an input schema), then runs
+/// the inner stack; with an output validator, checks an action's success
+/// against its `outputSchema` before it goes on (a mismatch is the server's
+/// fault: a masked `INTERNAL_ERROR`).
 #[derive(Clone)]
 pub(crate) struct Validate {
-    pub validator: SchemaValidator,
+    pub validator: Option<SchemaValidator>,
     pub output: Option<SchemaValidator>,
     pub inner: CallService,
 }
@@ -44,7 +45,9 @@ impl Service<Call> for Validate {
     }
 
     fn call(&mut self, mut call: Call) -> Self::Future {
-        if let Err(fields) = self.validator.validate(&mut call.args) {
+        if let Some(validator) = &self.validator
+            && let Err(fields) = validator.validate(&mut call.args)
+        {
             tracing::debug!(action = %call.ctx.name(), problems = fields.len(), "invalid arguments");
             let failure = ValidationFailure::new(call.ctx.name(), fields);
             return Box::pin(std::future::ready(Ok(Outcome::Invalid(failure))));
@@ -56,7 +59,11 @@ impl Service<Call> for Validate {
         let ctx = call.ctx.clone();
         Box::pin(async move {
             let produced = inner.oneshot(call).await?;
-            let checked = match produced.structured_value() {
+            let structured = match &produced {
+                Output::Tool(tool) => tool.structured_value(),
+                _ => None,
+            };
+            let checked = match structured {
                 Some(value) => output.check(value),
                 None => Err(String::from(
                     "the success has no structured content, but the action declares an outputSchema",

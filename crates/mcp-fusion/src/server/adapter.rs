@@ -16,7 +16,7 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use serde_json::Value;
 
 use super::Connection;
-use super::dispatch::CallRequest;
+use super::dispatch::{CallRequest, Origin};
 use crate::capability::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY, ToolListing};
 
 /// The rmcp `Tool` for a listing.
@@ -57,11 +57,9 @@ pub(crate) fn to_rmcp_tool(listing: &ToolListing) -> Tool {
 
 impl Connection {
     /// Where a request came from: its request head (Streamable HTTP only),
-    /// its peer, and its caller key ([`crate::CallContext::caller`]).
-    pub(super) fn origin(
-        &self,
-        context: &RequestContext<RoleServer>,
-    ) -> (Option<::http::request::Parts>, crate::handler::Peer, String) {
+    /// its peer, its caller key ([`crate::CallContext::caller`]), and the
+    /// connection back to the client; records the caller in the session.
+    pub(super) fn origin(&self, context: &RequestContext<RoleServer>) -> Origin {
         // Over Streamable HTTP rmcp puts the request head in the request's
         // extensions, and the transport put the caller's address in the
         // head's own; any other transport leaves none.
@@ -75,7 +73,15 @@ impl Connection {
             None => crate::handler::Peer::Stdio,
         };
         let caller = super::caller::caller_key(Some(&self.session), http.as_ref(), peer);
-        (http, peer, caller)
+        self.session.set_caller(&caller);
+        Origin {
+            request_id: context.id.to_string(),
+            cancellation: context.ct.clone(),
+            http,
+            peer,
+            client: Some(self.link(context)),
+            caller,
+        }
     }
 }
 
@@ -101,8 +107,7 @@ impl ServerHandler for Connection {
             ));
         };
         self.session.bind(&context.peer);
-        let (_, _, caller) = self.origin(&context);
-        self.session.set_caller(&caller);
+        let caller = self.origin(&context).caller;
         let mut tools = self.server.inner.tools.clone();
         tools.extend(mount.hook.tools(&caller).await);
         Ok(ListToolsResult::with_all_items(tools))
@@ -268,18 +273,10 @@ impl ServerHandler for Connection {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
-        let (http, peer, caller) = self.origin(&context);
-        self.session.set_caller(&caller);
         let call = CallRequest {
             name: request.name.into_owned(),
             arguments: request.arguments,
-            request_id: context.id.to_string(),
-            cancellation: context.ct.clone(),
-            http,
-            peer,
-            states: Arc::clone(&self.server.inner.states),
-            client: Some(self.link(&context)),
-            caller,
+            origin: self.origin(&context),
             called: None,
         };
         // Boxed: rmcp spawns every request's future as a task, copying it

@@ -11,7 +11,7 @@ use super::in_flight::InFlight;
 use super::mounted::{Mount, MountedTools, ToolsChanged};
 
 use crate::capability::{
-    Action, BuildContext, BuildError, Catalog, Definition, Group, Prompt, Registry, Resource,
+    Action, Assembly, BuildError, Catalog, Definition, Group, Prompt, Registry, Resource,
     ResourceTemplate,
 };
 use crate::contract::{Lockfile, SelfHealing, SelfHealingOptions, ServerContract};
@@ -19,7 +19,7 @@ use crate::error::ToolError;
 #[cfg(feature = "redis")]
 use crate::guard::RedisStore;
 use crate::guard::{GuardSettings, TokenVerifier};
-use crate::handler::{CallContext, States, ToolOutput};
+use crate::handler::{CallContext, Output, States};
 use crate::pipeline::{BoxLayer, Call, CallService, box_layer};
 use crate::schema::SchemaProfile;
 
@@ -143,13 +143,17 @@ impl ServerBuilder {
         self
     }
 
-    /// Adds a tower layer around every action (outside group and action
-    /// layers). Layers added first run first. See [`crate::pipeline::from_fn`].
+    /// Adds a tower layer around every capability's handler — each action,
+    /// prompt, resource, resource template and completer — outside group
+    /// and capability layers, after validation: it sees the validated
+    /// [`Call`] ([`CallContext::capability`] says what is called) and returns
+    /// an [`Output`]. Layers added first run first. See
+    /// [`crate::pipeline::from_fn`].
     pub fn layer<L>(mut self, layer: L) -> Self
     where
         L: Layer<CallService> + Send + Sync + 'static,
         L::Service:
-            Service<Call, Response = ToolOutput, Error = ToolError> + Clone + Send + Sync + 'static,
+            Service<Call, Response = Output, Error = ToolError> + Clone + Send + Sync + 'static,
         <L::Service as Service<Call>>::Future: Send + 'static,
     {
         self.layers.push(box_layer(layer));
@@ -275,23 +279,24 @@ impl ServerBuilder {
         {
             return Err(BuildError::NoTools);
         }
+        let assembly = Arc::new(Assembly {
+            server_layers: self.layers,
+            guards: self.guards,
+            states: Arc::new(self.states),
+            schema_profile: self.schema_profile,
+        });
         let mut catalog = Catalog::default();
         for prompt in self.prompts {
-            catalog.add_prompt(prompt, &self.states)?;
+            catalog.add_prompt(prompt, &assembly)?;
         }
         for resource in self.resources {
-            catalog.add_resource(resource, &self.states)?;
+            catalog.add_resource(resource, &assembly)?;
         }
         for template in self.templates {
-            catalog.add_template(template, &self.states)?;
+            catalog.add_template(template, &assembly)?;
         }
-        let build = BuildContext {
-            server_layers: &self.layers,
-            guards: &self.guards,
-            states: &self.states,
-            schema_profile: self.schema_profile,
-        };
-        let registry = Registry::build(self.definitions, &build)?;
+        let build = &*assembly;
+        let registry = Registry::build(self.definitions, build)?;
         let mount = match self.mount {
             Some((hook, forward)) => {
                 let name = forward.name.clone();
@@ -300,7 +305,7 @@ impl ServerBuilder {
                 }
                 Some(Mount {
                     hook,
-                    registry: Registry::build(vec![Definition::Plain(forward)], &build)?,
+                    registry: Registry::build(vec![Definition::Plain(forward)], build)?,
                     forward: name,
                 })
             }
@@ -333,7 +338,7 @@ impl ServerBuilder {
             },
             in_flight: InFlight::default(),
             self_healing,
-            states: Arc::new(self.states),
+            assembly,
             catalog: RwLock::new(Arc::new(catalog)),
             connections: Arc::default(),
             mount,

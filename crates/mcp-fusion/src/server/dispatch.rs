@@ -1,5 +1,8 @@
-//! The one path a call takes after the transport: route → validate →
-//! middleware → handler → response (DESIGN "The one path a call takes").
+//! The one path every capability request takes after the transport: route
+//! → guards → validate → middleware → handler → response (DESIGN "The one
+//! path a request takes"). [`guarded`] runs a capability's [`Callable`];
+//! [`run`] is `tools/call` around it (routing, deprecation warnings, the
+//! envelope of the result); `super::surface` the other capabilities'.
 
 use std::sync::Arc;
 
@@ -11,30 +14,100 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 use tracing::Instrument;
 
-use crate::capability::{Registry, RouteError};
+use crate::capability::{Callable, Registry, RouteError};
 use crate::contract::SelfHealing;
 use crate::envelope::{to_call_tool_result, validation_result};
 use crate::error::{ErrorCode, ToolError};
-use crate::handler::{CallContext, ContextInner, Peer, SharedChannel, States};
+use crate::handler::{
+    CallContext, Capability, ContextInner, FromOutput, Output, Peer, SharedChannel, States,
+    ToolOutput,
+};
 use crate::metrics_names::{self as names, ActionLabels};
 use crate::pipeline::{Call, Outcome, catch_panic};
+
+/// Where a request came from, as the transport hands it over: everything of
+/// its [`CallContext`] but what it calls.
+pub(crate) struct Origin {
+    pub request_id: String,
+    pub cancellation: CancellationToken,
+    pub http: Option<Parts>,
+    pub peer: Peer,
+    /// The connection, for progress, logs, sampling and elicitation.
+    pub client: Option<SharedChannel>,
+    /// Who is calling ([`CallContext::caller`]).
+    pub caller: String,
+}
 
 /// One `tools/call` as the transport hands it over.
 pub(crate) struct CallRequest {
     pub name: String,
     pub arguments: Option<Map<String, Value>>,
-    pub request_id: String,
-    pub cancellation: CancellationToken,
-    pub http: Option<Parts>,
-    pub peer: Peer,
-    pub states: Arc<States>,
-    /// The connection, for progress, logs, sampling and elicitation.
-    pub client: Option<SharedChannel>,
-    /// Who is calling ([`CallContext::caller`]).
-    pub caller: String,
+    pub origin: Origin,
     /// The name the caller called, when `name` is the action answering it
     /// in its place (a mounted tool): [`CallContext::called`].
     pub called: Option<String>,
+}
+
+/// What a request calls, for its [`CallContext`].
+pub(crate) struct Target {
+    pub capability: Capability,
+    /// The tool, prompt, URI or completed capability's name.
+    pub tool: String,
+    /// The action key inside a group.
+    pub action: Option<String>,
+    /// The name errors and logs use (`billing.get_invoice`).
+    pub name: String,
+    /// The name the caller called, when another action answers it.
+    pub called: Option<String>,
+}
+
+/// The context of a call of `target` from `origin`.
+pub(crate) fn context(
+    target: Target,
+    origin: Origin,
+    expose_internal_errors: bool,
+    states: Arc<States>,
+) -> CallContext {
+    CallContext {
+        inner: Arc::new(ContextInner {
+            capability: target.capability,
+            tool: target.tool,
+            action: target.action,
+            name: target.name,
+            request_id: origin.request_id,
+            expose_internal_errors,
+            http: origin.http,
+            peer: origin.peer,
+            caller: origin.caller,
+            called: target.called,
+            principal: std::sync::OnceLock::new(),
+            states,
+            client: origin.client,
+        }),
+        cancellation: origin.cancellation,
+    }
+}
+
+/// Runs `callable` (guards, validation, middleware, handler) for the call
+/// in `ctx` with `args`: a panic becomes `INTERNAL_ERROR`, the client's
+/// cancellation ends it with `CANCELLED`.
+pub(crate) async fn guarded(
+    callable: &Callable,
+    ctx: &CallContext,
+    args: Value,
+) -> Result<Outcome, ToolError> {
+    let call = Call {
+        ctx: ctx.clone(),
+        args,
+    };
+    let work = catch_panic(ctx, callable.service.clone().oneshot(call));
+    tokio::select! {
+        biased;
+        () = ctx.cancellation().cancelled() => Err(
+            ToolError::new(ErrorCode::Custom("CANCELLED".into()), format!("The call of {} was cancelled by the client.", ctx.name()))
+        ),
+        outcome = work => outcome,
+    }
 }
 
 /// A call naming no tool: becomes JSON-RPC error -32602 (MCP).
@@ -49,6 +122,7 @@ pub(crate) struct UnknownTool {
 pub(crate) async fn run(
     registry: &Registry,
     expose_internal_errors: bool,
+    states: Arc<States>,
     self_healing: Option<&SelfHealing>,
     request: CallRequest,
 ) -> Result<CallToolResult, UnknownTool> {
@@ -65,7 +139,7 @@ pub(crate) async fn run(
                 && let Some(first) = tool.actions.first()
             {
                 record_call(
-                    &first.labels.tool_only(),
+                    &first.callable.labels.tool_only(),
                     names::ERROR,
                     code_label(&err.code),
                     None,
@@ -82,27 +156,18 @@ pub(crate) async fn run(
         .map(|(field, replacement)| deprecated_field_warning(&action.dotted, field, replacement))
         .collect();
     let args = Value::Object(routed.args);
-    let ctx = CallContext {
-        inner: Arc::new(ContextInner {
+    let ctx = context(
+        Target {
+            capability: Capability::Tool,
             tool: routed.tool.name.clone(),
             action: action.key.clone(),
             name: action.dotted.clone(),
-            request_id: request.request_id,
-            expose_internal_errors,
-            http: request.http,
-            peer: request.peer,
-            caller: request.caller,
             called: request.called,
-            principal: std::sync::OnceLock::new(),
-            states: request.states,
-            client: request.client,
-        }),
-        cancellation: request.cancellation.clone(),
-    };
-    let call = Call {
-        ctx: ctx.clone(),
-        args,
-    };
+        },
+        request.origin,
+        expose_internal_errors,
+        states,
+    );
     // One span per call (level debug: failures are normal traffic and must
     // cost nothing unless asked for, DESIGN "Speed").
     let span = tracing::debug_span!(
@@ -115,35 +180,44 @@ pub(crate) async fn run(
         duration_ms = tracing::field::Empty,
     );
     let started = std::time::Instant::now();
-    let work = catch_panic(&ctx, action.service.clone().oneshot(call)).instrument(span.clone());
-    let outcome = tokio::select! {
-        biased;
-        () = request.cancellation.cancelled() => Err(
-            ToolError::new(ErrorCode::Custom("CANCELLED".into()), format!("The call of {} was cancelled by the client.", ctx.name()))
-        ),
-        outcome = work => outcome,
-    };
+    let outcome = guarded(&action.callable, &ctx, args)
+        .instrument(span.clone())
+        .await;
     let took = started.elapsed();
+    // A middleware that answered with another capability's success.
+    let outcome = match outcome {
+        Ok(Outcome::Output(output)) => match ToolOutput::from_output(output) {
+            Some(output) => Ok(Outcome::Output(Output::Tool(output))),
+            None => Err(crate::pipeline::resolve(
+                &ctx,
+                ToolError::internal(
+                    "a middleware answered a tool call with another capability's success",
+                ),
+            )),
+        },
+        other => other,
+    };
     // The warnings of a success, attached before the outcome is told.
     let outcome = match outcome {
-        Ok(Outcome::Output(mut output)) => {
+        Ok(Outcome::Output(Output::Tool(mut output))) => {
             if let Some(replacement) = &action.deprecated {
                 output = output.with_warning(deprecation_warning(&action.dotted, replacement));
             }
             for warning in field_warnings {
                 output = output.with_warning(warning);
             }
-            Ok(Outcome::Output(output))
+            Ok(Outcome::Output(Output::Tool(output)))
         }
         other => other,
     };
     // The one place a routed call's final outcome is told: the span's
     // fields and the metrics, with the same words.
     let (result, code) = match &outcome {
-        Ok(Outcome::Output(output)) => match output.warnings().first() {
+        Ok(Outcome::Output(Output::Tool(output))) => match output.warnings().first() {
             Some(warning) => (names::WARNING, code_label(&warning.code)),
             None => (names::OK, SharedString::const_str("")),
         },
+        Ok(Outcome::Output(_)) => (names::OK, SharedString::const_str("")),
         Ok(Outcome::Invalid(_)) => (names::ERROR, code_label(&ErrorCode::ValidationError)),
         Err(err) => (names::ERROR, code_label(&err.code)),
     };
@@ -157,7 +231,7 @@ pub(crate) async fn run(
         span.record("duration_ms", took.as_secs_f64() * 1000.0);
         tracing::debug!(parent: &span, "tool call finished");
     }
-    record_call(&action.labels, result, code, Some(took));
+    record_call(&action.callable.labels, result, code, Some(took));
     match outcome {
         Ok(Outcome::Invalid(mut failure)) => {
             // Self-healing hand-off: the changes of exactly this action.
@@ -169,7 +243,10 @@ pub(crate) async fn run(
             }
             Ok(validation_result(&failure))
         }
-        Ok(Outcome::Output(output)) => Ok(output.into_call_tool_result(action.structured)),
+        Ok(Outcome::Output(Output::Tool(output))) => {
+            Ok(output.into_call_tool_result(action.structured))
+        }
+        Ok(Outcome::Output(_)) => unreachable!("a tool call's success was checked to be a tool's"),
         Err(err) => Ok(to_call_tool_result(&err)),
     }
 }

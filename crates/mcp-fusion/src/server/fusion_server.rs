@@ -10,15 +10,16 @@ use tokio_util::sync::CancellationToken;
 use super::ServerBuilder;
 use super::caller;
 use super::connection::Connection;
-use super::dispatch::{CallRequest, UnknownTool, run};
+use super::dispatch::{CallRequest, Origin, UnknownTool, run};
 use super::in_flight::InFlight;
 use super::mounted;
 use super::session::{Connections, Session};
 use crate::capability::{
-    BuildError, Catalog, Prompt, Registry, Resource, ResourceTemplate, RouteError, ToolListing,
+    Assembly, BuildError, Catalog, Prompt, Registry, Resource, ResourceTemplate, RouteError,
+    ToolListing,
 };
 use crate::contract::{SelfHealing, ServerContract};
-use crate::handler::{Peer, States};
+use crate::handler::Peer;
 
 pub(crate) struct ServerIdentity {
     pub name: String,
@@ -41,7 +42,9 @@ pub(crate) struct ServerInner {
     pub(crate) in_flight: InFlight,
     /// The contract deltas since the lockfile, with self-healing on.
     pub(crate) self_healing: Option<SelfHealing>,
-    pub(crate) states: Arc<States>,
+    /// What every capability is assembled with (server layers, guard
+    /// settings, states), kept for those added while the server runs.
+    pub(crate) assembly: Arc<Assembly>,
     /// Prompts, resources and templates; replaced whole on a change.
     pub(crate) catalog: RwLock<Arc<Catalog>>,
     /// Every client connection: whom to tell of list changes and resource
@@ -180,16 +183,18 @@ impl FusionServer {
                 Some(wrapped)
             }
         };
+        let caller = caller::caller_key(None, http.as_ref(), peer);
         self.dispatch(CallRequest {
             name: name.to_owned(),
             arguments,
-            request_id: String::from("local"),
-            cancellation: CancellationToken::new(),
-            http,
-            peer,
-            states: Arc::clone(&self.inner.states),
-            client: None,
-            caller: caller::caller_key(None, None, peer),
+            origin: Origin {
+                request_id: String::from("local"),
+                cancellation: CancellationToken::new(),
+                http,
+                peer,
+                client: None,
+                caller,
+            },
             called: None,
         })
         .await
@@ -207,7 +212,7 @@ impl FusionServer {
         let settings = self.inner.settings;
         let stopped = self.inner.in_flight.stopped();
         let name = request.name.clone();
-        let caller = request.caller.clone();
+        let caller = request.origin.caller.clone();
         // A name no tool of the server's own has (nor, before its first dot,
         // names one: `billing.get_invoice` is the router's to answer),
         // claimed by the mount: the mount's forwarding action answers it.
@@ -230,6 +235,7 @@ impl FusionServer {
             outcome = run(
             registry,
             settings.expose_internal_errors,
+            Arc::clone(&self.inner.assembly.states),
             self.inner.self_healing.as_ref(),
             request,
         ) => outcome,
@@ -280,7 +286,7 @@ impl FusionServer {
             Some(key) => tool.action(key)?,
             None => tool.actions.first()?,
         };
-        action.concurrency.as_ref().map(|g| g.snapshot())
+        action.callable.concurrency.as_ref().map(|g| g.snapshot())
     }
 
     /// The contract deltas since the lockfile given to
@@ -369,9 +375,9 @@ impl FusionServer {
     /// (a repeated name, a missing state, an unusable arguments type); the
     /// server is unchanged then.
     pub async fn add_prompt(&self, prompt: Prompt) -> Result<(), BuildError> {
-        let states = Arc::clone(&self.inner.states);
+        let assembly = Arc::clone(&self.inner.assembly);
         self.change_catalog(Listed::Prompts, |catalog| {
-            let added = catalog.add_prompt(prompt, &states);
+            let added = catalog.add_prompt(prompt, &assembly);
             let changed = added.is_ok();
             (added, changed)
         })
@@ -383,7 +389,7 @@ impl FusionServer {
     pub async fn remove_prompt(&self, name: &str) -> bool {
         self.change_catalog(Listed::Prompts, |catalog| {
             let before = catalog.prompts.len();
-            catalog.prompts.retain(|p| p.name != name);
+            catalog.prompts.retain(|p| p.prompt.name != name);
             let removed = catalog.prompts.len() != before;
             (removed, removed)
         })
@@ -396,9 +402,9 @@ impl FusionServer {
     /// # Errors
     /// The [`BuildError`] [`ServerBuilder::resource`] would give at build.
     pub async fn add_resource(&self, resource: Resource) -> Result<(), BuildError> {
-        let states = Arc::clone(&self.inner.states);
+        let assembly = Arc::clone(&self.inner.assembly);
         self.change_catalog(Listed::Resources, |catalog| {
-            let added = catalog.add_resource(resource, &states);
+            let added = catalog.add_resource(resource, &assembly);
             let changed = added.is_ok();
             (added, changed)
         })
@@ -410,7 +416,7 @@ impl FusionServer {
     pub async fn remove_resource(&self, uri: &str) -> bool {
         self.change_catalog(Listed::Resources, |catalog| {
             let before = catalog.resources.len();
-            catalog.resources.retain(|r| r.uri != uri);
+            catalog.resources.retain(|r| r.resource.uri != uri);
             let removed = catalog.resources.len() != before;
             (removed, removed)
         })
@@ -426,9 +432,9 @@ impl FusionServer {
         &self,
         template: ResourceTemplate,
     ) -> Result<(), BuildError> {
-        let states = Arc::clone(&self.inner.states);
+        let assembly = Arc::clone(&self.inner.assembly);
         self.change_catalog(Listed::Resources, |catalog| {
-            let added = catalog.add_template(template, &states);
+            let added = catalog.add_template(template, &assembly);
             let changed = added.is_ok();
             (added, changed)
         })
@@ -441,7 +447,9 @@ impl FusionServer {
     pub async fn remove_resource_template(&self, uri_template: &str) -> bool {
         self.change_catalog(Listed::Resources, |catalog| {
             let before = catalog.templates.len();
-            catalog.templates.retain(|t| t.uri_template != uri_template);
+            catalog
+                .templates
+                .retain(|t| t.template.uri_template != uri_template);
             let removed = catalog.templates.len() != before;
             (removed, removed)
         })

@@ -15,17 +15,45 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
 
 use super::Connection;
+use super::dispatch::{self, Target, guarded};
 use super::link::{ClientLink, LogFilter, log_level_of};
-use crate::capability::{CompletionRequest, PromptError, Resolved, TemplateError};
+use crate::capability::{Completed, CompletionRequest, Resolved, contents};
 use crate::envelope::{envelope_and_meta, validation_envelope_and_meta};
-use crate::error::{ErrorCode, FieldError, ToolError, ValidationFailure};
-use crate::handler::{CallContext, ContextInner, SharedChannel};
-use crate::pipeline::catch_panic;
+use crate::error::{ErrorCode, ToolError, ValidationFailure};
+use crate::handler::{
+    CallContext, Capability, FromOutput, PromptMessages, ResourceData, SharedChannel,
+};
+use crate::pipeline::Outcome;
 
-/// `-32602` with the `<validation_error>` of `fields` (wire contract §4).
-fn invalid(name: &str, fields: Vec<FieldError>) -> rmcp::ErrorData {
-    let (text, meta) = validation_envelope_and_meta(&ValidationFailure::new(name, fields));
+/// `-32602` with the `<validation_error>` of `failure` (wire contract §4).
+fn invalid(failure: &ValidationFailure) -> rmcp::ErrorData {
+    let (text, meta) = validation_envelope_and_meta(failure);
     rmcp::ErrorData::invalid_params(text, Some(meta))
+}
+
+/// The typed success of a guarded call of a prompt, resource or completer,
+/// or its JSON-RPC error: the `<validation_error>` (-32602) or the
+/// `<tool_error>` of its failure (see [`failed`]); `resource` says a
+/// resource was read.
+fn answer<T: FromOutput>(
+    ctx: &CallContext,
+    outcome: Result<Outcome, ToolError>,
+    resource: bool,
+) -> Result<T, rmcp::ErrorData> {
+    match outcome {
+        Ok(Outcome::Output(output)) => T::from_output(output).ok_or_else(|| {
+            let error = crate::pipeline::resolve(
+                ctx,
+                ToolError::internal(format!(
+                    "a middleware answered a {} request with another capability's success",
+                    ctx.capability()
+                )),
+            );
+            failed(&error, resource)
+        }),
+        Ok(Outcome::Invalid(failure)) => Err(invalid(&failure)),
+        Err(error) => Err(failed(&error, resource)),
+    }
 }
 
 /// A handler's `ToolError` as a JSON-RPC error: `NOT_FOUND` of a resource is
@@ -127,27 +155,26 @@ impl Connection {
         })
     }
 
-    /// The context a prompt or resource handler gets: `name` (the prompt's
-    /// name, or the URI read) as its tool and dotted name.
-    fn surface_context(&self, name: &str, context: &RequestContext<RoleServer>) -> CallContext {
-        let (http, peer, caller) = self.origin(context);
-        CallContext {
-            inner: Arc::new(ContextInner {
+    /// The context of a call of the `capability` named `name` (a prompt, a
+    /// URI read, the capability whose argument is completed).
+    fn surface_context(
+        &self,
+        capability: Capability,
+        name: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> CallContext {
+        dispatch::context(
+            Target {
+                capability,
                 tool: name.to_owned(),
                 action: None,
                 name: name.to_owned(),
-                request_id: context.id.to_string(),
-                expose_internal_errors: self.server.inner.settings.expose_internal_errors,
-                http,
-                peer,
-                caller,
                 called: None,
-                principal: std::sync::OnceLock::new(),
-                states: Arc::clone(&self.server.inner.states),
-                client: Some(self.link(context)),
-            }),
-            cancellation: context.ct.clone(),
-        }
+            },
+            self.origin(context),
+            self.server.inner.settings.expose_internal_errors,
+            Arc::clone(&self.server.inner.assembly.states),
+        )
     }
 
     pub(crate) fn list_prompts_now(&self) -> Vec<rmcp::model::Prompt> {
@@ -155,7 +182,7 @@ impl Connection {
             .catalog()
             .prompts
             .iter()
-            .map(|p| p.to_rmcp())
+            .map(|p| p.prompt.to_rmcp())
             .collect()
     }
 
@@ -167,26 +194,20 @@ impl Connection {
     ) -> Result<GetPromptResult, rmcp::ErrorData> {
         let catalog = self.server.catalog();
         let Some(prompt) = catalog.prompt(name) else {
-            let valid = catalog.prompts.iter().map(|p| p.name.clone()).collect();
+            let valid = catalog
+                .prompts
+                .iter()
+                .map(|p| p.prompt.name.clone())
+                .collect();
             return Err(unknown("prompt", name, valid, RpcCode::INVALID_PARAMS));
         };
-        let ctx = self.surface_context(name, context);
-        let outcome = catch_panic(&ctx, async {
-            Ok::<_, ToolError>(prompt.get(ctx.clone(), arguments).await)
-        })
-        .await;
-        match outcome {
-            Ok(Ok(messages)) => {
-                let mut result = GetPromptResult::new(messages.0);
-                result.description = prompt.description.clone();
-                Ok(result)
-            }
-            Ok(Err(PromptError::Invalid(fields))) => Err(invalid(name, fields)),
-            Ok(Err(PromptError::Failed(error))) => {
-                Err(failed(&crate::pipeline::resolve(&ctx, error), false))
-            }
-            Err(error) => Err(failed(&error, false)),
-        }
+        let ctx = self.surface_context(Capability::Prompt, name, context);
+        let args = Value::Object(arguments.unwrap_or_default());
+        let messages: PromptMessages =
+            answer(&ctx, guarded(&prompt.callable, &ctx, args).await, false)?;
+        let mut result = GetPromptResult::new(messages.0);
+        result.description = prompt.prompt.description.clone();
+        Ok(result)
     }
 
     pub(crate) fn list_resources_now(&self) -> Vec<rmcp::model::Resource> {
@@ -194,7 +215,7 @@ impl Connection {
             .catalog()
             .resources
             .iter()
-            .map(|r| r.to_rmcp())
+            .map(|r| r.resource.to_rmcp())
             .collect()
     }
 
@@ -203,7 +224,7 @@ impl Connection {
             .catalog()
             .templates
             .iter()
-            .map(|t| t.to_rmcp())
+            .map(|t| t.template.to_rmcp())
             .collect()
     }
 
@@ -213,8 +234,13 @@ impl Connection {
         let valid = catalog
             .resources
             .iter()
-            .map(|r| r.uri.clone())
-            .chain(catalog.templates.iter().map(|t| t.uri_template.clone()))
+            .map(|r| r.resource.uri.clone())
+            .chain(
+                catalog
+                    .templates
+                    .iter()
+                    .map(|t| t.template.uri_template.clone()),
+            )
             .collect();
         unknown("resource", uri, valid, RpcCode::RESOURCE_NOT_FOUND)
     }
@@ -229,27 +255,20 @@ impl Connection {
             Some(Err(reason)) => return Err(rmcp::ErrorData::invalid_params(reason, None)),
             Some(Ok(resolved)) => resolved,
         };
-        let ctx = self.surface_context(uri, context);
-        let read = catch_panic(&ctx, async {
-            Ok::<_, ToolError>(match &resolved {
-                Resolved::Fixed(resource) => resource
-                    .read(ctx.clone())
-                    .await
-                    .map_err(TemplateError::Failed),
-                Resolved::Template(template, variables) => {
-                    template.read(ctx.clone(), uri, variables.clone()).await
-                }
-            })
-        })
-        .await;
-        match read {
-            Ok(Ok(contents)) => Ok(ReadResourceResult::new(vec![contents])),
-            Ok(Err(TemplateError::Invalid(fields))) => Err(invalid(uri, fields)),
-            Ok(Err(TemplateError::Failed(error))) => {
-                Err(failed(&crate::pipeline::resolve(&ctx, error), true))
+        let ctx = self.surface_context(Capability::Resource, uri, context);
+        let args = match &resolved {
+            Resolved::Fixed(_) => Value::Object(Map::new()),
+            Resolved::Template(template, variables) => {
+                template.template.arguments(variables.clone())
             }
-            Err(error) => Err(failed(&error, true)),
-        }
+        };
+        let data: ResourceData =
+            answer(&ctx, guarded(resolved.callable(), &ctx, args).await, true)?;
+        Ok(ReadResourceResult::new(vec![contents(
+            uri,
+            resolved.mime_type(),
+            data,
+        )]))
     }
 
     /// `resources/subscribe`: the URI must name a resource or match a
@@ -296,11 +315,15 @@ impl Connection {
                 rmcp::model::CompleteRequestMethod,
             >());
         }
-        let completions = match &request.r#ref {
+        let (owner, completers) = match &request.r#ref {
             Reference::Prompt(prompt) => match catalog.prompt(&prompt.name) {
-                Some(found) => found.completions.clone(),
+                Some(found) => (found.prompt.name.clone(), &found.completers),
                 None => {
-                    let valid = catalog.prompts.iter().map(|p| p.name.clone()).collect();
+                    let valid = catalog
+                        .prompts
+                        .iter()
+                        .map(|p| p.prompt.name.clone())
+                        .collect();
                     return Err(unknown(
                         "prompt",
                         &prompt.name,
@@ -313,12 +336,12 @@ impl Connection {
                 .template(&reference.uri)
                 .or_else(|| catalog.template_matching(&reference.uri))
             {
-                Some(found) => found.completions.clone(),
+                Some(found) => (found.template.uri_template.clone(), &found.completers),
                 None => {
                     let valid = catalog
                         .templates
                         .iter()
-                        .map(|t| t.uri_template.clone())
+                        .map(|t| t.template.uri_template.clone())
                         .collect();
                     return Err(unknown(
                         "resource template",
@@ -337,21 +360,25 @@ impl Connection {
                 ));
             }
         };
-        let ctx = self.surface_context(&request.argument.name, context);
-        let completed = catch_panic(&ctx, async {
-            Ok(completions
-                .complete(CompletionRequest {
-                    argument: request.argument.name,
-                    value: request.argument.value,
-                    arguments: request
-                        .context
-                        .and_then(|c| c.arguments)
-                        .unwrap_or_default(),
-                })
-                .await)
-        })
-        .await;
-        let done = completed.map_err(|error| failed(&error, false))?;
+        // An argument without a completer gets no values.
+        let Some(completer) = completers.get(&request.argument.name) else {
+            let info = CompletionInfo::with_pagination(Vec::new(), Some(0), false)
+                .map_err(|e| rmcp::ErrorData::internal_error(e, None))?;
+            return Ok(CompleteResult::new(info));
+        };
+        let ctx = self.surface_context(Capability::Completion, &owner, context);
+        let completion = CompletionRequest {
+            argument: request.argument.name,
+            value: request.argument.value,
+            arguments: request
+                .context
+                .and_then(|c| c.arguments)
+                .unwrap_or_default(),
+        };
+        let args = serde_json::to_value(completion)
+            .map_err(|e| rmcp::ErrorData::internal_error(e.to_string(), None))?;
+        let values: Vec<String> = answer(&ctx, guarded(completer, &ctx, args).await, false)?;
+        let done = Completed::of(values);
         let total = u32::try_from(done.total).unwrap_or(u32::MAX);
         let info = CompletionInfo::with_pagination(done.values, Some(total), done.has_more)
             .map_err(|e| rmcp::ErrorData::internal_error(e, None))?;

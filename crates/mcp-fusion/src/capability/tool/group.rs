@@ -5,7 +5,7 @@ use tower::{Layer, Service};
 use super::Action;
 use crate::error::ToolError;
 use crate::guard::{Concurrency, Guards, RateLimit};
-use crate::handler::ToolOutput;
+use crate::handler::Output;
 use crate::pipeline::{BoxLayer, Call, box_layer};
 
 /// The default discriminator field of a group.
@@ -86,6 +86,13 @@ impl Group {
         self
     }
 
+    /// Every action needs valid credentials, whatever their scopes; see
+    /// [`Action::requires_auth`].
+    pub fn requires_auth(mut self) -> Self {
+        self.guards.auth.required = true;
+        self
+    }
+
     /// Default scopes for each action that names none; see [`Action::requires_scopes`].
     pub fn requires_scopes<I, S>(mut self, scopes: I) -> Self
     where
@@ -102,7 +109,7 @@ impl Group {
     where
         L: Layer<crate::pipeline::CallService> + Send + Sync + 'static,
         L::Service:
-            Service<Call, Response = ToolOutput, Error = ToolError> + Clone + Send + Sync + 'static,
+            Service<Call, Response = Output, Error = ToolError> + Clone + Send + Sync + 'static,
         <L::Service as Service<Call>>::Future: Send + 'static,
     {
         self.layers.push(box_layer(layer));

@@ -8,8 +8,8 @@ mod registry;
 mod route;
 
 pub use crate::tool_meta::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY};
-pub use action::{Action, Handler, Hints, NoArgs};
+pub use action::{Action, Hints};
 pub use group::{DEFAULT_DISCRIMINATOR, Group};
 pub use listing::{ActionListing, ToolListing};
-pub(crate) use registry::{BuildContext, Definition, Registry};
+pub(crate) use registry::{Definition, Registry};
 pub(crate) use route::RouteError;

@@ -4,19 +4,14 @@
 use std::collections::HashMap;
 
 use serde_json::Value;
-use tower::service_fn;
-use tower::util::BoxCloneSyncService;
 
 use super::listing::{ActionListing, ActionSummary, ToolListing, group_listing, plain_description};
 use super::{Action, Group, Hints};
 use crate::capability::BuildError;
-use std::sync::Arc;
-
-use crate::guard::{self, ConcurrencyGuard, GuardSettings, Guards};
-use crate::handler::States;
+use crate::capability::assembly::{Assembly, Callable, Parts};
+use crate::guard::Guards;
 use crate::metrics_names::ActionLabels;
-use crate::pipeline::{ActionService, BoxLayer, Call, CallService, Validate, catch_panic};
-use crate::schema::SchemaProfile;
+use crate::pipeline::{BoxLayer, handler_service};
 use crate::validation::SchemaValidator;
 
 /// One action, ready to be called.
@@ -25,18 +20,14 @@ pub(crate) struct RegisteredAction {
     pub key: Option<String>,
     /// The dotted name (`billing.get_invoice`), or the plain tool's name.
     pub dotted: String,
-    /// Guards, validation, middleware and handler.
-    pub service: ActionService,
+    /// Its guarded path: guards, validation, middleware and handler.
+    pub callable: Callable,
     /// Whether a JSON success also goes to `structuredContent`.
     pub structured: bool,
     /// The replacement, when the action is deprecated.
     pub deprecated: Option<String>,
     /// Deprecated input fields and their replacements.
     pub deprecated_fields: Vec<(String, String)>,
-    /// The action's concurrency guard, if it has one.
-    pub concurrency: Option<Arc<ConcurrencyGuard>>,
-    /// Its `tool` and `action` metric labels.
-    pub labels: ActionLabels,
     /// Its description (for suggestions by meaning).
     pub description: String,
     /// The top-level properties of its input schema, in schema order (for
@@ -83,53 +74,16 @@ fn valid_name(name: &str, allow_dot: bool) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || (allow_dot && c == '.'))
 }
 
-fn build_service(action: &Action, outer: &[&[BoxLayer]]) -> CallService {
-    let handler = action.handler.clone();
-    let mut service: CallService = BoxCloneSyncService::new(service_fn(move |call: Call| {
-        let handler = handler.clone();
-        async move {
-            let ctx = call.ctx.clone();
-            catch_panic(&ctx, handler(call.ctx, call.args)).await
-        }
-    }));
-    // Layers added first run first: the first layer is the outermost.
-    for layer in action.layers.iter().rev() {
-        service = layer(service);
-    }
-    for layers in outer.iter().rev() {
-        for layer in layers.iter().rev() {
-            service = layer(service);
-        }
-    }
-    service
-}
-
-/// What every action of a build shares.
-pub(crate) struct BuildContext<'a> {
-    pub server_layers: &'a [BoxLayer],
-    pub guards: &'a GuardSettings,
-    pub states: &'a States,
-    /// Which form of the schemas the tools' listings show (each action's
-    /// listing, the contract's source, keeps the standard one).
-    pub schema_profile: SchemaProfile,
-}
-
 fn register_action(
     action: &Action,
     tool: &str,
     key: Option<&str>,
     dotted: String,
-    outer: &[&[BoxLayer]],
+    group_layers: &[BoxLayer],
     group_guards: &Guards,
-    build: &BuildContext<'_>,
+    assembly: &Assembly,
 ) -> Result<(RegisteredAction, ActionListing), BuildError> {
     let guards = action.guards.or(group_guards);
-    if let Some(reason) = guards.problem(build.guards.verifier.is_some()) {
-        return Err(BuildError::BadGuard {
-            action: dotted,
-            reason,
-        });
-    }
     let mut schema = (action.input_schema)(action.allow_unknown_fields);
     for (field, replacement) in &action.deprecated_fields {
         let Some(property) = schema
@@ -160,16 +114,6 @@ fn register_action(
         action: dotted.clone(),
         reason: e.to_string(),
     })?;
-    if let Some((_, state)) = action
-        .state_needs
-        .iter()
-        .find(|(id, _)| !build.states.contains(*id))
-    {
-        return Err(BuildError::MissingState {
-            action: dotted,
-            state: (*state).to_owned(),
-        });
-    }
     let output = match &action.output_schema {
         Some(schema) => Some(
             SchemaValidator::new(schema).map_err(|e| BuildError::BadSchema {
@@ -179,19 +123,17 @@ fn register_action(
         ),
         None => None,
     };
-    let validated: ActionService = BoxCloneSyncService::new(Validate {
-        validator,
+    let callable = assembly.callable(Parts {
+        name: &dotted,
+        handler: handler_service(action.handler.clone()),
+        validator: Some(validator),
         output,
-        inner: build_service(action, outer),
-    });
-    let labels = ActionLabels::new(tool, key);
-    let (service, concurrency) = guard::apply(
-        &guards,
-        build.guards,
-        action.hints.read_only || action.hints.idempotent,
-        &labels,
-        validated,
-    );
+        guards: guards.clone(),
+        layers: &[group_layers, &action.layers],
+        state_needs: &action.state_needs,
+        retry_safe: action.hints.read_only || action.hints.idempotent,
+        labels: ActionLabels::new(tool, key),
+    })?;
     let fields = schema
         .get("properties")
         .and_then(serde_json::Value::as_object)
@@ -210,12 +152,10 @@ fn register_action(
     let registered = RegisteredAction {
         key: key.map(str::to_owned),
         dotted,
-        service,
+        callable,
         structured: action.output_schema.is_some(),
         deprecated: action.deprecated.clone(),
         deprecated_fields: action.deprecated_fields.clone(),
-        concurrency,
-        labels,
         description: action.description.clone().unwrap_or_default(),
         fields,
     };
@@ -225,16 +165,13 @@ fn register_action(
 impl Registry {
     /// Builds the table: checks names, derives and compiles every schema,
     /// composes every action's layers (server, then group, then action).
-    pub fn build(
-        definitions: Vec<Definition>,
-        build: &BuildContext<'_>,
-    ) -> Result<Self, BuildError> {
+    pub fn build(definitions: Vec<Definition>, assembly: &Assembly) -> Result<Self, BuildError> {
         let mut tools = Vec::with_capacity(definitions.len());
         let mut index = HashMap::new();
         for definition in definitions {
             let tool = match definition {
-                Definition::Plain(action) => Self::plain(action, build)?,
-                Definition::Group(group) => Self::group(group, build)?,
+                Definition::Plain(action) => Self::plain(action, assembly)?,
+                Definition::Group(group) => Self::group(group, assembly)?,
             };
             if index.insert(tool.name.clone(), tools.len()).is_some() {
                 return Err(BuildError::DuplicateTool(tool.name));
@@ -244,7 +181,7 @@ impl Registry {
         Ok(Registry { tools, index })
     }
 
-    fn plain(action: Action, build: &BuildContext<'_>) -> Result<RegisteredTool, BuildError> {
+    fn plain(action: Action, assembly: &Assembly) -> Result<RegisteredTool, BuildError> {
         if !valid_name(&action.name, true) {
             return Err(BuildError::InvalidName {
                 what: "tool",
@@ -256,9 +193,9 @@ impl Registry {
             &action.name,
             None,
             action.name.clone(),
-            &[build.server_layers],
+            &[],
             &Guards::default(),
-            build,
+            assembly,
         )?;
         let listing = ToolListing {
             name: action.name.clone(),
@@ -266,11 +203,11 @@ impl Registry {
                 action.description.as_deref(),
                 action.deprecated.as_deref(),
             ),
-            input_schema: build.schema_profile.show(&action_listing.input_schema),
+            input_schema: assembly.schema_profile.show(&action_listing.input_schema),
             output_schema: action
                 .output_schema
                 .as_ref()
-                .map(|schema| build.schema_profile.show(schema)),
+                .map(|schema| assembly.schema_profile.show(schema)),
             hints: action.hints,
             discriminator: None,
             actions: vec![action_listing],
@@ -283,7 +220,7 @@ impl Registry {
         })
     }
 
-    fn group(group: Group, build: &BuildContext<'_>) -> Result<RegisteredTool, BuildError> {
+    fn group(group: Group, assembly: &Assembly) -> Result<RegisteredTool, BuildError> {
         if !valid_name(&group.name, false) {
             return Err(BuildError::InvalidName {
                 what: "group",
@@ -324,9 +261,9 @@ impl Registry {
                 &group.name,
                 Some(&action.name),
                 dotted,
-                &[build.server_layers, &group.layers],
+                &group.layers,
                 &group.guards,
-                build,
+                assembly,
             )?;
             actions.push(registered);
             listings.push(action_listing);
@@ -349,7 +286,7 @@ impl Registry {
             &group.discriminator,
             &summaries,
         )?;
-        listing.input_schema = build.schema_profile.show(&listing.input_schema);
+        listing.input_schema = assembly.schema_profile.show(&listing.input_schema);
         listing.actions = listings;
         Ok(RegisteredTool {
             name: group.name,

@@ -1,0 +1,125 @@
+//! [`Assembly`]: what every capability of a server is assembled with, and
+//! [`Callable`], one capability's guarded path — the same for an action, a
+//! prompt, a resource, a resource template and a completer: guards (auth →
+//! rate limit → concurrency → timeout) → validation → layers (server, then
+//! group, then its own) → handler.
+
+use std::sync::Arc;
+
+use super::BuildError;
+use crate::guard::{self, AuthRule, ConcurrencyGuard, GuardSettings, Guards};
+use crate::handler::{StateNeed, States};
+use crate::metrics_names::ActionLabels;
+use crate::pipeline::{ActionService, BoxLayer, CallService, Validate};
+use crate::schema::SchemaProfile;
+use crate::validation::SchemaValidator;
+
+/// What every capability of a server is assembled with; the server keeps it
+/// for the capabilities added while it runs.
+pub(crate) struct Assembly {
+    /// The layers around every capability's handler (`ServerBuilder::layer`).
+    pub server_layers: Vec<BoxLayer>,
+    /// The token verifier, the rate-limit store and key.
+    pub guards: GuardSettings,
+    /// The application states.
+    pub states: Arc<States>,
+    /// Which form of the schemas the tools' listings show.
+    pub schema_profile: SchemaProfile,
+}
+
+/// One capability's guarded path, ready to be called.
+pub(crate) struct Callable {
+    /// Guards, validation, layers and handler.
+    pub service: ActionService,
+    /// Its concurrency guard, if it has one.
+    pub concurrency: Option<Arc<ConcurrencyGuard>>,
+    /// Its metric labels.
+    pub labels: ActionLabels,
+    /// Who may use it: an anonymous caller is not shown a capability that
+    /// needs credentials.
+    #[allow(dead_code)] // read by the lists' filter, next
+    pub auth: AuthRule,
+}
+
+/// The parts of one capability's guarded path.
+pub(crate) struct Parts<'a> {
+    /// The name its build errors give (a dotted action, a prompt, a URI).
+    pub name: &'a str,
+    /// The handler, as the innermost service.
+    pub handler: CallService,
+    /// The input schema's validator; `None`: no validation.
+    pub validator: Option<SchemaValidator>,
+    /// An action's output schema's validator.
+    pub output: Option<SchemaValidator>,
+    /// Its guards, with the defaults it inherits already applied.
+    pub guards: Guards,
+    /// Its layers inside the server's, outermost first (a group's, then its
+    /// own).
+    pub layers: &'a [&'a [BoxLayer]],
+    /// The states its handler's extractors need.
+    pub state_needs: &'a [StateNeed],
+    /// Whether calling it again is harmless (read-only or idempotent): a
+    /// `TIMEOUT` then says so.
+    pub retry_safe: bool,
+    /// Its metric labels.
+    pub labels: ActionLabels,
+}
+
+impl Assembly {
+    /// The guarded path of `parts`.
+    ///
+    /// # Errors
+    /// [`BuildError::BadGuard`] for guard settings that cannot work;
+    /// [`BuildError::MissingState`] for a state the server was not given.
+    pub fn callable(&self, parts: Parts<'_>) -> Result<Callable, BuildError> {
+        if let Some(reason) = parts.guards.problem(self.guards.verifier.is_some()) {
+            return Err(BuildError::BadGuard {
+                action: parts.name.to_owned(),
+                reason,
+            });
+        }
+        self.check_states(parts.name, parts.state_needs)?;
+        let mut service = parts.handler;
+        // Layers added first run first: the first layer is the outermost.
+        for layers in parts.layers.iter().rev() {
+            for layer in layers.iter().rev() {
+                service = layer(service);
+            }
+        }
+        for layer in self.server_layers.iter().rev() {
+            service = layer(service);
+        }
+        let validated: ActionService = ActionService::new(Validate {
+            validator: parts.validator,
+            output: parts.output,
+            inner: service,
+        });
+        let (service, concurrency) = guard::apply(
+            &parts.guards,
+            &self.guards,
+            parts.retry_safe,
+            &parts.labels,
+            validated,
+        );
+        Ok(Callable {
+            service,
+            concurrency,
+            labels: parts.labels,
+            auth: parts.guards.auth,
+        })
+    }
+
+    /// Checks that the server has every state in `needs`.
+    ///
+    /// # Errors
+    /// [`BuildError::MissingState`] naming the first one missing.
+    pub fn check_states(&self, name: &str, needs: &[StateNeed]) -> Result<(), BuildError> {
+        match needs.iter().find(|(id, _)| !self.states.contains(*id)) {
+            Some((_, state)) => Err(BuildError::MissingState {
+                action: name.to_owned(),
+                state: (*state).to_owned(),
+            }),
+            None => Ok(()),
+        }
+    }
+}

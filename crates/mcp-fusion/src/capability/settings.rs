@@ -1,0 +1,82 @@
+//! The settings every capability takes — an action, a group (as defaults for
+//! its actions), a prompt, a resource, a resource template: who may use it
+//! (`requires_auth`, `requires_scopes`), how often (`rate_limit`), how many at
+//! once (`concurrency`), for how long (`timeout`), and the middleware around
+//! its handler (`layer`). One macro writes the same setters on each.
+
+/// The setters of the guards and layers every capability takes, on a type
+/// with the fields `guards: Guards` and `layers: Vec<BoxLayer>`; `$what`
+/// names the capability in the docs ("action", "prompt", …), `$calls` its
+/// requests (`tools/call`, `prompts/get`, …).
+macro_rules! settings_setters {
+    ($what:literal, $calls:literal) => {
+        #[doc = concat!("At most `max_active` ", $calls, " of this ", $what, " run at once and `max_queue` wait")]
+        /// (first in, first out); more are shed at once with `SERVER_BUSY`.
+        /// `max_active` must be at least 1 (checked when the server is built).
+        pub fn concurrency(mut self, max_active: usize, max_queue: usize) -> Self {
+            self.guards.concurrency = Some($crate::guard::Concurrency::new(max_active, max_queue));
+            self
+        }
+
+        #[doc = concat!("Limits the rate of ", $calls, " of this ", $what, " (GCRA); over the limit,")]
+        /// `RATE_LIMITED` with the time until the next call would pass.
+        pub fn rate_limit(mut self, limit: $crate::guard::RateLimit) -> Self {
+            self.guards.rate_limit = Some(limit);
+            self
+        }
+
+        #[doc = concat!("Stops a call of this ", $what, " that runs longer than `limit` (`TIMEOUT`;")]
+        /// the handler's future is dropped). The time spent waiting in the
+        /// concurrency queue does not count.
+        pub fn timeout(mut self, limit: std::time::Duration) -> Self {
+            self.guards.timeout = Some(limit);
+            self
+        }
+
+        #[doc = concat!("The caller must present credentials that carry every one of `scopes` to use this ", $what, ":")]
+        /// without credentials the call is `AUTH_REQUIRED` (and an anonymous
+        /// caller is not shown it in the lists), without a scope `FORBIDDEN`
+        /// naming the scopes it lacks. Needs a token verifier on the server
+        /// ([`ServerBuilder::auth`](crate::ServerBuilder::auth)).
+        pub fn requires_scopes<I, S>(mut self, scopes: I) -> Self
+        where
+            I: IntoIterator<Item = S>,
+            S: Into<String>,
+        {
+            self.guards.auth.scopes = scopes.into_iter().map(Into::into).collect();
+            self
+        }
+
+        #[doc = concat!("The caller must present valid credentials, whatever their scopes, to use this ", $what, ":")]
+        /// without them the call is `AUTH_REQUIRED`, and an anonymous caller
+        /// is not shown it in the lists. Needs a token verifier on the
+        /// server ([`ServerBuilder::auth`](crate::ServerBuilder::auth)).
+        pub fn requires_auth(mut self) -> Self {
+            self.guards.auth.required = true;
+            self
+        }
+
+        #[doc = concat!("Adds a tower layer around this ", $what, "'s handler only (inside the")]
+        /// server-wide layers, after validation): it sees the validated
+        /// [`Call`](crate::Call) and returns an [`Output`](crate::handler::Output).
+        /// Layers added first run first. See [`from_fn`](crate::from_fn).
+        pub fn layer<L>(mut self, layer: L) -> Self
+        where
+            L: tower::Layer<$crate::pipeline::CallService> + Send + Sync + 'static,
+            L::Service: tower::Service<
+                    $crate::pipeline::Call,
+                    Response = $crate::handler::Output,
+                    Error = $crate::error::ToolError,
+                > + Clone
+                + Send
+                + Sync
+                + 'static,
+            <L::Service as tower::Service<$crate::pipeline::Call>>::Future: Send + 'static,
+        {
+            self.layers.push($crate::pipeline::box_layer(layer));
+            self
+        }
+    };
+}
+
+pub(crate) use settings_setters;

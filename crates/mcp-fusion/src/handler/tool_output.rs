@@ -1,0 +1,174 @@
+//! An action's success: [`ToolOutput`], and [`IntoToolOutput`] for what a
+//! handler may return.
+
+use rmcp::model::{CallToolResult, ContentBlock};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::ToolError;
+
+/// The successful outcome of a handler, before it becomes a `CallToolResult`.
+///
+/// - [`ToolOutput::text`]: one text block.
+/// - [`ToolOutput::json`]: the value as compact JSON text; when the action
+///   declares an output schema, also `structuredContent`.
+/// - [`ToolOutput::result`]: a full `CallToolResult`, sent as it is.
+///
+/// Warnings ([`ToolOutput::with_warning`]) ride after the normal content as
+/// `<tool_error severity="warning">` envelopes with `isError: false` (§3).
+#[derive(Debug, Clone)]
+pub struct ToolOutput {
+    pub(crate) body: Body,
+    pub(crate) warnings: Vec<ToolError>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum Body {
+    Text(String),
+    Json(Value),
+    Result(Box<CallToolResult>),
+}
+
+impl ToolOutput {
+    /// One text block holding `text` (an empty text is sent as `OK`).
+    pub fn text(text: impl Into<String>) -> Self {
+        ToolOutput {
+            body: Body::Text(text.into()),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// `value` as JSON text (plus `structuredContent` when the action has an
+    /// output schema). A JSON string value is sent as plain text instead.
+    pub fn json(value: Value) -> Self {
+        match value {
+            Value::String(text) => ToolOutput::text(text),
+            value => ToolOutput {
+                body: Body::Json(value),
+                warnings: Vec::new(),
+            },
+        }
+    }
+
+    /// A full `CallToolResult`, sent unchanged (warnings are appended to it).
+    pub fn result(result: CallToolResult) -> Self {
+        ToolOutput {
+            body: Body::Result(Box::new(result)),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Attaches a warning: the call still succeeds (`isError: false`) and the
+    /// model reads the warning envelope after the content (§3). Use a warning
+    /// severity, e.g. [`ToolError::deprecated`] or `ToolError::new(..).warning()`.
+    pub fn with_warning(mut self, warning: ToolError) -> Self {
+        self.warnings.push(warning);
+        self
+    }
+
+    /// The warnings attached so far, in order.
+    pub fn warnings(&self) -> &[ToolError] {
+        &self.warnings
+    }
+
+    /// The value that goes to `structuredContent`: a JSON body, or the
+    /// structured content of a full result; `None` for text.
+    pub(crate) fn structured_value(&self) -> Option<&Value> {
+        match &self.body {
+            Body::Json(value) => Some(value),
+            Body::Result(result) => result.structured_content.as_ref(),
+            Body::Text(_) => None,
+        }
+    }
+
+    /// The output as a `CallToolResult` (`structured` says whether the action
+    /// declared an output schema), warnings appended through
+    /// [`crate::envelope::attach_warning`].
+    pub(crate) fn into_call_tool_result(self, structured: bool) -> CallToolResult {
+        let mut result = match self.body {
+            Body::Text(text) if text.is_empty() => {
+                CallToolResult::success(vec![ContentBlock::text("OK")])
+            }
+            Body::Text(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Body::Json(value) => {
+                let mut result =
+                    CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
+                if structured {
+                    result.structured_content = Some(value);
+                }
+                result
+            }
+            Body::Result(result) => *result,
+        };
+        for warning in &self.warnings {
+            result = crate::envelope::attach_warning(result, warning);
+        }
+        result
+    }
+}
+
+/// What an action's handler may return on success: any [`Serialize`] value (a `String`
+/// or `&str` is sent as plain text, `()` as `OK`, anything else as JSON), a
+/// [`Json<T>`] (typed, with an `outputSchema`), or a [`ToolOutput`].
+pub trait IntoToolOutput {
+    /// Converts into a [`ToolOutput`]. A value that cannot be serialized is an
+    /// unmarked error (it becomes `INTERNAL_ERROR`).
+    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error>;
+
+    /// The action's `outputSchema` when the handler returns this type: `None`
+    /// (no schema, no `structuredContent`) except for [`Json<T>`].
+    fn output_schema() -> Option<Value> {
+        None
+    }
+}
+
+impl IntoToolOutput for ToolOutput {
+    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
+        Ok(self)
+    }
+}
+
+impl<T: Serialize> IntoToolOutput for T {
+    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
+        Ok(match serde_json::to_value(self)? {
+            Value::Null => ToolOutput::text("OK"),
+            value => ToolOutput::json(value),
+        })
+    }
+}
+
+/// A typed result: `T`'s JSON Schema (serialization side, draft 2020-12) is
+/// the action's `outputSchema`, and a success is sent as `structuredContent`
+/// plus the same JSON as text (MCP `tools/call`: "a tool that returns
+/// structured content SHOULD also return the serialized JSON in a text
+/// block"). Before it leaves the server, the value is checked against the
+/// schema; a value that does not match becomes a masked `INTERNAL_ERROR`
+/// (the mismatch goes to the log), never a result that contradicts its own
+/// schema.
+///
+/// ```
+/// use mcp_fusion::{Json, ToolError};
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Invoice { id: String, amount_cents: u64 }
+///
+/// async fn get_invoice(args: mcp_fusion::NoArgs) -> Result<Json<Invoice>, ToolError> {
+///     Ok(Json(Invoice { id: "inv_1".into(), amount_cents: 1200 }))
+/// }
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+impl<T: Serialize + JsonSchema> IntoToolOutput for Json<T> {
+    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
+        Ok(ToolOutput {
+            body: Body::Json(serde_json::to_value(self.0)?),
+            warnings: Vec::new(),
+        })
+    }
+
+    fn output_schema() -> Option<Value> {
+        Some(crate::schema::output_schema_for::<T>())
+    }
+}
