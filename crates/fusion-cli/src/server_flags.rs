@@ -218,6 +218,10 @@ pub struct ServerFlags {
     /// gateway:call.
     #[arg(long, value_name = "FILE")]
     pub(crate) auth_tokens: Option<PathBuf>,
+    /// With --auth-tokens: serve HTTP requests without a token (they see
+    /// and may use only what needs no credentials) instead of answering 401.
+    #[arg(long, requires = "auth_tokens")]
+    pub(crate) allow_anonymous: bool,
     /// Self-healing: compare the server with this contract lockfile (written
     /// by `fusion lock`) at start-up; a validation error of an action that
     /// changed since then carries the changes in <contract_awareness>.
@@ -342,6 +346,7 @@ pub(crate) use say;
 pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> Result<(), String> {
     let format = flags.log_format;
     let mut builder = builder
+        .allow_anonymous(flags.allow_anonymous)
         .expose_internal_errors(flags.expose_internal_errors)
         .unknown_tool_as_result(flags.unknown_tool_as_result)
         .schema_profile(flags.schema_profile.into());
@@ -501,7 +506,16 @@ pub(crate) fn guard_lines(flags: &ServerFlags, slots: &str, budget: &str) -> Vec
         ));
     }
     if let Some(path) = &flags.auth_tokens {
-        lines.push(format!("bearer tokens: {}", path.display()));
+        let who = match (flags.stdio, flags.allow_anonymous) {
+            (true, _) => {
+                "stdio carries none, so a capability that needs credentials answers AUTH_REQUIRED there"
+            }
+            (false, false) => "every HTTP request needs a valid one (else 401)",
+            (false, true) => {
+                "a request without one is served, and sees only what needs no credentials"
+            }
+        };
+        lines.push(format!("bearer tokens: {} ({who})", path.display()));
     }
     lines
 }

@@ -144,7 +144,39 @@ async fn bearer_tokens_over_http() {
     assert_eq!(code(&reader.call("billing_health", json!({})).await), "OK");
     reader.close().await;
 
-    let anonymous = Session::start_with(Transport::Http, &db, &options, None).await;
+    // Without a token, or with a wrong one, the handshake itself is
+    // refused: 401 with the Bearer challenge, before any JSON-RPC is read.
+    let Err(anonymous) = Session::try_start_http(&db, &options, None).await else {
+        panic!("an anonymous client got a session");
+    };
+    assert!(
+        anonymous.contains(r#"www_authenticate_header: "Bearer realm=\"mcp\"""#),
+        "{anonymous}"
+    );
+    let Err(wrong) = Session::try_start_http(&db, &options, Some("guess")).await else {
+        panic!("a wrong token got a session");
+    };
+    assert!(
+        wrong.contains(
+            r#"error=\"invalid_token\", error_description=\"The bearer token is not valid.\""#
+        ),
+        "{wrong}"
+    );
+    assert!(!wrong.contains("guess"), "{wrong}");
+
+    // With --allow-anonymous an anonymous client is served, sees only what
+    // needs no credentials, and a protected action says AUTH_REQUIRED.
+    let open = ["--auth-tokens", file, "--allow-anonymous"];
+    let anonymous = Session::start_with(Transport::Http, &db, &open, None).await;
+    let listed: Vec<String> = anonymous
+        .client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.into_owned())
+        .collect();
+    assert_eq!(listed, ["billing_health"]);
     assert_eq!(
         code(
             &anonymous
@@ -153,18 +185,15 @@ async fn bearer_tokens_over_http() {
         ),
         "AUTH_REQUIRED"
     );
-    anonymous.close().await;
-
-    let wrong = Session::start_with(Transport::Http, &db, &options, Some("guess")).await;
     assert_eq!(
-        code(
-            &wrong
-                .billing(json!({"action": "get_invoice", "id": "inv_2"}))
-                .await
-        ),
-        "UNAUTHORIZED"
+        code(&anonymous.call("billing_health", json!({})).await),
+        "OK"
     );
-    wrong.close().await;
+    anonymous.close().await;
+    let Err(wrong) = Session::try_start_http(&db, &open, Some("guess")).await else {
+        panic!("a wrong token got a session");
+    };
+    assert!(wrong.contains("invalid_token"), "{wrong}");
     let _ = std::fs::remove_file(tokens);
 }
 

@@ -520,21 +520,21 @@ mod tests {
                 item.clone()
             ),
             [
-                "unknown attribute `read_only`; the attributes of #[prompt] are: name = \"...\", title = \"...\", description = \"...\"",
-                "unknown attribute `uri`; the attributes of #[prompt] are: name = \"...\", title = \"...\", description = \"...\"",
+                "unknown attribute `read_only`; the attributes of #[prompt] are: name = \"...\", title = \"...\", description = \"...\", timeout = \"2s\", rate_limit = \"2/min\", concurrency(max_active = 4, max_queue = 16), requires_scopes(\"a\", \"b\"), requires_auth",
+                "unknown attribute `uri`; the attributes of #[prompt] are: name = \"...\", title = \"...\", description = \"...\", timeout = \"2s\", rate_limit = \"2/min\", concurrency(max_active = 4, max_queue = 16), requires_scopes(\"a\", \"b\"), requires_auth",
                 "`title` takes a string: write `title = \"...\"`",
             ]
         );
         assert_eq!(
             errors_of(
                 Target::Resource,
-                quote!(mime_type = 1, name = "a", name = "b", timeout = "2s"),
+                quote!(mime_type = 1, name = "a", name = "b", read_only),
                 item.clone()
             ),
             [
                 "`mime_type` takes a string: write `mime_type = \"text/plain\"`",
                 "`name` is given twice",
-                "unknown attribute `timeout`; the attributes of #[resource] are: uri = \"...\", name = \"...\", title = \"...\", description = \"...\", mime_type = \"text/plain\"",
+                "unknown attribute `read_only`; the attributes of #[resource] are: uri = \"...\", name = \"...\", title = \"...\", description = \"...\", mime_type = \"text/plain\", timeout = \"2s\", rate_limit = \"2/min\", concurrency(max_active = 4, max_queue = 16), requires_scopes(\"a\", \"b\"), requires_auth",
                 "#[resource] needs the resource's URI: write `uri = \"...\"`",
             ]
         );

@@ -330,6 +330,11 @@ pub fn action(
 /// | `name = "other"` | the prompt's name instead of the function's |
 /// | `title = "..."` | a human-readable name (`.title(..)`) |
 /// | `description = "..."` | the description instead of the doc comment |
+/// | `timeout = "2s"` | the time limit of a call (`.timeout(..)`; `ms`, `s`, `m`, `h`) |
+/// | `rate_limit = "2/min"` | the call rate limit (`.rate_limit(..)`) |
+/// | `concurrency(max_active = 4, max_queue = 16)` | at most that many calls at once and waiting (`.concurrency(..)`) |
+/// | `requires_scopes("a", "b")` | the credentials must carry these scopes (`.requires_scopes(..)`) |
+/// | `requires_auth` | the caller must present valid credentials (`.requires_auth()`) |
 ///
 /// The description, the visibility, the `cfg`, what the handler may be and
 /// the compile errors are as for [`macro@action`]; an attribute it does not
@@ -401,6 +406,11 @@ pub fn prompt(
 /// | `title = "..."` | a human-readable name (`.title(..)`) |
 /// | `description = "..."` | the description instead of the doc comment |
 /// | `mime_type = "text/plain"` | the media type of the contents (`.mime_type(..)`) |
+/// | `timeout = "2s"` | the time limit of a call (`.timeout(..)`; `ms`, `s`, `m`, `h`) |
+/// | `rate_limit = "2/min"` | the call rate limit (`.rate_limit(..)`) |
+/// | `concurrency(max_active = 4, max_queue = 16)` | at most that many calls at once and waiting (`.concurrency(..)`) |
+/// | `requires_scopes("a", "b")` | the credentials must carry these scopes (`.requires_scopes(..)`) |
+/// | `requires_auth` | the caller must present valid credentials (`.requires_auth()`) |
 ///
 /// The description, the visibility, the `cfg`, what the handler may be and
 /// the compile errors are as for [`macro@action`]; without `uri`:
@@ -429,7 +439,9 @@ pub fn resource(
 /// template's description; the handler is an `async fn` of extractors then
 /// the type holding the template's variables. It takes the attributes of
 /// [`macro@resource`] (`uri` required, `name`, `title`, `description`,
-/// `mime_type`), with `uri` an RFC 6570 template (`{id}`, `{+path}`).
+/// `mime_type`, and the guards: `timeout`, `rate_limit`, `concurrency`,
+/// `requires_scopes`, `requires_auth`), with `uri` an RFC 6570 template
+/// (`{id}`, `{+path}`).
 ///
 /// ```
 /// use mcp_fusion::{FusionServer, ToolError, resource_template};

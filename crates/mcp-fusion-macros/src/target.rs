@@ -80,13 +80,27 @@ impl Target {
                 Kind::RequiresAuth,
                 Kind::AllowUnknownFields,
             ],
-            Target::Prompt => &[Kind::Name, Kind::Title, Kind::Description],
+            Target::Prompt => &[
+                Kind::Name,
+                Kind::Title,
+                Kind::Description,
+                Kind::Timeout,
+                Kind::RateLimit,
+                Kind::Concurrency,
+                Kind::RequiresScopes,
+                Kind::RequiresAuth,
+            ],
             Target::Resource | Target::ResourceTemplate => &[
                 Kind::Uri,
                 Kind::Name,
                 Kind::Title,
                 Kind::Description,
                 Kind::MimeType,
+                Kind::Timeout,
+                Kind::RateLimit,
+                Kind::Concurrency,
+                Kind::RequiresScopes,
+                Kind::RequiresAuth,
             ],
         }
     }

@@ -269,6 +269,28 @@ impl Session {
         Session::start_with(transport, db, &[], None).await
     }
 
+    /// An HTTP session with `fusion serve` started with more `options`,
+    /// sending `bearer` as its bearer token; the handshake's error when the
+    /// server refuses it (the text of rmcp's `ClientInitializeError`, which
+    /// names the `WWW-Authenticate` challenge of a 401).
+    pub async fn try_start_http(
+        db: &TempDb,
+        options: &[&str],
+        bearer: Option<&str>,
+    ) -> Result<Self, String> {
+        let server = HttpServer::start_with(&db.0, options);
+        let mut config = StreamableHttpClientTransportConfig::with_uri(server.url.as_str());
+        if let Some(token) = bearer {
+            config = config.auth_header(token);
+        }
+        let transport = StreamableHttpClientTransport::from_config(config);
+        let client = ().serve(transport).await.map_err(|e| format!("{e:?}"))?;
+        Ok(Session {
+            client,
+            _http: Some(server),
+        })
+    }
+
     /// A session with `fusion serve` started with more `options`, sending
     /// `bearer` as its HTTP bearer token (HTTP only).
     pub async fn start_with(
@@ -293,19 +315,9 @@ impl Session {
                     _http: None,
                 }
             }
-            Transport::Http => {
-                let server = HttpServer::start_with(&db.0, options);
-                let mut config = StreamableHttpClientTransportConfig::with_uri(server.url.as_str());
-                if let Some(token) = bearer {
-                    config = config.auth_header(token);
-                }
-                let transport = StreamableHttpClientTransport::from_config(config);
-                let client = ().serve(transport).await.expect("MCP handshake over HTTP");
-                Session {
-                    client,
-                    _http: Some(server),
-                }
-            }
+            Transport::Http => Session::try_start_http(db, options, bearer)
+                .await
+                .unwrap_or_else(|e| panic!("MCP handshake over HTTP: {e}")),
         }
     }
 

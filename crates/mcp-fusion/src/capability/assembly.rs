@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::BuildError;
 use crate::guard::{self, AuthRule, ConcurrencyGuard, GuardSettings, Guards};
-use crate::handler::{StateNeed, States};
+use crate::handler::{CallContext, StateNeed, States};
 use crate::metrics_names::ActionLabels;
 use crate::pipeline::{ActionService, BoxLayer, CallService, Validate};
 use crate::schema::SchemaProfile;
@@ -35,10 +35,33 @@ pub(crate) struct Callable {
     pub concurrency: Option<Arc<ConcurrencyGuard>>,
     /// Its metric labels.
     pub labels: ActionLabels,
-    /// Who may use it: an anonymous caller is not shown a capability that
-    /// needs credentials.
-    #[allow(dead_code)] // read by the lists' filter, next
+    /// To whom the lists show it.
+    pub visibility: Visibility,
+}
+
+/// A predicate on the caller ([`CallContext`]): whether lists show a
+/// capability to it (`visible_when`).
+pub(crate) type VisibleFn = Arc<dyn Fn(&CallContext) -> bool + Send + Sync>;
+
+/// To whom the lists (`tools/list`, `prompts/list`, …, and the valid names an
+/// unknown name's error gives) show a capability: the same decision for
+/// every kind. A capability that needs credentials is hidden from an
+/// anonymous caller (one with credentials but without a scope still sees it,
+/// and using it says which scope is missing); `visible_when` predicates
+/// (a group's and its action's, or a capability's own) must all hold.
+/// Only the lists: a call of a hidden capability still takes its guarded
+/// path, whose guards and handler decide.
+#[derive(Clone, Default)]
+pub(crate) struct Visibility {
     pub auth: AuthRule,
+    pub when: Vec<VisibleFn>,
+}
+
+impl Visibility {
+    /// Whether the lists show the capability to the caller of `ctx`.
+    pub fn shows_to(&self, ctx: &CallContext) -> bool {
+        self.auth.lets_see(ctx.principal()) && self.when.iter().all(|when| when(ctx))
+    }
 }
 
 /// The parts of one capability's guarded path.
@@ -63,6 +86,8 @@ pub(crate) struct Parts<'a> {
     pub retry_safe: bool,
     /// Its metric labels.
     pub labels: ActionLabels,
+    /// Its `visible_when` predicates (a group's, then its own).
+    pub visible_when: Vec<VisibleFn>,
 }
 
 impl Assembly {
@@ -105,7 +130,10 @@ impl Assembly {
             service,
             concurrency,
             labels: parts.labels,
-            auth: parts.guards.auth,
+            visibility: Visibility {
+                auth: parts.guards.auth,
+                when: parts.visible_when,
+            },
         })
     }
 

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::BuildError;
-use super::assembly::{Assembly, Callable, Parts};
+use super::assembly::{Assembly, Callable, Parts, VisibleFn};
 use crate::error::ToolError;
 use crate::guard::Guards;
 use crate::handler::{Erased, Handler, StateNeed, erase};
@@ -121,6 +121,7 @@ impl Completions {
         owner: &str,
         guards: &Guards,
         layers: &[BoxLayer],
+        visible_when: &[VisibleFn],
         assembly: &Assembly,
     ) -> Result<HashMap<String, Callable>, BuildError> {
         self.by_argument
@@ -136,6 +137,7 @@ impl Completions {
                     state_needs: &completer.state_needs,
                     retry_safe: true,
                     labels: ActionLabels::new(owner, Some(argument)),
+                    visible_when: visible_when.to_vec(),
                 })?;
                 Ok((argument.clone(), callable))
             })

@@ -23,4 +23,4 @@ pub use tool::{
     ACTIONS_META_KEY, Action, ActionListing, DEFAULT_DISCRIMINATOR, DISCRIMINATOR_META_KEY, Group,
     Hints, ToolListing,
 };
-pub(crate) use tool::{Definition, Registry, RouteError};
+pub(crate) use tool::{Definition, RegisteredAction, Registry, RouteError, Shown};

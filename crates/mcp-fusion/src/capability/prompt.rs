@@ -9,6 +9,7 @@ use rmcp::model::PromptArgument;
 use serde_json::Value;
 
 use super::BuildError;
+use super::assembly::VisibleFn;
 use super::assembly::{Assembly, Callable, Parts};
 use super::completion::{CompletionRequest, Completions};
 use super::settings::settings_setters;
@@ -60,6 +61,7 @@ pub struct Prompt {
     pub(crate) completions: Completions,
     pub(crate) guards: Guards,
     pub(crate) layers: Vec<BoxLayer>,
+    pub(crate) visible_when: Vec<VisibleFn>,
 }
 
 impl std::fmt::Debug for Prompt {
@@ -90,6 +92,7 @@ impl Prompt {
             completions: Completions::default(),
             guards: Guards::default(),
             layers: Vec::new(),
+            visible_when: Vec::new(),
         }
     }
 
@@ -180,10 +183,15 @@ impl Prompt {
             state_needs: &self.state_needs,
             retry_safe: true,
             labels: ActionLabels::new(&self.name, None),
+            visible_when: self.visible_when.clone(),
         })?;
-        let completers =
-            self.completions
-                .assemble(&self.name, &self.guards, &self.layers, assembly)?;
+        let completers = self.completions.assemble(
+            &self.name,
+            &self.guards,
+            &self.layers,
+            &self.visible_when,
+            assembly,
+        )?;
         Ok(AssembledPrompt {
             prompt: self,
             callable,

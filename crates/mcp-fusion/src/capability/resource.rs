@@ -10,6 +10,7 @@ use rmcp::model::ResourceContents;
 use serde_json::{Map, Value};
 
 use super::BuildError;
+use super::assembly::VisibleFn;
 use super::assembly::{Assembly, Callable, Parts};
 use super::completion::{CompletionRequest, Completions};
 use super::settings::settings_setters;
@@ -67,6 +68,7 @@ pub struct Resource {
     pub(crate) state_needs: Vec<StateNeed>,
     pub(crate) guards: Guards,
     pub(crate) layers: Vec<BoxLayer>,
+    pub(crate) visible_when: Vec<VisibleFn>,
 }
 
 impl std::fmt::Debug for Resource {
@@ -118,6 +120,7 @@ impl Resource {
             state_needs: H::state_needs(),
             guards: Guards::default(),
             layers: Vec::new(),
+            visible_when: Vec::new(),
         }
     }
 
@@ -187,6 +190,7 @@ impl Resource {
             state_needs: &self.state_needs,
             retry_safe: true,
             labels: ActionLabels::new(&self.uri, None),
+            visible_when: self.visible_when.clone(),
         })?;
         Ok(AssembledResource {
             resource: self,
@@ -243,6 +247,7 @@ pub struct ResourceTemplate {
     pub(crate) completions: Completions,
     pub(crate) guards: Guards,
     pub(crate) layers: Vec<BoxLayer>,
+    pub(crate) visible_when: Vec<VisibleFn>,
 }
 
 impl std::fmt::Debug for ResourceTemplate {
@@ -275,6 +280,7 @@ impl ResourceTemplate {
             completions: Completions::default(),
             guards: Guards::default(),
             layers: Vec::new(),
+            visible_when: Vec::new(),
         }
     }
 
@@ -395,10 +401,15 @@ impl ResourceTemplate {
             state_needs: &self.state_needs,
             retry_safe: true,
             labels: ActionLabels::new(&self.uri_template, None),
+            visible_when: self.visible_when.clone(),
         })?;
-        let completers =
-            self.completions
-                .assemble(&self.uri_template, &self.guards, &self.layers, assembly)?;
+        let completers = self.completions.assemble(
+            &self.uri_template,
+            &self.guards,
+            &self.layers,
+            &self.visible_when,
+            assembly,
+        )?;
         Ok(AssembledTemplate {
             template: self,
             callable,

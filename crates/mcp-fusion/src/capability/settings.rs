@@ -5,7 +5,8 @@
 //! its handler (`layer`). One macro writes the same setters on each.
 
 /// The setters of the guards and layers every capability takes, on a type
-/// with the fields `guards: Guards` and `layers: Vec<BoxLayer>`; `$what`
+/// with the fields `guards: Guards`, `layers: Vec<BoxLayer>` and
+/// `visible_when: Vec<VisibleFn>`; `$what`
 /// names the capability in the docs ("action", "prompt", …), `$calls` its
 /// requests (`tools/call`, `prompts/get`, …).
 macro_rules! settings_setters {
@@ -53,6 +54,23 @@ macro_rules! settings_setters {
         /// server ([`ServerBuilder::auth`](crate::ServerBuilder::auth)).
         pub fn requires_auth(mut self) -> Self {
             self.guards.auth.required = true;
+            self
+        }
+
+        #[doc = concat!("Shows this ", $what, " in the lists (`tools/list`, `prompts/list`, …, and the valid")]
+        /// names an unknown name's error gives) only to the callers for whom
+        /// `when` holds — the same filter that hides a capability needing
+        /// credentials from an anonymous caller. `when` gets the caller's
+        /// context ([`CallContext::principal`](crate::CallContext::principal),
+        /// [`caller`](crate::CallContext::caller), …) and must be quick: it
+        /// runs for every list. Only the lists: a call still takes the
+        /// guarded path, whose guards and handler decide. Several calls add
+        /// up (all must hold).
+        pub fn visible_when(
+            mut self,
+            when: impl Fn(&$crate::CallContext) -> bool + Send + Sync + 'static,
+        ) -> Self {
+            self.visible_when.push(std::sync::Arc::new(when));
             self
         }
 

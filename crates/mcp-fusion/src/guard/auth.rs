@@ -1,6 +1,8 @@
 //! Bearer-token auth: `AUTH_REQUIRED`, `UNAUTHORIZED`, `FORBIDDEN` (wire
-//! contract §5). A [`TokenVerifier`] turns the HTTP transport's bearer token
-//! into a [`Principal`]; actions declare the scopes they need.
+//! contract §5). A [`TokenVerifier`] turns a bearer token into a
+//! [`Principal`] — at the HTTP edge, before any JSON-RPC is read
+//! ([`verify_bearer`]); each capability's [`AuthRule`] then says what its
+//! caller must have, checked by the guard on its path.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -13,7 +15,7 @@ use tower::ServiceExt;
 
 use super::layer::Guard;
 use crate::error::ToolError;
-use crate::handler::Principal;
+use crate::handler::{CallContext, Peer, Principal};
 use crate::pipeline::{ActionService, Call, Outcome};
 
 /// Why a token was refused. Its text is shown to the model, so it never holds
@@ -180,28 +182,112 @@ pub(crate) struct AuthRule {
 }
 
 impl AuthRule {
-    fn needs_credentials(&self) -> bool {
+    /// Whether a caller without credentials is refused.
+    pub(crate) fn needs_credentials(&self) -> bool {
         self.required || !self.scopes.is_empty()
     }
 }
 
-/// Checks the caller of one action.
+/// Why the credentials of a request were refused before it was read (RFC
+/// 6750 §3.1): the HTTP edge answers 401 or 400, an in-process call
+/// `UNAUTHORIZED`. Its text never holds the token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum BearerRefusal {
+    /// An `Authorization` header of another scheme than `Bearer`: the
+    /// credentials this server does not take, HTTP 401 with the `Bearer`
+    /// challenge and no error code.
+    NotBearer,
+    /// More than one `Authorization` header, or a `Bearer` one without a
+    /// token: `invalid_request`, HTTP 400.
+    Malformed(&'static str),
+    /// A bearer token the verifier refused: `invalid_token`, HTTP 401.
+    Invalid(AuthFailure),
+}
+
+impl BearerRefusal {
+    /// What the model or the user reads about it.
+    pub(crate) fn description(&self) -> String {
+        match self {
+            BearerRefusal::NotBearer => String::from(
+                "The Authorization header does not hold a bearer token (`Bearer TOKEN`).",
+            ),
+            BearerRefusal::Malformed(reason) => (*reason).to_owned(),
+            BearerRefusal::Invalid(failure) => format!("The bearer token {failure}."),
+        }
+    }
+}
+
+/// The principal of a request's `Authorization` header, checked with
+/// `verifier`: `Ok(None)` without a header, `Ok(Some)` for a valid token.
+///
+/// # Errors
+/// [`BearerRefusal`] for a malformed header or a refused token.
+pub(crate) async fn verify_bearer(
+    verifier: &dyn TokenVerifier,
+    headers: &http::HeaderMap,
+) -> Result<Option<Principal>, BearerRefusal> {
+    let mut values = headers.get_all(http::header::AUTHORIZATION).iter();
+    let Some(value) = values.next() else {
+        return Ok(None);
+    };
+    if values.next().is_some() {
+        return Err(BearerRefusal::Malformed(
+            "The request carries more than one Authorization header.",
+        ));
+    }
+    let Ok(value) = value.to_str() else {
+        return Err(BearerRefusal::Malformed(
+            "The Authorization header is not readable text.",
+        ));
+    };
+    let (scheme, token) = value.trim().split_once(' ').unwrap_or((value.trim(), ""));
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(BearerRefusal::NotBearer);
+    }
+    let token = token.trim();
+    if token.is_empty() {
+        return Err(BearerRefusal::Malformed(
+            "The Authorization header says Bearer but holds no token.",
+        ));
+    }
+    verifier
+        .verify(token)
+        .await
+        .map(Some)
+        .map_err(BearerRefusal::Invalid)
+}
+
+/// The `UNAUTHORIZED` answer to an in-process call whose credentials were
+/// refused (over HTTP the edge answers 401 instead).
+pub(crate) fn unauthorized(refusal: &BearerRefusal) -> ToolError {
+    let recovery = match refusal {
+        BearerRefusal::Invalid(_) => {
+            "Do not retry with the same token. Ask the user for a valid token, then call again."
+        }
+        _ => "Send the token as `Authorization: Bearer TOKEN`, then call again.",
+    };
+    ToolError::unauthorized(refusal.description()).suggest(recovery)
+}
+
+/// Checks one capability's caller against its rule: the principal the
+/// transport established (at the HTTP edge) is in the call's context.
 pub(crate) struct AuthGuard {
-    pub verifier: Arc<dyn TokenVerifier>,
     pub rule: AuthRule,
 }
 
-fn auth_required(name: &str) -> ToolError {
+fn auth_required(name: &str, peer: Peer) -> ToolError {
+    let recovery = match peer {
+        Peer::Stdio => {
+            "This server is reached over stdio, which carries no credentials: tell the user this needs an authenticated connection (Streamable HTTP with a bearer token), and do not call it again here."
+        }
+        _ => {
+            "Ask the user to configure a bearer token for this server (HTTP Authorization header), then call again."
+        }
+    };
     ToolError::auth_required(format!(
         "{name} needs credentials, and the call carried none."
     ))
-    .suggest("Ask the user to configure a bearer token for this server (HTTP Authorization header), then call again.")
-}
-
-fn unauthorized(failure: &AuthFailure) -> ToolError {
-    ToolError::unauthorized(format!("The bearer token {failure}.")).suggest(
-        "Do not retry with the same token. Ask the user for a valid token, then call again.",
-    )
+    .suggest(recovery)
 }
 
 fn forbidden(name: &str, missing: &[&String]) -> ToolError {
@@ -224,43 +310,43 @@ fn forbidden(name: &str, missing: &[&String]) -> ToolError {
     .detail("missing_scopes", missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" "))
 }
 
+impl AuthRule {
+    /// Whether a caller with `principal` may use the capability: any
+    /// principal when it only needs credentials, one with every scope when it
+    /// names scopes, anyone when it needs nothing. (Lists show a capability
+    /// to a caller with credentials even when a scope is missing: using it
+    /// then says which, so the model can tell the user.)
+    pub(crate) fn lets_see(&self, principal: Option<&Principal>) -> bool {
+        principal.is_some() || !self.needs_credentials()
+    }
+
+    /// Why the caller in `ctx` may not use the capability, if it may not.
+    fn refusal(&self, ctx: &CallContext) -> Option<ToolError> {
+        let name = ctx.called();
+        let Some(principal) = ctx.principal() else {
+            return self
+                .needs_credentials()
+                .then(|| auth_required(name, ctx.peer()));
+        };
+        let missing: Vec<&String> = self
+            .scopes
+            .iter()
+            .filter(|s| !principal.scopes.contains(*s))
+            .collect();
+        (!missing.is_empty()).then(|| forbidden(name, &missing))
+    }
+}
+
 impl Guard for AuthGuard {
     fn around(
         self: Arc<Self>,
         call: Call,
         next: ActionService,
     ) -> BoxFuture<'static, Result<Outcome, ToolError>> {
-        Box::pin(async move {
-            let name = call.ctx.called().to_owned();
-            match call.ctx.bearer_token() {
-                None if call.ctx.has_authorization() => {
-                    return Err(ToolError::unauthorized(
-                        "The Authorization header does not hold a bearer token (`Bearer TOKEN`).",
-                    )
-                    .suggest("Send the token as `Authorization: Bearer TOKEN`, then call again."));
-                }
-                None if self.rule.needs_credentials() => return Err(auth_required(&name)),
-                None => {}
-                Some(token) => {
-                    let principal = self
-                        .verifier
-                        .verify(token)
-                        .await
-                        .map_err(|f| unauthorized(&f))?;
-                    let missing: Vec<&String> = self
-                        .rule
-                        .scopes
-                        .iter()
-                        .filter(|s| !principal.scopes.contains(*s))
-                        .collect();
-                    if !missing.is_empty() {
-                        return Err(forbidden(&name, &missing));
-                    }
-                    call.ctx.set_principal(principal);
-                }
-            }
-            next.oneshot(call).await
-        })
+        match self.rule.refusal(&call.ctx) {
+            Some(refused) => Box::pin(std::future::ready(Err(refused))),
+            None => Box::pin(next.oneshot(call)),
+        }
     }
 }
 

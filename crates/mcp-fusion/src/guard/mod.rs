@@ -28,7 +28,9 @@ pub use rate_limit::{KeyFn, RateLimit, RateLimitParseError, RateLimitScope};
 #[cfg(feature = "redis")]
 pub use redis_store::{FailMode, RedisStore, RedisUrlError};
 
-pub(crate) use auth::AuthRule;
+#[cfg(feature = "http")]
+pub(crate) use auth::BearerRefusal;
+pub(crate) use auth::{AuthRule, unauthorized, verify_bearer};
 pub(crate) use concurrency::ConcurrencyGuard;
 
 use crate::metrics_names::ActionLabels;
@@ -122,6 +124,9 @@ impl Guards {
 #[derive(Clone, Default)]
 pub(crate) struct GuardSettings {
     pub verifier: Option<Arc<dyn TokenVerifier>>,
+    /// With a verifier, whether requests without credentials are served
+    /// (they see and use only what needs none), or refused at the edge.
+    pub allow_anonymous: bool,
     #[cfg(feature = "redis")]
     pub redis: Option<RedisStore>,
     pub key_fn: Option<KeyFn>,
@@ -160,9 +165,8 @@ pub(crate) fn apply(
         let guard = rate_limit::RateLimitGuard::new(limit, settings, labels.clone());
         service = layer::wrap(Arc::new(guard), service);
     }
-    if let Some(verifier) = &settings.verifier {
+    if guards.auth.needs_credentials() {
         let guard = auth::AuthGuard {
-            verifier: Arc::clone(verifier),
             rule: guards.auth.clone(),
         };
         service = layer::wrap(Arc::new(guard), service);

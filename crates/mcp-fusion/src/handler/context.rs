@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::net::IpAddr;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
@@ -64,7 +64,7 @@ pub(crate) struct ContextInner {
     /// The name the caller called when another action answers it (see
     /// [`CallContext::called`]).
     pub(crate) called: Option<String>,
-    pub(crate) principal: OnceLock<Principal>,
+    pub(crate) principal: Option<Principal>,
     pub(crate) states: Arc<super::States>,
     /// The connection the call came on (progress, logging, sampling,
     /// elicitation); `None` in-process.
@@ -205,15 +205,13 @@ impl CallContext {
         self.inner.peer
     }
 
-    /// The verified caller, once the auth guard accepted a bearer token;
-    /// `None` without credentials or without a token verifier.
+    /// The verified caller: the principal of the bearer token the server's
+    /// token verifier accepted for this request (over Streamable HTTP, at
+    /// the edge, before any JSON-RPC was read), the same for every kind of
+    /// capability; `None` without credentials, over stdio, or without a
+    /// token verifier.
     pub fn principal(&self) -> Option<&Principal> {
-        self.inner.principal.get()
-    }
-
-    /// Records the verified caller (done by the auth guard; the first value stays).
-    pub(crate) fn set_principal(&self, principal: Principal) {
-        let _ = self.inner.principal.set(principal);
+        self.inner.principal.as_ref()
     }
 
     /// The MCP session (`Mcp-Session-Id` header) of a Streamable HTTP call made
@@ -232,27 +230,6 @@ impl CallContext {
     /// Never shown to the model.
     pub fn caller(&self) -> &str {
         &self.inner.caller
-    }
-
-    /// Whether the call carried an HTTP `Authorization` header at all.
-    pub(crate) fn has_authorization(&self) -> bool {
-        self.http()
-            .is_some_and(|h| h.headers.contains_key(http::header::AUTHORIZATION))
-    }
-
-    /// The bearer token of the HTTP `Authorization` header, if any.
-    pub(crate) fn bearer_token(&self) -> Option<&str> {
-        let value = self
-            .http()?
-            .headers
-            .get(http::header::AUTHORIZATION)?
-            .to_str()
-            .ok()?;
-        let (scheme, token) = value.trim().split_once(' ')?;
-        scheme
-            .eq_ignore_ascii_case("bearer")
-            .then(|| token.trim())
-            .filter(|t| !t.is_empty())
     }
 
     /// Whether `INTERNAL_ERROR` envelopes include the internal error text
@@ -279,7 +256,7 @@ impl CallContext {
                 peer: Peer::Local,
                 caller: String::from(LOCAL_CALLER),
                 called: None,
-                principal: OnceLock::new(),
+                principal: None,
                 states: Arc::default(),
                 client: None,
             }),

@@ -17,7 +17,9 @@ use serde_json::Value;
 
 use super::Connection;
 use super::dispatch::{CallRequest, Origin};
+use crate::capability::Shown;
 use crate::capability::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY, ToolListing};
+use crate::handler::{Capability, Principal};
 
 /// The rmcp `Tool` for a listing.
 pub(crate) fn to_rmcp_tool(listing: &ToolListing) -> Tool {
@@ -72,6 +74,12 @@ impl Connection {
                 .unwrap_or(crate::handler::Peer::Http(None)),
             None => crate::handler::Peer::Stdio,
         };
+        // The principal the HTTP edge verified the request's bearer token
+        // as; none over stdio.
+        let principal = http
+            .as_ref()
+            .and_then(|parts| parts.extensions.get::<Principal>())
+            .cloned();
         let caller = super::caller::caller_key(Some(&self.session), http.as_ref(), peer);
         self.session.set_caller(&caller);
         Origin {
@@ -81,6 +89,7 @@ impl Connection {
             peer,
             client: Some(self.link(context)),
             caller,
+            principal,
         }
     }
 }
@@ -101,15 +110,20 @@ impl ServerHandler for Connection {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, rmcp::ErrorData> {
-        let Some(mount) = &self.server.inner.mount else {
-            return Ok(ListToolsResult::with_all_items(
-                self.server.inner.tools.clone(),
-            ));
-        };
         self.session.bind(&context.peer);
-        let caller = self.origin(&context).caller;
-        let mut tools = self.server.inner.tools.clone();
-        tools.extend(mount.hook.tools(&caller).await);
+        let viewer = self.viewer(Capability::Tool, &context);
+        let inner = &self.server.inner;
+        let mut tools = Vec::with_capacity(inner.tools.len());
+        for (tool, listed) in inner.registry.tools().iter().zip(&inner.tools) {
+            match tool.listing_for(|a| a.callable.visibility.shows_to(&viewer)) {
+                Some(Shown::Whole) => tools.push(listed.clone()),
+                Some(Shown::Part(listing)) => tools.push(to_rmcp_tool(&listing)),
+                None => {}
+            }
+        }
+        if let Some(mount) = &inner.mount {
+            tools.extend(mount.hook.tools(viewer.caller()).await);
+        }
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -148,7 +162,10 @@ impl ServerHandler for Connection {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, rmcp::ErrorData> {
         self.session.bind(&context.peer);
-        Ok(ListPromptsResult::with_all_items(self.list_prompts_now()))
+        let viewer = self.viewer(Capability::Prompt, &context);
+        Ok(ListPromptsResult::with_all_items(
+            self.list_prompts_now(&viewer),
+        ))
     }
 
     async fn get_prompt(
@@ -170,7 +187,7 @@ impl ServerHandler for Connection {
     ) -> Result<ListResourcesResult, rmcp::ErrorData> {
         self.session.bind(&context.peer);
         Ok(ListResourcesResult::with_all_items(
-            self.list_resources_now(),
+            self.list_resources_now(&self.viewer(Capability::Resource, &context)),
         ))
     }
 
@@ -181,7 +198,7 @@ impl ServerHandler for Connection {
     ) -> Result<ListResourceTemplatesResult, rmcp::ErrorData> {
         self.session.bind(&context.peer);
         Ok(ListResourceTemplatesResult::with_all_items(
-            self.list_templates_now(),
+            self.list_templates_now(&self.viewer(Capability::Resource, &context)),
         ))
     }
 

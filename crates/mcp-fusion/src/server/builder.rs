@@ -160,12 +160,32 @@ impl ServerBuilder {
         self
     }
 
-    /// Checks the HTTP transport's bearer tokens with `verifier`. Every call
-    /// that carries a token is verified (an invalid one is `UNAUTHORIZED`);
-    /// actions that require scopes also refuse calls without one
-    /// (`AUTH_REQUIRED`) or without the scopes (`FORBIDDEN`).
+    /// Protects the server with bearer tokens checked by `verifier`. Over
+    /// Streamable HTTP every request to the MCP endpoint then needs a valid
+    /// token, checked before any JSON-RPC is read: without one it gets
+    /// `401` with `WWW-Authenticate: Bearer` (RFC 6750 §3; with a refused
+    /// token `error="invalid_token"` and what was wrong), and no session is
+    /// made; a session serves only the principal that opened it. The
+    /// principal reaches every handler of every capability through
+    /// [`CallContext::principal`]; capabilities that require scopes refuse
+    /// a principal without them with `FORBIDDEN` naming them. stdio carries
+    /// no token: there every caller is anonymous, and a capability that
+    /// requires credentials answers `AUTH_REQUIRED`. See
+    /// [`allow_anonymous`](Self::allow_anonymous) to serve callers without
+    /// a token beside protected capabilities.
     pub fn auth(mut self, verifier: impl TokenVerifier) -> Self {
         self.guards.verifier = Some(Arc::new(verifier));
+        self
+    }
+
+    /// With [`auth`](Self::auth): serves HTTP requests that carry no token
+    /// instead of refusing them with `401` (a refused token is still `401`).
+    /// Such an anonymous caller is shown in the lists only the capabilities
+    /// that need no credentials (`requires_auth`, `requires_scopes`), and a
+    /// call of one that does answers `AUTH_REQUIRED`. Default `false`:
+    /// anonymous access beside protected capabilities is a choice made here.
+    pub fn allow_anonymous(mut self, allow: bool) -> Self {
+        self.guards.allow_anonymous = allow;
         self
     }
 

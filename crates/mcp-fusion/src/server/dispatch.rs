@@ -14,19 +14,20 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 use tracing::Instrument;
 
-use crate::capability::{Callable, Registry, RouteError};
+use crate::capability::{Callable, RegisteredAction, Registry, RouteError};
 use crate::contract::SelfHealing;
 use crate::envelope::{to_call_tool_result, validation_result};
 use crate::error::{ErrorCode, ToolError};
 use crate::handler::{
-    CallContext, Capability, ContextInner, FromOutput, Output, Peer, SharedChannel, States,
-    ToolOutput,
+    CallContext, Capability, ContextInner, FromOutput, Output, Peer, Principal, SharedChannel,
+    States, ToolOutput,
 };
 use crate::metrics_names::{self as names, ActionLabels};
 use crate::pipeline::{Call, Outcome, catch_panic};
 
 /// Where a request came from, as the transport hands it over: everything of
 /// its [`CallContext`] but what it calls.
+#[derive(Clone)]
 pub(crate) struct Origin {
     pub request_id: String,
     pub cancellation: CancellationToken,
@@ -36,6 +37,8 @@ pub(crate) struct Origin {
     pub client: Option<SharedChannel>,
     /// Who is calling ([`CallContext::caller`]).
     pub caller: String,
+    /// The verified caller ([`CallContext::principal`]).
+    pub principal: Option<Principal>,
 }
 
 /// One `tools/call` as the transport hands it over.
@@ -61,6 +64,20 @@ pub(crate) struct Target {
     pub called: Option<String>,
 }
 
+impl Target {
+    /// The target of a list (`tools/list`, …) of `capability`, for the
+    /// lists' filter: the caller's context with no name called.
+    pub fn list(capability: Capability) -> Self {
+        Target {
+            capability,
+            tool: String::new(),
+            action: None,
+            name: String::new(),
+            called: None,
+        }
+    }
+}
+
 /// The context of a call of `target` from `origin`.
 pub(crate) fn context(
     target: Target,
@@ -80,7 +97,7 @@ pub(crate) fn context(
             peer: origin.peer,
             caller: origin.caller,
             called: target.called,
-            principal: std::sync::OnceLock::new(),
+            principal: origin.principal,
             states,
             client: origin.client,
         }),
@@ -126,7 +143,24 @@ pub(crate) async fn run(
     self_healing: Option<&SelfHealing>,
     request: CallRequest,
 ) -> Result<CallToolResult, UnknownTool> {
-    let routed = match registry.route(&request.name, request.arguments) {
+    // The errors of routing name only what the caller sees; its context is
+    // made only when an error needs it.
+    let routed = {
+        let viewer = std::cell::OnceCell::new();
+        let shows = |action: &RegisteredAction| {
+            let ctx = viewer.get_or_init(|| {
+                context(
+                    Target::list(Capability::Tool),
+                    request.origin.clone(),
+                    expose_internal_errors,
+                    Arc::clone(&states),
+                )
+            });
+            action.callable.visibility.shows_to(ctx)
+        };
+        registry.route(&request.name, request.arguments, &shows)
+    };
+    let routed = match routed {
         Ok(routed) => routed,
         Err(RouteError::UnknownTool { message, data }) => {
             tracing::debug!(tool = %request.name, "unknown tool");

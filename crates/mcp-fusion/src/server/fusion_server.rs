@@ -10,16 +10,17 @@ use tokio_util::sync::CancellationToken;
 use super::ServerBuilder;
 use super::caller;
 use super::connection::Connection;
-use super::dispatch::{CallRequest, Origin, UnknownTool, run};
+use super::dispatch::{self, CallRequest, Origin, Target, UnknownTool, run};
 use super::in_flight::InFlight;
 use super::mounted;
 use super::session::{Connections, Session};
 use crate::capability::{
-    Assembly, BuildError, Catalog, Prompt, Registry, Resource, ResourceTemplate, RouteError,
-    ToolListing,
+    Assembly, BuildError, Catalog, Prompt, RegisteredAction, Registry, Resource, ResourceTemplate,
+    RouteError, ToolListing,
 };
 use crate::contract::{SelfHealing, ServerContract};
-use crate::handler::Peer;
+use crate::guard;
+use crate::handler::{Capability, Peer};
 
 pub(crate) struct ServerIdentity {
     pub name: String,
@@ -164,9 +165,11 @@ impl FusionServer {
             .await
     }
 
-    /// An in-process call (`call`, `call_with_http`): `arguments` as an
-    /// object (anything but an object or null goes under `(root)`, for
-    /// validation to refuse), then the whole path.
+    /// An in-process call (`call`, `call_with_http`): the bearer token of
+    /// `http`'s `Authorization` header checked as the HTTP edge would (a
+    /// refused one is an `UNAUTHORIZED` result, there being no HTTP status to
+    /// answer with), `arguments` as an object (anything but an object or null
+    /// goes under `(root)`, for validation to refuse), then the whole path.
     pub(crate) async fn call_in_process(
         &self,
         name: &str,
@@ -183,6 +186,19 @@ impl FusionServer {
                 Some(wrapped)
             }
         };
+        let principal = match (&self.inner.assembly.guards.verifier, &http) {
+            (Some(verifier), Some(parts)) => {
+                match guard::verify_bearer(verifier.as_ref(), &parts.headers).await {
+                    Ok(principal) => principal,
+                    Err(refusal) => {
+                        return Ok(crate::envelope::to_call_tool_result(&guard::unauthorized(
+                            &refusal,
+                        )));
+                    }
+                }
+            }
+            _ => None,
+        };
         let caller = caller::caller_key(None, http.as_ref(), peer);
         self.dispatch(CallRequest {
             name: name.to_owned(),
@@ -194,6 +210,7 @@ impl FusionServer {
                 peer,
                 client: None,
                 caller,
+                principal,
             },
             called: None,
         })
@@ -213,6 +230,8 @@ impl FusionServer {
         let stopped = self.inner.in_flight.stopped();
         let name = request.name.clone();
         let caller = request.origin.caller.clone();
+        // For the unknown-tool error of a server with mounted tools.
+        let origin = self.inner.mount.as_ref().map(|_| request.origin.clone());
         // A name no tool of the server's own has (nor, before its first dot,
         // names one: `billing.get_invoice` is the router's to answer),
         // claimed by the mount: the mount's forwarding action answers it.
@@ -253,7 +272,24 @@ impl FusionServer {
                     .into_iter()
                     .map(|t| t.name.into_owned())
                     .collect();
-                match self.inner.registry.unknown_tool_among(&name, &mounted) {
+                let viewer = origin.map(|origin| {
+                    dispatch::context(
+                        Target::list(Capability::Tool),
+                        origin,
+                        settings.expose_internal_errors,
+                        Arc::clone(&self.inner.assembly.states),
+                    )
+                });
+                let shows = |action: &RegisteredAction| {
+                    viewer
+                        .as_ref()
+                        .is_none_or(|ctx| action.callable.visibility.shows_to(ctx))
+                };
+                match self
+                    .inner
+                    .registry
+                    .unknown_tool_among(&name, &mounted, &shows)
+                {
                     RouteError::UnknownTool { message, data } => Err(UnknownTool { message, data }),
                     RouteError::Envelope(err) => Ok(crate::envelope::to_call_tool_result(&err)),
                 }

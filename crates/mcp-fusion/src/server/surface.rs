@@ -177,11 +177,27 @@ impl Connection {
         )
     }
 
-    pub(crate) fn list_prompts_now(&self) -> Vec<rmcp::model::Prompt> {
+    /// The caller's context for the lists' filter.
+    pub(crate) fn viewer(
+        &self,
+        capability: Capability,
+        context: &RequestContext<RoleServer>,
+    ) -> CallContext {
+        dispatch::context(
+            Target::list(capability),
+            self.origin(context),
+            self.server.inner.settings.expose_internal_errors,
+            Arc::clone(&self.server.inner.assembly.states),
+        )
+    }
+
+    /// The prompts the caller of `viewer` sees.
+    pub(crate) fn list_prompts_now(&self, viewer: &CallContext) -> Vec<rmcp::model::Prompt> {
         self.server
             .catalog()
             .prompts
             .iter()
+            .filter(|p| p.callable.visibility.shows_to(viewer))
             .map(|p| p.prompt.to_rmcp())
             .collect()
     }
@@ -193,15 +209,16 @@ impl Connection {
         context: &RequestContext<RoleServer>,
     ) -> Result<GetPromptResult, rmcp::ErrorData> {
         let catalog = self.server.catalog();
+        let ctx = self.surface_context(Capability::Prompt, name, context);
         let Some(prompt) = catalog.prompt(name) else {
             let valid = catalog
                 .prompts
                 .iter()
+                .filter(|p| p.callable.visibility.shows_to(&ctx))
                 .map(|p| p.prompt.name.clone())
                 .collect();
             return Err(unknown("prompt", name, valid, RpcCode::INVALID_PARAMS));
         };
-        let ctx = self.surface_context(Capability::Prompt, name, context);
         let args = Value::Object(arguments.unwrap_or_default());
         let messages: PromptMessages =
             answer(&ctx, guarded(&prompt.callable, &ctx, args).await, false)?;
@@ -210,35 +227,45 @@ impl Connection {
         Ok(result)
     }
 
-    pub(crate) fn list_resources_now(&self) -> Vec<rmcp::model::Resource> {
+    /// The resources the caller of `viewer` sees.
+    pub(crate) fn list_resources_now(&self, viewer: &CallContext) -> Vec<rmcp::model::Resource> {
         self.server
             .catalog()
             .resources
             .iter()
+            .filter(|r| r.callable.visibility.shows_to(viewer))
             .map(|r| r.resource.to_rmcp())
             .collect()
     }
 
-    pub(crate) fn list_templates_now(&self) -> Vec<rmcp::model::ResourceTemplate> {
+    /// The resource templates the caller of `viewer` sees.
+    pub(crate) fn list_templates_now(
+        &self,
+        viewer: &CallContext,
+    ) -> Vec<rmcp::model::ResourceTemplate> {
         self.server
             .catalog()
             .templates
             .iter()
+            .filter(|t| t.callable.visibility.shows_to(viewer))
             .map(|t| t.template.to_rmcp())
             .collect()
     }
 
-    /// The -32002 answer for a URI no resource or template serves.
-    fn no_resource(&self, uri: &str) -> rmcp::ErrorData {
+    /// The -32002 answer for a URI no resource or template serves, naming
+    /// those the caller of `viewer` sees.
+    fn no_resource(&self, uri: &str, viewer: &CallContext) -> rmcp::ErrorData {
         let catalog = self.server.catalog();
         let valid = catalog
             .resources
             .iter()
+            .filter(|r| r.callable.visibility.shows_to(viewer))
             .map(|r| r.resource.uri.clone())
             .chain(
                 catalog
                     .templates
                     .iter()
+                    .filter(|t| t.callable.visibility.shows_to(viewer))
                     .map(|t| t.template.uri_template.clone()),
             )
             .collect();
@@ -250,12 +277,12 @@ impl Connection {
         uri: &str,
         context: &RequestContext<RoleServer>,
     ) -> Result<ReadResourceResult, rmcp::ErrorData> {
+        let ctx = self.surface_context(Capability::Resource, uri, context);
         let resolved = match self.server.catalog().resolve(uri) {
-            None => return Err(self.no_resource(uri)),
+            None => return Err(self.no_resource(uri, &ctx)),
             Some(Err(reason)) => return Err(rmcp::ErrorData::invalid_params(reason, None)),
             Some(Ok(resolved)) => resolved,
         };
-        let ctx = self.surface_context(Capability::Resource, uri, context);
         let args = match &resolved {
             Resolved::Fixed(_) => Value::Object(Map::new()),
             Resolved::Template(template, variables) => {
@@ -280,7 +307,10 @@ impl Connection {
         context: &RequestContext<RoleServer>,
     ) -> Result<(), rmcp::ErrorData> {
         match self.server.catalog().resolve(uri) {
-            None => return Err(self.no_resource(uri)),
+            None => {
+                let viewer = self.viewer(Capability::Resource, context);
+                return Err(self.no_resource(uri, &viewer));
+            }
             Some(Err(reason)) => return Err(rmcp::ErrorData::invalid_params(reason, None)),
             Some(Ok(_)) => {}
         }
@@ -315,6 +345,7 @@ impl Connection {
                 rmcp::model::CompleteRequestMethod,
             >());
         }
+        let viewer = self.viewer(Capability::Completion, context);
         let (owner, completers) = match &request.r#ref {
             Reference::Prompt(prompt) => match catalog.prompt(&prompt.name) {
                 Some(found) => (found.prompt.name.clone(), &found.completers),
@@ -322,6 +353,7 @@ impl Connection {
                     let valid = catalog
                         .prompts
                         .iter()
+                        .filter(|p| p.callable.visibility.shows_to(&viewer))
                         .map(|p| p.prompt.name.clone())
                         .collect();
                     return Err(unknown(
@@ -341,6 +373,7 @@ impl Connection {
                     let valid = catalog
                         .templates
                         .iter()
+                        .filter(|t| t.callable.visibility.shows_to(&viewer))
                         .map(|t| t.template.uri_template.clone())
                         .collect();
                     return Err(unknown(

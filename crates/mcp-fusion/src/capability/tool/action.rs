@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::capability::assembly::VisibleFn;
 use crate::capability::settings::settings_setters;
 use crate::guard::Guards;
 use crate::handler::{Erased, Handler, StateNeed, ToolOutput, erase};
@@ -50,6 +51,7 @@ pub struct Action {
     pub(crate) guards: Guards,
     pub(crate) handler: Erased<ToolOutput>,
     pub(crate) layers: Vec<BoxLayer>,
+    pub(crate) visible_when: Vec<VisibleFn>,
 }
 
 impl std::fmt::Debug for Action {
@@ -87,6 +89,7 @@ impl Action {
             guards: Guards::default(),
             handler: erase(handler),
             layers: Vec::new(),
+            visible_when: Vec::new(),
         }
     }
 

@@ -3,6 +3,7 @@
 use tower::{Layer, Service};
 
 use super::Action;
+use crate::capability::assembly::VisibleFn;
 use crate::error::ToolError;
 use crate::guard::{Concurrency, Guards, RateLimit};
 use crate::handler::Output;
@@ -21,6 +22,7 @@ pub struct Group {
     pub(crate) discriminator: String,
     pub(crate) actions: Vec<Action>,
     pub(crate) layers: Vec<BoxLayer>,
+    pub(crate) visible_when: Vec<VisibleFn>,
     pub(crate) guards: Guards,
 }
 
@@ -43,6 +45,7 @@ impl Group {
             discriminator: DEFAULT_DISCRIMINATOR.to_owned(),
             actions: Vec::new(),
             layers: Vec::new(),
+            visible_when: Vec::new(),
             guards: Guards::default(),
         }
     }
@@ -83,6 +86,16 @@ impl Group {
     /// Default time limit for each action; see [`Action::timeout`].
     pub fn timeout(mut self, limit: std::time::Duration) -> Self {
         self.guards.timeout = Some(limit);
+        self
+    }
+
+    /// Shows the group (and so every action of it) in `tools/list` only to
+    /// the callers for whom `when` holds; see [`Action::visible_when`].
+    pub fn visible_when(
+        mut self,
+        when: impl Fn(&crate::CallContext) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.visible_when.push(std::sync::Arc::new(when));
         self
     }
 

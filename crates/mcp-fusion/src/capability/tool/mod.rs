@@ -11,5 +11,5 @@ pub use crate::tool_meta::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY};
 pub use action::{Action, Hints};
 pub use group::{DEFAULT_DISCRIMINATOR, Group};
 pub use listing::{ActionListing, ToolListing};
-pub(crate) use registry::{Definition, Registry};
+pub(crate) use registry::{Definition, RegisteredAction, Registry, Shown};
 pub(crate) use route::RouteError;

@@ -8,10 +8,11 @@ use serde_json::Value;
 use super::listing::{ActionListing, ActionSummary, ToolListing, group_listing, plain_description};
 use super::{Action, Group, Hints};
 use crate::capability::BuildError;
-use crate::capability::assembly::{Assembly, Callable, Parts};
+use crate::capability::assembly::{Assembly, Callable, Parts, VisibleFn};
 use crate::guard::Guards;
 use crate::metrics_names::ActionLabels;
 use crate::pipeline::{BoxLayer, handler_service};
+use crate::schema::SchemaProfile;
 use crate::validation::SchemaValidator;
 
 /// One action, ready to be called.
@@ -41,6 +42,18 @@ pub(crate) struct RegisteredTool {
     pub discriminator: Option<String>,
     pub actions: Vec<RegisteredAction>,
     pub listing: ToolListing,
+    /// A group's own description (its listing appends the actions).
+    pub description: Option<String>,
+    /// The form of the schemas its listing shows.
+    pub profile: SchemaProfile,
+}
+
+/// A tool as one caller is shown it.
+pub(crate) enum Shown {
+    /// Every action of it: its listing as built.
+    Whole,
+    /// Some of a group's actions: a listing of those.
+    Part(Box<ToolListing>),
 }
 
 impl RegisteredTool {
@@ -49,9 +62,43 @@ impl RegisteredTool {
         self.actions.iter().find(|a| a.key.as_deref() == Some(key))
     }
 
-    /// Every action's dotted name, in registration order.
-    pub fn dotted_names(&self) -> Vec<String> {
-        self.actions.iter().map(|a| a.dotted.clone()).collect()
+    /// The listing a caller who sees only the actions `shown` picks gets:
+    /// the whole one when it sees them all, none when it sees none, else (a
+    /// group) one built from those actions alone.
+    pub fn listing_for(&self, shown: impl Fn(&RegisteredAction) -> bool) -> Option<Shown> {
+        let picked: Vec<usize> = (0..self.actions.len())
+            .filter(|&i| shown(&self.actions[i]))
+            .collect();
+        if picked.len() == self.actions.len() {
+            return Some(Shown::Whole);
+        }
+        if picked.is_empty() {
+            return None;
+        }
+        let listings: Vec<&ActionListing> =
+            picked.iter().map(|&i| &self.listing.actions[i]).collect();
+        let summaries: Vec<ActionSummary<'_>> = listings
+            .iter()
+            .map(|listing| ActionSummary {
+                key: &listing.name,
+                description: listing.description.as_deref(),
+                schema: &listing.input_schema,
+                hints: listing.hints,
+                deprecated: listing.deprecated.as_deref(),
+            })
+            .collect();
+        let discriminator = self.discriminator.as_deref()?;
+        // The whole group's listing was built from these same parts.
+        let mut listing = group_listing(
+            &self.name,
+            self.description.as_deref(),
+            discriminator,
+            &summaries,
+        )
+        .ok()?;
+        listing.input_schema = self.profile.show(&listing.input_schema);
+        listing.actions = listings.into_iter().cloned().collect();
+        Some(Shown::Part(Box::new(listing)))
     }
 }
 
@@ -74,16 +121,23 @@ fn valid_name(name: &str, allow_dot: bool) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || (allow_dot && c == '.'))
 }
 
+/// What an action inherits from its group (nothing for a plain tool).
+#[derive(Default)]
+struct Inherited<'a> {
+    layers: &'a [BoxLayer],
+    guards: Guards,
+    visible_when: &'a [VisibleFn],
+}
+
 fn register_action(
     action: &Action,
     tool: &str,
     key: Option<&str>,
     dotted: String,
-    group_layers: &[BoxLayer],
-    group_guards: &Guards,
+    group: &Inherited<'_>,
     assembly: &Assembly,
 ) -> Result<(RegisteredAction, ActionListing), BuildError> {
-    let guards = action.guards.or(group_guards);
+    let guards = action.guards.or(&group.guards);
     let mut schema = (action.input_schema)(action.allow_unknown_fields);
     for (field, replacement) in &action.deprecated_fields {
         let Some(property) = schema
@@ -129,10 +183,16 @@ fn register_action(
         validator: Some(validator),
         output,
         guards: guards.clone(),
-        layers: &[group_layers, &action.layers],
+        layers: &[group.layers, &action.layers],
         state_needs: &action.state_needs,
         retry_safe: action.hints.read_only || action.hints.idempotent,
         labels: ActionLabels::new(tool, key),
+        visible_when: group
+            .visible_when
+            .iter()
+            .chain(&action.visible_when)
+            .cloned()
+            .collect(),
     })?;
     let fields = schema
         .get("properties")
@@ -193,8 +253,7 @@ impl Registry {
             &action.name,
             None,
             action.name.clone(),
-            &[],
-            &Guards::default(),
+            &Inherited::default(),
             assembly,
         )?;
         let listing = ToolListing {
@@ -217,6 +276,8 @@ impl Registry {
             discriminator: None,
             actions: vec![registered],
             listing,
+            description: None,
+            profile: assembly.schema_profile,
         })
     }
 
@@ -239,6 +300,11 @@ impl Registry {
         }
         let mut actions = Vec::with_capacity(group.actions.len());
         let mut listings = Vec::with_capacity(group.actions.len());
+        let inherited = Inherited {
+            layers: &group.layers,
+            guards: group.guards.clone(),
+            visible_when: &group.visible_when,
+        };
         for action in &group.actions {
             if !valid_name(&action.name, false) {
                 return Err(BuildError::InvalidName {
@@ -261,8 +327,7 @@ impl Registry {
                 &group.name,
                 Some(&action.name),
                 dotted,
-                &group.layers,
-                &group.guards,
+                &inherited,
                 assembly,
             )?;
             actions.push(registered);
@@ -293,6 +358,8 @@ impl Registry {
             discriminator: Some(group.discriminator),
             actions,
             listing,
+            description: group.description,
+            profile: assembly.schema_profile,
         })
     }
 

@@ -30,8 +30,18 @@ pub(crate) struct Routed<'a> {
     pub args: Map<String, Value>,
 }
 
-fn pick_recovery(tool: &RegisteredTool, field: &str) -> String {
-    let example = tool.actions[0].key.as_deref().unwrap_or_default();
+/// Which actions the caller sees (the lists' filter): errors name only those.
+pub(crate) type Shows<'s> = &'s dyn Fn(&RegisteredAction) -> bool;
+
+fn pick_recovery(tool: &RegisteredTool, field: &str, shows: Shows<'_>) -> String {
+    let example = tool
+        .actions
+        .iter()
+        .find(|a| shows(a))
+        .unwrap_or(&tool.actions[0])
+        .key
+        .as_deref()
+        .unwrap_or_default();
     format!(
         "Set \"{field}\" to one of the actions in available_actions, without the \"{}.\" prefix (e.g. \"{field}\": \"{example}\"), and call {} again.",
         tool.name, tool.name
@@ -40,26 +50,40 @@ fn pick_recovery(tool: &RegisteredTool, field: &str) -> String {
 
 /// The keys of the actions of `tool` whose input schema declares every
 /// field of `args` (none when `args` is empty).
-fn fitting_actions<'t>(tool: &'t RegisteredTool, args: &Map<String, Value>) -> Vec<&'t str> {
+fn fitting_actions<'t>(
+    tool: &'t RegisteredTool,
+    args: &Map<String, Value>,
+    shows: Shows<'_>,
+) -> Vec<&'t str> {
     if args.is_empty() {
         return Vec::new();
     }
     tool.actions
         .iter()
+        .filter(|a| shows(a))
         .filter(|a| args.keys().all(|k| a.fields.contains(k)))
         .filter_map(|a| a.key.as_deref())
         .collect()
 }
 
 impl Registry {
-    /// Routes a call of tool `name` with `args`.
+    /// Routes a call of tool `name` with `args`; the errors name only the
+    /// tools and actions the caller sees (`shows`).
     pub fn route(
         &self,
         name: &str,
         args: Option<Map<String, Value>>,
+        shows: Shows<'_>,
     ) -> Result<Routed<'_>, RouteError> {
         let Some(tool) = self.tool(name) else {
-            return Err(self.unknown_tool(name));
+            return Err(self.unknown_tool_among(name, &[], shows));
+        };
+        let shown = || -> Vec<String> {
+            tool.actions
+                .iter()
+                .filter(|a| shows(a))
+                .map(|a| a.dotted.clone())
+                .collect()
         };
         let mut args = args.unwrap_or_default();
         let Some(field) = tool.discriminator.as_deref() else {
@@ -85,19 +109,19 @@ impl Registry {
                             tool.name
                         ),
                     )
-                    .suggest(pick_recovery(tool, field))
-                    .actions(tool.dotted_names()),
+                    .suggest(pick_recovery(tool, field, shows))
+                    .actions(shown()),
                 )));
             }
         };
         let Some(key) = key else {
-            let recovery = match fitting_actions(tool, &args)[..] {
+            let recovery = match fitting_actions(tool, &args, shows)[..] {
                 [only] => format!(
                     "Did you mean \"{only}\" ({}.{only})? The fields you sent fit it. {}",
                     tool.name,
-                    pick_recovery(tool, field)
+                    pick_recovery(tool, field, shows)
                 ),
-                _ => pick_recovery(tool, field),
+                _ => pick_recovery(tool, field, shows),
             };
             return Err(RouteError::Envelope(Box::new(
                 ToolError::new(
@@ -108,11 +132,15 @@ impl Registry {
                     ),
                 )
                 .suggest(recovery)
-                .actions(tool.dotted_names()),
+                .actions(shown()),
             )));
         };
         let Some(action) = tool.action(key) else {
-            let keys = tool.actions.iter().filter_map(|a| a.key.as_deref());
+            let keys = tool
+                .actions
+                .iter()
+                .filter(|a| shows(a))
+                .filter_map(|a| a.key.as_deref());
             // The dotted name from available_actions sent as the value: match
             // its action part, so that the recovery names it.
             let bare = key
@@ -122,6 +150,7 @@ impl Registry {
             let described: Vec<(&str, &str)> = tool
                 .actions
                 .iter()
+                .filter(|a| shows(a))
                 .filter_map(|a| Some((a.key.as_deref()?, a.description.as_str())))
                 .collect();
             let near = closest(bare, keys).or_else(|| by_description(bare, &described));
@@ -129,9 +158,9 @@ impl Registry {
                 Some(near) => format!(
                     "Did you mean \"{near}\" ({}.{near})? {}",
                     tool.name,
-                    pick_recovery(tool, field)
+                    pick_recovery(tool, field, shows)
                 ),
-                None => pick_recovery(tool, field),
+                None => pick_recovery(tool, field, shows),
             };
             return Err(RouteError::Envelope(Box::new(
                 ToolError::new(
@@ -139,37 +168,47 @@ impl Registry {
                     format!("{} has no action \"{key}\".", tool.name),
                 )
                 .suggest(recovery)
-                .actions(tool.dotted_names()),
+                .actions(shown()),
             )));
         };
         Ok(Routed { tool, action, args })
     }
 
-    fn unknown_tool(&self, sent: &str) -> RouteError {
-        self.unknown_tool_among(sent, &[])
-    }
-
     /// The error for a call of `sent`, a name no tool has: it names the
-    /// closest valid tool and every valid one, the registry's then `also`'s
-    /// (a server's mounted tools, listed beside its own).
-    pub(crate) fn unknown_tool_among(&self, sent: &str, also: &[String]) -> RouteError {
-        let mut names: Vec<&str> = self.tools().iter().map(|t| t.name.as_str()).collect();
+    /// closest valid tool and every valid one the caller sees (`shows`), the
+    /// registry's then `also`'s (a server's mounted tools, listed beside its
+    /// own).
+    pub(crate) fn unknown_tool_among(
+        &self,
+        sent: &str,
+        also: &[String],
+        shows: Shows<'_>,
+    ) -> RouteError {
+        let visible = |tool: &RegisteredTool| tool.actions.iter().any(shows);
+        let mut names: Vec<&str> = self
+            .tools()
+            .iter()
+            .filter(|t| visible(t))
+            .map(|t| t.name.as_str())
+            .collect();
         names.extend(also.iter().map(String::as_str));
         // Echoed at most 100 characters long, like every name the model sent.
         let name = &*cut_chars(sent, 100, "…");
         // A dotted action name sent as a tool name: suggest its group.
         let near = sent
             .split_once('.')
-            .and_then(|(group, _)| self.tool(group).map(|t| t.name.as_str()))
+            .and_then(|(group, _)| {
+                self.tool(group)
+                    .filter(|t| visible(t))
+                    .map(|t| t.name.as_str())
+            })
             .or_else(|| closest(sent, names.iter().copied()))
             .or_else(|| under_namespace(sent, names.iter().copied()));
         // `billing.get_invoice` named as a tool: say how to call the action.
         let action = sent.split_once('.').and_then(|(group, key)| {
             let tool = self.tool(group)?;
-            Some((
-                tool.discriminator.as_deref()?,
-                tool.action(key)?.key.as_deref()?,
-            ))
+            let action = tool.action(key).filter(|a| shows(a))?;
+            Some((tool.discriminator.as_deref()?, action.key.as_deref()?))
         });
         let message = match (near, action) {
             (Some(near), Some((field, key))) => format!(

@@ -1,7 +1,11 @@
 //! The door of the Streamable HTTP endpoint: what every request passes before
 //! rmcp's `StreamableHttpService` reads it.
 //!
-//! In order: `Host` and `Origin` ([`super::origin`]: 400 or 403); for a POST,
+//! In order: `Host` and `Origin` ([`super::origin`]: 400 or 403); with a
+//! token verifier, the bearer token ([`super::auth`]: 401 or 400; the
+//! principal then reaches the server in the request's extensions, and a
+//! session belongs to the principal that opened it: another principal's
+//! request on it gets 404); for a POST,
 //! a `Content-Length` over the body limit (413 at once), then the body read
 //! within the limit (413) and checked as one JSON-RPC message (400 with a
 //! JSON-RPC error body, [`crate::server::jsonrpc`]; 415 stays rmcp's answer to
@@ -23,6 +27,7 @@ use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestId};
 
+use super::auth::{EdgeAuth, owner_of};
 use super::origin::DoorPolicy;
 use super::sessions::Sessions;
 use crate::error::seconds_text;
@@ -44,6 +49,8 @@ pub const SESSIONS_FULL_RETRY_SECS: u64 = 5;
 /// What the door checks against.
 pub(crate) struct Edge {
     pub door: DoorPolicy,
+    /// With a token verifier: who may come in.
+    pub auth: Option<EdgeAuth>,
     pub sessions: Sessions,
     pub max_body_bytes: usize,
     pub read_timeout: std::time::Duration,
@@ -106,8 +113,45 @@ pub(crate) async fn edge(
         .get(SESSION_HEADER)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
+    // Who is calling, before anything else is read; a session only serves
+    // the principal that opened it.
+    let owner = match &edge.auth {
+        Some(auth) => match auth.admit(request.headers()).await {
+            Ok(principal) => {
+                let owner = owner_of(principal.as_ref());
+                if let Some(principal) = principal {
+                    request.extensions_mut().insert(principal);
+                }
+                if let Some(id) = &session
+                    && edge
+                        .sessions
+                        .owner(id)
+                        .await
+                        .is_some_and(|bound| bound != owner)
+                {
+                    tracing::debug!(session = %id, "a request with another principal's credentials on a session: refused");
+                    return session_gone();
+                }
+                Some(owner)
+            }
+            Err(refused) => return refused,
+        },
+        None => None,
+    };
     match *request.method() {
-        Method::POST => edge.post(request, session, next).await,
+        Method::POST => {
+            let response = edge.post(request, session.clone(), next).await;
+            // A session just opened belongs to the principal that opened it.
+            if let (None, Some(owner)) = (&session, &owner)
+                && let Some(id) = response
+                    .headers()
+                    .get(SESSION_HEADER)
+                    .and_then(|v| v.to_str().ok())
+            {
+                edge.sessions.bind_owner(id, owner).await;
+            }
+            response
+        }
         Method::DELETE => {
             if let Some(id) = &session
                 && !edge.sessions.knows(id).await

@@ -2,6 +2,7 @@
 //! behind a door ([`edge`]) that checks `Host` and `Origin`, bounds bodies and
 //! sessions, and answers malformed JSON-RPC as JSON-RPC 2.0 §5 says.
 
+mod auth;
 mod edge;
 #[cfg(feature = "metrics")]
 mod metrics_endpoint;
@@ -155,8 +156,19 @@ impl FusionServer {
             Arc::new(sessions.clone()),
             config,
         );
+        let auth = self
+            .inner
+            .assembly
+            .guards
+            .verifier
+            .as_ref()
+            .map(|verifier| auth::EdgeAuth {
+                verifier: Arc::clone(verifier),
+                allow_anonymous: self.inner.assembly.guards.allow_anonymous,
+            });
         let edge = Arc::new(Edge {
             door: door.clone(),
+            auth,
             trust_forwarded_for: options.trust_forwarded_for,
             sessions,
             max_body_bytes: options.max_body_bytes,

@@ -37,4 +37,17 @@ impl NoSessionStore {
     pub(crate) async fn delete(&self, _id: &str) -> Result<(), Infallible> {
         match *self {}
     }
+
+    pub(crate) async fn save_owner(
+        &self,
+        _id: &str,
+        _owner: &str,
+        _ttl: Duration,
+    ) -> Result<(), Infallible> {
+        match *self {}
+    }
+
+    pub(crate) async fn load_owner(&self, _id: &str) -> Result<Option<String>, Infallible> {
+        match *self {}
+    }
 }

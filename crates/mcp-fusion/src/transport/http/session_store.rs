@@ -82,6 +82,11 @@ impl RedisSessionStore {
         format!("{}{id}", self.prefix)
     }
 
+    /// The key of the principal session `id` belongs to.
+    fn owner_key(&self, id: &str) -> String {
+        format!("{}{id}:owner", self.prefix)
+    }
+
     /// Runs `command` on the connection within the timeout, keeping the
     /// connection's failure bookkeeping.
     async fn run<T, F, Fut>(&self, command: F) -> Result<T, StoreError>
@@ -138,12 +143,40 @@ impl RedisSessionStore {
         .await
     }
 
-    /// Gives session `id` another `ttl` to live; `false` when Redis does not
-    /// hold it (it ended, or expired).
+    /// Gives session `id` (and the record of its owner) another `ttl` to
+    /// live; `false` when Redis does not hold it (it ended, or expired).
     pub(crate) async fn touch(&self, id: &str, ttl: Duration) -> Result<bool, StoreError> {
         let key = self.key(id);
+        let owner = self.owner_key(id);
         let ms = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX).max(1);
-        self.run(|mut conn| async move { Ok(conn.pexpire(&key, ms).await?) })
+        self.run(|mut conn| async move {
+            let _: bool = conn.pexpire(&owner, ms).await?;
+            Ok(conn.pexpire(&key, ms).await?)
+        })
+        .await
+    }
+
+    /// Records that session `id` belongs to `owner`, for `ttl`.
+    pub(crate) async fn save_owner(
+        &self,
+        id: &str,
+        owner: &str,
+        ttl: Duration,
+    ) -> Result<(), StoreError> {
+        let key = self.owner_key(id);
+        let owner = owner.to_owned();
+        let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+        self.run(|mut conn| async move {
+            let () = conn.pset_ex(&key, owner, ms).await?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Whom session `id` belongs to, if Redis records it.
+    pub(crate) async fn load_owner(&self, id: &str) -> Result<Option<String>, StoreError> {
+        let key = self.owner_key(id);
+        self.run(|mut conn| async move { Ok(conn.get(&key).await?) })
             .await
     }
 
@@ -154,11 +187,11 @@ impl RedisSessionStore {
             .await
     }
 
-    /// Removes session `id`.
+    /// Removes session `id` and the record of its owner.
     pub(crate) async fn delete(&self, id: &str) -> Result<(), StoreError> {
-        let key = self.key(id);
+        let keys = [self.key(id), self.owner_key(id)];
         self.run(|mut conn| async move {
-            let _: i64 = conn.del(&key).await?;
+            let _: i64 = conn.del(&keys).await?;
             Ok(())
         })
         .await

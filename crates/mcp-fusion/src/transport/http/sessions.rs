@@ -105,6 +105,9 @@ struct Entry {
     in_redis: bool,
     /// The ids of its requests in progress.
     requests: std::collections::HashSet<String>,
+    /// Whom the session belongs to (`sub:<subject>` or `anonymous`), on a
+    /// server with a token verifier.
+    owner: Option<String>,
 }
 
 impl Entry {
@@ -118,6 +121,7 @@ impl Entry {
             stopping: 0,
             in_redis: false,
             requests: std::collections::HashSet::new(),
+            owner: None,
         }
     }
 
@@ -433,6 +437,38 @@ impl Sessions {
                 }
             },
         }
+    }
+
+    /// Records that session `id` belongs to `owner` (here, and in Redis for
+    /// the other replicas).
+    pub async fn bind_owner(&self, id: &str, owner: &str) {
+        if let Some(entry) = lock(&self.inner.table).entries.get_mut(id) {
+            entry.owner = Some(owner.to_owned());
+        }
+        if let Some(redis) = &self.inner.redis
+            && let Err(e) = redis.save_owner(id, owner, self.inner.limits.idle).await
+        {
+            tracing::debug!(session = %id, "the session's owner is not in Redis: {e}");
+        }
+    }
+
+    /// Whom session `id` belongs to: this server's record, else Redis's;
+    /// `None` when neither knows (a session opened without a verifier, or
+    /// while Redis was down).
+    pub async fn owner(&self, id: &str) -> Option<String> {
+        let kept = lock(&self.inner.table)
+            .entries
+            .get(id)
+            .and_then(|entry| entry.owner.clone());
+        if kept.is_some() {
+            return kept;
+        }
+        let redis = self.inner.redis.as_ref()?;
+        let owner = redis.load_owner(id).await.ok().flatten()?;
+        if let Some(entry) = lock(&self.inner.table).entries.get_mut(id) {
+            entry.owner = Some(owner.clone());
+        }
+        Some(owner)
     }
 
     /// Whether session `id` exists, here or in Redis.
