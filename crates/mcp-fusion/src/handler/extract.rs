@@ -53,7 +53,7 @@ pub type StateNeed = (TypeId, &'static str);
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a state: a state is cloned for every call, so it must be Clone + Send + Sync + 'static",
     label = "not Clone + Send + Sync + 'static",
-    note = "derive Clone on it, or share it behind an Arc: State<Arc<{Self}>> and ServerBuilder::state(Arc::new(value))"
+    note = "derive Clone on it, or share it behind an Arc: State<Arc<{Self}>> and ServerBuilder::state(Arc::new(value)) (an Arc<Mutex<_>> when it is not Sync)"
 )]
 pub trait StateType: Clone + Send + Sync + 'static {}
 

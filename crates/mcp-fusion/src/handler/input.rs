@@ -24,8 +24,8 @@ pub enum ViaContext {}
 /// ([`FromCallContext`]) when the handler takes no arguments. `M` is a marker
 /// the compiler infers.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a handler's last parameter",
-    label = "neither an arguments type nor an extractor",
+    message = "`{Self}` cannot be a handler's last parameter: it is neither an arguments type nor an extractor",
+    label = "not serde::Deserialize + schemars::JsonSchema, nor FromCallContext",
     note = "the last parameter is the arguments type (derive serde::Deserialize and schemars::JsonSchema on it), or an extractor (CallContext, State<T>, a FromCallContext type) when the handler takes no arguments"
 )]
 pub trait Input<M>: Sized + Send + 'static {

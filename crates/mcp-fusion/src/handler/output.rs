@@ -14,9 +14,9 @@ use crate::error::ToolError;
 /// `&'static str` or `PromptMessage`s; for a resource a `String`, a
 /// `&'static str` or bytes; for a completer a `Vec<String>`.
 #[diagnostic::on_unimplemented(
-    message = "a handler of this kind cannot return `{Self}`",
-    label = "not a success this handler can return",
-    note = "an action returns any Serialize value, a Json<T> or a ToolOutput; a prompt a String, &'static str, PromptMessage, Vec<PromptMessage> or PromptMessages; a resource a String, &'static str, Vec<u8>, &'static [u8] or ResourceData; a completer a Vec<String>"
+    message = "a handler producing `{O}` cannot return `{Self}` on success",
+    label = "not a success this kind of handler returns",
+    note = "an action (ToolOutput) returns any Serialize value, a Json<T> or a ToolOutput; a prompt (PromptMessages) a String, &'static str, PromptMessage, Vec<PromptMessage> or PromptMessages; a resource (ResourceData) a String, &'static str, Vec<u8>, &'static [u8] or ResourceData; a completer (Vec<String>) a Vec<String>"
 )]
 pub trait IntoOutput<O> {
     /// The success as `O`.
@@ -32,6 +32,7 @@ pub trait IntoOutput<O> {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: IntoToolOutput> IntoOutput<ToolOutput> for T {
     fn into_output(self) -> Result<ToolOutput, ToolError> {
         self.into_tool_output().map_err(ToolError::internal)
@@ -42,6 +43,9 @@ impl<T: IntoToolOutput> IntoOutput<ToolOutput> for T {
     }
 }
 
+// Not offered as a hint when another handler's success does not fit (the
+// note lists what each kind returns).
+#[diagnostic::do_not_recommend]
 impl IntoOutput<Vec<String>> for Vec<String> {
     fn into_output(self) -> Result<Vec<String>, ToolError> {
         Ok(self)
@@ -77,6 +81,7 @@ impl From<&'static str> for PromptMessages {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: Into<PromptMessages>> IntoOutput<PromptMessages> for T {
     fn into_output(self) -> Result<PromptMessages, ToolError> {
         Ok(self.into())
@@ -117,6 +122,7 @@ impl From<&'static [u8]> for ResourceData {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: Into<ResourceData>> IntoOutput<ResourceData> for T {
     fn into_output(self) -> Result<ResourceData, ToolError> {
         Ok(self.into())

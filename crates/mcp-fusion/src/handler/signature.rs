@@ -64,10 +64,28 @@ use crate::error::ToolError;
 /// let _ = mcp_fusion::Action::new("get_invoice", get_invoice);
 /// let _ = mcp_fusion::Action::new("health", health);
 /// ```
+///
+/// A mistake in a handler is reported at the call that takes it
+/// (`Action::new("get", get)`), by the part of the signature that is wrong:
+///
+/// | Mistake | The compiler says | The fix |
+/// | --- | --- | --- |
+/// | the arguments type derives `serde::Deserialize` but not `schemars::JsonSchema` | `` `Args` cannot be a handler's last parameter: it is neither an arguments type nor an extractor `` | derive both `serde::Deserialize` and `schemars::JsonSchema` on it |
+/// | the error type is not `Into<ToolError>` (`std::io::Error`, `anyhow::Error`) | `` `std::io::Error` cannot be a handler's error type: it does not convert into ToolError `` | return `Result<_, ToolError>` and convert with `.map_err(ToolError::internal)` or another [`ToolError`] constructor; or return [`BoxError`](crate::BoxError); for your own error type, `impl From<MyError> for ToolError` |
+/// | the arguments before an extractor: `async fn get(args: Args, State(db): State<Db>)` | `` `Args` cannot be taken from the call: it is not an extractor `` | put the arguments type last |
+/// | a state type that is not `Clone` (`State<Db>` with `struct Db;`) | `` `Db` cannot be a state: a state is cloned for every call, so it must be Clone + Send + Sync + 'static `` | derive `Clone` on it, or share it as `State<Arc<Db>>` |
+/// | a plain `fn` returning `Result<String, ToolError>` | ``a handler must be an `async fn`: it returns `Result<std::string::String, ToolError>`, which is not a future of Result<_, _>`` | write `async fn` |
+///
+/// A success the capability cannot return (bytes from a prompt) says ``a
+/// handler producing `PromptMessages` cannot return `Vec<u8>` on success``;
+/// something that is not a function, or one of more than 16 parameters,
+/// ``… is not a handler: a handler is an `async fn`, or a closure returning
+/// a future, of at most 16 parameters``. The test
+/// `crates/mcp-fusion/tests/handler_diagnostics.rs` holds each of these.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a handler",
-    label = "not a handler",
-    note = "a handler is an `async fn` of extractors (CallContext, State<T>, your FromCallContext types), then its arguments type last, returning Result<R, E> with E: Into<ToolError>"
+    message = "`{Self}` is not a handler: a handler is an `async fn`, or a closure returning a future, of at most 16 parameters",
+    label = "not an async fn or closure of at most 16 parameters",
+    note = "a handler takes extractors (CallContext, State<T>, your FromCallContext types), then its arguments type last, and returns Result<R, E> with E: Into<ToolError>; it is Clone + Send + Sync + 'static (a closure's captures must be too)"
 )]
 pub trait Handler<M, O>: Clone + Send + Sync + 'static {
     /// The arguments type: its schema is the input schema ([`NoArgs`] when the
@@ -113,9 +131,9 @@ where
 /// `Clone + Send + Sync + 'static` (a function item, or a closure whose
 /// captures are).
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a handler function",
-    label = "not an async fn of at most 16 parameters",
-    note = "a handler is an `async fn`, or a closure returning a future, that is Clone + Send + Sync + 'static and takes at most 16 parameters"
+    message = "`{Self}` is not a handler: a handler is an `async fn`, or a closure returning a future, of at most 16 parameters",
+    label = "not an async fn or closure of at most 16 parameters",
+    note = "a handler takes extractors (CallContext, State<T>, your FromCallContext types), then its arguments type last, and returns Result<R, E> with E: Into<ToolError>; it is Clone + Send + Sync + 'static (a closure's captures must be too)"
 )]
 pub trait HandlerFn<P: Shape>: Clone + Send + Sync + 'static {
     /// Calls the function with its parameters.
@@ -167,7 +185,7 @@ impl<Fut, R, E> HandlerFuture<R, E> for Fut where Fut: Future<Output = Result<R,
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a handler's error type: it does not convert into ToolError",
     label = "not Into<ToolError>",
-    note = "return Result<_, ToolError>, implement `From<{Self}> for ToolError`, map it with `.map_err(ToolError::internal)`, or use `mcp_fusion::BoxError` (classified: a ToolError in its source chain is kept, anything else is the masked INTERNAL_ERROR)"
+    note = "return Result<_, ToolError> and convert where the error occurs (`.map_err(ToolError::internal)` gives the masked INTERNAL_ERROR; another ToolError constructor says what the model can do), or return Result<_, mcp_fusion::BoxError> (`?` converts into it; a ToolError in its source chain is kept, anything else is the masked INTERNAL_ERROR); for an error type of your own crate, implement `From<YourError> for ToolError`"
 )]
 pub trait IntoToolError {
     /// The error as a [`ToolError`].
