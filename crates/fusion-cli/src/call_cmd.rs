@@ -357,7 +357,9 @@ pub fn failure_report(f: &ToolFailure, paint: &Paint) -> String {
             "  {}\n",
             paint.dim("(the server sent no text with this error)")
         )),
-        FailureSource::Meta | FailureSource::Envelope => {}
+        // `_meta`, an envelope, or a source the library reads in the future:
+        // what the server sent was structured, nothing to add.
+        _ => {}
     }
     out
 }

@@ -70,6 +70,7 @@ fn upstream_line(namespace: &str, target: &Target, exposure: Exposure) -> String
     let how = match target {
         Target::Stdio { .. } => "stdio",
         Target::Http { .. } => "Streamable HTTP",
+        _ => "another transport",
     };
     let who = match exposure {
         Exposure::Always => "listed to every caller",

@@ -4,8 +4,8 @@
 //!
 //! Recording is cheap without a recorder (the facade's no-op) and allocates
 //! no label text per call: tool and action names are shared strings built
-//! once per action ([`ActionLabels`]), outcomes and canonical codes are
-//! `&'static str`.
+//! once per action ([`ActionLabels`]), outcomes and the codes that are
+//! [`ErrorCode`](crate::ErrorCode) variants are `&'static str`.
 
 use std::sync::Arc;
 

@@ -59,6 +59,7 @@ use serde_json::{Map, Value};
 /// read from each action's schema in `_meta["mcp-fusion/actions"]`, which
 /// is always the standard one, so switching profiles changes no digest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum SchemaProfile {
     /// The full draft 2020-12 schema (the default): every constraint the
     /// validator enforces is shown, in the form described in the crate's

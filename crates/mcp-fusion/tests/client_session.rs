@@ -128,13 +128,16 @@ async fn a_second_404_is_reported_after_one_new_session_not_looped() {
         .await
         .expect_err("the server forgets every session");
     assert!(
-        matches!(err, FusionClientError::Transport(_)),
+        matches!(err, FusionClientError::Transport { .. }),
         "expected a transport error, got {err:?}"
     );
     assert_eq!(
         err.to_string(),
         "transport error: the server no longer knows this session (HTTP 404), even after a new session was started"
     );
+    // The words name the cause; the cause itself is kept, down to rmcp's error.
+    let source = std::error::Error::source(&err).expect("the cause is kept");
+    assert!(source.is::<rmcp::ServiceError>(), "{source:?}");
     let mut after_one_call = seen.counts();
     // The client may or may not have opened the server-to-client stream.
     after_one_call.remove("GET");
@@ -154,7 +157,10 @@ async fn a_second_404_is_reported_after_one_new_session_not_looped() {
         .call("echo", json!({"text": "again"}))
         .await
         .expect_err("still forgotten");
-    assert!(matches!(err, FusionClientError::Transport(_)), "{err:?}");
+    assert!(
+        matches!(err, FusionClientError::Transport { .. }),
+        "{err:?}"
+    );
     let mut after_two_calls = seen.counts();
     after_two_calls.remove("GET");
     assert_eq!(

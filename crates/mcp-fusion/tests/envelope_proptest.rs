@@ -59,7 +59,7 @@ fn heavy_text() -> impl Strategy<Value = String> {
 
 fn code() -> impl Strategy<Value = ErrorCode> {
     prop_oneof![
-        prop::sample::select(ErrorCode::CANONICAL.to_vec()),
+        prop::sample::select([ErrorCode::CANONICAL.as_slice(), &ErrorCode::LIBRARY].concat()),
         long_text().prop_map(ErrorCode::from),
     ]
 }

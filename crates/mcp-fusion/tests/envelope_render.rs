@@ -120,7 +120,7 @@ fn empty_sections_are_omitted() {
 
 #[test]
 fn empty_message_takes_the_code_default_for_every_code() {
-    for code in ErrorCode::CANONICAL {
+    for code in ErrorCode::CANONICAL.into_iter().chain(ErrorCode::LIBRARY) {
         let xml = render(&ToolError {
             message: "   ".into(),
             ..ToolError::new(code.clone(), "x")

@@ -1,7 +1,7 @@
 //! An unknown tool name: JSON-RPC -32602 by default (MCP), or a tool result
 //! the model reads (wire contract §1) with `unknown_tool_as_result(true)`.
 
-use mcp_fusion::{Action, CallContext, FusionServer, Group, NoArgs, ToolError};
+use mcp_fusion::{Action, CallContext, ErrorCode, FusionServer, Group, NoArgs, ToolError};
 use serde_json::json;
 
 fn server(as_result: bool) -> FusionServer {
@@ -47,4 +47,7 @@ async fn unknown_tool_can_be_a_tool_result() {
     );
     let meta = &result.meta.as_ref().unwrap().0["mcp-fusion/error"];
     assert_eq!(meta["code"], json!("UNKNOWN_TOOL"));
+    // A library code, read back as its own variant (wire contract §5.1).
+    let parsed = mcp_fusion::envelope::parse(&result.content[0].as_text().unwrap().text);
+    assert_eq!(parsed.unwrap().code(), ErrorCode::UnknownTool);
 }

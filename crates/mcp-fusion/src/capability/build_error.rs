@@ -1,9 +1,17 @@
 //! [`BuildError`]: what is wrong with a server definition, found when it is built.
 
+use std::fmt;
+
 /// A server definition that cannot be served. Returned by
 /// [`ServerBuilder::build`](crate::server::ServerBuilder::build), so that a
 /// mistake is a start-up error with a clear message, not a runtime surprise.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+///
+/// Its `Debug` is its `Display` sentence, so that a `main` returning
+/// `Result<(), Box<dyn Error>>` prints `Error: two tools are named "notes"`,
+/// not the variant's fields. New variants may be added in a minor release
+/// (a new kind of definition mistake caught at build time).
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum BuildError {
     /// The server has no tool, prompt, resource or resource template.
     #[error(
@@ -89,4 +97,11 @@ pub enum BuildError {
         /// What is wrong.
         reason: String,
     },
+}
+
+impl fmt::Debug for BuildError {
+    /// The `Display` sentence (a `BuildError` has no source).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
 }

@@ -28,6 +28,7 @@ impl Call {
 
 /// How [`FusionClient::call_many`] runs its calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum BatchMode {
     /// At most `max_in_flight` calls at once (`0` counts as 1); outcomes are
     /// still returned in the order of the calls.

@@ -29,6 +29,7 @@ const STDERR_SETTLE: Duration = Duration::from_millis(500);
 
 /// Where the server is.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Target {
     /// A Streamable HTTP endpoint, e.g. `http://127.0.0.1:8765/mcp`.
     Http {
@@ -80,6 +81,7 @@ impl fmt::Display for Target {
 
 /// What to do with a stdio server's stderr (its logs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum ServerStderr {
     /// Pass it through to this process's stderr (the default).
     #[default]

@@ -9,7 +9,7 @@ use rmcp::model::CallToolResult;
 use serde_json::{Map, Value, json};
 
 use super::cause::{ConnectCause, innermost_text, known_cause};
-use crate::error::{ErrorCode, FieldError, Severity};
+use crate::error::{BoxError, ErrorCode, FieldError, Severity};
 
 /// The code of a failure whose text holds no envelope (§8): a foreign server's
 /// plain-text error, or an empty error result.
@@ -21,6 +21,7 @@ const TRANSPORT_CLOSED_MARKER: &str = "io.modelcontextprotocol/transportClosed";
 
 /// Where the client read a [`ToolFailure`] from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum FailureSource {
     /// `_meta["mcp-fusion/error"]` (§1), read first.
     Meta,
@@ -54,7 +55,8 @@ impl FailureSource {
 /// exactly as it arrived, so nothing the server said is lost.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolFailure {
-    /// The failure code (§5): canonical, custom, or `UNKNOWN`.
+    /// The failure code (§5): canonical, one mcp-fusion adds (§5.1), custom,
+    /// or `UNKNOWN`.
     pub code: ErrorCode,
     /// `error` or `critical` (§3); `error` when the server did not say. A
     /// result with `isError: true` is a failure even if its envelope says
@@ -188,12 +190,29 @@ pub enum FusionClientError {
     },
     /// The connection broke while the call was in flight, or a message could
     /// not be sent.
-    #[error("transport error: {0}")]
-    Transport(String),
+    #[error("transport error: {message}")]
+    Transport {
+        /// What went wrong, in words that name the cause (e.g. `the server
+        /// no longer knows this session (HTTP 404), even after a new session
+        /// was started`).
+        message: String,
+        /// The error it comes from, when there is one: for a failure rmcp
+        /// reported, its `rmcp::ServiceError` (whose own `source()` leads
+        /// down to the HTTP client's or the operating system's error).
+        #[source]
+        source: Option<BoxError>,
+    },
     /// The server's answer was not a valid answer to the request (an
     /// unexpected response type, too many input rounds).
-    #[error("protocol error: {0}")]
-    Protocol(String),
+    #[error("protocol error: {message}")]
+    Protocol {
+        /// What was wrong with the answer.
+        message: String,
+        /// The error it comes from, when there is one: for a failure rmcp
+        /// reported, its `rmcp::ServiceError`.
+        #[source]
+        source: Option<BoxError>,
+    },
     /// No answer within the call's time limit; the request was cancelled.
     #[error("no answer within {} s", .0.as_secs_f64())]
     Timeout(Duration),
@@ -203,6 +222,15 @@ pub enum FusionClientError {
 }
 
 impl FusionClientError {
+    /// A [`Transport`](Self::Transport) failure said in `message`, caused by
+    /// `source` when there is one.
+    pub(crate) fn transport(message: impl Into<String>, source: Option<BoxError>) -> Self {
+        FusionClientError::Transport {
+            message: message.into(),
+            source,
+        }
+    }
+
     /// The tool failure, if this is one.
     pub fn as_tool(&self) -> Option<&ToolFailure> {
         match self {
@@ -223,8 +251,8 @@ impl FusionClientError {
             FusionClientError::Tool(_) => "tool",
             FusionClientError::JsonRpc { .. } => "jsonrpc",
             FusionClientError::Connect { .. } => "connect",
-            FusionClientError::Transport(_) => "transport",
-            FusionClientError::Protocol(_) => "protocol",
+            FusionClientError::Transport { .. } => "transport",
+            FusionClientError::Protocol { .. } => "protocol",
             FusionClientError::Timeout(_) => "timeout",
             FusionClientError::InvalidArguments(_) => "invalid_arguments",
         }
@@ -296,7 +324,11 @@ impl From<ServiceError> for FusionClientError {
                     .and_then(|d| d.get(TRANSPORT_CLOSED_MARKER))
                     .is_some();
                 if closed {
-                    FusionClientError::Transport(format!("connection closed: {}", data.message))
+                    let message = format!("connection closed: {}", data.message);
+                    FusionClientError::transport(
+                        message,
+                        Some(Box::new(ServiceError::McpError(data))),
+                    )
                 } else {
                     FusionClientError::JsonRpc {
                         code: data.code.0,
@@ -309,15 +341,20 @@ impl From<ServiceError> for FusionClientError {
             // The transport's own error, in words, without rmcp's type names.
             ServiceError::TransportSend(sent) => {
                 let error = sent.error.as_ref();
-                FusionClientError::Transport(
-                    known_cause(error, None, false)
-                        .map_or_else(|| innermost_text(error), |(_, text)| text),
+                let message = known_cause(error, None, false)
+                    .map_or_else(|| innermost_text(error), |(_, text)| text);
+                FusionClientError::transport(
+                    message,
+                    Some(Box::new(ServiceError::TransportSend(sent))),
                 )
             }
             err @ (ServiceError::TransportClosed | ServiceError::Cancelled { .. }) => {
-                FusionClientError::Transport(err.to_string())
+                FusionClientError::transport(err.to_string(), Some(Box::new(err)))
             }
-            other => FusionClientError::Protocol(other.to_string()),
+            other => FusionClientError::Protocol {
+                message: other.to_string(),
+                source: Some(Box::new(other)),
+            },
         }
     }
 }

@@ -4,6 +4,7 @@
 /// A contract that cannot be built from what a server listed (or a lockfile
 /// holds). Every variant names where the problem is.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ContractError {
     /// A value has the wrong shape: `at` says where (e.g. `tool "billing",
     /// action 2 of _meta["mcp-fusion/actions"]`), `problem` what is wrong.

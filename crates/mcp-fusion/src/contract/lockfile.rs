@@ -58,6 +58,7 @@ pub struct Lockfile {
 /// Why a lockfile could not be read or written. Each variant names the
 /// problem; the messages say what to do.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum LockfileError {
     /// The file could not be read (missing, unreadable).
     #[error("cannot read the lockfile {}: {source}", path.display())]

@@ -169,6 +169,7 @@ impl ParsedEnvelope {
 /// Why [`parse`] returned no envelope. Never a panic: every input gives either
 /// an envelope or one of these.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ParseError {
     /// The text holds no `<tool_error` or `<validation_error` start tag.
     #[error("no <tool_error> or <validation_error> element in the text")]

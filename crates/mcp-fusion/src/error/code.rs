@@ -9,11 +9,17 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// The code of a tool failure, written as the `code` attribute of `<tool_error>`.
 ///
 /// The set is closed-then-open (wire contract §5): the 17 canonical codes of the
-/// seed are variants, and any other string is allowed as [`ErrorCode::Custom`].
-/// [`ErrorCode::as_str`] and [`FromStr`] round-trip, and a custom string equal to
-/// a canonical name parses as the canonical variant, so
-/// `"NOT_FOUND".parse::<ErrorCode>()` is always [`ErrorCode::NotFound`].
+/// seed ([`ErrorCode::CANONICAL`]) and the codes mcp-fusion itself emits beyond
+/// them ([`ErrorCode::LIBRARY`], wire contract §5.1) are variants, and any other
+/// string is allowed as [`ErrorCode::Custom`]. [`ErrorCode::as_str`] and
+/// [`FromStr`] round-trip, and a string equal to a variant's name parses as
+/// that variant, so `"NOT_FOUND".parse::<ErrorCode>()` is always
+/// [`ErrorCode::NotFound`] and `"UNKNOWN_TOOL"` always [`ErrorCode::UnknownTool`].
+///
+/// New variants may be added in a minor release (the library may come to emit
+/// a new code); a `match` needs a `_` arm.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ErrorCode {
     /// Router: a grouped tool was called without its discriminator (`action`) field,
     /// or with a discriminator that is not a string.
@@ -51,6 +57,33 @@ pub enum ErrorCode {
     HandoffNamespaceMismatch,
     /// Gateway: the upstream connection is being (re)established; carries `retry_after`.
     HandoffConnecting,
+    /// Server: the client cancelled the call (`notifications/cancelled`, MCP
+    /// 2025-11-25 "Cancellation") before it finished; the handler's future is
+    /// dropped. Wire text `CANCELLED`. rmcp sends no answer to a cancelled
+    /// request (MCP: the receiver should not respond), so the model rarely
+    /// reads it; metrics and logs count it. Not in the seed (§5.1).
+    Cancelled,
+    /// Server, with
+    /// [`ServerBuilder::unknown_tool_as_result`](crate::ServerBuilder::unknown_tool_as_result):
+    /// the call names no tool; the message names the closest tool when one is
+    /// near, `available_actions` lists every tool. Wire text `UNKNOWN_TOOL`. Without that
+    /// setting an unknown tool is JSON-RPC error -32602 (§1). Not in the seed
+    /// (§5.1).
+    UnknownTool,
+    /// Handler context ([`CallContext::create_message`](crate::CallContext::create_message),
+    /// [`CallContext::elicit`](crate::CallContext::elicit)): the tool needs to
+    /// send the client a request (sampling, elicitation) and the client did
+    /// not declare the capability, or the call came over the 2026-07-28
+    /// protocol, which has no server-to-client requests; the `capability`
+    /// detail names it. Wire text `CLIENT_CAPABILITY_MISSING`. Not in the
+    /// seed (§5.1).
+    ClientCapabilityMissing,
+    /// Handler context ([`CallContext::create_message`](crate::CallContext::create_message),
+    /// [`CallContext::elicit`](crate::CallContext::elicit)): the client, or
+    /// the connection to it, failed the request the tool sent; the `method`
+    /// detail names it. Wire text `CLIENT_REQUEST_FAILED`. Not in the seed
+    /// (§5.1).
+    ClientRequestFailed,
     /// Any other code, kept verbatim (it is attribute-escaped on the wire).
     Custom(String),
 }
@@ -77,16 +110,25 @@ impl ErrorCode {
         ErrorCode::HandoffConnecting,
     ];
 
+    /// The codes mcp-fusion itself emits beyond the seed's 17 (wire contract
+    /// §5.1), in the order that section lists them.
+    pub const LIBRARY: [ErrorCode; 4] = [
+        ErrorCode::Cancelled,
+        ErrorCode::UnknownTool,
+        ErrorCode::ClientCapabilityMissing,
+        ErrorCode::ClientRequestFailed,
+    ];
+
     /// The code as written on the wire, e.g. `"NOT_FOUND"`; a custom code verbatim.
     pub fn as_str(&self) -> &str {
         match self {
             ErrorCode::Custom(code) => code,
-            canonical => canonical.static_str().unwrap_or_default(),
+            named => named.static_str().unwrap_or_default(),
         }
     }
 
-    /// A canonical code's text, which lives as long as the program (metric
-    /// labels take it without copying); `None` for a custom code.
+    /// A variant's text, which lives as long as the program (metric labels
+    /// take it without copying); `None` for a custom code.
     pub(crate) fn static_str(&self) -> Option<&'static str> {
         Some(match self {
             ErrorCode::MissingDiscriminator => "MISSING_DISCRIMINATOR",
@@ -106,13 +148,24 @@ impl ErrorCode {
             ErrorCode::HandoffUpstreamUnavailable => "HANDOFF_UPSTREAM_UNAVAILABLE",
             ErrorCode::HandoffNamespaceMismatch => "HANDOFF_NAMESPACE_MISMATCH",
             ErrorCode::HandoffConnecting => "HANDOFF_CONNECTING",
+            ErrorCode::Cancelled => "CANCELLED",
+            ErrorCode::UnknownTool => "UNKNOWN_TOOL",
+            ErrorCode::ClientCapabilityMissing => "CLIENT_CAPABILITY_MISSING",
+            ErrorCode::ClientRequestFailed => "CLIENT_REQUEST_FAILED",
             ErrorCode::Custom(_) => return None,
         })
     }
 
-    /// Whether this is one of the 17 canonical codes (not [`ErrorCode::Custom`]).
+    /// Whether this is one of the seed's 17 canonical codes
+    /// ([`ErrorCode::CANONICAL`], wire contract §5).
     pub fn is_canonical(&self) -> bool {
-        !matches!(self, ErrorCode::Custom(_))
+        ErrorCode::CANONICAL.contains(self)
+    }
+
+    /// Whether this is one of the codes mcp-fusion emits beyond the seed's
+    /// ([`ErrorCode::LIBRARY`], wire contract §5.1).
+    pub fn is_library(&self) -> bool {
+        ErrorCode::LIBRARY.contains(self)
     }
 
     /// The sentence used as `<message>` when a failure is built with an empty or
@@ -136,6 +189,12 @@ impl ErrorCode {
             ErrorCode::HandoffUpstreamUnavailable => "The upstream server cannot be reached.",
             ErrorCode::HandoffNamespaceMismatch => "This tool's namespace is not mounted here.",
             ErrorCode::HandoffConnecting => "The upstream server is still connecting.",
+            ErrorCode::Cancelled => "The call was cancelled by the client.",
+            ErrorCode::UnknownTool => "The requested tool does not exist.",
+            ErrorCode::ClientCapabilityMissing => {
+                "The client does not support a request this tool needs to send it."
+            }
+            ErrorCode::ClientRequestFailed => "A request this tool sent to the client failed.",
             ErrorCode::Custom(_) => "The tool call failed.",
         }
     }
@@ -150,10 +209,12 @@ impl fmt::Display for ErrorCode {
 impl FromStr for ErrorCode {
     type Err = Infallible;
 
-    /// Never fails: a canonical name gives its variant, anything else is `Custom`.
+    /// Never fails: the name of a canonical or library code gives its
+    /// variant, anything else is `Custom`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Ok(ErrorCode::CANONICAL
             .iter()
+            .chain(&ErrorCode::LIBRARY)
             .find(|code| code.as_str() == s)
             .cloned()
             .unwrap_or_else(|| ErrorCode::Custom(s.to_owned())))
@@ -194,8 +255,34 @@ mod tests {
         for code in ErrorCode::CANONICAL {
             assert_eq!(code.as_str().parse::<ErrorCode>().unwrap(), code);
             assert!(code.is_canonical());
+            assert!(!code.is_library());
         }
         assert_eq!(ErrorCode::CANONICAL.len(), 17);
+    }
+
+    #[test]
+    fn library_codes_round_trip_and_keep_their_wire_text() {
+        let texts: Vec<&str> = ErrorCode::LIBRARY.iter().map(ErrorCode::as_str).collect();
+        assert_eq!(
+            texts,
+            [
+                "CANCELLED",
+                "UNKNOWN_TOOL",
+                "CLIENT_CAPABILITY_MISSING",
+                "CLIENT_REQUEST_FAILED"
+            ]
+        );
+        for code in ErrorCode::LIBRARY {
+            assert_eq!(ErrorCode::from(code.as_str()), code);
+            assert!(code.is_library());
+            assert!(!code.is_canonical());
+            assert_ne!(
+                code.default_message(),
+                ErrorCode::from("X_Y").default_message()
+            );
+        }
+        let custom = ErrorCode::from("PAYMENT_DECLINED");
+        assert!(!custom.is_canonical() && !custom.is_library());
     }
 
     #[test]

@@ -432,9 +432,10 @@ async fn watched(
     call: impl Future<Output = Result<CallToolResult, FusionClientError>>,
 ) -> Result<CallToolResult, FusionClientError> {
     let gone = || {
-        Err(FusionClientError::Transport(String::from(
+        Err(FusionClientError::transport(
             "the upstream went away during the call",
-        )))
+            None,
+        ))
     };
     tokio::pin!(call);
     loop {

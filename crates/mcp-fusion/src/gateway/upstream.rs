@@ -209,7 +209,7 @@ pub(crate) async fn is_gone(client: &FusionClient) -> bool {
     client.is_closed()
         || matches!(
             tokio::time::timeout(PROBE_LIMIT, client.ping()).await,
-            Ok(Err(FusionClientError::Transport(_)))
+            Ok(Err(FusionClientError::Transport { .. }))
         )
 }
 

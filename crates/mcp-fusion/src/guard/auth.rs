@@ -21,6 +21,7 @@ use crate::pipeline::{ActionService, Call, Outcome};
 /// Why a token was refused. Its text is shown to the model, so it never holds
 /// the token.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum AuthFailure {
     /// The token is unknown, malformed or badly signed.
     #[error("is not valid")]
@@ -50,6 +51,7 @@ pub struct StaticTokens {
 
 /// Why a token file could not be used.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum AuthConfigError {
     /// The file could not be read.
     #[error("cannot read {path}: {source}")]

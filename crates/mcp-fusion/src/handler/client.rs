@@ -115,7 +115,7 @@ pub(crate) type SharedChannel = Arc<dyn ClientChannel>;
 fn client_error(failure: ClientFailure, method: &str, capability: &str) -> ToolError {
     match failure {
         ClientFailure::Unsupported => ToolError::new(
-            ErrorCode::Custom(String::from("CLIENT_CAPABILITY_MISSING")),
+            ErrorCode::ClientCapabilityMissing,
             format!(
                 "This tool needs to send the client {} {method} request, and the client did not declare the {capability} capability.",
                 crate::text::article(method)
@@ -126,7 +126,7 @@ fn client_error(failure: ClientFailure, method: &str, capability: &str) -> ToolE
         ))
         .detail("capability", capability),
         ClientFailure::NotInProtocol => ToolError::new(
-            ErrorCode::Custom(String::from("CLIENT_CAPABILITY_MISSING")),
+            ErrorCode::ClientCapabilityMissing,
             format!(
                 "This tool needs to send the client {} {method} request, and the MCP 2026-07-28 protocol this call came over has no requests from server to client.",
                 crate::text::article(method)
@@ -137,7 +137,7 @@ fn client_error(failure: ClientFailure, method: &str, capability: &str) -> ToolE
         ))
         .detail("capability", capability),
         ClientFailure::Failed(reason) => ToolError::new(
-            ErrorCode::Custom(String::from("CLIENT_REQUEST_FAILED")),
+            ErrorCode::ClientRequestFailed,
             format!("The {method} request this tool sent to the client failed: {reason}."),
         )
         .suggest("Tell the user what the client answered; call the tool again only if the user asks to.")
@@ -288,6 +288,7 @@ mod tests {
             .create_message(CreateMessageRequestParams::new(Vec::new(), 10))
             .await
             .unwrap_err();
+        assert_eq!(err.code, ErrorCode::ClientCapabilityMissing);
         assert_eq!(err.code.to_string(), "CLIENT_CAPABILITY_MISSING");
         assert_eq!(
             err.message,

@@ -121,7 +121,7 @@ pub(crate) async fn guarded(
     tokio::select! {
         biased;
         () = ctx.cancellation().cancelled() => Err(
-            ToolError::new(ErrorCode::Custom("CANCELLED".into()), format!("The call of {} was cancelled by the client.", ctx.name()))
+            ToolError::new(ErrorCode::Cancelled, format!("The call of {} was cancelled by the client.", ctx.name()))
         ),
         outcome = work => outcome,
     }
@@ -285,7 +285,7 @@ pub(crate) async fn run(
     }
 }
 
-/// The `code` label of `code`: a canonical code without copying its text.
+/// The `code` label of `code`: a named code (not `Custom`) without copying its text.
 fn code_label(code: &ErrorCode) -> SharedString {
     match code.static_str() {
         Some(text) => SharedString::const_str(text),

@@ -113,7 +113,7 @@ fn unknown_tool_error(unknown: &UnknownTool) -> crate::ToolError {
                 .collect::<Vec<_>>()
         })
         .unwrap_or_default();
-    crate::ToolError::new(crate::ErrorCode::Custom(String::from("UNKNOWN_TOOL")), message)
+    crate::ToolError::new(crate::ErrorCode::UnknownTool, message)
         .suggest("Call one of the tools in available_actions; list them again with tools/list if they may have changed.")
         .actions(valid)
 }

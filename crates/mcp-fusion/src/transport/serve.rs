@@ -1,6 +1,7 @@
 //! Serving over stdio and Streamable HTTP, with a clean shutdown on Ctrl-C or
 //! SIGTERM that lets calls in progress finish.
 
+use std::fmt;
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -8,6 +9,7 @@ use rmcp::ServiceExt;
 
 use super::options::StdioOptions;
 use super::stdio::StdioTransport;
+use crate::error::BoxError;
 use crate::server::FusionServer;
 
 /// After the last call in progress returns, how long its response gets to be
@@ -32,7 +34,14 @@ pub(crate) async fn drain(in_flight: &crate::server::in_flight::InFlight, grace:
 }
 
 /// Why serving stopped with an error.
-#[derive(Debug, thiserror::Error)]
+///
+/// Its `Debug` is its `Display` sentence, followed by one `caused by: …`
+/// line per cause in its [`source`](std::error::Error::source) chain that
+/// the line above does not already end with, so that a `main` returning
+/// `Result<(), Box<dyn Error>>` prints `Error: transport error: …`, not
+/// the variant's fields. New variants may be added in a minor release.
+#[derive(thiserror::Error)]
+#[non_exhaustive]
 pub enum ServeError {
     /// The listening socket could not be bound (address in use, no permission…).
     #[error("cannot listen on {addr}: {source}")]
@@ -43,14 +52,36 @@ pub enum ServeError {
         source: std::io::Error,
     },
     /// The transport failed (I/O error, or the client's first message was not
-    /// a valid MCP start).
+    /// a valid MCP start). The cause is kept as the error's `source()`: over
+    /// stdio (and `serve_streams`) rmcp's `ServerInitializeError` when the
+    /// start failed, a `tokio::task::JoinError` when the service's task did.
     #[error("transport error: {0}")]
-    Transport(String),
+    Transport(#[source] BoxError),
     /// A serving option cannot be used (an allowed host or origin of
     /// `HttpOptions` that cannot be read).
     #[cfg(feature = "http")]
     #[error(transparent)]
     Options(#[from] super::http::PolicyError),
+}
+
+impl fmt::Debug for ServeError {
+    /// The `Display` sentence, then the causes below it on their own lines
+    /// (`caused by: …`); a cause whose text ends the line above (the sentence
+    /// already says it) is not repeated.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut above = self.to_string();
+        f.write_str(&above)?;
+        let mut cause = std::error::Error::source(self);
+        while let Some(error) = cause {
+            let text = error.to_string();
+            if !above.ends_with(&text) {
+                write!(f, "\ncaused by: {text}")?;
+            }
+            above = text;
+            cause = error.source();
+        }
+        Ok(())
+    }
 }
 
 /// Resolves on Ctrl-C or SIGTERM.
@@ -118,14 +149,14 @@ impl FusionServer {
             Ok(running) => running,
             // The client went away before its handshake: nothing to serve.
             Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
-            Err(e) => return Err(ServeError::Transport(e.to_string())),
+            Err(e) => return Err(ServeError::Transport(Box::new(e))),
         };
         let token = running.cancellation_token();
         let waiting = running.waiting();
         tokio::pin!(waiting);
         tokio::select! {
             result = &mut waiting => {
-                result.map_err(|e| ServeError::Transport(e.to_string()))?;
+                result.map_err(|e| ServeError::Transport(Box::new(e)))?;
             }
             () = stop => {
                 tracing::info!("shutting down: letting calls in progress finish");

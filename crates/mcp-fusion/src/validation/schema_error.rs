@@ -4,6 +4,7 @@
 /// [`SchemaValidator::new`](super::SchemaValidator::new)). A developer error:
 /// the message says what is wrong with the schema.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SchemaError {
     /// The schema has a `$ref` to a document outside itself (`https://…`,
     /// `file:…`, another relative file). Only references into the schema

@@ -200,8 +200,7 @@ impl FusionServer {
     ///
     /// # Errors
     /// [`ServeError::Options`] when `options` cannot be used;
-    /// [`ServeError::Bind`] when `addr` cannot be bound;
-    /// [`ServeError::Transport`] when the server fails while running.
+    /// [`ServeError::Bind`] when `addr` cannot be bound.
     pub async fn serve_http(
         self,
         addr: SocketAddr,

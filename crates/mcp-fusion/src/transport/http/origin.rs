@@ -173,6 +173,7 @@ pub(crate) struct DoorPolicy {
 
 /// An allow-list entry that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PolicyError {
     /// An `allowed_hosts` entry that is not `host` or `host:port` (a port
     /// from 0 to 65 535; no wildcard: list each name).
