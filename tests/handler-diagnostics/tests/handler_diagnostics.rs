@@ -23,7 +23,7 @@
 //! rustc 1.95, the project's only toolchain. A newer compiler may word the
 //! lines around the message differently; when it does, check that each
 //! first line and note still say the above, then rewrite the files with
-//! `TRYBUILD=overwrite cargo test -p mcp-fusion --test handler_diagnostics`.
+//! `TRYBUILD=overwrite cargo test -p handler-diagnostics`.
 
 #[test]
 fn each_handler_mistake_names_its_cause_and_fix() {
