@@ -5,11 +5,9 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use clap::Args;
-use mcp_fusion::client::{
-    CallToolResult, FailureSource, FusionClientError, RetryPolicy, Success, ToolFailure,
-};
+use mcp_fusion::client::{FailureSource, FusionClientError, RetryPolicy, Success, ToolFailure};
 use mcp_fusion::envelope::to_meta;
-use mcp_fusion::error::seconds_text;
+use mcp_fusion::model::CallToolResult;
 use mcp_fusion::{Severity, ToolError};
 use serde_json::{Value, json};
 
@@ -337,8 +335,8 @@ pub fn failure_report(f: &ToolFailure, paint: &Paint) -> String {
     }
     push_actions(&mut out, paint, &f.available_actions);
     push_details(&mut out, paint, &f.details);
-    if let Some(secs) = f.retry_after {
-        line(&mut out, paint, "retry after", &seconds_text(secs));
+    if let Some(wait) = f.retry_after_text() {
+        line(&mut out, paint, "retry after", &wait);
     }
     if let Some(structured) = &f.raw.structured_content {
         line(
@@ -373,13 +371,8 @@ fn warning_report(w: &ToolError, paint: &Paint) -> String {
     }
     push_actions(&mut out, paint, &w.available_actions);
     push_details(&mut out, paint, &w.details);
-    if let Some(delay) = w.retry_after {
-        line(
-            &mut out,
-            paint,
-            "retry after",
-            &seconds_text(delay.as_secs()),
-        );
+    if let Some(wait) = w.retry_after_text() {
+        line(&mut out, paint, "retry after", &wait);
     }
     out
 }

@@ -1,8 +1,8 @@
 //! The contract changes as a table for a person (`fusion diff`, `fusion lock
 //! --check`): grouped by tool and action, severities coloured.
 
-use mcp_fusion::ChangeSeverity;
 use mcp_fusion::contract::ContractDiff;
+use mcp_fusion::error::ChangeSeverity;
 
 use crate::target::Paint;
 

@@ -44,14 +44,21 @@ pub(crate) fn at_least_one(s: &str) -> Result<usize, String> {
     }
 }
 
+/// One `--allowed-origin`, checked as serving will check it: the default
+/// options (whose allowed hosts are all valid) with this origin added.
 pub(crate) fn allowed_origin(s: &str) -> Result<String, String> {
-    mcp_fusion::transport::check_allowed_origin(s)
+    HttpOptions::default()
+        .allow_origin(s)
+        .check()
         .map(|()| s.to_owned())
         .map_err(|e| e.to_string())
 }
 
+/// One `--allowed-host`, checked as [`allowed_origin`] checks an origin.
 pub(crate) fn allowed_host(s: &str) -> Result<String, String> {
-    mcp_fusion::transport::check_allowed_host(s)
+    HttpOptions::default()
+        .allow_host(s)
+        .check()
         .map(|()| s.to_owned())
         .map_err(|e| e.to_string())
 }
@@ -370,7 +377,7 @@ pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> 
     }
     http.check().map_err(|e| e.to_string())?;
     if let Some(path) = &flags.lock {
-        let lockfile = mcp_fusion::Lockfile::read(path).map_err(|e| e.to_string())?;
+        let lockfile = mcp_fusion::contract::Lockfile::read(path).map_err(|e| e.to_string())?;
         builder = builder.self_healing(lockfile);
     }
     let server = builder.build().map_err(|e| e.to_string())?;

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use mcp_fusion::client::{ToolSummary, summarize_tool};
+use mcp_fusion::client::ToolSummary;
 use serde_json::{Value, json};
 
 use crate::target::{self, ConnectArgs, EXIT_OK, EXIT_USAGE_OR_CONNECTION, Paint};
@@ -50,7 +50,7 @@ pub fn run(args: ToolsArgs) -> ExitCode {
                     let list: Vec<Value> = tools
                         .iter()
                         .map(|tool| {
-                            let mut value = summary_json(&summarize_tool(tool, discriminator));
+                            let mut value = summary_json(&ToolSummary::of(tool, discriminator));
                             value["input_schema"] = Value::Object((*tool.input_schema).clone());
                             value
                         })
@@ -63,7 +63,7 @@ pub fn run(args: ToolsArgs) -> ExitCode {
                         .unwrap_or_else(|| target.to_string());
                     let summaries: Vec<ToolSummary> = tools
                         .iter()
-                        .map(|tool| summarize_tool(tool, discriminator))
+                        .map(|tool| ToolSummary::of(tool, discriminator))
                         .collect();
                     target::out(format_args!(
                         "{}",

@@ -1127,8 +1127,8 @@ mod library_against_billing {
 
     use mcp_fusion::ErrorCode;
     use mcp_fusion::client::{
-        BatchMode, Call, ClientOptions, FusionClient, FusionClientError, RetryPolicy, ServerStderr,
-        Target,
+        BatchMode, ClientOptions, FusionClient, FusionClientError, RetryPolicy, ServerStderr,
+        Target, ToolCall,
     };
     use serde_json::json;
 
@@ -1157,10 +1157,10 @@ mod library_against_billing {
         let outcomes = client
             .call_many(
                 [
-                    Call::new("billing.get_invoice", json!({"id": "inv_1"})),
-                    Call::new("billing.get_invoice", json!({"id": "inv_9999"})),
-                    Call::new("billing.get_invoice", json!({"id": "bad id"})),
-                    Call::new("nope", json!({})),
+                    ToolCall::new("billing.get_invoice", json!({"id": "inv_1"})),
+                    ToolCall::new("billing.get_invoice", json!({"id": "inv_9999"})),
+                    ToolCall::new("billing.get_invoice", json!({"id": "bad id"})),
+                    ToolCall::new("nope", json!({})),
                 ],
                 BatchMode::concurrent(),
             )

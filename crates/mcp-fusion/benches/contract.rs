@@ -39,8 +39,9 @@ use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use mcp_fusion::envelope::{ParsedEnvelope, parse, render, render_validation};
+use mcp_fusion::error::ValidationFailure;
 use mcp_fusion::validation::SchemaValidator;
-use mcp_fusion::{Action, CallContext, FusionServer, Group, ToolError, ValidationFailure, action};
+use mcp_fusion::{Action, CallContext, FusionServer, Group, ToolError, action};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};

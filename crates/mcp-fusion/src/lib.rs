@@ -5,14 +5,29 @@
 //! severity, message, recovery, available actions, details, retry-after) or a
 //! per-field `<validation_error>`, as `docs/wire-contract.md` defines.
 //!
-//! The path of a call: transport ([`server`]) → [`router`] → [`validation`] →
-//! middleware ([`pipeline`]) → handler → [`envelope`]. [`contract`] holds the
-//! contracts, lockfiles and diffs, and the self-healing deltas.
+//! The path of a call: [`transport`] → [`server`] → routing ([`capability`])
+//! → [`guard`]s → [`validation`] → middleware ([`pipeline`]) → [`handler`] →
+//! [`envelope`]. [`contract`] holds the contracts, lockfiles and diffs, and
+//! the self-healing deltas.
+//!
+//! The crate root re-exports what a server's code names first: the
+//! capabilities ([`Action`], [`Group`], [`Prompt`], [`Resource`],
+//! [`ResourceTemplate`], [`CompletionRequest`]) and their macros, the server
+//! ([`ServerBuilder`], [`FusionServer`], [`BuildError`], [`SchemaProfile`]),
+//! the handler's parts ([`CallContext`], [`State`], [`Json`], [`NoArgs`],
+//! [`ToolOutput`], [`Handler`], [`FromCallContext`]), its failure
+//! ([`ToolError`], [`ErrorCode`], [`Severity`], [`BoxError`]), middleware
+//! ([`from_fn`], [`Next`], [`Call`]), guards ([`RateLimit`], [`StaticTokens`],
+//! `JwtVerifier`, [`TokenVerifier`], [`Principal`]) and the client
+//! (`FusionClient`, `FusionClientError`). Everything else is reached through
+//! its module: `mcp_fusion::transport::HttpOptions`,
+//! `mcp_fusion::error::ValidationFailure`, `mcp_fusion::contract::Lockfile`, …
 //!
 //! Layers, lowest first: the leaf helpers (single files at the crate root:
 //! `json`, `redis_connection`, `schema`, `suggest`, `text`, `tool_meta`) → [`error`] →
-//! [`envelope`], [`validation`] → [`pipeline`], `client` → [`guard`] →
-//! [`router`] → [`contract`] → [`server`] → `gateway`. A module imports only
+//! [`envelope`], [`validation`] → [`handler`] → [`pipeline`], `client` →
+//! [`guard`] → [`capability`] → [`contract`] → [`server`] → [`transport`] →
+//! `gateway`. A module imports only
 //! from its own files and the layers below it; modules that share a layer
 //! (`envelope` and `validation`, `pipeline` and `client`) do not import each
 //! other, and a leaf helper imports only other leaf helpers. Inside a folder,
@@ -29,8 +44,8 @@
 //! |---|---|---|
 //! | `http` | the Streamable HTTP server: `FusionServer::serve_http`, `serve_http_on`, `http_router`, `call_with_http`, the `Host`/`Origin` checks | `axum`, `hyper`, `hyper-util`, `http-body-util`, `async-trait`; rmcp's `transport-streamable-http-server` |
 //! | `client` | the `client` module: `FusionClient`, over a child process or Streamable HTTP | `reqwest`, `url`; rmcp's `client`, `transport-child-process`, `transport-streamable-http-client-reqwest`, `reqwest` |
-//! | `redis` | `RedisStore` (rate limits shared in Redis, `ServerBuilder::rate_limit_store`); with `http`, `RedisSessionStore` (`HttpOptions::session_store`) | `redis`, `url` |
-//! | `jwt` | `guard::JwtVerifier` | `jsonwebtoken` |
+//! | `redis` | `guard::RedisStore` (rate limits shared in Redis, `ServerBuilder::rate_limit_store`); with `http`, `transport::RedisSessionStore` (`HttpOptions::session_store`) | `redis`, `url` |
+//! | `jwt` | `JwtVerifier` | `jsonwebtoken` |
 //! | `metrics` (implies `http`) | `GET /metrics`, a Prometheus text exposition, when `HttpOptions::metrics` is on | `metrics-exporter-prometheus` (without its own HTTP listener) |
 //! | `gateway` (implies `client`) | the `gateway` module: upstream MCP servers mounted under namespaces behind a server, the `HANDOFF_*` codes | `toml`, `humantime` |
 //!
@@ -52,8 +67,8 @@
 //! `mcp_fusion_sessions_open`, `mcp_fusion_sessions_live` and
 //! `mcp_fusion_sessions_parked`.
 //!
-//! [`server::HttpOptions`] is there in every build: its
-//! [`shutdown_grace`](server::HttpOptions::shutdown_grace) also applies to
+//! [`transport::HttpOptions`] is there in every build: its
+//! [`shutdown_grace`](transport::HttpOptions::shutdown_grace) also applies to
 //! stdio, the only setting read without `http`. [`CallContext::http`] too:
 //! the request head is the `http` crate's type, `None` without the feature.
 
@@ -84,22 +99,20 @@ mod tool_meta;
 pub mod transport;
 pub mod validation;
 
+// The crate root holds what a user writes first; everything else is reached
+// through its module (`mcp_fusion::transport::HttpOptions`,
+// `mcp_fusion::error::ValidationFailure`, `mcp_fusion::contract::Lockfile`, …).
 pub use capability::{
     Action, BuildError, CompletionRequest, Group, Prompt, Resource, ResourceTemplate,
 };
 #[cfg(feature = "client")]
 pub use client::{FusionClient, FusionClientError};
-pub use contract::{Lockfile, ServerContract};
-pub use error::{
-    ChangeSeverity, ContractAwareness, ErrorCode, FieldError, IntoRetryAfter, Severity, ToolError,
-    VALIDATION_RECOVERY, ValidationFailure,
-};
-pub use guard::RateLimit;
-#[cfg(feature = "redis")]
-pub use guard::RedisStore;
+pub use error::{BoxError, ErrorCode, Severity, ToolError};
+#[cfg(feature = "jwt")]
+pub use guard::JwtVerifier;
+pub use guard::{RateLimit, StaticTokens, TokenVerifier};
 pub use handler::{
-    CallContext, Capability, FromCallContext, Handler, Json, LogLevel, NoArgs, Output, Peer,
-    Principal, PromptMessages, ResourceData, State, ToolOutput,
+    CallContext, FromCallContext, Handler, Json, NoArgs, Principal, State, ToolOutput,
 };
 /// `#[action]`: an `async fn` becomes an [`Action`], named after the function
 /// and described by its doc comment; `name::action()` builds it. Its
@@ -120,11 +133,12 @@ pub use mcp_fusion_macros::resource;
 /// function and described by its doc comment; `name::resource_template()`
 /// builds it. Its other arguments are those of [`macro@resource`].
 pub use mcp_fusion_macros::resource_template;
-pub use pipeline::{BoxError, Call, Next, from_fn};
+pub use pipeline::{Call, Next, from_fn};
 /// rmcp's MCP model types that prompts, resources and handlers exchange with
 /// the client (`PromptMessage`, `Role`, `ContentBlock`,
-/// `CreateMessageRequestParams`, `ElicitationSchema`, …), named as the
-/// specification names them.
+/// `CreateMessageRequestParams`, `ElicitationSchema`, …) and that the client
+/// hands out (`CallToolResult`, `Tool`), named as the specification names
+/// them.
 pub use rmcp::model;
 pub use schema::SchemaProfile;
 pub use server::{FusionServer, ServerBuilder};

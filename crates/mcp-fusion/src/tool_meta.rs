@@ -1,9 +1,16 @@
 //! The `_meta` keys of a tool in `tools/list` (`docs/contracts.md`): where an
 //! mcp-fusion server lists each action with its own schema and settings, and
-//! names a group's discriminator. Written by the server, read by the
-//! contract and the client.
+//! names a group's discriminator; and the discriminator a group reads unless
+//! told otherwise. Written by the server, read by the contract and the client.
 
 /// The tool `_meta` key listing every action with its own schema and settings.
 pub const ACTIONS_META_KEY: &str = "mcp-fusion/actions";
 /// The tool `_meta` key naming a group's discriminator field.
 pub const DISCRIMINATOR_META_KEY: &str = "mcp-fusion/discriminator";
+/// The field a grouped tool reads its action from, unless the group (on the
+/// server) or `ClientOptions::discriminator` (on the client) names another
+/// one: `action`.
+// Without the client, nothing reads it until the capability layer takes its
+// default from here too (it still has its own copy).
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
+pub const DEFAULT_DISCRIMINATOR: &str = "action";

@@ -5,11 +5,9 @@
 
 use std::time::Duration;
 
+use mcp_fusion::contract::{Lockfile, ServerContract};
 use mcp_fusion::guard::StaticTokens;
-use mcp_fusion::{
-    Action, CallContext, FusionServer, Group, Lockfile, NoArgs, RateLimit, ServerContract,
-    ToolError, action,
-};
+use mcp_fusion::{Action, CallContext, FusionServer, Group, NoArgs, RateLimit, ToolError, action};
 use serde_json::{Value, json};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]

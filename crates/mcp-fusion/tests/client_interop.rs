@@ -16,11 +16,17 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mcp_fusion::client::{
-    BatchMode, Call, ClientOptions, ConnectCause, EMPTY_ERROR_MESSAGE, FailureSource, FusionClient,
-    FusionClientError, RetryPolicy, ServerStderr, Target, ToolFailure, UNKNOWN_CODE,
+    BatchMode, ClientOptions, ConnectCause, FailureSource, FusionClient, FusionClientError,
+    RetryPolicy, ServerStderr, Target, ToolCall, ToolFailure,
 };
 use mcp_fusion::{ErrorCode, Severity};
 use serde_json::{Value, json};
+
+/// The code of a failure that holds no envelope (wire contract §8).
+const UNKNOWN_CODE: &str = "UNKNOWN";
+/// The message of a failure the server sent nothing to explain.
+const EMPTY_ERROR_MESSAGE: &str =
+    "The server reported an error (isError: true) but sent no content to explain it.";
 
 fn interop_dir() -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/interop");
@@ -301,10 +307,10 @@ async fn call_many_returns_every_outcome_in_order() {
     let client = connect(node_target(&dir, "plain-errors.mjs", &[])).await;
     let calls = || {
         vec![
-            Call::new("echo", json!({"message": "a"})),
-            Call::new("fail_plain", Value::Null),
-            Call::new("nope", Value::Null),
-            Call::new("echo", json!({"message": "b"})),
+            ToolCall::new("echo", json!({"message": "a"})),
+            ToolCall::new("fail_plain", Value::Null),
+            ToolCall::new("nope", Value::Null),
+            ToolCall::new("echo", json!({"message": "b"})),
         ]
     };
     for mode in [

@@ -4,14 +4,21 @@
 use std::time::Duration;
 
 use mcp_fusion::client::{
-    CallToolResult, EMPTY_ERROR_MESSAGE, FailureSource, FusionClientError, RetryPolicy, Success,
-    ToolFailure, UNKNOWN_CODE, check_result,
+    FailureSource, FusionClientError, RetryPolicy, Success, ToolFailure, check_result,
 };
 use mcp_fusion::envelope::{
     META_KEY, attach_warning, render, to_call_tool_result, validation_result,
 };
-use mcp_fusion::{ErrorCode, FieldError, Severity, ToolError, ValidationFailure};
+use mcp_fusion::error::{FieldError, ValidationFailure};
+use mcp_fusion::model::CallToolResult;
+use mcp_fusion::{ErrorCode, Severity, ToolError};
 use serde_json::{Value, json};
+
+/// The code of a failure that holds no envelope (wire contract §8).
+const UNKNOWN_CODE: &str = "UNKNOWN";
+/// The message of a failure the server sent nothing to explain.
+const EMPTY_ERROR_MESSAGE: &str =
+    "The server reported an error (isError: true) but sent no content to explain it.";
 
 fn result(value: Value) -> CallToolResult {
     serde_json::from_value(value).expect("a valid CallToolResult")

@@ -2,10 +2,10 @@
 //! built from JSON Schemas. Each test checks the exact delta (field,
 //! severity, old and new values, description).
 
-use mcp_fusion::ChangeSeverity::{self, Breaking, Cosmetic, Risky, Safe};
 use mcp_fusion::contract::{
     ActionContract, Annotations, ContractDiff, Delta, ServerContract, ToolContract, diff,
 };
+use mcp_fusion::error::ChangeSeverity::{self, Breaking, Cosmetic, Risky, Safe};
 use serde_json::{Value, json};
 
 /// One action's contract with `schema` as its input schema.

@@ -9,7 +9,7 @@ use mcp_fusion::envelope::{
     validation_result, validation_to_meta,
 };
 use mcp_fusion::error::AwarenessDelta;
-use mcp_fusion::{ChangeSeverity, ContractAwareness, FieldError, ValidationFailure};
+use mcp_fusion::error::{ChangeSeverity, ContractAwareness, FieldError, ValidationFailure};
 use proptest::prelude::*;
 use serde_json::json;
 

@@ -7,12 +7,12 @@ mod common;
 
 use std::time::Duration;
 
-use mcp_fusion::client::{CallToolResult, ClientOptions, FusionClient, Target};
+use mcp_fusion::client::{ClientOptions, FusionClient, Target};
 use mcp_fusion::contract::{Lockfile, ServerContract};
 use mcp_fusion::envelope::{ParsedEnvelope, parse};
-use mcp_fusion::{
-    Action, CallContext, ChangeSeverity, FusionServer, Group, ServerBuilder, ToolError,
-};
+use mcp_fusion::error::ChangeSeverity;
+use mcp_fusion::model::CallToolResult;
+use mcp_fusion::{Action, CallContext, FusionServer, Group, ServerBuilder, ToolError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};

@@ -5,7 +5,8 @@
 use std::time::Duration;
 
 use mcp_fusion::envelope::{ParseError, ParsedEnvelope, parse};
-use mcp_fusion::{ErrorCode, FieldError, Severity, ToolError, ValidationFailure};
+use mcp_fusion::error::{FieldError, ValidationFailure};
+use mcp_fusion::{ErrorCode, Severity, ToolError};
 use serde_json::json;
 
 const SEED: &str = r#"<tool_error code="NOT_FOUND" severity="error">
@@ -508,7 +509,8 @@ fn the_first_mention_decides_the_error_when_none_parses() {
 
 #[test]
 fn only_the_first_mentions_are_tried() {
-    use mcp_fusion::envelope::MAX_CANDIDATES;
+    // `parse` tries the first 16 mentions of a start tag (its documentation).
+    const MAX_CANDIDATES: usize = 16;
 
     let broken = "<tool_error code=\"X\"><message>a</b></message></tool_error>\n";
     let within = format!("{}{SEED}", broken.repeat(MAX_CANDIDATES - 1));

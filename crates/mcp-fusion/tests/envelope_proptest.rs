@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use common::check_well_formed;
 use mcp_fusion::envelope::{
-    self, MAX_ENVELOPE_BYTES, MAX_RETRY_AFTER_SECS, ParsedEnvelope, normalize,
-    normalize_validation, parse,
+    self, MAX_ENVELOPE_BYTES, ParsedEnvelope, normalize, normalize_validation, parse,
 };
-use mcp_fusion::error::retry_after_from_text;
-use mcp_fusion::{ErrorCode, FieldError, Severity, ToolError, ValidationFailure};
+use mcp_fusion::error::{FieldError, ValidationFailure};
+use mcp_fusion::error::{MAX_RETRY_AFTER_SECS, retry_after_from_text};
+use mcp_fusion::{ErrorCode, Severity, ToolError};
 use proptest::prelude::*;
 
 /// Pieces that stress the escaper and the parser.

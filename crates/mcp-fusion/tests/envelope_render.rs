@@ -10,7 +10,8 @@ use mcp_fusion::envelope::{
     self, MAX_ENVELOPE_BYTES, META_KEY, ParsedEnvelope, attach_warning, normalize, parse, render,
     render_validation, to_call_tool_result, to_meta, validation_result,
 };
-use mcp_fusion::{ErrorCode, FieldError, Severity, ToolError, ValidationFailure};
+use mcp_fusion::error::{FieldError, ValidationFailure};
+use mcp_fusion::{ErrorCode, Severity, ToolError};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::json;
 

@@ -9,13 +9,12 @@ mod support;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use mcp_fusion::pipeline::INTERNAL_STILL_RUNNING;
 use mcp_fusion::{
     Action, BuildError, CallContext, ErrorCode, FromCallContext, FusionServer, Group, Json, State,
     ToolError, from_fn,
 };
 use serde_json::{Value, json};
-use support::{error_id_of, meta_of, texts};
+use support::{INTERNAL_STILL_RUNNING, error_id_of, meta_of, texts};
 
 #[derive(Clone)]
 struct Prefix(&'static str);

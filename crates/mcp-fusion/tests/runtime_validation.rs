@@ -10,7 +10,8 @@ mod support;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use mcp_fusion::{Action, CallContext, FusionServer, ToolError, VALIDATION_RECOVERY};
+use mcp_fusion::error::VALIDATION_RECOVERY;
+use mcp_fusion::{Action, CallContext, FusionServer, ToolError};
 use serde_json::{Value, json};
 
 use runtime_server::{Calls, Report, builder, call, fixture};

@@ -382,8 +382,8 @@ fn the_portable_profile_changes_neither_the_actions_meta_nor_the_contract() {
         standard_order(),
         "each action's own schema stays the standard one"
     );
-    let standard_lock = mcp_fusion::ServerContract::of_server(&standard);
-    let portable_lock = mcp_fusion::ServerContract::of_server(&portable);
+    let standard_lock = mcp_fusion::contract::ServerContract::of_server(&standard);
+    let portable_lock = mcp_fusion::contract::ServerContract::of_server(&portable);
     assert_eq!(standard_lock, portable_lock);
     assert_eq!(standard_lock.digest(), portable_lock.digest());
 }

@@ -12,11 +12,12 @@ mod support;
 #[path = "support/surface.rs"]
 mod surface;
 
+use mcp_fusion::handler::LogLevel;
 use mcp_fusion::model::{
     CallToolRequestParams, CallToolResult, ClientRequest, CreateMessageRequestParams,
     ElicitationSchema, SamplingMessage, SetLevelRequestParams,
 };
-use mcp_fusion::{Action, CallContext, FusionServer, Group, LogLevel, Prompt, ToolError};
+use mcp_fusion::{Action, CallContext, FusionServer, Group, Prompt, ToolError};
 use serde_json::{Value, json};
 
 use rmcp::service::PeerRequestOptions;

@@ -12,8 +12,9 @@ mod support;
 #[path = "support/surface.rs"]
 mod surface;
 
+use mcp_fusion::handler::LogLevel;
 use mcp_fusion::model::{CreateMessageRequestParams, SamplingMessage};
-use mcp_fusion::{Action, CallContext, FusionServer, LogLevel, Prompt, Resource, ToolError};
+use mcp_fusion::{Action, CallContext, FusionServer, Prompt, Resource, ToolError};
 use serde_json::json;
 
 use support::texts;

@@ -9,11 +9,10 @@ mod support;
 #[path = "support/surface.rs"]
 mod surface;
 
+use mcp_fusion::error::VALIDATION_RECOVERY;
+use mcp_fusion::handler::PromptMessages;
 use mcp_fusion::model::{GetPromptRequestParams, PromptMessage, Role};
-use mcp_fusion::{
-    Action, CallContext, FusionServer, Prompt, PromptMessages, State, ToolError,
-    VALIDATION_RECOVERY,
-};
+use mcp_fusion::{Action, CallContext, FusionServer, Prompt, State, ToolError};
 use serde_json::{Value, json};
 
 use support::{check_well_formed, internal_envelope};

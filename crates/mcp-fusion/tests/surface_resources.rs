@@ -14,13 +14,12 @@ mod surface;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use mcp_fusion::error::VALIDATION_RECOVERY;
+use mcp_fusion::handler::ResourceData;
 use mcp_fusion::model::{
     ReadResourceRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
 };
-use mcp_fusion::{
-    Action, CallContext, FusionServer, Resource, ResourceData, ResourceTemplate, State, ToolError,
-    VALIDATION_RECOVERY,
-};
+use mcp_fusion::{Action, CallContext, FusionServer, Resource, ResourceTemplate, State, ToolError};
 use serde_json::{Value, json};
 
 use support::internal_envelope;

@@ -61,7 +61,7 @@ fn lines_render_into_the_validation_envelope() {
     let fields = v
         .validate(&mut json!({"email": "not-an-email", "amount": 1000}))
         .unwrap_err();
-    let failure = mcp_fusion::ValidationFailure::new("billing.create_invoice", fields);
+    let failure = mcp_fusion::error::ValidationFailure::new("billing.create_invoice", fields);
     let expected = r#"<validation_error action="billing.create_invoice">
   <field name="email">Invalid email format. You sent: 'not-an-email'. Expected a valid email address (e.g. user@example.com).</field>
   <field name="amount">Too large. You sent: 1000. Expected an integer > 0 and &lt; 1000.</field>
@@ -91,7 +91,7 @@ fn thousands_of_unknown_keys_are_counted_not_all_listed() {
         last.message,
         "29900 more problems are not shown. Fix the fields above and call again to see the rest."
     );
-    let failure = mcp_fusion::ValidationFailure::new("t.a", fields);
+    let failure = mcp_fusion::error::ValidationFailure::new("t.a", fields);
     assert_eq!(failure.problem_count(), 30_000);
     let meta = mcp_fusion::envelope::validation_to_meta(&failure);
     assert_eq!(

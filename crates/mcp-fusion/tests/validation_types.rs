@@ -4,7 +4,7 @@
 
 mod validation_lines;
 
-use mcp_fusion::FieldError;
+use mcp_fusion::error::FieldError;
 use mcp_fusion::validation::SchemaValidator;
 use serde_json::json;
 

@@ -1,7 +1,8 @@
 //! The suite's fixture prompts (`prompts-*` and `completion-complete`).
 
+use mcp_fusion::handler::PromptMessages;
 use mcp_fusion::model::{ContentBlock, PromptMessage, ResourceContents, Role};
-use mcp_fusion::{Prompt, PromptMessages, ServerBuilder, ToolError};
+use mcp_fusion::{Prompt, ServerBuilder, ToolError};
 
 use crate::content::RED_PIXEL_PNG;
 

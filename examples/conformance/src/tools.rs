@@ -6,11 +6,12 @@
 
 use std::time::Duration;
 
+use mcp_fusion::handler::LogLevel;
 use mcp_fusion::model::{
     CallToolResult, ContentBlock, CreateMessageRequestParams, ElicitResult, ElicitationSchema,
     ResourceContents, SamplingMessage,
 };
-use mcp_fusion::{Action, CallContext, LogLevel, ServerBuilder, ToolError, ToolOutput};
+use mcp_fusion::{Action, CallContext, ServerBuilder, ToolError, ToolOutput};
 use serde_json::{Value, json};
 
 use crate::content::{RED_PIXEL_PNG, SILENT_WAV};

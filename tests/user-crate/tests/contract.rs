@@ -2,7 +2,8 @@
 //! way it is declared, and the behaviour its types promise.
 
 use fusion_user_crate::{Notes, with_builder, with_macro};
-use mcp_fusion::{ErrorCode, FusionServer, Lockfile, ServerContract};
+use mcp_fusion::contract::{Lockfile, ServerContract};
+use mcp_fusion::{ErrorCode, FusionServer};
 use serde_json::{Value, json};
 
 fn lockfile(server: &FusionServer) -> Value {

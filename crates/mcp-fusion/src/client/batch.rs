@@ -7,19 +7,20 @@ use super::connect::FusionClient;
 use super::error::FusionClientError;
 use super::outcome::Success;
 
-/// One call of a batch: a tool (or dotted action) name and its arguments.
+/// One call of a batch ([`FusionClient::call_many`]): a tool (or dotted
+/// action) name and its arguments.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Call {
+pub struct ToolCall {
     /// The tool name, or `tool.action` for a grouped tool.
     pub name: String,
     /// The arguments: a JSON object, or `null` for none.
     pub args: Value,
 }
 
-impl Call {
+impl ToolCall {
     /// A call of `name` with `args`.
     pub fn new(name: impl Into<String>, args: Value) -> Self {
-        Call {
+        ToolCall {
             name: name.into(),
             args,
         }
@@ -64,9 +65,9 @@ impl FusionClient {
         mode: BatchMode,
     ) -> Vec<Result<Success, FusionClientError>>
     where
-        I: IntoIterator<Item = Call>,
+        I: IntoIterator<Item = ToolCall>,
     {
-        let calls: Vec<Call> = calls.into_iter().collect();
+        let calls: Vec<ToolCall> = calls.into_iter().collect();
         match mode {
             BatchMode::Sequential => {
                 let mut outcomes = Vec::with_capacity(calls.len());

@@ -20,9 +20,10 @@ use super::cause::{ConnectCause, innermost_text, known_cause};
 use super::error::FusionClientError;
 use super::outcome::{Success, check_result};
 use super::retry::{self, RetryPolicy};
-use super::route::{DEFAULT_DISCRIMINATOR, Route, build_arguments, route};
+use super::route::{Route, build_arguments, route};
 use super::stderr::StderrTail;
-use super::tools::{ToolSummary, summarize_tool};
+use super::tools::ToolSummary;
+use crate::tool_meta::DEFAULT_DISCRIMINATOR;
 
 /// How long a failed start waits for the server's last stderr lines.
 const STDERR_SETTLE: Duration = Duration::from_millis(500);
@@ -95,11 +96,13 @@ pub enum ServerStderr {
 }
 
 /// How a [`FusionClient`] behaves. `ClientOptions::default()` is: discriminator
-/// `action`, no retry, no call time limit, 30 s to connect, stderr inherited.
+/// `action`, no retry, no call time limit, 30 s to connect, stderr inherited;
+/// the setters below change one setting each.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ClientOptions {
     /// The argument key a grouped tool reads its action from (dotted names,
-    /// see [`route`](super::route)). Default [`DEFAULT_DISCRIMINATOR`] (`action`).
+    /// see [`FusionClient::route`]). Default `action`.
     pub discriminator: String,
     /// Retries for [`FusionClient::call_checked`] and
     /// [`FusionClient::call_many`]; `None` (the default) never retries.
@@ -396,7 +399,7 @@ impl FusionClient {
     }
 
     /// [`list_tools`](Self::list_tools), each summarised with its actions and
-    /// required fields ([`summarize_tool`]: an mcp-fusion tool's from its
+    /// required fields ([`ToolSummary::of`]: an mcp-fusion tool's from its
     /// `_meta`, a foreign tool's for the client's discriminator key).
     ///
     /// # Errors
@@ -406,13 +409,23 @@ impl FusionClient {
         let tools = self.list_tools().await?;
         Ok(tools
             .iter()
-            .map(|tool| summarize_tool(tool, &self.options.discriminator))
+            .map(|tool| ToolSummary::of(tool, &self.options.discriminator))
             .collect())
     }
 
-    /// Where a call to `name` goes ([`route`](super::route)). A dotted name
-    /// fetches the tool list once (and caches it) to see whether the name is
-    /// itself a tool; if listing fails the dotted split is used.
+    /// Where a call to `name` goes:
+    ///
+    /// - a name without a dot, or a name that is itself a listed tool, is
+    ///   called as it is;
+    /// - otherwise the name is split at the dot after its longest listed
+    ///   prefix: `finance.billing.get_invoice` → tool `finance.billing` (a
+    ///   gateway's namespaced group), action `get_invoice`;
+    /// - when the list names neither, the name is sent as it is, so that the
+    ///   server's own "unknown tool" answer names what the caller wrote;
+    /// - when the tool list cannot be fetched, the name is split at its first
+    ///   dot (`a.b.c` → tool `a`, action `b.c`).
+    ///
+    /// A dotted name fetches the tool list once (and caches it).
     pub async fn route(&self, name: &str) -> Route {
         if !name.contains('.') {
             return route(name, None::<[&str; 0]>);

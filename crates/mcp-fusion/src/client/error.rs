@@ -9,11 +9,11 @@ use rmcp::model::CallToolResult;
 use serde_json::{Map, Value, json};
 
 use super::cause::{ConnectCause, innermost_text, known_cause};
-use crate::error::{BoxError, ErrorCode, FieldError, Severity};
+use crate::error::{BoxError, ErrorCode, FieldError, Severity, seconds_text};
 
 /// The code of a failure whose text holds no envelope (§8): a foreign server's
 /// plain-text error, or an empty error result.
-pub const UNKNOWN_CODE: &str = "UNKNOWN";
+pub(crate) const UNKNOWN_CODE: &str = "UNKNOWN";
 
 /// Marker rmcp puts in `ErrorData.data` when it fails a pending request because
 /// the transport closed; such an error is a transport failure, not the server's.
@@ -30,7 +30,8 @@ pub enum FailureSource {
     /// Plain text with no envelope: code `UNKNOWN`, the whole text as message.
     Text,
     /// No text at all: code `UNKNOWN`; the message is the `structuredContent`
-    /// as compact JSON when the server sent one, else [`EMPTY_ERROR_MESSAGE`](super::EMPTY_ERROR_MESSAGE).
+    /// as compact JSON when the server sent one, else `The server reported an
+    /// error (isError: true) but sent no content to explain it.`
     Empty,
 }
 
@@ -51,9 +52,10 @@ impl FailureSource {
 /// The fields mirror the `<tool_error>` envelope (§2) and its `_meta` twin (§1);
 /// a `<validation_error>` (§4) gives code `VALIDATION_ERROR`, its `action` and
 /// its `fields`. A failure from a server that writes no envelope has code
-/// [`UNKNOWN_CODE`] and the whole text as `message`. `raw` keeps the result
-/// exactly as it arrived, so nothing the server said is lost.
+/// `UNKNOWN` and the whole text as `message` ([`FailureSource::Text`]). `raw`
+/// keeps the result exactly as it arrived, so nothing the server said is lost.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ToolFailure {
     /// The failure code (§5): canonical, one mcp-fusion adds (§5.1), custom,
     /// or `UNKNOWN`.
@@ -98,6 +100,21 @@ impl ToolFailure {
     /// [`retry_after`](Self::retry_after) as a [`Duration`].
     pub fn retry_after_duration(&self) -> Option<Duration> {
         self.retry_after.map(Duration::from_secs)
+    }
+
+    /// [`retry_after`](Self::retry_after) in the envelope's words (§2):
+    /// `1 second`, `30 seconds`; `None` when the failure has no delay.
+    ///
+    /// ```
+    /// # use mcp_fusion::client::{check_result, FusionClientError};
+    /// # use mcp_fusion::{ToolError, envelope};
+    /// let err = ToolError::rate_limited("Slow down.").retry_after(30);
+    /// let result = envelope::to_call_tool_result(&err);
+    /// let Err(FusionClientError::Tool(failure)) = check_result(result) else { unreachable!() };
+    /// assert_eq!(failure.retry_after_text().as_deref(), Some("30 seconds"));
+    /// ```
+    pub fn retry_after_text(&self) -> Option<String> {
+        self.retry_after.map(seconds_text)
     }
 
     /// The failure as JSON, in the shape of `_meta["mcp-fusion/error"]` (§1):

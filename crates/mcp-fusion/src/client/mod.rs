@@ -25,7 +25,8 @@
 //!
 //! What a call returns:
 //!
-//! - [`FusionClient::call`] gives the raw [`CallToolResult`], whatever its
+//! - [`FusionClient::call`] gives the raw
+//!   [`model::CallToolResult`](crate::model::CallToolResult), whatever its
 //!   `isError`; only JSON-RPC, transport and time-out failures are `Err`.
 //! - [`FusionClient::call_checked`] gives a [`Success`] (with any warnings the
 //!   server attached, §3) or a [`FusionClientError`]: an `isError` result
@@ -33,11 +34,14 @@
 //!   `_meta["mcp-fusion/error"]`, else from the `<tool_error>` /
 //!   `<validation_error>` envelope in the text, else as code `UNKNOWN` with
 //!   the whole text ([`check_result`] does this on a result you already have).
-//! - [`FusionClient::call_many`] runs a batch and returns every outcome.
+//! - [`FusionClient::call_many`] runs a batch of [`ToolCall`]s and returns
+//!   every outcome.
 //!
-//! Dotted names route to grouped tools ([`route`]), and an opt-in
-//! [`RetryPolicy`] retries `RATE_LIMITED`, `SERVER_BUSY` and
-//! `HANDOFF_CONNECTING` after their `retry_after`.
+//! Dotted names route to grouped tools ([`FusionClient::route`]),
+//! [`FusionClient::tool_summaries`] (or [`ToolSummary::of`] on a listed
+//! [`model::Tool`](crate::model::Tool)) tells each tool's actions and
+//! required fields, and an opt-in [`RetryPolicy`] retries `RATE_LIMITED`,
+//! `SERVER_BUSY` and `HANDOFF_CONNECTING` after their `retry_after`.
 
 mod batch;
 mod cause;
@@ -49,15 +53,16 @@ mod route;
 mod stderr;
 mod tools;
 
-pub use batch::{BatchMode, Call};
+pub use batch::{BatchMode, ToolCall};
 pub use cause::ConnectCause;
 pub use connect::{ClientOptions, FusionClient, ServerStderr, Target, ToolsChangedHook};
-pub use error::{FailureSource, FusionClientError, ToolFailure, UNKNOWN_CODE};
-pub use outcome::{EMPTY_ERROR_MESSAGE, Success, check_result, sanitize_retry_after};
-pub use retry::{RETRYABLE_CODES, RetryPolicy};
-pub use route::{DEFAULT_DISCRIMINATOR, Route, build_arguments, route};
-pub use tools::{ActionSummary, ToolSummary, summarize_tool};
+pub use error::{FailureSource, FusionClientError, ToolFailure};
+pub use outcome::{Success, check_result};
+pub use retry::RetryPolicy;
+pub use route::Route;
+pub use tools::{ActionSummary, ToolSummary};
 
-/// The MCP types the client hands out, re-exported from `rmcp` so that callers
-/// need not depend on it: the raw result of a call and a listed tool.
-pub use rmcp::model::{CallToolResult, Tool};
+// The MCP types the client hands out (`CallToolResult`, `Tool`) are rmcp's,
+// public as `crate::model::*`; the gateway still names `Tool` from here.
+#[cfg_attr(not(feature = "gateway"), allow(unused_imports))]
+pub(crate) use rmcp::model::Tool;

@@ -5,16 +5,16 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value};
 
 use super::error::{FailureSource, FusionClientError, ToolFailure, UNKNOWN_CODE};
-use crate::envelope::{self, META_KEY, ParsedEnvelope, retry_after_secs};
+use crate::envelope::{self, META_KEY, ParsedEnvelope};
 use crate::error::{
-    ErrorCode, FieldError, Severity, ToolError, VALIDATION_RECOVERY, retry_after_from_secs,
-    retry_after_from_text,
+    ErrorCode, FieldError, Severity, ToolError, VALIDATION_RECOVERY, envelope_secs,
+    retry_after_from_secs, retry_after_from_text,
 };
 use crate::json::value_text;
 
 /// The message of a failure whose result has no text, no `structuredContent`
 /// and no `_meta` envelope.
-pub const EMPTY_ERROR_MESSAGE: &str =
+pub(crate) const EMPTY_ERROR_MESSAGE: &str =
     "The server reported an error (isError: true) but sent no content to explain it.";
 
 /// A tool call that succeeded (`isError` absent or false).
@@ -77,14 +77,20 @@ impl Success {
     }
 }
 
-/// Splits a tool result (wire contract §8).
+/// Splits a tool result (wire contract §8), as
+/// [`FusionClient::call_checked`](super::FusionClient::call_checked) does:
+/// for a result you already have, from [`FusionClient::call`](super::FusionClient::call),
+/// from a server called in process (`FusionServer::call`) or from another
+/// MCP client.
 ///
 /// - `isError: true` → `Err(FusionClientError::Tool)`, read from
-///   `_meta["mcp-fusion/error"]` when it holds an object with a string `code`,
-///   else from the envelope in the text blocks (only text blocks, joined with
-///   `\n`), else code [`UNKNOWN_CODE`] with the whole text as message, else
-///   (no text) the `structuredContent` as compact JSON, else
-///   [`EMPTY_ERROR_MESSAGE`].
+///   `_meta["mcp-fusion/error"]` when it holds an object with a string `code`
+///   ([`FailureSource::Meta`]), else from the envelope in the text blocks
+///   (only text blocks, joined with `\n`; [`FailureSource::Envelope`]), else
+///   code `UNKNOWN` with the whole text as message ([`FailureSource::Text`]),
+///   else, with no text, code `UNKNOWN` with the `structuredContent` as
+///   compact JSON or a sentence saying that the server sent nothing to
+///   explain the error ([`FailureSource::Empty`]).
 /// - anything else → `Ok(Success)`, with its warnings.
 ///
 /// Never panics, whatever the result holds; the only error variant returned
@@ -106,7 +112,7 @@ pub fn check_result(result: CallToolResult) -> Result<Success, FusionClientError
 /// `"1.5 seconds"`; anything else, such as `"-3"`, `"NaN"` or `"30abc"`, is
 /// `None` whole). Any other JSON value is `None`. The result is `None` or in
 /// `1..=86_400`.
-pub fn sanitize_retry_after(value: &Value) -> Option<u64> {
+pub(crate) fn sanitize_retry_after(value: &Value) -> Option<u64> {
     match value {
         Value::Number(n) => retry_after_from_secs(n.as_f64()?),
         Value::String(s) => retry_after_from_text(s),
@@ -189,7 +195,7 @@ fn from_envelope(parsed: ParsedEnvelope, raw: CallToolResult) -> ToolFailure {
     match parsed {
         ParsedEnvelope::Tool(err) => ToolFailure {
             message: non_empty_or(err.message, err.code.default_message()),
-            retry_after: retry_after_secs(err.retry_after),
+            retry_after: envelope_secs(err.retry_after),
             code: err.code,
             severity: err.severity,
             recovery: err.recovery.filter(|r| !r.trim().is_empty()),

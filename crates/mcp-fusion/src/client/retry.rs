@@ -9,7 +9,7 @@ use crate::error::{ErrorCode, Severity};
 
 /// The only codes ever retried: load shedding and rate limiting, whose envelope
 /// carries a `retry_after` (§5), and a gateway still connecting upstream.
-pub const RETRYABLE_CODES: [ErrorCode; 3] = [
+pub(crate) const RETRYABLE_CODES: [ErrorCode; 3] = [
     ErrorCode::RateLimited,
     ErrorCode::ServerBusy,
     ErrorCode::HandoffConnecting,
@@ -18,8 +18,9 @@ pub const RETRYABLE_CODES: [ErrorCode; 3] = [
 /// When to call again after a failure. Off unless set in
 /// [`ClientOptions::retry`](super::ClientOptions::retry).
 ///
-/// Only a [`FusionClientError::Tool`] failure whose code is in
-/// [`RETRYABLE_CODES`] and whose severity is not `critical` is retried;
+/// Only a [`FusionClientError::Tool`] failure whose code is `RATE_LIMITED`,
+/// `SERVER_BUSY` or `HANDOFF_CONNECTING` and whose severity is not
+/// `critical` is retried ([`is_retryable`](Self::is_retryable));
 /// JSON-RPC, transport and time-out errors and every other code are returned
 /// at once.
 ///
@@ -33,7 +34,10 @@ pub const RETRYABLE_CODES: [ErrorCode; 3] = [
 ///
 /// plus a random extra of up to [`jitter`](Self::jitter) × that wait (so a
 /// wait never falls short of `retry_after`), the total capped at `max_delay`.
+///
+/// Built with [`RetryPolicy::new`] (or `default()`) and the `with_*` setters.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct RetryPolicy {
     /// Calls in all, the first one included. `0` and `1` both mean no retry.
     /// Default 3.
@@ -68,6 +72,12 @@ impl RetryPolicy {
         }
     }
 
+    /// Sets [`max_attempts`](Self::max_attempts).
+    pub fn with_max_attempts(mut self, max_attempts: u32) -> Self {
+        self.max_attempts = max_attempts;
+        self
+    }
+
     /// Sets [`max_delay`](Self::max_delay).
     pub fn with_max_delay(mut self, max_delay: Duration) -> Self {
         self.max_delay = max_delay;
@@ -86,8 +96,9 @@ impl RetryPolicy {
         self
     }
 
-    /// Whether `failure` may be retried at all: a code in [`RETRYABLE_CODES`]
-    /// and a severity other than `critical`.
+    /// Whether `failure` may be retried at all: code `RATE_LIMITED`,
+    /// `SERVER_BUSY` or `HANDOFF_CONNECTING`, and a severity other than
+    /// `critical`.
     pub fn is_retryable(failure: &ToolFailure) -> bool {
         failure.severity != Severity::Critical && RETRYABLE_CODES.contains(&failure.code)
     }

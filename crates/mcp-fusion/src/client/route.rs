@@ -6,13 +6,9 @@ use serde_json::{Map, Value};
 use super::error::FusionClientError;
 use crate::json::{json_type, type_noun};
 
-/// The discriminator key a grouped tool reads its action from, unless
-/// [`ClientOptions::discriminator`](super::ClientOptions::discriminator) says
-/// otherwise.
-pub const DEFAULT_DISCRIMINATOR: &str = "action";
-
-/// Where a call goes: the MCP tool name, and the action to put under the
-/// discriminator key, if any.
+/// Where a call goes ([`FusionClient::route`](super::FusionClient::route)):
+/// the MCP tool name, and the action to put under the discriminator key, if
+/// any.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Route {
     /// The tool name sent in `tools/call`.
@@ -36,7 +32,7 @@ pub struct Route {
 ///
 /// `listed` is `None` when the tool list is unknown (listing failed); the
 /// dotted split is then used.
-pub fn route<'a, I>(name: &str, listed: Option<I>) -> Route
+pub(crate) fn route<'a, I>(name: &str, listed: Option<I>) -> Route
 where
     I: IntoIterator<Item = &'a str> + Clone,
 {
@@ -81,7 +77,7 @@ where
 /// Returns `Ok(None)` (no `arguments` member) for `null` args on an ungrouped
 /// route, and [`FusionClientError::InvalidArguments`] when `args` is neither an
 /// object nor `null`.
-pub fn build_arguments(
+pub(crate) fn build_arguments(
     args: Value,
     route: &Route,
     discriminator: &str,

@@ -1,6 +1,6 @@
-//! [`summarize_tool`]: a listed tool's actions and required fields, read from
-//! its `_meta` or its input schema (for `fusion tools` and for callers who
-//! want the same).
+//! [`ToolSummary::of`]: a listed tool's actions and required fields, read
+//! from its `_meta` or its input schema (for `fusion tools` and for callers
+//! who want the same).
 
 use rmcp::model::Tool;
 use serde_json::Value;
@@ -10,6 +10,7 @@ use crate::tool_meta::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY};
 
 /// One action of a grouped tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ActionSummary {
     /// The action key (the discriminator value), e.g. `get_invoice`.
     pub name: String,
@@ -18,8 +19,10 @@ pub struct ActionSummary {
     pub required: Vec<String>,
 }
 
-/// A listed tool, summarised.
+/// A listed tool, summarised ([`ToolSummary::of`],
+/// [`FusionClient::tool_summaries`](super::FusionClient::tool_summaries)).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ToolSummary {
     /// The MCP tool name.
     pub name: String,
@@ -32,54 +35,56 @@ pub struct ToolSummary {
     pub required: Vec<String>,
 }
 
-/// Summarises `tool`. Recognised shapes:
-///
-/// - an mcp-fusion tool, whose `_meta["mcp-fusion/actions"]` lists every
-///   action with its own input schema: a group (one with
-///   `_meta["mcp-fusion/discriminator"]`) has one action per entry, with the
-///   `required` of the entry's schema; any other such tool is a plain tool;
-/// - a `oneOf` / `anyOf` of object schemas whose `properties[discriminator]`
-///   has a `const` (or a one-item `enum`): one action per branch, with the
-///   branch's `required`;
-/// - a flat schema whose `properties[discriminator].enum` lists the actions:
-///   one action per value, whose required fields the schema does not say;
-/// - anything else: a plain tool with its top-level `required`.
-///
-/// `discriminator` is the field that selects a foreign tool's action; an
-/// mcp-fusion tool names its own. Never panics on a malformed schema or
-/// `_meta`; unknown parts are ignored.
-pub fn summarize_tool(tool: &Tool, discriminator: &str) -> ToolSummary {
-    let schema = Value::Object(tool.input_schema.as_ref().clone());
-    let meta = tool.meta.as_ref().map(|m| &m.0);
-    let listed = meta
-        .and_then(|m| m.get(ACTIONS_META_KEY))
-        .and_then(Value::as_array);
-    let (discriminator, actions) = match listed {
-        Some(entries) => {
-            let own = meta
-                .and_then(|m| m.get(DISCRIMINATOR_META_KEY))
-                .and_then(Value::as_str);
-            let actions = own.map_or_else(Vec::new, |d| listed_actions(entries, d));
-            (own, actions)
+impl ToolSummary {
+    /// Summarises `tool`. Recognised shapes:
+    ///
+    /// - an mcp-fusion tool, whose `_meta["mcp-fusion/actions"]` lists every
+    ///   action with its own input schema: a group (one with
+    ///   `_meta["mcp-fusion/discriminator"]`) has one action per entry, with the
+    ///   `required` of the entry's schema; any other such tool is a plain tool;
+    /// - a `oneOf` / `anyOf` of object schemas whose `properties[discriminator]`
+    ///   has a `const` (or a one-item `enum`): one action per branch, with the
+    ///   branch's `required`;
+    /// - a flat schema whose `properties[discriminator].enum` lists the actions:
+    ///   one action per value, whose required fields the schema does not say;
+    /// - anything else: a plain tool with its top-level `required`.
+    ///
+    /// `discriminator` is the field that selects a foreign tool's action; an
+    /// mcp-fusion tool names its own. Never panics on a malformed schema or
+    /// `_meta`; unknown parts are ignored.
+    pub fn of(tool: &Tool, discriminator: &str) -> ToolSummary {
+        let schema = Value::Object(tool.input_schema.as_ref().clone());
+        let meta = tool.meta.as_ref().map(|m| &m.0);
+        let listed = meta
+            .and_then(|m| m.get(ACTIONS_META_KEY))
+            .and_then(Value::as_array);
+        let (discriminator, actions) = match listed {
+            Some(entries) => {
+                let own = meta
+                    .and_then(|m| m.get(DISCRIMINATOR_META_KEY))
+                    .and_then(Value::as_str);
+                let actions = own.map_or_else(Vec::new, |d| listed_actions(entries, d));
+                (own, actions)
+            }
+            None => {
+                let actions = branch_actions(&schema, discriminator)
+                    .unwrap_or_else(|| enum_actions(&schema, discriminator));
+                (Some(discriminator), actions)
+            }
+        };
+        ToolSummary {
+            name: tool.name.to_string(),
+            description: tool
+                .description
+                .as_deref()
+                .unwrap_or("")
+                .lines()
+                .map(str::trim)
+                .find(|line| !line.is_empty())
+                .map(str::to_owned),
+            actions,
+            required: required_but(&schema, discriminator),
         }
-        None => {
-            let actions = branch_actions(&schema, discriminator)
-                .unwrap_or_else(|| enum_actions(&schema, discriminator));
-            (Some(discriminator), actions)
-        }
-    };
-    ToolSummary {
-        name: tool.name.to_string(),
-        description: tool
-            .description
-            .as_deref()
-            .unwrap_or("")
-            .lines()
-            .map(str::trim)
-            .find(|line| !line.is_empty())
-            .map(str::to_owned),
-        actions,
-        required: required_but(&schema, discriminator),
     }
 }
 
@@ -183,7 +188,7 @@ mod tests {
                 ]
             }
         }));
-        let s = summarize_tool(&t, "action");
+        let s = ToolSummary::of(&t, "action");
         assert_eq!(s.description.as_deref(), Some("Invoices."));
         assert!(s.required.is_empty());
         let actions: Vec<(&str, Vec<String>)> = s
@@ -211,7 +216,7 @@ mod tests {
                 "garbage"
             ]}
         }));
-        let s = summarize_tool(&t, "op");
+        let s = ToolSummary::of(&t, "op");
         assert_eq!(s.actions.len(), 2);
         assert_eq!(s.actions[0].required, ["path"]);
         assert_eq!(s.actions[1].name, "list");
@@ -219,7 +224,7 @@ mod tests {
         let t = tool(
             json!({"name": "echo", "inputSchema": {"type": "object", "required": ["message", 7]}}),
         );
-        let s = summarize_tool(&t, "action");
+        let s = ToolSummary::of(&t, "action");
         assert!(s.actions.is_empty());
         assert_eq!(s.required, ["message"]);
     }
@@ -240,7 +245,7 @@ mod tests {
                 ]
             }
         }));
-        let s = summarize_tool(&t, "action");
+        let s = ToolSummary::of(&t, "action");
         assert!(s.required.is_empty());
         let actions: Vec<(&str, &[String])> = s
             .actions
@@ -256,7 +261,7 @@ mod tests {
                 {"name": "echo", "inputSchema": {"type": "object", "required": ["action", "message"]}}
             ]}
         }));
-        let s = summarize_tool(&t, "action");
+        let s = ToolSummary::of(&t, "action");
         assert!(s.actions.is_empty());
         assert_eq!(s.required, ["action", "message"]);
     }
@@ -269,7 +274,7 @@ mod tests {
             "inputSchema": {"properties": {"action": {"enum": ["get_invoice"]}}},
             "_meta": {"mcp-fusion/actions": "not a list"}
         }));
-        let s = summarize_tool(&t, "action");
+        let s = ToolSummary::of(&t, "action");
         assert_eq!(s.actions.len(), 1);
         assert_eq!(s.actions[0].name, "get_invoice");
         assert!(s.actions[0].required.is_empty());

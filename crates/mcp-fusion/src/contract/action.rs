@@ -30,8 +30,9 @@ pub struct ActionContract {
     pub name: String,
     /// The action's own description; `None` when absent or blank.
     pub description: Option<String>,
-    /// The full input JSON Schema, keys sorted
-    /// ([`normalize`](super::canonical::normalize)d).
+    /// The full input JSON Schema, normalized: keys sorted, whole floats
+    /// written as integers (`docs/contracts.md`, "Canonical JSON and
+    /// digests").
     pub input_schema: Value,
     /// The output JSON Schema, when the action declares one (normalized).
     pub output_schema: Option<Value>,
@@ -49,8 +50,8 @@ pub struct ActionContract {
 
 impl ActionContract {
     /// A contract with every value in canonical shape: blank descriptions and
-    /// replacements become `None`, schemas and guards are
-    /// [`normalize`](super::canonical::normalize)d, scopes sorted and
+    /// replacements become `None`, schemas and guards are normalized (keys
+    /// sorted, whole floats written as integers), scopes sorted and
     /// de-duplicated; `guards` that is not an object becomes `{}`.
     #[allow(clippy::too_many_arguments)]
     pub fn new(

@@ -12,7 +12,7 @@ use serde_json::{Map, Number, Value};
 use sha2::{Digest, Sha256};
 
 /// The prefix of every digest: `sha256:` then 64 lowercase hex digits.
-pub const DIGEST_PREFIX: &str = "sha256:";
+const DIGEST_PREFIX: &str = "sha256:";
 
 /// The largest whole number a float can hold exactly (2^53).
 const MAX_EXACT_FLOAT: f64 = 9_007_199_254_740_992.0;
@@ -22,7 +22,7 @@ const MAX_EXACT_FLOAT: f64 = 9_007_199_254_740_992.0;
 /// every finite float with no fractional part and a magnitude of at most 2^53
 /// turned into an integer (`-0.0` becomes `0`). Serializing the result
 /// compactly gives [`canonical_json`].
-pub fn normalize(value: &Value) -> Value {
+pub(crate) fn normalize(value: &Value) -> Value {
     match value {
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
@@ -54,13 +54,13 @@ fn normalize_number(n: &Number) -> Number {
 
 /// The canonical JSON text of `value`: [`normalize`]d, then written with no
 /// whitespace, e.g. `{"a":1,"b":[true,null,"x"]}`.
-pub fn canonical_json(value: &Value) -> String {
+fn canonical_json(value: &Value) -> String {
     // Serializing a `Value` cannot fail: its keys are strings and its numbers finite.
     serde_json::to_string(&normalize(value)).unwrap_or_default()
 }
 
 /// `sha256:` and the lowercase hex SHA-256 of the UTF-8 bytes of `text`.
-pub fn sha256_digest(text: &str) -> String {
+fn sha256_digest(text: &str) -> String {
     let hash = Sha256::digest(text.as_bytes());
     let mut out = String::with_capacity(DIGEST_PREFIX.len() + 64);
     out.push_str(DIGEST_PREFIX);
@@ -74,7 +74,7 @@ pub fn sha256_digest(text: &str) -> String {
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// The digest of `value`'s canonical JSON: `sha256_digest(&canonical_json(value))`.
-pub fn digest_of(value: &Value) -> String {
+pub(crate) fn digest_of(value: &Value) -> String {
     sha256_digest(&canonical_json(value))
 }
 

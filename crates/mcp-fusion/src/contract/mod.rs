@@ -7,11 +7,13 @@
 //!   required scopes and guard settings of every action, from a built
 //!   server ([`ServerContract::of_server`]) or from any server's
 //!   `tools/list` ([`ServerContract::from_tools`]); SHA-256 digests of their
-//!   [`canonical_json`] per action, per tool and for the server.
+//!   canonical JSON per action, per tool and for the server
+//!   ([`ActionContract::digest`], [`ToolContract::digest`],
+//!   [`ServerContract::digest`]).
 //! - [`Lockfile`]: `fusion.lock`, versioned, stable bytes, the full
 //!   contracts.
 //! - [`diff`]: the [`Delta`]s between two contracts, each with a
-//!   [`ChangeSeverity`].
+//!   [`ChangeSeverity`](crate::error::ChangeSeverity).
 //! - [`SelfHealing`]: the deltas since a lockfile, ready to be attached to
 //!   validation failures as `<contract_awareness>`.
 
@@ -29,7 +31,6 @@ mod server;
 mod tool;
 
 pub use action::{ActionContract, Annotations};
-pub use canonical::{DIGEST_PREFIX, canonical_json, digest_of, normalize, sha256_digest};
 pub use delta::{ContractDiff, Delta};
 pub use diff::diff;
 pub use error::ContractError;
@@ -37,5 +38,3 @@ pub use lockfile::{DEFAULT_LOCKFILE, LOCKFILE_VERSION, Lockfile, LockfileError, 
 pub use self_healing::{DEFAULT_MAX_DELTAS, SelfHealing, SelfHealingOptions};
 pub use server::ServerContract;
 pub use tool::ToolContract;
-
-pub use crate::error::ChangeSeverity;

@@ -12,8 +12,10 @@ use crate::error::{AwarenessDelta, ChangeSeverity, ContractAwareness};
 /// How many deltas a `<contract_awareness>` shows by default.
 pub const DEFAULT_MAX_DELTAS: usize = 5;
 
-/// Settings of self-healing.
+/// Settings of self-healing: `SelfHealingOptions::default()` and the setters
+/// below.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SelfHealingOptions {
     /// The most deltas one `<contract_awareness>` shows (default
     /// [`DEFAULT_MAX_DELTAS`]); the count and the maximum severity still
@@ -30,6 +32,20 @@ impl Default for SelfHealingOptions {
             max_deltas: DEFAULT_MAX_DELTAS,
             include_all_severities: false,
         }
+    }
+}
+
+impl SelfHealingOptions {
+    /// Sets [`max_deltas`](Self::max_deltas).
+    pub fn max_deltas(mut self, max: usize) -> Self {
+        self.max_deltas = max;
+        self
+    }
+
+    /// Sets [`include_all_severities`](Self::include_all_severities).
+    pub fn include_all_severities(mut self, all: bool) -> Self {
+        self.include_all_severities = all;
+        self
     }
 }
 

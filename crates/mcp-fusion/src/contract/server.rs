@@ -60,7 +60,7 @@ impl ServerContract {
     }
 
     /// The contract of what a server listed (`tools/list`), as the MCP
-    /// client hands it out (rmcp's `Tool`, also `client::Tool`): each tool is
+    /// client hands it out (`model::Tool`): each tool is
     /// serialized to its MCP JSON form and read by
     /// [`from_tools_json`](Self::from_tools_json).
     ///

@@ -23,7 +23,9 @@ use std::borrow::Cow;
 use std::time::Duration;
 
 use super::escape;
-use crate::error::{AwarenessDelta, ContractAwareness, FieldError, ToolError, ValidationFailure};
+use crate::error::{
+    AwarenessDelta, ContractAwareness, FieldError, ToolError, ValidationFailure, envelope_secs,
+};
 use crate::text::cut_chars;
 
 /// The longest message, recovery, detail value or field line, in characters (§2).
@@ -32,8 +34,6 @@ pub const MAX_TEXT_CHARS: usize = 2_000;
 pub const MAX_NAME_CHARS: usize = 200;
 /// The largest envelope, in bytes (16 KiB, §2); every rendering is smaller.
 pub const MAX_ENVELOPE_BYTES: usize = 16 * 1024;
-/// The largest `retry_after`, in seconds (one day, §2).
-pub use crate::error::MAX_RETRY_AFTER_SECS;
 
 /// Bytes the fixed parts of a `<tool_error>` take at most (tags, severity,
 /// indentation, `<retry_after>86400 seconds</retry_after>`), with headroom.
@@ -51,16 +51,6 @@ const AWARENESS_FRAME_BYTES: usize = 160;
 /// Bytes one `<delta severity="BREAKING" field="">` line adds besides its
 /// field and text.
 const DELTA_FRAME_BYTES: usize = 56;
-
-/// `retry_after` as the envelope writes it: whole seconds rounded up, at least
-/// 1, at most [`MAX_RETRY_AFTER_SECS`]; `None` for no delay (§2).
-pub fn retry_after_secs(delay: Option<Duration>) -> Option<u64> {
-    let delay = delay.filter(|d| !d.is_zero())?;
-    let secs = delay
-        .as_secs()
-        .saturating_add(u64::from(delay.subsec_nanos() > 0));
-    Some(secs.clamp(1, MAX_RETRY_AFTER_SECS))
-}
 
 /// Whether [`sanitize`] changes `s`: a C0 control other than tab and LF
 /// (CR too in element text), or U+FFFE / U+FFFF (UTF-8 `EF BF BE`/`EF BF BF`).
@@ -224,7 +214,7 @@ pub fn normalize(err: &ToolError) -> ToolError {
             .iter()
             .map(|(key, value)| (name_value(key), text_value(value))),
     );
-    let retry_after = retry_after_secs(err.retry_after).map(Duration::from_secs);
+    let retry_after = envelope_secs(err.retry_after).map(Duration::from_secs);
 
     let budget = MAX_ENVELOPE_BYTES - 1 - TOOL_ERROR_FRAME_BYTES - escape::attr_len(code.as_str());
     // Sizes are computed once and kept up to date, so that trimming stays
@@ -352,18 +342,6 @@ fn normalize_awareness(awareness: &ContractAwareness, room: usize) -> Option<Con
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn retry_after_rounds_up_and_clamps() {
-        let secs = |ms: u64| retry_after_secs(Some(Duration::from_millis(ms)));
-        assert_eq!(secs(0), None);
-        assert_eq!(secs(400), Some(1));
-        assert_eq!(secs(1_000), Some(1));
-        assert_eq!(secs(1_500), Some(2));
-        assert_eq!(secs(30_000), Some(30));
-        assert_eq!(retry_after_secs(Some(Duration::MAX)), Some(86_400));
-        assert_eq!(retry_after_secs(None), None);
-    }
 
     #[test]
     fn sanitize_replaces_forbidden_characters() {

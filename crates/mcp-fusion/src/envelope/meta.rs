@@ -2,8 +2,10 @@
 
 use serde_json::{Map, Value, json};
 
-use super::limits::{is_normal, normalize, normalize_validation, retry_after_secs};
-use crate::error::{ErrorCode, Severity, ToolError, VALIDATION_RECOVERY, ValidationFailure};
+use super::limits::{is_normal, normalize, normalize_validation};
+use crate::error::{
+    ErrorCode, Severity, ToolError, VALIDATION_RECOVERY, ValidationFailure, envelope_secs,
+};
 
 /// The `_meta` key under which a result carries its envelope as JSON (§1).
 pub const META_KEY: &str = "mcp-fusion/error";
@@ -41,7 +43,7 @@ pub(super) fn meta_of_normalized(err: &ToolError) -> Value {
             .collect();
         meta.insert("details".into(), Value::Object(details));
     }
-    if let Some(secs) = retry_after_secs(err.retry_after) {
+    if let Some(secs) = envelope_secs(err.retry_after) {
         meta.insert("retry_after_seconds".into(), json!(secs));
     }
     Value::Object(meta)

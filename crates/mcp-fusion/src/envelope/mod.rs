@@ -10,11 +10,12 @@ mod render;
 mod result;
 
 pub use limits::{
-    MAX_ENVELOPE_BYTES, MAX_NAME_CHARS, MAX_RETRY_AFTER_SECS, MAX_TEXT_CHARS, normalize,
-    normalize_validation, retry_after_secs,
+    MAX_ENVELOPE_BYTES, MAX_NAME_CHARS, MAX_TEXT_CHARS, normalize, normalize_validation,
 };
 pub use meta::{META_KEY, to_meta, validation_to_meta};
-pub use parse::{MAX_CANDIDATES, ParseError, ParsedEnvelope, opens_tool_error, parse};
+#[cfg(feature = "client")]
+pub(crate) use parse::opens_tool_error;
+pub use parse::{ParseError, ParsedEnvelope, parse};
 pub use render::{render, render_validation};
 pub use result::{attach_warning, to_call_tool_result, validation_result};
 pub(crate) use result::{envelope_and_meta, validation_envelope_and_meta};

@@ -69,7 +69,7 @@
 //! - unknown elements are skipped with their text and attributes, wherever
 //!   they are;
 //! - `<validation_error>`'s `<recovery>` is not returned: it is always
-//!   [`VALIDATION_RECOVERY`](crate::VALIDATION_RECOVERY);
+//!   [`VALIDATION_RECOVERY`](crate::error::VALIDATION_RECOVERY);
 //! - `<contract_awareness>` counts only with an `action`, a whole-number
 //!   `changes` and a known `max_severity`, and a `<delta>` only with a known
 //!   `severity` and a `field`: a section or a delta without them (a foreign
@@ -99,7 +99,7 @@ const TOOL_ERROR: &str = "tool_error";
 const VALIDATION_ERROR: &str = "validation_error";
 /// How many mentions of a start tag [`parse`] tries before it gives up, so that a
 /// text full of unclosed mentions costs linear, not quadratic, time.
-pub const MAX_CANDIDATES: usize = 16;
+const MAX_CANDIDATES: usize = 16;
 
 /// An envelope found in a text by [`parse`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -199,7 +199,7 @@ pub enum ParseError {
 ///
 /// The envelope is the first `<tool_error>` or `<validation_error>` element that
 /// reads as a complete envelope; text before and after it is ignored and need
-/// not be XML. Only the first [`MAX_CANDIDATES`] mentions of a start tag are
+/// not be XML. Only the first 16 mentions of a start tag are
 /// tried. If the text mentions one of the start tags but no mention tried
 /// opens a complete envelope, the error of the first mention is returned (so
 /// that a truncated envelope is reported as [`ParseError::Unclosed`]). See the
@@ -237,16 +237,10 @@ pub fn parse(text: &str) -> Result<ParsedEnvelope, ParseError> {
 
 /// Whether `text`, leading whitespace aside, opens with a `<tool_error>` start
 /// tag: a content block that is an envelope (a warning attached to a result,
-/// wire contract §3), not one that quotes an envelope further on.
-///
-/// ```
-/// use mcp_fusion::envelope::opens_tool_error;
-///
-/// assert!(opens_tool_error("\n<tool_error code=\"DEPRECATED\" severity=\"warning\">"));
-/// assert!(!opens_tool_error("Done. <tool_error code=\"DEPRECATED\">"));
-/// assert!(!opens_tool_error("<tool_errors>"));
-/// ```
-pub fn opens_tool_error(text: &str) -> bool {
+/// wire contract §3), not one that quotes an envelope further on. Read by the
+/// client.
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
+pub(crate) fn opens_tool_error(text: &str) -> bool {
     candidates(text.trim_start())
         .next()
         .is_some_and(|(start, root)| start == 0 && root == TOOL_ERROR)
@@ -591,5 +585,14 @@ mod tests {
             found,
             [(14, TOOL_ERROR), (27, VALIDATION_ERROR), (46, TOOL_ERROR)]
         );
+    }
+
+    #[test]
+    fn a_block_opens_with_a_tool_error_or_quotes_one() {
+        assert!(opens_tool_error(
+            "\n<tool_error code=\"DEPRECATED\" severity=\"warning\">"
+        ));
+        assert!(!opens_tool_error("Done. <tool_error code=\"DEPRECATED\">"));
+        assert!(!opens_tool_error("<tool_errors>"));
     }
 }

@@ -2,9 +2,10 @@
 //! written into one buffer.
 
 use super::escape::{attr_into, text_into};
-use super::limits::{is_normal, normalize, normalize_validation, retry_after_secs};
+use super::limits::{is_normal, normalize, normalize_validation};
 use crate::error::{
-    ContractAwareness, ToolError, VALIDATION_RECOVERY, ValidationFailure, seconds_text,
+    ContractAwareness, ToolError, VALIDATION_RECOVERY, ValidationFailure, envelope_secs,
+    seconds_text,
 };
 
 /// Renders `err` as the canonical `<tool_error>` envelope of wire contract §2,
@@ -65,7 +66,7 @@ pub(super) fn render_normalized(err: &ToolError) -> String {
         }
         out.push_str("  </details>\n");
     }
-    if let Some(secs) = retry_after_secs(err.retry_after) {
+    if let Some(secs) = envelope_secs(err.retry_after) {
         out.push_str("  <retry_after>");
         out.push_str(&seconds_text(secs));
         out.push_str("</retry_after>\n");

@@ -33,7 +33,7 @@ pub(crate) fn validation_envelope_and_meta(failure: &ValidationFailure) -> (Stri
 /// `err` as a tool result (§1): `content` is exactly one text block holding the
 /// `<tool_error>` envelope, `isError` follows the severity (§3: true for `error`
 /// and `critical`, false for `warning`), `_meta["mcp-fusion/error"]` holds
-/// [`to_meta`]'s twin, and `structuredContent` is not set.
+/// [`to_meta`](super::to_meta)'s twin, and `structuredContent` is not set.
 pub fn to_call_tool_result(err: &ToolError) -> CallToolResult {
     let (text, meta) = envelope_and_meta(err);
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);

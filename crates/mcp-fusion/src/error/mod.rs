@@ -16,11 +16,10 @@ pub use contract_awareness::{
 };
 pub use retry_after::{
     IntoRetryAfter, MAX_RETRY_AFTER_SECS, retry_after_from_secs, retry_after_from_text,
-    seconds_text,
 };
+pub(crate) use retry_after::{envelope_secs, seconds_text};
 pub use severity::{Severity, UnknownSeverity};
 pub(crate) use tool_error::merge_details;
 pub use tool_error::{BoxError, ToolError};
-pub use validation_failure::{
-    FieldError, MORE_PATH, VALIDATION_RECOVERY, ValidationFailure, more_line, more_line_at_least,
-};
+pub use validation_failure::{FieldError, MORE_PATH, VALIDATION_RECOVERY, ValidationFailure};
+pub(crate) use validation_failure::{more_line, more_line_at_least};

@@ -87,9 +87,19 @@ pub fn retry_after_from_text(text: &str) -> Option<u64> {
     retry_after_from_secs(secs)
 }
 
+/// `delay` as the envelope writes it: whole seconds rounded up, at least 1,
+/// at most [`MAX_RETRY_AFTER_SECS`]; `None` for no delay (§2).
+pub(crate) fn envelope_secs(delay: Option<Duration>) -> Option<u64> {
+    let delay = delay.filter(|d| !d.is_zero())?;
+    let secs = delay
+        .as_secs()
+        .saturating_add(u64::from(delay.subsec_nanos() > 0));
+    Some(secs.clamp(1, MAX_RETRY_AFTER_SECS))
+}
+
 /// A whole number of seconds as the envelope and the client write it:
 /// `1 second`, `30 seconds` (also `0 seconds`).
-pub fn seconds_text(secs: u64) -> String {
+pub(crate) fn seconds_text(secs: u64) -> String {
     let unit = if secs == 1 { "second" } else { "seconds" };
     format!("{secs} {unit}")
 }
@@ -166,6 +176,20 @@ signed_seconds!(i8, i16, i32, i64, usize, isize);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_round_up_and_clamp() {
+        let secs = |ms: u64| envelope_secs(Some(Duration::from_millis(ms)));
+        assert_eq!(secs(0), None);
+        assert_eq!(secs(400), Some(1));
+        assert_eq!(secs(1_000), Some(1));
+        assert_eq!(secs(1_500), Some(2));
+        assert_eq!(secs(30_000), Some(30));
+        assert_eq!(envelope_secs(Some(Duration::MAX)), Some(86_400));
+        assert_eq!(envelope_secs(None), None);
+        assert_eq!(seconds_text(1), "1 second");
+        assert_eq!(seconds_text(30), "30 seconds");
+    }
 
     #[test]
     fn numbers_round_up_and_clamp() {

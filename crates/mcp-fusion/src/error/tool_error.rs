@@ -5,6 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::retry_after::{envelope_secs, seconds_text};
 use super::{ErrorCode, IntoRetryAfter, Severity};
 
 /// Any error at all, boxed: what [`ToolError::internal`] keeps for the log, and
@@ -205,6 +206,22 @@ impl ToolError {
     pub fn retry_after(mut self, delay: impl IntoRetryAfter) -> Self {
         self.retry_after = delay.into_retry_after();
         self
+    }
+
+    /// [`retry_after`](Self::retry_after) in the envelope's words (§2): whole
+    /// seconds rounded up, between 1 and 86 400, `1 second`, `30 seconds`;
+    /// `None` when there is no delay.
+    ///
+    /// ```
+    /// use mcp_fusion::ToolError;
+    /// use std::time::Duration;
+    ///
+    /// let err = ToolError::server_busy("Busy.").retry_after(Duration::from_millis(1_200));
+    /// assert_eq!(err.retry_after_text().as_deref(), Some("2 seconds"));
+    /// assert_eq!(ToolError::not_found("Gone.").retry_after_text(), None);
+    /// ```
+    pub fn retry_after_text(&self) -> Option<String> {
+        envelope_secs(self.retry_after).map(seconds_text)
     }
 
     /// The value of `isError` for this failure's result (§3).

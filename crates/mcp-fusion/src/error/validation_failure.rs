@@ -90,7 +90,7 @@ impl ValidationFailure {
 pub const MORE_PATH: &str = "(more)";
 
 /// The `(more)` line saying that `left_out` problems are not listed.
-pub fn more_line(left_out: usize) -> FieldError {
+pub(crate) fn more_line(left_out: usize) -> FieldError {
     let count = if left_out == 1 {
         String::from("1 more problem is")
     } else {
@@ -101,7 +101,7 @@ pub fn more_line(left_out: usize) -> FieldError {
 
 /// [`more_line`] when counting stopped at `left_out`: `At least N more
 /// problems are not shown. …`.
-pub fn more_line_at_least(left_out: usize) -> FieldError {
+pub(crate) fn more_line_at_least(left_out: usize) -> FieldError {
     more(&format!("At least {left_out} more problems are"))
 }
 

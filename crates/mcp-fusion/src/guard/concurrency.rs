@@ -17,8 +17,10 @@ use crate::error::ToolError;
 use crate::metrics_names::{self as names, ActionLabels};
 use crate::pipeline::{ActionService, Call, Outcome};
 
-/// How many calls of one action may run and wait at once.
+/// How many calls of one action may run and wait at once
+/// ([`Concurrency::new`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Concurrency {
     /// Calls running at once (at least 1).
     pub max_active: usize,
@@ -38,6 +40,7 @@ impl Concurrency {
 
 /// A snapshot of a concurrency guard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ConcurrencyStats {
     /// Calls running now.
     pub active: usize,
@@ -222,7 +225,7 @@ impl ConcurrencyGuard {
             ""
         };
         let (retry_after, guessed) = self.retry_after();
-        let secs = crate::envelope::retry_after_secs(Some(retry_after)).unwrap_or(1);
+        let secs = crate::error::envelope_secs(Some(retry_after)).unwrap_or(1);
         let wait = crate::error::seconds_text(secs);
         // With nothing to go on, the wait says it is a guess and how to go on.
         let then = if guessed {

@@ -54,8 +54,10 @@ impl FromStr for RateLimitScope {
 }
 
 /// At most `calls` calls per `period`, as a GCRA: a burst of `calls`, then one
-/// call every `period / calls`.
+/// call every `period / calls` ([`RateLimit::new`], [`RateLimit::per_second`],
+/// …, [`RateLimit::scope`], or parsed from `2/min`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RateLimit {
     /// Calls allowed per period (at least 1).
     pub calls: u32,
@@ -285,8 +287,8 @@ impl RateLimitGuard {
     }
 
     fn limited(&self, name: &str, wait: Duration) -> ToolError {
-        let secs = crate::envelope::retry_after_secs(Some(wait.max(Duration::from_millis(1))))
-            .unwrap_or(1);
+        let secs =
+            crate::error::envelope_secs(Some(wait.max(Duration::from_millis(1)))).unwrap_or(1);
         ToolError::rate_limited(format!(
             "Too many calls to {name}: the limit is {}.",
             self.limit

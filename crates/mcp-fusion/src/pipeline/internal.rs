@@ -8,28 +8,20 @@ use std::panic::AssertUnwindSafe;
 
 use futures::FutureExt;
 
-pub use crate::error::BoxError;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::{BoxError, ErrorCode, ToolError};
 use crate::handler::CallContext;
 
 /// The first sentence after the error id of every `INTERNAL_ERROR` message:
 /// the failure is this call's, not the server's.
-pub const INTERNAL_STILL_RUNNING: &str = "The server is still running and its other actions work.";
+const INTERNAL_STILL_RUNNING: &str = "The server is still running and its other actions work.";
 
 /// The recovery line of every `INTERNAL_ERROR` (§5: do not retry blindly).
-pub const INTERNAL_RECOVERY: &str = "Retry this call once. If it fails again, do not retry it: call another action, or tell the user the action failed and give them the error id.";
-
-/// Classifies `error`: a marked [`ToolError`] (the error itself or one in its
-/// `source()` chain) is returned as it is; anything else becomes the masked
-/// [`internal_error`], logged with its whole `source()` chain.
-pub fn classify(ctx: &CallContext, error: BoxError) -> ToolError {
-    resolve(ctx, ToolError::from(error))
-}
+const INTERNAL_RECOVERY: &str = "Retry this call once. If it fails again, do not retry it: call another action, or tell the user the action failed and give them the error id.";
 
 /// `error` ready for the wire: an `INTERNAL_ERROR` still holding its
 /// unexpected source ([`ToolError::internal`]) is logged and masked by
 /// [`internal_error`]; any other error is returned unchanged.
-pub fn resolve(ctx: &CallContext, mut error: ToolError) -> ToolError {
+pub(crate) fn resolve(ctx: &CallContext, mut error: ToolError) -> ToolError {
     match error.internal.take() {
         Some(source) => internal_error(ctx, source.as_ref()),
         None => error,
@@ -53,7 +45,7 @@ fn chain(error: &(dyn StdError + 'static)) -> String {
 /// do next; `internal` and its whole `source()` chain go to the log
 /// (`tracing`, level error, fields `error_id`, `action`, `error`) and, only
 /// when the server exposes internal errors, into an `internal_error` detail.
-pub fn internal_error(ctx: &CallContext, internal: &(dyn StdError + 'static)) -> ToolError {
+fn internal_error(ctx: &CallContext, internal: &(dyn StdError + 'static)) -> ToolError {
     let error_id = new_error_id();
     let internal = chain(internal);
     tracing::error!(error_id = %error_id, action = %ctx.name(), error = %internal, "tool call failed with an internal error");
@@ -76,7 +68,7 @@ pub fn internal_error(ctx: &CallContext, internal: &(dyn StdError + 'static)) ->
 /// `ctx`, and resolving every error it returns ([`resolve`]). The panic
 /// payload's text is logged like any internal error; the task and the server
 /// go on.
-pub async fn catch_panic<F, T>(ctx: &CallContext, future: F) -> Result<T, ToolError>
+pub(crate) async fn catch_panic<F, T>(ctx: &CallContext, future: F) -> Result<T, ToolError>
 where
     F: Future<Output = Result<T, ToolError>>,
 {
@@ -110,6 +102,13 @@ mod tests {
     #[derive(Debug, thiserror::Error)]
     #[error("wrapped")]
     struct Wrapper(#[source] ToolError);
+
+    /// A marked [`ToolError`] (the error itself or one in its `source()`
+    /// chain) is returned as it is; anything else becomes the masked
+    /// [`internal_error`], as a handler's `BoxError` does.
+    fn classify(ctx: &CallContext, error: BoxError) -> ToolError {
+        resolve(ctx, ToolError::from(error))
+    }
 
     #[test]
     fn marked_errors_pass_and_others_become_internal() {

@@ -16,7 +16,7 @@ mod stdio;
 #[cfg(all(feature = "http", feature = "redis"))]
 pub use http::RedisSessionStore;
 #[cfg(feature = "http")]
-pub use http::{PolicyError, SESSIONS_FULL_RETRY_SECS, check_allowed_host, check_allowed_origin};
+pub use http::{PolicyError, SESSIONS_FULL_RETRY_SECS};
 #[cfg(feature = "http")]
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions, MAX_INITIALIZE_BYTES};
 pub use options::{DEFAULT_SHUTDOWN_GRACE, StdioOptions};

@@ -2,7 +2,7 @@
 //!
 //! [`SchemaValidator`] compiles an action's schema once (draft 2020-12,
 //! formats asserted, no remote `$ref`) and checks arguments against it,
-//! returning every problem at once as [`FieldError`](crate::FieldError) lines:
+//! returning every problem at once as [`FieldError`](crate::error::FieldError) lines:
 //!
 //! ```text
 //! {problem}. You sent: {sent}. {expected}
@@ -42,5 +42,4 @@ mod unknown_keys;
 mod validator;
 
 pub use schema_error::SchemaError;
-pub use sent::{MAX_SENT_CHARS, MISSING, sent};
 pub use validator::SchemaValidator;

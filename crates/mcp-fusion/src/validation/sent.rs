@@ -12,25 +12,16 @@ use crate::text::{cut_chars, first_chars};
 
 /// The longest `You sent:` rendering of a string or object, in characters
 /// (Unicode scalar values, never bytes).
-pub const MAX_SENT_CHARS: usize = 50;
+pub(crate) const MAX_SENT_CHARS: usize = 50;
 
 /// What `You sent:` says for an absent value.
-pub const MISSING: &str = "(missing)";
+pub(crate) const MISSING: &str = "(missing)";
 
 const ELLIPSIS: &str = "...";
 
-/// Renders `value` for the `You sent:` clause; `None` is an absent value.
-///
-/// ```
-/// use mcp_fusion::validation::sent;
-/// use serde_json::json;
-/// assert_eq!(sent(Some(&json!("abc"))), "'abc'");
-/// assert_eq!(sent(Some(&json!(9007199254740993u64))), "9007199254740993");
-/// assert_eq!(sent(Some(&json!([1, 2, 3]))), "array(3)");
-/// assert_eq!(sent(Some(&json!({"a": 1}))), r#"{"a":1}"#);
-/// assert_eq!(sent(None), "(missing)");
-/// ```
-pub fn sent(value: Option<&Value>) -> String {
+/// Renders `value` for the `You sent:` clause; `None` is an absent value:
+/// `'abc'`, `9007199254740993`, `array(3)`, `{"a":1}`, `(missing)`.
+pub(crate) fn sent(value: Option<&Value>) -> String {
     match value {
         None => MISSING.to_owned(),
         Some(Value::Null) => "null".to_owned(),

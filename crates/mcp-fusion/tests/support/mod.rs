@@ -8,9 +8,15 @@ mod common;
 pub use common::check_well_formed;
 
 use mcp_fusion::envelope::META_KEY;
-use mcp_fusion::pipeline::{INTERNAL_RECOVERY, INTERNAL_STILL_RUNNING};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
+
+/// What every masked `INTERNAL_ERROR` message says after its error id (wire
+/// contract §5, §6): the failure is this call's, not the server's.
+pub const INTERNAL_STILL_RUNNING: &str = "The server is still running and its other actions work.";
+
+/// The recovery line of every `INTERNAL_ERROR` (§5: retry once, never blindly).
+pub const INTERNAL_RECOVERY: &str = "Retry this call once. If it fails again, do not retry it: call another action, or tell the user the action failed and give them the error id.";
 
 /// The text of every content block, in order (a non-text block fails the test).
 pub fn texts(result: &CallToolResult) -> Vec<String> {

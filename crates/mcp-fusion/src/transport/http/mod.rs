@@ -29,7 +29,7 @@ use tower::ServiceExt;
 
 pub use edge::SESSIONS_FULL_RETRY_SECS;
 pub(crate) use origin::DoorPolicy;
-pub use origin::{PolicyError, check_allowed_host, check_allowed_origin};
+pub use origin::PolicyError;
 #[cfg(feature = "redis")]
 pub use session_store::RedisSessionStore;
 

@@ -187,22 +187,6 @@ pub enum PolicyError {
     Origin(String),
 }
 
-/// Checks one [`crate::transport::HttpOptions::allowed_hosts`] entry.
-///
-/// # Errors
-/// [`PolicyError::Host`] when it is not `host` or `host:port`.
-pub fn check_allowed_host(host: &str) -> Result<(), PolicyError> {
-    DoorPolicy::new(&[host.to_owned()], &[]).map(|_| ())
-}
-
-/// Checks one [`crate::transport::HttpOptions::allowed_origins`] entry.
-///
-/// # Errors
-/// [`PolicyError::Origin`] when it is not `scheme://host[:port]`, `…:*` or `null`.
-pub fn check_allowed_origin(origin: &str) -> Result<(), PolicyError> {
-    DoorPolicy::new(&[], &[origin.to_owned()]).map(|_| ())
-}
-
 impl DoorPolicy {
     /// The policy of `allowed_hosts` and `allowed_origins` (see
     /// [`crate::transport::HttpOptions`]).
