@@ -299,8 +299,11 @@ impl Connection {
     }
 
     /// `resources/subscribe`: the URI must name a resource or match a
-    /// template (else -32002); a connection holds at most
-    /// [`MAX_SUBSCRIPTIONS`](super::session::MAX_SUBSCRIPTIONS) (else -32602).
+    /// template (else -32002), whose credentials the caller must have, as
+    /// for reading it (else its `AUTH_REQUIRED` or `FORBIDDEN`, so that
+    /// updates of what a caller may not read never reach it); a connection
+    /// holds at most [`MAX_SUBSCRIPTIONS`](super::session::MAX_SUBSCRIPTIONS)
+    /// (else -32602).
     pub(crate) fn subscribe_now(
         &self,
         uri: &str,
@@ -312,7 +315,12 @@ impl Connection {
                 return Err(self.no_resource(uri, &viewer));
             }
             Some(Err(reason)) => return Err(rmcp::ErrorData::invalid_params(reason, None)),
-            Some(Ok(_)) => {}
+            Some(Ok(resolved)) => {
+                let ctx = self.surface_context(Capability::Resource, uri, context);
+                if let Some(refused) = resolved.callable().visibility.auth.refusal(&ctx) {
+                    return Err(failed(&refused, true));
+                }
+            }
         }
         self.session.bind(&context.peer);
         if !self.session.subscribe(uri) {
