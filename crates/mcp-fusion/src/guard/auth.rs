@@ -324,7 +324,7 @@ impl AuthRule {
 
     /// Why the caller in `ctx` may not use the capability, if it may not.
     fn refusal(&self, ctx: &CallContext) -> Option<ToolError> {
-        let name = ctx.called();
+        let name = ctx.name();
         let Some(principal) = ctx.principal() else {
             return self
                 .needs_credentials()

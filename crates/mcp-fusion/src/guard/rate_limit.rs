@@ -257,8 +257,9 @@ impl RateLimitGuard {
         };
         // Hashed: a caller's identity can be long (a subject, a key),
         // and every bucket is kept until its period ends.
-        // Per tool called: a gateway's mounted tools each have their budget.
-        let digest = sha2::Sha256::digest(format!("{}|{caller}", ctx.called()).as_bytes());
+        // Per action called (and per name a fallback answers): a store
+        // shared by several actions keeps their budgets apart.
+        let digest = sha2::Sha256::digest(format!("{}|{caller}", ctx.name()).as_bytes());
         digest[..16].iter().map(|b| format!("{b:02x}")).collect()
     }
 
@@ -319,9 +320,9 @@ impl Guard for RateLimitGuard {
             let key = self.key(&call.ctx);
             let refusal = match self.check(key).await {
                 Decision::Allow => return next.oneshot(call).await,
-                Decision::Deny(wait) => self.limited(call.ctx.called(), wait),
+                Decision::Deny(wait) => self.limited(call.ctx.name(), wait),
                 #[cfg(feature = "redis")]
-                Decision::StoreDown => self.store_down(call.ctx.called()),
+                Decision::StoreDown => self.store_down(call.ctx.name()),
             };
             metrics::counter!(
                 names::RATE_LIMITED_TOTAL,
