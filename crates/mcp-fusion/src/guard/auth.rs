@@ -325,7 +325,7 @@ impl AuthRule {
     /// Why the caller in `ctx` may not use the capability, if it may not:
     /// `AUTH_REQUIRED` or `FORBIDDEN`, as its guard answers a call.
     pub(crate) fn refusal(&self, ctx: &CallContext) -> Option<ToolError> {
-        let name = ctx.called();
+        let name = ctx.name();
         let Some(principal) = ctx.principal() else {
             return self
                 .needs_credentials()

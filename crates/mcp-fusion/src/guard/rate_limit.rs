@@ -256,13 +256,13 @@ impl RateLimitGuard {
                 }),
         };
         // Per capability, as each has its guard (and the same buckets in a
-        // shared store as in memory): a tool by the name called, so that a
-        // gateway's mounted tools, behind one forwarding action, each have
-        // their budget; a prompt, resource, template or completer by its
-        // own name, never by the URI read, so that every URI a template
-        // serves shares the template's budget.
+        // shared store as in memory): a tool by the name called (an action,
+        // or a name a fallback answers), so that a store shared by several
+        // actions keeps their budgets apart; a prompt, resource, template or
+        // completer by its own name, never by the URI read, so that every
+        // URI a template serves shares the template's budget.
         let budget = match ctx.capability() {
-            Capability::Tool => ctx.called().to_owned(),
+            Capability::Tool => ctx.name().to_owned(),
             kind => format!("{kind}:{}:{}", self.labels.tool, self.labels.action),
         };
         // Hashed: a caller's identity can be long (a subject, a key),
@@ -328,9 +328,9 @@ impl Guard for RateLimitGuard {
             let key = self.key(&call.ctx);
             let refusal = match self.check(key).await {
                 Decision::Allow => return next.oneshot(call).await,
-                Decision::Deny(wait) => self.limited(call.ctx.called(), wait),
+                Decision::Deny(wait) => self.limited(call.ctx.name(), wait),
                 #[cfg(feature = "redis")]
-                Decision::StoreDown => self.store_down(call.ctx.called()),
+                Decision::StoreDown => self.store_down(call.ctx.name()),
             };
             metrics::counter!(
                 names::RATE_LIMITED_TOTAL,

@@ -61,7 +61,7 @@ pub fn internal_error(ctx: &CallContext, internal: &(dyn StdError + 'static)) ->
         ErrorCode::InternalError,
         format!(
             "{} failed with an internal error (error id {error_id}). {INTERNAL_STILL_RUNNING}",
-            ctx.called()
+            ctx.name()
         ),
     )
     .suggest(INTERNAL_RECOVERY)

@@ -5,7 +5,7 @@ use tower::{Layer, Service};
 use super::Action;
 use crate::capability::assembly::VisibleFn;
 use crate::error::ToolError;
-use crate::guard::{Concurrency, Guards, RateLimit};
+use crate::guard::{Concurrency, ConcurrencySetting, Guards, RateLimit, SharedConcurrency};
 use crate::handler::Output;
 use crate::pipeline::{BoxLayer, Call, box_layer};
 
@@ -72,7 +72,18 @@ impl Group {
     /// Default concurrency limits for each action of the group (each action
     /// gets its own guard); see [`Action::concurrency`].
     pub fn concurrency(mut self, max_active: usize, max_queue: usize) -> Self {
-        self.guards.concurrency = Some(Concurrency::new(max_active, max_queue));
+        self.guards.concurrency = Some(ConcurrencySetting::Own(Concurrency::new(
+            max_active, max_queue,
+        )));
+        self
+    }
+
+    /// Default shared concurrency limit for each action of the group that
+    /// sets none: the actions count their calls against the same slots
+    /// (with every other capability given `limit`); see
+    /// [`Action::concurrency_shared`].
+    pub fn concurrency_shared(mut self, limit: &SharedConcurrency) -> Self {
+        self.guards.concurrency = Some(ConcurrencySetting::Shared(limit.clone()));
         self
     }
 
