@@ -113,20 +113,28 @@ async fn serve(args: &GatewayArgs, config: GatewayConfig) -> Result<(), String> 
             .fail_mode(flags.redis_fail);
         builder = builder.rate_limit_store(store);
     }
-    let builder = gateway.install_with(builder, |mut forward| {
-        if let Some(active) = flags.max_active {
-            forward = forward.concurrency(active, flags.max_queue);
+    // Applied to each mounted tool as its upstream lists it, and to the
+    // handoff tool; the gateway makes the concurrency limit one all mounted
+    // tools share.
+    let (max_active, max_queue) = (flags.max_active, flags.max_queue);
+    let rate_limit = flags
+        .rate_limit
+        .map(|limit| limit.scope(flags.rate_limit_scope));
+    let (timeout, scoped) = (flags.timeout, flags.auth_tokens.is_some());
+    let builder = gateway.install_with(builder, move |mut tool| {
+        if let Some(active) = max_active {
+            tool = tool.concurrency(active, max_queue);
         }
-        if let Some(limit) = flags.rate_limit {
-            forward = forward.rate_limit(limit.scope(flags.rate_limit_scope));
+        if let Some(limit) = rate_limit {
+            tool = tool.rate_limit(limit);
         }
-        if let Some(limit) = flags.timeout {
-            forward = forward.timeout(limit);
+        if let Some(limit) = timeout {
+            tool = tool.timeout(limit);
         }
-        if flags.auth_tokens.is_some() {
-            forward = forward.requires_scopes([GATEWAY_SCOPE]);
+        if scoped {
+            tool = tool.requires_scopes([GATEWAY_SCOPE]);
         }
-        forward
+        tool
     });
     for line in guard_lines(flags, "for all mounted tools together", "per mounted tool") {
         say!(format, "  {line}");

@@ -220,7 +220,8 @@ pub struct ServerFlags {
     pub(crate) trust_forwarded_for: bool,
     /// Require bearer tokens from this JSON file:
     /// {"tokens": [{"token": "…", "subject": "…", "scopes": ["billing:read", "billing:write"]}]}.
-    /// fusion serve: reading actions need billing:read, the others
+    /// fusion serve: reading actions, the payment_reminder prompt and the
+    /// billing://invoices/{id} template need billing:read, the other actions
     /// billing:write; fusion gateway: mounted calls and handoffs need
     /// gateway:call.
     #[arg(long, value_name = "FILE")]

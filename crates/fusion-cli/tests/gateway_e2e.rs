@@ -16,8 +16,8 @@ use std::time::Duration;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use serde_json::json;
 use support::gateway::{
-    Gateway, MISMATCH_RECOVERY, billing_command, code_of, direct_billing, handoff_envelope,
-    interop_dir, server_everything,
+    Gateway, HttpGateway, MISMATCH_RECOVERY, billing_command, call_on, code_of, direct_billing,
+    handoff_envelope, interop_dir, server_everything,
 };
 use support::{FUSION, HttpServer, TempDb, assert_failure, free_port, meta_of, texts};
 
@@ -120,6 +120,52 @@ async fn billing_over_stdio_is_mounted_under_its_namespace() {
         true,
     );
     gateway.close().await;
+}
+
+/// Each mounted tool is a tool of the gateway: its calls are counted under
+/// its own name; the calls of namespaced names that are no tool, which the
+/// gateway's fallback answers, under `gateway`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mounted_calls_are_counted_under_their_own_names() {
+    let db = TempDb::new("gateway-metrics");
+    let gateway = HttpGateway::start_with(
+        "metrics",
+        &format!(
+            "[[upstream]]\nnamespace = \"finance\"\ncommand = {}\n",
+            billing_command(&db)
+        ),
+        &["--metrics"],
+    );
+    let client = gateway.client().await;
+    let args = json!({"action": "get_invoice", "id": "inv_1"});
+    let mut through = call_on(&client, "finance.billing", args.clone()).await;
+    for _ in 0..120 {
+        if code_of(&through).as_deref() != Some("HANDOFF_CONNECTING") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        through = call_on(&client, "finance.billing", args.clone()).await;
+    }
+    assert_eq!(through.is_error, Some(false));
+    let missing = call_on(&client, "crm.find", json!({})).await;
+    assert_eq!(
+        code_of(&missing).as_deref(),
+        Some("HANDOFF_NAMESPACE_MISMATCH")
+    );
+    let metrics = gateway.url.replace("/mcp", "/metrics");
+    let text = reqwest::get(&metrics)
+        .await
+        .expect("GET /metrics")
+        .text()
+        .await
+        .expect("a body");
+    for series in [
+        r#"mcp_fusion_tool_calls_total{tool="finance.billing",action="",outcome="ok",code=""} 1"#,
+        r#"mcp_fusion_tool_calls_total{tool="gateway",action="",outcome="error",code="HANDOFF_NAMESPACE_MISMATCH"} 1"#,
+    ] {
+        assert!(text.lines().any(|line| line == series), "{series}\n{text}");
+    }
+    let _ = client.cancel().await;
 }
 
 #[tokio::test]

@@ -60,7 +60,8 @@
 //! seconds: `mcp_fusion_tool_calls_total{tool, action, outcome, code}`
 //! (outcome `ok`, `error` or `warning`; code the error code, the first
 //! warning's code, or `""`; a call naming no action of a known tool counts
-//! with `action=""`), `mcp_fusion_tool_call_duration_seconds{tool, action}`,
+//! with `action=""`; a call a fallback answers counts under the fallback
+//! action's name, a tool added at run time under its own), `mcp_fusion_tool_call_duration_seconds{tool, action}`,
 //! `mcp_fusion_guard_active` and `mcp_fusion_guard_queued{tool, action}`,
 //! `mcp_fusion_sheds_total`, `mcp_fusion_rate_limited_total` and
 //! `mcp_fusion_timeouts_total{tool, action}`, and over HTTP

@@ -10,7 +10,4 @@ pub const DISCRIMINATOR_META_KEY: &str = "mcp-fusion/discriminator";
 /// The field a grouped tool reads its action from, unless the group (on the
 /// server) or `ClientOptions::discriminator` (on the client) names another
 /// one: `action`.
-// Without the client, nothing reads it until the capability layer takes its
-// default from here too (it still has its own copy).
-#[cfg_attr(not(feature = "client"), allow(dead_code))]
 pub const DEFAULT_DISCRIMINATOR: &str = "action";

@@ -54,7 +54,7 @@ async fn a_tools_only_server_advertises_tools_and_logging_only() {
     let server = with_tool().build().unwrap();
     assert_eq!(
         capabilities_of(server).await,
-        json!({"tools": {}, "logging": {}})
+        json!({"tools": {"listChanged": true}, "logging": {}})
     );
 }
 
@@ -66,7 +66,7 @@ async fn a_prompt_adds_prompts_with_list_changed() {
         .unwrap();
     assert_eq!(
         capabilities_of(server).await,
-        json!({"tools": {}, "prompts": {"listChanged": true}, "logging": {}})
+        json!({"tools": {"listChanged": true}, "prompts": {"listChanged": true}, "logging": {}})
     );
 }
 
@@ -79,7 +79,7 @@ async fn a_resource_adds_resources_with_subscribe_and_list_changed() {
     assert_eq!(
         capabilities_of(server).await,
         json!({
-            "tools": {},
+            "tools": {"listChanged": true},
             "resources": {"subscribe": true, "listChanged": true},
             "logging": {}
         })
@@ -95,7 +95,7 @@ async fn a_template_alone_adds_resources_too() {
     assert_eq!(
         capabilities_of(server).await,
         json!({
-            "tools": {},
+            "tools": {"listChanged": true},
             "resources": {"subscribe": true, "listChanged": true},
             "logging": {}
         })
@@ -113,7 +113,7 @@ async fn completions_are_advertised_only_with_a_completer() {
     assert_eq!(
         capabilities_of(without).await,
         json!({
-            "tools": {},
+            "tools": {"listChanged": true},
             "prompts": {"listChanged": true},
             "resources": {"subscribe": true, "listChanged": true},
             "logging": {}
@@ -128,7 +128,7 @@ async fn completions_are_advertised_only_with_a_completer() {
     assert_eq!(
         capabilities_of(prompt).await,
         json!({
-            "tools": {},
+            "tools": {"listChanged": true},
             "prompts": {"listChanged": true},
             "completions": {},
             "logging": {}
@@ -150,7 +150,7 @@ async fn completions_are_advertised_only_with_a_completer() {
     assert_eq!(
         capabilities_of(template).await,
         json!({
-            "tools": {},
+            "tools": {"listChanged": true},
             "resources": {"subscribe": true, "listChanged": true},
             "completions": {},
             "logging": {}

@@ -289,7 +289,7 @@ async fn a_runtime_prompt_is_not_announced_to_clients_told_there_are_none() {
     let before = connect(&server).await;
     assert_eq!(
         before.server_capabilities(),
-        json!({"tools": {}, "logging": {}})
+        json!({"tools": {"listChanged": true}, "logging": {}})
     );
     server
         .add_prompt(Prompt::new("hello", hello))
@@ -304,7 +304,7 @@ async fn a_runtime_prompt_is_not_announced_to_clients_told_there_are_none() {
     let after = connect(&server).await;
     assert_eq!(
         after.server_capabilities(),
-        json!({"tools": {}, "prompts": {"listChanged": true}, "logging": {}})
+        json!({"tools": {"listChanged": true}, "prompts": {"listChanged": true}, "logging": {}})
     );
     before.close().await;
     after.close().await;

@@ -62,7 +62,7 @@ async fn list_changes_and_updates_reach_each_http_session() {
     assert_eq!(
         first.server_capabilities(),
         json!({
-            "tools": {},
+            "tools": {"listChanged": true},
             "prompts": {"listChanged": true},
             "resources": {"subscribe": true, "listChanged": true},
             "logging": {}

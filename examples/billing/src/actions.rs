@@ -22,7 +22,9 @@ fn not_found(id: &str) -> ToolError {
         .detail("requestedId", id)
 }
 
-async fn load(db: &Db, id: &str) -> Result<Invoice, BillingError> {
+/// The invoice `id`; `NOT_FOUND` pointing to `billing.list_invoices` when
+/// there is none.
+pub(crate) async fn load(db: &Db, id: &str) -> Result<Invoice, BillingError> {
     let Some(seq) = seq_of(id) else {
         return Err(not_found(id).into());
     };

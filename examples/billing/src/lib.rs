@@ -3,13 +3,18 @@
 //!
 //! One group, `billing`, with the actions `list_invoices`, `get_invoice`,
 //! `create_invoice`, `pay_invoice`, `void_invoice`, `generate_report` and the
-//! deprecated `get_invoice_legacy`; and one plain tool, `billing_health`.
+//! deprecated `get_invoice_legacy`; one plain tool, `billing_health`; the
+//! prompt `payment_reminder` (completing its `id`); the resource
+//! `billing://readme`; and the resource template `billing://invoices/{id}`
+//! (completing its `id`).
 
 #![warn(missing_docs)]
 
 pub mod actions;
 pub mod db;
 pub mod model;
+pub mod prompts;
+pub mod resources;
 
 use std::time::Duration;
 
@@ -23,9 +28,11 @@ pub use db::{Db, DbError, default_db_path};
 pub struct Options {
     /// How long `billing.generate_report` works (default 200 ms).
     pub report_work: Duration,
-    /// Require scopes: `billing:read` for reading actions, `billing:write`
-    /// for the others (`billing_health` stays open). Needs a token verifier
-    /// on the builder ([`ServerBuilder::auth`]).
+    /// Require scopes: `billing:read` for the reading actions, the prompt
+    /// `payment_reminder` and the template `billing://invoices/{id}`,
+    /// `billing:write` for the other actions (`billing_health` and
+    /// `billing://readme` stay open). Needs a token verifier on the builder
+    /// ([`ServerBuilder::auth`]).
     pub scopes: bool,
     /// Guard defaults for every action of the `billing` group.
     pub guards: GroupGuards,
@@ -98,12 +105,23 @@ pub fn builder_with(db: &Db, options: &Options) -> ServerBuilder {
     if let Some(limit) = options.guards.timeout {
         billing = billing.timeout(limit);
     }
+    let mut reminder =
+        prompts::payment_reminder::prompt().complete("id", prompts::unpaid_invoice_ids);
+    let mut invoice =
+        resources::invoice::resource_template().complete("id", resources::invoice_ids);
+    if options.scopes {
+        reminder = reminder.requires_scopes(["billing:read"]);
+        invoice = invoice.requires_scopes(["billing:read"]);
+    }
     FusionServer::builder("mcp-fusion-billing", env!("CARGO_PKG_VERSION"))
         .state(db.clone())
         .state(ReportWork(options.report_work))
         .instructions("Billing tools. Failures come back as <tool_error> or <validation_error> envelopes: follow their recovery.")
         .group(billing)
         .tool(actions::health::action())
+        .prompt(reminder)
+        .resource(resources::readme::resource())
+        .resource_template(invoice)
 }
 
 /// The billing server over `db`.

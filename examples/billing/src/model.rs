@@ -118,7 +118,8 @@ pub struct ListInvoices {
     pub cursor: Option<String>,
 }
 
-/// `billing.get_invoice`, `billing.get_invoice_legacy`, `billing.pay_invoice`.
+/// `billing.get_invoice`, `billing.get_invoice_legacy`, `billing.pay_invoice`,
+/// and the variable of the resource template `billing://invoices/{id}`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct InvoiceId {
     /// The invoice id, e.g. `inv_2`.
@@ -164,6 +165,27 @@ pub struct InvoicePage {
     /// Pass as `cursor` for the next page; absent on the last page.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
+}
+
+/// How a payment reminder sounds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Tone {
+    /// Short and warm: the customer may simply have missed it.
+    #[default]
+    Friendly,
+    /// Polite but firm: the payment is late.
+    Firm,
+}
+
+/// The arguments of the prompt `payment_reminder`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PaymentReminder {
+    /// The id of an open or overdue invoice, e.g. `inv_2`.
+    #[schemars(regex(pattern = r"^inv_[0-9]+$"))]
+    pub id: String,
+    /// `friendly` (the default) or `firm`.
+    pub tone: Option<Tone>,
 }
 
 /// The period a report covers.

@@ -218,15 +218,21 @@ pub struct HttpGateway {
 
 impl HttpGateway {
     pub fn start(test: &str, config: &str) -> HttpGateway {
+        Self::start_with(test, config, &[])
+    }
+
+    /// Started with `flags` too.
+    pub fn start_with(test: &str, config: &str, flags: &[&str]) -> HttpGateway {
         let config = config_file(test, config);
         let port = free_port().to_string();
-        let args: Vec<&std::ffi::OsStr> = vec![
+        let mut args: Vec<&std::ffi::OsStr> = vec![
             "gateway".as_ref(),
             "--port".as_ref(),
             port.as_ref(),
             "--config".as_ref(),
             config.0.as_os_str(),
         ];
+        args.extend(flags.iter().map(|flag| std::ffi::OsStr::new(*flag)));
         let (child, lines) = super::spawn_fusion(&args, "error");
         // Bounded, so that a gateway that never starts fails the test.
         while let Ok(line) = lines.recv_timeout(Duration::from_secs(60)) {

@@ -19,8 +19,5 @@ pub use completion::{CompletionRequest, MAX_COMPLETION_VALUES};
 pub use prompt::Prompt;
 pub(crate) use resource::contents;
 pub use resource::{Resource, ResourceTemplate};
-pub use tool::{
-    ACTIONS_META_KEY, Action, ActionListing, DEFAULT_DISCRIMINATOR, DISCRIMINATOR_META_KEY, Group,
-    Hints, ToolListing,
-};
+pub use tool::{Action, ActionListing, Group, Hints, ToolListing};
 pub(crate) use tool::{Definition, RegisteredAction, Registry, RouteError, Shown};

@@ -14,8 +14,23 @@ macro_rules! settings_setters {
         #[doc = concat!("At most `max_active` ", $calls, " of this ", $what, " run at once and `max_queue` wait")]
         /// (first in, first out); more are shed at once with `SERVER_BUSY`.
         /// `max_active` must be at least 1 (checked when the server is built).
+        /// Replaces a [`concurrency_shared`](Self::concurrency_shared) limit.
         pub fn concurrency(mut self, max_active: usize, max_queue: usize) -> Self {
-            self.guards.concurrency = Some($crate::guard::Concurrency::new(max_active, max_queue));
+            self.guards.concurrency = Some($crate::guard::ConcurrencySetting::Own(
+                $crate::guard::Concurrency::new(max_active, max_queue),
+            ));
+            self
+        }
+
+        #[doc = concat!("Counts the ", $calls, " of this ", $what, " against `limit`, a concurrency limit")]
+        /// it shares with every capability given the same one (see
+        /// [`SharedConcurrency`](crate::guard::SharedConcurrency)): a call
+        /// beyond its running and waiting calls, all together, is shed with
+        /// `SERVER_BUSY`, which names the call and says the slots are shared.
+        /// Replaces a [`concurrency`](Self::concurrency) limit of its own.
+        pub fn concurrency_shared(mut self, limit: &$crate::guard::SharedConcurrency) -> Self {
+            self.guards.concurrency =
+                Some($crate::guard::ConcurrencySetting::Shared(limit.clone()));
             self
         }
 

@@ -61,8 +61,3 @@ pub use outcome::{Success, check_result};
 pub use retry::RetryPolicy;
 pub use route::Route;
 pub use tools::{ActionSummary, ToolSummary};
-
-// The MCP types the client hands out (`CallToolResult`, `Tool`) are rmcp's,
-// public as `crate::model::*`; the gateway still names `Tool` from here.
-#[cfg_attr(not(feature = "gateway"), allow(unused_imports))]
-pub(crate) use rmcp::model::Tool;

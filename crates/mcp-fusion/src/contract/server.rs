@@ -9,7 +9,8 @@ use super::action::{ActionContract, Annotations, non_blank};
 use super::canonical::digest_of;
 use super::error::ContractError;
 use super::tool::ToolContract;
-use crate::capability::{ACTIONS_META_KEY, ActionListing, DISCRIMINATOR_META_KEY, ToolListing};
+use crate::capability::{ActionListing, ToolListing};
+use crate::tool_meta::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY};
 
 /// The contract of a whole server: every tool, by name.
 #[derive(Debug, Clone, PartialEq, Default)]

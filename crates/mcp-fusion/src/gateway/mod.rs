@@ -3,11 +3,15 @@
 //! contract §5.
 //!
 //! - An upstream ([`UpstreamConfig`]) is a stdio command or a Streamable
-//!   HTTP URL mounted under a namespace: its tools are listed as
-//!   `<namespace>.<tool>` beside the server's own, and their calls are
-//!   forwarded with [`FusionClient`](crate::FusionClient) after the server's
-//!   layers and the guards given to [`Gateway::install_with`]. Results pass
-//!   through unchanged (an upstream's envelopes, a foreign server's
+//!   HTTP URL mounted under a namespace: each of its tools becomes a tool of
+//!   the server, `<namespace>.<tool>`, listed as the upstream lists it
+//!   ([`Action::from_tool`]) and added and removed
+//!   ([`FusionServer::update_tools`](crate::FusionServer::update_tools)) as
+//!   the upstream connects and changes its tools. Their calls take the
+//!   server's path (its layers, the guards given to
+//!   [`Gateway::install_with`]) and are forwarded with
+//!   [`FusionClient`](crate::FusionClient), their arguments as sent. Results
+//!   pass through unchanged (an upstream's envelopes, a foreign server's
 //!   plain-text errors).
 //! - [`Exposure::Always`] upstreams are connected when the server is built
 //!   and listed to everybody; [`Exposure::Handoff`] upstreams are listed only
@@ -83,11 +87,15 @@ pub use mount::{HANDOFF_META_KEY, HANDOFF_TOOL, RETURN_TOOL};
 use crate::capability::Action;
 use crate::error::ToolError;
 use crate::handler::{CallContext, ToolOutput};
-use crate::server::{MountedTools, ServerBuilder};
-use mount::{Forwarded, Mounts};
+use crate::server::ServerBuilder;
+use mount::Mounts;
 
-/// The name of the action that forwards mounted calls: the `tool` label of
-/// their metrics, and a name the server's own tools may not take.
+/// The name of the gateway's fallback action (`ServerBuilder::fallback`),
+/// which answers the calls of namespaced names that are no mounted tool
+/// (yet): an upstream still making its first connection, a namespace not
+/// mounted or not active for the caller, a tool its upstream does not
+/// have. The `tool` label of those calls' metrics; a mounted tool's calls
+/// count under its own name (`finance.billing`).
 pub const FORWARD_ACTION: &str = "gateway";
 
 /// A gateway: the upstreams of a [`GatewayConfig`], their connections and
@@ -127,46 +135,75 @@ impl Gateway {
 
     /// [`install_with`](Self::install_with) without guards of its own.
     pub fn install(&self, builder: ServerBuilder) -> ServerBuilder {
-        self.install_with(builder, |forward| forward)
+        self.install_with(builder, |tool| tool)
     }
 
-    /// Mounts the upstreams on `builder`: their tools are listed beside the
-    /// server's own and their calls forwarded by the [`FORWARD_ACTION`],
-    /// which `guards` may give guards ([`Action::rate_limit`],
-    /// [`Action::concurrency`], [`Action::requires_scopes`],
-    /// [`Action::timeout`]) that every mounted call passes first, after the
-    /// server's layers. With [`Exposure::Handoff`] upstreams, also adds the
-    /// [`HANDOFF_TOOL`], which `guards` guards too. The gateway becomes a state of the server
-    /// (`State<Gateway>`), for handlers that call [`handoff`](Self::handoff).
+    /// Mounts the upstreams on `builder`, through the server's public API
+    /// like any program could:
+    ///
+    /// - once the server is built ([`ServerBuilder::on_built`]), each
+    ///   upstream tool is added to it as a tool of its own
+    ///   ([`Action::from_tool`]: listed as the upstream lists it, its
+    ///   arguments forwarded as sent), and removed or replaced as the
+    ///   upstream changes its tools; a handoff upstream's tools are shown
+    ///   ([`Action::visible_when`]) only to the callers handed over to it;
+    /// - the calls of namespaced names that are no tool (yet) are answered
+    ///   by the server's [fallback](ServerBuilder::fallback) (named
+    ///   [`FORWARD_ACTION`]) with a `HANDOFF_*` envelope, or forwarded once
+    ///   the upstream lists the tool;
+    /// - `tools/list` waits ([`ServerBuilder::before_tools_list`]) for the
+    ///   first connection attempts of the upstreams its caller sees.
+    ///
+    /// `guards` is applied to every mounted tool as it is added, to the
+    /// fallback, to each `<namespace>.return_to_triage` tool and to the
+    /// [`HANDOFF_TOOL`] (with [`Exposure::Handoff`] upstreams): the guards
+    /// it gives ([`Action::rate_limit`], [`Action::concurrency`],
+    /// [`Action::requires_scopes`], [`Action::timeout`], a
+    /// [`layer`](Action::layer)) each of their calls passes first, after
+    /// the server's layers. A rate limit counts each tool's calls apart (a
+    /// name the fallback answers counts as its own); a concurrency limit of
+    /// the action's own ([`Action::concurrency`]) becomes one
+    /// [`SharedConcurrency`](crate::guard::SharedConcurrency) all mounted
+    /// tools given the same limit share (the handoff tool keeps its own),
+    /// whose `SERVER_BUSY` says the slots are shared with the other mounted
+    /// tools. The gateway becomes a state of the server (`State<Gateway>`),
+    /// for handlers that call [`handoff`](Self::handoff). A gateway is
+    /// installed on one server: the first `install_with` and the first
+    /// server built keep it.
     pub fn install_with(
         &self,
         builder: ServerBuilder,
-        guards: impl Fn(Action) -> Action,
+        guards: impl Fn(Action) -> Action + Send + Sync + 'static,
     ) -> ServerBuilder {
-        let mounts = Arc::clone(&self.mounts);
-        let forward = Action::new(FORWARD_ACTION, move |ctx: CallContext, args: Forwarded| {
-            let mounts = Arc::clone(&mounts);
-            async move { mounts.forward(ctx, args).await }
-        })
-        .description("Forwards the calls of the mounted upstream tools.");
-        let hook: Arc<dyn MountedTools> = Arc::clone(&self.mounts) as Arc<dyn MountedTools>;
-        let mut builder = builder.state(self.clone()).mount(hook, guards(forward));
-        let targets = self.mounts.handoff_targets();
+        self.mounts.set_guards(Box::new(guards));
+        let mounts = &self.mounts;
+        let fallback = mounts.fallback_action(FORWARD_ACTION);
+        let listing = Arc::clone(mounts);
+        let built = Arc::clone(mounts);
+        let mut builder = builder
+            .state(self.clone())
+            .fallback(Mounts::claims, fallback)
+            .before_tools_list(move |ctx: CallContext| {
+                let mounts = Arc::clone(&listing);
+                async move { mounts.first_attempts(ctx.caller()).await }
+            })
+            .on_built(move |server| built.attach(server));
+        let targets = mounts.handoff_targets();
         if !targets.is_empty() {
             let mut description = String::from(
                 "Hands the conversation over to a specialist: its tools join your tools list \
                  (wait for the list to refresh), until you call <namespace>.return_to_triage. \
                  Specialists:",
             );
-            for (ns, about) in targets {
+            for (ns, about) in &targets {
                 description.push_str(&format!("\n- {ns}"));
                 if let Some(about) = about {
                     description.push_str(&format!(": {about}"));
                 }
             }
-            let mounts = Arc::clone(&self.mounts);
+            let handing = Arc::clone(mounts);
             let tool = Action::new(HANDOFF_TOOL, move |ctx: CallContext, args: HandoffArgs| {
-                let mounts = Arc::clone(&mounts);
+                let mounts = Arc::clone(&handing);
                 async move {
                     let mut handoff = Handoff::to(args.namespace);
                     handoff.reason = args.reason;
@@ -174,8 +211,12 @@ impl Gateway {
                 }
             })
             .description(description);
-            // A handoff starts a connection and holds state: the same guards.
-            builder = builder.tool(guards(tool));
+            // A handoff starts a connection and holds state: the same
+            // guards, its slots its own.
+            builder = builder.tool(mounts.guarded(tool, false));
+            for ns in mounts.handed_over_namespaces() {
+                builder = builder.tool(mounts.return_action(ns));
+            }
         }
         builder
     }

@@ -1,25 +1,30 @@
-//! [`Mounts`]: the gateway's upstreams as the server sees them — the
-//! namespaced tools each caller is shown, the forwarding of their calls, the
-//! handoffs — and the task that tells callers when their tools change.
+//! [`Mounts`]: the gateway's upstreams as the server sees them — each
+//! upstream tool added to the server as a tool of its own (and removed) as
+//! upstreams connect and change their tools, the forwarding of their calls,
+//! the handoffs — and the task that tells callers when their tools change.
+//! Everything goes through the server's public API: tools added with
+//! `FusionServer::update_tools`, shown per caller with `visible_when`, the
+//! calls of namespaced names that are no tool (yet) answered by the
+//! server's fallback, lists held by `before_tools_list`.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
-use futures::future::BoxFuture;
-use rmcp::model::{CallToolResult, ContentBlock, Tool};
-use schemars::JsonSchema;
-use serde::Deserialize;
+use rmcp::model::{CallToolResult, ContentBlock, ErrorCode, JsonObject, Tool};
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::config::{Exposure, GatewayConfig};
 use super::errors::{self, CONNECTING_RETRY_SECS, Mismatch, Unavailable};
 use super::handoff::{Handoff, Handoffs};
-use super::upstream::{Event, Link, Upstream, is_gone, logged, seconds_until};
+use super::upstream::{Event, Link, OnListed, Upstream, is_gone, logged, seconds_until};
+use crate::capability::{Action, BuildError};
 use crate::client::{FusionClient, FusionClientError};
 use crate::error::ToolError;
+use crate::guard::{Concurrency, SharedConcurrency};
 use crate::handler::{CallContext, ToolOutput};
-use crate::server::{MountedTools, ToolsChanged};
+use crate::server::{FusionServer, WeakFusionServer};
 use crate::suggest::under_namespace;
 use crate::text::cut_chars;
 
@@ -34,23 +39,28 @@ pub const RETURN_TOOL: &str = "return_to_triage";
 /// carries the handoff: `{"reason": <string or null>, "state": <value>}`.
 pub const HANDOFF_META_KEY: &str = "mcp-fusion/handoff";
 
-/// The arguments of the forwarding action, as the server writes them
-/// (`crate::server::MountedTools`: `{"tool", "arguments"}`).
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct Forwarded {
-    /// The namespaced tool called (`finance.billing`).
-    pub tool: String,
-    /// Its arguments.
-    pub arguments: Map<String, Value>,
-}
+/// How `SERVER_BUSY` names the tools a mounted tool shares its slots with.
+const SHARED_WITH: &str = "the other mounted tools";
+
+/// What makes a mounted tool's action: the guards given to
+/// `Gateway::install_with`.
+pub(crate) type Guards = Box<dyn Fn(Action) -> Action + Send + Sync>;
 
 /// The mounted upstreams and the per-caller handoffs.
 pub(crate) struct Mounts {
-    /// Itself, for the tasks it starts.
+    /// Itself, for the tasks it starts and the tools it adds.
     me: Weak<Mounts>,
     upstreams: Vec<Arc<Upstream>>,
     handoffs: Handoffs,
-    changed: OnceLock<ToolsChanged>,
+    /// The server the gateway was installed on, once built.
+    server: OnceLock<WeakFusionServer>,
+    /// The guards of every mounted tool, once installed.
+    guards: OnceLock<Guards>,
+    /// The concurrency limits the mounted tools share, by the limits the
+    /// guards gave them.
+    pools: Mutex<HashMap<Concurrency, SharedConcurrency>>,
+    /// The namespaced tools each upstream (by index) has on the server now.
+    added: Mutex<Vec<Vec<Tool>>>,
     events: mpsc::UnboundedSender<Event>,
     pending_events: Mutex<Option<mpsc::UnboundedReceiver<Event>>>,
     started: AtomicBool,
@@ -105,12 +115,213 @@ impl Mounts {
                 .map(|(i, u)| Upstream::new(i, u.clone()))
                 .collect(),
             handoffs: Handoffs::new(config.handoffs.max_callers, config.handoffs.ttl),
-            changed: OnceLock::new(),
+            server: OnceLock::new(),
+            guards: OnceLock::new(),
+            pools: Mutex::default(),
+            added: Mutex::new(vec![Vec::new(); config.upstreams.len()]),
             events,
             pending_events: Mutex::new(Some(receiver)),
             started: AtomicBool::new(false),
             list_every: config.list_every_upstream,
         })
+    }
+
+    /// Keeps `guards` for every mounted tool (the first given stays).
+    pub(crate) fn set_guards(&self, guards: Guards) {
+        let _ = self.guards.set(guards);
+    }
+
+    /// The built server: from now on upstream tools are added to it (the
+    /// first server stays).
+    pub(crate) fn attach(&self, server: &FusionServer) {
+        let _ = self.server.set(server.downgrade());
+        self.ensure_started();
+    }
+
+    fn server(&self) -> Option<FusionServer> {
+        self.server.get().and_then(WeakFusionServer::upgrade)
+    }
+
+    /// `action` with the gateway's guards; with `shared`, a concurrency
+    /// limit of its own they gave becomes the slots every mounted tool
+    /// given the same limit shares.
+    pub(crate) fn guarded(&self, action: Action, shared: bool) -> Action {
+        let action = match self.guards.get() {
+            Some(guards) => guards(action),
+            None => action,
+        };
+        match action.concurrency_limit() {
+            Some(limits) if shared => {
+                let pool = self
+                    .pools
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .entry(limits)
+                    .or_insert_with(|| {
+                        SharedConcurrency::new(limits.max_active, limits.max_queue)
+                            .shared_with(SHARED_WITH)
+                    })
+                    .clone();
+                action.concurrency_shared(&pool)
+            }
+            _ => action,
+        }
+    }
+
+    /// The action of a tool mounted under a namespace (`tool`, already
+    /// namespaced): listed as its upstream lists it, shown to the callers
+    /// for whom `shown` holds, its calls forwarded as sent; with the
+    /// gateway's guards, in the shared slots.
+    fn mounted_action(
+        &self,
+        tool: Tool,
+        shown: impl Fn(&Mounts, &str) -> bool + Send + Sync + 'static,
+    ) -> Action {
+        let name = tool.name.to_string();
+        let me = self.me.clone();
+        let forward = move |ctx: CallContext, arguments: JsonObject| {
+            let me = me.clone();
+            let name = name.clone();
+            async move {
+                match me.upgrade() {
+                    Some(mounts) => mounts.forward(ctx, &name, arguments).await,
+                    None => Err(ToolError::internal("the gateway was dropped")),
+                }
+            }
+        };
+        let me = self.me.clone();
+        let action = Action::from_tool(tool, forward).visible_when(move |ctx| {
+            me.upgrade()
+                .is_some_and(|mounts| shown(&mounts, ctx.caller()))
+        });
+        self.guarded(action, true)
+    }
+
+    /// The `<namespace>.return_to_triage` tool of the handoff upstream
+    /// mounted under `namespace`: shown to the callers handed over to it.
+    pub(crate) fn return_action(&self, namespace: &str) -> Action {
+        let ns = namespace.to_owned();
+        self.mounted_action(return_tool(namespace), move |mounts, caller| {
+            mounts.handoff_active(caller, &ns)
+        })
+    }
+
+    /// The action of the server's fallback, named `name`: the calls of
+    /// namespaced names that are no tool (yet) — an upstream still
+    /// connecting, a namespace not mounted or not active, a tool the
+    /// upstream does not have — answered by [`forward`](Self::forward) with
+    /// the name called; with the gateway's guards, in the shared slots.
+    pub(crate) fn fallback_action(&self, name: &str) -> Action {
+        let me = self.me.clone();
+        let action = Action::raw(name, move |ctx: CallContext, arguments: JsonObject| {
+            let me = me.clone();
+            async move {
+                match me.upgrade() {
+                    Some(mounts) => {
+                        let called = ctx.name().to_owned();
+                        mounts.forward(ctx, &called, arguments).await
+                    }
+                    None => Err(ToolError::internal("the gateway was dropped")),
+                }
+            }
+        })
+        .description("Answers the calls of namespaced tools that are not (yet) mounted.");
+        self.guarded(action, true)
+    }
+
+    /// Whether `caller`'s active handoff is to `namespace`.
+    fn handoff_active(&self, caller: &str, namespace: &str) -> bool {
+        self.handoffs
+            .active(caller)
+            .is_some_and(|(active, _)| active == namespace)
+    }
+
+    /// Whether `caller` is shown the tools of upstream `index`: it is
+    /// connected, and listed to everybody or handed over to by `caller`.
+    fn shows_upstream(&self, index: usize, caller: &str) -> bool {
+        let upstream = &self.upstreams[index];
+        (self.listed_to_all(upstream) || self.handoff_active(caller, &upstream.config.namespace))
+            && upstream.is_ready()
+    }
+
+    /// Puts the tools upstream `index` listed on the server, namespaced (a
+    /// handoff upstream's own `return_to_triage` left out: the handoff's
+    /// shadows it): those it no longer has are removed, new and changed
+    /// ones added, in one change; then every mounted tool is put back in
+    /// the configuration's order (each namespace's tools as its upstream
+    /// lists them, then its `return_to_triage`), after the server's own
+    /// tools. A tool the server cannot take (its name is already a tool's)
+    /// is left out and logged.
+    async fn listed(&self, index: usize, tools: &[Tool]) {
+        let Some(server) = self.server() else {
+            return;
+        };
+        let upstream = &self.upstreams[index];
+        let ns = upstream.config.namespace.as_str();
+        let handoff = !self.listed_to_all(upstream);
+        let wanted: Vec<Tool> = tools
+            .iter()
+            .filter(|t| !(handoff && t.name == RETURN_TOOL))
+            .map(|t| namespaced(ns, t))
+            .collect();
+        let returns: Vec<String> = self
+            .handed_over_namespaces()
+            .into_iter()
+            .map(|ns| format!("{ns}.{RETURN_TOOL}"))
+            .collect();
+        // Read and written inside the change, which runs one at a time, so
+        // that two upstreams listing at once keep their tools apart.
+        let change = server.update_tools(|set| {
+            let mut added = self.added.lock().unwrap_or_else(PoisonError::into_inner);
+            let before = std::mem::take(&mut added[index]);
+            for old in before.iter().filter(|old| !wanted.contains(old)) {
+                set.remove_tool(&old.name);
+            }
+            for tool in &wanted {
+                if before.contains(tool) {
+                    added[index].push(tool.clone());
+                    continue;
+                }
+                let action = self.mounted_action(tool.clone(), move |mounts, caller| {
+                    mounts.shows_upstream(index, caller)
+                });
+                match set.add_tool(action) {
+                    Ok(()) => added[index].push(tool.clone()),
+                    // Logged for the operator; the model sees the others.
+                    Err(error) => {
+                        tracing::warn!(namespace = %ns, tool = ?logged(&tool.name), error = %error, "upstream tool left out: the server cannot take it");
+                    }
+                }
+            }
+            if added[index] == before {
+                return Ok(());
+            }
+            for (upstream, tools) in self.upstreams.iter().zip(added.iter()) {
+                for tool in tools {
+                    set.move_to_end(&tool.name);
+                }
+                let back = format!("{}.{RETURN_TOOL}", upstream.config.namespace);
+                if returns.contains(&back) {
+                    set.move_to_end(&back);
+                }
+            }
+            Ok::<_, BuildError>(())
+        });
+        let _ = change.await;
+    }
+
+    /// Starts `upstream`'s connection (once), its listings put on the server.
+    fn start(&self, upstream: &Arc<Upstream>) {
+        let me = self.me.clone();
+        let on_listed: OnListed = Arc::new(move |index, tools| {
+            let me = me.clone();
+            Box::pin(async move {
+                if let Some(mounts) = me.upgrade() {
+                    mounts.listed(index, &tools).await;
+                }
+            })
+        });
+        upstream.start(self.events.clone(), on_listed);
     }
 
     /// The namespaces callers may be handed over to.
@@ -119,6 +330,16 @@ impl Mounts {
             .iter()
             .filter(|u| u.config.exposure == Exposure::Handoff)
             .map(|u| (u.config.namespace.as_str(), u.config.description.as_deref()))
+            .collect()
+    }
+
+    /// The namespaces listed only to the callers handed over to them: each
+    /// has a `return_to_triage` tool.
+    pub(crate) fn handed_over_namespaces(&self) -> Vec<&str> {
+        self.upstreams
+            .iter()
+            .filter(|u| !self.listed_to_all(u))
+            .map(|u| u.config.namespace.as_str())
             .collect()
     }
 
@@ -146,7 +367,7 @@ impl Mounts {
         }
         for upstream in &self.upstreams {
             if self.listed_to_all(upstream) {
-                upstream.start(self.events.clone());
+                self.start(upstream);
             }
         }
     }
@@ -158,13 +379,15 @@ impl Mounts {
 
     /// Tells `caller` (everybody when `None`) that its tools changed.
     async fn notify(&self, caller: Option<&str>) {
-        if let Some(changed) = self.changed.get() {
-            changed.notify(caller).await;
-        }
+        let Some(server) = self.server() else { return };
+        match caller {
+            Some(caller) => server.notify_tool_list_changed_for(caller).await,
+            None => server.notify_tool_list_changed().await,
+        };
     }
 
-    /// The tools `caller` sees now: each visible upstream's tools, namespaced,
-    /// and the `return_to_triage` tool of its active handoff.
+    /// The mounted tools `caller` sees now: each visible upstream's tools,
+    /// namespaced, and the `return_to_triage` tool of its active handoff.
     fn visible(&self, caller: &str) -> Vec<Tool> {
         let active = self.handoffs.active(caller).map(|(ns, _)| ns);
         let mut tools = Vec::new();
@@ -197,16 +420,16 @@ impl Mounts {
             .collect()
     }
 
-    /// Forwards the call of `forwarded.tool` to its upstream, or answers it
-    /// with a `HANDOFF_*` envelope.
+    /// Forwards the call of the namespaced tool `name` with `arguments` to
+    /// its upstream, or answers it with a `HANDOFF_*` envelope.
     pub(crate) async fn forward(
         &self,
         ctx: CallContext,
-        forwarded: Forwarded,
+        name: &str,
+        arguments: JsonObject,
     ) -> Result<ToolOutput, ToolError> {
         self.ensure_started();
         let caller = ctx.caller();
-        let name = forwarded.tool.as_str();
         let (ns, tool) = name.split_once('.').unwrap_or((name, ""));
         let Some(upstream) = self.upstream(ns) else {
             let visible = self.visible_names(caller);
@@ -259,7 +482,7 @@ impl Mounts {
         let retry = seconds_until(std::time::Instant::now() + upstream.config.reconnect_initial);
         let (client, tools) = match upstream.link() {
             Link::Idle => {
-                upstream.start(self.events.clone());
+                self.start(upstream);
                 return Err(errors::connecting(ns, CONNECTING_RETRY_SECS));
             }
             Link::Connecting { first: true } => {
@@ -293,13 +516,13 @@ impl Mounts {
         if handoff && let Some(carried) = self.handoffs.carried(caller, ns) {
             meta.insert(HANDOFF_META_KEY.to_owned(), carried);
         }
-        let call = client.call_with_meta(tool, Value::Object(forwarded.arguments), meta);
+        let call = client.call_with_meta(tool, Value::Object(arguments), meta);
         match watched(&client, call).await {
             Ok(result) => Ok(ToolOutput::result(result)),
             // The upstream refused the call's arguments or name (-32602,
             // -32601): its words, as a foreign server's plain-text error.
             Err(FusionClientError::JsonRpc { code, message, .. })
-                if code == INVALID_PARAMS || code == METHOD_NOT_FOUND =>
+                if code == ErrorCode::INVALID_PARAMS.0 || code == ErrorCode::METHOD_NOT_FOUND.0 =>
             {
                 let text = cut_chars(&message, MAX_PASSED_ERROR, "…").into_owned();
                 let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
@@ -344,7 +567,7 @@ impl Mounts {
             return Err(errors::mismatch(ns, ns, Mismatch::NoHandoffTarget, targets));
         };
         let caller = ctx.caller();
-        upstream.start(self.events.clone());
+        self.start(upstream);
         // Its first attempt failed already: no handoff until it is back.
         let retry = match upstream.link() {
             Link::Down { retry_at } => Some(seconds_until(retry_at)),
@@ -382,30 +605,23 @@ impl Mounts {
     }
 }
 
-impl MountedTools for Mounts {
-    fn attach(&self, changed: ToolsChanged) {
-        let _ = self.changed.set(changed);
+impl Mounts {
+    /// Before `caller`'s `tools/list`: waits for the first connection
+    /// attempts of the upstreams it sees, so that their tools are listed.
+    pub(crate) async fn first_attempts(&self, caller: &str) {
         self.ensure_started();
-    }
-
-    fn tools<'a>(&'a self, caller: &'a str) -> BoxFuture<'a, Vec<Tool>> {
-        Box::pin(async move {
-            self.ensure_started();
-            // The first attempts of the upstreams this caller sees are
-            // waited for, so that their tools are listed.
-            let active = self.handoffs.active(caller).map(|(ns, _)| ns);
-            for upstream in &self.upstreams {
-                let seen = self.listed_to_all(upstream)
-                    || active.as_deref() == Some(upstream.config.namespace.as_str());
-                if seen && upstream.is_started() {
-                    upstream.first_attempt().await;
-                }
+        let active = self.handoffs.active(caller).map(|(ns, _)| ns);
+        for upstream in &self.upstreams {
+            let seen = self.listed_to_all(upstream)
+                || active.as_deref() == Some(upstream.config.namespace.as_str());
+            if seen && upstream.is_started() {
+                upstream.first_attempt().await;
             }
-            self.visible(caller)
-        })
+        }
     }
 
-    fn claims(&self, name: &str) -> bool {
+    /// Whether the fallback answers a call of `name`: a namespaced name.
+    pub(crate) fn claims(name: &str) -> bool {
         name.contains('.')
     }
 }
@@ -413,11 +629,6 @@ impl MountedTools for Mounts {
 /// The longest upstream JSON-RPC error message passed to the model, in
 /// characters; a longer one is cut, with "…".
 const MAX_PASSED_ERROR: usize = 2_000;
-
-/// JSON-RPC's "Invalid params" code.
-const INVALID_PARAMS: i32 = -32602;
-/// JSON-RPC's "Method not found" code.
-const METHOD_NOT_FOUND: i32 = -32601;
 
 /// How often a call in flight checks that its upstream is still there.
 const PROBE_EVERY: std::time::Duration = std::time::Duration::from_secs(1);

@@ -6,11 +6,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
+use futures::future::BoxFuture;
 use tokio::sync::{Notify, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::config::UpstreamConfig;
-use crate::client::{ClientOptions, FusionClient, FusionClientError, ServerStderr, Tool};
+use rmcp::model::Tool;
+
+use crate::client::{ClientOptions, FusionClient, FusionClientError, ServerStderr};
 
 /// What the background task tells the gateway.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +25,11 @@ pub(crate) enum Event {
     /// Its tools list changed (its `notifications/tools/list_changed`).
     ToolsChanged(usize),
 }
+
+/// Puts the tools an upstream listed (its index, its usable tools) on the
+/// server; awaited after each listing, before calls and lists see them.
+pub(crate) type OnListed =
+    Arc<dyn Fn(usize, Arc<Vec<Tool>>) -> BoxFuture<'static, ()> + Send + Sync>;
 
 /// The connection as calls see it.
 #[derive(Clone)]
@@ -92,15 +100,28 @@ impl Upstream {
         *self.link.lock().unwrap_or_else(PoisonError::into_inner) = link;
     }
 
+    /// Whether it is connected, its tools listed.
+    pub(crate) fn is_ready(&self) -> bool {
+        matches!(
+            *self.link.lock().unwrap_or_else(PoisonError::into_inner),
+            Link::Ready { .. }
+        )
+    }
+
     /// Starts the background task once (inside a tokio runtime); later calls
-    /// do nothing.
-    pub(crate) fn start(self: &Arc<Self>, events: mpsc::UnboundedSender<Event>) {
+    /// do nothing. `on_listed` puts its tools on the server each time they
+    /// are listed, before the link is ready.
+    pub(crate) fn start(
+        self: &Arc<Self>,
+        events: mpsc::UnboundedSender<Event>,
+        on_listed: OnListed,
+    ) {
         if self.started.swap(true, Ordering::SeqCst) {
             return;
         }
         self.set(Link::Connecting { first: true });
         let stop = self.stop.clone();
-        let task = supervise(Arc::downgrade(self), events);
+        let task = supervise(Arc::downgrade(self), events, on_listed);
         tokio::spawn(async move {
             tokio::select! {
                 () = stop.cancelled() => {}
@@ -250,9 +271,15 @@ async fn connect(
 }
 
 /// The task of one upstream: connect, stay connected (re-listing tools on
-/// `list_changed`), reconnect with backoff after a failure. Ends when the
+/// `list_changed`), reconnect with backoff after a failure. Each listing is
+/// put on the server (`on_listed`) before the link is ready, so that a call
+/// that finds the link ready finds its tool listed too. Ends when the
 /// gateway is dropped.
-async fn supervise(upstream: Weak<Upstream>, events: mpsc::UnboundedSender<Event>) {
+async fn supervise(
+    upstream: Weak<Upstream>,
+    events: mpsc::UnboundedSender<Event>,
+    on_listed: OnListed,
+) {
     let mut failures: u32 = 0;
     let mut first = true;
     let mut last: Option<Arc<FusionClient>> = None;
@@ -264,9 +291,11 @@ async fn supervise(upstream: Weak<Upstream>, events: mpsc::UnboundedSender<Event
             Ok((client, tools)) => {
                 first = false;
                 tracing::info!(namespace = %me.config.namespace, tools = tools.len(), "upstream connected");
+                let tools = Arc::new(tools);
+                on_listed(index, Arc::clone(&tools)).await;
                 me.set(Link::Ready {
                     client: Arc::clone(&client),
-                    tools: Arc::new(tools),
+                    tools,
                 });
                 me.settled.send_modify(|n| *n += 1);
                 let _ = events.send(Event::Connected(index));
@@ -287,10 +316,11 @@ async fn supervise(upstream: Weak<Upstream>, events: mpsc::UnboundedSender<Event
                     if me.refresh.swap(false, Ordering::SeqCst) {
                         match client.list_tools().await {
                             Ok(tools) => {
-                                let tools = callable(&me.config.namespace, tools);
+                                let tools = Arc::new(callable(&me.config.namespace, tools));
+                                on_listed(index, Arc::clone(&tools)).await;
                                 me.set(Link::Ready {
                                     client: Arc::clone(&client),
-                                    tools: Arc::new(tools),
+                                    tools,
                                 });
                                 let _ = events.send(Event::ToolsChanged(index));
                             }

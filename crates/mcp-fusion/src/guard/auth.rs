@@ -322,9 +322,10 @@ impl AuthRule {
         principal.is_some() || !self.needs_credentials()
     }
 
-    /// Why the caller in `ctx` may not use the capability, if it may not.
-    fn refusal(&self, ctx: &CallContext) -> Option<ToolError> {
-        let name = ctx.called();
+    /// Why the caller in `ctx` may not use the capability, if it may not:
+    /// `AUTH_REQUIRED` or `FORBIDDEN`, as its guard answers a call.
+    pub(crate) fn refusal(&self, ctx: &CallContext) -> Option<ToolError> {
+        let name = ctx.name();
         let Some(principal) = ctx.principal() else {
             return self
                 .needs_credentials()

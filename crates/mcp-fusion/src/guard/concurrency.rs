@@ -19,7 +19,7 @@ use crate::pipeline::{ActionService, Call, Outcome};
 
 /// How many calls of one action may run and wait at once
 /// ([`Concurrency::new`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct Concurrency {
     /// Calls running at once (at least 1).
@@ -38,7 +38,8 @@ impl Concurrency {
     }
 }
 
-/// A snapshot of a concurrency guard.
+/// A snapshot of a concurrency guard (of all the calls of the capabilities
+/// that share it, for a [`SharedConcurrency`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ConcurrencyStats {
@@ -50,9 +51,119 @@ pub struct ConcurrencyStats {
     pub shed: u64,
 }
 
-/// The state one guard shares between its calls.
+/// One concurrency limit that several capabilities share: at most
+/// `max_active` of their calls, all together, run at once, `max_queue` wait
+/// (first in, first out), and more are shed at once with `SERVER_BUSY` —
+/// where [`Action::concurrency`](crate::Action::concurrency) gives each
+/// capability slots of its own. Give the same one to each capability with
+/// `concurrency_shared` ([`Action::concurrency_shared`](crate::Action::concurrency_shared),
+/// and the same setter on groups, prompts, resources and templates): a
+/// gateway's mounted tools share one this way. Cheap to clone: the clones
+/// are the same slots.
+///
+/// ```
+/// use mcp_fusion::guard::SharedConcurrency;
+/// use mcp_fusion::{Action, FusionServer, ToolError};
+///
+/// async fn export() -> Result<&'static str, ToolError> { Ok("done") }
+/// async fn import() -> Result<&'static str, ToolError> { Ok("done") }
+///
+/// // Two heavy tools, one at a time between them, one more waiting.
+/// let heavy = SharedConcurrency::new(1, 1).shared_with("the other bulk tools");
+/// let server = FusionServer::builder("bulk", "1.0.0")
+///     .tool(Action::new("export", export).concurrency_shared(&heavy))
+///     .tool(Action::new("import", import).concurrency_shared(&heavy))
+///     .build()
+///     .expect("a valid definition");
+/// # let _ = server;
+/// ```
+#[derive(Clone)]
+pub struct SharedConcurrency {
+    slots: Arc<Slots>,
+    /// How `SERVER_BUSY` names those that share the slots.
+    who: Arc<str>,
+}
+
+/// How `SERVER_BUSY` names the capabilities sharing a [`SharedConcurrency`]
+/// unless told otherwise.
+const SHARED_WITH_DEFAULT: &str = "other tools";
+
+impl SharedConcurrency {
+    /// `max_active` calls running and `max_queue` waiting, counted over
+    /// every capability given it. `max_active` must be at least 1 (checked
+    /// when a capability with it is built, as for
+    /// [`Action::concurrency`](crate::Action::concurrency)).
+    pub fn new(max_active: usize, max_queue: usize) -> Self {
+        SharedConcurrency {
+            slots: Arc::new(Slots::new(Concurrency::new(max_active, max_queue))),
+            who: Arc::from(SHARED_WITH_DEFAULT),
+        }
+    }
+
+    /// How the `SERVER_BUSY` of a call it sheds names the capabilities the
+    /// called one shares its slots with: `"<name> is at capacity: it shares
+    /// its slots with <who>; …"`. Default `"other tools"`; a gateway says
+    /// `"the other mounted tools"`. Set it before handing the limit out:
+    /// clones made earlier keep the text they had.
+    pub fn shared_with(mut self, who: impl Into<String>) -> Self {
+        self.who = Arc::from(who.into());
+        self
+    }
+
+    /// Its limits.
+    pub fn limits(&self) -> Concurrency {
+        self.slots.limits
+    }
+
+    /// The calls running and waiting now, and those shed so far, over every
+    /// capability that shares it.
+    pub fn stats(&self) -> ConcurrencyStats {
+        self.slots.stats()
+    }
+}
+
+impl PartialEq for SharedConcurrency {
+    /// The same slots, named the same way.
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.slots, &other.slots) && self.who == other.who
+    }
+}
+
+impl Eq for SharedConcurrency {}
+
+impl std::fmt::Debug for SharedConcurrency {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedConcurrency")
+            .field("limits", &self.slots.limits)
+            .field("shared_with", &self.who)
+            .finish()
+    }
+}
+
+/// The concurrency setting of one capability: slots of its own, or slots
+/// it shares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ConcurrencySetting {
+    /// `concurrency(max_active, max_queue)`: its own slots.
+    Own(Concurrency),
+    /// `concurrency_shared(&limit)`.
+    Shared(SharedConcurrency),
+}
+
+impl ConcurrencySetting {
+    /// The limits, its own or the shared ones.
+    pub(crate) fn limits(&self) -> Concurrency {
+        match self {
+            ConcurrencySetting::Own(limits) => *limits,
+            ConcurrencySetting::Shared(shared) => shared.limits(),
+        }
+    }
+}
+
+/// The slots of a concurrency limit and what they saw: one capability's
+/// own, or those of a [`SharedConcurrency`].
 #[derive(Debug)]
-pub(crate) struct ConcurrencyGuard {
+pub(crate) struct Slots {
     limits: Concurrency,
     admission: Arc<Semaphore>,
     slots: Arc<Semaphore>,
@@ -62,21 +173,30 @@ pub(crate) struct ConcurrencyGuard {
     /// Exponentially weighted mean of handler durations, in microseconds
     /// (0 until a call has finished).
     mean_micros: AtomicU64,
-    /// The action's time limit, if it has one.
-    timeout: Option<Duration>,
-    /// When each running call started, by admission number: the first entry
-    /// is the call running longest.
+    /// When each running call started, and its time limit, by admission
+    /// number: the first entry is the call running longest.
     running: Mutex<Running>,
-    /// The action's metric labels.
-    labels: ActionLabels,
 }
 
-/// The start times of the running calls, keyed by a number that grows with
-/// each start (so the first key is the oldest call).
+/// The guard of one capability: its slots (its own or shared), its time
+/// limit and its metric labels.
+#[derive(Debug)]
+pub(crate) struct ConcurrencyGuard {
+    slots: Arc<Slots>,
+    /// The capability's time limit, if it has one.
+    timeout: Option<Duration>,
+    /// The capability's metric labels.
+    labels: ActionLabels,
+    /// With shared slots: how `SERVER_BUSY` names those sharing them.
+    shared_with: Option<Arc<str>>,
+}
+
+/// The start times (and time limits) of the running calls, keyed by a
+/// number that grows with each start (so the first key is the oldest call).
 #[derive(Debug, Default)]
 struct Running {
     next: u64,
-    started: BTreeMap<u64, Instant>,
+    started: BTreeMap<u64, (Instant, Option<Duration>)>,
 }
 
 /// Added to every `SERVER_BUSY` estimate, so that a caller waiting exactly
@@ -121,23 +241,25 @@ pub(crate) fn wait_is_guessed(
     mean.is_none() && timeout.is_none_or(|limit| elapsed.is_some_and(|e| e >= limit))
 }
 
-impl ConcurrencyGuard {
-    pub fn new(limits: Concurrency, timeout: Option<Duration>, labels: ActionLabels) -> Self {
-        ConcurrencyGuard {
+impl Slots {
+    /// Slots for `limits`. Limits a build refuses (more than
+    /// [`MAX_SLOTS`](super::MAX_SLOTS) together) are cut to it here, so that
+    /// making a [`SharedConcurrency`] never panics.
+    fn new(limits: Concurrency) -> Self {
+        let admitted = limits.max_active.saturating_add(limits.max_queue);
+        Slots {
             limits,
-            admission: Arc::new(Semaphore::new(limits.max_active + limits.max_queue)),
-            slots: Arc::new(Semaphore::new(limits.max_active)),
+            admission: Arc::new(Semaphore::new(admitted.min(super::MAX_SLOTS))),
+            slots: Arc::new(Semaphore::new(limits.max_active.min(super::MAX_SLOTS))),
             active: AtomicUsize::new(0),
             queued: AtomicUsize::new(0),
             shed: AtomicU64::new(0),
             mean_micros: AtomicU64::new(0),
-            timeout,
             running: Mutex::new(Running::default()),
-            labels,
         }
     }
 
-    pub fn stats(&self) -> ConcurrencyStats {
+    fn stats(&self) -> ConcurrencyStats {
         ConcurrencyStats {
             active: self.active.load(Ordering::SeqCst),
             queued: self.queued.load(Ordering::SeqCst),
@@ -158,12 +280,13 @@ impl ConcurrencyGuard {
             });
     }
 
-    /// Records a call starting to run; returns its admission number.
-    fn started(&self) -> u64 {
+    /// Records a call with time limit `timeout` starting to run; returns
+    /// its admission number.
+    fn started(&self, timeout: Option<Duration>) -> u64 {
         let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
         let number = running.next;
         running.next += 1;
-        running.started.insert(number, Instant::now());
+        running.started.insert(number, (Instant::now(), timeout));
         number
     }
 
@@ -174,31 +297,66 @@ impl ConcurrencyGuard {
     }
 
     /// How long a shed caller should wait: until the call running longest is
-    /// likely done ([`estimate_wait`]), plus [`MARGIN`], at least one second;
-    /// and whether that is a guess ([`wait_is_guessed`]). A slot freed then
-    /// also frees a place in the queue, so the retried call is admitted.
+    /// likely done ([`estimate_wait`], with that call's time limit), plus
+    /// [`MARGIN`], at least one second; and whether that is a guess
+    /// ([`wait_is_guessed`]). A slot freed then also frees a place in the
+    /// queue, so the retried call is admitted.
     fn retry_after(&self) -> (Duration, bool) {
-        let elapsed = {
+        let (elapsed, timeout) = {
             let running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
-            running
-                .started
-                .first_key_value()
-                .map(|(_, started)| started.elapsed())
+            match running.started.first_key_value() {
+                Some((_, (started, timeout))) => (Some(started.elapsed()), *timeout),
+                None => (None, None),
+            }
         };
         let mean = match self.mean_micros.load(Ordering::Relaxed) {
             0 => None,
             micros => Some(Duration::from_micros(micros)),
         };
         (
-            (estimate_wait(elapsed, mean, self.timeout) + MARGIN).max(Duration::from_secs(1)),
-            wait_is_guessed(elapsed, mean, self.timeout),
+            (estimate_wait(elapsed, mean, timeout) + MARGIN).max(Duration::from_secs(1)),
+            wait_is_guessed(elapsed, mean, timeout),
         )
     }
 
-    /// `SERVER_BUSY` for a call of `name`; `shared` when the guard's slots
-    /// are shared with other tools (a gateway's mounted tools).
-    fn busy(&self, name: &str, shared: bool) -> ToolError {
-        self.shed.fetch_add(1, Ordering::Relaxed);
+    fn counter(&self, count: Count) -> &AtomicUsize {
+        match count {
+            Count::Queued => &self.queued,
+            Count::Active => &self.active,
+        }
+    }
+}
+
+impl ConcurrencyGuard {
+    /// The guard of a capability with `setting`, time limit `timeout` and
+    /// metric labels `labels`.
+    pub fn new(
+        setting: &ConcurrencySetting,
+        timeout: Option<Duration>,
+        labels: ActionLabels,
+    ) -> Self {
+        let (slots, shared_with) = match setting {
+            ConcurrencySetting::Own(limits) => (Arc::new(Slots::new(*limits)), None),
+            ConcurrencySetting::Shared(shared) => {
+                (Arc::clone(&shared.slots), Some(Arc::clone(&shared.who)))
+            }
+        };
+        ConcurrencyGuard {
+            slots,
+            timeout,
+            labels,
+            shared_with,
+        }
+    }
+
+    /// Its slots' state (over every capability sharing them).
+    pub fn stats(&self) -> ConcurrencyStats {
+        self.slots.stats()
+    }
+
+    /// `SERVER_BUSY` for a call of `name`.
+    fn busy(&self, name: &str) -> ToolError {
+        self.slots.shed.fetch_add(1, Ordering::Relaxed);
         metrics::counter!(
             names::SHEDS_TOTAL,
             names::TOOL => self.labels.tool.clone(),
@@ -208,7 +366,7 @@ impl ConcurrencyGuard {
         let Concurrency {
             max_active,
             max_queue,
-        } = self.limits;
+        } = self.slots.limits;
         let slots = if max_active == 1 {
             String::from("its only slot is taken")
         } else {
@@ -219,12 +377,11 @@ impl ConcurrencyGuard {
             1 => String::from("its queue of 1 call is full"),
             n => format!("its queue of {n} calls is full"),
         };
-        let sharing = if shared {
-            "it shares its slots with the other mounted tools; "
-        } else {
-            ""
+        let sharing = match &self.shared_with {
+            Some(who) => format!("it shares its slots with {who}; "),
+            None => String::new(),
         };
-        let (retry_after, guessed) = self.retry_after();
+        let (retry_after, guessed) = self.slots.retry_after();
         let secs = crate::error::envelope_secs(Some(retry_after)).unwrap_or(1);
         let wait = crate::error::seconds_text(secs);
         // With nothing to go on, the wait says it is a guess and how to go on.
@@ -257,20 +414,20 @@ impl<'a> Clock<'a> {
     fn start(guard: &'a ConcurrencyGuard) -> Self {
         Clock {
             guard,
-            number: guard.started(),
+            number: guard.slots.started(guard.timeout),
             started: Instant::now(),
         }
     }
 
     /// The call finished: its duration counts towards the mean.
     fn stop(self) {
-        self.guard.record(self.started.elapsed());
+        self.guard.slots.record(self.started.elapsed());
     }
 }
 
 impl Drop for Clock<'_> {
     fn drop(&mut self) {
-        self.guard.ended(self.number);
+        self.guard.slots.ended(self.number);
     }
 }
 
@@ -300,7 +457,7 @@ impl Counted {
             names::TOOL => guard.labels.tool.clone(),
             names::ACTION => guard.labels.action.clone(),
         );
-        guard.counter(count).fetch_add(1, Ordering::SeqCst);
+        guard.slots.counter(count).fetch_add(1, Ordering::SeqCst);
         gauge.increment(1.0);
         Counted {
             guard: Arc::clone(guard),
@@ -313,18 +470,10 @@ impl Counted {
 impl Drop for Counted {
     fn drop(&mut self) {
         self.guard
+            .slots
             .counter(self.count)
             .fetch_sub(1, Ordering::SeqCst);
         self.gauge.decrement(1.0);
-    }
-}
-
-impl ConcurrencyGuard {
-    fn counter(&self, count: Count) -> &AtomicUsize {
-        match count {
-            Count::Queued => &self.queued,
-            Count::Active => &self.active,
-        }
     }
 }
 
@@ -336,8 +485,8 @@ impl Guard for ConcurrencyGuard {
     ) -> BoxFuture<'static, Result<Outcome, ToolError>> {
         // Admission is decided now, synchronously: a full guard sheds without
         // waiting for anything.
-        let Ok(admitted) = Arc::clone(&self.admission).try_acquire_owned() else {
-            let busy = self.busy(call.ctx.called(), call.ctx.called() != call.ctx.name());
+        let Ok(admitted) = Arc::clone(&self.slots.admission).try_acquire_owned() else {
+            let busy = self.busy(call.ctx.name());
             return Box::pin(std::future::ready(Err(busy)));
         };
         // Counted now, and uncounted when the future below is dropped, even
@@ -347,7 +496,7 @@ impl Guard for ConcurrencyGuard {
             let slot = {
                 let _waiting = waiting;
                 // Dropping this future while it waits leaves the queue.
-                Arc::clone(&self.slots).acquire_owned().await
+                Arc::clone(&self.slots.slots).acquire_owned().await
             };
             let Ok(slot) = slot else {
                 return Err(ToolError::server_busy("The server is shutting down."));

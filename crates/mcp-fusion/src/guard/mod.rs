@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use auth::{AuthConfigError, AuthFailure, StaticTokens, TokenVerifier};
-pub use concurrency::{Concurrency, ConcurrencyStats};
+pub use concurrency::{Concurrency, ConcurrencyStats, SharedConcurrency};
 #[cfg(feature = "jwt")]
 pub use jwt::JwtVerifier;
 pub use rate_limit::{KeyFn, RateLimit, RateLimitParseError, RateLimitScope};
@@ -31,7 +31,7 @@ pub use redis_store::{FailMode, RedisStore, RedisUrlError};
 #[cfg(feature = "http")]
 pub(crate) use auth::BearerRefusal;
 pub(crate) use auth::{AuthRule, unauthorized, verify_bearer};
-pub(crate) use concurrency::ConcurrencyGuard;
+pub(crate) use concurrency::{ConcurrencyGuard, ConcurrencySetting};
 
 use crate::metrics_names::ActionLabels;
 use crate::pipeline::ActionService;
@@ -42,7 +42,7 @@ pub const MAX_SLOTS: usize = 100_000_000;
 /// The guard settings of one action, or the defaults a group gives its actions.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Guards {
-    pub(crate) concurrency: Option<Concurrency>,
+    pub(crate) concurrency: Option<ConcurrencySetting>,
     pub(crate) rate_limit: Option<RateLimit>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) auth: AuthRule,
@@ -52,7 +52,10 @@ impl Guards {
     /// These settings, with every one left unset taken from `defaults`.
     pub(crate) fn or(&self, defaults: &Guards) -> Guards {
         Guards {
-            concurrency: self.concurrency.or(defaults.concurrency),
+            concurrency: self
+                .concurrency
+                .clone()
+                .or_else(|| defaults.concurrency.clone()),
             rate_limit: self.rate_limit.or(defaults.rate_limit),
             timeout: self.timeout.or(defaults.timeout),
             auth: AuthRule {
@@ -71,7 +74,7 @@ impl Guards {
     /// each member only when set.
     pub(crate) fn to_json(&self) -> serde_json::Value {
         let mut object = serde_json::Map::new();
-        if let Some(c) = self.concurrency {
+        if let Some(c) = self.concurrency.as_ref().map(ConcurrencySetting::limits) {
             object.insert("maxActive".into(), c.max_active.into());
             object.insert("maxQueue".into(), c.max_queue.into());
         }
@@ -93,12 +96,13 @@ impl Guards {
 
     /// Why these settings cannot be used, if they cannot.
     pub(crate) fn problem(&self, has_verifier: bool) -> Option<String> {
-        if let Some(c) = self.concurrency
+        let concurrency = self.concurrency.as_ref().map(ConcurrencySetting::limits);
+        if let Some(c) = concurrency
             && c.max_active == 0
         {
             return Some(String::from("max_active must be at least 1"));
         }
-        if let Some(c) = self.concurrency
+        if let Some(c) = concurrency
             && c.max_active.saturating_add(c.max_queue) > MAX_SLOTS
         {
             return Some(format!(
@@ -151,9 +155,9 @@ pub(crate) fn apply(
         };
         service = layer::wrap(Arc::new(guard), service);
     }
-    let concurrency = guards.concurrency.map(|limits| {
+    let concurrency = guards.concurrency.as_ref().map(|setting| {
         Arc::new(ConcurrencyGuard::new(
-            limits,
+            setting,
             guards.timeout,
             labels.clone(),
         ))

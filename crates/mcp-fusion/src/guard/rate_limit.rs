@@ -21,7 +21,7 @@ use super::layer::Guard;
 #[cfg(feature = "redis")]
 use super::redis_store::{RedisDecision, RedisStore};
 use crate::error::{ToolError, seconds_text};
-use crate::handler::{CallContext, Peer};
+use crate::handler::{CallContext, Capability, Peer};
 use crate::metrics_names::{self as names, ActionLabels};
 use crate::pipeline::{ActionService, Call, Outcome};
 
@@ -257,10 +257,19 @@ impl RateLimitGuard {
                     Peer::Local => String::from("local"),
                 }),
         };
+        // Per capability, as each has its guard (and the same buckets in a
+        // shared store as in memory): a tool by the name called (an action,
+        // or a name a fallback answers), so that a store shared by several
+        // actions keeps their budgets apart; a prompt, resource, template or
+        // completer by its own name, never by the URI read, so that every
+        // URI a template serves shares the template's budget.
+        let budget = match ctx.capability() {
+            Capability::Tool => ctx.name().to_owned(),
+            kind => format!("{kind}:{}:{}", self.labels.tool, self.labels.action),
+        };
         // Hashed: a caller's identity can be long (a subject, a key),
         // and every bucket is kept until its period ends.
-        // Per tool called: a gateway's mounted tools each have their budget.
-        let digest = sha2::Sha256::digest(format!("{}|{caller}", ctx.called()).as_bytes());
+        let digest = sha2::Sha256::digest(format!("{budget}|{caller}").as_bytes());
         digest[..16].iter().map(|b| format!("{b:02x}")).collect()
     }
 
@@ -321,9 +330,9 @@ impl Guard for RateLimitGuard {
             let key = self.key(&call.ctx);
             let refusal = match self.check(key).await {
                 Decision::Allow => return next.oneshot(call).await,
-                Decision::Deny(wait) => self.limited(call.ctx.called(), wait),
+                Decision::Deny(wait) => self.limited(call.ctx.name(), wait),
                 #[cfg(feature = "redis")]
-                Decision::StoreDown => self.store_down(call.ctx.called()),
+                Decision::StoreDown => self.store_down(call.ctx.name()),
             };
             metrics::counter!(
                 names::RATE_LIMITED_TOTAL,

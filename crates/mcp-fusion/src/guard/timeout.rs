@@ -56,7 +56,7 @@ impl Guard for TimeoutGuard {
         call: Call,
         next: ActionService,
     ) -> BoxFuture<'static, Result<Outcome, ToolError>> {
-        let name = call.ctx.called().to_owned();
+        let name = call.ctx.name().to_owned();
         Box::pin(async move {
             match tokio::time::timeout(self.limit, next.oneshot(call)).await {
                 Ok(result) => result,

@@ -61,9 +61,6 @@ pub(crate) struct ContextInner {
     pub(crate) peer: Peer,
     /// Who is calling, as a key for per-caller state (see [`CallContext::caller`]).
     pub(crate) caller: String,
-    /// The name the caller called when another action answers it (see
-    /// [`CallContext::called`]).
-    pub(crate) called: Option<String>,
     pub(crate) principal: Option<Principal>,
     pub(crate) states: Arc<super::States>,
     /// The connection the call came on (progress, logging, sampling,
@@ -149,7 +146,9 @@ impl CallContext {
 
     /// The MCP tool name that was called (`billing`); for a prompt its name,
     /// for a resource the URI read, for a completer the prompt or template
-    /// it completes an argument of.
+    /// it completes an argument of. A call a server's
+    /// [fallback](crate::ServerBuilder::fallback) answers has the name the
+    /// caller sent here and in [`name`](Self::name).
     pub fn tool(&self) -> &str {
         &self.inner.tool
     }
@@ -163,14 +162,6 @@ impl CallContext {
     /// tool name for a plain tool.
     pub fn name(&self) -> &str {
         &self.inner.name
-    }
-
-    /// The name the caller called, as the errors it can act on name it:
-    /// [`name`](Self::name), except for a call a gateway forwards to a
-    /// mounted upstream, where it is the namespaced tool (`finance.billing`)
-    /// and `name` the forwarding action (`gateway`).
-    pub fn called(&self) -> &str {
-        self.inner.called.as_deref().unwrap_or(&self.inner.name)
     }
 
     /// The JSON-RPC id of the `tools/call` request, as text.
@@ -255,7 +246,6 @@ impl CallContext {
                 http: None,
                 peer: Peer::Local,
                 caller: String::from(LOCAL_CALLER),
-                called: None,
                 principal: None,
                 states: Arc::default(),
                 client: None,

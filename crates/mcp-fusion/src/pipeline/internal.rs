@@ -53,7 +53,7 @@ fn internal_error(ctx: &CallContext, internal: &(dyn StdError + 'static)) -> Too
         ErrorCode::InternalError,
         format!(
             "{} failed with an internal error (error id {error_id}). {INTERNAL_STILL_RUNNING}",
-            ctx.called()
+            ctx.name()
         ),
     )
     .suggest(INTERNAL_RECOVERY)

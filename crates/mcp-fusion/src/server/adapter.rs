@@ -2,60 +2,20 @@
 //! through the call path; prompts, resources, completion and logging
 //! through [`super::surface`].
 
-use std::sync::Arc;
-
 use rmcp::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest,
     CustomResult, DiscoverResult, GetPromptRequestParams, GetPromptResponse, Implementation,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
-    SubscribeRequestParams, Tool, ToolAnnotations, UnsubscribeRequestParams,
+    SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
-use serde_json::Value;
 
 use super::Connection;
 use super::dispatch::{CallRequest, Origin};
 use crate::capability::Shown;
-use crate::capability::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY, ToolListing};
 use crate::handler::{Capability, Principal};
-
-/// The rmcp `Tool` for a listing.
-pub(crate) fn to_rmcp_tool(listing: &ToolListing) -> Tool {
-    let schema = match &listing.input_schema {
-        Value::Object(object) => object.clone(),
-        _ => Default::default(),
-    };
-    let mut tool = Tool::new(
-        listing.name.clone(),
-        listing.description.clone(),
-        Arc::new(schema),
-    );
-    if let Some(Value::Object(output)) = &listing.output_schema {
-        tool = tool.with_raw_output_schema(Arc::new(output.clone()));
-    }
-    let mut meta = rmcp::model::MetaObject::new();
-    meta.0.insert(
-        ACTIONS_META_KEY.to_owned(),
-        Value::Array(listing.actions.iter().map(|a| a.to_json()).collect()),
-    );
-    if let Some(discriminator) = &listing.discriminator {
-        meta.0.insert(
-            DISCRIMINATOR_META_KEY.to_owned(),
-            Value::String(discriminator.clone()),
-        );
-    }
-    tool = tool.with_meta(meta);
-    if listing.hints.any() {
-        let annotations = ToolAnnotations::new()
-            .read_only(listing.hints.read_only)
-            .destructive(listing.hints.destructive)
-            .idempotent(listing.hints.idempotent);
-        tool = tool.with_annotations(annotations);
-    }
-    tool
-}
 
 impl Connection {
     /// Where a request came from: its request head (Streamable HTTP only),
@@ -112,17 +72,17 @@ impl ServerHandler for Connection {
     ) -> Result<ListToolsResult, rmcp::ErrorData> {
         self.session.bind(&context.peer);
         let viewer = self.viewer(Capability::Tool, &context);
-        let inner = &self.server.inner;
-        let mut tools = Vec::with_capacity(inner.tools.len());
-        for (tool, listed) in inner.registry.tools().iter().zip(&inner.tools) {
+        for hook in &self.server.inner.before_tools_list {
+            hook(viewer.clone()).await;
+        }
+        let registry = self.server.registry();
+        let mut tools = Vec::with_capacity(registry.tools().len());
+        for tool in registry.tools() {
             match tool.listing_for(|a| a.callable.visibility.shows_to(&viewer)) {
-                Some(Shown::Whole) => tools.push(listed.clone()),
-                Some(Shown::Part(listing)) => tools.push(to_rmcp_tool(&listing)),
+                Some(Shown::Whole) => tools.push(tool.listed.clone()),
+                Some(Shown::Part(listing)) => tools.push(listing.to_tool()),
                 None => {}
             }
-        }
-        if let Some(mount) = &inner.mount {
-            tools.extend(mount.hook.tools(viewer.caller()).await);
         }
         Ok(ListToolsResult::with_all_items(tools))
     }
@@ -152,8 +112,11 @@ impl ServerHandler for Connection {
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         self.session.bind(&context.peer);
         let advertised = self.capabilities();
-        self.session
-            .advertised(advertised.prompts.is_some(), advertised.resources.is_some());
+        self.session.advertised(
+            advertised.tools.is_some(),
+            advertised.prompts.is_some(),
+            advertised.resources.is_some(),
+        );
     }
 
     async fn list_prompts(
@@ -278,11 +241,9 @@ impl ServerHandler for Connection {
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
         self.server
-            .inner
-            .tools
-            .iter()
-            .find(|t| t.name == name)
-            .cloned()
+            .registry()
+            .tool(name)
+            .map(|tool| tool.listed.clone())
     }
 
     async fn call_tool(
@@ -294,7 +255,6 @@ impl ServerHandler for Connection {
             name: request.name.into_owned(),
             arguments: request.arguments,
             origin: self.origin(&context),
-            called: None,
         };
         // Boxed: rmcp spawns every request's future as a task, copying it
         // whole; the pipeline's future (router, guards, middleware, handler)

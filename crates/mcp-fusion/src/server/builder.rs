@@ -2,13 +2,13 @@
 
 use tower::{Layer, Service};
 
-use std::sync::{Arc, RwLock};
+use std::future::Future;
+use std::sync::{Arc, Mutex, RwLock};
 
 use super::FusionServer;
-use super::adapter::to_rmcp_tool;
-use super::fusion_server::{ServerIdentity, ServerInner, Settings};
+use super::dispatch::{Claims, Fallback};
+use super::fusion_server::{ListHook, ServerIdentity, ServerInner, Settings};
 use super::in_flight::InFlight;
-use super::mounted::{Mount, MountedTools, ToolsChanged};
 
 use crate::capability::{
     Action, Assembly, BuildError, Catalog, Definition, Group, Prompt, Registry, Resource,
@@ -22,6 +22,9 @@ use crate::guard::{GuardSettings, TokenVerifier};
 use crate::handler::{CallContext, Output, States};
 use crate::pipeline::{BoxLayer, Call, CallService, box_layer};
 use crate::schema::SchemaProfile;
+
+/// A hook run once with the built server ([`ServerBuilder::on_built`]).
+type BuiltHook = Box<dyn FnOnce(&FusionServer) + Send>;
 
 /// Declares a server, then [`build`](ServerBuilder::build)s it.
 ///
@@ -56,9 +59,10 @@ pub struct ServerBuilder {
     resources: Vec<Resource>,
     templates: Vec<ResourceTemplate>,
     schema_profile: SchemaProfile,
-    /// Tools mounted beside the server's own, and the action that forwards
-    /// their calls.
-    mount: Option<(Arc<dyn MountedTools>, Action)>,
+    /// What answers the calls of names no tool has, and which.
+    fallback: Option<(Claims, Action)>,
+    before_tools_list: Vec<ListHook>,
+    on_built: Vec<BuiltHook>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -89,7 +93,9 @@ impl ServerBuilder {
             resources: Vec::new(),
             templates: Vec::new(),
             schema_profile: SchemaProfile::Standard,
-            mount: None,
+            fallback: None,
+            before_tools_list: Vec::new(),
+            on_built: Vec::new(),
         }
     }
 
@@ -269,14 +275,60 @@ impl ServerBuilder {
         self
     }
 
-    /// Mounts `hook`'s tools beside the server's own; their calls go
-    /// through `forward` (with the server's layers and `forward`'s guards),
-    /// whose arguments are `{"tool", "arguments"}` (see
-    /// [`super::mounted::Mount::rewrite`]). One mount per server: a second
-    /// replaces the first.
-    #[cfg_attr(not(feature = "gateway"), allow(dead_code))]
-    pub(crate) fn mount(mut self, hook: Arc<dyn MountedTools>, forward: Action) -> Self {
-        self.mount = Some((hook, forward));
+    /// Answers the `tools/call`s of names no tool has, and that `claims`
+    /// accepts, with `action` — as axum's `Router::fallback` answers the
+    /// requests no route matches — instead of the unknown-tool answer: for
+    /// a proxy or gateway whose tools are not all known yet (another
+    /// server still connecting, or not connected until it is needed), so
+    /// that a call of one of them gets an answer the model can act on. The
+    /// call takes `action`'s guarded path (the server's layers, its guards,
+    /// its handler); its context names the tool called
+    /// ([`CallContext::name`] and [`tool`](CallContext::tool) are the name
+    /// sent, so guard errors name it too), its arguments are those sent
+    /// (build it with [`Action::raw`] to take them unvalidated), and its
+    /// metrics count under `action`'s name. It is never listed. A name whose
+    /// part before the first dot is a tool (`billing.get_invoice` beside a
+    /// group `billing`) is not offered to it: the unknown-tool answer says
+    /// how to call that action. One fallback per server: a second replaces
+    /// the first. A server with a fallback advertises the `tools` capability
+    /// even while it has no tool.
+    pub fn fallback(
+        mut self,
+        claims: impl Fn(&str) -> bool + Send + Sync + 'static,
+        action: Action,
+    ) -> Self {
+        self.fallback = Some((Arc::new(claims), action));
+        self
+    }
+
+    /// Waits for `hook` before answering each `tools/list`: for a server
+    /// whose tools arrive after it starts (loaded, or another server's,
+    /// connecting), so that a client that lists the tools at once sees
+    /// them. `hook` gets the caller's context (its
+    /// [`caller`](CallContext::caller), [`principal`](CallContext::principal),
+    /// …) and should end quickly once the tools are there; bound its wait
+    /// (it holds that `tools/list` up). Only `tools/list` waits: calls do
+    /// not. Several hooks run one after the other, in the order given.
+    pub fn before_tools_list<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: Fn(CallContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        self.before_tools_list
+            .push(Arc::new(move |ctx| Box::pin(hook(ctx))));
+        self
+    }
+
+    /// Runs `hook` once with the server when [`build`](Self::build)
+    /// succeeds, before `build` returns it: for a part of the server that
+    /// changes it while it runs (adds and removes tools as another server's
+    /// come and go, tells callers their tools changed) and is declared on
+    /// the builder. Keep a [`WeakFusionServer`](super::WeakFusionServer)
+    /// ([`FusionServer::downgrade`]) rather than the server itself, when
+    /// what keeps it is held by the server (a state, a handler): the server
+    /// would never be dropped. Hooks run in the order given.
+    pub fn on_built(mut self, hook: impl FnOnce(&FusionServer) + Send + 'static) -> Self {
+        self.on_built.push(Box::new(hook));
         self
     }
 
@@ -284,7 +336,8 @@ impl ServerBuilder {
     /// schema, composes the layers.
     ///
     /// # Errors
-    /// [`BuildError`] for an empty server (no tool, prompt or resource), an
+    /// [`BuildError`] for an empty server (no tool, fallback, prompt or
+    /// resource), an
     /// invalid or repeated name (tools, prompts, resource URIs and
     /// templates), a resource template that cannot be matched, an empty group, a discriminator that is empty or also an input field, an
     /// input type whose schema is not an object or does not compile, or a
@@ -292,7 +345,7 @@ impl ServerBuilder {
     /// limit, scopes without a token verifier).
     pub fn build(self) -> Result<FusionServer, BuildError> {
         if self.definitions.is_empty()
-            && self.mount.is_none()
+            && self.fallback.is_none()
             && self.prompts.is_empty()
             && self.resources.is_empty()
             && self.templates.is_empty()
@@ -317,18 +370,11 @@ impl ServerBuilder {
         }
         let build = &*assembly;
         let registry = Registry::build(self.definitions, build)?;
-        let mount = match self.mount {
-            Some((hook, forward)) => {
-                let name = forward.name.clone();
-                if registry.tool(&name).is_some() {
-                    return Err(BuildError::DuplicateTool(name));
-                }
-                Some(Mount {
-                    hook,
-                    registry: Registry::build(vec![Definition::Plain(forward)], build)?,
-                    forward: name,
-                })
-            }
+        let fallback = match self.fallback {
+            Some((claims, action)) => Some(Fallback {
+                claims,
+                registry: Registry::build(vec![Definition::Plain(action)], build)?,
+            }),
             None => None,
         };
         let self_healing = self.self_healing.map(|lockfile| {
@@ -339,19 +385,14 @@ impl ServerBuilder {
                 self.self_healing_options,
             )
         });
-        let tools = registry
-            .tools()
-            .iter()
-            .map(|t| to_rmcp_tool(&t.listing))
-            .collect();
         let inner = Arc::new(ServerInner {
-            registry,
+            registry: RwLock::new(Arc::new(registry)),
+            tools_change: Mutex::new(()),
             identity: ServerIdentity {
                 name: self.name,
                 version: self.version,
                 instructions: self.instructions,
             },
-            tools,
             settings: Settings {
                 expose_internal_errors: self.expose_internal_errors,
                 unknown_tool_as_result: self.unknown_tool_as_result,
@@ -361,13 +402,13 @@ impl ServerBuilder {
             assembly,
             catalog: RwLock::new(Arc::new(catalog)),
             connections: Arc::default(),
-            mount,
+            fallback,
+            before_tools_list: self.before_tools_list,
         });
-        if let Some(mount) = &inner.mount {
-            mount.hook.attach(ToolsChanged {
-                connections: Arc::downgrade(&inner.connections),
-            });
+        let server = FusionServer { inner };
+        for hook in self.on_built {
+            hook(&server);
         }
-        Ok(FusionServer { inner })
+        Ok(server)
     }
 }

@@ -46,9 +46,36 @@ pub(crate) struct CallRequest {
     pub name: String,
     pub arguments: Option<Map<String, Value>>,
     pub origin: Origin,
-    /// The name the caller called, when `name` is the action answering it
-    /// in its place (a mounted tool): [`CallContext::called`].
-    pub called: Option<String>,
+}
+
+/// Which names a fallback answers ([`ServerBuilder::fallback`](super::ServerBuilder::fallback)).
+pub(crate) type Claims = Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
+/// The fallback of a server ([`ServerBuilder::fallback`](super::ServerBuilder::fallback)):
+/// which names it answers, and its action.
+pub(crate) struct Fallback {
+    /// Whether it answers a name no tool has.
+    pub claims: Claims,
+    /// Its action alone, built like every action (layers, guards), never
+    /// listed.
+    pub registry: Registry,
+}
+
+impl Fallback {
+    /// Its action.
+    fn action(&self) -> &RegisteredAction {
+        &self.registry.tools()[0].actions[0]
+    }
+
+    /// Whether it answers a call of `name`, which no tool of `registry` has:
+    /// when it claims it, unless the part before its first dot is a tool
+    /// (`billing.get_invoice`), whose unknown-tool answer says how to call
+    /// that action.
+    fn answers(&self, name: &str, registry: &Registry) -> bool {
+        name.split_once('.')
+            .is_none_or(|(head, _)| registry.tool(head).is_none())
+            && (self.claims)(name)
+    }
 }
 
 /// What a request calls, for its [`CallContext`].
@@ -60,8 +87,6 @@ pub(crate) struct Target {
     pub action: Option<String>,
     /// The name errors and logs use (`billing.get_invoice`).
     pub name: String,
-    /// The name the caller called, when another action answers it.
-    pub called: Option<String>,
 }
 
 impl Target {
@@ -73,7 +98,6 @@ impl Target {
             tool: String::new(),
             action: None,
             name: String::new(),
-            called: None,
         }
     }
 }
@@ -96,7 +120,6 @@ pub(crate) fn context(
             http: origin.http,
             peer: origin.peer,
             caller: origin.caller,
-            called: target.called,
             principal: origin.principal,
             states,
             client: origin.client,
@@ -135,14 +158,40 @@ pub(crate) struct UnknownTool {
 
 /// Runs `request` through the whole path. Every outcome but an unknown tool is
 /// a `CallToolResult` built by [`crate::envelope`]. With `self_healing`, a
-/// validation failure carries its action's contract changes (§4.1).
+/// validation failure carries its action's contract changes (§4.1). A name
+/// no tool has goes to `fallback` when it answers it.
 pub(crate) async fn run(
     registry: &Registry,
     expose_internal_errors: bool,
     states: Arc<States>,
     self_healing: Option<&SelfHealing>,
+    fallback: Option<&Fallback>,
     request: CallRequest,
 ) -> Result<CallToolResult, UnknownTool> {
+    if let Some(fallback) = fallback
+        && registry.tool(&request.name).is_none()
+        && fallback.answers(&request.name, registry)
+    {
+        // Named as called: its guards' errors, its handler and its logs
+        // see the name the caller sent.
+        let target = Target {
+            capability: Capability::Tool,
+            tool: request.name.clone(),
+            action: None,
+            name: request.name,
+        };
+        let args = request.arguments.unwrap_or_default();
+        return Ok(finish(
+            fallback.action(),
+            target,
+            args,
+            request.origin,
+            expose_internal_errors,
+            states,
+            None,
+        )
+        .await);
+    }
     // The errors of routing name only what the caller sees; its context is
     // made only when an error needs it.
     let routed = {
@@ -183,25 +232,44 @@ pub(crate) async fn run(
         }
     };
     let action = routed.action;
-    let field_warnings: Vec<ToolError> = action
-        .deprecated_fields
-        .iter()
-        .filter(|(field, _)| routed.args.get(field).is_some_and(|v| !v.is_null()))
-        .map(|(field, replacement)| deprecated_field_warning(&action.dotted, field, replacement))
-        .collect();
-    let args = Value::Object(routed.args);
-    let ctx = context(
-        Target {
-            capability: Capability::Tool,
-            tool: routed.tool.name.clone(),
-            action: action.key.clone(),
-            name: action.dotted.clone(),
-            called: request.called,
-        },
+    let target = Target {
+        capability: Capability::Tool,
+        tool: routed.tool.name.clone(),
+        action: action.key.clone(),
+        name: action.dotted.clone(),
+    };
+    Ok(finish(
+        action,
+        target,
+        routed.args,
         request.origin,
         expose_internal_errors,
         states,
-    );
+        self_healing,
+    )
+    .await)
+}
+
+/// Runs `action`, the action a call of `target` reached, with `args`
+/// through its guarded path, and makes its result: warnings, metrics, the
+/// span, the envelope.
+async fn finish(
+    action: &RegisteredAction,
+    target: Target,
+    args: Map<String, Value>,
+    origin: Origin,
+    expose_internal_errors: bool,
+    states: Arc<States>,
+    self_healing: Option<&SelfHealing>,
+) -> CallToolResult {
+    let field_warnings: Vec<ToolError> = action
+        .deprecated_fields
+        .iter()
+        .filter(|(field, _)| args.get(field).is_some_and(|v| !v.is_null()))
+        .map(|(field, replacement)| deprecated_field_warning(&action.dotted, field, replacement))
+        .collect();
+    let args = Value::Object(args);
+    let ctx = context(target, origin, expose_internal_errors, states);
     // One span per call (level debug: failures are normal traffic and must
     // cost nothing unless asked for, DESIGN "Speed").
     let span = tracing::debug_span!(
@@ -269,19 +337,18 @@ pub(crate) async fn run(
     match outcome {
         Ok(Outcome::Invalid(mut failure)) => {
             // Self-healing hand-off: the changes of exactly this action.
-            let action_name = action.key.as_deref().unwrap_or(&routed.tool.name);
-            if let Some(awareness) =
-                self_healing.and_then(|h| h.awareness(&routed.tool.name, action_name))
+            let action_name = action.key.as_deref().unwrap_or(ctx.tool());
+            if let Some(awareness) = self_healing.and_then(|h| h.awareness(ctx.tool(), action_name))
             {
                 failure.contract_awareness = Some(awareness.clone());
             }
-            Ok(validation_result(&failure))
+            validation_result(&failure)
         }
         Ok(Outcome::Output(Output::Tool(output))) => {
-            Ok(output.into_call_tool_result(action.structured))
+            output.into_call_tool_result(action.structured)
         }
         Ok(Outcome::Output(_)) => unreachable!("a tool call's success was checked to be a tool's"),
-        Err(err) => Ok(to_call_tool_result(&err)),
+        Err(err) => to_call_tool_result(&err),
     }
 }
 

@@ -1,8 +1,9 @@
 //! [`FusionServer`]: the built server, shared by every connection: its tools,
 //! prompts and resources, its settings, the calls in progress.
 
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 
+use futures::future::BoxFuture;
 use rmcp::model::{CallToolResult, Tool};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -10,17 +11,17 @@ use tokio_util::sync::CancellationToken;
 use super::ServerBuilder;
 use super::caller;
 use super::connection::Connection;
-use super::dispatch::{self, CallRequest, Origin, Target, UnknownTool, run};
+use super::dispatch::{CallRequest, Fallback, Origin, UnknownTool, run};
 use super::in_flight::InFlight;
-use super::mounted;
 use super::session::{Connections, Session};
+use super::tool_set::ToolSet;
 use crate::capability::{
-    Assembly, BuildError, Catalog, Prompt, RegisteredAction, Registry, Resource, ResourceTemplate,
-    RouteError, ToolListing,
+    Action, Assembly, BuildError, Catalog, Group, Prompt, Registry, Resource, ResourceTemplate,
+    ToolListing,
 };
 use crate::contract::{SelfHealing, ServerContract};
 use crate::guard;
-use crate::handler::{Capability, Peer};
+use crate::handler::{CallContext, Peer};
 
 pub(crate) struct ServerIdentity {
     pub name: String,
@@ -35,10 +36,17 @@ pub(crate) struct Settings {
     pub unknown_tool_as_result: bool,
 }
 
+/// A hook awaited before every `tools/list` ([`ServerBuilder::before_tools_list`]).
+pub(crate) type ListHook = Arc<dyn Fn(CallContext) -> BoxFuture<'static, ()> + Send + Sync>;
+
 pub(crate) struct ServerInner {
-    pub(crate) registry: Registry,
+    /// The tools; replaced whole on a change, so that a call reads the
+    /// current table with a read lock and an `Arc` clone.
+    pub(crate) registry: RwLock<Arc<Registry>>,
+    /// Held by a change of the tools while it builds its copy of the table
+    /// (outside the table's lock, which calls read): one change at a time.
+    pub(crate) tools_change: Mutex<()>,
     pub(crate) identity: ServerIdentity,
-    pub(crate) tools: Vec<Tool>,
     pub(crate) settings: Settings,
     pub(crate) in_flight: InFlight,
     /// The contract deltas since the lockfile, with self-healing on.
@@ -51,8 +59,12 @@ pub(crate) struct ServerInner {
     /// Every client connection: whom to tell of list changes and resource
     /// updates.
     pub(crate) connections: Arc<Connections>,
-    /// Tools mounted beside the registry (a gateway's upstreams).
-    pub(crate) mount: Option<mounted::Mount>,
+    /// What answers the calls of names no tool has
+    /// ([`ServerBuilder::fallback`]).
+    pub(crate) fallback: Option<Fallback>,
+    /// Awaited, in order, before every `tools/list`
+    /// ([`ServerBuilder::before_tools_list`]).
+    pub(crate) before_tools_list: Vec<ListHook>,
 }
 
 /// What changed in the catalog, for `notifications/*/list_changed`.
@@ -64,7 +76,9 @@ enum Listed {
 
 /// A built server. Cheap to clone (one shared table inside); serve it with
 /// [`FusionServer::serve_stdio`] or (feature `http`) `FusionServer::serve_http`,
-/// or call it in-process with [`FusionServer::call`].
+/// or call it in-process with [`FusionServer::call`]. Its tools, prompts and
+/// resources may change while it runs ([`add_tool`](Self::add_tool),
+/// [`add_prompt`](Self::add_prompt), …): connected clients are told.
 #[derive(Clone)]
 pub struct FusionServer {
     pub(crate) inner: Arc<ServerInner>,
@@ -74,8 +88,32 @@ impl std::fmt::Debug for FusionServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FusionServer")
             .field("name", &self.inner.identity.name)
-            .field("tools", &self.inner.tools.len())
+            .field("tools", &self.registry().tools().len())
             .finish_non_exhaustive()
+    }
+}
+
+/// A [`FusionServer`] held without keeping it alive
+/// ([`FusionServer::downgrade`]): for a task or a hook that works on the
+/// server while it exists — adds tools as they come, tells callers their
+/// tools changed — and must not keep it (and whatever its states hold)
+/// from being dropped, as a state of the server holding the server would.
+#[derive(Clone)]
+pub struct WeakFusionServer {
+    inner: Weak<ServerInner>,
+}
+
+impl WeakFusionServer {
+    /// The server, while it exists (some clone of it, or a connection
+    /// serving it, is still held).
+    pub fn upgrade(&self) -> Option<FusionServer> {
+        self.inner.upgrade().map(|inner| FusionServer { inner })
+    }
+}
+
+impl std::fmt::Debug for WeakFusionServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WeakFusionServer").finish_non_exhaustive()
     }
 }
 
@@ -134,20 +172,47 @@ impl FusionServer {
         ServerBuilder::new(name, version)
     }
 
-    /// What `tools/list` shows, tool by tool, in registration order.
+    /// A handle on the server that does not keep it alive; see
+    /// [`WeakFusionServer`].
+    pub fn downgrade(&self) -> WeakFusionServer {
+        WeakFusionServer {
+            inner: Arc::downgrade(&self.inner),
+        }
+    }
+
+    /// The tools as they are now.
+    pub(crate) fn registry(&self) -> Arc<Registry> {
+        Arc::clone(
+            &self
+                .inner
+                .registry
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    /// What `tools/list` shows (to a caller who sees everything), tool by
+    /// tool, in the order they were added: those given at build, then those
+    /// added since. A tool added with [`Action::from_tool`] is read from the
+    /// tool it was given, as [`ServerContract::from_tools`] reads any
+    /// server's `tools/list`.
     pub fn listings(&self) -> Vec<ToolListing> {
-        self.inner
-            .registry
+        self.registry()
             .tools()
             .iter()
             .map(|t| t.listing.clone())
             .collect()
     }
 
-    /// The server's own tools as `tools/list` sends them (rmcp's `Tool`: name,
-    /// description, schemas, annotations, `_meta`), in registration order.
+    /// The tools as `tools/list` sends them to a caller who sees everything
+    /// (rmcp's `Tool`: name, description, schemas, annotations, `_meta`),
+    /// in the order they were added.
     pub fn tools(&self) -> Vec<Tool> {
-        self.inner.tools.clone()
+        self.registry()
+            .tools()
+            .iter()
+            .map(|t| t.listed.clone())
+            .collect()
     }
 
     /// Calls tool `name` with `arguments` in-process, through the same path as
@@ -212,7 +277,6 @@ impl FusionServer {
                 caller,
                 principal,
             },
-            called: None,
         })
         .await
     }
@@ -229,72 +293,20 @@ impl FusionServer {
         let settings = self.inner.settings;
         let stopped = self.inner.in_flight.stopped();
         let name = request.name.clone();
-        let caller = request.origin.caller.clone();
-        // For the unknown-tool error of a server with mounted tools.
-        let origin = self.inner.mount.as_ref().map(|_| request.origin.clone());
-        // A name no tool of the server's own has (nor, before its first dot,
-        // names one: `billing.get_invoice` is the router's to answer),
-        // claimed by the mount: the mount's forwarding action answers it.
-        let own = |name: &str| self.inner.registry.tool(name).is_some();
-        let (registry, request) = match &self.inner.mount {
-            Some(mount)
-                if !own(&request.name)
-                    && request
-                        .name
-                        .split_once('.')
-                        .is_none_or(|(head, _)| !own(head))
-                    && mount.hook.claims(&request.name) =>
-            {
-                (&mount.registry, mount.rewrite(request))
-            }
-            _ => (&self.inner.registry, request),
-        };
+        let registry = self.registry();
         let outcome = tokio::select! {
             biased;
             outcome = run(
-            registry,
-            settings.expose_internal_errors,
-            Arc::clone(&self.inner.assembly.states),
-            self.inner.self_healing.as_ref(),
-            request,
-        ) => outcome,
+                &registry,
+                settings.expose_internal_errors,
+                Arc::clone(&self.inner.assembly.states),
+                self.inner.self_healing.as_ref(),
+                self.inner.fallback.as_ref(),
+                request,
+            ) => outcome,
             () = stopped.cancelled() => {
                 return Ok(crate::envelope::to_call_tool_result(&stopped_by_shutdown(&name)));
             }
-        };
-        // The mounted tools the caller sees are valid tools too.
-        let outcome = match (outcome, &self.inner.mount) {
-            (Err(_), Some(mount)) => {
-                let mounted: Vec<String> = mount
-                    .hook
-                    .tools(&caller)
-                    .await
-                    .into_iter()
-                    .map(|t| t.name.into_owned())
-                    .collect();
-                let viewer = origin.map(|origin| {
-                    dispatch::context(
-                        Target::list(Capability::Tool),
-                        origin,
-                        settings.expose_internal_errors,
-                        Arc::clone(&self.inner.assembly.states),
-                    )
-                });
-                let shows = |action: &RegisteredAction| {
-                    viewer
-                        .as_ref()
-                        .is_none_or(|ctx| action.callable.visibility.shows_to(ctx))
-                };
-                match self
-                    .inner
-                    .registry
-                    .unknown_tool_among(&name, &mounted, &shows)
-                {
-                    RouteError::UnknownTool { message, data } => Err(UnknownTool { message, data }),
-                    RouteError::Envelope(err) => Ok(crate::envelope::to_call_tool_result(&err)),
-                }
-            }
-            (outcome, _) => outcome,
         };
         match outcome {
             Ok(result) => Ok(result),
@@ -310,14 +322,15 @@ impl FusionServer {
 
     /// The state of the concurrency guard of the action `name` (dotted, or a
     /// plain tool's name); `None` when it has no concurrency guard.
+    /// With shared slots ([`SharedConcurrency`](crate::guard::SharedConcurrency)),
+    /// the calls of every capability sharing them.
     pub fn concurrency_stats(&self, name: &str) -> Option<crate::guard::ConcurrencyStats> {
+        let registry = self.registry();
         let (tool, action) = match name.split_once('.') {
-            Some((tool, action)) if self.inner.registry.tool(name).is_none() => {
-                (tool, Some(action))
-            }
+            Some((tool, action)) if registry.tool(name).is_none() => (tool, Some(action)),
             _ => (name, None),
         };
-        let tool = self.inner.registry.tool(tool)?;
+        let tool = registry.tool(tool)?;
         let action = match action {
             Some(key) => tool.action(key)?,
             None => tool.actions.first()?,
@@ -511,10 +524,146 @@ impl FusionServer {
     }
 }
 
+/// Changing the tools of a running server (MCP 2025-11-25 "Tools", "List
+/// Changed Notification"; the server advertises `tools.listChanged`). A tool
+/// added here is built exactly as [`ServerBuilder::tool`] builds one at
+/// build: the server's layers, guard settings and states, its own guards,
+/// layers and validation. A change is copy-on-write: calls in progress keep
+/// the table they started with, the next call sees the new one. Only the
+/// tool list changes: the contract deltas of
+/// [`self_healing`](FusionServer::self_healing) stay those computed at
+/// build.
+impl FusionServer {
+    /// Adds a plain tool to the running server and sends
+    /// `notifications/tools/list_changed` to every connected client that
+    /// was told the server has tools.
+    ///
+    /// # Errors
+    /// The [`BuildError`] [`ServerBuilder::build`] would give for it (a name
+    /// that is invalid or already a tool's, a state the server was not
+    /// given, a guard setting that cannot work, an unusable schema); the
+    /// server is unchanged then and nobody is told anything.
+    pub async fn add_tool(&self, action: Action) -> Result<(), BuildError> {
+        self.update_tools(|tools| tools.add_tool(action)).await
+    }
+
+    /// Adds a group (one tool whose discriminator selects an action) to the
+    /// running server, like [`add_tool`](Self::add_tool).
+    ///
+    /// # Errors
+    /// The [`BuildError`] [`ServerBuilder::build`] would give for it (also an
+    /// empty group, a discriminator that is empty or a field of an action);
+    /// the server is unchanged then.
+    pub async fn add_group(&self, group: Group) -> Result<(), BuildError> {
+        self.update_tools(|tools| tools.add_group(group)).await
+    }
+
+    /// Removes the tool (plain or group) named `name`; whether there was
+    /// one. When there was, connected clients are sent
+    /// `notifications/tools/list_changed`, and a later call of it gets the
+    /// unknown-tool answer (JSON-RPC -32602, or `UNKNOWN_TOOL` with
+    /// [`ServerBuilder::unknown_tool_as_result`]). Calls of it already in
+    /// progress finish.
+    pub async fn remove_tool(&self, name: &str) -> bool {
+        self.update_tools(|tools| Ok(tools.remove_tool(name)))
+            .await
+            .unwrap_or(false)
+    }
+
+    /// Several changes of the tools at once: `change` adds and removes
+    /// tools on a [`ToolSet`] (a copy of the server's), and when it returns
+    /// `Ok` the copy takes the place of the server's tools and, when
+    /// anything changed, connected clients are sent one
+    /// `notifications/tools/list_changed`. Changes are made one at a time;
+    /// calls are not held up while `change` runs.
+    ///
+    /// # Errors
+    /// The error `change` returns (a [`BuildError`] of one of its additions,
+    /// passed on with `?`); the server is unchanged then, whatever `change`
+    /// did before.
+    ///
+    /// ```
+    /// # use mcp_fusion::{Action, FusionServer, ToolError};
+    /// # async fn ping() -> Result<&'static str, ToolError> { Ok("pong") }
+    /// # async fn demo(server: FusionServer) -> Result<(), mcp_fusion::BuildError> {
+    /// // Replace v1 of a tool set with v2, told to clients once.
+    /// server
+    ///     .update_tools(|tools| {
+    ///         tools.remove_tool("crm.v1.find");
+    ///         tools.add_tool(Action::new("crm.v2.find", ping))?;
+    ///         Ok(())
+    ///     })
+    ///     .await
+    /// # }
+    /// ```
+    pub async fn update_tools<T>(
+        &self,
+        change: impl FnOnce(&mut ToolSet<'_>) -> Result<T, BuildError>,
+    ) -> Result<T, BuildError> {
+        let (out, changed) = {
+            let _one_at_a_time = self
+                .inner
+                .tools_change
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let mut tools = ToolSet::new(Registry::clone(&self.registry()), &self.inner.assembly);
+            let out = change(&mut tools)?;
+            let changed = tools.changed();
+            if changed {
+                *self
+                    .inner
+                    .registry
+                    .write()
+                    .unwrap_or_else(PoisonError::into_inner) = Arc::new(tools.into_registry());
+            }
+            (out, changed)
+        };
+        if changed {
+            self.tell_tools_changed(None).await;
+        }
+        Ok(out)
+    }
+
+    /// Sends `notifications/tools/list_changed` to every connected client
+    /// that was told the server has tools, though no tool was added or
+    /// removed: for a change of what some callers are shown (a
+    /// [`visible_when`](crate::Action::visible_when) predicate that now
+    /// decides otherwise), so that they list the tools again. Returns how
+    /// many were told.
+    pub async fn notify_tool_list_changed(&self) -> usize {
+        self.tell_tools_changed(None).await
+    }
+
+    /// [`notify_tool_list_changed`](Self::notify_tool_list_changed) for the
+    /// connections of one caller only: those whose last request came from
+    /// `caller`, a [`CallContext::caller`] key (an MCP session, a stdio
+    /// connection, an address). Returns how many were told (0 for a caller
+    /// no longer connected).
+    pub async fn notify_tool_list_changed_for(&self, caller: &str) -> usize {
+        self.tell_tools_changed(Some(caller)).await
+    }
+
+    /// Tells the connections of `caller` (every connection when `None`)
+    /// that were given the `tools` capability that their tools changed.
+    async fn tell_tools_changed(&self, caller: Option<&str>) -> usize {
+        let mut told = 0;
+        for session in self.live_sessions() {
+            if !session.has_tools() || caller.is_some_and(|c| !session.is_caller(c)) {
+                continue;
+            }
+            let Some(peer) = session.peer() else { continue };
+            if peer.notify_tool_list_changed().await.is_ok() {
+                told += 1;
+            }
+        }
+        told
+    }
+}
+
 impl ServerContract {
-    /// The contract of a built server, from [`FusionServer::listings`]. Equal
-    /// to [`from_tools`](Self::from_tools) over the same server's
-    /// `tools/list`.
+    /// The contract of a built server, from [`FusionServer::listings`] (the
+    /// tools it has now). Equal to [`from_tools`](Self::from_tools) over the
+    /// same server's `tools/list`.
     pub fn of_server(server: &FusionServer) -> Self {
         Self::from_listings(&server.listings())
     }

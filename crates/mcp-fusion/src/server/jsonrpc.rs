@@ -26,11 +26,11 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 /// JSON-RPC 2.0's code for a message that is not JSON.
-pub const PARSE_ERROR: i32 = -32700;
+pub(crate) const PARSE_ERROR: i32 = -32700;
 /// JSON-RPC 2.0's code for JSON that is not a valid request.
-pub const INVALID_REQUEST: i32 = -32600;
+pub(crate) const INVALID_REQUEST: i32 = -32600;
 /// JSON-RPC 2.0's code for a request whose `params` are malformed.
-pub const INVALID_PARAMS: i32 = -32602;
+pub(crate) const INVALID_PARAMS: i32 = -32602;
 
 /// The client-to-server request methods of MCP: a request naming one of them
 /// whose `params` rmcp could not read has malformed `params` (`-32602`), not

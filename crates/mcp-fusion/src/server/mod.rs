@@ -14,15 +14,12 @@ mod fusion_server;
 pub(crate) mod in_flight;
 pub(crate) mod jsonrpc;
 mod link;
-mod mounted;
 mod session;
 mod surface;
+mod tool_set;
 
 pub use builder::ServerBuilder;
 pub(crate) use connection::Connection;
-pub use fusion_server::{FusionServer, UnknownToolError};
-pub use jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
+pub use fusion_server::{FusionServer, UnknownToolError, WeakFusionServer};
 pub use session::MAX_SUBSCRIPTIONS;
-
-#[cfg_attr(not(feature = "gateway"), allow(unused_imports))]
-pub(crate) use mounted::{MountedTools, ToolsChanged};
+pub use tool_set::ToolSet;

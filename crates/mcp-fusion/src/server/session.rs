@@ -71,7 +71,8 @@ pub(crate) struct Session {
     /// The URIs of `resources/subscribe`.
     subscriptions: Mutex<HashSet<String>>,
     /// Whether the client was told, at initialization, that the server has
-    /// prompts and resources: only then is it told when they change.
+    /// tools, prompts and resources: only then is it told when they change.
+    tools_advertised: AtomicBool,
     prompts_advertised: AtomicBool,
     resources_advertised: AtomicBool,
 }
@@ -94,7 +95,6 @@ impl Session {
     }
 
     /// Whether the connection's last request came from `caller`.
-    #[cfg_attr(not(feature = "gateway"), allow(dead_code))]
     pub(crate) fn is_caller(&self, caller: &str) -> bool {
         self.caller
             .lock()
@@ -109,10 +109,16 @@ impl Session {
     }
 
     /// Records which list capabilities the client was given.
-    pub(crate) fn advertised(&self, prompts: bool, resources: bool) {
+    pub(crate) fn advertised(&self, tools: bool, prompts: bool, resources: bool) {
+        self.tools_advertised.store(tools, Ordering::Relaxed);
         self.prompts_advertised.store(prompts, Ordering::Relaxed);
         self.resources_advertised
             .store(resources, Ordering::Relaxed);
+    }
+
+    /// Whether the client was given the `tools` capability.
+    pub(crate) fn has_tools(&self) -> bool {
+        self.tools_advertised.load(Ordering::Relaxed)
     }
 
     /// Whether the client was given the `prompts` capability.

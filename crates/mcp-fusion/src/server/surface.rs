@@ -101,22 +101,18 @@ pub(crate) fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
 }
 
 impl Connection {
-    /// What the server advertises at initialization: tools when it has any;
-    /// prompts, resources (with `subscribe`) and completions when it has
-    /// any at that moment; logging always (any handler may log). The
-    /// prompt and resource lists may change (`listChanged: true`); the tools
-    /// are fixed when the server is built, unless it mounts upstreams (a
-    /// gateway: `listChanged: true`).
+    /// What the server advertises at initialization: tools, prompts,
+    /// resources (with `subscribe`) and completions when it has any at that
+    /// moment (tools also with a fallback, which answers calls of tools it
+    /// does not have yet); logging always (any handler may log). Every list
+    /// may change while the server runs (`listChanged: true`).
     pub(crate) fn capabilities(&self) -> ServerCapabilities {
         let catalog = self.server.catalog();
         let mut capabilities = ServerCapabilities::default();
-        if self.server.inner.mount.is_some() {
-            // A gateway's tools change as upstreams come and go.
+        if !self.server.registry().is_empty() || self.server.inner.fallback.is_some() {
             let mut tools = ToolsCapability::default();
             tools.list_changed = Some(true);
             capabilities.tools = Some(tools);
-        } else if !self.server.inner.tools.is_empty() {
-            capabilities.tools = Some(ToolsCapability::default());
         }
         if !catalog.prompts.is_empty() {
             let mut prompts = PromptsCapability::default();
@@ -169,7 +165,6 @@ impl Connection {
                 tool: name.to_owned(),
                 action: None,
                 name: name.to_owned(),
-                called: None,
             },
             self.origin(context),
             self.server.inner.settings.expose_internal_errors,
@@ -299,8 +294,11 @@ impl Connection {
     }
 
     /// `resources/subscribe`: the URI must name a resource or match a
-    /// template (else -32002); a connection holds at most
-    /// [`MAX_SUBSCRIPTIONS`](super::session::MAX_SUBSCRIPTIONS) (else -32602).
+    /// template (else -32002), whose credentials the caller must have, as
+    /// for reading it (else its `AUTH_REQUIRED` or `FORBIDDEN`, so that
+    /// updates of what a caller may not read never reach it); a connection
+    /// holds at most [`MAX_SUBSCRIPTIONS`](super::session::MAX_SUBSCRIPTIONS)
+    /// (else -32602).
     pub(crate) fn subscribe_now(
         &self,
         uri: &str,
@@ -312,7 +310,12 @@ impl Connection {
                 return Err(self.no_resource(uri, &viewer));
             }
             Some(Err(reason)) => return Err(rmcp::ErrorData::invalid_params(reason, None)),
-            Some(Ok(_)) => {}
+            Some(Ok(resolved)) => {
+                let ctx = self.surface_context(Capability::Resource, uri, context);
+                if let Some(refused) = resolved.callable().visibility.auth.refusal(&ctx) {
+                    return Err(failed(&refused, true));
+                }
+            }
         }
         self.session.bind(&context.peer);
         if !self.session.subscribe(uri) {

@@ -488,6 +488,23 @@ impl HttpServed {
         handshake(setup, transport, tokio::spawn(async { Ok(()) })).await
     }
 
+    /// Connects a client that sends `bearer` as its bearer token on every
+    /// request (`Authorization: Bearer …`).
+    pub async fn connect_as(&self, bearer: &str) -> Connected {
+        let config =
+            rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+                self.url.as_str(),
+            )
+            .auth_header(bearer);
+        let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
+        handshake(
+            ClientSetup::default(),
+            transport,
+            tokio::spawn(async { Ok(()) }),
+        )
+        .await
+    }
+
     /// Stops the server.
     pub async fn stop(mut self) {
         if let Some(stop) = self.stop.take() {

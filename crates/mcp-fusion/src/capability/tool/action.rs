@@ -1,11 +1,12 @@
 //! [`Action`]: one callable unit (a plain tool, or one action of a group), its
 //! input type, its handler and its hints.
 
+use rmcp::model::{JsonObject, Tool};
 use serde_json::Value;
 
 use crate::capability::assembly::VisibleFn;
 use crate::capability::settings::settings_setters;
-use crate::guard::Guards;
+use crate::guard::{Concurrency, ConcurrencySetting, Guards};
 use crate::handler::{Erased, Handler, StateNeed, ToolOutput, erase};
 use crate::pipeline::BoxLayer;
 use crate::schema;
@@ -43,8 +44,11 @@ pub struct Action {
     pub(crate) description: Option<String>,
     pub(crate) hints: Hints,
     pub(crate) allow_unknown_fields: bool,
-    pub(crate) input_schema: fn(bool) -> Value,
+    pub(crate) input_schema: InputSchema,
     pub(crate) output_schema: Option<Value>,
+    /// The tool as another server listed it ([`Action::from_tool`]): listed
+    /// as it is, its results not checked against its output schema.
+    pub(crate) listed_as: Option<Box<Tool>>,
     pub(crate) state_needs: Vec<StateNeed>,
     pub(crate) deprecated: Option<String>,
     pub(crate) deprecated_fields: Vec<(String, String)>,
@@ -52,6 +56,23 @@ pub struct Action {
     pub(crate) handler: Erased<ToolOutput>,
     pub(crate) layers: Vec<BoxLayer>,
     pub(crate) visible_when: Vec<VisibleFn>,
+}
+
+/// Where an action's input schema comes from.
+#[derive(Debug, Clone)]
+pub(crate) enum InputSchema {
+    /// Derived from the handler's arguments type when the server is built
+    /// (the argument: whether unknown fields are allowed); calls are
+    /// validated against it.
+    Derived(fn(bool) -> Value),
+    /// Given as it is (a proxied tool's, [`Action::raw`],
+    /// [`Action::from_tool`]): listed, not validated here.
+    Given(Value),
+}
+
+/// The input schema of an [`Action::raw`]: any JSON object.
+fn any_object() -> Value {
+    serde_json::json!({"type": "object"})
 }
 
 impl std::fmt::Debug for Action {
@@ -81,8 +102,9 @@ impl Action {
             description: None,
             hints: Hints::default(),
             allow_unknown_fields: false,
-            input_schema: schema::input_schema_for::<H::Args>,
+            input_schema: InputSchema::Derived(schema::input_schema_for::<H::Args>),
             output_schema: H::output_schema(),
+            listed_as: None,
             state_needs: H::state_needs(),
             deprecated: None,
             deprecated_fields: Vec::new(),
@@ -90,6 +112,103 @@ impl Action {
             handler: erase(handler),
             layers: Vec::new(),
             visible_when: Vec::new(),
+        }
+    }
+
+    /// An action named `name` whose handler takes the call's arguments
+    /// object as the client sent it ([`JsonObject`], `{}` when it sent
+    /// none), unvalidated: for a proxy or gateway that forwards calls to
+    /// another server, which validates them itself, or for a server's
+    /// [fallback](crate::ServerBuilder::fallback). The handler may take
+    /// extractors first, like any handler; its input is the object, last.
+    /// Its input schema is `{"type": "object"}`; guards, layers and the
+    /// other settings apply as to any action.
+    ///
+    /// ```
+    /// use mcp_fusion::model::JsonObject;
+    /// use mcp_fusion::{Action, ToolError};
+    ///
+    /// async fn echo(args: JsonObject) -> Result<String, ToolError> {
+    ///     Ok(serde_json::Value::Object(args).to_string())
+    /// }
+    /// let action = Action::raw("echo", echo);
+    /// # let _ = action;
+    /// ```
+    pub fn raw<M, H>(name: impl Into<String>, handler: H) -> Self
+    where
+        H: Handler<M, ToolOutput, Args = JsonObject>,
+    {
+        let mut action = Action::new(name, handler);
+        action.input_schema = InputSchema::Given(any_object());
+        action.output_schema = None;
+        action
+    }
+
+    /// A plain tool as another server lists it — for a proxy or gateway
+    /// that puts another server's tools beside its own (with
+    /// [`FusionServer::add_tool`](crate::FusionServer::add_tool) as that
+    /// server's tools come and go). `tools/list` shows `tool` exactly as
+    /// given: its name, title, description, input and output schemas,
+    /// annotations, icons and `_meta`. The handler takes the arguments
+    /// object as sent, as for [`Action::raw`]: they are not validated
+    /// against the input schema, nor its results against the output schema
+    /// (the other server does both). Its name is `tool`'s (rename it there:
+    /// a namespace prefix, `finance.billing`); it may hold any character but
+    /// blanks and control characters, at most 256 of them. Its description
+    /// and hints are read from `tool` (for errors and the contract); the
+    /// setters that would change a listing (`description`, `read_only`,
+    /// `deprecated`, …) change neither what `tools/list` shows nor the
+    /// contract, which [`ServerContract`](crate::ServerContract) reads from
+    /// `tool` as it reads any server's `tools/list`.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_fusion::model::{CallToolResult, ContentBlock, JsonObject, Tool};
+    /// use mcp_fusion::{Action, ToolError, ToolOutput};
+    ///
+    /// async fn forward(args: JsonObject) -> Result<ToolOutput, ToolError> {
+    ///     // Call the other server with `args`; pass its result on as it is.
+    ///     Ok(ToolOutput::result(CallToolResult::success(vec![ContentBlock::text("done")])))
+    /// }
+    /// let listed = Tool::new("crm.find", "Finds a contact.", Arc::new(JsonObject::new()));
+    /// let action = Action::from_tool(listed, forward);
+    /// # let _ = action;
+    /// ```
+    pub fn from_tool<M, H>(tool: Tool, handler: H) -> Self
+    where
+        H: Handler<M, ToolOutput, Args = JsonObject>,
+    {
+        let mut action = Action::raw(tool.name.to_string(), handler);
+        action.description = tool.description.as_deref().map(str::to_owned);
+        action.input_schema = InputSchema::Given(Value::Object((*tool.input_schema).clone()));
+        action.output_schema = tool
+            .output_schema
+            .as_ref()
+            .map(|schema| Value::Object((**schema).clone()));
+        if let Some(annotations) = &tool.annotations {
+            action.hints = Hints {
+                read_only: annotations.read_only_hint.unwrap_or(false),
+                destructive: annotations.destructive_hint.unwrap_or(false),
+                idempotent: annotations.idempotent_hint.unwrap_or(false),
+            };
+        }
+        action.listed_as = Some(Box::new(tool));
+        action
+    }
+
+    /// Its name: a plain tool's name, or its key inside a group.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The concurrency limit of its own given with
+    /// [`concurrency`](Self::concurrency); `None` without one, or when it
+    /// shares one ([`concurrency_shared`](Self::concurrency_shared)). A
+    /// group's default is not seen here.
+    pub fn concurrency_limit(&self) -> Option<Concurrency> {
+        match &self.guards.concurrency {
+            Some(ConcurrencySetting::Own(limits)) => Some(*limits),
+            _ => None,
         }
     }
 

@@ -5,12 +5,10 @@ use tower::{Layer, Service};
 use super::Action;
 use crate::capability::assembly::VisibleFn;
 use crate::error::ToolError;
-use crate::guard::{Concurrency, Guards, RateLimit};
+use crate::guard::{Concurrency, ConcurrencySetting, Guards, RateLimit, SharedConcurrency};
 use crate::handler::Output;
 use crate::pipeline::{BoxLayer, Call, box_layer};
-
-/// The default discriminator field of a group.
-pub const DEFAULT_DISCRIMINATOR: &str = "action";
+use crate::tool_meta::DEFAULT_DISCRIMINATOR;
 
 /// A grouped tool (`billing`): one MCP tool whose arguments carry a
 /// discriminator field (default `action`) naming one of its actions
@@ -72,7 +70,18 @@ impl Group {
     /// Default concurrency limits for each action of the group (each action
     /// gets its own guard); see [`Action::concurrency`].
     pub fn concurrency(mut self, max_active: usize, max_queue: usize) -> Self {
-        self.guards.concurrency = Some(Concurrency::new(max_active, max_queue));
+        self.guards.concurrency = Some(ConcurrencySetting::Own(Concurrency::new(
+            max_active, max_queue,
+        )));
+        self
+    }
+
+    /// Default shared concurrency limit for each action of the group that
+    /// sets none: the actions count their calls against the same slots
+    /// (with every other capability given `limit`); see
+    /// [`Action::concurrency_shared`].
+    pub fn concurrency_shared(mut self, limit: &SharedConcurrency) -> Self {
+        self.guards.concurrency = Some(ConcurrencySetting::Shared(limit.clone()));
         self
     }
 

@@ -10,12 +10,16 @@
 //! `null`). The tool's description lists every action with its required
 //! fields.
 
+use std::sync::Arc;
+
+use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
 use super::Hints;
 use crate::capability::BuildError;
 use crate::json::required_of;
 use crate::schema::merge_alternatives;
+use crate::tool_meta::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY};
 
 /// One entry of `tools/list`, in the server's own terms.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,6 +95,180 @@ impl ActionListing {
         object.insert("requiredScopes".into(), json!(self.required_scopes));
         object.insert("guards".into(), self.guards.clone());
         Value::Object(object)
+    }
+}
+
+impl ToolListing {
+    /// The rmcp `Tool` `tools/list` sends for this listing: name,
+    /// description, schemas, the hints as annotations (when any is set),
+    /// and `_meta` with every action (and a group's discriminator).
+    pub(crate) fn to_tool(&self) -> Tool {
+        let schema = match &self.input_schema {
+            Value::Object(object) => object.clone(),
+            _ => Default::default(),
+        };
+        let mut tool = Tool::new(
+            self.name.clone(),
+            self.description.clone(),
+            Arc::new(schema),
+        );
+        if let Some(Value::Object(output)) = &self.output_schema {
+            tool = tool.with_raw_output_schema(Arc::new(output.clone()));
+        }
+        let mut meta = rmcp::model::MetaObject::new();
+        meta.0.insert(
+            ACTIONS_META_KEY.to_owned(),
+            Value::Array(self.actions.iter().map(|a| a.to_json()).collect()),
+        );
+        if let Some(discriminator) = &self.discriminator {
+            meta.0.insert(
+                DISCRIMINATOR_META_KEY.to_owned(),
+                Value::String(discriminator.clone()),
+            );
+        }
+        tool = tool.with_meta(meta);
+        if self.hints.any() {
+            let annotations = ToolAnnotations::new()
+                .read_only(self.hints.read_only)
+                .destructive(self.hints.destructive)
+                .idempotent(self.hints.idempotent);
+            tool = tool.with_annotations(annotations);
+        }
+        tool
+    }
+
+    /// The listing of a tool another server listed (`Action::from_tool`),
+    /// read as [`ServerContract::from_tools`](crate::ServerContract::from_tools)
+    /// reads any server's `tools/list`, so that a server's contract is the
+    /// same from its listings and from its `tools/list`: the actions of its
+    /// `_meta["mcp-fusion/actions"]` (another mcp-fusion server's) and the
+    /// discriminator of `_meta["mcp-fusion/discriminator"]`; else — also
+    /// when those are malformed — one action named after the tool, with its
+    /// schemas and annotations (MCP's defaults for the hints it leaves out:
+    /// not read-only, destructive, not idempotent), no scopes, no guards.
+    pub(crate) fn of_foreign(tool: &Tool) -> ToolListing {
+        let meta = tool.meta.as_ref().map(|m| &m.0);
+        let input_schema = Value::Object((*tool.input_schema).clone());
+        let output_schema = tool
+            .output_schema
+            .as_ref()
+            .map(|schema| Value::Object((**schema).clone()));
+        let description = tool.description.as_deref().map(str::to_owned);
+        let hint = |pick: fn(&ToolAnnotations) -> Option<bool>, default: bool| {
+            tool.annotations.as_ref().and_then(pick).unwrap_or(default)
+        };
+        let listed = meta
+            .and_then(|m| m.get(ACTIONS_META_KEY))
+            .and_then(Value::as_array)
+            .and_then(|entries| {
+                entries
+                    .iter()
+                    .map(ActionListing::from_json)
+                    .collect::<Option<Vec<_>>>()
+            });
+        let (discriminator, actions) = match listed {
+            Some(actions) => (
+                meta.and_then(|m| m.get(DISCRIMINATOR_META_KEY))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                actions,
+            ),
+            None => (
+                None,
+                vec![ActionListing {
+                    name: tool.name.to_string(),
+                    description: description.clone(),
+                    input_schema: input_schema.clone(),
+                    output_schema: output_schema.clone(),
+                    hints: Hints {
+                        read_only: hint(|a| a.read_only_hint, false),
+                        destructive: hint(|a| a.destructive_hint, true),
+                        idempotent: hint(|a| a.idempotent_hint, false),
+                    },
+                    deprecated: None,
+                    required_scopes: Vec::new(),
+                    guards: Value::Object(Map::new()),
+                }],
+            ),
+        };
+        ToolListing {
+            name: tool.name.to_string(),
+            description: description.unwrap_or_default(),
+            input_schema,
+            output_schema,
+            hints: Hints {
+                read_only: hint(|a| a.read_only_hint, false),
+                destructive: hint(|a| a.destructive_hint, false),
+                idempotent: hint(|a| a.idempotent_hint, false),
+            },
+            discriminator,
+            actions,
+        }
+    }
+}
+
+impl ActionListing {
+    /// Reads the form of [`to_json`](Self::to_json) (one entry of
+    /// `_meta["mcp-fusion/actions"]`) as the contract reads it: a missing
+    /// hint is false, missing scopes none, missing guards `{}`. `None` when
+    /// it is malformed (no name, no object `inputSchema`, a member of the
+    /// wrong type).
+    fn from_json(value: &Value) -> Option<ActionListing> {
+        let object = value.as_object()?;
+        let text = |key: &str| match object.get(key) {
+            None | Some(Value::Null) => Some(None),
+            Some(Value::String(s)) => Some(Some(s.clone())),
+            Some(_) => None,
+        };
+        let name = object
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())?;
+        let input_schema = object.get("inputSchema").filter(|s| s.is_object())?;
+        let output_schema = match object.get("outputSchema") {
+            None | Some(Value::Null) => None,
+            Some(schema @ Value::Object(_)) => Some(schema.clone()),
+            Some(_) => return None,
+        };
+        let hints = match object.get("annotations") {
+            None | Some(Value::Null) => Hints::default(),
+            Some(Value::Object(hints)) => {
+                let hint = |key: &str| match hints.get(key) {
+                    None | Some(Value::Null) => Some(false),
+                    Some(Value::Bool(b)) => Some(*b),
+                    Some(_) => None,
+                };
+                Hints {
+                    read_only: hint("readOnlyHint")?,
+                    destructive: hint("destructiveHint")?,
+                    idempotent: hint("idempotentHint")?,
+                }
+            }
+            Some(_) => return None,
+        };
+        let required_scopes = match object.get("requiredScopes") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|item| item.as_str().map(str::to_owned))
+                .collect::<Option<_>>()?,
+            Some(_) => return None,
+        };
+        let guards = match object.get("guards") {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(guards @ Value::Object(_)) => guards.clone(),
+            Some(_) => return None,
+        };
+        Some(ActionListing {
+            name: name.to_owned(),
+            description: text("description")?,
+            input_schema: input_schema.clone(),
+            output_schema,
+            hints,
+            deprecated: text("deprecated")?,
+            required_scopes,
+            guards,
+        })
     }
 }
 

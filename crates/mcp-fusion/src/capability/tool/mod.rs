@@ -7,9 +7,9 @@ mod listing;
 mod registry;
 mod route;
 
-pub use crate::tool_meta::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY};
+pub use crate::tool_meta::{ACTIONS_META_KEY, DEFAULT_DISCRIMINATOR, DISCRIMINATOR_META_KEY};
 pub use action::{Action, Hints};
-pub use group::{DEFAULT_DISCRIMINATOR, Group};
+pub use group::Group;
 pub use listing::{ActionListing, ToolListing};
 pub(crate) use registry::{Definition, RegisteredAction, Registry, Shown};
 pub(crate) use route::RouteError;

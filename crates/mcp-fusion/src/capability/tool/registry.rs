@@ -2,9 +2,12 @@
 //! compiled validator and its tower service.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
+use rmcp::model::Tool;
 use serde_json::Value;
 
+use super::action::InputSchema;
 use super::listing::{ActionListing, ActionSummary, ToolListing, group_listing, plain_description};
 use super::{Action, Group, Hints};
 use crate::capability::BuildError;
@@ -42,6 +45,9 @@ pub(crate) struct RegisteredTool {
     pub discriminator: Option<String>,
     pub actions: Vec<RegisteredAction>,
     pub listing: ToolListing,
+    /// The tool as `tools/list` sends it to a caller who sees every action
+    /// of it (made once, when the tool is added).
+    pub listed: Tool,
     /// A group's own description (its listing appends the actions).
     pub description: Option<String>,
     /// The form of the schemas its listing shows.
@@ -108,9 +114,11 @@ pub(crate) enum Definition {
     Group(Group),
 }
 
-/// The built table.
+/// The built table. Cheap to clone (the tools are shared): a running
+/// server changes a copy and puts it in place of the one calls read.
+#[derive(Clone, Default)]
 pub(crate) struct Registry {
-    tools: Vec<RegisteredTool>,
+    tools: Vec<Arc<RegisteredTool>>,
     index: HashMap<String, usize>,
 }
 
@@ -119,6 +127,19 @@ fn valid_name(name: &str, allow_dot: bool) -> bool {
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || (allow_dot && c == '.'))
+}
+
+/// The most characters the name of a tool another server listed
+/// ([`Action::from_tool`]) may have: its own 128 (MCP's limit) and a
+/// namespace before it.
+const MAX_FOREIGN_NAME: usize = 256;
+
+/// Whether `name`, the name of a tool another server listed, can be listed
+/// and called: 1 to [`MAX_FOREIGN_NAME`] characters, none of them blank or
+/// a control character.
+fn valid_foreign_name(name: &str) -> bool {
+    (1..=MAX_FOREIGN_NAME).contains(&name.chars().count())
+        && !name.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
 /// What an action inherits from its group (nothing for a plain tool).
@@ -138,7 +159,11 @@ fn register_action(
     assembly: &Assembly,
 ) -> Result<(RegisteredAction, ActionListing), BuildError> {
     let guards = action.guards.or(&group.guards);
-    let mut schema = (action.input_schema)(action.allow_unknown_fields);
+    // A given schema (a proxied tool's) is listed as it is, not checked.
+    let (mut schema, validated) = match &action.input_schema {
+        InputSchema::Derived(derive) => (derive(action.allow_unknown_fields), true),
+        InputSchema::Given(schema) => (schema.clone(), false),
+    };
     for (field, replacement) in &action.deprecated_fields {
         let Some(property) = schema
             .get_mut("properties")
@@ -158,29 +183,37 @@ fn register_action(
         property.insert("description".into(), Value::String(description));
         property.insert("deprecated".into(), Value::Bool(true));
     }
-    if schema.get("type").and_then(Value::as_str) != Some("object") {
+    if validated && schema.get("type").and_then(Value::as_str) != Some("object") {
         return Err(BuildError::BadSchema {
             action: dotted,
             reason: String::from("the input type must be a struct (a JSON object schema)"),
         });
     }
-    let validator = SchemaValidator::new(&schema).map_err(|e| BuildError::BadSchema {
-        action: dotted.clone(),
-        reason: e.to_string(),
-    })?;
-    let output = match &action.output_schema {
-        Some(schema) => Some(
-            SchemaValidator::new(schema).map_err(|e| BuildError::BadSchema {
+    let validator = match validated {
+        true => Some(
+            SchemaValidator::new(&schema).map_err(|e| BuildError::BadSchema {
                 action: dotted.clone(),
-                reason: format!("the output schema: {e}"),
+                reason: e.to_string(),
             })?,
         ),
-        None => None,
+        false => None,
+    };
+    // A proxied tool's results are its server's, checked there.
+    let output = match (&action.output_schema, &action.listed_as) {
+        (Some(schema), None) => {
+            Some(
+                SchemaValidator::new(schema).map_err(|e| BuildError::BadSchema {
+                    action: dotted.clone(),
+                    reason: format!("the output schema: {e}"),
+                })?,
+            )
+        }
+        _ => None,
     };
     let callable = assembly.callable(Parts {
         name: &dotted,
         handler: handler_service(action.handler.clone()),
-        validator: Some(validator),
+        validator,
         output,
         guards: guards.clone(),
         layers: &[group.layers, &action.layers],
@@ -226,23 +259,61 @@ impl Registry {
     /// Builds the table: checks names, derives and compiles every schema,
     /// composes every action's layers (server, then group, then action).
     pub fn build(definitions: Vec<Definition>, assembly: &Assembly) -> Result<Self, BuildError> {
-        let mut tools = Vec::with_capacity(definitions.len());
-        let mut index = HashMap::new();
+        let mut registry = Registry::default();
         for definition in definitions {
-            let tool = match definition {
-                Definition::Plain(action) => Self::plain(action, assembly)?,
-                Definition::Group(group) => Self::group(group, assembly)?,
-            };
-            if index.insert(tool.name.clone(), tools.len()).is_some() {
-                return Err(BuildError::DuplicateTool(tool.name));
-            }
-            tools.push(tool);
+            registry.add(definition, assembly)?;
         }
-        Ok(Registry { tools, index })
+        Ok(registry)
+    }
+
+    /// Adds the tool of `definition`, built as [`build`](Self::build) builds
+    /// each; on an error the table is unchanged.
+    pub fn add(&mut self, definition: Definition, assembly: &Assembly) -> Result<(), BuildError> {
+        let tool = match definition {
+            Definition::Plain(action) => Self::plain(action, assembly)?,
+            Definition::Group(group) => Self::group(group, assembly)?,
+        };
+        if self.index.contains_key(&tool.name) {
+            return Err(BuildError::DuplicateTool(tool.name));
+        }
+        self.index.insert(tool.name.clone(), self.tools.len());
+        self.tools.push(Arc::new(tool));
+        Ok(())
+    }
+
+    /// Removes the tool named `name`; whether there was one. The others keep
+    /// their order.
+    pub fn remove(&mut self, name: &str) -> bool {
+        let Some(at) = self.index.remove(name) else {
+            return false;
+        };
+        self.tools.remove(at);
+        for (i, tool) in self.tools.iter().enumerate().skip(at) {
+            self.index.insert(tool.name.clone(), i);
+        }
+        true
+    }
+
+    /// Lists the tool named `name` after all the others; whether there is
+    /// one.
+    pub fn move_to_end(&mut self, name: &str) -> bool {
+        let Some(&at) = self.index.get(name) else {
+            return false;
+        };
+        let tool = self.tools.remove(at);
+        self.tools.push(tool);
+        for (i, tool) in self.tools.iter().enumerate().skip(at) {
+            self.index.insert(tool.name.clone(), i);
+        }
+        true
     }
 
     fn plain(action: Action, assembly: &Assembly) -> Result<RegisteredTool, BuildError> {
-        if !valid_name(&action.name, true) {
+        let usable = match action.listed_as {
+            Some(_) => valid_foreign_name(&action.name),
+            None => valid_name(&action.name, true),
+        };
+        if !usable {
             return Err(BuildError::InvalidName {
                 what: "tool",
                 name: action.name.clone(),
@@ -256,26 +327,35 @@ impl Registry {
             &Inherited::default(),
             assembly,
         )?;
-        let listing = ToolListing {
-            name: action.name.clone(),
-            description: plain_description(
-                action.description.as_deref(),
-                action.deprecated.as_deref(),
-            ),
-            input_schema: assembly.schema_profile.show(&action_listing.input_schema),
-            output_schema: action
-                .output_schema
-                .as_ref()
-                .map(|schema| assembly.schema_profile.show(schema)),
-            hints: action.hints,
-            discriminator: None,
-            actions: vec![action_listing],
+        let (listing, listed) = match action.listed_as {
+            // Another server's tool: listed as it is.
+            Some(tool) => (ToolListing::of_foreign(&tool), *tool),
+            None => {
+                let listing = ToolListing {
+                    name: action.name.clone(),
+                    description: plain_description(
+                        action.description.as_deref(),
+                        action.deprecated.as_deref(),
+                    ),
+                    input_schema: assembly.schema_profile.show(&action_listing.input_schema),
+                    output_schema: action
+                        .output_schema
+                        .as_ref()
+                        .map(|schema| assembly.schema_profile.show(schema)),
+                    hints: action.hints,
+                    discriminator: None,
+                    actions: vec![action_listing],
+                };
+                let listed = listing.to_tool();
+                (listing, listed)
+            }
         };
         Ok(RegisteredTool {
             name: action.name,
             discriminator: None,
             actions: vec![registered],
             listing,
+            listed,
             description: None,
             profile: assembly.schema_profile,
         })
@@ -353,11 +433,13 @@ impl Registry {
         )?;
         listing.input_schema = assembly.schema_profile.show(&listing.input_schema);
         listing.actions = listings;
+        let listed = listing.to_tool();
         Ok(RegisteredTool {
             name: group.name,
             discriminator: Some(group.discriminator),
             actions,
             listing,
+            listed,
             description: group.description,
             profile: assembly.schema_profile,
         })
@@ -365,12 +447,17 @@ impl Registry {
 
     /// The tool named `name`.
     pub fn tool(&self, name: &str) -> Option<&RegisteredTool> {
-        self.index.get(name).map(|&i| &self.tools[i])
+        self.index.get(name).map(|&i| &*self.tools[i])
     }
 
     /// Every tool, in registration order.
-    pub fn tools(&self) -> &[RegisteredTool] {
+    pub fn tools(&self) -> &[Arc<RegisteredTool>] {
         &self.tools
+    }
+
+    /// Whether it has no tool.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
     }
 }
 

@@ -76,7 +76,7 @@ impl Registry {
         shows: Shows<'_>,
     ) -> Result<Routed<'_>, RouteError> {
         let Some(tool) = self.tool(name) else {
-            return Err(self.unknown_tool_among(name, &[], shows));
+            return Err(self.unknown_tool(name, shows));
         };
         let shown = || -> Vec<String> {
             tool.actions
@@ -175,23 +175,15 @@ impl Registry {
     }
 
     /// The error for a call of `sent`, a name no tool has: it names the
-    /// closest valid tool and every valid one the caller sees (`shows`), the
-    /// registry's then `also`'s (a server's mounted tools, listed beside its
-    /// own).
-    pub(crate) fn unknown_tool_among(
-        &self,
-        sent: &str,
-        also: &[String],
-        shows: Shows<'_>,
-    ) -> RouteError {
+    /// closest valid tool and every valid one the caller sees (`shows`).
+    pub(crate) fn unknown_tool(&self, sent: &str, shows: Shows<'_>) -> RouteError {
         let visible = |tool: &RegisteredTool| tool.actions.iter().any(shows);
-        let mut names: Vec<&str> = self
+        let names: Vec<&str> = self
             .tools()
             .iter()
             .filter(|t| visible(t))
             .map(|t| t.name.as_str())
             .collect();
-        names.extend(also.iter().map(String::as_str));
         // Echoed at most 100 characters long, like every name the model sent.
         let name = &*cut_chars(sent, 100, "…");
         // A dotted action name sent as a tool name: suggest its group.
