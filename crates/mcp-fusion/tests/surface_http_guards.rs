@@ -258,7 +258,9 @@ fn scoped_server() -> FusionServer {
         .prompt(Prompt::new("brief", brief).requires_scopes(["notes:read"]))
         .resource(Resource::text("notes://readme", "readme", "Open to all."))
         .resource_template(
-            ResourceTemplate::new("notes://{id}", "note", note).requires_scopes(["notes:read"]),
+            ResourceTemplate::new("notes://{id}", "note", note)
+                .requires_scopes(["notes:read"])
+                .complete_values("id", ["42", "43"]),
         )
         .build()
         .unwrap()
@@ -279,6 +281,22 @@ async fn shown(connected: &Connected) -> (Vec<String>, Vec<String>, Vec<String>)
             .map(|t| t.uri_template.clone())
             .collect(),
     )
+}
+
+/// Completes `argument` of the template `uri_template` from `typed` (its
+/// JSON-RPC error when refused).
+async fn complete(
+    connected: &Connected,
+    uri_template: &str,
+    argument: &str,
+    typed: &str,
+) -> Result<Value, ErrorData> {
+    let params = json!({
+        "ref": {"type": "ref/resource", "uri": uri_template},
+        "argument": {"name": argument, "value": typed},
+    });
+    answer(connected.client.complete(from_json(params)).await)
+        .map(|done| serde_json::to_value(done).unwrap())
 }
 
 /// Subscribes to `uri` (its JSON-RPC error when refused).
@@ -391,6 +409,20 @@ async fn an_anonymous_caller_sees_only_what_is_open_and_is_told_to_authenticate(
         (
             "notes://42",
             subscribe(&anonymous, "notes://42").await.unwrap_err(),
+        ),
+        // A completion, of an argument with a completer and of one without:
+        // neither says anything of a template the caller may not use.
+        (
+            "notes://{id}",
+            complete(&anonymous, "notes://{id}", "id", "4")
+                .await
+                .unwrap_err(),
+        ),
+        (
+            "notes://{id}",
+            complete(&anonymous, "notes://{id}", "other", "")
+                .await
+                .unwrap_err(),
         ),
     ] {
         let message = format!("{name} needs credentials, and the call carried none.");

@@ -17,10 +17,10 @@ use tracing::Instrument;
 use crate::capability::{Callable, RegisteredAction, Registry, RouteError};
 use crate::contract::SelfHealing;
 use crate::envelope::{to_call_tool_result, validation_result};
-use crate::error::{ErrorCode, ToolError};
+use crate::error::{ErrorCode, ToolError, ValidationFailure};
 use crate::handler::{
-    CallContext, Capability, ContextInner, FromOutput, Output, Peer, Principal, SharedChannel,
-    States, ToolOutput,
+    CallContext, Capability, ContextInner, FromOutput, Peer, Principal, SharedChannel, States,
+    ToolOutput,
 };
 use crate::metrics_names::{self as names, ActionLabels};
 use crate::pipeline::{Call, Outcome, catch_panic};
@@ -286,10 +286,19 @@ async fn finish(
         .instrument(span.clone())
         .await;
     let took = started.elapsed();
-    // A middleware that answered with another capability's success.
-    let outcome = match outcome {
+    // A tool's success, with its warnings; a middleware that answered with
+    // another capability's success is the server's fault.
+    let outcome: Result<Tooled, ToolError> = match outcome {
         Ok(Outcome::Output(output)) => match ToolOutput::from_output(output) {
-            Some(output) => Ok(Outcome::Output(Output::Tool(output))),
+            Some(mut output) => {
+                if let Some(replacement) = &action.deprecated {
+                    output = output.with_warning(deprecation_warning(&action.dotted, replacement));
+                }
+                for warning in field_warnings {
+                    output = output.with_warning(warning);
+                }
+                Ok(Tooled::Output(output))
+            }
             None => Err(crate::pipeline::resolve(
                 &ctx,
                 ToolError::internal(
@@ -297,30 +306,17 @@ async fn finish(
                 ),
             )),
         },
-        other => other,
-    };
-    // The warnings of a success, attached before the outcome is told.
-    let outcome = match outcome {
-        Ok(Outcome::Output(Output::Tool(mut output))) => {
-            if let Some(replacement) = &action.deprecated {
-                output = output.with_warning(deprecation_warning(&action.dotted, replacement));
-            }
-            for warning in field_warnings {
-                output = output.with_warning(warning);
-            }
-            Ok(Outcome::Output(Output::Tool(output)))
-        }
-        other => other,
+        Ok(Outcome::Invalid(failure)) => Ok(Tooled::Invalid(failure)),
+        Err(err) => Err(err),
     };
     // The one place a routed call's final outcome is told: the span's
     // fields and the metrics, with the same words.
     let (result, code) = match &outcome {
-        Ok(Outcome::Output(Output::Tool(output))) => match output.warnings().first() {
+        Ok(Tooled::Output(output)) => match output.warnings().first() {
             Some(warning) => (names::WARNING, code_label(&warning.code)),
             None => (names::OK, SharedString::const_str("")),
         },
-        Ok(Outcome::Output(_)) => (names::OK, SharedString::const_str("")),
-        Ok(Outcome::Invalid(_)) => (names::ERROR, code_label(&ErrorCode::ValidationError)),
+        Ok(Tooled::Invalid(_)) => (names::ERROR, code_label(&ErrorCode::ValidationError)),
         Err(err) => (names::ERROR, code_label(&err.code)),
     };
     if !span.is_disabled() {
@@ -335,7 +331,7 @@ async fn finish(
     }
     record_call(&action.callable.labels, result, code, Some(took));
     match outcome {
-        Ok(Outcome::Invalid(mut failure)) => {
+        Ok(Tooled::Invalid(mut failure)) => {
             // Self-healing hand-off: the changes of exactly this action.
             let action_name = action.key.as_deref().unwrap_or(ctx.tool());
             if let Some(awareness) = self_healing.and_then(|h| h.awareness(ctx.tool(), action_name))
@@ -344,12 +340,16 @@ async fn finish(
             }
             validation_result(&failure)
         }
-        Ok(Outcome::Output(Output::Tool(output))) => {
-            output.into_call_tool_result(action.structured)
-        }
-        Ok(Outcome::Output(_)) => unreachable!("a tool call's success was checked to be a tool's"),
+        Ok(Tooled::Output(output)) => output.into_call_tool_result(action.structured),
         Err(err) => to_call_tool_result(&err),
     }
+}
+
+/// How a tool call that passed its guards ended: a tool's success, or a
+/// validation failure.
+enum Tooled {
+    Output(ToolOutput),
+    Invalid(ValidationFailure),
 }
 
 /// The `code` label of `code`: a named code (not `Custom`) without copying its text.

@@ -349,9 +349,13 @@ impl Connection {
             >());
         }
         let viewer = self.viewer(Capability::Completion, context);
-        let (owner, completers) = match &request.r#ref {
+        let (owner, owner_path, completers) = match &request.r#ref {
             Reference::Prompt(prompt) => match catalog.prompt(&prompt.name) {
-                Some(found) => (found.prompt.name.clone(), &found.completers),
+                Some(found) => (
+                    found.prompt.name.clone(),
+                    &found.callable,
+                    &found.completers,
+                ),
                 None => {
                     let valid = catalog
                         .prompts
@@ -371,7 +375,11 @@ impl Connection {
                 .template(&reference.uri)
                 .or_else(|| catalog.template_matching(&reference.uri))
             {
-                Some(found) => (found.template.uri_template.clone(), &found.completers),
+                Some(found) => (
+                    found.template.uri_template.clone(),
+                    &found.callable,
+                    &found.completers,
+                ),
                 None => {
                     let valid = catalog
                         .templates
@@ -396,13 +404,17 @@ impl Connection {
                 ));
             }
         };
-        // An argument without a completer gets no values.
+        let ctx = self.surface_context(Capability::Completion, &owner, context);
+        // An argument without a completer gets no values, once the caller
+        // may use what it completes (a completer's own path checks that).
         let Some(completer) = completers.get(&request.argument.name) else {
+            if let Some(refused) = owner_path.visibility.auth.refusal(&ctx) {
+                return Err(failed(&refused, false));
+            }
             let info = CompletionInfo::with_pagination(Vec::new(), Some(0), false)
                 .map_err(|e| rmcp::ErrorData::internal_error(e, None))?;
             return Ok(CompleteResult::new(info));
         };
-        let ctx = self.surface_context(Capability::Completion, &owner, context);
         let completion = CompletionRequest {
             argument: request.argument.name,
             value: request.argument.value,
