@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use mcp_fusion::transport::StdioOptions;
 use mcp_fusion::{FusionServer, Group, Json, State, ToolError, action};
 
 /// The application's state: here, invoices in memory.
@@ -52,6 +53,20 @@ pub fn server(invoices: Invoices) -> FusionServer {
         .group(billing)
         .build()
         .expect("a valid server")
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // Logs go through `tracing`: the cause of a masked INTERNAL_ERROR is
+    // logged there with its error id, and without a subscriber it goes
+    // nowhere. On stderr: over stdio, stdout carries the protocol.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .init();
+    server(Invoices::default())
+        .serve_stdio(StdioOptions::default())
+        .await?;
+    Ok(())
 }
 // README example: end
 
