@@ -31,6 +31,40 @@ pub struct CompletionRequest {
     pub arguments: HashMap<String, String>,
 }
 
+/// The setters of the completion of a prompt's arguments or a template's
+/// variables, on a type with a `completions: Completions` field; `$what`
+/// names what is completed ("argument", "variable") in the docs.
+macro_rules! completion_setters {
+    ($what:literal) => {
+        #[doc = concat!("Completes the ", $what, " `name` with `completer`, a [`Handler`](crate::Handler)")]
+        /// whose input is the [`CompletionRequest`](crate::CompletionRequest)
+        /// (what was typed) and whose success is the values
+        /// (`completion/complete`); at most 100 values are sent, the rest
+        /// counted. It runs through the same guards and layers as what it
+        /// completes.
+        pub fn complete<M, H>(mut self, name: impl Into<String>, completer: H) -> Self
+        where
+            H: $crate::Handler<M, Vec<String>, Args = $crate::CompletionRequest>,
+        {
+            self.completions.add(name, completer);
+            self
+        }
+
+        #[doc = concat!("Completes the ", $what, " `name` from a fixed list: the values that start")]
+        /// with what was typed, ignoring case, in the order given.
+        pub fn complete_values<I, S>(mut self, name: impl Into<String>, values: I) -> Self
+        where
+            I: IntoIterator<Item = S>,
+            S: Into<String>,
+        {
+            self.completions.add_values(name, values);
+            self
+        }
+    };
+}
+
+pub(crate) use completion_setters;
+
 /// A completer: its handler and the states its extractors need.
 #[derive(Clone)]
 struct Completer {

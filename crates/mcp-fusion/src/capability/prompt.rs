@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::BuildError;
 use super::assembly::VisibleFn;
 use super::assembly::{Assembly, Callable, Parts};
-use super::completion::{CompletionRequest, Completions};
+use super::completion::{Completions, completion_setters};
 use super::settings::settings_setters;
 use crate::guard::Guards;
 use crate::handler::{Erased, Handler, PromptMessages, StateNeed, erase};
@@ -96,7 +96,7 @@ impl Prompt {
         }
     }
 
-    settings_setters!("prompt", "`prompts/get` requests");
+    settings_setters!("`prompts/get` requests of this prompt", "this prompt", "");
 
     /// The description the client shows (`description`).
     pub fn description(mut self, description: impl Into<String>) -> Self {
@@ -110,28 +110,7 @@ impl Prompt {
         self
     }
 
-    /// Completes the argument `argument` with `completer`, a [`Handler`]
-    /// whose input is the [`CompletionRequest`] (what was typed) and whose
-    /// success is the values (`completion/complete`); at most 100 values are
-    /// sent, the rest counted.
-    pub fn complete<M, H>(mut self, argument: impl Into<String>, completer: H) -> Self
-    where
-        H: Handler<M, Vec<String>, Args = CompletionRequest>,
-    {
-        self.completions.add(argument, completer);
-        self
-    }
-
-    /// Completes the argument `argument` from a fixed list: the values that
-    /// start with what was typed, ignoring case.
-    pub fn complete_values<I, S>(mut self, argument: impl Into<String>, values: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.completions.add_values(argument, values);
-        self
-    }
+    completion_setters!("argument");
 
     /// The prompt's name.
     pub fn name(&self) -> &str {

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use super::BuildError;
 use super::assembly::VisibleFn;
 use super::assembly::{Assembly, Callable, Parts};
-use super::completion::{CompletionRequest, Completions};
+use super::completion::{Completions, completion_setters};
 use super::settings::settings_setters;
 use crate::error::ToolError;
 use crate::guard::Guards;
@@ -145,7 +145,11 @@ impl Resource {
     }
 
     described_setters!();
-    settings_setters!("resource", "`resources/read` requests");
+    settings_setters!(
+        "`resources/read` requests of this resource",
+        "this resource",
+        ""
+    );
 
     /// The resource's URI.
     pub fn uri(&self) -> &str {
@@ -285,29 +289,13 @@ impl ResourceTemplate {
     }
 
     described_setters!();
-    settings_setters!("resource template", "`resources/read` requests");
+    settings_setters!(
+        "`resources/read` requests of this template (every URI it matches together)",
+        "this template",
+        ""
+    );
 
-    /// Completes the variable `variable` with `completer`, a [`Handler`] whose
-    /// input is the [`CompletionRequest`] (`completion/complete` with a
-    /// `ref/resource`); at most 100 values are sent, the rest counted.
-    pub fn complete<M, H>(mut self, variable: impl Into<String>, completer: H) -> Self
-    where
-        H: Handler<M, Vec<String>, Args = CompletionRequest>,
-    {
-        self.completions.add(variable, completer);
-        self
-    }
-
-    /// Completes the variable `variable` from a fixed list (prefix match,
-    /// ignoring case).
-    pub fn complete_values<I, S>(mut self, variable: impl Into<String>, values: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.completions.add_values(variable, values);
-        self
-    }
+    completion_setters!("variable");
 
     /// The URI template.
     pub fn uri_template(&self) -> &str {

@@ -6,15 +6,18 @@
 
 /// The setters of the guards and layers every capability takes, on a type
 /// with the fields `guards: Guards`, `layers: Vec<BoxLayer>` and
-/// `visible_when: Vec<VisibleFn>`; `$what`
-/// names the capability in the docs ("action", "prompt", …), `$calls` its
-/// requests (`tools/call`, `prompts/get`, …).
+/// `visible_when: Vec<VisibleFn>`. In the docs, `$calls` names the calls
+/// counted ("calls of this action", "`prompts/get` requests of this
+/// prompt"), `$this` what is used ("this action"), and `$note` is a line
+/// added to each setter's doc (a group's settings are its actions'
+/// defaults), or `""`.
 macro_rules! settings_setters {
-    ($what:literal, $calls:literal) => {
-        #[doc = concat!("At most `max_active` ", $calls, " of this ", $what, " run at once and `max_queue` wait")]
+    ($calls:literal, $this:literal, $note:literal) => {
+        #[doc = concat!("At most `max_active` ", $calls, " run at once and `max_queue` wait")]
         /// (first in, first out); more are shed at once with `SERVER_BUSY`.
         /// `max_active` must be at least 1 (checked when the server is built).
         /// Replaces a [`concurrency_shared`](Self::concurrency_shared) limit.
+        #[doc = $note]
         pub fn concurrency(mut self, max_active: usize, max_queue: usize) -> Self {
             self.guards.concurrency = Some($crate::guard::ConcurrencySetting::Own(
                 $crate::guard::Concurrency::new(max_active, max_queue),
@@ -22,38 +25,42 @@ macro_rules! settings_setters {
             self
         }
 
-        #[doc = concat!("Counts the ", $calls, " of this ", $what, " against `limit`, a concurrency limit")]
-        /// it shares with every capability given the same one (see
+        #[doc = concat!("Counts the ", $calls, " against `limit`, a concurrency limit")]
+        /// shared with every capability given the same one (see
         /// [`SharedConcurrency`](crate::guard::SharedConcurrency)): a call
         /// beyond its running and waiting calls, all together, is shed with
         /// `SERVER_BUSY`, which names the call and says the slots are shared.
         /// Replaces a [`concurrency`](Self::concurrency) limit of its own.
+        #[doc = $note]
         pub fn concurrency_shared(mut self, limit: &$crate::guard::SharedConcurrency) -> Self {
             self.guards.concurrency =
                 Some($crate::guard::ConcurrencySetting::Shared(limit.clone()));
             self
         }
 
-        #[doc = concat!("Limits the rate of ", $calls, " of this ", $what, " (GCRA); over the limit,")]
+        #[doc = concat!("Limits the rate of the ", $calls, " (GCRA); over the limit,")]
         /// `RATE_LIMITED` with the time until the next call would pass.
+        #[doc = $note]
         pub fn rate_limit(mut self, limit: $crate::guard::RateLimit) -> Self {
             self.guards.rate_limit = Some(limit);
             self
         }
 
-        #[doc = concat!("Stops a call of this ", $what, " that runs longer than `limit` (`TIMEOUT`;")]
+        #[doc = concat!("Stops one of the ", $calls, " that runs longer than `limit` (`TIMEOUT`;")]
         /// the handler's future is dropped). The time spent waiting in the
         /// concurrency queue does not count.
+        #[doc = $note]
         pub fn timeout(mut self, limit: std::time::Duration) -> Self {
             self.guards.timeout = Some(limit);
             self
         }
 
-        #[doc = concat!("The caller must present credentials that carry every one of `scopes` to use this ", $what, ":")]
+        #[doc = concat!("The caller must present credentials that carry every one of `scopes` to use ", $this, ":")]
         /// without credentials the call is `AUTH_REQUIRED` (and an anonymous
         /// caller is not shown it in the lists), without a scope `FORBIDDEN`
         /// naming the scopes it lacks. Needs a token verifier on the server
         /// ([`ServerBuilder::auth`](crate::ServerBuilder::auth)).
+        #[doc = $note]
         pub fn requires_scopes<I, S>(mut self, scopes: I) -> Self
         where
             I: IntoIterator<Item = S>,
@@ -63,16 +70,17 @@ macro_rules! settings_setters {
             self
         }
 
-        #[doc = concat!("The caller must present valid credentials, whatever their scopes, to use this ", $what, ":")]
+        #[doc = concat!("The caller must present valid credentials, whatever their scopes, to use ", $this, ":")]
         /// without them the call is `AUTH_REQUIRED`, and an anonymous caller
         /// is not shown it in the lists. Needs a token verifier on the
         /// server ([`ServerBuilder::auth`](crate::ServerBuilder::auth)).
+        #[doc = $note]
         pub fn requires_auth(mut self) -> Self {
             self.guards.auth.required = true;
             self
         }
 
-        #[doc = concat!("Shows this ", $what, " in the lists (`tools/list`, `prompts/list`, …, and the valid")]
+        #[doc = concat!("Shows ", $this, " in the lists (`tools/list`, `prompts/list`, …, and the valid")]
         /// names an unknown name's error gives) only to the callers for whom
         /// `when` holds — the same filter that hides a capability needing
         /// credentials from an anonymous caller. `when` gets the caller's
@@ -89,7 +97,7 @@ macro_rules! settings_setters {
             self
         }
 
-        #[doc = concat!("Adds a tower layer around this ", $what, "'s handler only (inside the")]
+        #[doc = concat!("Adds a tower layer around the handler of ", $this, " (inside the")]
         /// server-wide layers, after validation): it sees the validated
         /// [`Call`](crate::Call) and returns an [`Output`](crate::handler::Output).
         /// Layers added first run first. See [`from_fn`](crate::from_fn).

@@ -158,7 +158,7 @@ impl Action {
     /// and hints are read from `tool` (for errors and the contract); the
     /// setters that would change a listing (`description`, `read_only`,
     /// `deprecated`, …) change neither what `tools/list` shows nor the
-    /// contract, which [`ServerContract`](crate::ServerContract) reads from
+    /// contract, which [`ServerContract`](crate::contract::ServerContract) reads from
     /// `tool` as it reads any server's `tools/list`.
     ///
     /// ```
@@ -265,5 +265,5 @@ impl Action {
         self
     }
 
-    settings_setters!("action", "calls");
+    settings_setters!("calls of this action", "this action", "");
 }

@@ -1,13 +1,10 @@
 //! [`Group`]: one MCP tool whose discriminator field selects an action.
 
-use tower::{Layer, Service};
-
 use super::Action;
 use crate::capability::assembly::VisibleFn;
-use crate::error::ToolError;
-use crate::guard::{Concurrency, ConcurrencySetting, Guards, RateLimit, SharedConcurrency};
-use crate::handler::Output;
-use crate::pipeline::{BoxLayer, Call, box_layer};
+use crate::capability::settings::settings_setters;
+use crate::guard::Guards;
+use crate::pipeline::BoxLayer;
 use crate::tool_meta::DEFAULT_DISCRIMINATOR;
 
 /// A grouped tool (`billing`): one MCP tool whose arguments carry a
@@ -67,74 +64,9 @@ impl Group {
         self
     }
 
-    /// Default concurrency limits for each action of the group (each action
-    /// gets its own guard); see [`Action::concurrency`].
-    pub fn concurrency(mut self, max_active: usize, max_queue: usize) -> Self {
-        self.guards.concurrency = Some(ConcurrencySetting::Own(Concurrency::new(
-            max_active, max_queue,
-        )));
-        self
-    }
-
-    /// Default shared concurrency limit for each action of the group that
-    /// sets none: the actions count their calls against the same slots
-    /// (with every other capability given `limit`); see
-    /// [`Action::concurrency_shared`].
-    pub fn concurrency_shared(mut self, limit: &SharedConcurrency) -> Self {
-        self.guards.concurrency = Some(ConcurrencySetting::Shared(limit.clone()));
-        self
-    }
-
-    /// Default rate limit for each action of the group (each action counts
-    /// its own calls); see [`Action::rate_limit`].
-    pub fn rate_limit(mut self, limit: RateLimit) -> Self {
-        self.guards.rate_limit = Some(limit);
-        self
-    }
-
-    /// Default time limit for each action; see [`Action::timeout`].
-    pub fn timeout(mut self, limit: std::time::Duration) -> Self {
-        self.guards.timeout = Some(limit);
-        self
-    }
-
-    /// Shows the group (and so every action of it) in `tools/list` only to
-    /// the callers for whom `when` holds; see [`Action::visible_when`].
-    pub fn visible_when(
-        mut self,
-        when: impl Fn(&crate::CallContext) -> bool + Send + Sync + 'static,
-    ) -> Self {
-        self.visible_when.push(std::sync::Arc::new(when));
-        self
-    }
-
-    /// Every action needs valid credentials, whatever their scopes; see
-    /// [`Action::requires_auth`].
-    pub fn requires_auth(mut self) -> Self {
-        self.guards.auth.required = true;
-        self
-    }
-
-    /// Default scopes for each action that names none; see [`Action::requires_scopes`].
-    pub fn requires_scopes<I, S>(mut self, scopes: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.guards.auth.scopes = scopes.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// Adds a tower layer around every action of this group (inside the
-    /// server-wide layers, outside each action's own). Layers added first run first.
-    pub fn layer<L>(mut self, layer: L) -> Self
-    where
-        L: Layer<crate::pipeline::CallService> + Send + Sync + 'static,
-        L::Service:
-            Service<Call, Response = Output, Error = ToolError> + Clone + Send + Sync + 'static,
-        <L::Service as Service<Call>>::Future: Send + 'static,
-    {
-        self.layers.push(box_layer(layer));
-        self
-    }
+    settings_setters!(
+        "calls of each action of this group",
+        "each action of this group",
+        "For a group it is a default: an action that sets its own keeps it, and each action has its own guard (its own slots, its own rate-limit budget) unless they share a `SharedConcurrency`."
+    );
 }

@@ -138,7 +138,7 @@ impl ToolListing {
     }
 
     /// The listing of a tool another server listed (`Action::from_tool`),
-    /// read as [`ServerContract::from_tools`](crate::ServerContract::from_tools)
+    /// read as [`ServerContract::from_tools`](crate::contract::ServerContract::from_tools)
     /// reads any server's `tools/list`, so that a server's contract is the
     /// same from its listings and from its `tools/list`: the actions of its
     /// `_meta["mcp-fusion/actions"]` (another mcp-fusion server's) and the
