@@ -14,6 +14,7 @@ mod attrs;
 mod errors;
 mod expand;
 mod function;
+mod kind;
 mod target;
 mod values;
 

@@ -1,7 +1,7 @@
 //! [`Target`]: what an attribute makes of the function (an action, a
 //! prompt, a resource, a resource template), and the names that follow.
 
-use crate::attrs::Kind;
+use crate::kind::Kind;
 
 /// The thing an attribute of the crate makes: it names the attribute, the
 /// library type built, the function of the generated module, and the

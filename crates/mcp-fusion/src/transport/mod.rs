@@ -7,18 +7,21 @@
 //!
 //! [`FusionServer::serve_stdio`]: crate::FusionServer::serve_stdio
 
+mod error;
 #[cfg(feature = "http")]
 mod http;
 mod options;
 mod serve;
+mod shutdown;
 mod stdio;
 
+pub use error::ServeError;
 #[cfg(all(feature = "http", feature = "redis"))]
 pub use http::RedisSessionStore;
 #[cfg(feature = "http")]
-pub use http::{PolicyError, SESSIONS_FULL_RETRY_SECS};
+pub use http::{DEFAULT_MAX_BODY_BYTES, HttpOptions, MAX_INITIALIZE_BYTES};
 #[cfg(feature = "http")]
-pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions, MAX_INITIALIZE_BYTES};
+pub use http::{PolicyError, SESSIONS_FULL_RETRY_SECS};
 pub use options::{DEFAULT_SHUTDOWN_GRACE, StdioOptions};
-pub use serve::{ServeError, shutdown_signal};
+pub use shutdown::shutdown_signal;
 pub use stdio::MAX_LINE_BYTES;

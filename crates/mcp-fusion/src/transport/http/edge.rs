@@ -28,7 +28,9 @@ use http_body_util::{BodyExt, LengthLimitError, Limited};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestId};
 
 use super::auth::{EdgeAuth, owner_of};
+use super::options::MAX_INITIALIZE_BYTES;
 use super::origin::DoorPolicy;
+use super::peer::peer_address;
 use super::sessions::Sessions;
 use crate::error::seconds_text;
 use crate::handler::Peer;
@@ -37,7 +39,6 @@ use crate::server::jsonrpc::{
     duplicate_id_response, invalid_params, invalid_params_response, reject_unreadable,
     repeated_key_response,
 };
-use crate::transport::options::MAX_INITIALIZE_BYTES;
 
 /// The `Mcp-Session-Id` header of the 2025-11-25 Streamable HTTP transport.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -102,7 +103,7 @@ pub(crate) async fn edge(
     }
     // Where the call came from, for the server (rate limits, the caller
     // key): rmcp hands the request head, extensions included, to it.
-    let peer = Peer::Http(super::peer_address(
+    let peer = Peer::Http(peer_address(
         request.headers(),
         request.extensions(),
         edge.trust_forwarded_for,
