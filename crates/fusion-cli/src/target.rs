@@ -267,6 +267,12 @@ pub fn print_failure(err: &FusionClientError, server_stderr: Option<String>, arg
                     paint.dim("hint:")
                 ));
             }
+            if *cause == ConnectCause::Unauthorized {
+                err_line(format_args!(
+                    "  {} give a token the server takes: --bearer TOKEN, or the FUSION_BEARER environment variable",
+                    paint.dim("hint:")
+                ));
+            }
             print_server_stderr(captured.clone().or(server_stderr), &paint);
         }
         other => {

@@ -68,10 +68,10 @@
 //! `mcp_fusion_sessions_open`, `mcp_fusion_sessions_live` and
 //! `mcp_fusion_sessions_parked`.
 //!
-//! [`transport::HttpOptions`] is there in every build: its
-//! [`shutdown_grace`](transport::HttpOptions::shutdown_grace) also applies to
-//! stdio, the only setting read without `http`. [`CallContext::http`] too:
-//! the request head is the `http` crate's type, `None` without the feature.
+//! How a server is served is given when serving: [`transport::StdioOptions`]
+//! in every build, `transport::HttpOptions` with the `http` feature.
+//! [`CallContext::http`] is there in every build: the request head is the
+//! `http` crate's type, `None` without the feature.
 
 #![warn(missing_docs)]
 

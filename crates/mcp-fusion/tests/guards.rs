@@ -527,6 +527,24 @@ fn auth_server() -> FusionServer {
 }
 
 #[tokio::test]
+async fn a_protected_action_named_as_a_tool_says_what_it_needs() {
+    // An anonymous caller is not shown billing.read, but naming it as a
+    // tool (as a model does) gets AUTH_REQUIRED, as through its group; an
+    // action the caller is shown keeps the router's hint.
+    let server = auth_server();
+    let anonymous = server.call("billing.read", json!({})).await.unwrap();
+    assert_eq!(
+        text(&anonymous),
+        "<tool_error code=\"AUTH_REQUIRED\" severity=\"error\">\n  <message>billing.read needs credentials, and the call carried none.</message>\n  <recovery>Ask the user to configure a bearer token for this server (HTTP Authorization header), then call again.</recovery>\n</tool_error>"
+    );
+    let open = server.call("billing.open", json!({})).await.unwrap_err();
+    assert_eq!(
+        open.message,
+        "Unknown tool \"billing.open\": the action billing.open is called through the tool \"billing\" with \"action\": \"open\" in its arguments. Valid tools: billing."
+    );
+}
+
+#[tokio::test]
 async fn auth_required_unauthorized_forbidden() {
     let server = auth_server();
     let call = |action: &str, token: Option<&str>| {

@@ -4,7 +4,9 @@
 
 use std::error::Error;
 
-use rmcp::transport::streamable_http_client::StreamableHttpError;
+use rmcp::transport::streamable_http_client::{
+    AuthRequiredError, InsufficientScopeError, StreamableHttpError,
+};
 
 use crate::error::{retry_after_from_text, seconds_text};
 
@@ -28,19 +30,25 @@ pub enum ConnectCause {
     /// The stdio server's program could not be started (not found, not
     /// executable).
     NotStarted,
+    /// The server needs credentials the client did not give, or refused
+    /// those it gave (HTTP 401, or 403 for a missing scope): its
+    /// `WWW-Authenticate` challenge says which.
+    Unauthorized,
     /// Anything else: an HTTP error status, TLS, a server that closed the
     /// connection or answered the handshake wrongly.
     Other,
 }
 
 impl ConnectCause {
-    /// `refused`, `timed_out`, `unknown_host`, `not_started` or `other`.
+    /// `refused`, `timed_out`, `unknown_host`, `not_started`,
+    /// `unauthorized` or `other`.
     pub fn as_str(self) -> &'static str {
         match self {
             ConnectCause::Refused => "refused",
             ConnectCause::TimedOut => "timed_out",
             ConnectCause::UnknownHost => "unknown_host",
             ConnectCause::NotStarted => "not_started",
+            ConnectCause::Unauthorized => "unauthorized",
             ConnectCause::Other => "other",
         }
     }
@@ -118,6 +126,24 @@ pub(crate) fn known_cause(
                 ));
             }
             _ => {}
+        }
+        if let Some(challenge) = link.downcast_ref::<AuthRequiredError>() {
+            return Some((
+                ConnectCause::Unauthorized,
+                format!(
+                    "the server answered HTTP 401: it needs a valid bearer token ({})",
+                    challenge.www_authenticate_header
+                ),
+            ));
+        }
+        if let Some(challenge) = link.downcast_ref::<InsufficientScopeError>() {
+            return Some((
+                ConnectCause::Unauthorized,
+                format!(
+                    "the server answered HTTP 403: the token lacks a scope ({})",
+                    challenge.www_authenticate_header
+                ),
+            ));
         }
         if let Some(io) = link.downcast_ref::<std::io::Error>() {
             match io.kind() {

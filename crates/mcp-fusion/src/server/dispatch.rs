@@ -150,6 +150,39 @@ pub(crate) async fn guarded(
     }
 }
 
+/// The `AUTH_REQUIRED` or `FORBIDDEN` of the action `name` names as
+/// `group.action`, when the caller of `origin` may not use it: the router
+/// hides such an action (it names only what the caller sees), but a caller
+/// who names it is told what it needs, as through its group.
+fn refusal_of_dotted(
+    registry: &Registry,
+    name: &str,
+    origin: &Origin,
+    expose_internal_errors: bool,
+    states: &Arc<States>,
+) -> Option<ToolError> {
+    let (group, key) = name.split_once('.')?;
+    let tool = registry.tool(group)?;
+    let action = tool.action(key)?;
+    let auth = &action.callable.visibility.auth;
+    if auth.lets_see(origin.principal.as_ref()) {
+        // Shown to this caller: the router's hint names how to call it.
+        return None;
+    }
+    let ctx = context(
+        Target {
+            capability: Capability::Tool,
+            tool: tool.name.clone(),
+            action: action.key.clone(),
+            name: action.dotted.clone(),
+        },
+        origin.clone(),
+        expose_internal_errors,
+        Arc::clone(states),
+    );
+    auth.refusal(&ctx)
+}
+
 /// A call naming no tool: becomes JSON-RPC error -32602 (MCP).
 pub(crate) struct UnknownTool {
     pub message: String,
@@ -212,6 +245,18 @@ pub(crate) async fn run(
     let routed = match routed {
         Ok(routed) => routed,
         Err(RouteError::UnknownTool { message, data }) => {
+            // `billing.get_invoice` sent as a tool name, for an action the
+            // caller is not shown for lack of credentials: what its guard
+            // would answer the same call made through its group.
+            if let Some(refused) = refusal_of_dotted(
+                registry,
+                &request.name,
+                &request.origin,
+                expose_internal_errors,
+                &states,
+            ) {
+                return Ok(to_call_tool_result(&refused));
+            }
             tracing::debug!(tool = %request.name, "unknown tool");
             return Err(UnknownTool { message, data });
         }
