@@ -24,7 +24,8 @@
 //! `mcp_fusion::error::ValidationFailure`, `mcp_fusion::contract::Lockfile`, …
 //!
 //! Layers, lowest first: the leaf helpers (single files at the crate root:
-//! `json`, `redis_connection`, `schema`, `suggest`, `text`, `tool_meta`) → [`error`] →
+//! `json`, `metrics_names`, `redact`, `redis_connection`, `schema`, `suggest`,
+//! `text`, `tool_meta`) → [`error`] →
 //! [`envelope`], [`validation`] → [`handler`] → [`pipeline`], `client` →
 //! [`guard`] → [`capability`] → [`contract`] → [`server`] → [`transport`] →
 //! `gateway`. A module imports only

@@ -206,7 +206,7 @@ impl ServerBuilder {
     /// How to tell callers apart for per-caller rate limits when a call has
     /// no auth subject (e.g. a tenant header). Return `None` to fall back to
     /// where the call came from: the HTTP client's address (see
-    /// [`HttpOptions::trust_forwarded_for`](crate::transport::HttpOptions)), the
+    /// `HttpOptions::trust_forwarded_for`), the
     /// stdio client, or the in-process caller. The key is never shown to the
     /// model.
     pub fn rate_limit_key(
