@@ -479,13 +479,14 @@ async def test_an_anonymous_client_sees_and_uses_only_what_is_open(
             with pytest.raises(MCPError) as completion:
                 await session.complete(PROMPT_REF, {"name": "id", "value": "inv_1"})
             tool_call = await session.call_tool("billing", {"action": "get_invoice", "id": "inv_2"})
+            dotted_call = await session.call_tool("billing.get_invoice", {"id": "inv_2"})
             # Names that are not there: the valid ones named are the open ones.
             with pytest.raises(MCPError) as no_resource:
                 await session.read_resource("billing://invoices")
             with pytest.raises(MCPError) as no_prompt:
                 await session.get_prompt("payment_reminders", {})
             with pytest.raises(MCPError) as no_tool:
-                await session.call_tool("billing.get_invoice", {"id": "inv_2"})
+                await session.call_tool("invoices", {"id": "inv_2"})
     assert [tool.name for tool in tools.tools] == ["billing_health"]
     assert prompts.prompts == []
     assert [dumped(resource) for resource in resources.resources] == [README_RESOURCE]
@@ -496,6 +497,7 @@ async def test_an_anonymous_client_sees_and_uses_only_what_is_open(
     assert_rpc_error(prompt_get, auth_required("payment_reminder"))
     assert_rpc_error(completion, auth_required("payment_reminder"))
     assert_tool_error(tool_call, auth_required("billing.get_invoice"))
+    assert_tool_error(dotted_call, auth_required("billing.get_invoice"))
     not_found = -32602 if transport.endswith("-2026") else -32002
     assert (no_resource.value.code, no_resource.value.message, no_resource.value.data) == (
         not_found,
@@ -509,8 +511,8 @@ async def test_an_anonymous_client_sees_and_uses_only_what_is_open(
     )
     assert (no_tool.value.code, no_tool.value.message, no_tool.value.data) == (
         -32602,
-        'Unknown tool "billing.get_invoice". Valid tools: billing_health.',
-        {"tool": "billing.get_invoice", "valid_tools": ["billing_health"]},
+        'Unknown tool "invoices". Valid tools: billing_health.',
+        {"tool": "invoices", "valid_tools": ["billing_health"]},
     )
 
 
