@@ -219,7 +219,7 @@ fn large_error() -> ToolError {
 fn envelope(c: &mut Criterion) {
     let seed = seed_error();
     let large = large_error();
-    // Its exact bytes are asserted by tests/envelope_seed.rs; here, that
+    // Its exact bytes are asserted by tests/envelope/seed.rs; here, that
     // the bench renders a whole envelope that reads back.
     let seed_text = render(&seed);
     assert!(

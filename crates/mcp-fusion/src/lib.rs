@@ -33,7 +33,7 @@
 //! (`envelope` and `validation`, `pipeline` and `client`) do not import each
 //! other, and a leaf helper imports only other leaf helpers. Inside a folder,
 //! files do not import each other in a circle: what two files share goes in a
-//! file both import. `tests/layers.rs` keeps this true.
+//! file both import. `tests/runtime/layers.rs` keeps this true.
 //!
 //! ## Cargo features
 //!

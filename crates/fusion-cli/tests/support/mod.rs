@@ -1,11 +1,12 @@
-//! What the end-to-end tests share: temporary databases, `fusion serve`
-//! started over stdio or Streamable HTTP, an rmcp client session, a raw HTTP
-//! MCP client ([`raw`]) and a real Redis.
+//! What the `serve` and `gateway` test binaries share: temporary databases,
+//! `fusion serve` started over stdio or Streamable HTTP, an rmcp client
+//! session and a real Redis. Each of them includes this folder as its
+//! `support` module (`#[path = "../support/mod.rs"]`); their own helpers are
+//! beside their tests (`serve/raw.rs`, `gateway/gateway.rs`).
 
+// Each binary uses a part of this module: what one of them leaves unused is
+// not dead code.
 #![allow(dead_code)]
-
-pub mod gateway;
-pub mod raw;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

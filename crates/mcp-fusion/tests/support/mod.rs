@@ -1,13 +1,20 @@
-//! Assertions on `CallToolResult`s shared by the runtime tests.
+//! What several test binaries share: assertions on `CallToolResult`s (the
+//! `runtime` and `surface` binaries), the XML well-formedness check of
+//! `xml.rs` (those two, `envelope` and `contract`) and where proptest keeps
+//! its regressions (`envelope`, `contract`, `client`, `validation`). Each of
+//! them includes this folder as its `support` module
+//! (`#[path = "../support/mod.rs"]`).
 
+// Each binary uses a part of this module: what one of them leaves unused is
+// not dead code.
 #![allow(dead_code)]
 
-#[path = "../common/mod.rs"]
-mod common;
+mod xml;
 
-pub use common::check_well_formed;
+pub use xml::check_well_formed;
 
 use mcp_fusion::envelope::META_KEY;
+use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
@@ -106,4 +113,20 @@ pub fn internal_envelope(name: &str, id: &str, internal: Option<&str>) -> (Strin
         "details": details,
     });
     (text, meta)
+}
+
+/// `config`, with the failures proptest finds saved next to the test's
+/// source file, as they were when each test file was a binary of its own:
+/// `tests/envelope/properties.rs` keeps them in
+/// `tests/envelope/properties.proptest-regressions`. (proptest's default
+/// looks for the nearest `main.rs`, here the binary's, and would keep them in
+/// `tests/proptest-regressions/properties.txt`.) Nothing is saved when
+/// `PROPTEST_DISABLE_FAILURE_PERSISTENCE` is set.
+pub fn beside_source(mut config: ProptestConfig) -> ProptestConfig {
+    if config.failure_persistence.is_some() {
+        config.failure_persistence = Some(Box::new(FileFailurePersistence::WithSource(
+            "proptest-regressions",
+        )));
+    }
+    config
 }

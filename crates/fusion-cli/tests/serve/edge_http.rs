@@ -1,0 +1,598 @@
+//! The Streamable HTTP edge of `fusion serve`, spoken to in raw HTTP:
+//! `Origin` and `Host` (DNS rebinding), JSON-RPC 2.0 §5 errors, the body
+//! limit, and session ends.
+
+use std::io::{Read, Write};
+use std::time::Duration;
+
+use crate::raw::{RawHttp, initialize_request, raw_tcp};
+use crate::support::{HttpServer, TempDb};
+use serde_json::{Value, json};
+
+fn error_of(reply: &crate::raw::Reply) -> (i64, Value) {
+    let message = reply.message();
+    assert_eq!(message["jsonrpc"], "2.0", "{message}");
+    assert!(
+        message.as_object().is_some_and(|m| m.contains_key("id")),
+        "a JSON-RPC error response always has an id: {message}"
+    );
+    (
+        message["error"]["code"].as_i64().expect("an error code"),
+        message["id"].clone(),
+    )
+}
+
+fn init_body() -> String {
+    initialize_request(1).to_string()
+}
+
+#[tokio::test]
+async fn a_foreign_origin_is_refused_before_any_session_is_made() {
+    let db = TempDb::new("origin");
+    let server = HttpServer::start(&db.0);
+    let http = RawHttp::new(&server.url);
+
+    let evil = http
+        .post(init_body(), &[("origin", "http://attacker.example")])
+        .await;
+    assert_eq!(evil.status, 403);
+    assert_eq!(evil.header("mcp-session-id"), None);
+    assert_eq!(
+        evil.body,
+        "Forbidden: requests from the browser origin \"http://attacker.example\" are not allowed \
+         (DNS rebinding protection). To allow it: fusion serve --allowed-origin \
+         http://attacker.example, or HttpOptions::allowed_origins."
+    );
+    for origin in [
+        "null",
+        "http://localhost:1",
+        &format!("http://localhost:{}", server.port),
+        "not an origin",
+    ] {
+        let reply = http.post(init_body(), &[("origin", origin)]).await;
+        assert_eq!(reply.status, 403, "{origin}");
+        assert_eq!(reply.header("mcp-session-id"), None, "{origin}");
+    }
+
+    // Same origin on loopback, and no Origin at all (any non-browser client).
+    let same = format!("http://127.0.0.1:{}", server.port);
+    let served = http.post(init_body(), &[("origin", &same)]).await;
+    assert_eq!(served.status, 200, "{}", served.body);
+    assert!(served.header("mcp-session-id").is_some());
+    let plain = http.post(init_body(), &[]).await;
+    assert_eq!(plain.status, 200);
+}
+
+#[tokio::test]
+async fn listed_origins_are_served() {
+    let db = TempDb::new("origins");
+    let server = HttpServer::start_with(
+        &db.0,
+        &[
+            "--allowed-origin",
+            "null",
+            "--allowed-origin",
+            "https://app.example",
+            "--allowed-origin",
+            "http://localhost:*",
+        ],
+    );
+    let http = RawHttp::new(&server.url);
+    for (origin, status) in [
+        ("null", 200),
+        ("https://app.example", 200),
+        ("https://app.example:443", 200),
+        ("https://app.example:8443", 403),
+        ("http://app.example", 403),
+        ("http://localhost:5173", 200),
+        ("https://other.example", 403),
+    ] {
+        let reply = http.post(init_body(), &[("origin", origin)]).await;
+        assert_eq!(reply.status, status, "{origin}: {}", reply.body);
+    }
+}
+
+#[test]
+fn a_bad_allowed_origin_or_host_is_a_usage_error() {
+    let db = TempDb::new("bad-origin");
+    for (flag, value, message) in [
+        (
+            "--allowed-origin",
+            "example.com",
+            "allowed origin \"example.com\" is not scheme://host[:port] (or :* for any port, or null; no wildcard hosts)",
+        ),
+        (
+            "--allowed-host",
+            "*",
+            "allowed host \"*\" is not a host name or host:port (no wildcards: list each name)",
+        ),
+    ] {
+        let output = std::process::Command::new(crate::support::FUSION)
+            .args(["serve", "--port", "0", "--db", db.path(), flag, value])
+            .output()
+            .expect("run fusion serve");
+        assert_eq!(output.status.code(), Some(2), "{flag} {value}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(message), "{stderr}");
+    }
+}
+
+#[test]
+fn two_host_headers_get_400_and_a_foreign_host_gets_403_naming_the_flag() {
+    let db = TempDb::new("host");
+    let server = HttpServer::start(&db.0);
+    let body = init_body();
+    let request = |head: &str| {
+        format!(
+            "{head}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let port = server.port;
+    let (status, rest) = raw_tcp(
+        port,
+        request(&format!(
+            "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\nhost: 127.0.0.1:{port}"
+        ))
+        .as_bytes(),
+    );
+    assert_eq!(status, "HTTP/1.1 400 Bad Request", "{rest}");
+    assert!(
+        rest.ends_with("Bad Request: more than one Host header"),
+        "{rest}"
+    );
+
+    let (status, rest) = raw_tcp(
+        port,
+        request(&format!("POST /mcp HTTP/1.1\r\nhost: 192.168.1.5:{port}")).as_bytes(),
+    );
+    assert_eq!(status, "HTTP/1.1 403 Forbidden");
+    assert!(
+        rest.ends_with(&format!(
+            "Forbidden: this server does not answer to the host \"192.168.1.5:{port}\" (DNS rebinding protection). To serve it, allow it: fusion serve --allowed-host 192.168.1.5, or HttpOptions::allowed_hosts."
+        )),
+        "{rest}"
+    );
+
+    // An absolute request target names the host too.
+    let (status, _) = raw_tcp(
+        port,
+        request(&format!(
+            "POST http://evil.example/mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}"
+        ))
+        .as_bytes(),
+    );
+    assert_eq!(status, "HTTP/1.1 403 Forbidden");
+
+    let (status, _) = raw_tcp(
+        port,
+        request(&format!("POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}")).as_bytes(),
+    );
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    // Other spellings of a loopback address are that address.
+    for host in ["[0:0:0:0:0:0:0:1]", "[::ffff:127.0.0.1]", "LOCALHOST"] {
+        let (status, rest) = raw_tcp(
+            port,
+            request(&format!("POST /mcp HTTP/1.1\r\nhost: {host}:{port}")).as_bytes(),
+        );
+        assert_eq!(status, "HTTP/1.1 200 OK", "{host}: {rest}");
+    }
+
+    let allowed = HttpServer::start_with(&db.0, &["--allowed-host", "192.168.1.5"]);
+    let port = allowed.port;
+    let (status, _) = raw_tcp(
+        port,
+        request(&format!("POST /mcp HTTP/1.1\r\nhost: 192.168.1.5:{port}")).as_bytes(),
+    );
+    assert_eq!(status, "HTTP/1.1 200 OK");
+}
+
+#[test]
+fn a_non_loopback_address_without_allowed_host_warns_naming_the_flag() {
+    let db = TempDb::new("bind-all");
+    let server = HttpServer::start_with(&db.0, &["--host", "0.0.0.0"]);
+    let banner = server.banner.join("\n");
+    assert!(
+        banner.contains(
+            "warning: listening on 0.0.0.0 but answering only to the Host names localhost, 127.0.0.1 and ::1;"
+        ),
+        "{banner}"
+    );
+    assert!(banner.contains("--allowed-host NAME"), "{banner}");
+    let quiet = HttpServer::start_with(
+        &db.0,
+        &["--host", "0.0.0.0", "--allowed-host", "example.test"],
+    );
+    assert!(
+        !quiet.banner.join("\n").contains("warning"),
+        "{:?}",
+        quiet.banner
+    );
+}
+
+#[tokio::test]
+async fn malformed_json_rpc_gets_json_rpc_errors_and_the_session_goes_on() {
+    let db = TempDb::new("jsonrpc-http");
+    let server = HttpServer::start(&db.0);
+    let http = RawHttp::new(&server.url);
+    let session = http.initialize().await;
+    let in_session = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+
+    let not_json = http.post("hello", &in_session).await;
+    assert_eq!(not_json.status, 400);
+    assert_eq!(not_json.header("content-type"), Some("application/json"));
+    assert_eq!(
+        not_json.message(),
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: the message cannot be read as JSON (expected value at line 1 column 1)"}})
+    );
+    for (body, code, id) in [
+        (r#"{"jsonrpc":"2.0","id":7}"#, -32600, json!(7)),
+        (
+            r#"{"jsonrpc":"2.0","id":"x","method":5}"#,
+            -32600,
+            json!("x"),
+        ),
+        (
+            r#"{"jsonrpc":"1.0","id":8,"method":"ping"}"#,
+            -32600,
+            json!(8),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#,
+            -32600,
+            Value::Null,
+        ),
+        ("[1, 2]", -32600, Value::Null),
+        (
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"arguments":{}}}"#,
+            -32602,
+            json!(9),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":5}"#,
+            -32602,
+            json!(10),
+        ),
+    ] {
+        let reply = http.post(body, &in_session).await;
+        assert_eq!(reply.status, 400, "{body}: {}", reply.body);
+        assert_eq!(error_of(&reply), (code, id), "{body}");
+    }
+    let missing_name = http
+        .post(
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"arguments":{}}}"#,
+            &in_session,
+        )
+        .await;
+    assert_eq!(
+        missing_name.message()["error"]["message"],
+        "Invalid params for tools/call: missing field `name`"
+    );
+    // A key given twice: a proxy reading the first `action` would see a
+    // read-only call, serde_json the last.
+    let twice = http
+        .post(
+            r#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"billing","arguments":{"action":"get_invoice","id":"inv_2","action":"pay_invoice"}}}"#,
+            &in_session,
+        )
+        .await;
+    assert_eq!(twice.status, 400);
+    assert_eq!(
+        twice.message(),
+        json!({"jsonrpc": "2.0", "id": 12, "error": {"code": -32602, "message": "Invalid params for tools/call: the key \"action\" appears twice in one object; send each key once"}})
+    );
+
+    // 415 stays for a wrong Content-Type only.
+    let plain = reqwest::Client::new()
+        .post(&server.url)
+        .header("content-type", "text/plain")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &session)
+        .body("hello")
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(plain.status(), 415);
+
+    // The session goes on.
+    let reply = http
+        .call(
+            &session,
+            11,
+            "billing",
+            json!({"action": "get_invoice", "id": "inv_1"}),
+        )
+        .await;
+    assert_eq!(reply.status, 200);
+    let message = reply.message();
+    assert_eq!(message["id"], 11);
+    assert_eq!(message["result"]["isError"], false, "{message}");
+}
+
+#[test]
+fn a_body_over_the_limit_is_refused() {
+    let db = TempDb::new("max-body");
+    let server = HttpServer::start_with(&db.0, &["--max-body", "1KiB"]);
+    let port = server.port;
+    // Refused on its Content-Length alone: no body is sent at all.
+    let (status, rest) = raw_tcp(
+        port,
+        format!(
+            "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 5000000\r\n\r\n"
+        )
+        .as_bytes(),
+    );
+    assert_eq!(status, "HTTP/1.1 413 Payload Too Large");
+    assert!(
+        rest.ends_with("Payload Too Large: the request body is over the limit of 1024 bytes"),
+        "{rest}"
+    );
+    // A chunked body that grows past the limit.
+    let chunk = "x".repeat(800);
+    let (status, _) = raw_tcp(
+        port,
+        format!(
+            "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n320\r\n{chunk}\r\n320\r\n{chunk}\r\n0\r\n\r\n"
+        )
+        .as_bytes(),
+    );
+    assert_eq!(status, "HTTP/1.1 413 Payload Too Large");
+}
+
+#[tokio::test]
+async fn deleting_an_unknown_session_is_404_and_a_known_one_ends_it() {
+    let db = TempDb::new("delete");
+    let server = HttpServer::start(&db.0);
+    let http = RawHttp::new(&server.url);
+    let unknown = http.delete("no-such-session").await;
+    assert_eq!(unknown.status, 404);
+    assert_eq!(
+        unknown.body,
+        "Not Found: no such session (it ended, or never existed)"
+    );
+
+    let session = http.initialize().await;
+    assert_eq!(http.delete(&session).await.status, 204);
+    let after = http
+        .call(
+            &session,
+            2,
+            "billing",
+            json!({"action": "get_invoice", "id": "inv_1"}),
+        )
+        .await;
+    assert_eq!(after.status, 404);
+    assert_eq!(http.delete(&session).await.status, 404);
+}
+
+#[tokio::test]
+async fn odd_but_readable_messages_get_exact_answers() {
+    let db = TempDb::new("odd-jsonrpc");
+    let server = HttpServer::start(&db.0);
+    let http = RawHttp::new(&server.url);
+    let session = http.initialize().await;
+    let in_session = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    // A byte order mark may start a JSON text (RFC 8259 §8.1).
+    let bom = http
+        .post(
+            "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}",
+            &in_session,
+        )
+        .await;
+    assert_eq!(bom.status, 200, "{}", bom.body);
+    assert!(bom.message()["result"]["tools"].is_array());
+    for (body, expected) in [
+        (
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"error":{"code":-32600,"message":"Invalid Request: \"id\" must be a string or an integer"}}"#,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"error":{"code":-32600,"message":"Invalid Request: \"id\" must be a string or an integer"}}"#,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the \"id\" member appears more than once"}}"#,
+        ),
+    ] {
+        let reply = http.post(body, &in_session).await;
+        assert_eq!(
+            (reply.status, reply.body.as_str()),
+            (400, expected),
+            "{body}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_large_handshake_is_refused() {
+    let db = TempDb::new("fat-initialize");
+    let server = HttpServer::start(&db.0);
+    let http = RawHttp::new(&server.url);
+    let mut request = initialize_request(1);
+    request["params"]["capabilities"]["experimental"] = json!({"x": {"y": vec![0; 40_000]}});
+    let reply = http.post(request.to_string(), &[]).await;
+    assert_eq!(reply.status, 413);
+    assert_eq!(
+        reply.body,
+        "Payload Too Large: an initialize request may be at most 16384 bytes"
+    );
+    assert_eq!(reply.header("mcp-session-id"), None);
+}
+
+#[tokio::test]
+async fn a_request_id_in_use_in_its_session_is_refused() {
+    let db = TempDb::new("duplicate-id");
+    let server = HttpServer::start_with(&db.0, &["--report-ms", "1500ms"]);
+    let http = RawHttp::new(&server.url);
+    let session = http.initialize().await;
+    let report = json!({"action": "generate_report", "period": "day"});
+    let first = {
+        let http = http.clone();
+        let session = session.clone();
+        let report = report.clone();
+        tokio::spawn(async move { http.call(&session, 7, "billing", report).await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let second = http.call(&session, 7, "billing", report.clone()).await;
+    assert_eq!(second.status, 400);
+    assert_eq!(
+        second.body,
+        r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"Invalid Request: a request with id 7 is already in progress in this session; use a new id"}}"#
+    );
+    // `"7"` is another id than `7` (JSON-RPC 2.0 §4).
+    let mut ping = json!({"jsonrpc": "2.0", "id": "7", "method": "ping"});
+    let other = http.send(Some(&session), &ping).await;
+    assert_eq!(other.status, 200, "{other:?}");
+    assert_eq!(
+        other.message(),
+        json!({"jsonrpc": "2.0", "id": "7", "result": {}})
+    );
+    let first = first.await.expect("a task");
+    assert_eq!(first.status, 200);
+    assert_eq!(first.message()["id"], 7);
+    ping["id"] = json!(7);
+    assert_eq!(http.send(Some(&session), &ping).await.status, 200);
+    // Once answered, the id may be used again.
+    assert_eq!(http.call(&session, 7, "billing", report).await.status, 200);
+}
+
+#[test]
+fn a_body_that_does_not_arrive_in_time_gets_408_and_stalled_headers_are_cut() {
+    let db = TempDb::new("read-timeout");
+    let server = HttpServer::start_with(&db.0, &["--read-timeout", "1s"]);
+    let port = server.port;
+    let (status, rest) = raw_tcp(
+        port,
+        format!(
+            "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 100\r\n\r\n{{\"jsonrpc\""
+        )
+        .as_bytes(),
+    );
+    assert_eq!(status, "HTTP/1.1 408 Request Timeout", "{rest}");
+    assert!(
+        rest.ends_with("Request Timeout: the body did not arrive within 1 second"),
+        "{rest}"
+    );
+    // Headers that never end: the connection is closed (hyper answers 408
+    // too) instead of being held open.
+    let (status, _) = raw_tcp(
+        port,
+        format!("POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\nx-slow: 1").as_bytes(),
+    );
+    assert!(
+        status.is_empty() || status.starts_with("HTTP/1.1 408"),
+        "{status:?}"
+    );
+    // Connections that say nothing, or not enough to be a request, or
+    // nothing more after an answered request, are closed too: held open they
+    // would use up the server's file descriptors.
+    let idle_after_answer = format!("GET /other HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\n\r\n");
+    for sent in [
+        &b""[..],
+        b"P",
+        b"PRI * HTTP/2.0\r\n",
+        idle_after_answer.as_bytes(),
+    ] {
+        assert!(
+            closed_within(port, sent, Duration::from_secs(10)),
+            "{:?} stayed open",
+            String::from_utf8_lossy(sent)
+        );
+    }
+}
+
+/// Whether the server closes a connection on which `sent` was written
+/// within `limit`.
+fn closed_within(port: u16, sent: &[u8], limit: Duration) -> bool {
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream
+        .set_read_timeout(Some(limit))
+        .expect("a read timeout");
+    stream.write_all(sent).expect("write");
+    let mut buf = [0u8; 4096];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(_) => {}
+            Err(e) => {
+                return !matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                );
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn millions_of_bad_items_are_counted_not_phrased() {
+    let db = TempDb::new("fat-call");
+    let server = HttpServer::start(&db.0);
+    let http = RawHttp::new(&server.url);
+    let session = http.initialize().await;
+    let items = vec![0; 50_000];
+    let reply = http
+        .call(
+            &session,
+            2,
+            "billing",
+            json!({"action": "create_invoice", "customer_email": "a@b.co", "amount_cents": 1, "currency": "USD", "items": items}),
+        )
+        .await;
+    assert_eq!(reply.status, 200);
+    let message = reply.message();
+    let meta = &message["result"]["_meta"]["mcp-fusion/error"];
+    let fields = meta["fields"].as_array().expect("fields");
+    // A hundred lines, then the count of the rest, which stops at 10 000.
+    assert_eq!(fields.len(), 101);
+    assert_eq!(
+        fields[100],
+        json!({"path": "(more)", "message": "At least 10000 more problems are not shown. Fix the fields above and call again to see the rest."})
+    );
+    assert_eq!(
+        meta["message"],
+        "The arguments for billing.create_invoice are not valid (at least 10100 problems)."
+    );
+}
+
+#[test]
+fn a_host_name_for_host_and_a_busy_port_are_explained() {
+    let db = TempDb::new("host-name");
+    let out = std::process::Command::new(crate::support::FUSION)
+        .arg("serve")
+        .arg("--db")
+        .arg(&db.0)
+        .args(["--host", "localhost"])
+        .output()
+        .expect("run fusion");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("\"localhost\" is not an IP address; give one such as 127.0.0.1, ::1 or 0.0.0.0 (host names are not accepted)"),
+        "{stderr}"
+    );
+
+    let server = HttpServer::start(&db.0);
+    let out = std::process::Command::new(crate::support::FUSION)
+        .arg("serve")
+        .arg("--db")
+        .arg(&db.0)
+        .args(["--port", &server.port.to_string()])
+        .output()
+        .expect("run fusion");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "(another server listens there: stop it, or choose another port with --port N)"
+        ),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,161 @@
+//! `fusion serve --stdio` spoken to in raw lines: every message it cannot
+//! read gets the JSON-RPC 2.0 §5 answer, and the session goes on.
+
+use crate::raw::{RawStdio, call_request};
+use crate::support::TempDb;
+use serde_json::{Value, json};
+
+#[test]
+fn unreadable_lines_get_json_rpc_errors_and_the_session_goes_on() {
+    let db = TempDb::new("jsonrpc-stdio");
+    let mut server = RawStdio::start(db.path(), &[]);
+    // Before the handshake too.
+    server.line("hello");
+    assert_eq!(
+        server.read(),
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: the message cannot be read as JSON (expected value at line 1 column 1)"}})
+    );
+    server.initialize();
+    for (line, code, id) in [
+        (r#"{"jsonrpc":"2.0","id":7}"#, -32600, json!(7)),
+        (
+            r#"{"jsonrpc":"2.0","id":"x","method":5}"#,
+            -32600,
+            json!("x"),
+        ),
+        (
+            r#"{"jsonrpc":"1.0","id":8,"method":"ping"}"#,
+            -32600,
+            json!(8),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#,
+            -32600,
+            Value::Null,
+        ),
+        ("[1, 2]", -32600, Value::Null),
+        ("42", -32600, Value::Null),
+        ("{\"jsonrpc\": \"2.0\", \"id\": 1,", -32700, Value::Null),
+        (
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"arguments":{}}}"#,
+            -32602,
+            json!(9),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":5}"#,
+            -32602,
+            json!(10),
+        ),
+    ] {
+        server.line(line);
+        let answer = server.read();
+        assert!(
+            answer.as_object().is_some_and(|a| a.contains_key("id")),
+            "{line}: {answer}"
+        );
+        assert_eq!(
+            (answer["error"]["code"].as_i64(), answer["id"].clone()),
+            (Some(code), id),
+            "{line}: {answer}"
+        );
+    }
+    // Params that are not an object are named in JSON's terms, not Rust's.
+    server.line(r#"{"jsonrpc":"2.0","id":13,"method":"tools/call","params":[1]}"#);
+    assert_eq!(
+        server.read(),
+        json!({"jsonrpc": "2.0", "id": 13, "error": {"code": -32602, "message": "Invalid params for tools/call: params must be an object: {\"name\": the tool's name, \"arguments\": an object}"}})
+    );
+    server.line(r#"{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"billing","arguments":{"action":"get_invoice","id":"inv_2","action":"pay_invoice"}}}"#);
+    assert_eq!(
+        server.read(),
+        json!({"jsonrpc": "2.0", "id": 14, "error": {"code": -32602, "message": "Invalid params for tools/call: the key \"action\" appears twice in one object; send each key once"}})
+    );
+    // A notification is never answered, even an invalid one: the next line
+    // read is the answer to the ping after it.
+    server.line(r#"{"jsonrpc":"1.0","method":"notifications/whatever"}"#);
+    server.line(r#"{"jsonrpc":"2.0","id":11,"method":"ping"}"#);
+    assert_eq!(
+        server.read(),
+        json!({"jsonrpc": "2.0", "id": 11, "result": {}})
+    );
+
+    server.line(
+        &call_request(
+            12,
+            "billing",
+            json!({"action": "get_invoice", "id": "inv_1"}),
+        )
+        .to_string(),
+    );
+    let answer = server.read();
+    assert_eq!(answer["id"], 12);
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert_eq!(server.finish().code(), Some(0));
+}
+
+#[test]
+fn an_over_long_line_is_refused_without_being_kept() {
+    let db = TempDb::new("long-line");
+    let mut server = RawStdio::start(db.path(), &[]);
+    server.initialize();
+    // 17 MiB on one line, over the 16 MiB limit.
+    let long = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{{\"x\":\"{}\"}}}}\n",
+        "a".repeat(17 * 1024 * 1024)
+    );
+    server.write(long.as_bytes());
+    assert_eq!(
+        server.read(),
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request: the message is longer than 16777216 bytes"}})
+    );
+    server.line(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
+    assert_eq!(
+        server.read(),
+        json!({"jsonrpc": "2.0", "id": 2, "result": {}})
+    );
+}
+
+#[test]
+fn a_request_id_in_use_or_cancelled_is_refused_and_an_answered_one_is_free() {
+    let db = TempDb::new("duplicate-id-stdio");
+    let mut server = RawStdio::start(db.path(), &["--report-ms", "1s"]);
+    server.initialize();
+    let report = call_request(
+        1,
+        "billing",
+        json!({"action": "generate_report", "period": "day"}),
+    )
+    .to_string();
+    server.line(&report);
+    server.line(&report);
+    // `"1"` is another id than `1` (JSON-RPC 2.0 §4).
+    server.line(r#"{"jsonrpc":"2.0","id":"1","method":"ping"}"#);
+    assert_eq!(
+        server.read(),
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": "Invalid Request: a request with id 1 is already in progress in this session; use a new id"}})
+    );
+    assert_eq!(
+        server.read(),
+        json!({"jsonrpc": "2.0", "id": "1", "result": {}})
+    );
+    let answer = server.read();
+    assert_eq!(answer["id"], 1);
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    // Answered: the id is free again.
+    server.line(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+    assert_eq!(
+        server.read(),
+        json!({"jsonrpc": "2.0", "id": 1, "result": {}})
+    );
+    // Cancelled: rmcp never answers it, and the id stays in use.
+    server.line(&report.replace("\"id\":1", "\"id\":2"));
+    server.line(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#);
+    server.line(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
+    server.line(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
+    assert_eq!(server.read()["error"]["code"], -32600);
+    assert_eq!(
+        server.read(),
+        json!({"jsonrpc": "2.0", "id": 3, "result": {}})
+    );
+    assert_eq!(server.finish().code(), Some(0));
+}

@@ -1,0 +1,26 @@
+//! `fusion serve` end to end, run as the real binary: the billing and bench
+//! examples driven by rmcp's client over stdio and Streamable HTTP, the HTTP
+//! and stdio edges spoken to in raw frames (`raw`), sessions, who a rate
+//! limit counts, the guards' flags, `--metrics`, the client's recovery of a
+//! lost session, and a clean shutdown.
+//!
+//! Every test starts `fusion serve`: without the `example` feature
+//! (`--no-default-features`), none is built.
+
+#![cfg(feature = "example")]
+
+mod raw;
+#[path = "../support/mod.rs"]
+mod support;
+
+mod bench;
+mod billing;
+mod billing_schemas;
+mod callers;
+mod client_session;
+mod edge_http;
+mod edge_stdio;
+mod guards;
+mod metrics;
+mod sessions;
+mod shutdown;

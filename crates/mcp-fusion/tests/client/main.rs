@@ -1,0 +1,14 @@
+//! `FusionClient`: how it reads tool results (no network), against foreign
+//! servers built with the official TypeScript SDK, and against servers that
+//! lose sessions or refuse the handshake.
+
+#[cfg(feature = "client")]
+#[path = "../support/mod.rs"]
+mod support;
+
+#[cfg(feature = "client")]
+mod interop;
+#[cfg(feature = "client")]
+mod results;
+#[cfg(all(feature = "client", feature = "http"))]
+mod session;

@@ -1,0 +1,11 @@
+//! The envelope (wire contract §1–§5, §8): its exact bytes, the seed's
+//! example, reading it back, and properties over arbitrary input (their
+//! regressions in `properties.proptest-regressions`, beside the source).
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod parse;
+mod properties;
+mod render;
+mod seed;

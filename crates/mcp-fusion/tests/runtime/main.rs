@@ -1,0 +1,29 @@
+//! The server runtime in process: calls through `FusionServer::call` with the
+//! exact text the model reads (routing, validation, success, handler errors,
+//! middleware, unknown tools), `tools/list` and the schema profiles, handlers
+//! as users write them, `#[mcp_fusion::action]` against the builder, startup
+//! errors; and two checks of the crate itself: README.md's example compiled
+//! and run (`readme_example`), and the import layers of `src/` (`layers`).
+//!
+//! Run one part with its module's name: `cargo test -p mcp-fusion --test
+//! runtime routing::`.
+
+mod server;
+#[path = "../support/mod.rs"]
+mod support;
+
+mod action_macro;
+mod handler_errors;
+#[cfg(feature = "http")]
+mod handlers;
+mod layers;
+mod listing;
+mod middleware;
+mod readme_example;
+mod routing;
+mod schema_profile;
+#[cfg(feature = "http")]
+mod startup_errors;
+mod success;
+mod unknown_tool;
+mod validation;

@@ -1,0 +1,31 @@
+//! The MCP surface beyond tool calls, read by rmcp's client over an
+//! in-process pipe (`connection`) or over Streamable HTTP: capabilities,
+//! prompts, resources, completion, what a handler asks of the client, list
+//! changes, and guards on prompts and templates; and the prompt and resource
+//! macros against the builders.
+
+#[cfg(feature = "client")]
+mod connection;
+#[cfg(feature = "client")]
+#[path = "../support/mod.rs"]
+mod support;
+
+#[cfg(feature = "client")]
+mod capabilities;
+#[cfg(feature = "client")]
+mod changes;
+#[cfg(feature = "client")]
+mod client;
+#[cfg(feature = "client")]
+mod completion;
+#[cfg(all(feature = "client", feature = "http"))]
+mod http;
+#[cfg(all(feature = "client", feature = "http"))]
+mod http_guards;
+mod macros;
+#[cfg(feature = "client")]
+mod prompts;
+#[cfg(feature = "client")]
+mod resources;
+#[cfg(feature = "client")]
+mod tool_changes;
