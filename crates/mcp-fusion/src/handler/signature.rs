@@ -81,7 +81,7 @@ use crate::error::ToolError;
 /// something that is not a function, or one of more than 16 parameters,
 /// ``… is not a handler: a handler is an `async fn`, or a closure returning
 /// a future, of at most 16 parameters``. The test
-/// `crates/mcp-fusion/tests/handler_diagnostics.rs` holds each of these.
+/// `tests/handler-diagnostics/tests/handler_diagnostics.rs` holds each of these.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a handler: a handler is an `async fn`, or a closure returning a future, of at most 16 parameters",
     label = "not an async fn or closure of at most 16 parameters",

@@ -19,6 +19,7 @@ mod handlers;
 mod layers;
 mod listing;
 mod middleware;
+#[expect(dead_code, reason = "the README's `main` is compiled, not run")]
 mod readme_example;
 mod routing;
 mod schema_profile;

@@ -44,10 +44,33 @@ pub async fn get_invoice(
     }))
 }
 
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct InvoiceList {
+    pub invoices: Vec<Invoice>,
+}
+
+/// List every invoice, by id.
+#[action(read_only)]
+pub async fn list_invoices(
+    State(invoices): State<Invoices>,
+) -> Result<Json<InvoiceList>, ToolError> {
+    let mut all: Vec<Invoice> = invoices
+        .0
+        .iter()
+        .map(|(id, cents)| Invoice {
+            id: id.clone(),
+            amount_cents: *cents,
+        })
+        .collect();
+    all.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(Json(InvoiceList { invoices: all }))
+}
+
 pub fn server(invoices: Invoices) -> FusionServer {
     let billing = Group::new("billing")
         .description("Invoices.")
-        .action(get_invoice::action());
+        .action(get_invoice::action())
+        .action(list_invoices::action());
     FusionServer::builder("billing", "1.0.0")
         .state(invoices)
         .group(billing)
@@ -61,9 +84,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // logged there with its error id, and without a subscriber it goes
     // nowhere. On stderr: over stdio, stdout carries the protocol.
     tracing_subscriber::fmt()
+        .with_env_filter("info,rmcp=warn")
         .with_writer(std::io::stderr)
         .init();
-    server(Invoices::default())
+    let invoices = HashMap::from([(String::from("inv_1"), 1250)]);
+    server(Invoices(Arc::new(invoices)))
         .serve_stdio(StdioOptions::default())
         .await?;
     Ok(())
@@ -130,6 +155,16 @@ async fn readme_outputs_are_what_the_server_returns() {
         readme_block("xml", "## Example"),
         format!("{}\n", text(&missing))
     );
+
+    let listed = call(serde_json::json!({"action": "list_invoices"})).await;
+    assert_eq!(listed.is_error, Some(false));
+    assert_eq!(
+        text(&listed),
+        "{\"invoices\":[{\"id\":\"inv_1\",\"amount_cents\":1250}]}"
+    );
+    assert!(README.contains(
+        "`{\"action\": \"list_invoices\"}` returns\n`{\"invoices\":[{\"id\":\"inv_1\",\"amount_cents\":1250}]}`"
+    ));
 
     let invalid = call(serde_json::json!({"action": "get_invoice", "id": "9999"})).await;
     let after = "`{\"action\": \"get_invoice\", \"id\": \"9999\"}`";
