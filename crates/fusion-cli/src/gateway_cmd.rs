@@ -19,7 +19,7 @@ pub const GATEWAY_SCOPE: &str = "gateway:call";
 /// Options of `fusion gateway`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "The gateway logs to stderr (RUST_LOG sets the level; default info, and warn for rmcp);\n\
+    after_help = "The gateway logs to stderr (RUST_LOG sets the level; default info, and error for rmcp);\n\
 upstream failures are logged there and never shown to the model.\n\
 Guards (--max-active, --rate-limit, --timeout) apply to every call of a mounted tool, before it\n\
 is forwarded; with --auth-tokens such calls need a token with the scope gateway:call.\n\

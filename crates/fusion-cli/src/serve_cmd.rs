@@ -41,7 +41,8 @@ impl Example {
 /// Options of `fusion serve`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "The server logs to stderr (RUST_LOG sets the level; default info, and warn for rmcp;\n\
+    after_help = "The server logs to stderr (RUST_LOG sets the level; default info, and error for rmcp,\n\
+which logs every JSON-RPC error answer as a warning; failures are counted in /metrics;\n\
 --log-format json writes one JSON object per line, the banner too).\n\
 Exit codes: 0 after a clean shutdown (Ctrl-C or SIGTERM, or end of stdin with --stdio),\n\
 1 when the database, the token file, the lockfile or a setting cannot be used, or the port\n\

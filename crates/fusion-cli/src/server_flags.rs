@@ -271,10 +271,11 @@ pub enum LogFormat {
 
 impl LogFormat {
     /// Installs the log of `fusion serve` (or `fusion gateway`) on stderr in this format (RUST_LOG
-    /// sets the level; default info, and warn for rmcp).
+    /// sets the level; default info, and error for rmcp, which logs every
+    /// JSON-RPC error answer — normal traffic — as a warning).
     pub(crate) fn install(self) {
         let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=error"));
         let builder = tracing_subscriber::fmt()
             .with_writer(std::io::stderr)
             .with_env_filter(filter);

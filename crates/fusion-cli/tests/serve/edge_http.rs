@@ -284,6 +284,18 @@ async fn malformed_json_rpc_gets_json_rpc_errors_and_the_session_goes_on() {
         twice.message(),
         json!({"jsonrpc": "2.0", "id": 12, "error": {"code": -32602, "message": "Invalid params for tools/call: the key \"action\" appears twice in one object; send each key once"}})
     );
+    // The same for a prompt's arguments: which invoice it is about.
+    let prompt_twice = http
+        .post(
+            r#"{"jsonrpc":"2.0","id":13,"method":"prompts/get","params":{"name":"payment_reminder","arguments":{"id":"inv_2","id":"inv_1"}}}"#,
+            &in_session,
+        )
+        .await;
+    assert_eq!(prompt_twice.status, 400);
+    assert_eq!(
+        prompt_twice.message(),
+        json!({"jsonrpc": "2.0", "id": 13, "error": {"code": -32602, "message": "Invalid params for prompts/get: the key \"id\" appears twice in one object; send each key once"}})
+    );
 
     // 415 stays for a wrong Content-Type only.
     let plain = reqwest::Client::new()

@@ -61,6 +61,7 @@ impl Reply {
 pub struct RawHttp {
     pub url: String,
     client: reqwest::Client,
+    bearer: Option<String>,
 }
 
 impl RawHttp {
@@ -71,6 +72,22 @@ impl RawHttp {
                 .timeout(Duration::from_secs(60))
                 .build()
                 .expect("an HTTP client"),
+            bearer: None,
+        }
+    }
+
+    /// The same endpoint, every request with `Authorization: Bearer <token>`.
+    pub fn with_bearer(&self, token: &str) -> Self {
+        RawHttp {
+            bearer: Some(token.to_owned()),
+            ..self.clone()
+        }
+    }
+
+    fn authorized(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match &self.bearer {
+            Some(token) => request.bearer_auth(token),
+            None => request,
         }
     }
 
@@ -82,6 +99,7 @@ impl RawHttp {
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .body(body.into());
+        request = self.authorized(request);
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
@@ -129,6 +147,7 @@ impl RawHttp {
             .delete(&self.url)
             .header("mcp-session-id", session)
             .header("mcp-protocol-version", "2025-11-25");
+        let request = self.authorized(request);
         Reply::read(request.send().await.expect("an HTTP answer")).await
     }
 

@@ -311,3 +311,89 @@ async fn with_redis_down_an_unknown_session_is_404_not_a_server_error() {
     let http = RawHttp::new(&server.url);
     assert_eq!(call(&http, "no-such-session", 1).await.0, 404);
 }
+
+/// A tokens file for `--auth-tokens`: ada and bob, both with `billing:read`.
+fn two_users(test: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!(
+        "fusion-e2e-users-{test}-{}.json",
+        std::process::id()
+    ));
+    std::fs::write(
+        &path,
+        r#"{"tokens": [
+            {"token": "ada-secret", "subject": "ada", "scopes": ["billing:read"]},
+            {"token": "bob-secret", "subject": "bob", "scopes": ["billing:read"]}
+        ]}"#,
+    )
+    .unwrap();
+    path
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_serves_only_its_owner_on_every_replica_even_with_redis_down() {
+    let mut redis = Redis::start();
+    let url = redis.url();
+    let tokens = two_users("replicas");
+    let options = [
+        "--redis",
+        url.as_str(),
+        "--auth-tokens",
+        tokens.to_str().unwrap(),
+    ];
+    let db = TempDb::new("owner-replicas");
+    let a = HttpServer::start_with(&db.0, &options);
+    let b = HttpServer::start_with(&db.0, &options);
+    let (ada_a, ada_b) = (
+        RawHttp::new(&a.url).with_bearer("ada-secret"),
+        RawHttp::new(&b.url).with_bearer("ada-secret"),
+    );
+    let (bob_a, bob_b) = (
+        RawHttp::new(&a.url).with_bearer("bob-secret"),
+        RawHttp::new(&b.url).with_bearer("bob-secret"),
+    );
+    let session = ada_a.initialize().await;
+    assert_eq!(call(&ada_b, &session, 1).await.0, 200);
+    assert_eq!(call(&bob_b, &session, 2).await.0, 404);
+    // With Redis gone, each replica that served ada still knows her, and
+    // nobody else is let in for want of the record.
+    redis.kill();
+    assert_eq!(call(&ada_a, &session, 3).await.0, 200);
+    assert_eq!(call(&ada_b, &session, 4).await.0, 200);
+    assert_eq!(call(&bob_a, &session, 5).await.0, 404);
+    assert_eq!(call(&bob_b, &session, 6).await.0, 404);
+    assert_eq!(bob_b.delete(&session).await.status, 404);
+    assert_eq!(call(&ada_a, &session, 7).await.0, 200);
+    let _ = std::fs::remove_file(tokens);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_whose_owner_is_not_recorded_is_refused_to_everyone_else() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let tokens = two_users("no-owner");
+    let options = [
+        "--redis",
+        url.as_str(),
+        "--auth-tokens",
+        tokens.to_str().unwrap(),
+    ];
+    let db = TempDb::new("owner-lost");
+    let a = HttpServer::start_with(&db.0, &options);
+    let b = HttpServer::start_with(&db.0, &options);
+    let ada_a = RawHttp::new(&a.url).with_bearer("ada-secret");
+    let session = ada_a.initialize().await;
+    // The record of its owner is lost (evicted, or never written while
+    // Redis was down); the session itself is still there.
+    let key = format!("mcp-fusion:session:{session}:owner");
+    let deleted = std::process::Command::new("redis-cli")
+        .args(["-p", &redis.1.to_string(), "del", &key])
+        .output()
+        .expect("redis-cli comes with redis-server");
+    assert_eq!(String::from_utf8_lossy(&deleted.stdout).trim(), "1");
+    let bob_b = RawHttp::new(&b.url).with_bearer("bob-secret");
+    assert_eq!(call(&bob_b, &session, 1).await.0, 404);
+    assert_eq!(bob_b.delete(&session).await.status, 404);
+    // Its owner goes on where it opened it.
+    assert_eq!(call(&ada_a, &session, 2).await.0, 200);
+    let _ = std::fs::remove_file(tokens);
+}

@@ -234,6 +234,12 @@ impl Redis {
         panic!("redis-server did not listen on port {port}");
     }
 
+    /// Kills the server now (as a crash would).
+    pub fn kill(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+
     /// `redis://127.0.0.1:PORT/0`.
     pub fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/0", self.1)

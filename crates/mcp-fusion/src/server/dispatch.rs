@@ -164,18 +164,66 @@ fn refusal_of_dotted(
     let (group, key) = name.split_once('.')?;
     let tool = registry.tool(group)?;
     let action = tool.action(key)?;
+    let target = Target {
+        capability: Capability::Tool,
+        tool: tool.name.clone(),
+        action: action.key.clone(),
+        name: action.dotted.clone(),
+    };
+    refusal_to_hidden(action, target, origin, expose_internal_errors, states)
+}
+
+/// The `AUTH_REQUIRED` or `FORBIDDEN` of tool `name` when the caller of
+/// `origin` may see none of its actions for lack of credentials: a call of
+/// it with an unknown or missing `action` is told what it needs, rather
+/// than to pick from actions it is not shown.
+fn refusal_of_hidden_tool(
+    registry: &Registry,
+    name: &str,
+    origin: &Origin,
+    expose_internal_errors: bool,
+    states: &Arc<States>,
+) -> Option<ToolError> {
+    let tool = registry.tool(name)?;
+    let principal = origin.principal.as_ref();
+    if tool
+        .actions
+        .iter()
+        .any(|action| action.callable.visibility.auth.lets_see(principal))
+    {
+        return None;
+    }
+    let target = Target {
+        capability: Capability::Tool,
+        tool: tool.name.clone(),
+        action: None,
+        name: tool.name.clone(),
+    };
+    refusal_to_hidden(
+        tool.actions.first()?,
+        target,
+        origin,
+        expose_internal_errors,
+        states,
+    )
+}
+
+/// What `action`'s auth answers the caller of `origin` (named as `target`)
+/// when it hides the action from that caller; `None` when it shows it.
+fn refusal_to_hidden(
+    action: &RegisteredAction,
+    target: Target,
+    origin: &Origin,
+    expose_internal_errors: bool,
+    states: &Arc<States>,
+) -> Option<ToolError> {
     let auth = &action.callable.visibility.auth;
     if auth.lets_see(origin.principal.as_ref()) {
         // Shown to this caller: the router's hint names how to call it.
         return None;
     }
     let ctx = context(
-        Target {
-            capability: Capability::Tool,
-            tool: tool.name.clone(),
-            action: action.key.clone(),
-            name: action.dotted.clone(),
-        },
+        target,
         origin.clone(),
         expose_internal_errors,
         Arc::clone(states),
@@ -262,6 +310,14 @@ pub(crate) async fn run(
         }
         Err(RouteError::Envelope(err)) => {
             tracing::debug!(tool = %request.name, code = %err.code, "call not routed");
+            let err = refusal_of_hidden_tool(
+                registry,
+                &request.name,
+                &request.origin,
+                expose_internal_errors,
+                &states,
+            )
+            .map_or(err, Box::new);
             // A known tool, no known action: counted with `action=""`.
             if let Some(tool) = registry.tool(&request.name)
                 && let Some(first) = tool.actions.first()

@@ -252,22 +252,29 @@ pub(crate) fn duplicate_id_response(id: &RequestId) -> String {
     )
 }
 
-/// `-32602` for a `tools/call` request whose text `text` repeats a key in
+/// `-32602` for a request that carries arguments (`tools/call`,
+/// `prompts/get`, `completion/complete`) whose text `text` repeats a key in
 /// one object (the arguments, mostly): which of the two values counts is
 /// left to each reader (RFC 8259 §4), so a proxy that reads the first
-/// `action` and this server, which would read the last, could disagree.
-/// `None` for any other message.
+/// `action` or `id` and this server, which would read the last, could
+/// disagree. `None` for any other message.
 pub(crate) fn repeated_key_response(message: &ClientJsonRpcMessage, text: &[u8]) -> Option<String> {
     let ClientJsonRpcMessage::Request(request) = message else {
         return None;
     };
-    if !matches!(request.request, ClientRequest::CallToolRequest(_)) {
+    if !matches!(
+        request.request,
+        ClientRequest::CallToolRequest(_)
+            | ClientRequest::GetPromptRequest(_)
+            | ClientRequest::CompleteRequest(_)
+    ) {
         return None;
     }
     let key = crate::json::repeated_key(text)?;
     let error = ErrorData::invalid_params(
         format!(
-            "Invalid params for tools/call: the key {} appears twice in one object; send each key once",
+            "Invalid params for {}: the key {} appears twice in one object; send each key once",
+            request.request.method(),
             Value::String(key)
         ),
         None,

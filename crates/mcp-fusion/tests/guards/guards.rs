@@ -545,6 +545,40 @@ async fn a_protected_action_named_as_a_tool_says_what_it_needs() {
 }
 
 #[tokio::test]
+async fn a_group_hidden_whole_answers_a_wrong_action_with_what_it_needs() {
+    // Every action of `vault` needs a scope: an anonymous caller is shown
+    // none, so an unknown or missing action is not answered with a list of
+    // actions it cannot see, but with what the group needs.
+    async fn read(_ctx: CallContext, _args: NoArgs) -> Result<&'static str, ToolError> {
+        Ok("secret")
+    }
+    let server = FusionServer::builder("t", "1")
+        .auth(StaticTokens::new().token("reader-token", "alice", ["vault:read"]))
+        .group(
+            Group::new("vault")
+                .action(Action::new("read", read).requires_scopes(["vault:read"]))
+                .action(Action::new("wipe", read).requires_scopes(["vault:write"])),
+        )
+        .build()
+        .unwrap();
+    let required = "<tool_error code=\"AUTH_REQUIRED\" severity=\"error\">\n  <message>vault needs credentials, and the call carried none.</message>\n  <recovery>Ask the user to configure a bearer token for this server (HTTP Authorization header), then call again.</recovery>\n</tool_error>";
+    for args in [json!({"action": "nope"}), json!({})] {
+        let answer = server.call("vault", args).await.unwrap();
+        assert_eq!(
+            (text(&answer).as_str(), answer.is_error),
+            (required, Some(true))
+        );
+    }
+    // A caller who is shown the group keeps the router's answer.
+    let reader = http_parts(&[("authorization", "Bearer reader-token")]);
+    let unknown = server
+        .call_with_http("vault", json!({"action": "nope"}), Some(reader))
+        .await
+        .unwrap();
+    assert_eq!(code(&unknown), "UNKNOWN_ACTION");
+}
+
+#[tokio::test]
 async fn auth_required_unauthorized_forbidden() {
     let server = auth_server();
     let call = |action: &str, token: Option<&str>| {

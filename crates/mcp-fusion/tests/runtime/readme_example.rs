@@ -84,7 +84,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // logged there with its error id, and without a subscriber it goes
     // nowhere. On stderr: over stdio, stdout carries the protocol.
     tracing_subscriber::fmt()
-        .with_env_filter("info,rmcp=warn")
+        .with_env_filter("info,rmcp=error")
         .with_writer(std::io::stderr)
         .init();
     let invoices = HashMap::from([(String::from("inv_1"), 1250)]);

@@ -123,14 +123,17 @@ pub(crate) async fn edge(
                 if let Some(principal) = principal {
                     request.extensions_mut().insert(principal);
                 }
+                // Under a verifier every session is bound when it opens: a
+                // session whose owner cannot be found (Redis down, its record
+                // gone) is refused like another principal's, never served.
                 if let Some(id) = &session
                     && edge
                         .sessions
                         .owner(id)
                         .await
-                        .is_some_and(|bound| bound != owner)
+                        .is_none_or(|bound| bound != owner)
                 {
-                    tracing::debug!(session = %id, "a request with another principal's credentials on a session: refused");
+                    tracing::debug!(session = %id, "a request on a session this principal is not known to own: refused");
                     return session_gone();
                 }
                 Some(owner)
@@ -142,14 +145,21 @@ pub(crate) async fn edge(
     match *request.method() {
         Method::POST => {
             let response = edge.post(request, session.clone(), next).await;
-            // A session just opened belongs to the principal that opened it.
-            if let (None, Some(owner)) = (&session, &owner)
-                && let Some(id) = response
-                    .headers()
-                    .get(SESSION_HEADER)
-                    .and_then(|v| v.to_str().ok())
-            {
-                edge.sessions.bind_owner(id, owner).await;
+            match (&session, &owner) {
+                // A session just opened belongs to the principal that opened it.
+                (None, Some(owner)) => {
+                    if let Some(id) = response
+                        .headers()
+                        .get(SESSION_HEADER)
+                        .and_then(|v| v.to_str().ok())
+                    {
+                        edge.sessions.bind_owner(id, owner).await;
+                    }
+                }
+                // One taken up from Redis keeps its owner here, checked
+                // above, for when Redis cannot answer.
+                (Some(id), Some(owner)) => edge.sessions.remember_owner(id, owner),
+                _ => {}
             }
             response
         }

@@ -195,6 +195,9 @@ impl FusionServer {
     ) -> Result<(), ServeError> {
         let token = CancellationToken::new();
         let app = self.http_router(&options, token.child_token())?;
+        if let Ok(addr) = listener.local_addr() {
+            tracing::info!("serving MCP over Streamable HTTP at http://{addr}/mcp");
+        }
         let in_flight = self.inner.in_flight.clone();
         let grace = options.shutdown_grace;
         // HTTP/1.1 only: the version sniffing of hyper-util's `auto` waits

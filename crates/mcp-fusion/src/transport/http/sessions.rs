@@ -452,9 +452,21 @@ impl Sessions {
         }
     }
 
+    /// Keeps `owner` as session `id`'s owner on this server, when it holds
+    /// the session and has no owner for it yet (one taken up from Redis,
+    /// whose owner the edge has just checked there).
+    pub fn remember_owner(&self, id: &str, owner: &str) {
+        if let Some(entry) = lock(&self.inner.table).entries.get_mut(id)
+            && entry.owner.is_none()
+        {
+            entry.owner = Some(owner.to_owned());
+        }
+    }
+
     /// Whom session `id` belongs to: this server's record, else Redis's;
-    /// `None` when neither knows (a session opened without a verifier, or
-    /// while Redis was down).
+    /// `None` when neither knows (a session opened without a verifier, an
+    /// unknown session, Redis down or its record gone), which the edge
+    /// refuses under a verifier.
     pub async fn owner(&self, id: &str) -> Option<String> {
         let kept = lock(&self.inner.table)
             .entries
