@@ -181,7 +181,9 @@ pub struct ServerFlags {
     /// A browser origin allowed to call the server (repeatable), as
     /// scheme://host[:port] (:* for any port), or null. Requests without
     /// Origin, and same-origin requests to a loopback server, are always
-    /// served; any other Origin gets 403 (DNS rebinding protection).
+    /// served; any other Origin gets 403 (DNS rebinding protection). A page
+    /// of an allowed origin may call the server with fetch() (CORS: its
+    /// preflight is answered, every answer names the origin).
     #[arg(long = "allowed-origin", value_name = "ORIGIN", value_parser = allowed_origin)]
     pub(crate) allowed_origins: Vec<String>,
     /// A host name (or host:port) the server answers to besides localhost,

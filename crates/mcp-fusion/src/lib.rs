@@ -43,7 +43,7 @@
 //!
 //! | feature | enables | dependencies |
 //! |---|---|---|
-//! | `http` | the Streamable HTTP server: `FusionServer::serve_http`, `serve_http_on`, `http_router`, `call_with_http`, the `Host`/`Origin` checks | `axum`, `hyper`, `hyper-util`, `http-body-util`, `async-trait`; rmcp's `transport-streamable-http-server` |
+//! | `http` | the Streamable HTTP server: `FusionServer::serve_http`, `serve_http_on`, `http_router`, `call_with_http`, the `Host`/`Origin` checks, CORS for the allowed origins | `axum`, `hyper`, `hyper-util`, `http-body-util`, `async-trait`, `tower-http` (`cors`); rmcp's `transport-streamable-http-server` |
 //! | `client` | the `client` module: `FusionClient`, over a child process or Streamable HTTP | `reqwest`, `url`; rmcp's `client`, `transport-child-process`, `transport-streamable-http-client-reqwest`, `reqwest` |
 //! | `redis` | `guard::RedisStore` (rate limits shared in Redis, `ServerBuilder::rate_limit_store`); with `http`, `transport::RedisSessionStore` (`HttpOptions::session_store`) | `redis`, `url` |
 //! | `jwt` | `JwtVerifier` | `jsonwebtoken` |

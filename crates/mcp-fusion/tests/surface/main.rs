@@ -1,8 +1,8 @@
 //! The MCP surface beyond tool calls, read by rmcp's client over an
 //! in-process pipe (`connection`) or over Streamable HTTP: capabilities,
 //! prompts, resources, completion, what a handler asks of the client, list
-//! changes, and guards on prompts and templates; and the prompt and resource
-//! macros against the builders.
+//! changes, and guards on prompts and templates; CORS of the HTTP router;
+//! and the prompt and resource macros against the builders.
 
 #[cfg(feature = "client")]
 mod connection;
@@ -18,6 +18,8 @@ mod changes;
 mod client;
 #[cfg(feature = "client")]
 mod completion;
+#[cfg(feature = "http")]
+mod cors;
 #[cfg(all(feature = "client", feature = "http"))]
 mod http;
 #[cfg(all(feature = "client", feature = "http"))]

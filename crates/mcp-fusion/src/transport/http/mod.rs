@@ -1,8 +1,10 @@
 //! The Streamable HTTP transport: rmcp's `StreamableHttpService` at `/mcp`,
 //! behind a door ([`edge`]) that checks `Host` and `Origin`, bounds bodies and
-//! sessions, and answers malformed JSON-RPC as JSON-RPC 2.0 §5 says.
+//! sessions, and answers malformed JSON-RPC as JSON-RPC 2.0 §5 says; around
+//! every route, CORS for the origins the door lets in ([`cors`]).
 
 mod auth;
+mod cors;
 mod edge;
 #[cfg(feature = "metrics")]
 mod metrics_endpoint;
@@ -71,7 +73,11 @@ impl FusionServer {
     /// `/mcp` (rmcp's `StreamableHttpService`: the 2025-11-25 session
     /// handshake and the stateless 2026-07-28 protocol), behind the checks of
     /// `options`, and with [`HttpOptions::metrics`] the Prometheus
-    /// exposition at `/metrics`. Cancelling `shutdown` closes its sessions.
+    /// exposition at `/metrics`; a page of an allowed origin
+    /// ([`HttpOptions::allowed_origins`]) may call every route across
+    /// origins (CORS: preflights answered, `Access-Control-Allow-Origin` on
+    /// every answer, refusals included). Cancelling `shutdown` closes its
+    /// sessions.
     /// Must be called inside a tokio runtime. Serve it with
     /// `into_make_service_with_connect_info::<SocketAddr>()` so that callers
     /// are told apart by address (see [`Peer`]).
@@ -86,6 +92,7 @@ impl FusionServer {
     ) -> Result<axum::Router, ServeError> {
         let door = DoorPolicy::new(&options.allowed_hosts, &options.allowed_origins)
             .map_err(ServeError::Options)?;
+        let cors = cors::Cors::new(&door);
         #[cfg(feature = "metrics")]
         if options.metrics {
             metrics_endpoint::install();
@@ -148,12 +155,15 @@ impl FusionServer {
         } else {
             router
         };
-        Ok(router.fallback(|| async {
+        let router = router.fallback(|| async {
             (
                 axum::http::StatusCode::NOT_FOUND,
                 "Not Found: the MCP endpoint of this server is /mcp",
             )
-        }))
+        });
+        // Outermost, over every route above: a preflight is answered before
+        // the door's auth, and the door's refusals carry CORS headers too.
+        Ok(router.layer(axum::middleware::from_fn_with_state(cors, cors::cors)))
     }
 
     /// Serves Streamable HTTP at `http://{addr}/mcp` with `options` until

@@ -28,7 +28,13 @@ pub struct HttpOptions {
     /// always served, and so is a same-origin request to a loopback server
     /// (its `Origin` names the loopback host and port the request was sent
     /// to). Any other present `Origin` gets HTTP 403 before any JSON-RPC is
-    /// read. Default: empty.
+    /// read, with no CORS header. A page of an allowed (or same) origin may
+    /// call the server from a browser (the Fetch standard's CORS protocol):
+    /// its preflight `OPTIONS` is answered `200` before any token is
+    /// checked, and every answer, the bearer-token refusals (`401`) too, carries
+    /// `Access-Control-Allow-Origin` with that origin (never `*`),
+    /// `Vary: Origin`, and exposes `Mcp-Session-Id`, `WWW-Authenticate` and
+    /// `Mcp-Protocol-Version`. Default: empty.
     pub allowed_origins: Vec<String>,
     /// Host names (or `host:port`) the server answers to, checked against the
     /// `Host` header and an absolute request target; others get HTTP 403

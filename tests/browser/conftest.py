@@ -1,0 +1,9 @@
+"""The browser test starts `fusion serve` with the helpers of the Python
+end-to-end tests (`tests/python/servers.py`)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
