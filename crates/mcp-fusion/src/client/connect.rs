@@ -16,8 +16,10 @@ use rmcp::{ClientHandler, ServiceExt};
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::{Map, Value};
 
+use super::authorizing::{Authorizer, Authorizing};
 use super::cause::{ConnectCause, innermost_text, known_cause};
 use super::error::FusionClientError;
+use super::oauth::OAuthOptions;
 use super::outcome::{Success, check_result};
 use super::retry::{self, RetryPolicy};
 use super::route::{Route, build_arguments, route};
@@ -118,6 +120,13 @@ pub struct ClientOptions {
     /// A bearer token sent as `Authorization: Bearer …` on every HTTP request
     /// (ignored over stdio); `Debug` prints it as `[REDACTED]`. Default `None`.
     pub bearer: Option<SecretString>,
+    /// Over Streamable HTTP, how to obtain a token when the server answers
+    /// `401` (MCP "Authorization"); ignored over stdio and when
+    /// [`bearer`](Self::bearer) is set. `None` (the default): a `401` fails
+    /// the connection with [`ConnectCause::Unauthorized`]. With OAuth, the
+    /// [`connect_timeout`](Self::connect_timeout) is extended by
+    /// [`OAuthOptions::redirect_timeout`] (the user's time in the browser).
+    pub oauth: Option<OAuthOptions>,
     /// Called on each `notifications/tools/list_changed` from the server
     /// (MCP 2025-11-25 "List Changed Notification"). Default `None`.
     pub on_tools_changed: Option<ToolsChangedHook>,
@@ -144,6 +153,7 @@ impl Default for ClientOptions {
             connect_timeout: Duration::from_secs(30),
             stderr: ServerStderr::Inherit,
             bearer: None,
+            oauth: None,
             on_tools_changed: None,
         }
     }
@@ -183,6 +193,12 @@ impl ClientOptions {
     /// Sets [`on_tools_changed`](Self::on_tools_changed).
     pub fn on_tools_changed(mut self, hook: impl Fn() + Send + Sync + 'static) -> Self {
         self.on_tools_changed = Some(ToolsChangedHook(Arc::new(hook)));
+        self
+    }
+
+    /// Sets [`oauth`](Self::oauth).
+    pub fn oauth(mut self, oauth: OAuthOptions) -> Self {
+        self.oauth = Some(oauth);
         self
     }
 
@@ -235,6 +251,11 @@ pub struct FusionClient {
     options: ClientOptions,
     tool_names: tokio::sync::Mutex<Option<Arc<ToolNames>>>,
     stderr: Option<StderrTail>,
+    /// With [`ClientOptions::oauth`] over HTTP: where authorization failures
+    /// are kept.
+    authorizer: Option<Arc<Authorizer>>,
+    /// The target as displayed (its password masked).
+    target: String,
 }
 
 impl fmt::Debug for FusionClient {
@@ -270,7 +291,8 @@ impl FusionClient {
             config: client_info(),
             on_tools_changed: options.on_tools_changed.clone(),
         };
-        let limit = options.connect_timeout;
+        let mut limit = options.connect_timeout;
+        let mut authorizer = None;
         let (served, stderr) = match target {
             Target::Http { url } => {
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
@@ -278,14 +300,42 @@ impl FusionClient {
                 // idle session): one new session, the request sent once more;
                 // a second 404 is returned (rmcp does it; set, not assumed).
                 config.reinit_on_expired_session = true;
-                if let Some(token) = &options.bearer {
-                    config = config.auth_header(token.expose_secret().to_owned());
+                match (&options.bearer, &options.oauth) {
+                    (Some(token), _) => {
+                        config = config.auth_header(token.expose_secret().to_owned());
+                        let transport = StreamableHttpClientTransport::from_config(config);
+                        (
+                            tokio::time::timeout(limit, info.serve(transport)).await,
+                            None,
+                        )
+                    }
+                    (None, Some(oauth)) => {
+                        let authorization = |source| FusionClientError::Authorization {
+                            target: target.to_string(),
+                            source,
+                        };
+                        let server_url = url::Url::parse(url).map_err(|e| {
+                            connect_error(ConnectCause::Other, format!("not a URL: {e}"), None)
+                        })?;
+                        limit = limit.saturating_add(oauth.redirect_timeout);
+                        let (client, shared) = Authorizing::new(server_url, oauth.clone())
+                            .await
+                            .map_err(authorization)?;
+                        authorizer = Some(shared);
+                        let transport = StreamableHttpClientTransport::with_client(client, config);
+                        (
+                            tokio::time::timeout(limit, info.serve(transport)).await,
+                            None,
+                        )
+                    }
+                    (None, None) => {
+                        let transport = StreamableHttpClientTransport::from_config(config);
+                        (
+                            tokio::time::timeout(limit, info.serve(transport)).await,
+                            None,
+                        )
+                    }
                 }
-                let transport = StreamableHttpClientTransport::from_config(config);
-                (
-                    tokio::time::timeout(limit, info.serve(transport)).await,
-                    None,
-                )
             }
             Target::Stdio { program, args } => {
                 let mut command = tokio::process::Command::new(program);
@@ -321,6 +371,8 @@ impl FusionClient {
                     options,
                     tool_names: tokio::sync::Mutex::new(None),
                     stderr,
+                    authorizer,
+                    target: target.to_string(),
                 });
             }
             Ok(Err(e)) => match &e {
@@ -334,10 +386,16 @@ impl FusionClient {
                 ConnectCause::TimedOut,
                 format!(
                     "no MCP handshake within {} s",
-                    options.connect_timeout.as_secs_f64()
+                    limit.as_secs_f64()
                 ),
             ),
         };
+        if let Some(source) = authorizer.as_ref().and_then(|a| a.take_failure()) {
+            return Err(FusionClientError::Authorization {
+                target: target.to_string(),
+                source,
+            });
+        }
         let server_stderr = match &stderr {
             Some(tail) => tail.settle(STDERR_SETTLE).await,
             None => None,
@@ -525,13 +583,24 @@ impl FusionClient {
     where
         F: Future<Output = Result<T, rmcp::ServiceError>>,
     {
-        match self.options.call_timeout {
+        let outcome = match self.options.call_timeout {
             Some(limit) => match tokio::time::timeout(limit, request).await {
                 Ok(outcome) => outcome.map_err(Into::into),
                 Err(_) => Err(FusionClientError::Timeout(limit)),
             },
             None => request.await.map_err(Into::into),
-        }
+        };
+        // A request refused after the client failed to (re)authorize: the
+        // authorization failure is the reason to give.
+        outcome.map_err(|error| {
+            match self.authorizer.as_ref().and_then(|a| a.take_failure()) {
+                Some(source) => FusionClientError::Authorization {
+                    target: self.target.clone(),
+                    source,
+                },
+                None => error,
+            }
+        })
     }
 }
 
