@@ -13,7 +13,7 @@
 //! [`FusionClientError`](super::FusionClientError) the caller gets.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures::stream::BoxStream;
@@ -42,9 +42,17 @@ pub(crate) struct Authorizer {
     /// only if none finished since it was sent.
     generation: AtomicU64,
     failure: Mutex<Option<AuthorizationError>>,
+    /// Whether an authorization has started (the connection's time limit
+    /// then allows for the user's time in the browser).
+    started: AtomicBool,
 }
 
 impl Authorizer {
+    /// Whether the client has started to authorize at least once.
+    pub(crate) fn started(&self) -> bool {
+        self.started.load(Ordering::Acquire)
+    }
+
     /// The last authorization failure, taken (so it is reported once).
     pub(crate) fn take_failure(&self) -> Option<AuthorizationError> {
         self.failure.lock().ok().and_then(|mut slot| slot.take())
@@ -86,6 +94,7 @@ impl Authorizing {
             running: tokio::sync::Mutex::new(()),
             generation: AtomicU64::new(0),
             failure: Mutex::new(None),
+            started: AtomicBool::new(false),
         });
         let client = Authorizing {
             inner: AuthClient::new(reqwest::Client::default(), manager),
@@ -124,14 +133,28 @@ impl Authorizing {
         if authorizer.generation.load(Ordering::Acquire) != seen {
             return true;
         }
+        authorizer.started.store(true, Ordering::Release);
         let scopes = if step_up {
-            let held = self.inner.auth_manager.lock().await.get_current_scopes().await;
+            let held = self
+                .inner
+                .auth_manager
+                .lock()
+                .await
+                .get_current_scopes()
+                .await;
             let challenged = scopes::challenged(challenge, &authorizer.server_url);
             Some(scopes::union(&held, &challenged))
         } else {
             None
         };
-        match authorize(&authorizer.server_url, &authorizer.options, challenge, scopes).await {
+        match authorize(
+            &authorizer.server_url,
+            &authorizer.options,
+            challenge,
+            scopes,
+        )
+        .await
+        {
             Ok(manager) => {
                 *self.inner.auth_manager.lock().await = manager;
                 authorizer.generation.fetch_add(1, Ordering::AcqRel);

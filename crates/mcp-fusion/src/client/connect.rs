@@ -123,9 +123,10 @@ pub struct ClientOptions {
     /// Over Streamable HTTP, how to obtain a token when the server answers
     /// `401` (MCP "Authorization"); ignored over stdio and when
     /// [`bearer`](Self::bearer) is set. `None` (the default): a `401` fails
-    /// the connection with [`ConnectCause::Unauthorized`]. With OAuth, the
-    /// [`connect_timeout`](Self::connect_timeout) is extended by
-    /// [`OAuthOptions::redirect_timeout`] (the user's time in the browser).
+    /// the connection with [`ConnectCause::Unauthorized`]. Once the client
+    /// has started to authorize, the
+    /// [`connect_timeout`](Self::connect_timeout) is extended (once) by
+    /// [`OAuthOptions::redirect_timeout`], the user's time in the browser.
     pub oauth: Option<OAuthOptions>,
     /// Called on each `notifications/tools/list_changed` from the server
     /// (MCP 2025-11-25 "List Changed Notification"). Default `None`.
@@ -228,6 +229,22 @@ fn handshake_failure(
     })
 }
 
+/// `serve` within `limit`, extended once by `redirect_timeout` when the
+/// deadline finds that `authorizer` has started to authorize.
+async fn serve_allowing_authorization<T>(
+    serve: impl Future<Output = T>,
+    limit: Duration,
+    authorizer: &Authorizer,
+    redirect_timeout: Duration,
+) -> Result<T, tokio::time::error::Elapsed> {
+    let serve = std::pin::pin!(serve);
+    let mut serve = serve;
+    match tokio::time::timeout(limit, &mut serve).await {
+        Err(_) if authorizer.started() => tokio::time::timeout(redirect_timeout, serve).await,
+        outcome => outcome,
+    }
+}
+
 /// The set of tool names the server listed; `None` when listing failed.
 type ToolNames = Option<HashSet<String>>;
 
@@ -291,7 +308,7 @@ impl FusionClient {
             config: client_info(),
             on_tools_changed: options.on_tools_changed.clone(),
         };
-        let mut limit = options.connect_timeout;
+        let limit = options.connect_timeout;
         let mut authorizer = None;
         let (served, stderr) = match target {
             Target::Http { url } => {
@@ -317,16 +334,19 @@ impl FusionClient {
                         let server_url = url::Url::parse(url).map_err(|e| {
                             connect_error(ConnectCause::Other, format!("not a URL: {e}"), None)
                         })?;
-                        limit = limit.saturating_add(oauth.redirect_timeout);
                         let (client, shared) = Authorizing::new(server_url, oauth.clone())
                             .await
                             .map_err(authorization)?;
-                        authorizer = Some(shared);
                         let transport = StreamableHttpClientTransport::with_client(client, config);
-                        (
-                            tokio::time::timeout(limit, info.serve(transport)).await,
-                            None,
+                        let served = serve_allowing_authorization(
+                            info.serve(transport),
+                            limit,
+                            &shared,
+                            oauth.redirect_timeout,
                         )
+                        .await;
+                        authorizer = Some(shared);
+                        (served, None)
                     }
                     (None, None) => {
                         let transport = StreamableHttpClientTransport::from_config(config);
@@ -386,7 +406,7 @@ impl FusionClient {
                 ConnectCause::TimedOut,
                 format!(
                     "no MCP handshake within {} s",
-                    limit.as_secs_f64()
+                    options.connect_timeout.as_secs_f64()
                 ),
             ),
         };
@@ -592,15 +612,15 @@ impl FusionClient {
         };
         // A request refused after the client failed to (re)authorize: the
         // authorization failure is the reason to give.
-        outcome.map_err(|error| {
-            match self.authorizer.as_ref().and_then(|a| a.take_failure()) {
+        outcome.map_err(
+            |error| match self.authorizer.as_ref().and_then(|a| a.take_failure()) {
                 Some(source) => FusionClientError::Authorization {
                     target: self.target.clone(),
                     source,
                 },
                 None => error,
-            }
-        })
+            },
+        )
     }
 }
 

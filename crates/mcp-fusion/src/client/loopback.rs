@@ -36,7 +36,9 @@ impl Loopback {
         let listener = TcpListener::bind(("127.0.0.1", 0))
             .await
             .map_err(AuthorizationError::Loopback)?;
-        let address = listener.local_addr().map_err(AuthorizationError::Loopback)?;
+        let address = listener
+            .local_addr()
+            .map_err(AuthorizationError::Loopback)?;
         Ok(Loopback { listener, address })
     }
 

@@ -111,7 +111,10 @@ impl OAuthOptions {
 
     /// The client credentials grant for the confidential client `client_id`
     /// with `client_secret`.
-    pub fn client_credentials(client_id: impl Into<String>, client_secret: impl Into<String>) -> Self {
+    pub fn client_credentials(
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+    ) -> Self {
         OAuthOptions {
             grant: OAuthGrant::ClientCredentials,
             client_id: Some(client_id.into()),

@@ -37,7 +37,10 @@ mod tests {
     #[test]
     fn union_keeps_held_scopes_first_and_adds_each_new_one_once() {
         assert_eq!(
-            union(&strings(&["mcp:basic", "files:read"]), &strings(&["files:read", "mcp:write", "mcp:write"])),
+            union(
+                &strings(&["mcp:basic", "files:read"]),
+                &strings(&["files:read", "mcp:write", "mcp:write"])
+            ),
             strings(&["mcp:basic", "files:read", "mcp:write"])
         );
         assert_eq!(union(&[], &strings(&["a"])), strings(&["a"]));
@@ -59,6 +62,9 @@ mod tests {
             ),
             strings(&["mcp:basic", "mcp:write"])
         );
-        assert_eq!(challenged(r#"Bearer error="invalid_token""#, &base), Vec::<String>::new());
+        assert_eq!(
+            challenged(r#"Bearer error="invalid_token""#, &base),
+            Vec::<String>::new()
+        );
     }
 }
