@@ -373,7 +373,7 @@ pub fn print_failure(err: &FusionClientError, server_stderr: Option<String>, arg
         FusionClientError::Authorization { .. } => {
             err_line(format_args!("{label} {err}"));
             err_line(format_args!(
-                "  {} check --oauth-client-id / --oauth-client-secret (FUSION_OAUTH_CLIENT_ID / FUSION_OAUTH_CLIENT_SECRET) and that the authorization server knows this server as a resource; a server that takes a static token wants --bearer TOKEN (or FUSION_BEARER); RUST_LOG=rmcp=debug shows each OAuth request",
+                "  {} a server that takes a static token wants --bearer TOKEN (or FUSION_BEARER); for OAuth, check --oauth-client-id / --oauth-client-secret (FUSION_OAUTH_CLIENT_ID / FUSION_OAUTH_CLIENT_SECRET) and that the authorization server knows this server as a resource (RUST_LOG=rmcp=debug shows each OAuth request)",
                 paint.dim("hint:")
             ));
         }
