@@ -122,3 +122,64 @@ fn answer(
     );
     response
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_redirect_with_a_code_is_returned_and_other_requests_get_404() {
+        let loopback = Loopback::bind().await.unwrap();
+        let redirect_uri = loopback.redirect_uri();
+        assert!(
+            redirect_uri.starts_with("http://127.0.0.1:"),
+            "{redirect_uri}"
+        );
+        assert!(redirect_uri.ends_with("/callback"), "{redirect_uri}");
+        let base = redirect_uri.trim_end_matches("/callback").to_owned();
+        let browser = tokio::spawn(async move {
+            let client = reqwest::Client::new();
+            let favicon = client
+                .get(format!("{base}/favicon.ico"))
+                .send()
+                .await
+                .unwrap();
+            let no_code = client
+                .get(format!("{base}/callback?state=s"))
+                .send()
+                .await
+                .unwrap();
+            let redirect = client
+                .get(format!(
+                    "{base}/callback?code=c%2B1&state=s&iss=http%3A%2F%2Fas"
+                ))
+                .send()
+                .await
+                .unwrap();
+            (
+                favicon.status().as_u16(),
+                no_code.status().as_u16(),
+                redirect.status().as_u16(),
+                redirect.headers()["cache-control"]
+                    .to_str()
+                    .unwrap()
+                    .to_owned(),
+                redirect.text().await.unwrap(),
+            )
+        });
+        // A bound far above what the requests take: a listener that never
+        // answers fails the test instead of hanging it.
+        let url = loopback.wait(Duration::from_secs(60)).await.unwrap();
+        assert_eq!(
+            url,
+            format!("{redirect_uri}?code=c%2B1&state=s&iss=http%3A%2F%2Fas")
+        );
+        let (favicon, no_code, redirect, cache, text) = browser.await.unwrap();
+        assert_eq!((favicon, no_code, redirect), (404, 404, 200));
+        assert_eq!(cache, "no-store");
+        assert_eq!(
+            text,
+            "Authorization received: you may close this window and return to the terminal."
+        );
+    }
+}
