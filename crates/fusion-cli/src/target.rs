@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use mcp_fusion::client::{
-    ClientOptions, ConnectCause, FusionClient, FusionClientError, ServerStderr, Target,
+    ClientOptions, ConnectCause, FusionClient, FusionClientError, OAuthGrant, OAuthOptions,
+    ServerStderr, Target,
 };
 use serde_json::Value;
 
@@ -55,6 +56,15 @@ pub enum ColorChoice {
     Never,
 }
 
+/// The OAuth grant `--oauth-grant` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GrantChoice {
+    /// Authorization code with PKCE: open the printed URL in a browser.
+    AuthorizationCode,
+    /// Client credentials: --oauth-client-id and --oauth-client-secret.
+    ClientCredentials,
+}
+
 /// Connection options shared by `fusion call` and `fusion tools`.
 #[derive(Debug, Args)]
 pub struct ConnectArgs {
@@ -82,9 +92,47 @@ pub struct ConnectArgs {
         long,
         value_name = "TOKEN",
         env = "FUSION_BEARER",
-        hide_env_values = true
+        hide_env_values = true,
+        conflicts_with_all = ["oauth_client_id", "oauth_client_secret", "oauth_grant"]
     )]
     pub bearer: Option<String>,
+    /// OAuth client id registered with the server's authorization server;
+    /// also read from FUSION_OAUTH_CLIENT_ID. Without it, a server that
+    /// answers 401 gets the authorization code grant with a client
+    /// registered on the spot (dynamic client registration).
+    #[arg(long, value_name = "ID", env = "FUSION_OAUTH_CLIENT_ID")]
+    pub oauth_client_id: Option<String>,
+    /// The OAuth client's secret; also read from FUSION_OAUTH_CLIENT_SECRET.
+    /// With --oauth-client-id, the token comes from the client credentials
+    /// grant (no browser) unless --oauth-grant says otherwise.
+    #[arg(
+        long,
+        value_name = "SECRET",
+        env = "FUSION_OAUTH_CLIENT_SECRET",
+        hide_env_values = true,
+        requires = "oauth_client_id"
+    )]
+    pub oauth_client_secret: Option<String>,
+    /// The OAuth grant: client-credentials (the default with a secret) or
+    /// authorization-code (the default without one).
+    #[arg(
+        long,
+        value_name = "GRANT",
+        value_enum,
+        requires_if("client-credentials", "oauth_client_secret")
+    )]
+    pub oauth_grant: Option<GrantChoice>,
+    /// The https:// URL of this client's Client ID Metadata Document, used as
+    /// its client id by authorization servers that support them.
+    #[arg(long, value_name = "URL")]
+    pub oauth_client_metadata_url: Option<String>,
+    /// Seconds to wait for the browser's redirect after printing the
+    /// authorization URL (authorization code grant).
+    #[arg(long, value_name = "SECS", default_value_t = 300.0, value_parser = positive_seconds)]
+    pub oauth_redirect_timeout: f64,
+    /// Answer a server's 401 with an error instead of obtaining a token.
+    #[arg(long, conflicts_with_all = ["oauth_client_id", "oauth_client_secret", "oauth_grant", "oauth_client_metadata_url"])]
+    pub no_oauth: bool,
 }
 
 fn positive_seconds(s: &str) -> Result<f64, String> {
@@ -119,9 +167,10 @@ impl ConnectArgs {
     /// The client options these flags ask for.
     pub fn client_options(&self) -> ClientOptions {
         let limit = Duration::from_secs_f64(self.timeout);
-        let options = match &self.bearer {
-            Some(token) => ClientOptions::default().bearer(token.clone()),
-            None => ClientOptions::default(),
+        let options = match (&self.bearer, self.oauth_options()) {
+            (Some(token), _) => ClientOptions::default().bearer(token.clone()),
+            (None, Some(oauth)) => ClientOptions::default().oauth(oauth),
+            (None, None) => ClientOptions::default(),
         };
         options
             .discriminator(self.discriminator.clone())
@@ -132,6 +181,52 @@ impl ConnectArgs {
             } else {
                 ServerStderr::Capture
             })
+    }
+
+    /// How a server's 401 is answered: `None` with --no-oauth or --bearer;
+    /// else client credentials when a secret is given (or --oauth-grant
+    /// client-credentials), the authorization code grant otherwise, its URL
+    /// printed on stderr.
+    pub fn oauth_options(&self) -> Option<OAuthOptions> {
+        if self.no_oauth || self.bearer.is_some() {
+            return None;
+        }
+        let grant = match self.oauth_grant {
+            Some(GrantChoice::ClientCredentials) => OAuthGrant::ClientCredentials,
+            Some(GrantChoice::AuthorizationCode) => OAuthGrant::AuthorizationCode,
+            None if self.oauth_client_secret.is_some() => OAuthGrant::ClientCredentials,
+            None => OAuthGrant::AuthorizationCode,
+        };
+        let mut options = match grant {
+            OAuthGrant::ClientCredentials => OAuthOptions::client_credentials(
+                self.oauth_client_id.clone().unwrap_or_default(),
+                self.oauth_client_secret.clone().unwrap_or_default(),
+            ),
+            _ => OAuthOptions::authorization_code(),
+        };
+        if grant == OAuthGrant::AuthorizationCode {
+            if let Some(id) = &self.oauth_client_id {
+                options = options.client_id(id.clone());
+            }
+            if let Some(secret) = &self.oauth_client_secret {
+                options = options.client_secret(secret.clone());
+            }
+        }
+        if let Some(url) = &self.oauth_client_metadata_url {
+            options = options.client_metadata_url(url.clone());
+        }
+        let paint = self.paint_stderr();
+        Some(
+            options
+                .client_name("fusion")
+                .redirect_timeout(Duration::from_secs_f64(self.oauth_redirect_timeout))
+                .on_authorization_url(move |url| {
+                    err_line(format_args!(
+                        "{} the server needs authorization: open this URL in a browser (waiting for its redirect):\n  {url}",
+                        paint.bold("fusion:")
+                    ));
+                }),
+        )
     }
 
     /// Whether to colour a stream that is a terminal or not.
@@ -269,11 +364,18 @@ pub fn print_failure(err: &FusionClientError, server_stderr: Option<String>, arg
             }
             if *cause == ConnectCause::Unauthorized {
                 err_line(format_args!(
-                    "  {} give a token the server takes: --bearer TOKEN, or the FUSION_BEARER environment variable",
+                    "  {} give a token the server takes: --bearer TOKEN (or FUSION_BEARER), or let fusion obtain one: without --no-oauth a 401 starts the authorization code grant, and --oauth-client-id with --oauth-client-secret use client credentials",
                     paint.dim("hint:")
                 ));
             }
             print_server_stderr(captured.clone().or(server_stderr), &paint);
+        }
+        FusionClientError::Authorization { .. } => {
+            err_line(format_args!("{label} {err}"));
+            err_line(format_args!(
+                "  {} a server that takes a static token wants --bearer TOKEN (or FUSION_BEARER); for OAuth, check --oauth-client-id / --oauth-client-secret (FUSION_OAUTH_CLIENT_ID / FUSION_OAUTH_CLIENT_SECRET) and that the authorization server knows this server as a resource (RUST_LOG=rmcp=debug shows each OAuth request)",
+                paint.dim("hint:")
+            ));
         }
         other => {
             err_line(format_args!("{label} {other}"));
@@ -482,7 +584,103 @@ mod tests {
             server_stderr: false,
             color: ColorChoice::Never,
             bearer: None,
+            oauth_client_id: None,
+            oauth_client_secret: None,
+            oauth_grant: None,
+            oauth_client_metadata_url: None,
+            oauth_redirect_timeout: 300.0,
+            no_oauth: false,
         }
+    }
+
+    /// The connection flags of `words` (after a program name), as clap reads
+    /// them; the error's kind when clap refuses them.
+    fn parsed(words: &[&str]) -> Result<ConnectArgs, clap::error::ErrorKind> {
+        #[derive(clap::Parser)]
+        struct Flags {
+            #[command(flatten)]
+            connect: ConnectArgs,
+        }
+        use clap::Parser;
+        Flags::try_parse_from(std::iter::once("fusion").chain(words.iter().copied()))
+            .map(|flags| flags.connect)
+            .map_err(|e| e.kind())
+    }
+
+    #[test]
+    fn oauth_flags_choose_the_grant() {
+        // No flag: the authorization code grant, dynamic registration.
+        let oauth = parsed(&[]).unwrap().oauth_options().unwrap();
+        assert_eq!(oauth.grant, OAuthGrant::AuthorizationCode);
+        assert_eq!(oauth.client_id, None);
+        assert_eq!(oauth.redirect_timeout, Duration::from_secs(300));
+        // Id and secret: client credentials.
+        let oauth = parsed(&["--oauth-client-id", "cli", "--oauth-client-secret", "s3"])
+            .unwrap()
+            .oauth_options()
+            .unwrap();
+        assert_eq!(oauth.grant, OAuthGrant::ClientCredentials);
+        assert_eq!(oauth.client_id.as_deref(), Some("cli"));
+        assert!(!format!("{oauth:?}").contains("s3"), "{oauth:?}");
+        // Id alone: a pre-registered public client, authorization code.
+        let oauth = parsed(&["--oauth-client-id", "cli", "--oauth-redirect-timeout", "20"])
+            .unwrap()
+            .oauth_options()
+            .unwrap();
+        assert_eq!(oauth.grant, OAuthGrant::AuthorizationCode);
+        assert_eq!(oauth.client_id.as_deref(), Some("cli"));
+        assert_eq!(oauth.redirect_timeout, Duration::from_secs(20));
+        // Id and secret, the code grant asked for: a confidential client.
+        let oauth = parsed(&[
+            "--oauth-client-id",
+            "cli",
+            "--oauth-client-secret",
+            "s3",
+            "--oauth-grant",
+            "authorization-code",
+        ])
+        .unwrap()
+        .oauth_options()
+        .unwrap();
+        assert_eq!(oauth.grant, OAuthGrant::AuthorizationCode);
+        assert!(oauth.client_secret.is_some());
+        // --no-oauth and --bearer: no OAuth.
+        assert!(parsed(&["--no-oauth"]).unwrap().oauth_options().is_none());
+        let bearer = parsed(&["--bearer", "t"]).unwrap();
+        assert!(bearer.oauth_options().is_none());
+        assert!(bearer.client_options().oauth.is_none());
+        assert!(bearer.client_options().bearer.is_some());
+    }
+
+    #[test]
+    fn oauth_flags_that_do_not_fit_together_are_usage_errors() {
+        use clap::error::ErrorKind;
+        let refused = |words: &[&str]| parsed(words).err();
+        assert_eq!(
+            refused(&["--oauth-client-secret", "s3"]),
+            Some(ErrorKind::MissingRequiredArgument)
+        );
+        assert_eq!(
+            refused(&[
+                "--oauth-grant",
+                "client-credentials",
+                "--oauth-client-id",
+                "cli"
+            ]),
+            Some(ErrorKind::MissingRequiredArgument)
+        );
+        assert_eq!(
+            refused(&["--bearer", "t", "--oauth-client-id", "cli"]),
+            Some(ErrorKind::ArgumentConflict)
+        );
+        assert_eq!(
+            refused(&["--no-oauth", "--oauth-client-id", "cli"]),
+            Some(ErrorKind::ArgumentConflict)
+        );
+        assert_eq!(
+            refused(&["--oauth-redirect-timeout", "0"]),
+            Some(ErrorKind::ValueValidation)
+        );
     }
 
     #[test]

@@ -44,7 +44,7 @@
 //! | feature | enables | dependencies |
 //! |---|---|---|
 //! | `http` | the Streamable HTTP server: `FusionServer::serve_http`, `serve_http_on`, `http_router`, `call_with_http`, the `Host`/`Origin` checks, CORS for the allowed origins | `axum`, `hyper`, `hyper-util`, `http-body-util`, `async-trait`, `tower-http` (`cors`); rmcp's `transport-streamable-http-server` |
-//! | `client` | the `client` module: `FusionClient`, over a child process or Streamable HTTP | `reqwest`, `url`; rmcp's `client`, `transport-child-process`, `transport-streamable-http-client-reqwest`, `reqwest` |
+//! | `client` | the `client` module: `FusionClient`, over a child process or Streamable HTTP, with OAuth (`ClientOptions::oauth`) | `reqwest`, `url`, `hyper`, `hyper-util`, `http-body-util`, `sse-stream`; rmcp's `client`, `auth`, `transport-child-process`, `transport-streamable-http-client-reqwest`, `reqwest` |
 //! | `redis` | `guard::RedisStore` (rate limits shared in Redis, `ServerBuilder::rate_limit_store`); with `http`, `transport::RedisSessionStore` (`HttpOptions::session_store`) | `redis`, `url` |
 //! | `jwt` | `JwtVerifier` | `jsonwebtoken` |
 //! | `metrics` (implies `http`) | `GET /metrics`, a Prometheus text exposition, when `HttpOptions::metrics` is on | `metrics-exporter-prometheus` (without its own HTTP listener) |

@@ -3,7 +3,9 @@
 //! 0.1.16, default server suite) calls by name — tools, resources, a
 //! template, prompts, completion, logging, progress, sampling and
 //! elicitation. `fusion serve --example conformance` serves it;
-//! `scripts/conformance` runs the suite against it.
+//! `scripts/conformance` runs the suite against it. The crate's binary
+//! `conformance-client` (src/bin/conformance-client.rs) is the other side:
+//! the client the suite's `client` mode runs in its `auth/*` scenarios.
 //!
 //! The texts are the ones the suite's scenarios describe
 //! (`tests/conformance/README.md`). `test_error_handling` fails the way the

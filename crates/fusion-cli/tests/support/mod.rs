@@ -1,4 +1,4 @@
-//! What the `serve` and `gateway` test binaries share: temporary databases,
+//! What the `serve`, `gateway` and `cli` test binaries share: temporary databases,
 //! `fusion serve` started over stdio or Streamable HTTP, an rmcp client
 //! session and a real Redis. Each of them includes this folder as its
 //! `support` module (`#[path = "../support/mod.rs"]`); their own helpers are

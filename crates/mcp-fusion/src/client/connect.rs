@@ -16,8 +16,10 @@ use rmcp::{ClientHandler, ServiceExt};
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::{Map, Value};
 
+use super::authorizing::{Authorizer, Authorizing};
 use super::cause::{ConnectCause, innermost_text, known_cause};
 use super::error::FusionClientError;
+use super::oauth::OAuthOptions;
 use super::outcome::{Success, check_result};
 use super::retry::{self, RetryPolicy};
 use super::route::{Route, build_arguments, route};
@@ -118,6 +120,14 @@ pub struct ClientOptions {
     /// A bearer token sent as `Authorization: Bearer …` on every HTTP request
     /// (ignored over stdio); `Debug` prints it as `[REDACTED]`. Default `None`.
     pub bearer: Option<SecretString>,
+    /// Over Streamable HTTP, how to obtain a token when the server answers
+    /// `401` (MCP "Authorization"); ignored over stdio and when
+    /// [`bearer`](Self::bearer) is set. `None` (the default): a `401` fails
+    /// the connection with [`ConnectCause::Unauthorized`]. Once the client
+    /// has started to authorize, the
+    /// [`connect_timeout`](Self::connect_timeout) is extended (once) by
+    /// [`OAuthOptions::redirect_timeout`], the user's time in the browser.
+    pub oauth: Option<OAuthOptions>,
     /// Called on each `notifications/tools/list_changed` from the server
     /// (MCP 2025-11-25 "List Changed Notification"). Default `None`.
     pub on_tools_changed: Option<ToolsChangedHook>,
@@ -144,6 +154,7 @@ impl Default for ClientOptions {
             connect_timeout: Duration::from_secs(30),
             stderr: ServerStderr::Inherit,
             bearer: None,
+            oauth: None,
             on_tools_changed: None,
         }
     }
@@ -186,6 +197,12 @@ impl ClientOptions {
         self
     }
 
+    /// Sets [`oauth`](Self::oauth).
+    pub fn oauth(mut self, oauth: OAuthOptions) -> Self {
+        self.oauth = Some(oauth);
+        self
+    }
+
     /// Sets [`bearer`](Self::bearer): the token, without the `Bearer ` prefix.
     pub fn bearer(mut self, token: impl Into<String>) -> Self {
         self.bearer = Some(SecretString::from(token.into()));
@@ -212,6 +229,22 @@ fn handshake_failure(
     })
 }
 
+/// `serve` within `limit`, extended once by `redirect_timeout` when the
+/// deadline finds that `authorizer` has started to authorize.
+async fn serve_allowing_authorization<T>(
+    serve: impl Future<Output = T>,
+    limit: Duration,
+    authorizer: &Authorizer,
+    redirect_timeout: Duration,
+) -> Result<T, tokio::time::error::Elapsed> {
+    let serve = std::pin::pin!(serve);
+    let mut serve = serve;
+    match tokio::time::timeout(limit, &mut serve).await {
+        Err(_) if authorizer.started() => tokio::time::timeout(redirect_timeout, serve).await,
+        outcome => outcome,
+    }
+}
+
 /// The set of tool names the server listed; `None` when listing failed.
 type ToolNames = Option<HashSet<String>>;
 
@@ -235,6 +268,11 @@ pub struct FusionClient {
     options: ClientOptions,
     tool_names: tokio::sync::Mutex<Option<Arc<ToolNames>>>,
     stderr: Option<StderrTail>,
+    /// With [`ClientOptions::oauth`] over HTTP: where authorization failures
+    /// are kept.
+    authorizer: Option<Arc<Authorizer>>,
+    /// The target as displayed (its password masked).
+    target: String,
 }
 
 impl fmt::Debug for FusionClient {
@@ -271,6 +309,7 @@ impl FusionClient {
             on_tools_changed: options.on_tools_changed.clone(),
         };
         let limit = options.connect_timeout;
+        let mut authorizer = None;
         let (served, stderr) = match target {
             Target::Http { url } => {
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
@@ -278,14 +317,45 @@ impl FusionClient {
                 // idle session): one new session, the request sent once more;
                 // a second 404 is returned (rmcp does it; set, not assumed).
                 config.reinit_on_expired_session = true;
-                if let Some(token) = &options.bearer {
-                    config = config.auth_header(token.expose_secret().to_owned());
+                match (&options.bearer, &options.oauth) {
+                    (Some(token), _) => {
+                        config = config.auth_header(token.expose_secret().to_owned());
+                        let transport = StreamableHttpClientTransport::from_config(config);
+                        (
+                            tokio::time::timeout(limit, info.serve(transport)).await,
+                            None,
+                        )
+                    }
+                    (None, Some(oauth)) => {
+                        let authorization = |source| FusionClientError::Authorization {
+                            target: target.to_string(),
+                            source,
+                        };
+                        let server_url = url::Url::parse(url).map_err(|e| {
+                            connect_error(ConnectCause::Other, format!("not a URL: {e}"), None)
+                        })?;
+                        let (client, shared) = Authorizing::new(server_url, oauth.clone())
+                            .await
+                            .map_err(authorization)?;
+                        let transport = StreamableHttpClientTransport::with_client(client, config);
+                        let served = serve_allowing_authorization(
+                            info.serve(transport),
+                            limit,
+                            &shared,
+                            oauth.redirect_timeout,
+                        )
+                        .await;
+                        authorizer = Some(shared);
+                        (served, None)
+                    }
+                    (None, None) => {
+                        let transport = StreamableHttpClientTransport::from_config(config);
+                        (
+                            tokio::time::timeout(limit, info.serve(transport)).await,
+                            None,
+                        )
+                    }
                 }
-                let transport = StreamableHttpClientTransport::from_config(config);
-                (
-                    tokio::time::timeout(limit, info.serve(transport)).await,
-                    None,
-                )
             }
             Target::Stdio { program, args } => {
                 let mut command = tokio::process::Command::new(program);
@@ -321,6 +391,8 @@ impl FusionClient {
                     options,
                     tool_names: tokio::sync::Mutex::new(None),
                     stderr,
+                    authorizer,
+                    target: target.to_string(),
                 });
             }
             Ok(Err(e)) => match &e {
@@ -338,6 +410,12 @@ impl FusionClient {
                 ),
             ),
         };
+        if let Some(source) = authorizer.as_ref().and_then(|a| a.take_failure()) {
+            return Err(FusionClientError::Authorization {
+                target: target.to_string(),
+                source,
+            });
+        }
         let server_stderr = match &stderr {
             Some(tail) => tail.settle(STDERR_SETTLE).await,
             None => None,
@@ -525,13 +603,24 @@ impl FusionClient {
     where
         F: Future<Output = Result<T, rmcp::ServiceError>>,
     {
-        match self.options.call_timeout {
+        let outcome = match self.options.call_timeout {
             Some(limit) => match tokio::time::timeout(limit, request).await {
                 Ok(outcome) => outcome.map_err(Into::into),
                 Err(_) => Err(FusionClientError::Timeout(limit)),
             },
             None => request.await.map_err(Into::into),
-        }
+        };
+        // A request refused after the client failed to (re)authorize: the
+        // authorization failure is the reason to give.
+        outcome.map_err(
+            |error| match self.authorizer.as_ref().and_then(|a| a.take_failure()) {
+                Some(source) => FusionClientError::Authorization {
+                    target: self.target.clone(),
+                    source,
+                },
+                None => error,
+            },
+        )
     }
 }
 

@@ -9,6 +9,7 @@ use rmcp::model::CallToolResult;
 use serde_json::{Map, Value, json};
 
 use super::cause::{ConnectCause, innermost_text, known_cause};
+use super::oauth::AuthorizationError;
 use crate::error::{BoxError, ErrorCode, FieldError, Severity, seconds_text};
 
 /// The code of a failure whose text holds no envelope (§8): a foreign server's
@@ -205,6 +206,19 @@ pub enum FusionClientError {
         /// ([`ServerStderr::Capture`](super::ServerStderr::Capture)).
         server_stderr: Option<String>,
     },
+    /// The server asked for authorization (HTTP 401, or 403 with
+    /// `error="insufficient_scope"`) and the client, with
+    /// [`ClientOptions::oauth`](super::ClientOptions::oauth), could not obtain
+    /// a token it accepts: `source` says at which stage (MCP "Authorization";
+    /// RFC 9728, RFC 8414, OAuth 2.1 §4). Never holds a token.
+    #[error("could not authorize with {target}: {source}")]
+    Authorization {
+        /// The server's URL (its password masked).
+        target: String,
+        /// What failed.
+        #[source]
+        source: AuthorizationError,
+    },
     /// The connection broke while the call was in flight, or a message could
     /// not be sent.
     #[error("transport error: {message}")]
@@ -261,13 +275,15 @@ impl FusionClientError {
         self.as_tool().map(|failure| &failure.code)
     }
 
-    /// A short name of the variant: `tool`, `jsonrpc`, `connect`, `transport`,
-    /// `protocol`, `timeout` or `invalid_arguments`.
+    /// A short name of the variant: `tool`, `jsonrpc`, `connect`,
+    /// `authorization`, `transport`, `protocol`, `timeout` or
+    /// `invalid_arguments`.
     pub fn kind(&self) -> &'static str {
         match self {
             FusionClientError::Tool(_) => "tool",
             FusionClientError::JsonRpc { .. } => "jsonrpc",
             FusionClientError::Connect { .. } => "connect",
+            FusionClientError::Authorization { .. } => "authorization",
             FusionClientError::Transport { .. } => "transport",
             FusionClientError::Protocol { .. } => "protocol",
             FusionClientError::Timeout(_) => "timeout",
@@ -279,7 +295,8 @@ impl FusionClientError {
     /// [`ToolFailure::to_json`] plus `"kind": "tool"`; for a JSON-RPC error
     /// `{"kind": "jsonrpc", "code": N, "message", "data"?}`; otherwise
     /// `{"kind", "message"}` (plus `target`, `cause` ([`ConnectCause::as_str`])
-    /// and `server_stderr`? for `connect`).
+    /// and `server_stderr`? for `connect`; plus `target` for
+    /// `authorization`, whose `message` is the failure without the target).
     pub fn to_json(&self) -> Value {
         let mut out = Map::new();
         out.insert("kind".into(), json!(self.kind()));
@@ -312,6 +329,10 @@ impl FusionClientError {
                 if let Some(stderr) = server_stderr {
                     out.insert("server_stderr".into(), json!(stderr));
                 }
+            }
+            FusionClientError::Authorization { target, source } => {
+                out.insert("target".into(), json!(target));
+                out.insert("message".into(), json!(source.to_string()));
             }
             other => {
                 out.insert("message".into(), json!(other.to_string()));

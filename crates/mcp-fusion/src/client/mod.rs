@@ -37,19 +37,29 @@
 //! - [`FusionClient::call_many`] runs a batch of [`ToolCall`]s and returns
 //!   every outcome.
 //!
+//! Over Streamable HTTP, [`ClientOptions::oauth`] answers a server's `401`
+//! with MCP authorization: discovery, then a token by the authorization code
+//! grant with PKCE (a loopback redirect) or by client credentials
+//! ([`OAuthOptions`]); a failure is [`FusionClientError::Authorization`].
+//!
 //! Dotted names route to grouped tools ([`FusionClient::route`]),
 //! [`FusionClient::tool_summaries`] (or [`ToolSummary::of`] on a listed
 //! [`model::Tool`](crate::model::Tool)) tells each tool's actions and
 //! required fields, and an opt-in [`RetryPolicy`] retries `RATE_LIMITED`,
 //! `SERVER_BUSY` and `HANDOFF_CONNECTING` after their `retry_after`.
 
+mod authorize;
+mod authorizing;
 mod batch;
 mod cause;
 mod connect;
 mod error;
+mod loopback;
+mod oauth;
 mod outcome;
 mod retry;
 mod route;
+mod scopes;
 mod stderr;
 mod tools;
 
@@ -57,6 +67,7 @@ pub use batch::{BatchMode, ToolCall};
 pub use cause::ConnectCause;
 pub use connect::{ClientOptions, FusionClient, ServerStderr, Target, ToolsChangedHook};
 pub use error::{FailureSource, FusionClientError, ToolFailure};
+pub use oauth::{AuthorizationError, AuthorizationUrlHook, OAuthGrant, OAuthOptions};
 pub use outcome::{Success, check_result};
 pub use retry::RetryPolicy;
 pub use route::Route;

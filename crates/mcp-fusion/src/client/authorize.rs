@@ -1,0 +1,183 @@
+//! Obtaining a token for one server, by rmcp's `auth` flows: the grant
+//! [`OAuthOptions`] names, seeded by the server's `WWW-Authenticate`
+//! challenge. The result is an [`AuthorizationManager`] holding the token in
+//! memory (and refreshing it).
+
+use rmcp::transport::AuthorizationManager;
+use rmcp::transport::auth::{AuthorizationRequest, ClientCredentialsConfig, OAuthState};
+use secrecy::ExposeSecret;
+
+use super::loopback::Loopback;
+use super::oauth::{AuthorizationError, OAuthGrant, OAuthOptions};
+
+/// The OIDC Dynamic Client Registration `application_type` of a client on
+/// the user's machine with a loopback redirect (SEP-837).
+const APPLICATION_TYPE: &str = "native";
+
+/// Authorizes with the server at `server_url` after its `challenge` (a 401's
+/// or 403's `WWW-Authenticate` value). `scopes` overrides the scope
+/// selection (step-up: the union of held and challenged scopes); `None`
+/// takes the challenge's `scope`, else the protected resource metadata's
+/// `scopes_supported`, else none.
+///
+/// # Errors
+///
+/// The stage that failed, as an [`AuthorizationError`].
+pub(crate) async fn authorize(
+    server_url: &url::Url,
+    options: &OAuthOptions,
+    challenge: &str,
+    scopes: Option<Vec<String>>,
+) -> Result<AuthorizationManager, AuthorizationError> {
+    match options.grant {
+        OAuthGrant::ClientCredentials => {
+            client_credentials(server_url, options, challenge, scopes).await
+        }
+        OAuthGrant::AuthorizationCode => {
+            authorization_code(server_url, options, challenge, scopes).await
+        }
+    }
+}
+
+/// Client credentials (OAuth 2.1 §4.2) with RFC 8707 `resource` = the
+/// server's URL.
+async fn client_credentials(
+    server_url: &url::Url,
+    options: &OAuthOptions,
+    challenge: &str,
+    scopes: Option<Vec<String>>,
+) -> Result<AuthorizationManager, AuthorizationError> {
+    let (Some(client_id), Some(secret)) = (&options.client_id, &options.client_secret) else {
+        return Err(AuthorizationError::Config(String::from(
+            "the client credentials grant needs a client id and a client secret",
+        )));
+    };
+    let mut manager = AuthorizationManager::new(server_url.as_str())
+        .await
+        .map_err(AuthorizationError::Discovery)?;
+    let resolution = manager
+        .resolve_metadata_from_challenge(Some(challenge))
+        .await
+        .map_err(AuthorizationError::Discovery)?;
+    manager.set_metadata(resolution.metadata);
+    let scopes = match scopes {
+        Some(scopes) => scopes,
+        None => manager.select_initial_scopes(&[]).await,
+    };
+    let config = ClientCredentialsConfig::ClientSecret {
+        client_id: client_id.clone(),
+        client_secret: secret.expose_secret().to_owned(),
+        scopes,
+        resource: Some(resource(server_url)),
+    };
+    manager
+        .validate_client_credentials_metadata(&config)
+        .map_err(AuthorizationError::Token)?;
+    manager
+        .configure_client_credentials(&config)
+        .map_err(AuthorizationError::Token)?;
+    manager
+        .exchange_client_credentials(&config)
+        .await
+        .map_err(AuthorizationError::Token)?;
+    Ok(manager)
+}
+
+/// Authorization code with PKCE S256 and a loopback redirect.
+async fn authorization_code(
+    server_url: &url::Url,
+    options: &OAuthOptions,
+    challenge: &str,
+    scopes: Option<Vec<String>>,
+) -> Result<AuthorizationManager, AuthorizationError> {
+    let loopback = Loopback::bind().await?;
+    let mut request = AuthorizationRequest::new(loopback.redirect_uri())
+        .with_challenge(challenge)
+        .with_client_name(options.client_name.clone())
+        .with_application_type(APPLICATION_TYPE);
+    request = match scopes {
+        Some(scopes) => request.with_scopes(scopes),
+        None => request.with_initial_scope_selection(),
+    };
+    if let Some(client_id) = &options.client_id {
+        request = request.with_preregistered_client(client_id.clone());
+        if let Some(secret) = &options.client_secret {
+            request = request.with_client_secret(secret.expose_secret().to_owned());
+        }
+    }
+    if let Some(url) = &options.client_metadata_url {
+        request = request.with_client_metadata_url(url.clone());
+    }
+    let mut state = OAuthState::new(server_url.as_str(), None)
+        .await
+        .map_err(AuthorizationError::Discovery)?;
+    state
+        .start_authorization(request)
+        .await
+        .map_err(AuthorizationError::from_start)?;
+    let authorization_url = state
+        .get_authorization_url()
+        .await
+        .map_err(AuthorizationError::from_start)?;
+    (options.on_authorization_url.0)(&authorization_url);
+    let redirect = loopback.wait(options.redirect_timeout).await?;
+    if let Some(refused) = refusal(&redirect) {
+        return Err(refused);
+    }
+    state
+        .handle_callback_url(&redirect)
+        .await
+        .map_err(AuthorizationError::from_callback)?;
+    state.into_authorization_manager().ok_or_else(|| {
+        AuthorizationError::Response(rmcp::transport::auth::AuthError::InternalError(
+            String::from("the authorization did not complete"),
+        ))
+    })
+}
+
+/// The RFC 8707 resource indicator for `server_url`: absolute, without a
+/// fragment, scheme and host in lower case (the URL parser's form).
+pub(crate) fn resource(server_url: &url::Url) -> String {
+    let mut url = server_url.clone();
+    url.set_fragment(None);
+    url.to_string()
+}
+
+/// The error a redirect carries instead of a code (RFC 6749 §4.1.2.1).
+fn refusal(redirect: &str) -> Option<AuthorizationError> {
+    let url = url::Url::parse(redirect).ok()?;
+    let mut error = None;
+    let mut description = None;
+    for (key, value) in url.query_pairs() {
+        match key.as_ref() {
+            "error" => error = Some(value.into_owned()),
+            "error_description" => description = Some(value.into_owned()),
+            _ => {}
+        }
+    }
+    error.map(|error| AuthorizationError::Refused { error, description })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_redirect_with_an_error_is_a_refusal() {
+        let refused = refusal(
+            "http://127.0.0.1:5/callback?error=access_denied&error_description=The%20user%20said%20no&state=x",
+        )
+        .unwrap();
+        assert_eq!(
+            refused.to_string(),
+            "the authorization server refused: access_denied (The user said no)"
+        );
+        assert!(refusal("http://127.0.0.1:5/callback?code=abc&state=x").is_none());
+    }
+
+    #[test]
+    fn the_resource_is_the_url_without_fragment_and_with_a_lower_case_host() {
+        let url = url::Url::parse("HTTP://MCP.Example.COM:8443/Mcp#frag").unwrap();
+        assert_eq!(resource(&url), "http://mcp.example.com:8443/Mcp");
+    }
+}

@@ -1,0 +1,292 @@
+//! [`Authorizing`]: the Streamable HTTP client of a [`FusionClient`](super::FusionClient)
+//! with [`OAuthOptions`]. It sends each request through rmcp's [`AuthClient`]
+//! (the token, refreshed when it expires) and answers the server's
+//! challenges:
+//!
+//! - `401` → authorize ([`authorize`]) and send the request again, once;
+//! - `403` with `error="insufficient_scope"` → authorize again with the
+//!   union of the scopes held and challenged, and send the request again,
+//!   once (MCP "Step-Up Authorization Flow").
+//!
+//! When authorizing fails, the server's answer goes back to rmcp as it was
+//! and the failure is kept ([`Authorizer::take_failure`]) for the
+//! [`FusionClientError`](super::FusionClientError) the caller gets.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use futures::stream::BoxStream;
+use http::{HeaderName, HeaderValue};
+use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::AuthClient;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+    StreamableHttpResponseLimits,
+};
+
+use super::authorize::authorize;
+use super::oauth::{AuthorizationError, OAuthOptions};
+use super::scopes;
+
+type HttpError = StreamableHttpError<reqwest::Error>;
+
+/// What the client shares between its requests: the options, the one
+/// authorization in progress, the last failure.
+pub(crate) struct Authorizer {
+    server_url: url::Url,
+    options: OAuthOptions,
+    /// Held while authorizing, so concurrent 401s authorize once.
+    running: tokio::sync::Mutex<()>,
+    /// Counts the authorizations done; a request that saw a 401 authorizes
+    /// only if none finished since it was sent.
+    generation: AtomicU64,
+    failure: Mutex<Option<AuthorizationError>>,
+    /// Whether an authorization has started (the connection's time limit
+    /// then allows for the user's time in the browser).
+    started: AtomicBool,
+}
+
+impl Authorizer {
+    /// Whether the client has started to authorize at least once.
+    pub(crate) fn started(&self) -> bool {
+        self.started.load(Ordering::Acquire)
+    }
+
+    /// The last authorization failure, taken (so it is reported once).
+    pub(crate) fn take_failure(&self) -> Option<AuthorizationError> {
+        self.failure.lock().ok().and_then(|mut slot| slot.take())
+    }
+
+    fn keep_failure(&self, error: AuthorizationError) {
+        tracing::debug!(%error, "OAuth authorization failed");
+        if let Ok(mut slot) = self.failure.lock() {
+            *slot = Some(error);
+        }
+    }
+}
+
+/// The HTTP client: rmcp's [`AuthClient`] over reqwest, plus the answers to
+/// challenges.
+#[derive(Clone)]
+pub(crate) struct Authorizing {
+    inner: AuthClient<reqwest::Client>,
+    authorizer: Arc<Authorizer>,
+}
+
+impl Authorizing {
+    /// A client for the server at `server_url` that holds no token yet.
+    ///
+    /// # Errors
+    ///
+    /// [`AuthorizationError::Discovery`] when rmcp cannot set up its
+    /// authorization manager for the URL.
+    pub(crate) async fn new(
+        server_url: url::Url,
+        options: OAuthOptions,
+    ) -> Result<(Authorizing, Arc<Authorizer>), AuthorizationError> {
+        let manager = rmcp::transport::AuthorizationManager::new(server_url.as_str())
+            .await
+            .map_err(AuthorizationError::Discovery)?;
+        let authorizer = Arc::new(Authorizer {
+            server_url,
+            options,
+            running: tokio::sync::Mutex::new(()),
+            generation: AtomicU64::new(0),
+            failure: Mutex::new(None),
+            started: AtomicBool::new(false),
+        });
+        let client = Authorizing {
+            inner: AuthClient::new(reqwest::Client::default(), manager),
+            authorizer: Arc::clone(&authorizer),
+        };
+        Ok((client, authorizer))
+    }
+
+    /// Runs `call`; on a challenge, authorizes and runs it once more.
+    async fn run<T, F, Fut>(&self, call: F) -> Result<T, HttpError>
+    where
+        F: Fn() -> Fut,
+        Fut: Future<Output = Result<T, HttpError>>,
+    {
+        let seen = self.authorizer.generation.load(Ordering::Acquire);
+        let outcome = call().await;
+        let (challenge, step_up) = match &outcome {
+            Err(StreamableHttpError::AuthRequired(e)) => (e.www_authenticate_header.clone(), false),
+            Err(StreamableHttpError::InsufficientScope(e)) => {
+                (e.www_authenticate_header.clone(), true)
+            }
+            _ => return outcome,
+        };
+        if self.reauthorize(&challenge, step_up, seen).await {
+            call().await
+        } else {
+            outcome
+        }
+    }
+
+    /// Authorizes after `challenge` unless another request did since
+    /// generation `seen`; whether the request should be sent again.
+    async fn reauthorize(&self, challenge: &str, step_up: bool, seen: u64) -> bool {
+        let authorizer = &self.authorizer;
+        let _running = authorizer.running.lock().await;
+        if authorizer.generation.load(Ordering::Acquire) != seen {
+            return true;
+        }
+        authorizer.started.store(true, Ordering::Release);
+        let scopes = if step_up {
+            let held = self
+                .inner
+                .auth_manager
+                .lock()
+                .await
+                .get_current_scopes()
+                .await;
+            let challenged = scopes::challenged(challenge, &authorizer.server_url);
+            Some(scopes::union(&held, &challenged))
+        } else {
+            None
+        };
+        match authorize(
+            &authorizer.server_url,
+            &authorizer.options,
+            challenge,
+            scopes,
+        )
+        .await
+        {
+            Ok(manager) => {
+                *self.inner.auth_manager.lock().await = manager;
+                authorizer.generation.fetch_add(1, Ordering::AcqRel);
+                true
+            }
+            Err(error) => {
+                authorizer.keep_failure(error);
+                false
+            }
+        }
+    }
+}
+
+impl StreamableHttpClient for Authorizing {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        self.run(|| {
+            self.inner.post_message(
+                uri.clone(),
+                message.clone(),
+                session_id.clone(),
+                None,
+                custom_headers.clone(),
+            )
+        })
+        .await
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        self.run(|| {
+            self.inner.post_message_with_max_sse_event_size(
+                uri.clone(),
+                message.clone(),
+                session_id.clone(),
+                None,
+                custom_headers.clone(),
+                max_sse_event_size,
+            )
+        })
+        .await
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        self.run(|| {
+            self.inner.post_message_with_response_limits(
+                uri.clone(),
+                message.clone(),
+                session_id.clone(),
+                None,
+                custom_headers.clone(),
+                limits,
+            )
+        })
+        .await
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), HttpError> {
+        // Closing needs no new authorization: a refused DELETE is left as is.
+        self.inner
+            .delete_session(uri, session_id, None, custom_headers)
+            .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<BoxStream<'static, Result<sse_stream::Sse, sse_stream::Error>>, HttpError> {
+        self.run(|| {
+            self.inner.get_stream(
+                uri.clone(),
+                session_id.clone(),
+                last_event_id.clone(),
+                None,
+                custom_headers.clone(),
+            )
+        })
+        .await
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<BoxStream<'static, Result<sse_stream::Sse, sse_stream::Error>>, HttpError> {
+        self.run(|| {
+            self.inner.get_stream_with_max_sse_event_size(
+                uri.clone(),
+                session_id.clone(),
+                last_event_id.clone(),
+                None,
+                custom_headers.clone(),
+                max_sse_event_size,
+            )
+        })
+        .await
+    }
+}

@@ -1,0 +1,227 @@
+//! [`OAuthOptions`]: how a [`FusionClient`](super::FusionClient) obtains an
+//! access token when a Streamable HTTP server answers `401 Unauthorized`
+//! (MCP 2025-11-25 / 2026-07-28 "Authorization"), and [`AuthorizationError`],
+//! why it could not.
+//!
+//! The OAuth 2.1 work itself is rmcp's `auth` feature: discovery (the
+//! challenge's `resource_metadata`, else the RFC 9728 well-known URIs, then
+//! RFC 8414 / OpenID Connect metadata), registration (pre-registered, Client
+//! ID Metadata Document, or RFC 7591 dynamic registration), PKCE S256, the
+//! RFC 8707 `resource` parameter, RFC 9207 `iss` validation and refresh.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::transport::auth::AuthError;
+use secrecy::SecretString;
+
+/// Which OAuth 2.1 grant obtains the token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum OAuthGrant {
+    /// Authorization code with PKCE S256 (OAuth 2.1 §4.1, MCP "Authorization
+    /// Code Protection"): the user opens the authorization URL in a browser,
+    /// and the authorization server redirects to a loopback listener the
+    /// client binds on `127.0.0.1` (RFC 8252 §7.3). The default.
+    #[default]
+    AuthorizationCode,
+    /// Client credentials (OAuth 2.1 §4.2; the MCP extension
+    /// `io.modelcontextprotocol/oauth-client-credentials`): a confidential
+    /// client's own id and secret, no user. Needs
+    /// [`OAuthOptions::client_id`] and [`OAuthOptions::client_secret`].
+    ClientCredentials,
+}
+
+/// A function given the authorization URL the user must open
+/// ([`OAuthOptions::on_authorization_url`]). It must return quickly (e.g.
+/// print it, or start a browser); the client then waits for the redirect.
+#[derive(Clone)]
+pub struct AuthorizationUrlHook(pub Arc<dyn Fn(&str) + Send + Sync>);
+
+impl fmt::Debug for AuthorizationUrlHook {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("AuthorizationUrlHook")
+    }
+}
+
+/// How a client answers a `401` from a Streamable HTTP server: discover the
+/// authorization server, obtain a token with [`grant`](Self::grant), send it
+/// as `Authorization: Bearer …` and repeat the request (once). Tokens stay in
+/// memory for the life of the client and are refreshed (or obtained again)
+/// when they expire. A `403` with `error="insufficient_scope"` (MCP
+/// "Step-Up Authorization Flow") authorizes once more with the union of the
+/// scopes held and the scopes challenged, then repeats the request once.
+///
+/// `OAuthOptions::default()`: authorization code with PKCE, no client id
+/// (dynamic client registration, RFC 7591), no client metadata document,
+/// client name `mcp-fusion`, 300 s to wait for the redirect, the
+/// authorization URL printed on stderr. `Debug` prints the secret as
+/// `[REDACTED]`.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct OAuthOptions {
+    /// The grant. Default [`OAuthGrant::AuthorizationCode`].
+    pub grant: OAuthGrant,
+    /// A client id registered with the authorization server beforehand. For
+    /// the authorization code grant, `None` registers one: by
+    /// [`client_metadata_url`](Self::client_metadata_url) when the server
+    /// supports Client ID Metadata Documents, else dynamically (RFC 7591).
+    pub client_id: Option<String>,
+    /// The client's secret (confidential clients; sent as the authorization
+    /// server's metadata asks: `client_secret_post` or `client_secret_basic`).
+    pub client_secret: Option<SecretString>,
+    /// An `https://` URL of this client's Client ID Metadata Document, used as
+    /// its client id when the authorization server advertises
+    /// `client_id_metadata_document_supported` (MCP 2025-11-25 "Client ID
+    /// Metadata Documents").
+    pub client_metadata_url: Option<String>,
+    /// The `client_name` sent in dynamic registration. Default `mcp-fusion`.
+    pub client_name: String,
+    /// The longest the client waits for the authorization redirect after
+    /// giving out the URL. Default 300 s.
+    pub redirect_timeout: Duration,
+    /// Given the authorization URL to open. Default: prints
+    /// `Open this URL in a browser to authorize: URL` on stderr.
+    pub on_authorization_url: AuthorizationUrlHook,
+}
+
+impl Default for OAuthOptions {
+    fn default() -> Self {
+        OAuthOptions {
+            grant: OAuthGrant::AuthorizationCode,
+            client_id: None,
+            client_secret: None,
+            client_metadata_url: None,
+            client_name: String::from("mcp-fusion"),
+            redirect_timeout: Duration::from_secs(300),
+            on_authorization_url: AuthorizationUrlHook(Arc::new(|url| {
+                eprintln!("Open this URL in a browser to authorize: {url}");
+            })),
+        }
+    }
+}
+
+impl OAuthOptions {
+    /// The authorization code grant with PKCE for a public client: the
+    /// defaults.
+    pub fn authorization_code() -> Self {
+        OAuthOptions::default()
+    }
+
+    /// The client credentials grant for the confidential client `client_id`
+    /// with `client_secret`.
+    pub fn client_credentials(
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+    ) -> Self {
+        OAuthOptions {
+            grant: OAuthGrant::ClientCredentials,
+            client_id: Some(client_id.into()),
+            client_secret: Some(SecretString::from(client_secret.into())),
+            ..OAuthOptions::default()
+        }
+    }
+
+    /// Sets [`client_id`](Self::client_id) (a pre-registered client).
+    pub fn client_id(mut self, client_id: impl Into<String>) -> Self {
+        self.client_id = Some(client_id.into());
+        self
+    }
+
+    /// Sets [`client_secret`](Self::client_secret).
+    pub fn client_secret(mut self, secret: impl Into<String>) -> Self {
+        self.client_secret = Some(SecretString::from(secret.into()));
+        self
+    }
+
+    /// Sets [`client_metadata_url`](Self::client_metadata_url).
+    pub fn client_metadata_url(mut self, url: impl Into<String>) -> Self {
+        self.client_metadata_url = Some(url.into());
+        self
+    }
+
+    /// Sets [`client_name`](Self::client_name).
+    pub fn client_name(mut self, name: impl Into<String>) -> Self {
+        self.client_name = name.into();
+        self
+    }
+
+    /// Sets [`redirect_timeout`](Self::redirect_timeout).
+    pub fn redirect_timeout(mut self, limit: Duration) -> Self {
+        self.redirect_timeout = limit;
+        self
+    }
+
+    /// Sets [`on_authorization_url`](Self::on_authorization_url).
+    pub fn on_authorization_url(mut self, hook: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.on_authorization_url = AuthorizationUrlHook(Arc::new(hook));
+        self
+    }
+}
+
+/// Why the client could not obtain a token the server accepts. Carried by
+/// [`FusionClientError::Authorization`](super::FusionClientError::Authorization);
+/// `source()` leads to rmcp's [`AuthError`] or the operating system's error.
+/// No variant holds a token.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AuthorizationError {
+    /// Discovery failed: no usable protected resource metadata (RFC 9728; a
+    /// `resource` that does not match the server is refused) or authorization
+    /// server metadata (RFC 8414), or the authorization server does not
+    /// support PKCE S256.
+    #[error("authorization server discovery failed: {0}")]
+    Discovery(#[source] AuthError),
+    /// The client could not be registered (dynamic registration refused, or
+    /// a client metadata document the server cannot use).
+    #[error("client registration failed: {0}")]
+    Registration(#[source] AuthError),
+    /// The grant needs something the options do not give (e.g. client
+    /// credentials without a client id or secret).
+    #[error("{0}")]
+    Config(String),
+    /// The loopback listener for the redirect could not be bound or failed.
+    #[error("the loopback redirect listener on 127.0.0.1 failed: {0}")]
+    Loopback(#[source] std::io::Error),
+    /// No redirect came back within
+    /// [`OAuthOptions::redirect_timeout`].
+    #[error("no authorization redirect within {} s (was the URL opened?)", .0.as_secs())]
+    RedirectTimeout(Duration),
+    /// The authorization server redirected with an error (RFC 6749 §4.1.2.1),
+    /// e.g. `access_denied`.
+    #[error("the authorization server refused: {error}{}", .description.as_deref().map(|d| format!(" ({d})")).unwrap_or_default())]
+    Refused {
+        /// The `error` code of the redirect.
+        error: String,
+        /// Its `error_description`, when given.
+        description: Option<String>,
+    },
+    /// The authorization response failed validation: an unknown `state`, or
+    /// an `iss` that is missing or not the issuer discovered (RFC 9207).
+    #[error("the authorization response is not valid: {0}")]
+    Response(#[source] AuthError),
+    /// The token request was refused or its answer was unusable.
+    #[error("the token request failed: {0}")]
+    Token(#[source] AuthError),
+}
+
+impl AuthorizationError {
+    /// rmcp's error from starting an authorization, sorted by stage.
+    pub(crate) fn from_start(error: AuthError) -> Self {
+        match error {
+            AuthError::RegistrationFailed(_) => AuthorizationError::Registration(error),
+            other => AuthorizationError::Discovery(other),
+        }
+    }
+
+    /// rmcp's error from handling the redirect, sorted by stage.
+    pub(crate) fn from_callback(error: AuthError) -> Self {
+        match error {
+            AuthError::TokenExchangeFailed(_) | AuthError::HttpError(_) => {
+                AuthorizationError::Token(error)
+            }
+            other => AuthorizationError::Response(other),
+        }
+    }
+}
