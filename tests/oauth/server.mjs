@@ -28,6 +28,12 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import Provider, { errors } from 'oidc-provider';
 
+// stdout carries the ready line alone: oidc-provider's notices (printed on
+// first use of a feature) go to stderr.
+console.log = console.error;
+console.info = console.error;
+console.warn = console.error;
+
 function option(name, env, fallback) {
     const at = process.argv.indexOf(`--${name}`);
     if (at !== -1 && process.argv[at + 1] !== undefined) return process.argv[at + 1];

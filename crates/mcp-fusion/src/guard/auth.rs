@@ -439,6 +439,28 @@ mod tests {
     }
 
     #[test]
+    fn a_broader_scope_covers_the_narrower_ones_under_it() {
+        assert!(covers("billing:read", "billing:read"));
+        assert!(covers("billing", "billing:read"));
+        assert!(covers("billing", "billing:invoices:write"));
+        assert!(covers("billing:read", "billing:read:summary"));
+        assert!(!covers("billing:read", "billing:write"));
+        assert!(!covers("bill", "billing:read"));
+        assert!(!covers("billing:read", "billing"));
+        let rule = AuthRule {
+            required: false,
+            scopes: vec!["billing:read".into(), "billing:write".into()],
+        };
+        let reader = Principal::new("alice", ["billing:read"]);
+        assert_eq!(
+            rule.missing_scopes(&reader),
+            [&String::from("billing:write")]
+        );
+        let owner = Principal::new("root", ["billing"]);
+        assert!(rule.missing_scopes(&owner).is_empty());
+    }
+
+    #[test]
     fn forbidden_names_the_scope_not_the_token() {
         let scope = String::from("billing:write");
         let err = forbidden("billing.void_invoice", &[&scope]);

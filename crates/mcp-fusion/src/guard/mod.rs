@@ -150,6 +150,7 @@ pub(crate) struct GuardSettings {
 impl GuardSettings {
     /// The policy for a missing scope: the one set, else step-up when the
     /// verifier names its protected resource (OAuth), else the envelope.
+    #[cfg(feature = "http")]
     pub(crate) fn insufficient_scope(&self) -> InsufficientScope {
         self.insufficient_scope.unwrap_or_else(|| {
             match self.verifier.as_ref().and_then(|v| v.protected_resource()) {

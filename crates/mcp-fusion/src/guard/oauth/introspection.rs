@@ -27,6 +27,9 @@ struct Answer {
     claims: Claims,
 }
 
+/// An answer kept: until when, and the verdict.
+type Kept = (Instant, Result<Principal, AuthFailure>);
+
 /// The introspection endpoint and the resource server's client credentials.
 pub(crate) struct Introspection {
     http: reqwest::Client,
@@ -35,7 +38,7 @@ pub(crate) struct Introspection {
     client_secret: SecretString,
     /// How long an answer is kept (never past the token's `exp`).
     pub ttl: Duration,
-    cache: Mutex<HashMap<[u8; 32], (Instant, Result<Principal, AuthFailure>)>>,
+    cache: Mutex<HashMap<[u8; 32], Kept>>,
 }
 
 impl Introspection {
