@@ -88,22 +88,11 @@ impl AuthorizationServer {
     /// POSTs `form` to `path` as `client` (secret `<client>-secret`), returns
     /// the status and the JSON answer.
     async fn post(&self, path: &str, client: &str, form: &[(&str, &str)]) -> (u16, Value) {
-        let body: String = form
-            .iter()
-            .map(|(k, v)| {
-                format!(
-                    "{k}={}",
-                    percent_encoding::utf8_percent_encode(v, percent_encoding::NON_ALPHANUMERIC)
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("&");
         let response = self
             .http
             .post(format!("{}{path}", self.issuer))
             .basic_auth(client, Some(format!("{client}-secret")))
-            .header("content-type", "application/x-www-form-urlencoded")
-            .body(body)
+            .form(form)
             .send()
             .await
             .expect("the authorization server answers");
