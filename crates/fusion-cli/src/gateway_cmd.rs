@@ -120,7 +120,7 @@ async fn serve(args: &GatewayArgs, config: GatewayConfig) -> Result<(), String> 
     let rate_limit = flags
         .rate_limit
         .map(|limit| limit.scope(flags.rate_limit_scope));
-    let (timeout, scoped) = (flags.timeout, flags.auth_tokens.is_some());
+    let (timeout, scoped) = (flags.timeout, flags.has_auth());
     let builder = gateway.install_with(builder, move |mut tool| {
         if let Some(active) = max_active {
             tool = tool.concurrency(active, max_queue);

@@ -50,10 +50,10 @@ enum Command {
     /// Serve an example server: billing (the default), conformance or bench
     /// (Streamable HTTP on 127.0.0.1:8080, or --stdio).
     #[cfg(feature = "example")]
-    Serve(serve_cmd::ServeArgs),
+    Serve(Box<serve_cmd::ServeArgs>),
     /// Front upstream MCP servers, each under a namespace, with one server
     /// (Streamable HTTP on 127.0.0.1:8080, or --stdio): `--config gateway.toml`.
-    Gateway(gateway_cmd::GatewayArgs),
+    Gateway(Box<gateway_cmd::GatewayArgs>),
     /// Call one tool of any MCP server and print the result or its error readably.
     Call(call_cmd::CallArgs),
     /// List the tools of any MCP server, with their actions and required fields.
@@ -69,8 +69,8 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Envelope(cmd) => envelope_cmd::run(cmd),
         #[cfg(feature = "example")]
-        Command::Serve(args) => serve_cmd::run(args),
-        Command::Gateway(args) => gateway_cmd::run(args),
+        Command::Serve(args) => serve_cmd::run(*args),
+        Command::Gateway(args) => gateway_cmd::run(*args),
         Command::Call(args) => call_cmd::run(args),
         Command::Tools(args) => tools_cmd::run(args),
         Command::Lock(args) => lock_cmd::run(args),

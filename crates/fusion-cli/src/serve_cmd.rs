@@ -184,7 +184,7 @@ async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> 
     let OpenedDb { path, existed, db } = opened;
     let options = billing_example::Options {
         report_work: args.report_ms,
-        scopes: args.flags.auth_tokens.is_some(),
+        scopes: args.flags.has_auth(),
         guards: billing_example::GroupGuards {
             concurrency: args.flags.max_active.map(|n| (n, args.flags.max_queue)),
             rate_limit: args

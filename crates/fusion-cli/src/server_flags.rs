@@ -9,7 +9,9 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use mcp_fusion::SchemaProfile;
 use mcp_fusion::ServerBuilder;
-use mcp_fusion::guard::{FailMode, RateLimit, RateLimitScope, RedisStore};
+use mcp_fusion::guard::{
+    FailMode, InsufficientScope, OAuthResourceServer, RateLimit, RateLimitScope, RedisStore,
+};
 use mcp_fusion::transport::{HttpOptions, RedisSessionStore, StdioOptions};
 
 /// The longest duration a flag takes: one day.
@@ -121,6 +123,32 @@ impl From<Profile> for SchemaProfile {
     }
 }
 
+/// `--insufficient-scope`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum InsufficientScopeFlag {
+    /// HTTP 403 insufficient_scope, before the call runs.
+    StepUp,
+    /// The FORBIDDEN result.
+    Envelope,
+}
+
+impl From<InsufficientScopeFlag> for InsufficientScope {
+    fn from(flag: InsufficientScopeFlag) -> Self {
+        match flag {
+            InsufficientScopeFlag::StepUp => InsufficientScope::StepUp,
+            InsufficientScopeFlag::Envelope => InsufficientScope::Envelope,
+        }
+    }
+}
+
+impl ServerFlags {
+    /// Whether callers authenticate (--auth-tokens or --oauth-issuer): the
+    /// examples' capabilities then require their scopes.
+    pub(crate) fn has_auth(&self) -> bool {
+        self.auth_tokens.is_some() || self.oauth_issuer.is_some()
+    }
+}
+
 /// The server settings `fusion serve` and `fusion gateway` share: transport,
 /// HTTP, sessions, guards, auth, self-healing, logging.
 #[derive(Debug, Args)]
@@ -226,11 +254,49 @@ pub struct ServerFlags {
     /// billing://invoices/{id} template need billing:read, the other actions
     /// billing:write; fusion gateway: mounted calls and handoffs need
     /// gateway:call.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", group = "auth")]
     pub(crate) auth_tokens: Option<PathBuf>,
-    /// With --auth-tokens: serve HTTP requests without a token (they see
-    /// and may use only what needs no credentials) instead of answering 401.
-    #[arg(long, requires = "auth_tokens")]
+    /// Be an OAuth 2.1 resource server (HTTP only): take the access tokens
+    /// of this authorization server (its issuer URL; metadata discovered at
+    /// /.well-known/oauth-authorization-server, else
+    /// /.well-known/openid-configuration), JWTs checked against its JWKS,
+    /// issued for --resource (their audience). Serves the protected
+    /// resource metadata (RFC 9728) at
+    /// /.well-known/oauth-protected-resource/mcp and
+    /// /.well-known/oauth-protected-resource. The scopes are those of
+    /// --auth-tokens.
+    #[arg(long, value_name = "URL", group = "auth", conflicts_with = "stdio")]
+    pub(crate) oauth_issuer: Option<String>,
+    /// With --oauth-issuer: this server's resource URI, the audience its
+    /// tokens must name (RFC 8707) [default: the MCP endpoint's URL the
+    /// banner prints, http://HOST:PORT/mcp].
+    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
+    pub(crate) resource: Option<String>,
+    /// With --oauth-issuer: also take opaque tokens, checked at the
+    /// authorization server's introspection endpoint (RFC 7662) as this
+    /// client (its secret in --introspection-secret).
+    #[arg(long, value_name = "CLIENT_ID", requires_all = ["oauth_issuer", "introspection_secret"])]
+    pub(crate) introspection_client: Option<String>,
+    /// The client secret of --introspection-client.
+    #[arg(
+        long,
+        value_name = "SECRET",
+        env = "FUSION_INTROSPECTION_SECRET",
+        hide_env_values = true,
+        requires = "introspection_client"
+    )]
+    pub(crate) introspection_secret: Option<String>,
+    /// How a token that lacks a scope the called capability needs is
+    /// answered over HTTP: step-up (HTTP 403 with WWW-Authenticate: Bearer
+    /// error="insufficient_scope" and the scopes, so that an OAuth client
+    /// asks for them) or envelope (the FORBIDDEN result naming them)
+    /// [default: step-up with --oauth-issuer, envelope with --auth-tokens].
+    #[arg(long, value_enum, value_name = "POLICY", requires = "auth")]
+    pub(crate) insufficient_scope: Option<InsufficientScopeFlag>,
+    /// With --auth-tokens or --oauth-issuer: serve HTTP requests without a
+    /// token (they see and may use only what needs no credentials) instead
+    /// of answering 401.
+    #[arg(long, requires = "auth")]
     pub(crate) allow_anonymous: bool,
     /// Self-healing: compare the server with this contract lockfile (written
     /// by `fusion lock`) at start-up; a validation error of an action that
@@ -384,6 +450,46 @@ pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> 
         let lockfile = mcp_fusion::contract::Lockfile::read(path).map_err(|e| e.to_string())?;
         builder = builder.self_healing(lockfile);
     }
+    if let Some(policy) = flags.insufficient_scope {
+        builder = builder.insufficient_scope(policy.into());
+    }
+    // Over HTTP the port is bound first: the resource URI an OAuth resource
+    // server is for defaults to the endpoint's URL, port included.
+    let listener = if flags.stdio {
+        None
+    } else {
+        Some(bind(flags).await?)
+    };
+    if let (Some(issuer), Some(listener)) = (&flags.oauth_issuer, &listener) {
+        let bound = listener
+            .local_addr()
+            .map_err(|e| format!("cannot read the bound address: {e}"))?;
+        let resource = flags
+            .resource
+            .clone()
+            .unwrap_or_else(|| format!("http://{bound}/mcp"));
+        let mut verifier = OAuthResourceServer::discover(issuer, &resource)
+            .await
+            .map_err(|e| e.to_string())?;
+        if let (Some(id), Some(secret)) = (&flags.introspection_client, &flags.introspection_secret)
+        {
+            verifier = verifier
+                .introspection_client(id, secret)
+                .map_err(|e| e.to_string())?;
+        }
+        let kinds = if flags.introspection_client.is_some() {
+            "JWT access tokens and introspected opaque tokens"
+        } else {
+            "JWT access tokens"
+        };
+        say!(
+            format,
+            "  OAuth: {kinds} of {} for the resource {}",
+            verifier.issuer(),
+            verifier.resource()
+        );
+        builder = builder.auth(verifier);
+    }
     let server = builder.build().map_err(|e| e.to_string())?;
     if let (Some(path), Some(healing)) = (&flags.lock, server.self_healing()) {
         let diff = healing.diff();
@@ -435,15 +541,10 @@ pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> 
             flags.host
         );
     }
+    let Some(listener) = listener else {
+        return Err(String::from("no listener"));
+    };
     let addr = SocketAddr::new(flags.host, flags.port);
-    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
-        let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
-            " (another server listens there: stop it, or choose another port with --port N)"
-        } else {
-            ""
-        };
-        format!("cannot listen on {addr}: {e}{hint}")
-    })?;
     let bound = listener.local_addr().unwrap_or(addr);
     if flags.metrics {
         say!(format, "  metrics: http://{bound}/metrics");
@@ -454,6 +555,19 @@ pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> 
         .serve_http_on(listener, http, mcp_fusion::transport::shutdown_signal())
         .await
         .map_err(|e| e.to_string())
+}
+
+/// Binds `--host` and `--port`.
+async fn bind(flags: &ServerFlags) -> Result<tokio::net::TcpListener, String> {
+    let addr = SocketAddr::new(flags.host, flags.port);
+    tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+        let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
+            " (another server listens there: stop it, or choose another port with --port N)"
+        } else {
+            ""
+        };
+        format!("cannot listen on {addr}: {e}{hint}")
+    })
 }
 
 /// The banner's warning when `--redis` is given and Redis does not answer

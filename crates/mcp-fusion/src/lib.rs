@@ -37,9 +37,9 @@
 //!
 //! ## Cargo features
 //!
-//! All six are on by default. Without them (`default-features = false`) the
+//! All seven are on by default. Without them (`default-features = false`) the
 //! crate serves over stdio and in process ([`FusionServer::call`]), with
-//! every guard but the Redis store and JWTs.
+//! every guard but the Redis store, JWTs and OAuth.
 //!
 //! | feature | enables | dependencies |
 //! |---|---|---|
@@ -47,6 +47,7 @@
 //! | `client` | the `client` module: `FusionClient`, over a child process or Streamable HTTP, with OAuth (`ClientOptions::oauth`) | `reqwest`, `url`, `hyper`, `hyper-util`, `http-body-util`, `sse-stream`; rmcp's `client`, `auth`, `transport-child-process`, `transport-streamable-http-client-reqwest`, `reqwest` |
 //! | `redis` | `guard::RedisStore` (rate limits shared in Redis, `ServerBuilder::rate_limit_store`); with `http`, `transport::RedisSessionStore` (`HttpOptions::session_store`) | `redis`, `url` |
 //! | `jwt` | `JwtVerifier` | `jsonwebtoken` |
+//! | `oauth` (implies `jwt`) | `OAuthResourceServer`: the server as an OAuth 2.1 resource server (authorization server discovery, JWKS, audience-bound JWT access tokens, RFC 7662 introspection); with `http`, its RFC 9728 metadata and challenges | `reqwest`, `url`; rmcp's `reqwest` (TLS) |
 //! | `metrics` (implies `http`) | `GET /metrics`, a Prometheus text exposition, when `HttpOptions::metrics` is on | `metrics-exporter-prometheus` (without its own HTTP listener) |
 //! | `gateway` (implies `client`) | the `gateway` module: upstream MCP servers mounted under namespaces behind a server, the `HANDOFF_*` codes | `toml`, `humantime` |
 //!
@@ -112,6 +113,8 @@ pub use client::{FusionClient, FusionClientError};
 pub use error::{BoxError, ErrorCode, Severity, ToolError};
 #[cfg(feature = "jwt")]
 pub use guard::JwtVerifier;
+#[cfg(feature = "oauth")]
+pub use guard::OAuthResourceServer;
 pub use guard::{RateLimit, StaticTokens, TokenVerifier};
 pub use handler::{
     CallContext, FromCallContext, Handler, Json, NoArgs, Principal, State, ToolOutput,

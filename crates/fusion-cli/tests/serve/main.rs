@@ -9,6 +9,8 @@
 
 #![cfg(feature = "example")]
 
+#[path = "../../../mcp-fusion/tests/support/authorization_server.rs"]
+mod authorization_server;
 mod raw;
 #[path = "../support/mod.rs"]
 mod support;
@@ -22,5 +24,6 @@ mod edge_http;
 mod edge_stdio;
 mod guards;
 mod metrics;
+mod oauth;
 mod sessions;
 mod shutdown;

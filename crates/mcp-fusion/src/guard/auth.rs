@@ -14,6 +14,7 @@ use subtle::ConstantTimeEq;
 use tower::ServiceExt;
 
 use super::layer::Guard;
+use super::protected_resource::ProtectedResource;
 use crate::error::ToolError;
 use crate::handler::{CallContext, Peer, Principal};
 use crate::pipeline::{ActionService, Call, Outcome};
@@ -26,9 +27,45 @@ pub enum AuthFailure {
     /// The token is unknown, malformed or badly signed.
     #[error("is not valid")]
     Invalid,
-    /// The token was valid but has expired.
+    /// The token was valid but has expired (its `exp`, RFC 7519 §4.1.4).
     #[error("has expired")]
     Expired,
+    /// The token's `nbf` is still to come (RFC 7519 §4.1.5).
+    #[error("is not valid yet")]
+    NotYetValid,
+    /// The token does not name this server's resource URI in its audience
+    /// (`aud`; RFC 8707 §2, MCP authorization "Token Audience Binding"),
+    /// or names none.
+    #[error(
+        "was not issued for this server (its audience does not include this server's resource URI)"
+    )]
+    WrongAudience,
+    /// The token was issued by another authorization server than the one
+    /// this server trusts (`iss`, RFC 9068 §4).
+    #[error("was issued by another authorization server than the one this server trusts")]
+    WrongIssuer,
+    /// The token is signed with a key (`kid`) the authorization server does
+    /// not publish in its JWKS, even after fetching it again.
+    #[error("is signed with a key the authorization server does not publish")]
+    UnknownKey,
+    /// The token's signature does not verify with the authorization
+    /// server's key.
+    #[error("has a signature that does not verify")]
+    BadSignature,
+    /// The token is a JWT but not a JWT access token (header `typ` is not
+    /// `at+jwt`, RFC 9068 §2.1), e.g. an ID token.
+    #[error("is not an access token (its JWT type is not at+jwt)")]
+    NotAccessToken,
+    /// The authorization server says the token is not active (RFC 7662
+    /// §2.2: revoked, expired or unknown to it).
+    #[error(
+        "is not active (the authorization server says it was revoked, has expired or is unknown)"
+    )]
+    Inactive,
+    /// The token could not be checked: the authorization server (its JWKS
+    /// or introspection endpoint) did not answer as it should.
+    #[error("could not be checked: the authorization server did not answer")]
+    Unavailable,
 }
 
 /// Checks bearer tokens. Ship-ready implementations: [`StaticTokens`] and
@@ -40,6 +77,15 @@ pub trait TokenVerifier: Send + Sync + 'static {
     /// # Errors
     /// [`AuthFailure`] when the token is invalid or expired.
     fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, AuthFailure>>;
+
+    /// The protected resource this verifier guards, when its tokens come
+    /// from an OAuth authorization server (RFC 9728): then the Streamable
+    /// HTTP edge serves its metadata and names it in every challenge
+    /// (`resource_metadata`). `None` (the default) for verifiers of tokens
+    /// made elsewhere, whose challenges name the realm alone.
+    fn protected_resource(&self) -> Option<ProtectedResource> {
+        None
+    }
 }
 
 /// A fixed set of tokens, each standing for a subject with scopes. Its
@@ -331,13 +377,37 @@ impl AuthRule {
                 .needs_credentials()
                 .then(|| auth_required(name, ctx.peer()));
         };
-        let missing: Vec<&String> = self
-            .scopes
-            .iter()
-            .filter(|s| !principal.scopes.contains(*s))
-            .collect();
+        let missing = self.missing_scopes(principal);
         (!missing.is_empty()).then(|| forbidden(name, &missing))
     }
+
+    /// The scopes of this rule that `principal` lacks, in the rule's order
+    /// (see [`covers`] for what a granted scope satisfies).
+    pub(crate) fn missing_scopes<'a>(&'a self, principal: &Principal) -> Vec<&'a String> {
+        self.scopes
+            .iter()
+            .filter(|required| {
+                !principal
+                    .scopes
+                    .iter()
+                    .any(|granted| covers(granted, required))
+            })
+            .collect()
+    }
+}
+
+/// Whether the granted scope `granted` satisfies the required scope
+/// `required`: the same scope, or a broader one whose name followed by `:`
+/// starts the required one (`billing` covers `billing:read` and
+/// `billing:invoices:write`; `billing:read` covers `billing:read:summary`,
+/// never `billing:write`). MCP authorization (2026-07-28, "Step-Up
+/// Authorization Flow") asks servers to honour scope hierarchies; this is
+/// the one hierarchy mcp-fusion knows.
+pub(crate) fn covers(granted: &str, required: &str) -> bool {
+    granted == required
+        || required
+            .strip_prefix(granted)
+            .is_some_and(|rest| rest.starts_with(':'))
 }
 
 impl Guard for AuthGuard {
@@ -366,6 +436,28 @@ mod tests {
         );
         assert_eq!(tokens.verify("t-2").await, Err(AuthFailure::Invalid));
         assert_eq!(tokens.verify("").await, Err(AuthFailure::Invalid));
+    }
+
+    #[test]
+    fn a_broader_scope_covers_the_narrower_ones_under_it() {
+        assert!(covers("billing:read", "billing:read"));
+        assert!(covers("billing", "billing:read"));
+        assert!(covers("billing", "billing:invoices:write"));
+        assert!(covers("billing:read", "billing:read:summary"));
+        assert!(!covers("billing:read", "billing:write"));
+        assert!(!covers("bill", "billing:read"));
+        assert!(!covers("billing:read", "billing"));
+        let rule = AuthRule {
+            required: false,
+            scopes: vec!["billing:read".into(), "billing:write".into()],
+        };
+        let reader = Principal::new("alice", ["billing:read"]);
+        assert_eq!(
+            rule.missing_scopes(&reader),
+            [&String::from("billing:write")]
+        );
+        let owner = Principal::new("root", ["billing"]);
+        assert!(rule.missing_scopes(&owner).is_empty());
     }
 
     #[test]

@@ -9,9 +9,13 @@
 
 mod auth;
 mod concurrency;
+mod insufficient_scope;
 #[cfg(feature = "jwt")]
 mod jwt;
 mod layer;
+#[cfg(feature = "oauth")]
+mod oauth;
+mod protected_resource;
 mod rate_limit;
 #[cfg(feature = "redis")]
 mod redis_store;
@@ -22,8 +26,12 @@ use std::time::Duration;
 
 pub use auth::{AuthConfigError, AuthFailure, StaticTokens, TokenVerifier};
 pub use concurrency::{Concurrency, ConcurrencyStats, SharedConcurrency};
+pub use insufficient_scope::InsufficientScope;
 #[cfg(feature = "jwt")]
 pub use jwt::JwtVerifier;
+#[cfg(feature = "oauth")]
+pub use oauth::{OAuthError, OAuthResourceServer};
+pub use protected_resource::ProtectedResource;
 pub use rate_limit::{KeyFn, RateLimit, RateLimitParseError, RateLimitScope};
 #[cfg(feature = "redis")]
 pub use redis_store::{FailMode, RedisStore, RedisUrlError};
@@ -131,9 +139,26 @@ pub(crate) struct GuardSettings {
     /// With a verifier, whether requests without credentials are served
     /// (they see and use only what needs none), or refused at the edge.
     pub allow_anonymous: bool,
+    /// How a missing scope is answered over HTTP; `None`: by the verifier
+    /// ([`GuardSettings::insufficient_scope`]).
+    pub insufficient_scope: Option<InsufficientScope>,
     #[cfg(feature = "redis")]
     pub redis: Option<RedisStore>,
     pub key_fn: Option<KeyFn>,
+}
+
+impl GuardSettings {
+    /// The policy for a missing scope: the one set, else step-up when the
+    /// verifier names its protected resource (OAuth), else the envelope.
+    #[cfg(feature = "http")]
+    pub(crate) fn insufficient_scope(&self) -> InsufficientScope {
+        self.insufficient_scope.unwrap_or_else(|| {
+            match self.verifier.as_ref().and_then(|v| v.protected_resource()) {
+                Some(_) => InsufficientScope::StepUp,
+                None => InsufficientScope::Envelope,
+            }
+        })
+    }
 }
 
 /// Wraps `service` (validation and everything after it) in the guards of

@@ -18,7 +18,7 @@ use crate::contract::{Lockfile, SelfHealing, SelfHealingOptions, ServerContract}
 use crate::error::ToolError;
 #[cfg(feature = "redis")]
 use crate::guard::RedisStore;
-use crate::guard::{GuardSettings, TokenVerifier};
+use crate::guard::{GuardSettings, InsufficientScope, TokenVerifier};
 use crate::handler::{CallContext, Output, States};
 use crate::pipeline::{BoxLayer, Call, CallService, box_layer};
 use crate::schema::SchemaProfile;
@@ -192,6 +192,18 @@ impl ServerBuilder {
     /// anonymous access beside protected capabilities is a choice made here.
     pub fn allow_anonymous(mut self, allow: bool) -> Self {
         self.guards.allow_anonymous = allow;
+        self
+    }
+
+    /// How a caller whose token lacks a scope a capability needs is answered
+    /// over Streamable HTTP: [`InsufficientScope::StepUp`] (HTTP 403 with the
+    /// `insufficient_scope` challenge, before the handler runs) or
+    /// [`InsufficientScope::Envelope`] (the `FORBIDDEN` result). Default:
+    /// step-up with a verifier that names its protected resource
+    /// ([`OAuthResourceServer`](crate::guard::OAuthResourceServer)), else the
+    /// envelope.
+    pub fn insufficient_scope(mut self, policy: InsufficientScope) -> Self {
+        self.guards.insufficient_scope = Some(policy);
         self
     }
 

@@ -14,6 +14,8 @@ mod fusion_server;
 pub(crate) mod in_flight;
 pub(crate) mod jsonrpc;
 mod link;
+#[cfg(feature = "http")]
+pub(crate) mod scopes;
 mod session;
 mod surface;
 mod tool_set;

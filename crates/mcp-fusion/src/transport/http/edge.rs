@@ -13,7 +13,9 @@
 //! (503 with `Retry-After`, also while the server shuts down) and be at most
 //! 16 KiB; a request id may not be reused while its first use runs (400); a
 //! `DELETE` must name a session that exists (404); with Redis, a session
-//! ended on another replica is gone here too (404). While rmcp handles a
+//! ended on another replica is gone here too (404); under the step-up
+//! policy, a request whose capability needs a scope the token lacks gets
+//! 403 `insufficient_scope` ([`super::step_up`]). While rmcp handles a
 //! request, its session counts as busy. A body must arrive within the read
 //! timeout (408).
 
@@ -32,8 +34,10 @@ use super::options::MAX_INITIALIZE_BYTES;
 use super::origin::DoorPolicy;
 use super::peer::peer_address;
 use super::sessions::Sessions;
+use super::step_up;
 use crate::error::seconds_text;
-use crate::handler::Peer;
+use crate::handler::{Peer, Principal};
+use crate::server::FusionServer;
 use crate::server::in_flight::InFlight;
 use crate::server::jsonrpc::{
     duplicate_id_response, invalid_params, invalid_params_response, reject_unreadable,
@@ -52,6 +56,9 @@ pub(crate) struct Edge {
     pub door: DoorPolicy,
     /// With a token verifier: who may come in.
     pub auth: Option<EdgeAuth>,
+    /// Under the step-up policy (with a verifier): the server whose
+    /// capabilities say which scopes a request needs ([`super::step_up`]).
+    pub step_up: Option<FusionServer>,
     pub sessions: Sessions,
     pub max_body_bytes: usize,
     pub read_timeout: std::time::Duration,
@@ -264,6 +271,14 @@ impl Edge {
         }
         if let Some(answer) = repeated_key_response(&message, &bytes) {
             return jsonrpc_error(answer);
+        }
+        if let (Some(auth), Some(server), Some(principal)) = (
+            &self.auth,
+            &self.step_up,
+            parts.extensions.get::<Principal>(),
+        ) && let Some(refused) = step_up::refusal(auth, server, &message, principal)
+        {
+            return refused;
         }
         let is_initialize = matches!(
             &message,

@@ -13,9 +13,11 @@ mod no_session_store;
 mod options;
 pub(super) mod origin;
 mod peer;
+mod resource_metadata;
 #[cfg(feature = "redis")]
 mod session_store;
 mod sessions;
+mod step_up;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -125,28 +127,44 @@ impl FusionServer {
             Arc::new(sessions.clone()),
             config,
         );
-        let auth = self
-            .inner
-            .assembly
-            .guards
+        let guards = &self.inner.assembly.guards;
+        let protected = guards
             .verifier
             .as_ref()
-            .map(|verifier| auth::EdgeAuth {
-                verifier: Arc::clone(verifier),
-                allow_anonymous: self.inner.assembly.guards.allow_anonymous,
-            });
+            .and_then(|v| v.protected_resource());
+        let auth = guards.verifier.as_ref().map(|verifier| auth::EdgeAuth {
+            verifier: Arc::clone(verifier),
+            allow_anonymous: guards.allow_anonymous,
+            oauth: protected.as_ref().map(|resource| auth::OAuthChallenge {
+                metadata_url: resource_metadata::metadata_url(&resource.resource),
+                server: self.clone(),
+            }),
+        });
+        let step_up = (auth.is_some()
+            && guards.insufficient_scope() == crate::guard::InsufficientScope::StepUp)
+            .then(|| self.clone());
         let edge = Arc::new(Edge {
             door: door.clone(),
             auth,
+            step_up,
             trust_forwarded_for: options.trust_forwarded_for,
             sessions,
             max_body_bytes: options.max_body_bytes,
             read_timeout: options.read_timeout,
             in_flight: self.inner.in_flight.clone(),
         });
-        let router = axum::Router::new()
+        let mut router = axum::Router::new()
             .nest_service("/mcp", service)
             .layer(axum::middleware::from_fn_with_state(edge, edge::edge));
+        // An OAuth resource server's metadata (RFC 9728), outside the
+        // MCP endpoint's door: a client reads it before it has a token.
+        if let Some(resource) = protected {
+            router = router.merge(resource_metadata::router(
+                door.clone(),
+                resource,
+                self.clone(),
+            ));
+        }
         // Merged after the MCP endpoint's door: `/metrics` has its own, the
         // `Host` check alone.
         #[cfg(feature = "metrics")]

@@ -229,8 +229,8 @@ impl DoorPolicy {
         self.check_origin(headers, &host_port)
     }
 
-    /// Checks a request's `Host` (and absolute target) only.
-    #[cfg(feature = "metrics")]
+    /// Checks a request's `Host` (and absolute target) only (`/metrics`, the
+    /// protected resource metadata).
     pub fn check_host(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), Refusal> {
         self.allowed_host(uri, headers).map(|_| ())
     }

@@ -1,0 +1,112 @@
+//! `fusion serve --oauth-issuer`: the billing example as an OAuth resource
+//! server of a real authorization server (oidc-provider): its resource URI
+//! is the endpoint's URL, its 401 names the metadata and the scopes, the
+//! metadata is served, a token for it is served, a read-only token gets 403
+//! insufficient_scope on a writing action; `--insufficient-scope envelope`
+//! answers FORBIDDEN instead.
+
+use serde_json::{Value, json};
+
+use crate::authorization_server::AuthorizationServer;
+use crate::support::{HttpServer, Session, TempDb, Transport, free_port, meta_of};
+
+fn void_invoice() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "billing", "arguments": {"action": "void_invoice", "id": "inv_2"}
+    }})
+}
+
+async fn post(url: &str, token: Option<&str>, body: &Value) -> reqwest::Response {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_string());
+    if let Some(token) = token {
+        request = request.header("authorization", format!("Bearer {token}"));
+    }
+    request.send().await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fusion_serve_is_a_resource_server_of_the_issuer_it_is_given() {
+    let authorization = AuthorizationServer::start("key-1").await;
+    let db = TempDb::new("oauth");
+    let port = free_port();
+    let server = HttpServer::start_on(&db.0, port, &["--oauth-issuer", &authorization.issuer]);
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let metadata = format!("http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp");
+    assert!(
+        server.banner.contains(&format!(
+            "  OAuth: JWT access tokens of {} for the resource {resource}",
+            authorization.issuer
+        )),
+        "{:?}",
+        server.banner
+    );
+
+    let anonymous = post(&server.url, None, &void_invoice()).await;
+    assert_eq!(anonymous.status(), 401);
+    assert_eq!(
+        anonymous.headers()["www-authenticate"],
+        format!("Bearer resource_metadata=\"{metadata}\", scope=\"billing:read billing:write\"")
+            .as_str()
+    );
+
+    let document: Value = reqwest::get(&metadata).await.unwrap().json().await.unwrap();
+    assert_eq!(
+        document,
+        json!({
+            "resource": resource,
+            "authorization_servers": [authorization.issuer],
+            "scopes_supported": ["billing:read", "billing:write"],
+            "bearer_methods_supported": ["header"],
+        })
+    );
+
+    let reader = authorization
+        .token("billing-reader", "billing:read", Some(&resource))
+        .await;
+    let refused = post(&server.url, Some(&reader), &void_invoice()).await;
+    assert_eq!(refused.status(), 403);
+    assert_eq!(
+        refused.headers()["www-authenticate"],
+        format!("Bearer error=\"insufficient_scope\", scope=\"billing:write\", resource_metadata=\"{metadata}\", error_description=\"billing.void_invoice needs the scope billing:write, which the token does not have\"").as_str()
+    );
+    drop(server);
+
+    // The envelope policy, through rmcp's client: FORBIDDEN. The resource
+    // is given (the server's port is picked later).
+    let resource = "http://127.0.0.1:9/mcp";
+    let reader = authorization
+        .token("billing-reader", "billing:read", Some(resource))
+        .await;
+    let session = Session::start_with(
+        Transport::Http,
+        &db,
+        &[
+            "--oauth-issuer",
+            &authorization.issuer,
+            "--resource",
+            resource,
+            "--insufficient-scope",
+            "envelope",
+        ],
+        Some(&reader),
+    )
+    .await;
+    let read = session
+        .billing(json!({"action": "get_invoice", "id": "inv_2"}))
+        .await;
+    assert_eq!(read.is_error, Some(false), "{read:?}");
+    let forbidden = session
+        .billing(json!({"action": "void_invoice", "id": "inv_2"}))
+        .await;
+    let meta = meta_of(&forbidden).expect("an envelope");
+    assert_eq!(meta["code"], "FORBIDDEN");
+    assert_eq!(
+        meta["message"],
+        "billing.void_invoice needs the scope \"billing:write\", which these credentials do not have."
+    );
+    session.close().await;
+}

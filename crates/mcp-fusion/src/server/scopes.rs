@@ -1,0 +1,113 @@
+//! What scopes the server's capabilities need, asked by the HTTP edge
+//! before a request runs: every scope any capability names (RFC 9728
+//! `scopes_supported`, the 401 challenge's `scope`), and the scopes one
+//! request's capability needs that a principal lacks (the 403
+//! `insufficient_scope` challenge of MCP authorization, "Runtime
+//! Insufficient Scope Errors").
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+
+use super::FusionServer;
+use crate::capability::Callable;
+use crate::handler::Principal;
+
+/// A request whose capability may need scopes, as the edge reads it.
+pub(crate) enum Operation<'a> {
+    /// `tools/call` of `name` (a plain tool, a group whose discriminator in
+    /// `arguments` names the action, or `group.action`).
+    Tool {
+        name: &'a str,
+        arguments: Option<&'a Map<String, Value>>,
+    },
+    /// `prompts/get`.
+    Prompt(&'a str),
+    /// `resources/read` of a resource or a template's URI.
+    Resource(&'a str),
+}
+
+/// The scope every `offline_access` request is about: never asked for by a
+/// resource server (MCP authorization 2026-07-28, "Refresh Tokens").
+const OFFLINE_ACCESS: &str = "offline_access";
+
+impl FusionServer {
+    fn callables(&self, mut each: impl FnMut(&Callable)) {
+        for tool in self.registry().tools() {
+            for action in &tool.actions {
+                each(&action.callable);
+            }
+        }
+        let catalog = self.catalog();
+        for prompt in &catalog.prompts {
+            each(&prompt.callable);
+        }
+        for resource in &catalog.resources {
+            each(&resource.callable);
+        }
+        for template in &catalog.templates {
+            each(&template.callable);
+        }
+    }
+
+    /// Every scope a capability of the server needs, sorted, without
+    /// `offline_access`.
+    pub(crate) fn scopes_supported(&self) -> Vec<String> {
+        let mut scopes = BTreeSet::new();
+        self.callables(|callable| {
+            scopes.extend(callable.visibility.auth.scopes.iter().cloned());
+        });
+        scopes.remove(OFFLINE_ACCESS);
+        scopes.into_iter().collect()
+    }
+
+    /// The name of what `operation` calls (`billing.void_invoice`, a
+    /// prompt's name, a URI) and the scopes it needs that `principal` lacks
+    /// (a broader granted scope covers a narrower one, see the guard's
+    /// rule), in the capability's order; `None` when it needs none more, or
+    /// when the request names nothing the server has (its own answer then
+    /// says so).
+    pub(crate) fn missing_scopes(
+        &self,
+        operation: &Operation<'_>,
+        principal: &Principal,
+    ) -> Option<(String, Vec<String>)> {
+        let missing = |name: &str, callable: &Callable| {
+            let scopes: Vec<String> = callable
+                .visibility
+                .auth
+                .missing_scopes(principal)
+                .into_iter()
+                .filter(|s| s.as_str() != OFFLINE_ACCESS)
+                .cloned()
+                .collect();
+            (!scopes.is_empty()).then(|| (name.to_owned(), scopes))
+        };
+        match operation {
+            Operation::Tool { name, arguments } => {
+                let registry = self.registry();
+                let action = match registry.tool(name) {
+                    Some(tool) => match &tool.discriminator {
+                        None => tool.actions.first(),
+                        Some(field) => arguments
+                            .and_then(|args| args.get(field))
+                            .and_then(Value::as_str)
+                            .and_then(|key| tool.action(key)),
+                    },
+                    None => name
+                        .split_once('.')
+                        .and_then(|(group, key)| registry.tool(group)?.action(key)),
+                };
+                action.and_then(|a| missing(&a.dotted, &a.callable))
+            }
+            Operation::Prompt(name) => self
+                .catalog()
+                .prompt(name)
+                .and_then(|p| missing(name, &p.callable)),
+            Operation::Resource(uri) => match self.catalog().resolve(uri) {
+                Some(Ok(resolved)) => missing(uri, resolved.callable()),
+                _ => None,
+            },
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! Opaque tokens checked at the authorization server's introspection
+//! endpoint (RFC 7662): served while active, refused once revoked, refused
+//! when bound to no audience.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::authorization_server::AuthorizationServer;
+use crate::resource_server::{billing_call, invalid_token, serve};
+
+const BOTH: &str = "billing:read billing:write";
+
+#[tokio::test]
+async fn an_opaque_token_is_introspected_and_refused_once_revoked() {
+    let authorization = AuthorizationServer::start("key-1").await;
+    let served = serve(
+        &authorization.issuer,
+        |v| {
+            v.introspection_client("mcp-server", "mcp-server-secret")
+                .unwrap()
+                .introspection_cache(Duration::ZERO)
+        },
+        None,
+    )
+    .await;
+    let token = authorization
+        .token("opaque-client", "billing:read", Some(&served.resource))
+        .await;
+    assert_eq!(token.split('.').count(), 1, "an opaque token");
+    let session = served.session(&token).await;
+    let answer = served
+        .call(&token, &session, &billing_call("get_invoice"))
+        .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(
+        answer.message()["result"]["content"],
+        json!([{"type": "text", "text": "invoice inv_1 for opaque-client"}])
+    );
+
+    authorization.revoke("opaque-client", &token).await;
+    let answer = served
+        .call(&token, &session, &billing_call("get_invoice"))
+        .await;
+    assert_eq!(answer.status, 401, "{}", answer.body);
+    assert_eq!(
+        answer.header("www-authenticate"),
+        invalid_token(
+            &served,
+            "is not active (the authorization server says it was revoked, has expired or is unknown)"
+        )
+    );
+}
+
+#[tokio::test]
+async fn an_introspected_token_without_this_audience_is_refused() {
+    let authorization = AuthorizationServer::start("key-1").await;
+    let served = serve(
+        &authorization.issuer,
+        |v| {
+            v.introspection_client("mcp-server", "mcp-server-secret")
+                .unwrap()
+        },
+        None,
+    )
+    .await;
+    // No resource indicator: active, but bound to no audience.
+    let token = authorization.token("billing-full", BOTH, None).await;
+    let answer = served.initialize(&token).await;
+    assert_eq!(answer.status, 401, "{}", answer.body);
+    assert_eq!(
+        answer.header("www-authenticate"),
+        invalid_token(
+            &served,
+            "was not issued for this server (its audience does not include this server's resource URI)"
+        )
+    );
+    let garbage = served.initialize("garbage").await;
+    assert_eq!(
+        garbage.header("www-authenticate"),
+        invalid_token(
+            &served,
+            "is not active (the authorization server says it was revoked, has expired or is unknown)"
+        )
+    );
+}

@@ -1,0 +1,21 @@
+//! The server as an OAuth 2.1 resource server over Streamable HTTP, against
+//! a real authorization server (`oidc-provider`, started by
+//! `support/authorization_server.rs`): the 401 challenges and why a token
+//! is refused, the protected resource metadata, key rotation, introspected
+//! opaque tokens, and the insufficient-scope policies. Every request is raw
+//! HTTP (reqwest), so statuses and headers are asserted exactly.
+
+#[cfg(all(feature = "oauth", feature = "http"))]
+#[path = "../support/authorization_server.rs"]
+mod authorization_server;
+#[cfg(all(feature = "oauth", feature = "http"))]
+mod resource_server;
+
+#[cfg(all(feature = "oauth", feature = "http"))]
+mod challenges;
+#[cfg(all(feature = "oauth", feature = "http"))]
+mod introspection;
+#[cfg(all(feature = "oauth", feature = "http"))]
+mod rotation;
+#[cfg(all(feature = "oauth", feature = "http"))]
+mod step_up;
