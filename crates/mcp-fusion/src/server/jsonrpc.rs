@@ -346,7 +346,10 @@ pub(crate) fn too_many_values(text: &[u8], max: usize, in_session: bool) -> Opti
                 ),
             )],
         );
-        let result = crate::envelope::validation_result(&failure);
+        let mut result = crate::envelope::validation_result(&failure);
+        // Without `resultType`, as rmcp answers a peer of a protocol before
+        // 2026-07-28; a newer client reads its absence as "complete".
+        result.result_type = None;
         #[derive(Serialize)]
         struct Response<'a> {
             jsonrpc: &'static str,
@@ -508,6 +511,7 @@ mod tests {
         let answer: Value = serde_json::from_str(&in_session.answer).expect("JSON");
         assert_eq!(answer["id"], 7);
         assert_eq!(answer["result"]["isError"], true);
+        assert_eq!(answer["result"].get("resultType"), None);
         assert_eq!(
             answer["result"]["_meta"]["mcp-fusion/error"]["fields"],
             json!([{"path": "(root)", "message": "Too many values. You sent: more than 5 JSON values in one request. Expected at most 5 (objects, arrays, strings, numbers, booleans and nulls each count one): send the data in several smaller calls."}])
