@@ -235,6 +235,11 @@ pub struct ServerFlags {
     /// a larger one gets 413.
     #[arg(long, value_name = "BYTES", default_value = "4MiB", value_parser = byte_size)]
     pub(crate) max_body: usize,
+    /// The most JSON values (objects, arrays, strings, numbers, booleans,
+    /// nulls) one message may hold, checked before it is parsed; a tools/call
+    /// over it gets a VALIDATION_ERROR result, another request -32600.
+    #[arg(long, value_name = "N", default_value = "100000", value_parser = at_least_one)]
+    pub(crate) max_json_values: usize,
     /// How long a client may take to send a request's headers, then its body
     /// (past it: connection closed, or 408), e.g. 30s.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = positive_duration)]
@@ -432,6 +437,7 @@ pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> 
         .max_live_sessions(flags.max_live_sessions)
         .session_idle(flags.session_idle)
         .max_body_bytes(flags.max_body)
+        .max_json_values(flags.max_json_values)
         .read_timeout(flags.read_timeout)
         .shutdown_grace(flags.shutdown_grace)
         .trust_forwarded_for(flags.trust_forwarded_for)
@@ -508,7 +514,9 @@ pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> 
             say!(format, "{line}");
         }
         say!(format, "  transport: stdio");
-        let stdio = StdioOptions::default().shutdown_grace(flags.shutdown_grace);
+        let stdio = StdioOptions::default()
+            .shutdown_grace(flags.shutdown_grace)
+            .max_json_values(flags.max_json_values);
         return server.serve_stdio(stdio).await.map_err(|e| e.to_string());
     }
     say!(

@@ -1,6 +1,7 @@
 //! Small readings of JSON values and JSON Schemas that several layers share:
 //! a value's type name, an object schema's `required` names, a value as text,
-//! a key repeated in one object of a JSON text.
+//! a key repeated in one object of a JSON text, whether a JSON text holds
+//! more values than a limit.
 
 use serde_json::Value;
 
@@ -191,10 +192,161 @@ impl<'de> serde::de::Visitor<'de> for UniqueKeys<'_> {
     }
 }
 
+/// Whether the JSON text `text` holds more than `max` JSON values (every
+/// object, array, string, number, boolean and `null`, at any depth, counts
+/// one; object keys do not). The text is walked without building anything
+/// and the walk stops at value `max + 1`, so the answer costs time in step
+/// with `max`, not with the text. `false` for a text that is not JSON (its
+/// parse reports it).
+pub(crate) fn holds_more_values_than(text: &[u8], max: usize) -> bool {
+    use serde::de::DeserializeSeed;
+    let budget = ValueBudget {
+        left: std::cell::Cell::new(max),
+        over: std::cell::Cell::new(false),
+    };
+    let mut reader = serde_json::Deserializer::from_slice(text);
+    // An error is either the budget spent (in `over`) or unreadable JSON.
+    let _ = CountValues(&budget).deserialize(&mut reader);
+    budget.over.get()
+}
+
+/// The values a walk may still meet, and whether it met one more.
+struct ValueBudget {
+    left: std::cell::Cell<usize>,
+    over: std::cell::Cell<bool>,
+}
+
+/// Walks one JSON value through serde without building it, spending one
+/// value of the budget per value met and stopping once it is spent.
+struct CountValues<'a>(&'a ValueBudget);
+
+impl CountValues<'_> {
+    fn spend<E: serde::de::Error>(&self) -> Result<(), E> {
+        match self.0.left.get().checked_sub(1) {
+            Some(left) => {
+                self.0.left.set(left);
+                Ok(())
+            }
+            None => {
+                self.0.over.set(true);
+                Err(E::custom("too many values"))
+            }
+        }
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for CountValues<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, reader: D) -> Result<(), D::Error> {
+        reader.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for CountValues<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+        self.spend()
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+        self.spend()
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+        self.spend()
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+        self.spend()
+    }
+
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
+        self.spend()
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        self.spend()
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut items: A) -> Result<(), A::Error> {
+        self.spend()?;
+        while items.next_element_seed(CountValues(self.0))?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut entries: A) -> Result<(), A::Error> {
+        self.spend()?;
+        while entries.next_key::<serde::de::IgnoredAny>()?.is_some() {
+            entries.next_value_seed(CountValues(self.0))?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn values_are_counted_at_any_depth_and_the_walk_stops_past_the_limit() {
+        let over = |text: &str, max| holds_more_values_than(text.as_bytes(), max);
+        // An object, its 2 values, the array's 3 items and the inner object's 1.
+        let text = r#"{"a":[1,"x",{"b":null}],"c":true}"#;
+        assert!(!over(text, 7));
+        assert!(over(text, 6));
+        assert!(!over("[]", 1));
+        assert!(over("[[]]", 1));
+        assert!(!over("not JSON", 0));
+        assert!(!over(r#"{"a":1,"a""#, 100));
+        // Keys are not values.
+        assert!(!over(r#"{"k1":{},"k2":{},"k3":{}}"#, 4));
+    }
+
+    #[test]
+    fn the_value_walk_reads_no_further_than_the_limit() {
+        // What the budget spends bounds the walk: past `max + 1` values
+        // nothing more is read, however long the text (a million items).
+        let text = format!("[{}]", vec!["{}"; 1_000_000].join(","));
+        let budget = ValueBudget {
+            left: std::cell::Cell::new(10),
+            over: std::cell::Cell::new(false),
+        };
+        let read = std::cell::Cell::new(0usize);
+        let counted = CountingReader {
+            text: text.as_bytes(),
+            read: &read,
+        };
+        let mut reader = serde_json::Deserializer::from_reader(counted);
+        let walked = serde::de::DeserializeSeed::deserialize(CountValues(&budget), &mut reader);
+        assert!(walked.is_err());
+        assert!(budget.over.get());
+        // The walk stopped at the 11th value: the array and 9 items spent
+        // the budget, item 10's `{` starts at byte 28, and serde_json reads
+        // on only to close what it entered (`}`, then `,{` peeked): 32
+        // bytes of 3 000 001.
+        assert_eq!(read.get(), 32);
+    }
+
+    /// A reader that counts the bytes taken from it.
+    struct CountingReader<'a> {
+        text: &'a [u8],
+        read: &'a std::cell::Cell<usize>,
+    }
+
+    impl std::io::Read for CountingReader<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = std::io::Read::read(&mut self.text, buf)?;
+            self.read.set(self.read.get() + n);
+            Ok(n)
+        }
+    }
 
     #[test]
     fn repeated_keys_are_found_at_any_depth_and_under_escapes() {

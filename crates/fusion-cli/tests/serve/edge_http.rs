@@ -608,3 +608,68 @@ fn a_host_name_for_host_and_a_busy_port_are_explained() {
         "{stderr}"
     );
 }
+
+#[tokio::test]
+async fn a_body_with_more_json_values_than_the_limit_is_answered_unparsed() {
+    let db = TempDb::new("many-values");
+    let server = HttpServer::start_with(&db.0, &["--max-json-values", "1000"]);
+    let http = RawHttp::new(&server.url);
+    let session = http.initialize().await;
+    // 1 000 empty items make the call 1 012 JSON values: the model is told
+    // so in a tool result it can act on.
+    let items = vec![json!({}); 1000];
+    let reply = http
+        .call(
+            &session,
+            2,
+            "billing",
+            json!({"action": "create_invoice", "customer_email": "a@b.co", "amount_cents": 1, "currency": "USD", "items": items}),
+        )
+        .await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    let message = reply.message();
+    assert_eq!(message["id"], 2);
+    assert_eq!(message["result"]["isError"], true);
+    assert_eq!(
+        message["result"]["content"][0]["text"],
+        TOO_MANY_VALUES_ENVELOPE
+    );
+    assert_eq!(
+        message["result"]["_meta"]["mcp-fusion/error"]["code"],
+        "VALIDATION_ERROR"
+    );
+    // Any other request: -32600, with its id.
+    let pad = vec![json!({}); 1000];
+    let reply = http
+        .send(
+            Some(&session),
+            &json!({"jsonrpc": "2.0", "id": 3, "method": "ping", "params": {"_meta": {"pad": pad}}}),
+        )
+        .await;
+    assert_eq!(reply.status, 400);
+    assert_eq!(
+        reply.message(),
+        json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32600, "message": "Invalid Request: the message holds more than 1000 JSON values, this server's limit; send less in one message"}})
+    );
+    // At the limit, the call is read and validated as usual, and the
+    // session goes on.
+    // 988 items: 1 000 values.
+    let items = vec![json!({}); 988];
+    let reply = http
+        .call(
+            &session,
+            4,
+            "billing",
+            json!({"action": "create_invoice", "customer_email": "a@b.co", "amount_cents": 1, "currency": "USD", "items": items}),
+        )
+        .await;
+    let meta = &reply.message()["result"]["_meta"]["mcp-fusion/error"];
+    assert_eq!(
+        meta["message"],
+        "The arguments for billing.create_invoice are not valid (2965 problems)."
+    );
+}
+
+/// The `<validation_error>` of a call over `--max-json-values 1000`.
+pub(crate) const TOO_MANY_VALUES_ENVELOPE: &str = "<validation_error action=\"billing\">\n  <field name=\"(root)\">Too many values. You sent: more than 1000 JSON values in one request. Expected at most 1000 (objects, arrays, strings, numbers, booleans and nulls each count one): send the data in several smaller calls.</field>\n  <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>";

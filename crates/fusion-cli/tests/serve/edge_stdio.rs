@@ -159,3 +159,47 @@ fn a_request_id_in_use_or_cancelled_is_refused_and_an_answered_one_is_free() {
     );
     assert_eq!(server.finish().code(), Some(0));
 }
+
+#[test]
+fn a_line_with_more_json_values_than_the_limit_is_answered_unparsed() {
+    let db = TempDb::new("many-values-stdio");
+    let mut server = RawStdio::start(db.path(), &["--max-json-values", "1000"]);
+    server.initialize();
+    let items = vec![json!({}); 1000];
+    server.line(
+        &call_request(
+            2,
+            "billing",
+            json!({"action": "create_invoice", "customer_email": "a@b.co", "amount_cents": 1, "currency": "USD", "items": items}),
+        )
+        .to_string(),
+    );
+    let answer = server.read();
+    assert_eq!(answer["id"], 2);
+    assert_eq!(answer["result"]["isError"], true);
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        crate::edge_http::TOO_MANY_VALUES_ENVELOPE
+    );
+    let pad = vec![json!({}); 1000];
+    server.line(
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "ping", "params": {"_meta": {"pad": pad}}})
+            .to_string(),
+    );
+    assert_eq!(
+        server.read(),
+        json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32600, "message": "Invalid Request: the message holds more than 1000 JSON values, this server's limit; send less in one message"}})
+    );
+    // A notification over the limit is not answered: the next line read is
+    // the answer to the ping after it.
+    let pad = vec![json!({}); 1000];
+    server.line(
+        &json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"_meta": {"pad": pad}}})
+            .to_string(),
+    );
+    server.line(r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#);
+    assert_eq!(
+        server.read(),
+        json!({"jsonrpc": "2.0", "id": 4, "result": {}})
+    );
+}

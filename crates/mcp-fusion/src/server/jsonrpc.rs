@@ -282,6 +282,115 @@ pub(crate) fn repeated_key_response(message: &ClientJsonRpcMessage, text: &[u8])
     Some(invalid_params_response(&request.id, &error))
 }
 
+/// The answer to a message that holds more JSON values than a transport
+/// takes ([`crate::json::holds_more_values_than`]), found before the message
+/// is parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct TooManyValues {
+    /// One line of JSON: for a `tools/call` request, a JSON-RPC result
+    /// carrying a `<validation_error>` tool result (wire contract §4: the
+    /// model can act on it, MCP tools "Error Handling" puts input errors in
+    /// the result); for any other request, a `-32600` error.
+    pub answer: String,
+    /// `answer` is a tool result (over HTTP a 200), not an error (a 400).
+    pub tool_result: bool,
+    /// The message was a notification: JSON-RPC answers nothing over stdio
+    /// (over HTTP, the answer goes with a 400 all the same).
+    pub notification: bool,
+}
+
+/// What of a message is read when it is too big to be parsed: its `id` as
+/// written, its `method`, and a `tools/call`'s tool name; every other member
+/// is skipped without being built.
+#[derive(Deserialize)]
+struct Head<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(default)]
+    params: Option<HeadParams>,
+}
+
+#[derive(Deserialize)]
+struct HeadParams {
+    #[serde(default)]
+    name: Option<String>,
+}
+
+/// The answer to the JSON text `text` (one message) when it holds more than
+/// `max` JSON values; `None` when it holds at most `max` (or is not JSON:
+/// its parse answers it). The text is only walked, never built, so a message
+/// of millions of values costs no more memory than its bytes. A `tools/call`
+/// gets a tool result only `in_session` (a request outside any session gets
+/// the `-32600`).
+pub(crate) fn too_many_values(text: &[u8], max: usize, in_session: bool) -> Option<TooManyValues> {
+    if !crate::json::holds_more_values_than(text, max) {
+        return None;
+    }
+    let head = serde_json::from_slice::<Head<'_>>(text).ok();
+    let null = null_id();
+    let id = head.as_ref().and_then(|h| h.id).filter(|raw| {
+        raw.get().starts_with(['"', '-']) || raw.get().starts_with(|c: char| c.is_ascii_digit())
+    });
+    let method = head.as_ref().and_then(|h| h.method.as_deref());
+    let tool = head
+        .as_ref()
+        .and_then(|h| h.params.as_ref())
+        .and_then(|p| p.name.as_deref());
+    if in_session
+        && method == Some(CallToolRequestMethod::VALUE)
+        && let (Some(id), Some(tool)) = (id, tool)
+    {
+        let failure = crate::error::ValidationFailure::new(
+            tool,
+            vec![crate::error::FieldError::new(
+                "(root)",
+                format!(
+                    "Too many values. You sent: more than {max} JSON values in one request. \
+                     Expected at most {max} (objects, arrays, strings, numbers, booleans and nulls \
+                     each count one): send the data in several smaller calls."
+                ),
+            )],
+        );
+        let mut result = crate::envelope::validation_result(&failure);
+        // Without `resultType`, as rmcp answers a peer of a protocol before
+        // 2026-07-28; a newer client reads its absence as "complete".
+        result.result_type = None;
+        #[derive(Serialize)]
+        struct Response<'a> {
+            jsonrpc: &'static str,
+            id: &'a RawValue,
+            result: rmcp::model::CallToolResult,
+        }
+        let answer = serde_json::to_string(&Response {
+            jsonrpc: "2.0",
+            id,
+            result,
+        })
+        .unwrap_or_default();
+        return Some(TooManyValues {
+            answer,
+            tool_result: true,
+            notification: false,
+        });
+    }
+    let notification = head
+        .as_ref()
+        .is_some_and(|h| h.id.is_none() && h.method.is_some());
+    Some(TooManyValues {
+        answer: error_response(
+            id.unwrap_or(&null),
+            INVALID_REQUEST,
+            format!(
+                "Invalid Request: the message holds more than {max} JSON values, this server's limit; send less in one message"
+            ),
+        ),
+        tool_result: false,
+        notification,
+    })
+}
+
 /// The JSON-RPC error response of `invalid_params` for request `id`.
 pub(crate) fn invalid_params_response(id: &RequestId, error: &ErrorData) -> String {
     let id = serde_json::value::to_raw_value(id).unwrap_or_else(|_| null_id());
@@ -388,6 +497,46 @@ mod tests {
                 br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":5}"#
             )),
             (-32602, json!(3))
+        );
+    }
+
+    #[test]
+    fn a_message_over_the_value_limit_is_answered_from_its_head() {
+        let ping =
+            br#"{"jsonrpc":"2.0","id":"p","method":"ping","params":{"_meta":{"pad":[{},{},{}]}}}"#;
+        // 9 values: the message, "2.0", "p", "ping", params, _meta, pad, 3 items.
+        assert_eq!(too_many_values(ping, 10, true), None);
+        let refused = too_many_values(ping, 9, true).expect("over the limit");
+        assert_eq!(
+            refused.answer,
+            r#"{"jsonrpc":"2.0","id":"p","error":{"code":-32600,"message":"Invalid Request: the message holds more than 9 JSON values, this server's limit; send less in one message"}}"#
+        );
+        assert!(!refused.tool_result && !refused.notification);
+        let call = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","arguments":{"xs":[1,2,3]}}}"#;
+        let in_session = too_many_values(call, 5, true).expect("over the limit");
+        assert!(in_session.tool_result);
+        let answer: Value = serde_json::from_str(&in_session.answer).expect("JSON");
+        assert_eq!(answer["id"], 7);
+        assert_eq!(answer["result"]["isError"], true);
+        assert_eq!(answer["result"].get("resultType"), None);
+        assert_eq!(
+            answer["result"]["_meta"]["mcp-fusion/error"]["fields"],
+            json!([{"path": "(root)", "message": "Too many values. You sent: more than 5 JSON values in one request. Expected at most 5 (objects, arrays, strings, numbers, booleans and nulls each count one): send the data in several smaller calls."}])
+        );
+        // Outside a session, a tools/call is refused as any request is.
+        let outside = too_many_values(call, 5, false).expect("over the limit");
+        assert!(!outside.tool_result);
+        assert!(
+            outside
+                .answer
+                .starts_with(r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"#)
+        );
+        let notification =
+            br#"{"jsonrpc":"2.0","method":"notifications/x","params":{"a":[1,2,3]}}"#;
+        assert!(
+            too_many_values(notification, 3, true)
+                .expect("over")
+                .notification
         );
     }
 

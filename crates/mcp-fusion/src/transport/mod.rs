@@ -22,6 +22,6 @@ pub use http::RedisSessionStore;
 pub use http::{DEFAULT_MAX_BODY_BYTES, HttpOptions, MAX_INITIALIZE_BYTES};
 #[cfg(feature = "http")]
 pub use http::{PolicyError, SESSIONS_FULL_RETRY_SECS};
-pub use options::{DEFAULT_SHUTDOWN_GRACE, StdioOptions};
+pub use options::{DEFAULT_MAX_JSON_VALUES, DEFAULT_SHUTDOWN_GRACE, StdioOptions};
 pub use shutdown::shutdown_signal;
 pub use stdio::MAX_LINE_BYTES;

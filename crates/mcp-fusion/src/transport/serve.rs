@@ -47,7 +47,7 @@ impl FusionServer {
         let grace = options.shutdown_grace;
         let running = match self
             .connection()
-            .serve(StdioTransport::new(read, write))
+            .serve(StdioTransport::new(read, write, options.max_json_values))
             .await
         {
             Ok(running) => running,

@@ -3,8 +3,11 @@
 //! messages rmcp cannot read as JSON-RPC 2.0 §5 says (`crate::server::jsonrpc`).
 //!
 //! A line is one message. A line longer than [`MAX_LINE_BYTES`] is discarded
-//! (without buffering it) and answered with `-32600`; the session goes on
-//! after every bad line.
+//! (without buffering it) and answered with `-32600`; a line holding more
+//! JSON values than [`StdioOptions::max_json_values`](super::StdioOptions)
+//! is answered before it is parsed (a `tools/call` with a
+//! `<validation_error>` tool result, another request with `-32600`); the
+//! session goes on after every bad line.
 //!
 //! A request id may not be reused while its first use is in progress, nor
 //! after it was cancelled (MCP basic/messages): the second request gets
@@ -31,6 +34,7 @@ use tokio_util::codec::{Decoder, Encoder, FramedRead, FramedWrite};
 
 use crate::server::jsonrpc::{
     INVALID_REQUEST, duplicate_id_response, reject_unreadable, repeated_key_response,
+    too_many_values,
 };
 
 /// The longest line (one message) read, in bytes: 16 MiB, as rmcp's own
@@ -189,10 +193,12 @@ pub(crate) struct StdioTransport<R, W> {
     /// An answer of ours handed to the writer and perhaps not yet flushed.
     unflushed: bool,
     ids: SharedIds,
+    /// The most JSON values one line may hold.
+    max_json_values: usize,
 }
 
 impl<R: AsyncRead, W: AsyncWrite> StdioTransport<R, W> {
-    pub fn new(read: R, write: W) -> Self {
+    pub fn new(read: R, write: W, max_json_values: usize) -> Self {
         StdioTransport {
             lines: FramedRead::new(
                 read,
@@ -206,6 +212,7 @@ impl<R: AsyncRead, W: AsyncWrite> StdioTransport<R, W> {
             unsent: None,
             unflushed: false,
             ids: SharedIds::default(),
+            max_json_values,
         }
     }
 }
@@ -304,6 +311,16 @@ where
             let line = line.strip_suffix(b"\r").unwrap_or(&line);
             let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
             if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            if let Some(refused) = too_many_values(line, self.max_json_values, true) {
+                tracing::debug!(
+                    max = self.max_json_values,
+                    "a message with too many JSON values"
+                );
+                if !refused.notification {
+                    self.unsent = Some(refused.answer);
+                }
                 continue;
             }
             let message = serde_json::from_slice::<ClientJsonRpcMessage>(line);
@@ -407,7 +424,11 @@ mod tests {
         use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
         let (mut client, server_read) = tokio::io::duplex(1024);
         let (server_write, client_read) = tokio::io::duplex(1024);
-        let mut transport = StdioTransport::new(server_read, server_write);
+        let mut transport = StdioTransport::new(
+            server_read,
+            server_write,
+            crate::transport::DEFAULT_MAX_JSON_VALUES,
+        );
         client.write_all(b"hello\n").await.expect("write");
 
         // The writer is busy (a response of rmcp's being sent), and the

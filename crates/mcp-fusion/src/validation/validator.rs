@@ -120,8 +120,10 @@ impl SchemaValidator {
         };
         // An envelope shows about a hundred lines at most (16 KiB): phrase
         // only the first problems and count the next ones (up to
-        // MAX_COUNTED), so that hostile input (millions of bad items) costs
-        // time in step with what is shown, not with its size.
+        // MAX_COUNTED). jsonschema's `iter_errors` collects every error
+        // before it yields the first, one per problem with its paths: what
+        // bounds it is the number of values a message may hold, counted by
+        // the transports before any parse (`max_json_values`).
         let mut lines = Vec::new();
         let mut errors = self.compiled.iter_errors(args);
         for err in errors.by_ref() {

@@ -7,7 +7,9 @@
 //! session belongs to the principal that opened it: another principal's
 //! request on it gets 404); for a POST,
 //! a `Content-Length` over the body limit (413 at once), then the body read
-//! within the limit (413) and checked as one JSON-RPC message (400 with a
+//! within the limit (413), its JSON values counted before it is parsed (over
+//! the limit: 200 with a `<validation_error>` tool result for a `tools/call`,
+//! else 400 with `-32600`), and checked as one JSON-RPC message (400 with a
 //! JSON-RPC error body, [`crate::server::jsonrpc`]; 415 stays rmcp's answer to
 //! a wrong `Content-Type`); an `initialize` must find room among the sessions
 //! (503 with `Retry-After`, also while the server shuts down) and be at most
@@ -41,7 +43,7 @@ use crate::server::FusionServer;
 use crate::server::in_flight::InFlight;
 use crate::server::jsonrpc::{
     duplicate_id_response, invalid_params, invalid_params_response, reject_unreadable,
-    repeated_key_response,
+    repeated_key_response, too_many_values,
 };
 
 /// The `Mcp-Session-Id` header of the 2025-11-25 Streamable HTTP transport.
@@ -61,6 +63,8 @@ pub(crate) struct Edge {
     pub step_up: Option<FusionServer>,
     pub sessions: Sessions,
     pub max_body_bytes: usize,
+    /// The most JSON values a body may hold.
+    pub max_json_values: usize,
     pub read_timeout: std::time::Duration,
     /// Whether the caller's address is the last `X-Forwarded-For` one.
     pub trust_forwarded_for: bool,
@@ -261,6 +265,30 @@ impl Edge {
         // A UTF-8 byte order mark may start a JSON text (RFC 8259 §8.1).
         if bytes.starts_with(b"\xEF\xBB\xBF") {
             bytes = bytes.slice(3..);
+        }
+        // Counted on the text before anything is built: rmcp and this door
+        // each parse the body, and every value that misses a schema costs
+        // the validator an error.
+        if let Some(refused) = too_many_values(&bytes, self.max_json_values, session.is_some()) {
+            tracing::debug!(
+                max = self.max_json_values,
+                "a body with too many JSON values"
+            );
+            if let Some(id) = &session
+                && !self.sessions.still_open(id).await
+            {
+                return session_gone();
+            }
+            return if refused.tool_result {
+                (
+                    StatusCode::OK,
+                    [(header::CONTENT_TYPE, "application/json")],
+                    refused.answer,
+                )
+                    .into_response()
+            } else {
+                jsonrpc_error(refused.answer)
+            };
         }
         let message = match serde_json::from_slice::<ClientJsonRpcMessage>(&bytes) {
             Ok(message) => message,

@@ -150,6 +150,7 @@ impl FusionServer {
             trust_forwarded_for: options.trust_forwarded_for,
             sessions,
             max_body_bytes: options.max_body_bytes,
+            max_json_values: options.max_json_values,
             read_timeout: options.read_timeout,
             in_flight: self.inner.in_flight.clone(),
         });

@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::origin::{DoorPolicy, PolicyError};
 #[cfg(feature = "redis")]
 use super::session_store::RedisSessionStore;
-use crate::transport::options::DEFAULT_SHUTDOWN_GRACE;
+use crate::transport::options::{DEFAULT_MAX_JSON_VALUES, DEFAULT_SHUTDOWN_GRACE};
 
 /// The settings of the Streamable HTTP transport, given to
 /// `FusionServer::serve_http` (and `serve_http_on`, `http_router`).
@@ -61,6 +61,17 @@ pub struct HttpOptions {
     /// life, may be at most 16 KiB (`MAX_INITIALIZE_BYTES`) whatever this says.
     /// Default: 4 MiB.
     pub max_body_bytes: usize,
+    /// The most JSON values one request body may hold (every object, array,
+    /// string, number, boolean and `null` counts one; keys do not), checked
+    /// on the text before it is parsed, so that a body within
+    /// [`max_body_bytes`](Self::max_body_bytes) cannot cost memory out of
+    /// proportion to its bytes (`[{},{},…]` is 1.3 million values in
+    /// 3.9 MB). A `tools/call` over it gets HTTP 200 with a tool result
+    /// holding a `<validation_error>` that says so (wire contract §4);
+    /// another message gets HTTP 400 with `-32600` Invalid Request
+    /// (JSON-RPC 2.0 §5). Default: 100 000
+    /// ([`DEFAULT_MAX_JSON_VALUES`](crate::transport::DEFAULT_MAX_JSON_VALUES)).
+    pub max_json_values: usize,
     /// How long a client may take to send a request's headers (counted from
     /// the moment its connection is accepted or its previous request ended),
     /// and then its body; past it the connection is closed (headers) or the
@@ -116,6 +127,7 @@ impl Default for HttpOptions {
             max_live_sessions: 64,
             session_idle: Duration::from_secs(30 * 60),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            max_json_values: DEFAULT_MAX_JSON_VALUES,
             read_timeout: Duration::from_secs(30),
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             trust_forwarded_for: false,
@@ -172,6 +184,12 @@ impl HttpOptions {
     /// Sets [`max_body_bytes`](Self::max_body_bytes).
     pub fn max_body_bytes(mut self, bytes: usize) -> Self {
         self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Sets [`max_json_values`](Self::max_json_values) (at least 1).
+    pub fn max_json_values(mut self, max: usize) -> Self {
+        self.max_json_values = max.max(1);
         self
     }
 
