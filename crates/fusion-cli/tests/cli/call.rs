@@ -17,40 +17,7 @@ use std::process::{Child, Command, Stdio};
 
 use serde_json::{Value, json};
 
-const FUSION: &str = env!("CARGO_BIN_EXE_fusion");
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn fusion(args: &[&str]) -> Run {
-    fusion_env(args, &[])
-}
-
-fn fusion_env(args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut command = Command::new(FUSION);
-    command
-        .args(args)
-        .env_remove("NO_COLOR")
-        .stdin(Stdio::null());
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    let out = command.output().expect("run fusion");
-    let run = Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(
-        !run.stdout.contains('\x1b') || args.contains(&"always"),
-        "colour on a pipe: {}",
-        run.stdout
-    );
-    run
-}
+use crate::run::{FUSION, Run, fusion, fusion_with};
 
 fn json_of(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
@@ -545,7 +512,7 @@ fn serve_default_database_still_creates_its_folder() {
     let data = std::env::temp_dir().join(format!("fusion-xdg-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&data);
     let cmd = format!("'{FUSION}' serve --stdio");
-    let run = fusion_env(
+    let run = fusion_with(
         &[
             "call",
             "--cmd",
@@ -554,6 +521,7 @@ fn serve_default_database_still_creates_its_folder() {
             r#"{"id": "inv_1"}"#,
         ],
         &[("XDG_DATA_HOME", data.to_str().unwrap())],
+        b"",
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(json_of(&run.stdout)["id"], "inv_1");
@@ -813,7 +781,7 @@ fn colour_only_when_asked_or_on_a_terminal() {
     assert!(!plain.stdout.contains('\x1b'));
     let mut coloured: Vec<&str> = args.to_vec();
     coloured.extend(["--color", "always"]);
-    let run = fusion_env(&coloured, &[("NO_COLOR", "1")]);
+    let run = fusion_with(&coloured, &[("NO_COLOR", "1")], b"");
     assert_eq!(run.code, 1);
     assert!(
         run.stdout.contains("\x1b[1;31mNOT_FOUND\x1b[0m"),

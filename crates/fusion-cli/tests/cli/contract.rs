@@ -3,39 +3,11 @@
 //! temporary database, and against lockfiles edited (through the library,
 //! so that their digests stay valid) to differ from the server.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
 use mcp_fusion::contract::Lockfile;
 use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
 
-const FUSION: &str = env!("CARGO_BIN_EXE_fusion");
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn fusion(args: &[&str]) -> Run {
-    let out = Command::new(FUSION)
-        .args(args)
-        .env_remove("NO_COLOR")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run fusion");
-    let run = Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(
-        !run.stdout.contains('\x1b') || args.contains(&"always"),
-        "colour on a pipe: {}",
-        run.stdout
-    );
-    run
-}
+use crate::run::{FUSION, fusion};
 
 /// A directory of its own for each test (database and lockfiles), removed
 /// at the end.

@@ -1,8 +1,7 @@
 //! `fusion envelope render|parse`, run as the real binary: exact stdout,
 //! stderr and exit code.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use crate::run::{Run, fusion_with};
 
 /// The issue's "Done when" input.
 const SEED_JSON: &str = r#"{"code":"NOT_FOUND","message":"No invoice with that ID","recovery":"List invoices first, then retry with a real ID","available_actions":["billing.list_invoices"],"details":{"requestedId":"inv_2026_9999"},"retry_after_seconds":30}"#;
@@ -36,34 +35,8 @@ const SEED_META: &str = r#"{
 }
 "#;
 
-struct Run {
-    stdout: String,
-    stderr: String,
-    code: i32,
-}
-
 fn fusion(args: &[&str], stdin: &[u8]) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fusion"))
-        .args(args)
-        .env_remove("RUST_BACKTRACE")
-        .env_remove("RUST_LIB_BACKTRACE")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn fusion");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin)
-        .expect("write stdin");
-    let out = child.wait_with_output().expect("wait for fusion");
-    Run {
-        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
-        code: out.status.code().expect("exit code"),
-    }
+    fusion_with(args, &[], stdin)
 }
 
 fn render(json: &str) -> Run {

@@ -12,6 +12,7 @@ mod contract;
 mod envelope;
 #[cfg(feature = "example")]
 mod oauth;
+mod run;
 #[cfg(feature = "example")]
 #[path = "../support/mod.rs"]
 mod support;

@@ -5,31 +5,8 @@
 //! grants succeeding end to end are the conformance suite's `auth/*` client
 //! scenarios, run by scripts/conformance.)
 
-use std::process::{Command, Stdio};
-
-use crate::support::{FUSION, HttpServer, TempDb};
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn fusion(args: &[&str]) -> Run {
-    let out = Command::new(FUSION)
-        .args(args)
-        .env_remove("FUSION_BEARER")
-        .env_remove("FUSION_OAUTH_CLIENT_ID")
-        .env_remove("FUSION_OAUTH_CLIENT_SECRET")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run fusion");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
+use crate::run::fusion;
+use crate::support::{HttpServer, TempDb};
 
 const HINT: &str = "  hint: a server that takes a static token wants --bearer TOKEN (or FUSION_BEARER); for OAuth, check --oauth-client-id / --oauth-client-secret (FUSION_OAUTH_CLIENT_ID / FUSION_OAUTH_CLIENT_SECRET) and that the authorization server knows this server as a resource (RUST_LOG=rmcp=debug shows each OAuth request)\n";
 
