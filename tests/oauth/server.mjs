@@ -1,4 +1,5 @@
-// A real OAuth 2.1 authorization server for the resource-server tests:
+// A real OAuth 2.1 authorization server for the resource-server tests and
+// fusion call's:
 // oidc-provider (OpenID Certified) on a loopback port.
 //
 // Usage: node server.mjs [--port N] [--kid KID]
@@ -14,6 +15,9 @@
 // followed by "-secret"):
 //   billing-full    client_credentials, scopes billing:read billing:write
 //   billing-reader  client_credentials, scope billing:read
+//   billing-narrowed client_credentials, may ask for both scopes, but its
+//                   tokens for a resource carry billing:read alone (the
+//                   server grants less than asked, RFC 6749 §3.3)
 //   opaque-client   client_credentials, both scopes, opaque access tokens
 //                   (for introspection, RFC 7662)
 //   short-lived     client_credentials, both scopes, tokens that expire
@@ -21,6 +25,12 @@
 //   mcp-server      the resource server's own credentials for introspection
 //   web-app         authorization code with PKCE (required), redirect
 //                   http://127.0.0.1/callback (devInteractions: any login)
+//   native-app      the same for a public native client (no secret,
+//                   application_type native): its loopback redirect
+//                   http://127.0.0.1/callback matches on any port (RFC 8252
+//                   §7.3), as a command-line client's listener has one the
+//                   system picks
+// Dynamic registration (RFC 7591) at /reg is open to anyone.
 // Resource indicators (RFC 8707): any http(s) URL is a resource; its access
 // tokens are `at+jwt` JWTs (RFC 9068) whose `aud` is that URL, signed RS256.
 // A token request without `resource` gets an opaque token with no audience.
@@ -66,12 +76,22 @@ const provider = new Provider(issuer, {
     clients: [
         confidential('billing-full', SCOPES),
         confidential('billing-reader', 'billing:read'),
+        confidential('billing-narrowed', SCOPES),
         confidential('opaque-client', SCOPES),
         confidential('short-lived', SCOPES),
         confidential('mcp-server', ''),
         {
             client_id: 'web-app',
             client_secret: 'web-app-secret',
+            grant_types: ['authorization_code'],
+            response_types: ['code'],
+            redirect_uris: ['http://127.0.0.1/callback'],
+            scope: `openid ${SCOPES}`,
+        },
+        {
+            client_id: 'native-app',
+            application_type: 'native',
+            token_endpoint_auth_method: 'none',
             grant_types: ['authorization_code'],
             response_types: ['code'],
             redirect_uris: ['http://127.0.0.1/callback'],
@@ -96,7 +116,7 @@ const provider = new Provider(issuer, {
                 }
                 const opaque = client?.clientId === 'opaque-client';
                 return {
-                    scope: SCOPES,
+                    scope: client?.clientId === 'billing-narrowed' ? 'billing:read' : SCOPES,
                     audience: indicator,
                     accessTokenTTL: client?.clientId === 'short-lived' ? 1 : 300,
                     accessTokenFormat: opaque ? 'opaque' : 'jwt',

@@ -66,6 +66,12 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if matches!(
+        cli.command,
+        Command::Call(_) | Command::Tools(_) | Command::Lock(_) | Command::Diff(_)
+    ) {
+        target::install_log();
+    }
     match cli.command {
         Command::Envelope(cmd) => envelope_cmd::run(cmd),
         #[cfg(feature = "example")]

@@ -400,6 +400,24 @@ pub fn usage(err: UsageError) -> ExitCode {
     ExitCode::from(EXIT_USAGE_OR_CONNECTION)
 }
 
+/// Installs a log on stderr for a client command (`call`, `tools`, `lock`,
+/// `diff`) when RUST_LOG is set, at the levels it names (e.g.
+/// `RUST_LOG=rmcp=debug`: each OAuth request), coloured on a terminal
+/// unless NO_COLOR is set; without RUST_LOG nothing is logged, so that
+/// stderr holds only the command's own lines.
+pub fn install_log() {
+    if std::env::var_os("RUST_LOG").is_none() {
+        return;
+    }
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr())
+        && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty());
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_ansi(ansi)
+        .try_init();
+}
+
 /// Runs `fut` to completion on a fresh runtime, or on the current one when
 /// called from inside a multi-thread runtime.
 pub fn block_on<F: Future<Output = ExitCode>>(fut: F) -> ExitCode {

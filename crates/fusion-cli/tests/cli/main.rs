@@ -1,10 +1,15 @@
 //! The other `fusion` commands, run as the real binary: `call` and `tools`,
 //! `lock` and `diff` (`contract`), `envelope render|parse`, and how `call`
-//! and `tools` answer a 401 (`oauth`).
+//! and `tools` answer a 401 (`oauth`), and `call` authorized by a real
+//! authorization server, oidc-provider (`oauth_grants`).
 //!
-//! `call`, `contract` and `oauth` start `fusion serve`: without the `example`
-//! feature (`--no-default-features`), they are not built.
+//! `call`, `contract`, `oauth` and `oauth_grants` start `fusion serve`:
+//! without the `example` feature (`--no-default-features`), they are not
+//! built.
 
+#[cfg(feature = "example")]
+#[path = "../../../mcp-fusion/tests/support/authorization_server.rs"]
+mod authorization_server;
 #[cfg(feature = "example")]
 mod call;
 #[cfg(feature = "example")]
@@ -12,6 +17,8 @@ mod contract;
 mod envelope;
 #[cfg(feature = "example")]
 mod oauth;
+#[cfg(feature = "example")]
+mod oauth_grants;
 mod run;
 #[cfg(feature = "example")]
 #[path = "../support/mod.rs"]

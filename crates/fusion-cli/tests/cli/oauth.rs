@@ -2,13 +2,15 @@
 //! (`fusion serve --auth-tokens`, which publishes no OAuth metadata): each
 //! grant fails at the stage it reaches and says so, without the secret; with
 //! `--no-oauth` the 401 itself is the error; `--bearer` is served. (The
-//! grants succeeding end to end are the conformance suite's `auth/*` client
-//! scenarios, run by scripts/conformance.)
+//! grants succeeding end to end: `oauth_grants.rs`, against oidc-provider,
+//! and the conformance suite's `auth/*` client scenarios, run by
+//! scripts/conformance.)
 
 use crate::run::fusion;
 use crate::support::{HttpServer, TempDb};
 
-const HINT: &str = "  hint: a server that takes a static token wants --bearer TOKEN (or FUSION_BEARER); for OAuth, check --oauth-client-id / --oauth-client-secret (FUSION_OAUTH_CLIENT_ID / FUSION_OAUTH_CLIENT_SECRET) and that the authorization server knows this server as a resource (RUST_LOG=rmcp=debug shows each OAuth request)\n";
+/// The hint under every authorization failure.
+pub(crate) const HINT: &str = "  hint: a server that takes a static token wants --bearer TOKEN (or FUSION_BEARER); for OAuth, check --oauth-client-id / --oauth-client-secret (FUSION_OAUTH_CLIENT_ID / FUSION_OAUTH_CLIENT_SECRET) and that the authorization server knows this server as a resource (RUST_LOG=rmcp=debug shows each OAuth request)\n";
 
 #[test]
 fn a_401_starts_authorization_and_a_failure_names_its_stage() {

@@ -1,6 +1,6 @@
 //! Running the real `fusion` binary: its exit code and both outputs, in an
 //! environment cleaned of what would change them (colour, backtraces, a
-//! token or OAuth client from the caller's shell).
+//! log level, a token or OAuth client from the caller's shell).
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -14,6 +14,25 @@ pub struct Run {
     pub stderr: String,
 }
 
+/// `fusion args` in the cleaned environment, not started (for a test that
+/// reads its output as it comes).
+pub fn command(args: &[&str]) -> Command {
+    let mut command = Command::new(FUSION);
+    command.args(args);
+    for name in [
+        "NO_COLOR",
+        "RUST_BACKTRACE",
+        "RUST_LIB_BACKTRACE",
+        "RUST_LOG",
+        "FUSION_BEARER",
+        "FUSION_OAUTH_CLIENT_ID",
+        "FUSION_OAUTH_CLIENT_SECRET",
+    ] {
+        command.env_remove(name);
+    }
+    command
+}
+
 /// Runs `fusion args` with no input (the modules that start `fusion serve`).
 #[cfg(feature = "example")]
 pub fn fusion(args: &[&str]) -> Run {
@@ -24,18 +43,7 @@ pub fn fusion(args: &[&str]) -> Run {
 /// a pipe: colour there is a defect unless the arguments ask for it
 /// (`always`).
 pub fn fusion_with(args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Run {
-    let mut command = Command::new(FUSION);
-    command.args(args);
-    for name in [
-        "NO_COLOR",
-        "RUST_BACKTRACE",
-        "RUST_LIB_BACKTRACE",
-        "FUSION_BEARER",
-        "FUSION_OAUTH_CLIENT_ID",
-        "FUSION_OAUTH_CLIENT_SECRET",
-    ] {
-        command.env_remove(name);
-    }
+    let mut command = command(args);
     for (name, value) in env {
         command.env(name, value);
     }

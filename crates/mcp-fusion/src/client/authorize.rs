@@ -9,6 +9,7 @@ use secrecy::ExposeSecret;
 
 use super::loopback::Loopback;
 use super::oauth::{AuthorizationError, OAuthGrant, OAuthOptions};
+use super::scopes;
 
 /// The OIDC Dynamic Client Registration `application_type` of a client on
 /// the user's machine with a loopback redirect (SEP-837).
@@ -40,7 +41,10 @@ pub(crate) async fn authorize(
 }
 
 /// Client credentials (OAuth 2.1 §4.2) with RFC 8707 `resource` = the
-/// server's URL.
+/// server's URL, asking for the selected scopes but `offline_access` (which
+/// rmcp's selection adds when the authorization server lists it): this grant
+/// gets no refresh token (RFC 6749 §4.4.3), and an authorization server may
+/// refuse the scope for it (oidc-provider answers `invalid_scope`).
 async fn client_credentials(
     server_url: &url::Url,
     options: &OAuthOptions,
@@ -60,15 +64,20 @@ async fn client_credentials(
         .await
         .map_err(AuthorizationError::Discovery)?;
     manager.set_metadata(resolution.metadata);
-    let scopes = match scopes {
+    let scopes = scopes::without_offline_access(match scopes {
         Some(scopes) => scopes,
         None => manager.select_initial_scopes(&[]).await,
-    };
+    });
+    let resource = resource(server_url);
+    tracing::debug!(
+        "client credentials token request for {resource} with scope \"{}\"",
+        scopes.join(" ")
+    );
     let config = ClientCredentialsConfig::ClientSecret {
         client_id: client_id.clone(),
         client_secret: secret.expose_secret().to_owned(),
         scopes,
-        resource: Some(resource(server_url)),
+        resource: Some(resource),
     };
     manager
         .validate_client_credentials_metadata(&config)

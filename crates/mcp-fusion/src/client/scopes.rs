@@ -1,6 +1,7 @@
 //! Scope sets for step-up authorization (MCP 2026-07-28 "Step-Up
 //! Authorization Flow", SEP-2350): the client asks again for everything it
-//! holds plus what the server's `insufficient_scope` challenge names.
+//! holds plus what the server's `insufficient_scope` challenge names; the
+//! client credentials grant never asks for `offline_access`.
 
 use rmcp::transport::auth::WWWAuthenticateParams;
 
@@ -26,6 +27,17 @@ pub(crate) fn union(held: &[String], challenged: &[String]) -> Vec<String> {
     out
 }
 
+/// The scope that asks for a refresh token (OpenID Connect Core §11; MCP
+/// 2026-07-28 "Refresh Tokens", SEP-2207).
+const OFFLINE_ACCESS: &str = "offline_access";
+
+/// `scopes` without `offline_access`: what the client credentials grant
+/// asks for, as it gets no refresh token (RFC 6749 §4.4.3).
+pub(crate) fn without_offline_access(mut scopes: Vec<String>) -> Vec<String> {
+    scopes.retain(|scope| scope != OFFLINE_ACCESS);
+    scopes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -49,6 +61,22 @@ mod tests {
         assert_eq!(
             union(&strings(&["files:read"]), &strings(&["Files:Read"])),
             strings(&["files:read", "Files:Read"])
+        );
+    }
+
+    #[test]
+    fn offline_access_is_left_out_and_the_rest_kept_in_order() {
+        assert_eq!(
+            without_offline_access(strings(&[
+                "billing:read",
+                "offline_access",
+                "billing:write"
+            ])),
+            strings(&["billing:read", "billing:write"])
+        );
+        assert_eq!(
+            without_offline_access(strings(&["offline_access"])),
+            Vec::<String>::new()
         );
     }
 

@@ -1,4 +1,5 @@
-//! A real OAuth 2.1 authorization server for the resource-server tests:
+//! A real OAuth 2.1 authorization server for the resource-server tests and
+//! `fusion call`'s (fusion-cli's `serve` and `cli` binaries include this file):
 //! `oidc-provider` (npm) run by `tests/oauth/server.mjs` on a loopback port,
 //! stopped when dropped. Its clients and resource rules are described in
 //! that file. Needs `tests/oauth/node_modules`, which `scripts/test`

@@ -1,0 +1,355 @@
+//! `fusion call` authorized end to end by a real authorization server
+//! (oidc-provider, `tests/oauth/server.mjs`) for `fusion serve
+//! --oauth-issuer`: client credentials (a client allowed both billing
+//! scopes; a read-only client refused the scopes the server asks for; a
+//! client granted less than it asks, through one step-up), and
+//! the authorization code grant with PKCE, dynamically registered and
+//! pre-registered, whose browser is played by [`Browser`]: it opens the URL
+//! fusion prints, logs in and consents in oidc-provider's development
+//! interactions, and follows the redirect to fusion's loopback listener.
+
+use std::collections::BTreeMap;
+use std::process::Stdio;
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+
+use crate::authorization_server::AuthorizationServer;
+use crate::oauth::HINT;
+use crate::run::{Run, command, fusion, fusion_with};
+use crate::support::{HttpServer, TempDb};
+
+/// The billing example as a resource server of `authorization`.
+fn billing_server(db: &TempDb, authorization: &AuthorizationServer) -> HttpServer {
+    HttpServer::start_with(&db.0, &["--oauth-issuer", &authorization.issuer])
+}
+
+/// Asserts that `stdout` is exactly what `fusion call URL
+/// billing.get_invoice {"id": "inv_1"}` prints for the seeded invoice
+/// (`created_at` is when the database was made).
+#[track_caller]
+fn assert_invoice(stdout: &str) {
+    let printed: serde_json::Value =
+        serde_json::from_str(stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"));
+    let created_at = printed["created_at"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no created_at: {stdout}"));
+    assert_eq!(
+        stdout,
+        format!(
+            r#"{{
+  "id": "inv_1",
+  "customer_email": "ada@example.com",
+  "amount_cents": 120000,
+  "currency": "EUR",
+  "status": "paid",
+  "items": [
+    {{
+      "description": "Consulting",
+      "quantity": 1,
+      "unit_price_cents": 120000
+    }}
+  ],
+  "due_date": null,
+  "created_at": "{created_at}"
+}}
+"#
+        )
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_credentials_are_exchanged_for_a_token_of_the_server() {
+    let authorization = AuthorizationServer::start("key-1").await;
+    let db = TempDb::new("cli-oauth-credentials");
+    let server = billing_server(&db, &authorization);
+    let url = server.url.as_str();
+
+    let full = fusion(&[
+        "call",
+        url,
+        "billing.get_invoice",
+        r#"{"id": "inv_1"}"#,
+        "--oauth-client-id",
+        "billing-full",
+        "--oauth-client-secret",
+        "billing-full-secret",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(full.code, 0, "{}", full.stderr);
+    assert_eq!(full.stderr, "");
+    assert_invoice(&full.stdout);
+
+    let reader = fusion(&[
+        "call",
+        url,
+        "billing.void_invoice",
+        r#"{"id": "inv_1"}"#,
+        "--oauth-client-id",
+        "billing-reader",
+        "--oauth-client-secret",
+        "billing-reader-secret",
+        "--color",
+        "never",
+    ]);
+    // The server's 401 asks for both billing scopes (its challenge names
+    // every scope its capabilities need), which this client may not have:
+    // the token endpoint refuses before any call, the server's 403 and the
+    // step-up are never reached.
+    assert_eq!(reader.code, 2, "{}", reader.stdout);
+    assert_eq!(reader.stdout, "");
+    assert_eq!(
+        reader.stderr,
+        format!(
+            "error: could not authorize with {url}: the token request failed: Client credentials error: Token exchange failed: Server returned error response: invalid_scope: requested scope is not allowed\n{HINT}"
+        )
+    );
+
+    // A client the authorization server grants billing:read alone, whatever
+    // it asks: reading works; writing gets 403 insufficient_scope, the
+    // client asks once more for the union of what it holds and what the
+    // challenge names, gets billing:read again, and the second 403 is the
+    // error. The log (each line without its timestamp) shows the two token
+    // requests.
+    let narrowed = |action: &'static str| {
+        [
+            "call",
+            url,
+            action,
+            r#"{"id": "inv_1"}"#,
+            "--oauth-client-id",
+            "billing-narrowed",
+            "--oauth-client-secret",
+            "billing-narrowed-secret",
+            "--color",
+            "never",
+        ]
+    };
+    let read = fusion(&narrowed("billing.get_invoice"));
+    assert_eq!(read.code, 0, "{}", read.stderr);
+    assert_invoice(&read.stdout);
+    let write = fusion_with(
+        &narrowed("billing.void_invoice"),
+        &[("RUST_LOG", "mcp_fusion::client=debug")],
+        b"",
+    );
+    assert_eq!(write.code, 2, "{}", write.stdout);
+    assert_eq!(write.stdout, "");
+    let untimed: Vec<&str> = write
+        .stderr
+        .lines()
+        .map(|line| match line.split_once(" DEBUG ") {
+            Some((_, rest)) => rest,
+            None => line,
+        })
+        .collect();
+    let request = format!(
+        "mcp_fusion::client::authorize: client credentials token request for {url} with scope \"billing:read billing:write\""
+    );
+    let metadata = format!(
+        "http://127.0.0.1:{}/.well-known/oauth-protected-resource/mcp",
+        server.port
+    );
+    assert_eq!(
+        untimed,
+        [
+            request.clone(),
+            request,
+            format!(
+                "error: transport error: the server answered HTTP 403: the token lacks a scope (Bearer error=\"insufficient_scope\", scope=\"billing:write\", resource_metadata=\"{metadata}\", error_description=\"billing.void_invoice needs the scope billing:write, which the token does not have\")"
+            ),
+        ]
+    );
+}
+
+/// A browser for oidc-provider's development interactions: follows
+/// redirects itself (keeping the cookies the interactions need), logs in as
+/// `alice` on the login page and consents on the consent page.
+struct Browser {
+    http: reqwest::Client,
+    cookies: BTreeMap<String, String>,
+}
+
+impl Browser {
+    fn new() -> Self {
+        Browser {
+            http: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .expect("a reqwest client"),
+            cookies: BTreeMap::new(),
+        }
+    }
+
+    fn keep_cookies(&mut self, response: &reqwest::Response) {
+        for value in response.headers().get_all("set-cookie") {
+            let pair = value.to_str().unwrap().split(';').next().unwrap();
+            if let Some((name, value)) = pair.split_once('=') {
+                self.cookies.insert(name.to_owned(), value.to_owned());
+            }
+        }
+    }
+
+    fn cookie_header(&self) -> String {
+        self.cookies
+            .iter()
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    /// Opens `url` and goes through the interactions until the
+    /// authorization server redirects away from itself; returns that
+    /// redirect (the client's redirect URI with the response), after
+    /// opening it.
+    async fn authorize(&mut self, url: &str, issuer: &str) -> String {
+        let mut next = url.to_owned();
+        let mut form: Option<Vec<(&str, &str)>> = None;
+        // A bound on the steps: a loop in the interactions fails the test.
+        for _ in 0..20 {
+            let request = match form.take() {
+                Some(fields) => self.http.post(&next).form(&fields),
+                None => self.http.get(&next),
+            };
+            let response = request
+                .header("cookie", self.cookie_header())
+                .send()
+                .await
+                .unwrap_or_else(|e| panic!("{next}: {e}"));
+            self.keep_cookies(&response);
+            let status = response.status().as_u16();
+            if let Some(location) = response.headers().get("location") {
+                let target = reqwest::Url::parse(&next)
+                    .unwrap()
+                    .join(location.to_str().unwrap())
+                    .unwrap()
+                    .to_string();
+                if !target.starts_with(issuer) {
+                    let landing = self.http.get(&target).send().await.unwrap();
+                    assert_eq!(landing.status(), 200, "the redirect URI {target}");
+                    return target;
+                }
+                next = target;
+                continue;
+            }
+            let page = response.text().await.unwrap();
+            assert_eq!(status, 200, "{next}: {page}");
+            form = Some(if page.contains("name=\"login\"") {
+                vec![("prompt", "login"), ("login", "alice")]
+            } else if page.contains("value=\"consent\"") {
+                vec![("prompt", "consent")]
+            } else {
+                panic!("neither login nor consent at {next}: {page}");
+            });
+        }
+        panic!("no redirect to the client after 20 steps from {url}");
+    }
+}
+
+/// Runs `fusion ARGS`, waits for the authorization URL it prints on stderr,
+/// authorizes as a browser would, and returns how fusion ended and the
+/// redirect its listener received.
+async fn call_through_browser(args: &[&str], issuer: &str) -> (Run, String) {
+    let mut child = tokio::process::Command::from(command(args))
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start fusion");
+    let mut stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut stderr = String::new();
+    let mut url = None;
+    while let Some(line) = lines.next_line().await.unwrap() {
+        stderr.push_str(&line);
+        stderr.push('\n');
+        if stderr.contains("open this URL in a browser")
+            && let Some(found) = line.trim().strip_prefix(issuer)
+        {
+            url = Some(format!("{issuer}{found}"));
+            break;
+        }
+    }
+    let url = url.unwrap_or_else(|| panic!("no authorization URL on stderr:\n{stderr}"));
+    let redirect = Browser::new().authorize(&url, issuer).await;
+    while let Some(line) = lines.next_line().await.unwrap() {
+        stderr.push_str(&line);
+        stderr.push('\n');
+    }
+    let mut out = String::new();
+    stdout.read_to_string(&mut out).await.unwrap();
+    let status = child.wait().await.unwrap();
+    assert_eq!(
+        stderr,
+        format!(
+            "fusion: the server needs authorization: open this URL in a browser (waiting for its redirect):\n  {url}\n"
+        )
+    );
+    let run = Run {
+        code: status.code().unwrap_or(-1),
+        stdout: out,
+        stderr,
+    };
+    (run, redirect)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_authorization_code_grant_completes_through_the_loopback_redirect() {
+    let authorization = AuthorizationServer::start("key-1").await;
+    let issuer = authorization.issuer.as_str();
+    let db = TempDb::new("cli-oauth-code");
+    let server = billing_server(&db, &authorization);
+    let url = server.url.as_str();
+
+    // No client id: fusion registers itself (RFC 7591) as a native client.
+    let (registered, redirect) = call_through_browser(
+        &[
+            "call",
+            url,
+            "billing.get_invoice",
+            r#"{"id": "inv_1"}"#,
+            "--color",
+            "never",
+        ],
+        issuer,
+    )
+    .await;
+    assert_eq!(registered.code, 0, "{}", registered.stderr);
+    assert_invoice(&registered.stdout);
+    assert_redirect(&redirect, issuer);
+
+    // A pre-registered public native client: its registered loopback
+    // redirect matches fusion's on any port (RFC 8252 §7.3).
+    let (native, redirect) = call_through_browser(
+        &[
+            "call",
+            url,
+            "billing.get_invoice",
+            r#"{"id": "inv_1"}"#,
+            "--oauth-client-id",
+            "native-app",
+            "--color",
+            "never",
+        ],
+        issuer,
+    )
+    .await;
+    assert_eq!(native.code, 0, "{}", native.stderr);
+    assert_invoice(&native.stdout);
+    assert_redirect(&redirect, issuer);
+}
+
+/// Asserts that `redirect` went to fusion's loopback listener with a code,
+/// a state and the issuer (RFC 9207 §2), and nothing else.
+#[track_caller]
+fn assert_redirect(redirect: &str, issuer: &str) {
+    let url = reqwest::Url::parse(redirect).unwrap();
+    assert_eq!(url.scheme(), "http");
+    assert_eq!(url.host_str(), Some("127.0.0.1"));
+    assert_eq!(url.path(), "/callback");
+    let keys: Vec<String> = url.query_pairs().map(|(k, _)| k.into_owned()).collect();
+    assert_eq!(keys, ["code", "state", "iss"], "{redirect}");
+    let iss = url.query_pairs().find(|(k, _)| k == "iss").unwrap().1;
+    assert_eq!(iss, issuer);
+}
