@@ -11,8 +11,9 @@ use mcp_fusion::model::CallToolResult;
 use mcp_fusion::{Severity, ToolError};
 use serde_json::{Value, json};
 
+use crate::output::{self, Paint};
 use crate::target::{
-    self, ConnectArgs, EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE_OR_CONNECTION, Paint, UsageError,
+    self, ConnectArgs, EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE_OR_CONNECTION, UsageError,
 };
 
 /// Options of `fusion call`.
@@ -173,7 +174,7 @@ pub fn run(args: CallArgs) -> ExitCode {
 }
 
 fn print_raw(result: &CallToolResult) -> ExitCode {
-    target::out_json(&serde_json::to_value(result).unwrap_or(Value::Null));
+    output::out_json(&serde_json::to_value(result).unwrap_or(Value::Null));
     if result.is_error == Some(true) {
         ExitCode::from(EXIT_TOOL_ERROR)
     } else {
@@ -198,7 +199,7 @@ fn report_other(
         if let (Some(text), Value::Object(map)) = (&server_stderr, &mut error) {
             map.entry("server_stderr").or_insert_with(|| json!(text));
         }
-        target::out_json(&json!({ "error": error }));
+        output::out_json(&json!({ "error": error }));
     }
     if !args.json {
         target::print_failure(err, server_stderr, &args.connect);
@@ -209,24 +210,24 @@ fn report_other(
 fn print_success(success: &Success, args: &CallArgs) -> ExitCode {
     if args.json {
         let warnings: Vec<Value> = success.warnings.iter().map(to_meta).collect();
-        target::out_json(&json!({"result": success.value(), "warnings": warnings}));
+        output::out_json(&json!({"result": success.value(), "warnings": warnings}));
     } else {
         let out = success_text(success);
         if out.is_empty() {
-            target::err_line(format_args!(
+            output::err_line(format_args!(
                 "{}",
                 args.connect
                     .paint_stderr()
                     .dim("(the tool returned no content)")
             ));
         } else {
-            target::out_line(format_args!("{out}"));
+            output::out_line(format_args!("{out}"));
         }
     }
     if !success.warnings.is_empty() {
         let paint = args.connect.paint_stderr();
         for warning in &success.warnings {
-            target::err(format_args!("{}", warning_report(warning, &paint)));
+            output::err(format_args!("{}", warning_report(warning, &paint)));
         }
     }
     ExitCode::from(EXIT_OK)
@@ -274,9 +275,9 @@ fn print_tool_failure(failure: &ToolFailure, args: &CallArgs) -> ExitCode {
         if let Some(structured) = &failure.raw.structured_content {
             error.insert("structured_content".into(), structured.clone());
         }
-        target::out_json(&json!({ "error": error }));
+        output::out_json(&json!({ "error": error }));
     } else {
-        target::out(format_args!(
+        output::out(format_args!(
             "{}",
             failure_report(failure, &args.connect.paint_stdout())
         ));

@@ -11,6 +11,7 @@ use serde_json::json;
 
 use crate::diff_table::table;
 use crate::fetch::fetch_contract;
+use crate::output;
 use crate::target::{
     self, ConnectArgs, EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE_OR_CONNECTION, UsageError,
 };
@@ -69,7 +70,7 @@ pub fn run(args: DiffArgs) -> ExitCode {
     let paint_err = args.connect.paint_stderr();
     let read = |path: &std::path::Path| {
         Lockfile::read(path).map_err(|err| {
-            target::err_line(format_args!(
+            output::err_line(format_args!(
                 "{} {}: {err}",
                 paint_err.red_bold("error:"),
                 path.display()
@@ -140,9 +141,9 @@ fn report(
             {
                 out.extend(fields);
             }
-            target::out_json(&value);
+            output::out_json(&value);
         }
-        Format::Table => target::out(format_args!(
+        Format::Table => output::out(format_args!(
             "{}",
             table(
                 &changes,

@@ -4,7 +4,7 @@
 use mcp_fusion::contract::ContractDiff;
 use mcp_fusion::error::ChangeSeverity;
 
-use crate::target::Paint;
+use crate::output::Paint;
 
 /// The widest field column, in characters; longer fields push the
 /// description to the right on their own line.

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use mcp_fusion::client::Target;
 use mcp_fusion::contract::{ServerContract, ServerInfo};
 
+use crate::output;
 use crate::target::{self, ConnectArgs, EXIT_USAGE_OR_CONNECTION};
 
 /// Connects to `target`, lists its tools and reads their contract, with a
@@ -37,7 +38,7 @@ pub(crate) async fn fetch_contract(
     progress.clear();
     let result = match listed {
         Ok(tools) => ServerContract::from_tools(&tools).map_err(|err| {
-            target::err_line(format_args!(
+            output::err_line(format_args!(
                 "{} the tools of {who} do not describe a readable contract: {err}",
                 connect.paint_stderr().red_bold("error:")
             ));
@@ -69,16 +70,16 @@ impl Progress {
 
     fn step(&mut self, text: &str) {
         if self.terminal {
-            target::err(format_args!("\r\x1b[2K{text}"));
+            output::err(format_args!("\r\x1b[2K{text}"));
         } else {
-            target::err_line(format_args!("{text}"));
+            output::err_line(format_args!("{text}"));
         }
         self.shown = true;
     }
 
     fn clear(&mut self) {
         if self.terminal && self.shown {
-            target::err(format_args!("\r\x1b[2K"));
+            output::err(format_args!("\r\x1b[2K"));
         }
         self.shown = false;
     }

@@ -11,6 +11,7 @@ use mcp_fusion::contract::{Lockfile, ServerContract, diff};
 
 use crate::diff_table::table;
 use crate::fetch::fetch_contract;
+use crate::output;
 use crate::target::{self, ConnectArgs, EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE_OR_CONNECTION};
 
 /// The `--help` text about targets and exit codes of `fusion lock`.
@@ -80,7 +81,7 @@ pub fn run(args: LockArgs) -> ExitCode {
         match Lockfile::read(&args.lock) {
             Ok(lockfile) => Some(lockfile),
             Err(err) => {
-                target::err_line(format_args!(
+                output::err_line(format_args!(
                     "{} {}: {err}",
                     args.connect.paint_stderr().red_bold("error:"),
                     args.lock.display()
@@ -105,13 +106,13 @@ pub fn run(args: LockArgs) -> ExitCode {
 
 fn write(lockfile: Lockfile, args: &LockArgs) -> ExitCode {
     if let Err(err) = lockfile.write(&args.output) {
-        target::err_line(format_args!(
+        output::err_line(format_args!(
             "{} {err}",
             args.connect.paint_stderr().red_bold("error:")
         ));
         return ExitCode::from(EXIT_USAGE_OR_CONNECTION);
     }
-    target::out_line(format_args!(
+    output::out_line(format_args!(
         "wrote {}: {} ({})",
         args.output.display(),
         counts(&lockfile.contract),
@@ -129,7 +130,7 @@ fn check(
     let paint = args.connect.paint_stdout();
     let lock = args.lock.display();
     if lockfile.contract.digest() == current.digest() {
-        target::out_line(format_args!(
+        output::out_line(format_args!(
             "{} {lock} is up to date: {} ({})",
             paint.green("ok:"),
             counts(current),
@@ -138,14 +139,14 @@ fn check(
         return ExitCode::from(EXIT_OK);
     }
     let changes = diff(&lockfile.contract, current);
-    target::out(format_args!(
+    output::out(format_args!(
         "{}",
         table(&changes, &format!("{lock} → {target}"), &paint)
     ));
     let max = changes
         .max_severity()
         .map_or_else(String::new, |s| format!(", the most severe {s}"));
-    target::out_line(format_args!(
+    output::out_line(format_args!(
         "\n{} {lock} is out of date: {} {}{max}. Review them, then run `fusion lock` to update it.",
         paint.red_bold("changed:"),
         changes.deltas.len(),

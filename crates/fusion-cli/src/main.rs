@@ -8,6 +8,7 @@ mod envelope_cmd;
 mod fetch;
 mod gateway_cmd;
 mod lock_cmd;
+mod output;
 #[cfg(feature = "example")]
 mod serve_cmd;
 mod server_flags;

@@ -6,7 +6,8 @@ use clap::Args;
 use mcp_fusion::client::ToolSummary;
 use serde_json::{Value, json};
 
-use crate::target::{self, ConnectArgs, EXIT_OK, EXIT_USAGE_OR_CONNECTION, Paint};
+use crate::output::{self, Paint};
+use crate::target::{self, ConnectArgs, EXIT_OK, EXIT_USAGE_OR_CONNECTION};
 
 /// Options of `fusion tools`.
 #[derive(Debug, Args)]
@@ -55,7 +56,7 @@ pub fn run(args: ToolsArgs) -> ExitCode {
                             value
                         })
                         .collect();
-                    target::out_json(&Value::Array(list));
+                    output::out_json(&Value::Array(list));
                 } else {
                     let server = client
                         .server_name()
@@ -65,7 +66,7 @@ pub fn run(args: ToolsArgs) -> ExitCode {
                         .iter()
                         .map(|tool| ToolSummary::of(tool, discriminator))
                         .collect();
-                    target::out(format_args!(
+                    output::out(format_args!(
                         "{}",
                         tools_report(&server, &summaries, &args.connect.paint_stdout())
                     ));
