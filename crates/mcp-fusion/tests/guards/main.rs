@@ -9,6 +9,8 @@
 //! `metrics_gone`): no other test may give a tool those names.
 
 #[cfg(all(feature = "http", feature = "jwt"))]
+mod auth;
+#[cfg(all(feature = "http", feature = "jwt"))]
 mod guards;
 #[cfg(feature = "metrics")]
 mod metrics;
