@@ -1,5 +1,7 @@
-"""The browser test starts `fusion serve` with the helpers of the Python
-end-to-end tests (`tests/python/servers.py`)."""
+"""The browser tests start `fusion serve` with the helpers of the Python
+end-to-end tests (`tests/python/servers.py`); their own helpers are
+`pages.py` (the page server, Chromium) and `authorization_server.py`
+(oidc-provider)."""
 
 from __future__ import annotations
 

@@ -13,31 +13,21 @@ page on an origin the server does not allow gets nothing: its first
 Run by scripts/test, which installs Chromium (Debian's `chromium`) with
 apt-get when it is missing; without it this test fails. The binary is
 `$FUSION_BIN` (default `target/debug/fusion`, relative to the repository
-root), or `$CHROMIUM` for the browser.
+root), and the browser `$CHROMIUM` when set. `test_oauth.py` is a page
+of an OAuth resource server.
 """
 
 from __future__ import annotations
 
-import functools
-import html
 import http.client
-import http.server
 import json
-import os
 import re
-import shutil
-import subprocess
-import threading
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
 from urllib.parse import urlencode, urlparse
 
-import pytest
-
 import servers
+from pages import open_page, page_server
 
-HERE = Path(__file__).resolve().parent
 TOKEN = "browser-token"
 TOKENS = {"tokens": [{"token": TOKEN, "subject": "ada", "scopes": ["billing:read", "billing:write"]}]}
 
@@ -51,55 +41,6 @@ NOT_FOUND = """<tool_error code="NOT_FOUND" severity="error">
     <detail key="requestedId">inv_9999</detail>
   </details>
 </tool_error>"""
-
-
-def chromium() -> str:
-    found = os.environ.get("CHROMIUM") or shutil.which("chromium")
-    if not found:
-        pytest.fail("chromium is not installed: apt-get install chromium (scripts/test does)")
-    return found
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-@contextmanager
-def page_server() -> Iterator[int]:
-    """Serves this folder on a free loopback port; yields the port."""
-    handler = functools.partial(QuietHandler, directory=str(HERE))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def open_page(url: str, profile: Path) -> dict[str, Any]:
-    """Opens `url` in headless Chromium until the page is done; the JSON
-    the page wrote into #results."""
-    command = [
-        chromium(),
-        "--headless=new",
-        "--disable-gpu",
-        f"--user-data-dir={profile}",
-        # Virtual time waits for the page's fetches, then stops.
-        "--virtual-time-budget=10000",
-        "--dump-dom",
-        url,
-    ]
-    if os.geteuid() == 0:
-        # Chromium refuses to run as root with its sandbox.
-        command.insert(1, "--no-sandbox")
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    found = re.search(r'<pre id="results">(.*?)</pre>', done.stdout, re.S)
-    assert found, done.stdout
-    return json.loads(html.unescape(found.group(1)))
 
 
 def delete_session(endpoint: str, session: str) -> int:
