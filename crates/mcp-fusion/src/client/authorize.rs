@@ -6,7 +6,7 @@
 use rmcp::transport::AuthorizationManager;
 use rmcp::transport::auth::{
     AuthError, AuthorizationMetadata, AuthorizationRequest, AuthorizationSession,
-    ClientCredentialsConfig, WWWAuthenticateParams,
+    ClientCredentialsConfig, OAuthClientConfig, WWWAuthenticateParams,
 };
 use secrecy::{ExposeSecret, SecretString};
 
@@ -275,6 +275,13 @@ async fn register(
     asked: &[String],
     loopback: &Loopback,
 ) -> Result<Registered, AuthorizationError> {
+    // rmcp registers with the manager's `application_type` (SEP-837),
+    // which configuring a client sets; the registration then replaces it.
+    manager
+        .configure_client(
+            OAuthClientConfig::new("", redirect_uri).with_application_type(APPLICATION_TYPE),
+        )
+        .map_err(AuthorizationError::Registration)?;
     let scopes = scopes::union(asked, &manager.select_scopes(None, &[]));
     let scope_refs: Vec<&str> = scopes.iter().map(String::as_str).collect();
     let config = manager
