@@ -31,6 +31,9 @@
 //                   §7.3), as a command-line client's listener has one the
 //                   system picks
 // Dynamic registration (RFC 7591) at /reg is open to anyone.
+// Accounts (devInteractions: any login name is an account): `reader` is
+// granted billing:read alone for a resource, whatever its client asks (as
+// billing-narrowed); every other account gets what it asks.
 // Resource indicators (RFC 8707): any http(s) URL is a resource; its access
 // tokens are `at+jwt` JWTs (RFC 9068) whose `aud` is that URL, signed RS256.
 // A token request without `resource` gets an opaque token with no audience.
@@ -115,8 +118,11 @@ const provider = new Provider(issuer, {
                     throw new errors.InvalidTarget();
                 }
                 const opaque = client?.clientId === 'opaque-client';
+                const { Grant, Session } = ctx.oidc.entities;
+                const account = Grant?.accountId ?? Session?.accountId;
+                const narrowed = client?.clientId === 'billing-narrowed' || account === 'reader';
                 return {
-                    scope: client?.clientId === 'billing-narrowed' ? 'billing:read' : SCOPES,
+                    scope: narrowed ? 'billing:read' : SCOPES,
                     audience: indicator,
                     accessTokenTTL: client?.clientId === 'short-lived' ? 1 : 300,
                     accessTokenFormat: opaque ? 'opaque' : 'jwt',

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use mcp_fusion::client::{
-    ClientOptions, ConnectCause, FusionClient, FusionClientError, OAuthGrant, OAuthOptions,
-    ServerStderr, Target,
+    AuthorizationError, ClientOptions, ConnectCause, FusionClient, FusionClientError, OAuthGrant,
+    OAuthOptions, ServerStderr, Target,
 };
 
 use crate::output::{Paint, err_line};
@@ -370,6 +370,31 @@ pub fn print_failure(err: &FusionClientError, server_stderr: Option<String>, arg
                 ));
             }
             print_server_stderr(captured.clone().or(server_stderr), &paint);
+        }
+        FusionClientError::Authorization {
+            source: AuthorizationError::NoMetadata { .. },
+            ..
+        } => {
+            err_line(format_args!("{label} {err}"));
+            err_line(format_args!(
+                "  {} give the token it takes: --bearer TOKEN (or FUSION_BEARER)",
+                paint.dim("hint:")
+            ));
+        }
+        FusionClientError::Authorization {
+            source: AuthorizationError::InsufficientScope { missing, .. },
+            ..
+        } => {
+            err_line(format_args!("{label} {err}"));
+            let scopes = if missing.is_empty() {
+                String::from("the scopes the server asks for")
+            } else {
+                missing.join(" ")
+            };
+            err_line(format_args!(
+                "  {} the authorization server granted less than fusion asked for: ask its administrator to allow this client (and user) {scopes}",
+                paint.dim("hint:")
+            ));
         }
         FusionClientError::Authorization { .. } => {
             err_line(format_args!("{label} {err}"));

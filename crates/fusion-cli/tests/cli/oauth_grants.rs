@@ -4,7 +4,8 @@
 //! scopes; a read-only client refused the scopes the server asks for; a
 //! client granted less than it asks, through one step-up), and
 //! the authorization code grant with PKCE, dynamically registered and
-//! pre-registered, whose browser is played by [`Browser`]: it opens the URL
+//! pre-registered, and for an account granted less than it asks, through
+//! one step-up that reuses the client registered; its browser is played by [`Browser`]: it opens the URL
 //! fusion prints, logs in and consents in oidc-provider's development
 //! interactions, and follows the redirect to fusion's loopback listener.
 
@@ -108,9 +109,10 @@ async fn client_credentials_are_exchanged_for_a_token_of_the_server() {
     // A client the authorization server grants billing:read alone, whatever
     // it asks: reading works; writing gets 403 insufficient_scope, the
     // client asks once more for the union of what it holds and what the
-    // challenge names, gets billing:read again, and the second 403 is the
-    // error. The log (each line without its timestamp) shows the two token
-    // requests.
+    // challenge names, gets billing:read again, and the second 403 is an
+    // authorization error naming what is missing. The log (each line
+    // without its timestamp) shows the two token requests (the first asks
+    // for the scope of the server's 401, whichever it names).
     let narrowed = |action: &'static str| {
         [
             "call",
@@ -135,7 +137,7 @@ async fn client_credentials_are_exchanged_for_a_token_of_the_server() {
     );
     assert_eq!(write.code, 2, "{}", write.stdout);
     assert_eq!(write.stdout, "");
-    let untimed: Vec<&str> = write
+    let mut untimed: Vec<&str> = write
         .stderr
         .lines()
         .map(|line| match line.split_once(" DEBUG ") {
@@ -144,40 +146,43 @@ async fn client_credentials_are_exchanged_for_a_token_of_the_server() {
         })
         .collect();
     let request = format!(
-        "mcp_fusion::client::authorize: client credentials token request for {url} with scope \"billing:read billing:write\""
+        "mcp_fusion::client::authorize: client credentials token request for {url} with scope \""
     );
-    let metadata = format!(
-        "http://127.0.0.1:{}/.well-known/oauth-protected-resource/mcp",
-        server.port
-    );
+    assert!(untimed[0].starts_with(&request), "{}", write.stderr);
+    untimed.remove(0);
+    let failure = "step-up authorization did not get the scopes needed: the authorization server granted billing:read; tools/call billing needs billing:write (the server says: billing.void_invoice needs the scope billing:write, which the token does not have)";
     assert_eq!(
         untimed,
         [
-            request.clone(),
-            request,
-            format!(
-                "error: transport error: the server answered HTTP 403: the token lacks a scope (Bearer error=\"insufficient_scope\", scope=\"billing:write\", resource_metadata=\"{metadata}\", error_description=\"billing.void_invoice needs the scope billing:write, which the token does not have\")"
-            ),
+            format!("{request}billing:read billing:write\""),
+            format!("mcp_fusion::client::authorizing: OAuth authorization failed error={failure}"),
+            format!("error: could not authorize with {url}: {failure}"),
+            String::from(STEP_UP_HINT),
         ]
     );
 }
 
+/// The hint under a step-up that did not get `billing:write`.
+const STEP_UP_HINT: &str = "  hint: the authorization server granted less than fusion asked for: ask its administrator to allow this client (and user) billing:write";
+
 /// A browser for oidc-provider's development interactions: follows
 /// redirects itself (keeping the cookies the interactions need), logs in as
-/// `alice` on the login page and consents on the consent page.
+/// `login` on the login page and consents on the consent page.
 struct Browser {
     http: reqwest::Client,
     cookies: BTreeMap<String, String>,
+    login: &'static str,
 }
 
 impl Browser {
-    fn new() -> Self {
+    fn new(login: &'static str) -> Self {
         Browser {
             http: reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .expect("a reqwest client"),
             cookies: BTreeMap::new(),
+            login,
         }
     }
 
@@ -235,7 +240,7 @@ impl Browser {
             let page = response.text().await.unwrap();
             assert_eq!(status, 200, "{next}: {page}");
             form = Some(if page.contains("name=\"login\"") {
-                vec![("prompt", "login"), ("login", "alice")]
+                vec![("prompt", "login"), ("login", self.login)]
             } else if page.contains("value=\"consent\"") {
                 vec![("prompt", "consent")]
             } else {
@@ -247,9 +252,33 @@ impl Browser {
 }
 
 /// Runs `fusion ARGS`, waits for the authorization URL it prints on stderr,
-/// authorizes as a browser would, and returns how fusion ended and the
-/// redirect its listener received.
+/// authorizes as a browser would (logged in as `alice`), and returns how
+/// fusion ended and the redirect its listener received. Its stderr must be
+/// the one prompt.
 async fn call_through_browser(args: &[&str], issuer: &str) -> (Run, String) {
+    let (run, mut urls, mut redirects) = call_through_browsers(args, issuer, "alice").await;
+    assert_eq!(urls.len(), 1, "{}", run.stderr);
+    assert_eq!(run.stderr, prompt(&urls[0]));
+    urls.clear();
+    (run, redirects.remove(0))
+}
+
+/// What fusion prints on stderr when it gives out the authorization `url`.
+fn prompt(url: &str) -> String {
+    format!(
+        "fusion: the server needs authorization: open this URL in a browser (waiting for its redirect):\n  {url}\n"
+    )
+}
+
+/// Runs `fusion ARGS`; each time it prints an authorization URL on stderr,
+/// authorizes as a browser logged in as `login` would. Returns how fusion
+/// ended (with its whole stderr), the URLs and the redirects its listener
+/// received, in order.
+async fn call_through_browsers(
+    args: &[&str],
+    issuer: &str,
+    login: &'static str,
+) -> (Run, Vec<String>, Vec<String>) {
     let mut child = tokio::process::Command::from(command(args))
         .stdin(Stdio::null())
         .kill_on_drop(true)
@@ -260,38 +289,39 @@ async fn call_through_browser(args: &[&str], issuer: &str) -> (Run, String) {
     let mut stdout = child.stdout.take().unwrap();
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
     let mut stderr = String::new();
-    let mut url = None;
+    let mut urls = Vec::new();
+    let mut redirects = Vec::new();
+    let mut prompted = false;
     while let Some(line) = lines.next_line().await.unwrap() {
         stderr.push_str(&line);
         stderr.push('\n');
-        if stderr.contains("open this URL in a browser")
-            && let Some(found) = line.trim().strip_prefix(issuer)
-        {
-            url = Some(format!("{issuer}{found}"));
-            break;
+        if line.contains("open this URL in a browser") {
+            prompted = true;
+        } else if prompted && let Some(found) = line.trim().strip_prefix(issuer) {
+            prompted = false;
+            let url = format!("{issuer}{found}");
+            redirects.push(Browser::new(login).authorize(&url, issuer).await);
+            urls.push(url);
         }
-    }
-    let url = url.unwrap_or_else(|| panic!("no authorization URL on stderr:\n{stderr}"));
-    let redirect = Browser::new().authorize(&url, issuer).await;
-    while let Some(line) = lines.next_line().await.unwrap() {
-        stderr.push_str(&line);
-        stderr.push('\n');
     }
     let mut out = String::new();
     stdout.read_to_string(&mut out).await.unwrap();
     let status = child.wait().await.unwrap();
-    assert_eq!(
-        stderr,
-        format!(
-            "fusion: the server needs authorization: open this URL in a browser (waiting for its redirect):\n  {url}\n"
-        )
-    );
     let run = Run {
         code: status.code().unwrap_or(-1),
         stdout: out,
         stderr,
     };
-    (run, redirect)
+    (run, urls, redirects)
+}
+
+/// The `client_id` of the authorization request `url`.
+fn client_id(url: &str) -> String {
+    let url = reqwest::Url::parse(url).unwrap();
+    url.query_pairs()
+        .find(|(key, _)| key == "client_id")
+        .map(|(_, value)| value.into_owned())
+        .unwrap_or_else(|| panic!("no client_id in {url}"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -352,4 +382,50 @@ fn assert_redirect(redirect: &str, issuer: &str) {
     assert_eq!(keys, ["code", "state", "iss"], "{redirect}");
     let iss = url.query_pairs().find(|(k, _)| k == "iss").unwrap().1;
     assert_eq!(iss, issuer);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_step_up_reuses_the_client_registered_for_the_first_authorization() {
+    let authorization = AuthorizationServer::start("key-1").await;
+    let issuer = authorization.issuer.as_str();
+    let db = TempDb::new("cli-oauth-code-step-up");
+    let server = billing_server(&db, &authorization);
+    let url = server.url.as_str();
+
+    // The account `reader` is granted billing:read alone: voiding an
+    // invoice gets 403 insufficient_scope, fusion authorizes once more
+    // (the user is sent to the authorization server again) with the client
+    // it registered the first time: both authorization requests carry the
+    // one client id oidc-provider assigned at /reg (a second registration
+    // would have another). The second 403 is the error.
+    let (run, urls, redirects) = call_through_browsers(
+        &[
+            "call",
+            url,
+            "billing.void_invoice",
+            r#"{"id": "inv_1"}"#,
+            "--color",
+            "never",
+        ],
+        issuer,
+        "reader",
+    )
+    .await;
+    assert_eq!(urls.len(), 2, "{}", run.stderr);
+    for redirect in &redirects {
+        assert_redirect(redirect, issuer);
+    }
+    let registered = client_id(&urls[0]);
+    assert_eq!(client_id(&urls[1]), registered);
+    assert_ne!(registered, "native-app");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        format!(
+            "{}{}error: could not authorize with {url}: step-up authorization did not get the scopes needed: the authorization server granted billing:read; tools/call billing needs billing:write (the server says: billing.void_invoice needs the scope billing:write, which the token does not have)\n{STEP_UP_HINT}\n",
+            prompt(&urls[0]),
+            prompt(&urls[1])
+        )
+    );
 }

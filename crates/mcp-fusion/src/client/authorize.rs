@@ -4,22 +4,30 @@
 //! memory (and refreshing it).
 
 use rmcp::transport::AuthorizationManager;
-use rmcp::transport::auth::{AuthorizationRequest, ClientCredentialsConfig, OAuthState};
-use secrecy::ExposeSecret;
+use rmcp::transport::auth::{
+    AuthError, AuthorizationMetadata, AuthorizationRequest, AuthorizationSession,
+    ClientCredentialsConfig, OAuthClientConfig, WWWAuthenticateParams,
+};
+use secrecy::{ExposeSecret, SecretString};
 
 use super::loopback::Loopback;
 use super::oauth::{AuthorizationError, OAuthGrant, OAuthOptions};
+use super::registration::{Registered, Registration};
 use super::scopes;
 
 /// The OIDC Dynamic Client Registration `application_type` of a client on
 /// the user's machine with a loopback redirect (SEP-837).
 const APPLICATION_TYPE: &str = "native";
 
+/// The RFC 9728 §3 well-known suffix of protected resource metadata.
+const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+
 /// Authorizes with the server at `server_url` after its `challenge` (a 401's
 /// or 403's `WWW-Authenticate` value). `scopes` overrides the scope
 /// selection (step-up: the union of held and challenged scopes); `None`
 /// takes the challenge's `scope`, else the protected resource metadata's
-/// `scopes_supported`, else none.
+/// `scopes_supported`, else none. A dynamic registration is taken from, and
+/// kept in, `registration`.
 ///
 /// # Errors
 ///
@@ -29,14 +37,68 @@ pub(crate) async fn authorize(
     options: &OAuthOptions,
     challenge: &str,
     scopes: Option<Vec<String>>,
+    registration: &Registration,
 ) -> Result<AuthorizationManager, AuthorizationError> {
     match options.grant {
         OAuthGrant::ClientCredentials => {
             client_credentials(server_url, options, challenge, scopes).await
         }
         OAuthGrant::AuthorizationCode => {
-            authorization_code(server_url, options, challenge, scopes).await
+            authorization_code(server_url, options, challenge, scopes, registration).await
         }
+    }
+}
+
+/// A manager for `server_url` with the authorization server's metadata
+/// discovered from `challenge` (rmcp: the challenge's `resource_metadata`,
+/// else the RFC 9728 well-known URIs, else RFC 8414 metadata at the origin),
+/// and that metadata.
+///
+/// # Errors
+///
+/// [`AuthorizationError::NoMetadata`] when the server publishes none (unless
+/// [`OAuthOptions::legacy_endpoints`]); [`AuthorizationError::Discovery`]
+/// when discovery fails.
+async fn discover(
+    server_url: &url::Url,
+    options: &OAuthOptions,
+    challenge: &str,
+) -> Result<(AuthorizationManager, AuthorizationMetadata), AuthorizationError> {
+    let mut manager = AuthorizationManager::new(server_url.as_str())
+        .await
+        .map_err(AuthorizationError::Discovery)?;
+    let resolution = manager
+        .resolve_metadata_from_challenge(Some(challenge))
+        .await
+        .map_err(AuthorizationError::Discovery)?;
+    if !resolution.source.is_discovered() && !options.legacy_endpoints {
+        let named = WWWAuthenticateParams::parse(challenge, server_url)
+            .resource_metadata_url
+            .is_some();
+        return Err(if named {
+            AuthorizationError::Discovery(AuthError::NoAuthorizationSupport)
+        } else {
+            AuthorizationError::NoMetadata {
+                challenge: challenge.to_owned(),
+                probed: well_known_uris(server_url),
+            }
+        });
+    }
+    manager.set_metadata(resolution.metadata.clone());
+    Ok((manager, resolution.metadata))
+}
+
+/// The RFC 9728 §3.1 well-known URIs of `server_url`'s protected resource
+/// metadata, in the order MCP clients try them: the path form (when the URL
+/// has a path), then the root form.
+pub(crate) fn well_known_uris(server_url: &url::Url) -> Vec<String> {
+    let origin = server_url.origin().ascii_serialization();
+    let path = server_url.path().trim_end_matches('/');
+    let root = format!("{origin}{RESOURCE_METADATA_PATH}");
+    if path.is_empty() {
+        vec![root]
+    } else {
+        vec![format!("{root}{path}"), root]
     }
 }
 
@@ -56,14 +118,7 @@ async fn client_credentials(
             "the client credentials grant needs a client id and a client secret",
         )));
     };
-    let mut manager = AuthorizationManager::new(server_url.as_str())
-        .await
-        .map_err(AuthorizationError::Discovery)?;
-    let resolution = manager
-        .resolve_metadata_from_challenge(Some(challenge))
-        .await
-        .map_err(AuthorizationError::Discovery)?;
-    manager.set_metadata(resolution.metadata);
+    let (mut manager, _) = discover(server_url, options, challenge).await?;
     let scopes = scopes::without_offline_access(match scopes {
         Some(scopes) => scopes,
         None => manager.select_initial_scopes(&[]).await,
@@ -92,15 +147,60 @@ async fn client_credentials(
     Ok(manager)
 }
 
-/// Authorization code with PKCE S256 and a loopback redirect.
+/// Whether the authorization server takes Client ID Metadata Documents
+/// (`client_id_metadata_document_supported`, MCP 2025-11-25).
+fn supports_client_metadata_documents(metadata: &AuthorizationMetadata) -> bool {
+    metadata
+        .additional_fields
+        .get("client_id_metadata_document_supported")
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(false)
+}
+
+/// Authorization code with PKCE S256 and a loopback redirect. The client is,
+/// in the order of MCP "Client Registration": the pre-registered one of the
+/// options, the Client ID Metadata Document when the authorization server
+/// takes them, else the one registered dynamically: the one in
+/// `registration` when it covers the scopes asked for, else a new one
+/// (registered for those scopes and every scope the server names,
+/// [`AuthorizationManager::select_scopes`]), kept there.
 async fn authorization_code(
     server_url: &url::Url,
     options: &OAuthOptions,
     challenge: &str,
     scopes: Option<Vec<String>>,
+    registration: &Registration,
 ) -> Result<AuthorizationManager, AuthorizationError> {
-    let loopback = Loopback::bind().await?;
-    let mut request = AuthorizationRequest::new(loopback.redirect_uri())
+    let (mut manager, metadata) = discover(server_url, options, challenge).await?;
+    let cimd =
+        options.client_metadata_url.is_some() && supports_client_metadata_documents(&metadata);
+    let dynamic = options.client_id.is_none() && !cimd;
+    let asked = match &scopes {
+        Some(scopes) => scopes.clone(),
+        None => manager.select_initial_scopes(&[]).await,
+    };
+    let issuer = metadata.issuer.as_deref();
+    let held = if dynamic {
+        registration.lock().ok().and_then(|slot| {
+            slot.as_ref()
+                .filter(|held| held.covers(issuer, &asked))
+                .map(|held| {
+                    (
+                        held.client_id.clone(),
+                        held.client_secret.clone(),
+                        held.redirect_port,
+                    )
+                })
+        })
+    } else {
+        None
+    };
+    let loopback = match &held {
+        Some((_, _, port)) => Loopback::bind_preferring(*port).await?,
+        None => Loopback::bind().await?,
+    };
+    let redirect_uri = loopback.redirect_uri();
+    let mut request = AuthorizationRequest::new(redirect_uri.clone())
         .with_challenge(challenge)
         .with_client_name(options.client_name.clone())
         .with_application_type(APPLICATION_TYPE);
@@ -108,39 +208,97 @@ async fn authorization_code(
         Some(scopes) => request.with_scopes(scopes),
         None => request.with_initial_scope_selection(),
     };
-    if let Some(client_id) = &options.client_id {
-        request = request.with_preregistered_client(client_id.clone());
-        if let Some(secret) = &options.client_secret {
+    let client = if let Some(client_id) = &options.client_id {
+        Some((client_id.clone(), options.client_secret.clone()))
+    } else if dynamic {
+        Some(match held {
+            Some((client_id, secret, _)) => {
+                tracing::debug!("reusing the client {client_id} registered before");
+                (client_id, secret)
+            }
+            None => {
+                let registered =
+                    register(&mut manager, options, &redirect_uri, &asked, &loopback).await?;
+                let client = (
+                    registered.client_id.clone(),
+                    registered.client_secret.clone(),
+                );
+                if let Ok(mut slot) = registration.lock() {
+                    *slot = Some(Registered {
+                        issuer: metadata.issuer.clone(),
+                        ..registered
+                    });
+                }
+                client
+            }
+        })
+    } else {
+        None
+    };
+    if let Some((client_id, secret)) = client {
+        request = request.with_preregistered_client(client_id);
+        if let Some(secret) = secret {
             request = request.with_client_secret(secret.expose_secret().to_owned());
         }
     }
     if let Some(url) = &options.client_metadata_url {
         request = request.with_client_metadata_url(url.clone());
     }
-    let mut state = OAuthState::new(server_url.as_str(), None)
+    let session = AuthorizationSession::new(manager, request)
         .await
-        .map_err(AuthorizationError::Discovery)?;
-    state
-        .start_authorization(request)
-        .await
-        .map_err(AuthorizationError::from_start)?;
-    let authorization_url = state
-        .get_authorization_url()
-        .await
-        .map_err(AuthorizationError::from_start)?;
-    (options.on_authorization_url.0)(&authorization_url);
+        .map_err(|(_, error)| AuthorizationError::from_start(error))?;
+    (options.on_authorization_url.0)(session.get_authorization_url());
     let redirect = loopback.wait(options.redirect_timeout).await?;
     if let Some(refused) = refusal(&redirect) {
         return Err(refused);
     }
-    state
+    session
         .handle_callback_url(&redirect)
         .await
         .map_err(AuthorizationError::from_callback)?;
-    state.into_authorization_manager().ok_or_else(|| {
-        AuthorizationError::Response(rmcp::transport::auth::AuthError::InternalError(
-            String::from("the authorization did not complete"),
-        ))
+    Ok(session.auth_manager)
+}
+
+/// Registers the client dynamically (RFC 7591) with `redirect_uri`, for the
+/// scopes `asked` and every scope the server names (its challenge's and its
+/// `scopes_supported`, with `offline_access` when the authorization server
+/// lists it), so that a later step-up can reuse it.
+///
+/// # Errors
+///
+/// [`AuthorizationError::Registration`] when the authorization server
+/// refuses, or has no registration endpoint.
+async fn register(
+    manager: &mut AuthorizationManager,
+    options: &OAuthOptions,
+    redirect_uri: &str,
+    asked: &[String],
+    loopback: &Loopback,
+) -> Result<Registered, AuthorizationError> {
+    // rmcp registers with the manager's `application_type` (SEP-837),
+    // which configuring a client sets; the registration then replaces it.
+    manager
+        .configure_client(
+            OAuthClientConfig::new("", redirect_uri).with_application_type(APPLICATION_TYPE),
+        )
+        .map_err(AuthorizationError::Registration)?;
+    let scopes = scopes::union(asked, &manager.select_scopes(None, &[]));
+    let scope_refs: Vec<&str> = scopes.iter().map(String::as_str).collect();
+    let config = manager
+        .register_client(&options.client_name, redirect_uri, &scope_refs)
+        .await
+        .map_err(AuthorizationError::Registration)?;
+    tracing::debug!(
+        "registered the client {} with scope \"{}\"",
+        config.client_id,
+        scopes.join(" ")
+    );
+    Ok(Registered {
+        issuer: None,
+        client_id: config.client_id,
+        client_secret: config.client_secret.map(SecretString::from),
+        scopes,
+        redirect_port: loopback.port(),
     })
 }
 
@@ -182,6 +340,23 @@ mod tests {
             "the authorization server refused: access_denied (The user said no)"
         );
         assert!(refusal("http://127.0.0.1:5/callback?code=abc&state=x").is_none());
+    }
+
+    #[test]
+    fn the_well_known_uris_are_the_path_form_then_the_root_form() {
+        let url = url::Url::parse("http://127.0.0.1:9/public/mcp?x=1").unwrap();
+        assert_eq!(
+            well_known_uris(&url),
+            [
+                "http://127.0.0.1:9/.well-known/oauth-protected-resource/public/mcp",
+                "http://127.0.0.1:9/.well-known/oauth-protected-resource",
+            ]
+        );
+        let root = url::Url::parse("https://mcp.example.com/").unwrap();
+        assert_eq!(
+            well_known_uris(&root),
+            ["https://mcp.example.com/.well-known/oauth-protected-resource"]
+        );
     }
 
     #[test]

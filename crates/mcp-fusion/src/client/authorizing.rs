@@ -6,11 +6,14 @@
 //! - `401` → authorize ([`authorize`]) and send the request again, once;
 //! - `403` with `error="insufficient_scope"` → authorize again with the
 //!   union of the scopes held and challenged, and send the request again,
-//!   once (MCP "Step-Up Authorization Flow").
+//!   once (MCP "Step-Up Authorization Flow"); a second `403` is
+//!   [`AuthorizationError::InsufficientScope`].
 //!
-//! When authorizing fails, the server's answer goes back to rmcp as it was
-//! and the failure is kept ([`Authorizer::take_failure`]) for the
-//! [`FusionClientError`](super::FusionClientError) the caller gets.
+//! A request may go through both, in that order (a `401`, then a `403` to
+//! the request sent with the new token), each once. When authorizing fails,
+//! or the step-up did not get the scopes, the server's answer goes back to
+//! rmcp as it was and the failure is kept ([`Authorizer::take_failure`]) for
+//! the [`FusionClientError`](super::FusionClientError) the caller gets.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -20,6 +23,7 @@ use futures::stream::BoxStream;
 use http::{HeaderName, HeaderValue};
 use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::AuthClient;
+use rmcp::transport::auth::WWWAuthenticateParams;
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
     StreamableHttpResponseLimits,
@@ -27,12 +31,13 @@ use rmcp::transport::streamable_http_client::{
 
 use super::authorize::authorize;
 use super::oauth::{AuthorizationError, OAuthOptions};
+use super::registration::Registration;
 use super::scopes;
 
 type HttpError = StreamableHttpError<reqwest::Error>;
 
 /// What the client shares between its requests: the options, the one
-/// authorization in progress, the last failure.
+/// authorization in progress, the client registered, the last failure.
 pub(crate) struct Authorizer {
     server_url: url::Url,
     options: OAuthOptions,
@@ -42,6 +47,8 @@ pub(crate) struct Authorizer {
     /// only if none finished since it was sent.
     generation: AtomicU64,
     failure: Mutex<Option<AuthorizationError>>,
+    /// The client registered dynamically, reused by later authorizations.
+    registration: Registration,
     /// Whether an authorization has started (the connection's time limit
     /// then allows for the user's time in the browser).
     started: AtomicBool,
@@ -94,6 +101,7 @@ impl Authorizing {
             running: tokio::sync::Mutex::new(()),
             generation: AtomicU64::new(0),
             failure: Mutex::new(None),
+            registration: Mutex::new(None),
             started: AtomicBool::new(false),
         });
         let client = Authorizing {
@@ -103,26 +111,72 @@ impl Authorizing {
         Ok((client, authorizer))
     }
 
-    /// Runs `call`; on a challenge, authorizes and runs it once more.
-    async fn run<T, F, Fut>(&self, call: F) -> Result<T, HttpError>
+    /// Runs `call`; on a `401`, authorizes and runs it again; on a `403`
+    /// (`insufficient_scope`), steps up and runs it again; each once.
+    /// `operation` names the request for the error of a second `403`.
+    async fn run<T, F, Fut>(&self, operation: impl Fn() -> String, call: F) -> Result<T, HttpError>
     where
         F: Fn() -> Fut,
         Fut: Future<Output = Result<T, HttpError>>,
     {
-        let seen = self.authorizer.generation.load(Ordering::Acquire);
-        let outcome = call().await;
-        let (challenge, step_up) = match &outcome {
-            Err(StreamableHttpError::AuthRequired(e)) => (e.www_authenticate_header.clone(), false),
-            Err(StreamableHttpError::InsufficientScope(e)) => {
-                (e.www_authenticate_header.clone(), true)
+        let mut authorized = false;
+        let mut stepped_up = false;
+        loop {
+            let seen = self.authorizer.generation.load(Ordering::Acquire);
+            let outcome = call().await;
+            let (challenge, step_up) = match &outcome {
+                Err(StreamableHttpError::AuthRequired(e)) if !authorized => {
+                    (e.www_authenticate_header.clone(), false)
+                }
+                Err(StreamableHttpError::InsufficientScope(e)) if !stepped_up => {
+                    (e.www_authenticate_header.clone(), true)
+                }
+                Err(StreamableHttpError::InsufficientScope(e)) => {
+                    self.still_insufficient(&e.www_authenticate_header, operation())
+                        .await;
+                    return outcome;
+                }
+                _ => return outcome,
+            };
+            if step_up {
+                stepped_up = true;
+            } else {
+                authorized = true;
             }
-            _ => return outcome,
-        };
-        if self.reauthorize(&challenge, step_up, seen).await {
-            call().await
-        } else {
-            outcome
+            if !self.reauthorize(&challenge, step_up, seen).await {
+                return outcome;
+            }
         }
+    }
+
+    /// Keeps [`AuthorizationError::InsufficientScope`] for a `403` that came
+    /// after a step-up: the scopes held, and those of `challenge` missing.
+    async fn still_insufficient(&self, challenge: &str, operation: String) {
+        let server_url = &self.authorizer.server_url;
+        let granted = self
+            .inner
+            .auth_manager
+            .lock()
+            .await
+            .get_current_scopes()
+            .await;
+        let challenged = scopes::challenged(challenge, server_url);
+        let mut missing: Vec<String> = challenged
+            .iter()
+            .filter(|scope| !granted.contains(scope))
+            .cloned()
+            .collect();
+        if missing.is_empty() {
+            missing = challenged;
+        }
+        let description = WWWAuthenticateParams::parse(challenge, server_url).error_description;
+        self.authorizer
+            .keep_failure(AuthorizationError::InsufficientScope {
+                operation,
+                granted,
+                missing,
+                description,
+            });
     }
 
     /// Authorizes after `challenge` unless another request did since
@@ -152,6 +206,7 @@ impl Authorizing {
             &authorizer.options,
             challenge,
             scopes,
+            &authorizer.registration,
         )
         .await
         {
@@ -168,6 +223,30 @@ impl Authorizing {
     }
 }
 
+/// The request `message` in words: its JSON-RPC method, and for
+/// `tools/call` / `prompts/get` / `resources/read` the name or URI it
+/// carries (what MCP 2026-07-28 sends as `Mcp-Name`), e.g. `tools/call
+/// billing`; `a JSON-RPC response` for a message without a method.
+fn operation(message: &ClientJsonRpcMessage) -> String {
+    let value = serde_json::to_value(message).unwrap_or_default();
+    let Some(method) = value.get("method").and_then(serde_json::Value::as_str) else {
+        return String::from("a JSON-RPC response");
+    };
+    let params = value.get("params");
+    let name = params
+        .and_then(|p| p.get("name").or_else(|| p.get("uri")))
+        .and_then(serde_json::Value::as_str);
+    match name {
+        Some(name) => format!("{method} {name}"),
+        None => method.to_owned(),
+    }
+}
+
+/// The operation of a `GET` for the server's event stream.
+fn event_stream() -> String {
+    String::from("the event stream (GET)")
+}
+
 impl StreamableHttpClient for Authorizing {
     type Error = reqwest::Error;
 
@@ -179,15 +258,18 @@ impl StreamableHttpClient for Authorizing {
         _auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, HttpError> {
-        self.run(|| {
-            self.inner.post_message(
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                None,
-                custom_headers.clone(),
-            )
-        })
+        self.run(
+            || operation(&message),
+            || {
+                self.inner.post_message(
+                    uri.clone(),
+                    message.clone(),
+                    session_id.clone(),
+                    None,
+                    custom_headers.clone(),
+                )
+            },
+        )
         .await
     }
 
@@ -200,16 +282,19 @@ impl StreamableHttpClient for Authorizing {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Result<StreamableHttpPostResponse, HttpError> {
-        self.run(|| {
-            self.inner.post_message_with_max_sse_event_size(
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                None,
-                custom_headers.clone(),
-                max_sse_event_size,
-            )
-        })
+        self.run(
+            || operation(&message),
+            || {
+                self.inner.post_message_with_max_sse_event_size(
+                    uri.clone(),
+                    message.clone(),
+                    session_id.clone(),
+                    None,
+                    custom_headers.clone(),
+                    max_sse_event_size,
+                )
+            },
+        )
         .await
     }
 
@@ -222,16 +307,19 @@ impl StreamableHttpClient for Authorizing {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, HttpError> {
-        self.run(|| {
-            self.inner.post_message_with_response_limits(
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                None,
-                custom_headers.clone(),
-                limits,
-            )
-        })
+        self.run(
+            || operation(&message),
+            || {
+                self.inner.post_message_with_response_limits(
+                    uri.clone(),
+                    message.clone(),
+                    session_id.clone(),
+                    None,
+                    custom_headers.clone(),
+                    limits,
+                )
+            },
+        )
         .await
     }
 
@@ -256,7 +344,7 @@ impl StreamableHttpClient for Authorizing {
         _auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<BoxStream<'static, Result<sse_stream::Sse, sse_stream::Error>>, HttpError> {
-        self.run(|| {
+        self.run(event_stream, || {
             self.inner.get_stream(
                 uri.clone(),
                 session_id.clone(),
@@ -277,7 +365,7 @@ impl StreamableHttpClient for Authorizing {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Result<BoxStream<'static, Result<sse_stream::Sse, sse_stream::Error>>, HttpError> {
-        self.run(|| {
+        self.run(event_stream, || {
             self.inner.get_stream_with_max_sse_event_size(
                 uri.clone(),
                 session_id.clone(),

@@ -540,7 +540,10 @@ impl FusionClient {
     ///   error (e.g. `-32602` for an unknown tool);
     /// - [`FusionClientError::Transport`] / [`FusionClientError::Protocol`]:
     ///   the connection broke or the answer was not a tool result;
-    /// - [`FusionClientError::Timeout`]: [`ClientOptions::call_timeout`] passed.
+    /// - [`FusionClientError::Timeout`]: [`ClientOptions::call_timeout`] passed;
+    /// - [`FusionClientError::Authorization`]: with [`ClientOptions::oauth`],
+    ///   authorizing again failed, or a step-up did not get the scopes the
+    ///   server asks for ([`AuthorizationError::InsufficientScope`](super::AuthorizationError::InsufficientScope)).
     pub async fn call(&self, name: &str, args: Value) -> Result<CallToolResult, FusionClientError> {
         self.call_with_meta(name, args, Map::new()).await
     }

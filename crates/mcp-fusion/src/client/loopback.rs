@@ -33,7 +33,31 @@ impl Loopback {
     ///
     /// [`AuthorizationError::Loopback`] when the socket cannot be bound.
     pub(crate) async fn bind() -> Result<Loopback, AuthorizationError> {
-        let listener = TcpListener::bind(("127.0.0.1", 0))
+        Self::bind_port(0).await
+    }
+
+    /// Binds `127.0.0.1:port` (the port of a redirect URI registered
+    /// before, so that it matches even where the authorization server does
+    /// not let a loopback redirect's port vary, RFC 8252 §7.3), else
+    /// `127.0.0.1:0` when that port is taken.
+    ///
+    /// # Errors
+    ///
+    /// [`AuthorizationError::Loopback`] when no socket can be bound.
+    pub(crate) async fn bind_preferring(port: u16) -> Result<Loopback, AuthorizationError> {
+        match Self::bind_port(port).await {
+            Ok(loopback) => Ok(loopback),
+            Err(_) => Self::bind_port(0).await,
+        }
+    }
+
+    /// The port bound.
+    pub(crate) fn port(&self) -> u16 {
+        self.address.port()
+    }
+
+    async fn bind_port(port: u16) -> Result<Loopback, AuthorizationError> {
+        let listener = TcpListener::bind(("127.0.0.1", port))
             .await
             .map_err(AuthorizationError::Loopback)?;
         let address = listener

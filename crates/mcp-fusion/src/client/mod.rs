@@ -57,6 +57,7 @@ mod error;
 mod loopback;
 mod oauth;
 mod outcome;
+mod registration;
 mod retry;
 mod route;
 mod scopes;

@@ -53,11 +53,17 @@ impl fmt::Debug for AuthorizationUrlHook {
 /// "Step-Up Authorization Flow") authorizes once more with the union of the
 /// scopes held and the scopes challenged, then repeats the request once.
 ///
+/// A client registered dynamically (RFC 7591) is registered once and kept
+/// for the life of the client: a later authorization (step-up, or a new
+/// token after one expired without a refresh token) reuses its client id and
+/// secret, and registers again only when it needs a scope the registration
+/// does not cover.
+///
 /// `OAuthOptions::default()`: authorization code with PKCE, no client id
 /// (dynamic client registration, RFC 7591), no client metadata document,
 /// client name `mcp-fusion`, 300 s to wait for the redirect, the
-/// authorization URL printed on stderr. `Debug` prints the secret as
-/// `[REDACTED]`.
+/// authorization URL printed on stderr, no 2025-03-26 default endpoints.
+/// `Debug` prints the secret as `[REDACTED]`.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct OAuthOptions {
@@ -84,6 +90,16 @@ pub struct OAuthOptions {
     /// Given the authorization URL to open. Default: prints
     /// `Open this URL in a browser to authorize: URL` on stderr.
     pub on_authorization_url: AuthorizationUrlHook,
+    /// Whether a server that publishes no OAuth metadata (no
+    /// `resource_metadata` in its challenge, no RFC 9728 protected resource
+    /// metadata at its well-known URIs, no RFC 8414 metadata at its origin)
+    /// is sent to the default endpoints `/authorize`, `/token` and
+    /// `/register` at its origin (MCP 2025-03-26 "Fallbacks for Servers
+    /// without Metadata Discovery"; later revisions require the metadata).
+    /// Default `false`: such a server fails with
+    /// [`AuthorizationError::NoMetadata`], as it most likely takes a static
+    /// bearer token.
+    pub legacy_endpoints: bool,
 }
 
 impl Default for OAuthOptions {
@@ -98,6 +114,7 @@ impl Default for OAuthOptions {
             on_authorization_url: AuthorizationUrlHook(Arc::new(|url| {
                 eprintln!("Open this URL in a browser to authorize: {url}");
             })),
+            legacy_endpoints: false,
         }
     }
 }
@@ -153,6 +170,12 @@ impl OAuthOptions {
         self
     }
 
+    /// Sets [`legacy_endpoints`](Self::legacy_endpoints).
+    pub fn legacy_endpoints(mut self, enabled: bool) -> Self {
+        self.legacy_endpoints = enabled;
+        self
+    }
+
     /// Sets [`on_authorization_url`](Self::on_authorization_url).
     pub fn on_authorization_url(mut self, hook: impl Fn(&str) + Send + Sync + 'static) -> Self {
         self.on_authorization_url = AuthorizationUrlHook(Arc::new(hook));
@@ -167,6 +190,20 @@ impl OAuthOptions {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum AuthorizationError {
+    /// The server answered `401` but publishes no OAuth metadata: its
+    /// challenge names no `resource_metadata` (RFC 9728 §5.1), there is no
+    /// protected resource metadata at the well-known URIs (RFC 9728 §3.1,
+    /// path form then root form) nor authorization server metadata at its
+    /// origin (RFC 8414 §3). Such a server takes a bearer token given as it
+    /// is ([`ClientOptions::bearer`](super::ClientOptions::bearer)). Not
+    /// returned with [`OAuthOptions::legacy_endpoints`].
+    #[error("the server needs a bearer token and publishes no OAuth metadata: its challenge ({challenge}) names no resource_metadata, and there is no protected resource metadata at {}", .probed.join(" or "))]
+    NoMetadata {
+        /// The server's `WWW-Authenticate` value.
+        challenge: String,
+        /// The well-known URIs that were probed, path form first.
+        probed: Vec<String>,
+    },
     /// Discovery failed: no usable protected resource metadata (RFC 9728; a
     /// `resource` that does not match the server is refused) or authorization
     /// server metadata (RFC 8414), or the authorization server does not
@@ -204,6 +241,44 @@ pub enum AuthorizationError {
     /// The token request was refused or its answer was unusable.
     #[error("the token request failed: {0}")]
     Token(#[source] AuthError),
+    /// After one step-up authorization (MCP "Step-Up Authorization Flow":
+    /// the union of the scopes held and challenged was asked for), the
+    /// server still answered `403` with `error="insufficient_scope"`: the
+    /// authorization server granted fewer scopes than asked (RFC 6749 §3.3).
+    /// Scopes are compared as written (case-sensitive).
+    #[error("step-up authorization did not get the scopes needed: the authorization server granted {}; {operation} needs {}{}", scope_list(.granted), needed(.missing), .description.as_deref().map(|d| format!(" (the server says: {d})")).unwrap_or_default())]
+    InsufficientScope {
+        /// The request refused: its JSON-RPC method, and the tool, resource
+        /// or prompt it names (e.g. `tools/call billing`).
+        operation: String,
+        /// The scopes of the token after the step-up, as the token response
+        /// gave them.
+        granted: Vec<String>,
+        /// The scopes of the second challenge that the token does not have
+        /// (all of its `scope` when none is missing by name).
+        missing: Vec<String>,
+        /// The challenge's `error_description`, when given.
+        description: Option<String>,
+    },
+}
+
+/// `missing` separated by spaces, or what to say when the challenge named
+/// no scope.
+fn needed(missing: &[String]) -> String {
+    if missing.is_empty() {
+        String::from("a scope its challenge does not name")
+    } else {
+        missing.join(" ")
+    }
+}
+
+/// `scopes` separated by spaces, or `no scope` when there is none.
+fn scope_list(scopes: &[String]) -> String {
+    if scopes.is_empty() {
+        String::from("no scope")
+    } else {
+        scopes.join(" ")
+    }
 }
 
 impl AuthorizationError {

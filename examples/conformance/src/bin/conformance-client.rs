@@ -82,7 +82,10 @@ fn oauth_options(scenario: &str, context: &Value) -> OAuthOptions {
         }
         options
     };
+    // The backcompat suite's 2025-03-26 servers publish no metadata and
+    // serve the default endpoints at their origin.
     options = options
+        .legacy_endpoints(true)
         .redirect_timeout(Duration::from_secs(10))
         .on_authorization_url(|url| {
             let url = url.to_owned();
