@@ -95,7 +95,7 @@ impl FusionServer {
     ) -> Result<axum::Router, ServeError> {
         let door = DoorPolicy::new(&options.allowed_hosts, &options.allowed_origins)
             .map_err(ServeError::Options)?;
-        let cors = cors::Cors::new(&door);
+        let cors = cors::Cors::new(&door, self.clone());
         #[cfg(feature = "metrics")]
         if options.metrics {
             metrics_endpoint::install();
