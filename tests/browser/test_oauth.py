@@ -61,9 +61,9 @@ def test_a_page_of_an_allowed_origin_discovers_oauth_and_calls_a_tool_with_its_t
             assert results == {
                 "withoutToken": {
                     "status": 401,
-                    "wwwAuthenticate": f'Bearer resource_metadata="{metadata}", scope="billing:read billing:write"',
+                    "wwwAuthenticate": f'Bearer resource_metadata="{metadata}", scope="billing:read"',
                     "scheme": "Bearer",
-                    "params": {"resource_metadata": metadata, "scope": "billing:read billing:write"},
+                    "params": {"resource_metadata": metadata, "scope": "billing:read"},
                 },
                 "resourceMetadata": {
                     "status": 200,

@@ -277,6 +277,16 @@ pub struct ServerFlags {
     /// banner prints, http://HOST:PORT/mcp].
     #[arg(long, value_name = "URL", requires = "oauth_issuer")]
     pub(crate) resource: Option<String>,
+    /// With --oauth-issuer: a scope the 401 challenge asks for when the
+    /// request calls nothing that needs scopes (initialize, lists, GET);
+    /// repeat for several. A 401 to a call of a tool, prompt or resource
+    /// that needs scopes names exactly those, a 403 insufficient_scope the
+    /// ones the token lacks (MCP authorization, "Scope Selection
+    /// Strategy") [default: the scopes of the read-only actions, prompts
+    /// and resources, else every scope; the metadata's scopes_supported
+    /// lists every scope].
+    #[arg(long = "oauth-scope", value_name = "SCOPE", requires = "oauth_issuer")]
+    pub(crate) oauth_scopes: Vec<String>,
     /// With --oauth-issuer: also take opaque tokens, checked at the
     /// authorization server's introspection endpoint (RFC 7662) as this
     /// client (its secret in --introspection-secret).
@@ -482,6 +492,9 @@ pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> 
             verifier = verifier
                 .introspection_client(id, secret)
                 .map_err(|e| e.to_string())?;
+        }
+        if !flags.oauth_scopes.is_empty() {
+            verifier = verifier.challenge_scopes(flags.oauth_scopes.iter().cloned());
         }
         let kinds = if flags.introspection_client.is_some() {
             "JWT access tokens and introspected opaque tokens"

@@ -1,8 +1,10 @@
 //! `fusion call` authorized end to end by a real authorization server
 //! (oidc-provider, `tests/oauth/server.mjs`) for `fusion serve
-//! --oauth-issuer`: client credentials (a client allowed both billing
-//! scopes; a read-only client refused the scopes the server asks for; a
-//! client granted less than it asks, through one step-up), and
+//! --oauth-issuer`: client credentials (the first token asks for what
+//! reading needs; a client allowed both billing scopes steps up once to
+//! write; a read-only client reads, and is refused the write scope by the
+//! authorization server; a client granted less than it asks, through one
+//! step-up to the 403), and
 //! the authorization code grant with PKCE, dynamically registered and
 //! pre-registered, and for an account granted less than it asks, through
 //! one step-up that reuses the client registered; its browser is played by [`Browser`]: it opens the URL
@@ -58,49 +60,155 @@ fn assert_invoice(stdout: &str) {
     );
 }
 
+/// The `fusion call URL ACTION {"id": ID}` arguments as the client
+/// credentials `client` (secret `<client>-secret`).
+fn as_client<'a>(
+    url: &'a str,
+    action: &'a str,
+    id: &'a str,
+    client: &'a str,
+    secret: &'a str,
+) -> Vec<&'a str> {
+    vec![
+        "call",
+        url,
+        action,
+        id,
+        "--oauth-client-id",
+        client,
+        "--oauth-client-secret",
+        secret,
+        "--color",
+        "never",
+    ]
+}
+
+/// The debug log of the OAuth client without timestamps: one line per
+/// token request, then the error line, if any.
+fn untimed(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .map(|line| match line.split_once(" DEBUG ") {
+            Some((_, rest)) => rest,
+            None => line,
+        })
+        .collect()
+}
+
+const INV_1: &str = r#"{"id": "inv_1"}"#;
+const INV_2: &str = r#"{"id": "inv_2"}"#;
+const CLIENT_LOG: (&str, &str) = ("RUST_LOG", "mcp_fusion::client=debug");
+
+/// Asserts that `stdout` is exactly what `fusion call URL
+/// billing.void_invoice {"id": "inv_2"}` prints for the seeded invoice.
+#[track_caller]
+fn assert_voided(stdout: &str) {
+    let printed: serde_json::Value =
+        serde_json::from_str(stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"));
+    let created_at = printed["created_at"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no created_at: {stdout}"));
+    assert_eq!(
+        stdout,
+        format!(
+            r#"{{
+  "id": "inv_2",
+  "customer_email": "grace@example.com",
+  "amount_cents": 45050,
+  "currency": "USD",
+  "status": "void",
+  "items": [
+    {{
+      "description": "Consulting",
+      "quantity": 1,
+      "unit_price_cents": 45050
+    }}
+  ],
+  "due_date": null,
+  "created_at": "{created_at}"
+}}
+"#
+        )
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn client_credentials_are_exchanged_for_a_token_of_the_server() {
     let authorization = AuthorizationServer::start("key-1").await;
     let db = TempDb::new("cli-oauth-credentials");
     let server = billing_server(&db, &authorization);
     let url = server.url.as_str();
+    let request = |scope: &str| {
+        format!(
+            "mcp_fusion::client::authorize: client credentials token request for {url} with scope \"{scope}\""
+        )
+    };
 
-    let full = fusion(&[
-        "call",
+    // The server's first 401 (to initialize) asks for what reading needs
+    // (MCP authorization, "Scope Selection Strategy"): a read-only client
+    // gets its token and reads.
+    let full = fusion(&as_client(
         url,
         "billing.get_invoice",
-        r#"{"id": "inv_1"}"#,
-        "--oauth-client-id",
+        INV_1,
         "billing-full",
-        "--oauth-client-secret",
         "billing-full-secret",
-        "--color",
-        "never",
-    ]);
+    ));
     assert_eq!(full.code, 0, "{}", full.stderr);
     assert_eq!(full.stderr, "");
     assert_invoice(&full.stdout);
+    let reader = fusion_with(
+        &as_client(
+            url,
+            "billing.get_invoice",
+            INV_1,
+            "billing-reader",
+            "billing-reader-secret",
+        ),
+        &[CLIENT_LOG],
+        b"",
+    );
+    assert_eq!(reader.code, 0, "{}", reader.stderr);
+    assert_eq!(untimed(&reader.stderr), [request("billing:read")]);
+    assert_invoice(&reader.stdout);
 
-    let reader = fusion(&[
-        "call",
+    // Writing: the token of billing:read gets 403 insufficient_scope, the
+    // client asks once more for the union of what it holds and what the
+    // challenge names, and the call succeeds with the new token.
+    let write = fusion_with(
+        &as_client(
+            url,
+            "billing.void_invoice",
+            INV_2,
+            "billing-full",
+            "billing-full-secret",
+        ),
+        &[CLIENT_LOG],
+        b"",
+    );
+    assert_eq!(write.code, 0, "{}", write.stderr);
+    assert_eq!(
+        untimed(&write.stderr),
+        [
+            request("billing:read"),
+            request("billing:read billing:write")
+        ]
+    );
+    assert_voided(&write.stdout);
+
+    // The read-only client steps up too, and the authorization server
+    // refuses it the scope it may not have.
+    let refused = fusion(&as_client(
         url,
         "billing.void_invoice",
-        r#"{"id": "inv_1"}"#,
-        "--oauth-client-id",
+        INV_2,
         "billing-reader",
-        "--oauth-client-secret",
         "billing-reader-secret",
-        "--color",
-        "never",
-    ]);
-    // The server's 401 asks for both billing scopes (its challenge names
-    // every scope its capabilities need), which this client may not have:
-    // the token endpoint refuses before any call, the server's 403 and the
-    // step-up are never reached.
-    assert_eq!(reader.code, 2, "{}", reader.stdout);
-    assert_eq!(reader.stdout, "");
+    ));
+    assert_eq!(refused.code, 2, "{}", refused.stdout);
+    assert_eq!(refused.stdout, "");
     assert_eq!(
-        reader.stderr,
+        refused.stderr,
         format!(
             "error: could not authorize with {url}: the token request failed: Client credentials error: Token exchange failed: Server returned error response: invalid_scope: requested scope is not allowed\n{HINT}"
         )
@@ -110,51 +218,28 @@ async fn client_credentials_are_exchanged_for_a_token_of_the_server() {
     // it asks: reading works; writing gets 403 insufficient_scope, the
     // client asks once more for the union of what it holds and what the
     // challenge names, gets billing:read again, and the second 403 is an
-    // authorization error naming what is missing. The log (each line
-    // without its timestamp) shows the two token requests (the first asks
-    // for the scope of the server's 401, whichever it names).
-    let narrowed = |action: &'static str| {
-        [
-            "call",
+    // authorization error naming what is missing.
+    let narrowed = |action| {
+        as_client(
             url,
             action,
-            r#"{"id": "inv_1"}"#,
-            "--oauth-client-id",
+            INV_1,
             "billing-narrowed",
-            "--oauth-client-secret",
             "billing-narrowed-secret",
-            "--color",
-            "never",
-        ]
+        )
     };
     let read = fusion(&narrowed("billing.get_invoice"));
     assert_eq!(read.code, 0, "{}", read.stderr);
     assert_invoice(&read.stdout);
-    let write = fusion_with(
-        &narrowed("billing.void_invoice"),
-        &[("RUST_LOG", "mcp_fusion::client=debug")],
-        b"",
-    );
+    let write = fusion_with(&narrowed("billing.void_invoice"), &[CLIENT_LOG], b"");
     assert_eq!(write.code, 2, "{}", write.stdout);
     assert_eq!(write.stdout, "");
-    let mut untimed: Vec<&str> = write
-        .stderr
-        .lines()
-        .map(|line| match line.split_once(" DEBUG ") {
-            Some((_, rest)) => rest,
-            None => line,
-        })
-        .collect();
-    let request = format!(
-        "mcp_fusion::client::authorize: client credentials token request for {url} with scope \""
-    );
-    assert!(untimed[0].starts_with(&request), "{}", write.stderr);
-    untimed.remove(0);
     let failure = "step-up authorization did not get the scopes needed: the authorization server granted billing:read; tools/call billing needs billing:write (the server says: billing.void_invoice needs the scope billing:write, which the token does not have)";
     assert_eq!(
-        untimed,
+        untimed(&write.stderr),
         [
-            format!("{request}billing:read billing:write\""),
+            request("billing:read"),
+            request("billing:read billing:write"),
             format!("mcp_fusion::client::authorizing: OAuth authorization failed error={failure}"),
             format!("error: could not authorize with {url}: {failure}"),
             String::from(STEP_UP_HINT),

@@ -1,6 +1,8 @@
 //! `fusion serve --oauth-issuer`: the billing example as an OAuth resource
 //! server of a real authorization server (oidc-provider): its resource URI
-//! is the endpoint's URL, its 401 names the metadata and the scopes, the
+//! is the endpoint's URL, its 401 names the metadata and the scopes (of
+//! what the request calls, else of what reads, else those of
+//! `--oauth-scope`), the
 //! metadata is served, a token for it is served, a read-only token gets 403
 //! insufficient_scope on a writing action; `--insufficient-scope envelope`
 //! answers FORBIDDEN instead.
@@ -9,6 +11,14 @@ use serde_json::{Value, json};
 
 use crate::authorization_server::AuthorizationServer;
 use crate::support::{HttpServer, Session, TempDb, Transport, free_port, meta_of};
+
+fn initialize() -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "oauth-test", "version": "1"}
+    }})
+}
 
 fn void_invoice() -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
@@ -45,12 +55,19 @@ async fn fusion_serve_is_a_resource_server_of_the_issuer_it_is_given() {
         server.banner
     );
 
+    // A 401 asks for the scopes of what the request calls; an initialize,
+    // which calls nothing, for those of what reads.
     let anonymous = post(&server.url, None, &void_invoice()).await;
     assert_eq!(anonymous.status(), 401);
     assert_eq!(
         anonymous.headers()["www-authenticate"],
-        format!("Bearer resource_metadata=\"{metadata}\", scope=\"billing:read billing:write\"")
-            .as_str()
+        format!("Bearer resource_metadata=\"{metadata}\", scope=\"billing:write\"").as_str()
+    );
+    let opening = post(&server.url, None, &initialize()).await;
+    assert_eq!(opening.status(), 401);
+    assert_eq!(
+        opening.headers()["www-authenticate"],
+        format!("Bearer resource_metadata=\"{metadata}\", scope=\"billing:read\"").as_str()
     );
 
     let document: Value = reqwest::get(&metadata).await.unwrap().json().await.unwrap();
@@ -109,4 +126,41 @@ async fn fusion_serve_is_a_resource_server_of_the_issuer_it_is_given() {
         "billing.void_invoice needs the scope \"billing:write\", which these credentials do not have."
     );
     session.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oauth_scope_sets_the_scopes_a_401_that_calls_nothing_asks_for() {
+    let authorization = AuthorizationServer::start("key-1").await;
+    let db = TempDb::new("oauth-scope");
+    let port = free_port();
+    let server = HttpServer::start_on(
+        &db.0,
+        port,
+        &[
+            "--oauth-issuer",
+            &authorization.issuer,
+            "--oauth-scope",
+            "billing:read",
+            "--oauth-scope",
+            "billing:write",
+        ],
+    );
+    let metadata = format!("http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp");
+    let opening = post(&server.url, None, &initialize()).await;
+    assert_eq!(opening.status(), 401);
+    assert_eq!(
+        opening.headers()["www-authenticate"],
+        format!("Bearer resource_metadata=\"{metadata}\", scope=\"billing:read billing:write\"")
+            .as_str()
+    );
+    // A call still asks for what it needs.
+    let read = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "billing", "arguments": {"action": "get_invoice", "id": "inv_2"}
+    }});
+    let reading = post(&server.url, None, &read).await;
+    assert_eq!(reading.status(), 401);
+    assert_eq!(
+        reading.headers()["www-authenticate"],
+        format!("Bearer resource_metadata=\"{metadata}\", scope=\"billing:read\"").as_str()
+    );
 }

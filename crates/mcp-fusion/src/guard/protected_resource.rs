@@ -19,6 +19,13 @@ pub struct ProtectedResource {
     /// resource takes (RFC 9728 `authorization_servers`; MCP authorization
     /// requires at least one).
     pub authorization_servers: Vec<String>,
+    /// The scopes a `401` challenge that names no operation asks for (its
+    /// `scope`, RFC 6750 §3; MCP authorization, "Scope Selection
+    /// Strategy"): a request without credentials to `initialize`, a list,
+    /// a `GET`. `None` (the default): the scopes the server's read-only
+    /// capabilities need, else every scope. A `401` to a call of a scoped
+    /// capability names that capability's scopes whatever this says.
+    pub challenge_scopes: Option<Vec<String>>,
 }
 
 impl ProtectedResource {
@@ -27,6 +34,17 @@ impl ProtectedResource {
         ProtectedResource {
             resource: resource.into(),
             authorization_servers: vec![issuer.into()],
+            challenge_scopes: None,
         }
+    }
+
+    /// The same resource, whose `401` challenges that name no operation ask
+    /// for `scopes` (see [`challenge_scopes`](Self::challenge_scopes)).
+    pub fn with_challenge_scopes(
+        mut self,
+        scopes: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.challenge_scopes = Some(scopes.into_iter().map(Into::into).collect());
+        self
     }
 }

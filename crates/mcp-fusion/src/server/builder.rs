@@ -188,7 +188,10 @@ impl ServerBuilder {
     /// instead of refusing them with `401` (a refused token is still `401`).
     /// Such an anonymous caller is shown in the lists only the capabilities
     /// that need no credentials (`requires_auth`, `requires_scopes`), and a
-    /// call of one that does answers `AUTH_REQUIRED`. Default `false`:
+    /// call of one that does answers `AUTH_REQUIRED` — over HTTP with an
+    /// OAuth resource server under the step-up policy, the `401` challenge
+    /// naming that capability's scopes instead, so that the client
+    /// authorizes (MCP authorization, "Scope Selection Strategy"). Default `false`:
     /// anonymous access beside protected capabilities is a choice made here.
     pub fn allow_anonymous(mut self, allow: bool) -> Self {
         self.guards.allow_anonymous = allow;
@@ -201,7 +204,10 @@ impl ServerBuilder {
     /// [`InsufficientScope::Envelope`] (the `FORBIDDEN` result). Default:
     /// step-up with a verifier that names its protected resource
     /// ([`OAuthResourceServer`](crate::guard::OAuthResourceServer)), else the
-    /// envelope.
+    /// envelope. Under step-up, an anonymous caller
+    /// ([`allow_anonymous`](Self::allow_anonymous)) of an OAuth resource
+    /// server's capability that needs credentials gets the `401` challenge;
+    /// under the envelope `AUTH_REQUIRED`.
     pub fn insufficient_scope(mut self, policy: InsufficientScope) -> Self {
         self.guards.insufficient_scope = Some(policy);
         self

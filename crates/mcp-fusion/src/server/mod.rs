@@ -15,6 +15,8 @@ pub(crate) mod in_flight;
 pub(crate) mod jsonrpc;
 mod link;
 #[cfg(feature = "http")]
+mod param_headers;
+#[cfg(feature = "http")]
 pub(crate) mod scopes;
 mod session;
 mod surface;

@@ -1,9 +1,11 @@
 //! What scopes the server's capabilities need, asked by the HTTP edge
 //! before a request runs: every scope any capability names (RFC 9728
-//! `scopes_supported`, the 401 challenge's `scope`), and the scopes one
-//! request's capability needs that a principal lacks (the 403
-//! `insufficient_scope` challenge of MCP authorization, "Runtime
-//! Insufficient Scope Errors").
+//! `scopes_supported`), the scopes of its read-only capabilities (the
+//! default `scope` of a 401 challenge that names no operation), what one
+//! request's capability needs (the `scope` of its 401: MCP authorization,
+//! "Scope Selection Strategy"), and the scopes it needs that a principal
+//! lacks (the 403 `insufficient_scope` challenge, "Runtime Insufficient
+//! Scope Errors").
 
 use std::collections::BTreeSet;
 
@@ -25,6 +27,18 @@ pub(crate) enum Operation<'a> {
     Prompt(&'a str),
     /// `resources/read` of a resource or a template's URI.
     Resource(&'a str),
+}
+
+/// What one operation's capability needs of its caller.
+pub(crate) struct Needs {
+    /// The name of what it calls (`billing.void_invoice`, a prompt's name,
+    /// a URI).
+    pub name: String,
+    /// The scopes it needs, in the capability's order, without
+    /// `offline_access`.
+    pub scopes: Vec<String>,
+    /// Whether a caller without credentials is refused.
+    pub credentials: bool,
 }
 
 /// The scope every `offline_access` request is about: never asked for by a
@@ -61,28 +75,14 @@ impl FusionServer {
         scopes.into_iter().collect()
     }
 
-    /// The name of what `operation` calls (`billing.void_invoice`, a
-    /// prompt's name, a URI) and the scopes it needs that `principal` lacks
-    /// (a broader granted scope covers a narrower one, see the guard's
-    /// rule), in the capability's order; `None` when it needs none more, or
-    /// when the request names nothing the server has (its own answer then
-    /// says so).
-    pub(crate) fn missing_scopes(
+    /// The capability `operation` calls, with the name it goes by (the
+    /// dotted name of an action, a prompt's name, a URI), handed to `each`;
+    /// `None` when the request names nothing the server has.
+    fn with_callable<T>(
         &self,
         operation: &Operation<'_>,
-        principal: &Principal,
-    ) -> Option<(String, Vec<String>)> {
-        let missing = |name: &str, callable: &Callable| {
-            let scopes: Vec<String> = callable
-                .visibility
-                .auth
-                .missing_scopes(principal)
-                .into_iter()
-                .filter(|s| s.as_str() != OFFLINE_ACCESS)
-                .cloned()
-                .collect();
-            (!scopes.is_empty()).then(|| (name.to_owned(), scopes))
-        };
+        each: impl FnOnce(&str, &Callable) -> Option<T>,
+    ) -> Option<T> {
         match operation {
             Operation::Tool { name, arguments } => {
                 let registry = self.registry();
@@ -98,16 +98,85 @@ impl FusionServer {
                         .split_once('.')
                         .and_then(|(group, key)| registry.tool(group)?.action(key)),
                 };
-                action.and_then(|a| missing(&a.dotted, &a.callable))
+                action.and_then(|a| each(&a.dotted, &a.callable))
             }
             Operation::Prompt(name) => self
                 .catalog()
                 .prompt(name)
-                .and_then(|p| missing(name, &p.callable)),
+                .and_then(|p| each(name, &p.callable)),
             Operation::Resource(uri) => match self.catalog().resolve(uri) {
-                Some(Ok(resolved)) => missing(uri, resolved.callable()),
+                Some(Ok(resolved)) => each(uri, resolved.callable()),
                 _ => None,
             },
         }
+    }
+
+    /// The scopes the server's read-only capabilities need, sorted, without
+    /// `offline_access`: the actions marked read-only (MCP `readOnlyHint`),
+    /// every prompt, resource and resource template (which only read).
+    pub(crate) fn read_only_scopes(&self) -> Vec<String> {
+        let mut scopes = BTreeSet::new();
+        for tool in self.registry().tools() {
+            for (action, listing) in tool.actions.iter().zip(&tool.listing.actions) {
+                if listing.hints.read_only {
+                    scopes.extend(action.callable.visibility.auth.scopes.iter().cloned());
+                }
+            }
+        }
+        let catalog = self.catalog();
+        let callables = catalog
+            .prompts
+            .iter()
+            .map(|p| &p.callable)
+            .chain(catalog.resources.iter().map(|r| &r.callable))
+            .chain(catalog.templates.iter().map(|t| &t.callable));
+        for callable in callables {
+            scopes.extend(callable.visibility.auth.scopes.iter().cloned());
+        }
+        scopes.remove(OFFLINE_ACCESS);
+        scopes.into_iter().collect()
+    }
+
+    /// What `operation`'s capability needs (the 401 challenge of a caller
+    /// without credentials names its scopes); `None` when the request names
+    /// nothing the server has.
+    pub(crate) fn operation_needs(&self, operation: &Operation<'_>) -> Option<Needs> {
+        self.with_callable(operation, |name, callable| {
+            let auth = &callable.visibility.auth;
+            Some(Needs {
+                name: name.to_owned(),
+                scopes: auth
+                    .scopes
+                    .iter()
+                    .filter(|s| s.as_str() != OFFLINE_ACCESS)
+                    .cloned()
+                    .collect(),
+                credentials: auth.needs_credentials(),
+            })
+        })
+    }
+
+    /// The name of what `operation` calls (`billing.void_invoice`, a
+    /// prompt's name, a URI) and the scopes it needs that `principal` lacks
+    /// (a broader granted scope covers a narrower one, see the guard's
+    /// rule), in the capability's order; `None` when it needs none more, or
+    /// when the request names nothing the server has (its own answer then
+    /// says so).
+    pub(crate) fn missing_scopes(
+        &self,
+        operation: &Operation<'_>,
+        principal: &Principal,
+    ) -> Option<(String, Vec<String>)> {
+        self.with_callable(operation, |name, callable| {
+            let scopes: Vec<String> = callable
+                .visibility
+                .auth
+                .missing_scopes(principal)
+                .into_iter()
+                .filter(|s| s.as_str() != OFFLINE_ACCESS)
+                .cloned()
+                .collect();
+            (!scopes.is_empty()).then(|| (name.to_owned(), scopes))
+        })
     }
 }

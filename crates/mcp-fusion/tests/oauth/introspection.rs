@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::authorization_server::AuthorizationServer;
-use crate::resource_server::{billing_call, invalid_token, serve};
+use crate::resource_server::{billing_call, invalid_token, invalid_token_asking, serve};
 
 const BOTH: &str = "billing:read billing:write";
 
@@ -43,11 +43,13 @@ async fn an_opaque_token_is_introspected_and_refused_once_revoked() {
         .call(&token, &session, &billing_call("get_invoice"))
         .await;
     assert_eq!(answer.status, 401, "{}", answer.body);
+    // The challenge asks for what the refused call needs.
     assert_eq!(
         answer.header("www-authenticate"),
-        invalid_token(
+        invalid_token_asking(
             &served,
-            "is not active (the authorization server says it was revoked, has expired or is unknown)"
+            "is not active (the authorization server says it was revoked, has expired or is unknown)",
+            "billing:read"
         )
     );
 }

@@ -2,7 +2,8 @@
 //! a real authorization server (`oidc-provider`, started by
 //! `support/authorization_server.rs`): the 401 challenges and why a token
 //! is refused, the protected resource metadata, key rotation, introspected
-//! opaque tokens, and the insufficient-scope policies. Every request is raw
+//! opaque tokens, the insufficient-scope policies, the scopes a 401 asks
+//! for, and a 503 when the authorization server cannot be reached. Every request is raw
 //! HTTP (reqwest), so statuses and headers are asserted exactly.
 
 #[cfg(all(feature = "oauth", feature = "http"))]
@@ -18,4 +19,8 @@ mod introspection;
 #[cfg(all(feature = "oauth", feature = "http"))]
 mod rotation;
 #[cfg(all(feature = "oauth", feature = "http"))]
+mod scope_selection;
+#[cfg(all(feature = "oauth", feature = "http"))]
 mod step_up;
+#[cfg(all(feature = "oauth", feature = "http"))]
+mod unreachable;

@@ -1,5 +1,6 @@
 //! The server under test: a billing group (`get_invoice` needs
-//! `billing:read`, `void_invoice` `billing:write`), a prompt needing
+//! `billing:read`, `void_invoice` `billing:write`), an open read-only
+//! `billing_health` tool, a prompt needing
 //! `billing:write`, a template needing `billing:read`, served on
 //! 127.0.0.1 with an [`OAuthResourceServer`] for its own endpoint; and raw
 //! MCP requests to it.
@@ -25,6 +26,10 @@ struct Id {
 async fn get_invoice(ctx: CallContext, input: Invoice) -> Result<String, ToolError> {
     let who = ctx.principal().map_or("nobody", |p| p.subject.as_str());
     Ok(format!("invoice {} for {who}", input.id))
+}
+
+async fn health() -> Result<String, ToolError> {
+    Ok(String::from("ok"))
 }
 
 async fn void_invoice(input: Invoice) -> Result<String, ToolError> {
@@ -62,6 +67,17 @@ pub type Setup = fn(OAuthResourceServer) -> OAuthResourceServer;
 /// Serves the billing server trusting `issuer`, its verifier set up by
 /// `setup`, with the insufficient-scope `policy` (`None`: the default).
 pub async fn serve(issuer: &str, setup: Setup, policy: Option<InsufficientScope>) -> Served {
+    serve_with(issuer, setup, policy, false).await
+}
+
+/// [`serve`], serving callers without a token too when `anonymous`; its
+/// `billing_health` action needs no credentials.
+pub async fn serve_with(
+    issuer: &str,
+    setup: Setup,
+    policy: Option<InsufficientScope>,
+    anonymous: bool,
+) -> Served {
     let _ = tracing_subscriber::fmt().with_test_writer().try_init();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -71,6 +87,8 @@ pub async fn serve(issuer: &str, setup: Setup, policy: Option<InsufficientScope>
         .expect("the authorization server is discovered");
     let mut builder = FusionServer::builder("billing", "1.0.0")
         .auth(setup(verifier))
+        .allow_anonymous(anonymous)
+        .tool(Action::new("billing_health", health).read_only())
         .group(
             Group::new("billing")
                 .action(Action::new("get_invoice", get_invoice).requires_scopes(["billing:read"]))
@@ -221,17 +239,17 @@ impl Served {
 
     /// A session opened with `token` (initialize, then initialized).
     pub async fn session(&self, token: &str) -> String {
-        let opened = self.initialize(token).await;
+        self.session_as(Some(&format!("Bearer {token}"))).await
+    }
+
+    /// A session opened with `authorization` (a whole header value; `None`:
+    /// an anonymous caller).
+    pub async fn session_as(&self, authorization: Option<&str>) -> String {
+        let opened = self.post(authorization, None, &initialize()).await;
         assert_eq!(opened.status, 200, "initialize: {}", opened.body);
         let session = opened.header("mcp-session-id").to_owned();
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        let sent = self
-            .post(
-                Some(&format!("Bearer {token}")),
-                Some(&session),
-                &initialized,
-            )
-            .await;
+        let sent = self.post(authorization, Some(&session), &initialized).await;
         assert_eq!(sent.status, 202, "initialized: {}", sent.body);
         session
     }
@@ -243,11 +261,18 @@ impl Served {
     }
 }
 
-/// The 401 challenge of this server for a refused token: `why` is the
+/// The 401 challenge of this server for a refused token of a request that
+/// calls nothing needing scopes (its challenge scopes, those of the
+/// read-only capabilities: both): `why` is the
 /// [`AuthFailure`](mcp_fusion::guard::AuthFailure) text.
 pub fn invalid_token(served: &Served, why: &str) -> String {
+    invalid_token_asking(served, why, "billing:read billing:write")
+}
+
+/// [`invalid_token`] of a request whose capability needs `scope`.
+pub fn invalid_token_asking(served: &Served, why: &str, scope: &str) -> String {
     format!(
-        "Bearer error=\"invalid_token\", error_description=\"The bearer token {why}.\", resource_metadata=\"{}\", scope=\"billing:read billing:write\"",
+        "Bearer error=\"invalid_token\", error_description=\"The bearer token {why}.\", resource_metadata=\"{}\", scope=\"{scope}\"",
         served.metadata_url()
     )
 }

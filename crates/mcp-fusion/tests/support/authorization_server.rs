@@ -86,6 +86,14 @@ impl AuthorizationServer {
         Self::start_on(port, kid).await
     }
 
+    /// Stops it and waits until it has exited: its port refuses
+    /// connections from then on (an authorization server that cannot be
+    /// reached).
+    pub async fn stop(mut self) {
+        let _ = self.child.kill().await;
+        let _ = self.child.wait().await;
+    }
+
     /// POSTs `form` to `path` as `client` (secret `<client>-secret`), returns
     /// the status and the JSON answer.
     async fn post(&self, path: &str, client: &str, form: &[(&str, &str)]) -> (u16, Value) {

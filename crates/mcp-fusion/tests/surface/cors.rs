@@ -3,7 +3,9 @@
 //! answered before the bearer-token check and `Access-Control-Allow-Origin`
 //! on every answer, the `401` of the auth edge and the JSON-RPC `400` too; a
 //! disallowed origin or host still gets the door's `403` with no CORS
-//! header; a request without `Origin` is answered as before. Every header
+//! header; a request without `Origin` is answered as before; a preflight
+//! allows the `Mcp-Param-*` headers the tools declare (`x-mcp-header`),
+//! those of a tool added while serving too. Every header
 //! of each answer is compared, so a header added or lost fails.
 
 use axum::body::Body;
@@ -289,5 +291,81 @@ async fn a_request_without_origin_is_answered_as_before() {
             .all(|h| !h.starts_with("access-control-") && !h.starts_with("vary:")),
         "{:?}",
         opened.headers
+    );
+}
+
+/// A forecast's input: its region mirrored into `Mcp-Param-Region`.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Forecast {
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    region: String,
+}
+
+/// A ticket's input: its tenant mirrored into `Mcp-Param-Tenant-Id`.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Ticket {
+    #[schemars(extend("x-mcp-header" = "Tenant-Id"))]
+    tenant: String,
+}
+
+async fn forecast(input: Forecast) -> Result<String, ToolError> {
+    Ok(format!("sunny in {}", input.region))
+}
+
+async fn ticket(input: Ticket) -> Result<String, ToolError> {
+    Ok(format!("ticket of {}", input.tenant))
+}
+
+#[tokio::test]
+async fn a_preflight_allows_the_mcp_param_headers_the_tools_declare() {
+    let server = FusionServer::builder("cors-test", "1.0.0")
+        .tool(Action::new("forecast", forecast))
+        .build()
+        .expect("a valid server");
+    let router = server
+        .http_router(
+            &HttpOptions::default().allow_origin(INSPECTOR),
+            CancellationToken::new(),
+        )
+        .expect("usable options");
+    let preflight_with = |headers: &str| {
+        Request::builder()
+            .method(Method::OPTIONS)
+            .uri("/mcp")
+            .header("host", "127.0.0.1:8080")
+            .header("origin", INSPECTOR)
+            .header("access-control-request-method", "POST")
+            .header("access-control-request-headers", headers)
+            .body(Body::empty())
+            .expect("a request")
+    };
+    let answer = send(
+        &router,
+        preflight_with("content-type,mcp-method,mcp-name,mcp-param-region"),
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(
+        answer.headers,
+        [
+            "vary: origin".to_owned(),
+            format!("access-control-allow-methods: {ALLOW_METHODS}"),
+            format!("access-control-allow-headers: {ALLOW_HEADERS},mcp-param-region"),
+            format!("access-control-allow-origin: {INSPECTOR}"),
+        ]
+    );
+
+    // A tool added while serving: the next preflight allows its header.
+    server
+        .add_tool(Action::new("ticket", ticket))
+        .await
+        .expect("a valid tool");
+    let answer = send(&router, preflight_with("mcp-param-tenant-id")).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(
+        answer.headers[2],
+        format!(
+            "access-control-allow-headers: {ALLOW_HEADERS},mcp-param-region,mcp-param-tenant-id"
+        )
     );
 }

@@ -24,6 +24,9 @@ struct Key {
 struct Fetched {
     keys: Vec<Key>,
     at: Option<Instant>,
+    /// Whether the last fetch failed (the authorization server did not
+    /// answer): a key the set lacks is then not known to be unknown.
+    failed: bool,
 }
 
 /// The keys of one JWKS URI.
@@ -70,11 +73,13 @@ impl KeyCache {
                 if fetched.at.is_some() {
                     fetched.at = Some(Instant::now());
                 }
+                fetched.failed = true;
                 return Err(AuthFailure::Unavailable);
             }
         };
         fetched.keys = set.keys.iter().filter_map(usable).collect();
         fetched.at = Some(Instant::now());
+        fetched.failed = false;
         tracing::debug!(jwks_uri = %self.uri, keys = fetched.keys.len(), "fetched the authorization server's keys");
         Ok(())
     }
@@ -98,7 +103,8 @@ impl KeyCache {
     /// # Errors
     /// [`AuthFailure::UnknownKey`] when the set lacks it even fetched again
     /// (or fetched within the cooldown); [`AuthFailure::Unavailable`] when
-    /// the set could never be fetched.
+    /// the set could never be fetched, or lacks it and could not be fetched
+    /// again (the last fetch failed).
     pub(crate) async fn key(&self, kid: Option<&str>) -> Result<Arc<DecodingKey>, AuthFailure> {
         let mut fetched = self.fetched.lock().await;
         let age = fetched.at.map(|at| at.elapsed());
@@ -118,6 +124,9 @@ impl KeyCache {
             if let Some(key) = Self::find(&fetched, kid) {
                 return Ok(key);
             }
+        }
+        if fetched.failed {
+            return Err(AuthFailure::Unavailable);
         }
         Err(AuthFailure::UnknownKey)
     }

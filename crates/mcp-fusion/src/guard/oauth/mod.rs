@@ -80,7 +80,12 @@ pub enum OAuthError {
 /// (space-separated) and `scp` (an array or a string).
 ///
 /// A refusal says why ([`AuthFailure`]), never echoing the token; the
-/// Streamable HTTP edge answers it with 401 `invalid_token` and the reason.
+/// Streamable HTTP edge answers it with 401 `invalid_token` and the reason,
+/// except [`AuthFailure::Unavailable`] (the JWKS or introspection endpoint
+/// could not be reached): `503` with `Retry-After`
+/// ([`AUTHORIZATION_SERVER_RETRY_SECS`](crate::transport::AUTHORIZATION_SERVER_RETRY_SECS)),
+/// the token being perhaps fine. The `scope` of a 401 challenge is chosen
+/// by least privilege ([`challenge_scopes`](Self::challenge_scopes)).
 /// Its [`protected_resource`](TokenVerifier::protected_resource) makes the
 /// edge serve RFC 9728 metadata and name it in challenges.
 pub struct OAuthResourceServer {
@@ -92,6 +97,7 @@ pub struct OAuthResourceServer {
     http: reqwest::Client,
     leeway: Duration,
     require_at_jwt: bool,
+    challenge_scopes: Option<Vec<String>>,
 }
 
 impl std::fmt::Debug for OAuthResourceServer {
@@ -151,6 +157,7 @@ impl OAuthResourceServer {
             http,
             leeway: Duration::from_secs(30),
             require_at_jwt: true,
+            challenge_scopes: None,
         })
         .and_then(|server| {
             if server.keys.is_none() {
@@ -217,6 +224,22 @@ impl OAuthResourceServer {
     /// server whose access tokens say `JWT`.
     pub fn require_at_jwt(mut self, require: bool) -> Self {
         self.require_at_jwt = require;
+        self
+    }
+
+    /// The scopes the `scope` of a `401` challenge that names no operation
+    /// asks for (RFC 6750 §3; MCP authorization, "Scope Selection
+    /// Strategy"): the first challenge most clients see (to `initialize`),
+    /// hence the scopes of their first token. Least privilege by default:
+    /// the scopes the server's read-only capabilities need (actions marked
+    /// read-only, prompts, resources), else, when those need none, every
+    /// scope the server uses. Whatever this says, a `401` to a call of a
+    /// capability that needs scopes (`tools/call`, `prompts/get`,
+    /// `resources/read`) names exactly that capability's, and a `403
+    /// insufficient_scope` the ones the token lacks; the metadata's
+    /// `scopes_supported` (RFC 9728 §2) stays every scope.
+    pub fn challenge_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.challenge_scopes = Some(scopes.into_iter().map(Into::into).collect());
         self
     }
 
@@ -292,6 +315,10 @@ impl TokenVerifier for OAuthResourceServer {
     }
 
     fn protected_resource(&self) -> Option<ProtectedResource> {
-        Some(ProtectedResource::new(&self.resource, &self.issuer))
+        let resource = ProtectedResource::new(&self.resource, &self.issuer);
+        Some(match &self.challenge_scopes {
+            Some(scopes) => resource.with_challenge_scopes(scopes.iter().cloned()),
+            None => resource,
+        })
     }
 }

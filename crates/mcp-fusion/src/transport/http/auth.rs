@@ -10,23 +10,59 @@
 //! `error="invalid_request"`. No session is made for a refused request.
 //! Every challenge carries `Cache-Control: no-store` (OAuth 2.1 §5.3).
 //!
+//! A token the verifier could not check because the authorization server
+//! did not answer ([`AuthFailure::Unavailable`]: its JWKS or introspection
+//! endpoint unreachable) gets `503 Service Unavailable` with `Retry-After`
+//! ([`AUTHORIZATION_SERVER_RETRY_SECS`]) and no challenge: the token may
+//! be fine, asking for another would not help.
+//!
 //! With a verifier that names its protected resource (an OAuth resource
 //! server, RFC 9728), a challenge carries `resource_metadata="…"` and
 //! `scope="…"` instead of the realm, and a token that lacks a scope the
 //! called capability needs gets `403` with `error="insufficient_scope"`
-//! under the step-up policy ([`super::step_up`]).
+//! under the step-up policy ([`super::step_up`]). The `scope` of a `401`
+//! follows least privilege (MCP authorization, "Scope Selection
+//! Strategy"): for a JSON-RPC request that calls a capability needing
+//! scopes (`tools/call`, `prompts/get`, `resources/read`; the edge reads the
+//! body, within its limits, to know) exactly that capability's scopes; for
+//! any other (`initialize`, a list, a `GET`, no readable body) the
+//! server's challenge scopes: those set on the resource
+//! ([`ProtectedResource::challenge_scopes`](crate::guard::ProtectedResource)),
+//! else the scopes its read-only capabilities need (actions marked
+//! read-only, prompts, resources), else every scope. A client's first
+//! token thus carries what reading needs; writing steps up through the
+//! `403`.
 
 use std::sync::Arc;
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::guard::{BearerRefusal, TokenVerifier, verify_bearer};
+use crate::guard::{AuthFailure, BearerRefusal, TokenVerifier, verify_bearer};
 use crate::handler::Principal;
 use crate::server::FusionServer;
 
 /// The realm of every challenge of a verifier without a protected resource.
 const REALM: &str = "mcp";
+
+/// How long a request whose token could not be checked (the authorization
+/// server unreachable) is told to wait (its `503`'s `Retry-After`), in
+/// seconds: the default least time between two fetches of the
+/// authorization server's keys.
+pub const AUTHORIZATION_SERVER_RETRY_SECS: u64 = 10;
+
+/// Why [`EdgeAuth::admit`] refused a request.
+pub(crate) enum Refusal {
+    /// A `401`: no credentials (`description` `None`), or a refused token
+    /// (the `invalid_token` description); its challenge's `scope` depends
+    /// on what the request calls ([`EdgeAuth::unauthorized`]).
+    Unauthorized {
+        description: Option<String>,
+        body: String,
+    },
+    /// A complete answer: `400 invalid_request`, `503`.
+    Answer(Response),
+}
 
 /// What an OAuth resource server's challenges carry (RFC 9728 §5.1, RFC 6750
 /// §3): where its metadata is, and the scopes to ask for.
@@ -35,6 +71,9 @@ pub(crate) struct OAuthChallenge {
     pub metadata_url: String,
     /// The server, for the scopes its capabilities need.
     pub server: FusionServer,
+    /// The scopes of a challenge that names no operation, when set
+    /// (`None`: read-only scopes, else every scope).
+    pub challenge_scopes: Option<Vec<String>>,
 }
 
 impl OAuthChallenge {
@@ -58,35 +97,98 @@ impl EdgeAuth {
     /// the policy lets through.
     ///
     /// # Errors
-    /// The 401 or 400 response for a request refused here.
-    pub(crate) async fn admit(&self, headers: &HeaderMap) -> Result<Option<Principal>, Response> {
+    /// The [`Refusal`] of a request refused here.
+    pub(crate) async fn admit(&self, headers: &HeaderMap) -> Result<Option<Principal>, Refusal> {
         match verify_bearer(self.verifier.as_ref(), headers).await {
             Ok(Some(principal)) => Ok(Some(principal)),
             Ok(None) if self.allow_anonymous => Ok(None),
-            Ok(None) | Err(BearerRefusal::NotBearer) => Err(self.challenge(
-                StatusCode::UNAUTHORIZED,
-                None,
-                "Unauthorized: this server needs a bearer token (Authorization: Bearer TOKEN)",
-            )),
-            Err(refusal @ BearerRefusal::Malformed(_)) => Err(self.challenge(
-                StatusCode::BAD_REQUEST,
-                Some(("invalid_request", &refusal.description())),
-                &format!("Bad Request: {}", refusal.description()),
-            )),
-            Err(refusal @ BearerRefusal::Invalid(_)) => Err(self.challenge(
-                StatusCode::UNAUTHORIZED,
-                Some(("invalid_token", &refusal.description())),
-                &format!("Unauthorized: {}", refusal.description()),
-            )),
+            Ok(None) | Err(BearerRefusal::NotBearer) => Err(Refusal::Unauthorized {
+                description: None,
+                body: String::from(
+                    "Unauthorized: this server needs a bearer token (Authorization: Bearer TOKEN)",
+                ),
+            }),
+            Err(refusal @ BearerRefusal::Malformed(_)) => {
+                let scopes = self.challenge_scopes();
+                Err(Refusal::Answer(self.challenge(
+                    StatusCode::BAD_REQUEST,
+                    Some(("invalid_request", &refusal.description())),
+                    &scopes,
+                    &format!("Bad Request: {}", refusal.description()),
+                )))
+            }
+            Err(BearerRefusal::Invalid(AuthFailure::Unavailable)) => {
+                Err(Refusal::Answer(unavailable()))
+            }
+            Err(refusal @ BearerRefusal::Invalid(_)) => Err(Refusal::Unauthorized {
+                description: Some(refusal.description()),
+                body: format!("Unauthorized: {}", refusal.description()),
+            }),
         }
+    }
+
+    /// Whether the `scope` of a `401` depends on what the request calls:
+    /// with an OAuth resource server, whose challenges name scopes.
+    pub(crate) fn scopes_by_operation(&self) -> bool {
+        self.oauth.is_some()
+    }
+
+    /// The server, when challenges name the scopes its capabilities need.
+    pub(crate) fn server(&self) -> Option<&FusionServer> {
+        self.oauth.as_ref().map(|oauth| &oauth.server)
+    }
+
+    /// The scopes of a challenge that names no operation: the ones set,
+    /// else those the server's read-only capabilities need, else every
+    /// scope the server uses (MCP authorization, "Scope Selection
+    /// Strategy"). Empty without an OAuth resource server.
+    pub(crate) fn challenge_scopes(&self) -> Vec<String> {
+        let Some(oauth) = &self.oauth else {
+            return Vec::new();
+        };
+        if let Some(scopes) = &oauth.challenge_scopes {
+            return scopes.clone();
+        }
+        let read_only = oauth.server.read_only_scopes();
+        if read_only.is_empty() {
+            oauth.server.scopes_supported()
+        } else {
+            read_only
+        }
+    }
+
+    /// The `401` of `refused`, its challenge naming `operation_scopes` (the
+    /// scopes of the capability the request calls) when there are any,
+    /// else the [`challenge_scopes`](Self::challenge_scopes).
+    pub(crate) fn unauthorized(
+        &self,
+        description: Option<&str>,
+        body: &str,
+        operation_scopes: Option<&[String]>,
+    ) -> Response {
+        let scopes = match operation_scopes {
+            Some(scopes) if !scopes.is_empty() => scopes.to_vec(),
+            _ => self.challenge_scopes(),
+        };
+        self.challenge(
+            StatusCode::UNAUTHORIZED,
+            description.map(|d| ("invalid_token", d)),
+            &scopes,
+            body,
+        )
     }
 
     /// A 401 or 400 refusal with its `WWW-Authenticate: Bearer` challenge:
     /// `error` is the RFC 6750 error code and its description. An OAuth
-    /// resource server's names its metadata and every scope its
-    /// capabilities need (MCP authorization, "Scope Selection Strategy");
-    /// another's, the realm.
-    fn challenge(&self, status: StatusCode, error: Option<(&str, &str)>, body: &str) -> Response {
+    /// resource server's names its metadata and `scopes` (MCP
+    /// authorization, "Scope Selection Strategy"); another's, the realm.
+    fn challenge(
+        &self,
+        status: StatusCode,
+        error: Option<(&str, &str)>,
+        scopes: &[String],
+        body: &str,
+    ) -> Response {
         let mut params = Vec::new();
         if let Some((code, description)) = error {
             params.push(format!("error=\"{code}\""));
@@ -95,7 +197,6 @@ impl EdgeAuth {
         match &self.oauth {
             Some(oauth) => {
                 params.push(oauth.metadata_param());
-                let scopes = oauth.server.scopes_supported();
                 if !scopes.is_empty() {
                     params.push(format!("scope=\"{}\"", quoted(&scopes.join(" "))));
                 }
@@ -132,6 +233,27 @@ impl EdgeAuth {
             &format!("Forbidden: {description}"),
         )
     }
+}
+
+/// The `503` of a token that could not be checked: the authorization
+/// server (its JWKS or introspection endpoint) did not answer. With
+/// `Retry-After` and `Cache-Control: no-store`, without a challenge.
+fn unavailable() -> Response {
+    let mut response = (
+        StatusCode::SERVICE_UNAVAILABLE,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        format!(
+            "Service Unavailable: the authorization server could not be reached to check the bearer token; try again in {AUTHORIZATION_SERVER_RETRY_SECS} seconds"
+        ),
+    )
+        .into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::RETRY_AFTER,
+        HeaderValue::from(AUTHORIZATION_SERVER_RETRY_SECS),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
 }
 
 /// `text` as an RFC 6750 §3 quoted value: without `"`, `\` or control

@@ -10,7 +10,12 @@
 //! - a preflight (`OPTIONS`) is answered here, `200` with an empty body,
 //!   before the bearer-token check (a browser sends no `Authorization` with
 //!   it), allowing the methods of [`ALLOWED_METHODS`] and the request headers
-//!   of [`ALLOWED_HEADERS`];
+//!   of [`ALLOWED_HEADERS`] followed by the `Mcp-Param-*` headers the
+//!   server's tools declare (`x-mcp-header` in their input schemas, MCP
+//!   2026-07-28 Streamable HTTP), read from the tools listed at that
+//!   moment (tools added at run time included); tower-http's layer takes a
+//!   list, so the list is made per preflight rather than mirroring whatever
+//!   a page asks for;
 //! - every other response, refusals of the edge included (a `401` with its
 //!   `WWW-Authenticate` challenge, a `404`, a `413`, a JSON-RPC `400`),
 //!   carries `Access-Control-Allow-Origin: <that origin>` (never `*`) and
@@ -31,6 +36,7 @@ use tower::{Layer, ServiceExt};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use super::origin::DoorPolicy;
+use crate::server::FusionServer;
 
 /// The methods a cross-origin page may use (`Access-Control-Allow-Methods`):
 /// the Streamable HTTP transport's `POST` (messages), `GET` (the session's
@@ -65,16 +71,18 @@ pub(crate) const EXPOSED_HEADERS: [HeaderName; 3] = [
     HeaderName::from_static("mcp-protocol-version"),
 ];
 
-/// What the CORS middleware decides with: the door's rules, and the CORS
-/// layer for the origins they allow.
+/// What the CORS middleware decides with: the door's rules, the CORS
+/// layer for the origins they allow, and the server whose tools name the
+/// `Mcp-Param-*` headers a preflight allows.
 pub(crate) struct Cors {
     door: DoorPolicy,
     layer: CorsLayer,
+    server: FusionServer,
 }
 
 impl Cors {
-    /// The CORS rules of a router whose door is `door`.
-    pub(crate) fn new(door: &DoorPolicy) -> Arc<Self> {
+    /// The CORS rules of `server`'s router whose door is `door`.
+    pub(crate) fn new(door: &DoorPolicy, server: FusionServer) -> Arc<Self> {
         let allowed = door.clone();
         let layer = CorsLayer::new()
             // The request's own origin, when the door lets it in.
@@ -90,7 +98,30 @@ impl Cors {
         Arc::new(Cors {
             door: door.clone(),
             layer,
+            server,
         })
+    }
+
+    /// The layer for `request`: a preflight's allows the fixed headers and
+    /// the `Mcp-Param-*` ones the tools declare now.
+    fn layer_for(&self, request: &Request) -> CorsLayer {
+        let params = if request.method() == Method::OPTIONS {
+            self.server.param_headers()
+        } else {
+            Vec::new()
+        };
+        if params.is_empty() {
+            return self.layer.clone();
+        }
+        let headers: Vec<HeaderName> = ALLOWED_HEADERS
+            .into_iter()
+            .chain(
+                params
+                    .iter()
+                    .filter_map(|name| HeaderName::from_bytes(name.as_bytes()).ok()),
+            )
+            .collect();
+        self.layer.clone().allow_headers(headers)
     }
 }
 
@@ -101,7 +132,7 @@ pub(crate) async fn cors(State(cors): State<Arc<Cors>>, request: Request, next: 
     if !from_allowed_origin {
         return next.run(request).await;
     }
-    match cors.layer.clone().layer(next).oneshot(request).await {
+    match cors.layer_for(&request).layer(next).oneshot(request).await {
         Ok(response) => response,
         Err(never) => match never {},
     }

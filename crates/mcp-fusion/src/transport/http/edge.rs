@@ -2,7 +2,10 @@
 //! rmcp's `StreamableHttpService` reads it.
 //!
 //! In order: `Host` and `Origin` ([`super::origin`]: 400 or 403); with a
-//! token verifier, the bearer token ([`super::auth`]: 401 or 400; the
+//! token verifier, the bearer token ([`super::auth`]: 401 or 400, 503 when
+//! the authorization server cannot be reached; an OAuth resource server's
+//! 401 to a POST is answered after its body is read, within the limits
+//! below, to name the scopes of what it calls; the
 //! principal then reaches the server in the request's extensions, and a
 //! session belongs to the principal that opened it: another principal's
 //! request on it gets 404); for a POST,
@@ -17,7 +20,8 @@
 //! `DELETE` must name a session that exists (404); with Redis, a session
 //! ended on another replica is gone here too (404); under the step-up
 //! policy, a request whose capability needs a scope the token lacks gets
-//! 403 `insufficient_scope` ([`super::step_up`]). While rmcp handles a
+//! 403 `insufficient_scope`, and an anonymous one (allowed) of a
+//! capability that needs credentials 401 ([`super::step_up`]). While rmcp handles a
 //! request, its session counts as busy. A body must arrive within the read
 //! timeout (408).
 
@@ -31,7 +35,7 @@ use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestId};
 
-use super::auth::{EdgeAuth, owner_of};
+use super::auth::{EdgeAuth, Refusal, owner_of};
 use super::options::MAX_INITIALIZE_BYTES;
 use super::origin::DoorPolicy;
 use super::peer::peer_address;
@@ -149,7 +153,15 @@ pub(crate) async fn edge(
                 }
                 Some(owner)
             }
-            Err(refused) => return refused,
+            Err(Refusal::Answer(refused)) => return refused,
+            Err(Refusal::Unauthorized { description, body }) => {
+                let scopes = if request.method() == Method::POST && auth.scopes_by_operation() {
+                    edge.operation_scopes(auth, request).await
+                } else {
+                    None
+                };
+                return auth.unauthorized(description.as_deref(), &body, scopes.as_deref());
+            }
         },
         None => None,
     };
@@ -222,6 +234,63 @@ fn session_gone() -> Response {
 }
 
 impl Edge {
+    /// The body of a POST, read within the body limit and the read
+    /// timeout, without a UTF-8 byte order mark (RFC 8259 §8.1 lets one
+    /// start a JSON text).
+    ///
+    /// # Errors
+    /// The 413, 400 or 408 answer when it cannot be read.
+    async fn read_body(&self, body: Body) -> Result<axum::body::Bytes, Response> {
+        let read = Limited::new(body, self.max_body_bytes).collect();
+        let mut bytes = match tokio::time::timeout(self.read_timeout, read).await {
+            Ok(Ok(collected)) => collected.to_bytes(),
+            Ok(Err(e)) if e.is::<LengthLimitError>() => return Err(too_large(self.max_body_bytes)),
+            Ok(Err(e)) => {
+                return Err(text(
+                    StatusCode::BAD_REQUEST,
+                    format!("Bad Request: the request body could not be read ({e})"),
+                ));
+            }
+            Err(_) => {
+                return Err(text(
+                    StatusCode::REQUEST_TIMEOUT,
+                    format!(
+                        "Request Timeout: the body did not arrive within {}",
+                        seconds_text(self.read_timeout.as_secs_f64().ceil() as u64)
+                    ),
+                ));
+            }
+        };
+        if bytes.starts_with(b"\xEF\xBB\xBF") {
+            bytes = bytes.slice(3..);
+        }
+        Ok(bytes)
+    }
+
+    /// The scopes the capability a POST without (valid) credentials calls
+    /// needs, for its 401's challenge (MCP authorization, "Scope Selection
+    /// Strategy"): its body read within the limits (a JSON body of at most
+    /// the body limit, the JSON values counted first); `None` when it
+    /// cannot be read or calls nothing that needs scopes.
+    async fn operation_scopes(&self, auth: &EdgeAuth, request: Request) -> Option<Vec<String>> {
+        let server = auth.server()?;
+        let declared = request
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        if declared.is_some_and(|len| len > self.max_body_bytes as u64) {
+            return None;
+        }
+        let bytes = self.read_body(request.into_body()).await.ok()?;
+        if too_many_values(&bytes, self.max_json_values, false).is_some() {
+            return None;
+        }
+        let message = serde_json::from_slice::<ClientJsonRpcMessage>(&bytes).ok()?;
+        let needs = server.operation_needs(&step_up::operation(&message)?)?;
+        Some(needs.scopes)
+    }
+
     async fn post(&self, request: Request, session: Option<String>, next: Next) -> Response {
         let declared = request
             .headers()
@@ -242,30 +311,10 @@ impl Edge {
             return next.run(request).await;
         }
         let (parts, body) = request.into_parts();
-        let read = Limited::new(body, self.max_body_bytes).collect();
-        let mut bytes = match tokio::time::timeout(self.read_timeout, read).await {
-            Ok(Ok(collected)) => collected.to_bytes(),
-            Ok(Err(e)) if e.is::<LengthLimitError>() => return too_large(self.max_body_bytes),
-            Ok(Err(e)) => {
-                return text(
-                    StatusCode::BAD_REQUEST,
-                    format!("Bad Request: the request body could not be read ({e})"),
-                );
-            }
-            Err(_) => {
-                return text(
-                    StatusCode::REQUEST_TIMEOUT,
-                    format!(
-                        "Request Timeout: the body did not arrive within {}",
-                        seconds_text(self.read_timeout.as_secs_f64().ceil() as u64)
-                    ),
-                );
-            }
+        let bytes = match self.read_body(body).await {
+            Ok(bytes) => bytes,
+            Err(refused) => return refused,
         };
-        // A UTF-8 byte order mark may start a JSON text (RFC 8259 §8.1).
-        if bytes.starts_with(b"\xEF\xBB\xBF") {
-            bytes = bytes.slice(3..);
-        }
         // Counted on the text before anything is built: rmcp and this door
         // each parse the body, and every value that misses a schema costs
         // the validator an error.
@@ -300,11 +349,9 @@ impl Edge {
         if let Some(answer) = repeated_key_response(&message, &bytes) {
             return jsonrpc_error(answer);
         }
-        if let (Some(auth), Some(server), Some(principal)) = (
-            &self.auth,
-            &self.step_up,
-            parts.extensions.get::<Principal>(),
-        ) && let Some(refused) = step_up::refusal(auth, server, &message, principal)
+        if let (Some(auth), Some(server)) = (&self.auth, &self.step_up)
+            && let Some(refused) =
+                step_up::refusal(auth, server, &message, parts.extensions.get::<Principal>())
         {
             return refused;
         }

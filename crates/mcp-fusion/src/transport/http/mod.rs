@@ -33,6 +33,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
+pub use auth::AUTHORIZATION_SERVER_RETRY_SECS;
 pub use edge::SESSIONS_FULL_RETRY_SECS;
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions, MAX_INITIALIZE_BYTES};
 pub(crate) use origin::DoorPolicy;
@@ -94,7 +95,7 @@ impl FusionServer {
     ) -> Result<axum::Router, ServeError> {
         let door = DoorPolicy::new(&options.allowed_hosts, &options.allowed_origins)
             .map_err(ServeError::Options)?;
-        let cors = cors::Cors::new(&door);
+        let cors = cors::Cors::new(&door, self.clone());
         #[cfg(feature = "metrics")]
         if options.metrics {
             metrics_endpoint::install();
@@ -138,6 +139,7 @@ impl FusionServer {
             oauth: protected.as_ref().map(|resource| auth::OAuthChallenge {
                 metadata_url: resource_metadata::metadata_url(&resource.resource),
                 server: self.clone(),
+                challenge_scopes: resource.challenge_scopes.clone(),
             }),
         });
         let step_up = (auth.is_some()

@@ -2,7 +2,15 @@
 //! a JSON-RPC request whose capability needs scopes the caller's token
 //! lacks is refused with `403 insufficient_scope` before the server runs
 //! it (MCP authorization, "Runtime Insufficient Scope Errors"), naming
-//! every scope the call lacks in one challenge.
+//! every scope the call lacks in one challenge; an anonymous caller (the
+//! server allows them) of a capability that needs credentials gets the
+//! `401` challenge naming that capability's scopes, so that an OAuth client
+//! authorizes, instead of the `AUTH_REQUIRED` result. Lists and calls of
+//! what needs no credentials go on (an anonymous caller sees what is
+//! open).
+//!
+//! [`operation`] is also how the edge knows what a request without
+//! credentials calls, for the `scope` of its `401` ([`super::auth`]).
 
 use axum::response::Response;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
@@ -12,28 +20,55 @@ use crate::handler::Principal;
 use crate::server::FusionServer;
 use crate::server::scopes::Operation;
 
-/// The 403 for `message` from `principal`, when the capability it calls
-/// needs scopes the principal lacks: `tools/call` (a group's action through
-/// its discriminator, or `group.action`), `prompts/get`, `resources/read`.
-/// Anything else (lists, notifications, unknown names) goes on.
+/// The capability `message` calls, when it is a request that calls one:
+/// `tools/call` (a group's action through its discriminator, or
+/// `group.action`), `prompts/get`, `resources/read`. `None` for anything
+/// else (lists, `initialize`, notifications, responses).
+pub(crate) fn operation(message: &ClientJsonRpcMessage) -> Option<Operation<'_>> {
+    let ClientJsonRpcMessage::Request(request) = message else {
+        return None;
+    };
+    match &request.request {
+        ClientRequest::CallToolRequest(call) => Some(Operation::Tool {
+            name: &call.params.name,
+            arguments: call.params.arguments.as_ref(),
+        }),
+        ClientRequest::GetPromptRequest(get) => Some(Operation::Prompt(&get.params.name)),
+        ClientRequest::ReadResourceRequest(read) => Some(Operation::Resource(&read.params.uri)),
+        _ => None,
+    }
+}
+
+/// The refusal of `message` from `principal` (`None`: an anonymous caller
+/// the server lets in): the 403 when the capability it calls needs scopes
+/// the principal lacks; for an anonymous caller of an OAuth resource
+/// server, the 401 when it needs credentials. Anything else (lists,
+/// notifications, unknown names) goes on.
 pub(crate) fn refusal(
     auth: &EdgeAuth,
     server: &FusionServer,
     message: &ClientJsonRpcMessage,
-    principal: &Principal,
+    principal: Option<&Principal>,
 ) -> Option<Response> {
-    let ClientJsonRpcMessage::Request(request) = message else {
-        return None;
-    };
-    let operation = match &request.request {
-        ClientRequest::CallToolRequest(call) => Operation::Tool {
-            name: &call.params.name,
-            arguments: call.params.arguments.as_ref(),
-        },
-        ClientRequest::GetPromptRequest(get) => Operation::Prompt(&get.params.name),
-        ClientRequest::ReadResourceRequest(read) => Operation::Resource(&read.params.uri),
-        _ => return None,
-    };
-    let (name, missing) = server.missing_scopes(&operation, principal)?;
-    Some(auth.insufficient_scope(&name, &missing))
+    let operation = operation(message)?;
+    match principal {
+        Some(principal) => {
+            let (name, missing) = server.missing_scopes(&operation, principal)?;
+            Some(auth.insufficient_scope(&name, &missing))
+        }
+        None if auth.scopes_by_operation() => {
+            let needs = server.operation_needs(&operation)?;
+            needs.credentials.then(|| {
+                auth.unauthorized(
+                    None,
+                    &format!(
+                        "Unauthorized: {} needs a bearer token (Authorization: Bearer TOKEN)",
+                        needs.name
+                    ),
+                    Some(&needs.scopes),
+                )
+            })
+        }
+        None => None,
+    }
 }
