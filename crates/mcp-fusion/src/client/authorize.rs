@@ -18,8 +18,8 @@ const APPLICATION_TYPE: &str = "native";
 /// Authorizes with the server at `server_url` after its `challenge` (a 401's
 /// or 403's `WWW-Authenticate` value). `scopes` overrides the scope
 /// selection (step-up: the union of held and challenged scopes); `None`
-/// takes the challenge's `scope`, else the protected resource metadata's
-/// `scopes_supported`, else none.
+/// takes [`OAuthOptions::scopes`] when given, else the challenge's `scope`,
+/// else the protected resource metadata's `scopes_supported`, else none.
 ///
 /// # Errors
 ///
@@ -30,6 +30,7 @@ pub(crate) async fn authorize(
     challenge: &str,
     scopes: Option<Vec<String>>,
 ) -> Result<AuthorizationManager, AuthorizationError> {
+    let scopes = scopes.or_else(|| (!options.scopes.is_empty()).then(|| options.scopes.clone()));
     match options.grant {
         OAuthGrant::ClientCredentials => {
             client_credentials(server_url, options, challenge, scopes).await

@@ -64,6 +64,7 @@
 //! ```
 
 mod config;
+mod credentials;
 mod errors;
 mod handoff;
 mod mount;
@@ -80,6 +81,7 @@ pub use config::{
     DEFAULT_MAX_HANDOFFS, DEFAULT_RECONNECT_INITIAL, DEFAULT_RECONNECT_MAX, Exposure,
     GatewayConfig, HandoffLimits, MAX_DURATION, UpstreamConfig,
 };
+pub use credentials::UpstreamCredentials;
 pub use errors::CONNECTING_RETRY_SECS;
 pub use handoff::Handoff;
 pub use mount::{HANDOFF_META_KEY, HANDOFF_TOOL, RETURN_TOOL};
