@@ -258,15 +258,34 @@ const PROBE_LIMIT: Duration = Duration::from_secs(5);
 /// How often a connected upstream with nothing to do is checked.
 const IDLE_CHECK_EVERY: Duration = Duration::from_secs(5);
 
-/// Whether `client`'s upstream is gone: its connection closed, or a `ping`
-/// refused by the transport. A `ping` that is only slow (a busy upstream)
-/// does not count.
+/// What a liveness check found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Health {
+    /// It answered, or is only slow (a busy upstream).
+    Fine,
+    /// Its connection closed, or the transport refused the `ping`.
+    Gone,
+    /// It refused the gateway's credentials (HTTP 401 or 403).
+    Refused,
+}
+
+/// Checks `client`'s upstream with a `ping`, unless its connection closed.
+pub(crate) async fn health(client: &FusionClient) -> Health {
+    if client.is_closed() {
+        return Health::Gone;
+    }
+    match tokio::time::timeout(PROBE_LIMIT, client.ping()).await {
+        Ok(Err(error)) if error.is_unauthorized() => Health::Refused,
+        Ok(Err(FusionClientError::Transport { .. })) => Health::Gone,
+        _ => Health::Fine,
+    }
+}
+
+/// Whether `client`'s upstream is gone or refuses the gateway: its
+/// connection closed, or a `ping` refused by the transport. A `ping` that
+/// is only slow (a busy upstream) does not count.
 pub(crate) async fn is_gone(client: &FusionClient) -> bool {
-    client.is_closed()
-        || matches!(
-            tokio::time::timeout(PROBE_LIMIT, client.ping()).await,
-            Ok(Err(FusionClientError::Transport { .. }))
-        )
+    health(client).await != Health::Fine
 }
 
 /// `text` (an upstream's words) as it is logged: at most 1 000 characters,
@@ -368,10 +387,13 @@ async fn supervise(
                     tokio::select! {
                         () = &mut notified => {}
                         () = tokio::time::sleep(IDLE_CHECK_EVERY) => {
-                            if is_gone(&client).await
-                                && let Some(me) = upstream.upgrade()
-                            {
-                                me.failed(&client);
+                            let found = health(&client).await;
+                            if let Some(me) = upstream.upgrade() {
+                                match found {
+                                    Health::Fine => {}
+                                    Health::Gone => me.failed(&client),
+                                    Health::Refused => me.refused(&client),
+                                }
                             }
                         }
                     }
