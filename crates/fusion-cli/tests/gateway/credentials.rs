@@ -1,4 +1,5 @@
-//! The gateway's own credentials for its HTTP upstreams (`bearer_env`):
+//! The gateway's own credentials for its HTTP upstreams (`bearer_env`, and
+//! `[upstream.oauth]` against oidc-provider, `tests/oauth/server.mjs`):
 //! the upstream is called with the gateway's token, never with the
 //! caller's, and an upstream that refuses the gateway's credentials — at
 //! connection or later, on a call — is answered with the `UNAUTHORIZED`
@@ -7,6 +8,7 @@
 
 use serde_json::{Value, json};
 
+use crate::authorization_server::AuthorizationServer;
 use crate::gateway::{HttpGateway, TempFile, call_on, handoff_envelope, names_of};
 use crate::support::{HttpServer, TempDb, assert_failure};
 
@@ -123,5 +125,52 @@ async fn an_upstream_gets_the_gateways_own_token_never_the_callers() {
         .await;
         assert_failure(&answer, &text, &meta, true);
     }
+    let _ = client.cancel().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_is_called_with_the_gateways_oauth_client_credentials() {
+    let authorization = AuthorizationServer::start("key-1").await;
+    let db = TempDb::new("gateway-oauth");
+    let upstream = HttpServer::start_with(&db.0, &["--oauth-issuer", &authorization.issuer]);
+    let url = &upstream.url;
+    let config = format!(
+        "[[upstream]]\nnamespace = \"finance\"\nurl = \"{url}\"\n\
+         [upstream.oauth]\nclient_id = \"billing-full\"\nclient_secret_env = \"FINANCE_SECRET\"\n\
+         scopes = [\"billing:read\", \"billing:write\"]\n\n\
+         [[upstream]]\nnamespace = \"wrong\"\nurl = \"{url}\"\n\
+         [upstream.oauth]\nclient_id = \"billing-full\"\nclient_secret_env = \"WRONG_SECRET\"\n"
+    );
+    let gateway = HttpGateway::start_with_env(
+        "oauth",
+        &config,
+        &[],
+        &[
+            ("FINANCE_SECRET", "billing-full-secret"),
+            ("WRONG_SECRET", "not-the-secret"),
+        ],
+    );
+    let client = gateway.client().await;
+    assert_eq!(
+        names_of(&client).await,
+        ["finance.billing", "finance.billing_health"]
+    );
+    // billing:write, asked for by the configured scopes.
+    let paid = call_on(
+        &client,
+        "finance.billing",
+        json!({"action": "pay_invoice", "id": "inv_2"}),
+    )
+    .await;
+    assert_eq!(paid.is_error, Some(false), "{paid:?}");
+    // The authorization server refuses the token request (invalid_client).
+    let (text, meta) = refused("wrong");
+    let answer = call_on(
+        &client,
+        "wrong.billing",
+        json!({"action": "get_invoice", "id": "inv_1"}),
+    )
+    .await;
+    assert_failure(&answer, &text, &meta, true);
     let _ = client.cancel().await;
 }
