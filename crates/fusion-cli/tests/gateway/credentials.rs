@@ -9,7 +9,7 @@
 use serde_json::{Value, json};
 
 use crate::authorization_server::AuthorizationServer;
-use crate::gateway::{HttpGateway, TempFile, call_on, handoff_envelope, names_of};
+use crate::gateway::{HttpGateway, TempFile, call_on, code_of, handoff_envelope, names_of};
 use crate::support::{HttpServer, TempDb, assert_failure};
 
 /// A `--auth-tokens` file for `test` holding `json`, removed on drop.
@@ -132,12 +132,24 @@ async fn an_upstream_gets_the_gateways_own_token_never_the_callers() {
 async fn an_upstream_is_called_with_the_gateways_oauth_client_credentials() {
     let authorization = AuthorizationServer::start("key-1").await;
     let db = TempDb::new("gateway-oauth");
-    let upstream = HttpServer::start_with(&db.0, &["--oauth-issuer", &authorization.issuer]);
+    // A missing scope is answered FORBIDDEN (passed through), not stepped up.
+    let upstream = HttpServer::start_with(
+        &db.0,
+        &[
+            "--oauth-issuer",
+            &authorization.issuer,
+            "--insufficient-scope",
+            "envelope",
+        ],
+    );
     let url = &upstream.url;
     let config = format!(
         "[[upstream]]\nnamespace = \"finance\"\nurl = \"{url}\"\n\
          [upstream.oauth]\nclient_id = \"billing-full\"\nclient_secret_env = \"FINANCE_SECRET\"\n\
          scopes = [\"billing:read\", \"billing:write\"]\n\n\
+         [[upstream]]\nnamespace = \"reader\"\nurl = \"{url}\"\n\
+         [upstream.oauth]\nclient_id = \"billing-full\"\nclient_secret_env = \"FINANCE_SECRET\"\n\
+         scopes = [\"billing:read\"]\n\n\
          [[upstream]]\nnamespace = \"wrong\"\nurl = \"{url}\"\n\
          [upstream.oauth]\nclient_id = \"billing-full\"\nclient_secret_env = \"WRONG_SECRET\"\n"
     );
@@ -153,8 +165,29 @@ async fn an_upstream_is_called_with_the_gateways_oauth_client_credentials() {
     let client = gateway.client().await;
     assert_eq!(
         names_of(&client).await,
-        ["finance.billing", "finance.billing_health"]
+        [
+            "finance.billing",
+            "finance.billing_health",
+            "reader.billing",
+            "reader.billing_health"
+        ]
     );
+    // The token carries the configured scopes, not all the upstream
+    // supports: asked for billing:read alone, it cannot pay.
+    let read = call_on(
+        &client,
+        "reader.billing",
+        json!({"action": "get_invoice", "id": "inv_1"}),
+    )
+    .await;
+    assert_eq!(read.is_error, Some(false), "{read:?}");
+    let forbidden = call_on(
+        &client,
+        "reader.billing",
+        json!({"action": "pay_invoice", "id": "inv_2"}),
+    )
+    .await;
+    assert_eq!(code_of(&forbidden).as_deref(), Some("FORBIDDEN"));
     // billing:write, asked for by the configured scopes.
     let paid = call_on(
         &client,
