@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use mcp_fusion::client::Target;
-use mcp_fusion::gateway::{Exposure, Gateway, GatewayConfig};
+use mcp_fusion::gateway::{Exposure, Gateway, GatewayConfig, UpstreamConfig};
 use mcp_fusion::guard::{RedisStore, StaticTokens};
 use mcp_fusion::server::ServerBuilder;
 
@@ -23,6 +23,9 @@ pub const GATEWAY_SCOPE: &str = "gateway:call";
 upstream failures are logged there and never shown to the model.\n\
 Guards (--max-active, --rate-limit, --timeout) apply to every call of a mounted tool, before it\n\
 is forwarded; with --auth-tokens such calls need a token with the scope gateway:call.\n\
+A caller's token is never forwarded: an upstream gets the gateway's own credentials from the config\n\
+(bearer_env, [upstream.oauth]); one that refuses them answers the model UNAUTHORIZED and is asked\n\
+again once per reconnect_max.\n\
 Exit codes: 0 after a clean shutdown (Ctrl-C or SIGTERM, or end of stdin with --stdio),\n\
 1 when the configuration, the token file, the lockfile or a setting cannot be used, or the port\n\
 cannot be bound; 2 for invalid options."
@@ -32,8 +35,12 @@ pub struct GatewayArgs {
     /// server with namespace and command = ["program", "arg", …] (stdio) or
     /// url = "http://…/mcp" (Streamable HTTP); optional exposure ("always",
     /// the default, or "handoff"), description, connect_timeout,
-    /// call_timeout, reconnect_initial and reconnect_max (e.g. "10s"); and
-    /// an optional [handoffs] table (max_callers, ttl).
+    /// call_timeout, reconnect_initial and reconnect_max (e.g. "10s"); for
+    /// a url upstream, the gateway's own credentials: bearer_env = "VAR" (a
+    /// bearer token from that environment variable) or an [upstream.oauth]
+    /// table (client_id, client_secret_env, scopes: the OAuth client
+    /// credentials grant); and an optional [handoffs] table (max_callers,
+    /// ttl). A caller's own token is never forwarded.
     #[arg(long, value_name = "FILE")]
     config: PathBuf,
     /// List every upstream to every caller, the handoff ones included
@@ -66,7 +73,8 @@ pub fn run(args: GatewayArgs) -> ExitCode {
 }
 
 /// One banner line per upstream.
-fn upstream_line(namespace: &str, target: &Target, exposure: Exposure) -> String {
+fn upstream_line(upstream: &UpstreamConfig, exposure: Exposure) -> String {
+    let (namespace, target) = (&upstream.namespace, &upstream.target);
     let how = match target {
         Target::Stdio { .. } => "stdio",
         Target::Http { .. } => "Streamable HTTP",
@@ -76,7 +84,13 @@ fn upstream_line(namespace: &str, target: &Target, exposure: Exposure) -> String
         Exposure::Always => "listed to every caller",
         Exposure::Handoff => "listed after a handoff",
     };
-    format!("{namespace}.*: {target} ({how}, {who})")
+    match &upstream.credentials {
+        Some(credentials) => format!(
+            "{namespace}.*: {target} ({how}, {who}, {})",
+            credentials.describe()
+        ),
+        None => format!("{namespace}.*: {target} ({how}, {who})"),
+    }
 }
 
 async fn serve(args: &GatewayArgs, config: GatewayConfig) -> Result<(), String> {
@@ -94,11 +108,7 @@ async fn serve(args: &GatewayArgs, config: GatewayConfig) -> Result<(), String> 
         } else {
             upstream.exposure
         };
-        say!(
-            format,
-            "  {}",
-            upstream_line(&upstream.namespace, &upstream.target, exposure)
-        );
+        say!(format, "  {}", upstream_line(upstream, exposure));
     }
     let gateway = Gateway::new(config).map_err(|e| e.to_string())?;
     let mut builder = ServerBuilder::new(args.name.clone(), env!("CARGO_PKG_VERSION"));

@@ -223,6 +223,16 @@ impl HttpGateway {
 
     /// Started with `flags` too.
     pub fn start_with(test: &str, config: &str, flags: &[&str]) -> HttpGateway {
+        Self::start_with_env(test, config, flags, &[])
+    }
+
+    /// Started with `flags`, and the environment variables `env` set.
+    pub fn start_with_env(
+        test: &str,
+        config: &str,
+        flags: &[&str],
+        env: &[(&str, &str)],
+    ) -> HttpGateway {
         let config = config_file(test, config);
         let port = free_port().to_string();
         let mut args: Vec<&std::ffi::OsStr> = vec![
@@ -233,7 +243,7 @@ impl HttpGateway {
             config.0.as_os_str(),
         ];
         args.extend(flags.iter().map(|flag| std::ffi::OsStr::new(*flag)));
-        let (child, lines) = crate::support::spawn_fusion(&args, "error");
+        let (child, lines) = crate::support::spawn_fusion_with_env(&args, "error", env);
         // Bounded, so that a gateway that never starts fails the test.
         while let Ok(line) = lines.recv_timeout(Duration::from_secs(60)) {
             if let Some(url) = line.trim().strip_prefix("MCP endpoint: ") {
@@ -249,6 +259,17 @@ impl HttpGateway {
 
     pub async fn client(&self) -> RunningService<RoleClient, ()> {
         let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(self.url.as_str());
+        ().serve(transport).await.expect("MCP handshake over HTTP")
+    }
+
+    /// A client that sends `Authorization: Bearer TOKEN`.
+    pub async fn client_with_bearer(&self, token: &str) -> RunningService<RoleClient, ()> {
+        let config =
+            rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+                self.url.as_str(),
+            )
+            .auth_header(token.to_owned());
+        let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
         ().serve(transport).await.expect("MCP handshake over HTTP")
     }
 }

@@ -1,12 +1,17 @@
 //! `fusion gateway` end to end, with real upstream processes (started by
 //! `gateway`): mounting, upstreams killed and restarted, the gateway's own
-//! guards (`upstreams`), handoffs, and `fusion lock` against the gateway.
+//! guards (`upstreams`), handoffs, `fusion lock` against the gateway, and the gateway's own
+//! credentials for its upstreams (`credentials`: bearer tokens, and OAuth
+//! client credentials from a real authorization server, oidc-provider).
 //!
 //! Every upstream here is `fusion serve`: without the `example` feature
 //! (`--no-default-features`), none is built.
 
 #![cfg(feature = "example")]
 
+#[path = "../../../mcp-fusion/tests/support/authorization_server.rs"]
+mod authorization_server;
+mod credentials;
 mod gateway;
 #[path = "../support/mod.rs"]
 mod support;

@@ -65,8 +65,18 @@ impl Drop for TempDb {
 /// `fusion ARGS` with `RUST_LOG=rust_log`, stdin and stdout closed; every
 /// stderr line is read (so the pipe never fills) and sent on the receiver.
 pub fn spawn_fusion(args: &[&std::ffi::OsStr], rust_log: &str) -> (Child, mpsc::Receiver<String>) {
+    spawn_fusion_with_env(args, rust_log, &[])
+}
+
+/// [`spawn_fusion`] with the environment variables `env` set too.
+pub fn spawn_fusion_with_env(
+    args: &[&std::ffi::OsStr],
+    rust_log: &str,
+    env: &[(&str, &str)],
+) -> (Child, mpsc::Receiver<String>) {
     let mut child = std::process::Command::new(FUSION)
         .args(args)
+        .envs(env.iter().copied())
         .env("RUST_LOG", rust_log)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -25,9 +25,9 @@ const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 /// Authorizes with the server at `server_url` after its `challenge` (a 401's
 /// or 403's `WWW-Authenticate` value). `scopes` overrides the scope
 /// selection (step-up: the union of held and challenged scopes); `None`
-/// takes the challenge's `scope`, else the protected resource metadata's
-/// `scopes_supported`, else none. A dynamic registration is taken from, and
-/// kept in, `registration`.
+/// takes [`OAuthOptions::scopes`] when given, else the challenge's `scope`,
+/// else the protected resource metadata's `scopes_supported`, else none. A
+/// dynamic registration is taken from, and kept in, `registration`.
 ///
 /// # Errors
 ///
@@ -39,6 +39,7 @@ pub(crate) async fn authorize(
     scopes: Option<Vec<String>>,
     registration: &Registration,
 ) -> Result<AuthorizationManager, AuthorizationError> {
+    let scopes = scopes.or_else(|| (!options.scopes.is_empty()).then(|| options.scopes.clone()));
     match options.grant {
         OAuthGrant::ClientCredentials => {
             client_credentials(server_url, options, challenge, scopes).await

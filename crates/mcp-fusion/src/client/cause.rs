@@ -80,6 +80,27 @@ pub(crate) fn innermost_text(error: &(dyn Error + 'static)) -> String {
         .map_or_else(|| error.to_string(), |e| e.to_string())
 }
 
+/// Whether the server refused `error`'s request for its credentials: an
+/// HTTP 401 (with a challenge or without), or a 403 (a challenge's
+/// `insufficient_scope`, or none) anywhere in its causes (RFC 6750 §3.1).
+pub(crate) fn refused_credentials(error: &(dyn Error + 'static)) -> bool {
+    chain(error).iter().any(|link| {
+        link.is::<AuthRequiredError>()
+            || link.is::<InsufficientScopeError>()
+            || matches!(
+                link.downcast_ref::<HttpError>(),
+                Some(
+                    StreamableHttpError::AuthRequired(_)
+                        | StreamableHttpError::InsufficientScope(_)
+                )
+            )
+            || link
+                .downcast_ref::<reqwest::Error>()
+                .and_then(reqwest::Error::status)
+                .is_some_and(|s| matches!(s.as_u16(), 401 | 403))
+    })
+}
+
 /// The cause of a transport `error` when it is one a user can act on, with
 /// what it means in words (e.g. `connection refused: nothing is listening on
 /// 127.0.0.1:1 (is the server running?)`); `None` for any other error.
@@ -142,6 +163,20 @@ pub(crate) fn known_cause(
                 format!(
                     "the server answered HTTP 403: the token lacks a scope ({})",
                     challenge.www_authenticate_header
+                ),
+            ));
+        }
+        // A 401 or 403 without a `WWW-Authenticate` challenge.
+        if let Some(status) = link
+            .downcast_ref::<reqwest::Error>()
+            .and_then(reqwest::Error::status)
+            .filter(|s| matches!(s.as_u16(), 401 | 403))
+        {
+            return Some((
+                ConnectCause::Unauthorized,
+                format!(
+                    "the server answered HTTP {}: it refused the credentials",
+                    status.as_u16()
                 ),
             ));
         }

@@ -8,7 +8,7 @@ use rmcp::ServiceError;
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value, json};
 
-use super::cause::{ConnectCause, innermost_text, known_cause};
+use super::cause::{ConnectCause, innermost_text, known_cause, refused_credentials};
 use super::oauth::AuthorizationError;
 use crate::error::{BoxError, ErrorCode, FieldError, Severity, seconds_text};
 
@@ -273,6 +273,24 @@ impl FusionClientError {
     /// The failure code for a tool failure; `None` for the other variants.
     pub fn code(&self) -> Option<&ErrorCode> {
         self.as_tool().map(|failure| &failure.code)
+    }
+
+    /// Whether the server refused the client's credentials, or the client
+    /// could not obtain any it accepts: a [`Connect`](Self::Connect) with
+    /// [`ConnectCause::Unauthorized`], an [`Authorization`](Self::Authorization)
+    /// failure, or a [`Transport`](Self::Transport) failure caused by an
+    /// HTTP 401 or 403 (RFC 6750 §3.1). Calling again with the same
+    /// credentials gets the same answer.
+    pub fn is_unauthorized(&self) -> bool {
+        match self {
+            FusionClientError::Connect { cause, .. } => *cause == ConnectCause::Unauthorized,
+            FusionClientError::Authorization { .. } => true,
+            FusionClientError::Transport {
+                source: Some(source),
+                ..
+            } => refused_credentials(source.as_ref()),
+            _ => false,
+        }
     }
 
     /// A short name of the variant: `tool`, `jsonrpc`, `connect`,

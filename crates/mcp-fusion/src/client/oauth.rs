@@ -61,9 +61,9 @@ impl fmt::Debug for AuthorizationUrlHook {
 ///
 /// `OAuthOptions::default()`: authorization code with PKCE, no client id
 /// (dynamic client registration, RFC 7591), no client metadata document,
-/// client name `mcp-fusion`, 300 s to wait for the redirect, the
-/// authorization URL printed on stderr, no 2025-03-26 default endpoints.
-/// `Debug` prints the secret as `[REDACTED]`.
+/// the scopes the server names, client name `mcp-fusion`, 300 s to wait for
+/// the redirect, the authorization URL printed on stderr, no 2025-03-26
+/// default endpoints. `Debug` prints the secret as `[REDACTED]`.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct OAuthOptions {
@@ -82,6 +82,11 @@ pub struct OAuthOptions {
     /// `client_id_metadata_document_supported` (MCP 2025-11-25 "Client ID
     /// Metadata Documents").
     pub client_metadata_url: Option<String>,
+    /// The scopes to ask for (RFC 6749 §3.3). Empty (the default): the
+    /// scopes of the server's challenge, else its protected resource
+    /// metadata's `scopes_supported` (MCP "Scope Selection Strategy"). A
+    /// step-up adds the scopes challenged to those held.
+    pub scopes: Vec<String>,
     /// The `client_name` sent in dynamic registration. Default `mcp-fusion`.
     pub client_name: String,
     /// The longest the client waits for the authorization redirect after
@@ -109,6 +114,7 @@ impl Default for OAuthOptions {
             client_id: None,
             client_secret: None,
             client_metadata_url: None,
+            scopes: Vec::new(),
             client_name: String::from("mcp-fusion"),
             redirect_timeout: Duration::from_secs(300),
             on_authorization_url: AuthorizationUrlHook(Arc::new(|url| {
@@ -155,6 +161,16 @@ impl OAuthOptions {
     /// Sets [`client_metadata_url`](Self::client_metadata_url).
     pub fn client_metadata_url(mut self, url: impl Into<String>) -> Self {
         self.client_metadata_url = Some(url.into());
+        self
+    }
+
+    /// Sets [`scopes`](Self::scopes).
+    pub fn scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
 

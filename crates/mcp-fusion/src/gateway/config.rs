@@ -19,6 +19,16 @@
 //! call_timeout = "30s"
 //! reconnect_initial = "1s"
 //! reconnect_max = "1m"
+//! bearer_env = "CRM_TOKEN"            # the gateway's own token, from $CRM_TOKEN
+//!
+//! [[upstream]]
+//! namespace = "files"
+//! url = "https://files.example.com/mcp"
+//!
+//! [upstream.oauth]                    # OAuth client credentials of the gateway
+//! client_id = "gateway"
+//! client_secret_env = "FILES_CLIENT_SECRET"
+//! scopes = ["files:read"]
 //!
 //! [handoffs]
 //! max_callers = 10000
@@ -30,6 +40,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Deserializer};
 
+use super::credentials::{self, NOT_FOR_STDIO, UpstreamCredentials};
 use crate::client::Target;
 
 /// The longest duration a configuration may give (1 day): longer ones
@@ -66,7 +77,9 @@ pub enum Exposure {
 /// One upstream MCP server mounted under a namespace. TOML: one
 /// `[[upstream]]` table with `namespace` and either `command` (a stdio
 /// server: the program and its arguments, no shell) or `url` (Streamable
-/// HTTP); the durations are written as `"500ms"`, `"10s"`, `"1m"`.
+/// HTTP); the durations are written as `"500ms"`, `"10s"`, `"1m"`; an HTTP
+/// upstream may have the gateway's own credentials (`bearer_env`, or an
+/// `[upstream.oauth]` table: [`UpstreamCredentials`]).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(try_from = "RawUpstream")]
 pub struct UpstreamConfig {
@@ -80,6 +93,10 @@ pub struct UpstreamConfig {
     /// What it is for, in a sentence the model reads when choosing a
     /// handoff. Default none.
     pub description: Option<String>,
+    /// The gateway's own credentials for an HTTP upstream; `None` (the
+    /// default) sends none. Never the caller's: a caller's `Authorization`
+    /// header is not forwarded.
+    pub credentials: Option<UpstreamCredentials>,
     /// The longest a connection and MCP handshake may take. Default 10 s.
     pub connect_timeout: Duration,
     /// The longest one forwarded call may take; past it the caller gets
@@ -100,6 +117,7 @@ impl UpstreamConfig {
             target,
             exposure: Exposure::Always,
             description: None,
+            credentials: None,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             call_timeout: DEFAULT_CALL_TIMEOUT,
             reconnect_initial: DEFAULT_RECONNECT_INITIAL,
@@ -116,6 +134,12 @@ impl UpstreamConfig {
     /// Sets [`description`](Self::description).
     pub fn description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
+        self
+    }
+
+    /// Sets [`credentials`](Self::credentials).
+    pub fn credentials(mut self, credentials: UpstreamCredentials) -> Self {
+        self.credentials = Some(credentials);
         self
     }
 
@@ -173,6 +197,10 @@ impl UpstreamConfig {
             });
         }
         match &self.target {
+            Target::Stdio { .. } if self.credentials.is_some() => Err(ConfigError::Invalid {
+                namespace: ns.clone(),
+                reason: String::from(NOT_FOR_STDIO),
+            }),
             Target::Stdio { program, .. } if program.is_empty() => Err(ConfigError::Invalid {
                 namespace: ns.clone(),
                 reason: String::from("command must name a program"),
@@ -281,7 +309,8 @@ impl GatewayConfig {
 
     /// Checks the configuration: at least one upstream, valid and distinct
     /// namespaces, durations above zero and at most [`MAX_DURATION`], a
-    /// program or an http(s) URL, a handoff table of at least one caller.
+    /// program or an http(s) URL, credentials only for an HTTP upstream, a
+    /// handoff table of at least one caller.
     ///
     /// # Errors
     /// [`ConfigError::NoUpstreams`], [`ConfigError::BadNamespace`],
@@ -370,6 +399,54 @@ struct RawUpstream {
     reconnect_initial: Option<Duration>,
     #[serde(default, deserialize_with = "some_duration")]
     reconnect_max: Option<Duration>,
+    bearer_env: Option<String>,
+    oauth: Option<RawOAuth>,
+}
+
+/// An `[upstream.oauth]` table.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOAuth {
+    client_id: String,
+    client_secret_env: String,
+    #[serde(default)]
+    scopes: Vec<String>,
+}
+
+/// The credentials `namespace`'s `bearer_env` and `[upstream.oauth]` give
+/// for `target`, their secrets read from the environment now.
+fn read_credentials(
+    ns: &str,
+    bearer_env: Option<&String>,
+    oauth: Option<&RawOAuth>,
+    target: &Target,
+) -> Result<Option<UpstreamCredentials>, String> {
+    if matches!(target, Target::Stdio { .. }) && (bearer_env.is_some() || oauth.is_some()) {
+        return Err(format!("upstream \"{ns}\": {NOT_FOR_STDIO}"));
+    }
+    match (bearer_env, oauth) {
+        (None, None) => Ok(None),
+        (Some(variable), None) => {
+            let token = credentials::from_env(ns, "bearer_env", variable)?;
+            Ok(Some(UpstreamCredentials::Bearer(token)))
+        }
+        (None, Some(oauth)) => {
+            if oauth.client_id.is_empty() {
+                return Err(format!(
+                    "upstream \"{ns}\": [upstream.oauth] client_id must not be empty"
+                ));
+            }
+            let secret = credentials::from_env(ns, "client_secret_env", &oauth.client_secret_env)?;
+            Ok(Some(UpstreamCredentials::ClientCredentials {
+                client_id: oauth.client_id.clone(),
+                client_secret: secret,
+                scopes: oauth.scopes.clone(),
+            }))
+        }
+        (Some(_), Some(_)) => Err(format!(
+            "upstream \"{ns}\": give at most one of bearer_env and [upstream.oauth]"
+        )),
+    }
 }
 
 impl TryFrom<RawUpstream> for UpstreamConfig {
@@ -390,8 +467,15 @@ impl TryFrom<RawUpstream> for UpstreamConfig {
                 ));
             }
         };
+        let credentials = read_credentials(
+            &raw.namespace,
+            raw.bearer_env.as_ref(),
+            raw.oauth.as_ref(),
+            &target,
+        )?;
         let mut config = UpstreamConfig::new(raw.namespace, target).exposure(raw.exposure);
         config.description = raw.description;
+        config.credentials = credentials;
         config.connect_timeout = raw.connect_timeout.unwrap_or(DEFAULT_CONNECT_TIMEOUT);
         config.call_timeout = raw.call_timeout.unwrap_or(DEFAULT_CALL_TIMEOUT);
         config.reconnect_initial = raw.reconnect_initial.unwrap_or(DEFAULT_RECONNECT_INITIAL);

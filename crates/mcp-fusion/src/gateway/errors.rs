@@ -1,5 +1,6 @@
 //! Every envelope and text the gateway gives the model (wire contract §5,
-//! the `HANDOFF_*` rows), in one place. None names an upstream's address or
+//! the `HANDOFF_*` rows, and `UNAUTHORIZED` for an upstream that refuses
+//! the gateway's credentials), in one place. None names an upstream's address or
 //! command, or repeats its internal error text.
 
 use crate::error::{ToolError, seconds_text};
@@ -101,6 +102,33 @@ pub(crate) fn unavailable(
             seconds_text(retry_after)
         ))
         .retry_after(retry_after)
+}
+
+/// `UNAUTHORIZED` (critical: not fixed by calling again): `namespace`'s
+/// upstream refused the gateway's own credentials (HTTP 401 or 403, or the
+/// OAuth token request failed). `tool` is the namespaced tool whose call
+/// was not made, `None` for a handoff that was not made; `handoff` says
+/// whether the caller may return to triage. Only an operator can fix it,
+/// in the gateway's configuration.
+pub(crate) fn refused(namespace: &str, tool: Option<&str>, handoff: bool) -> ToolError {
+    let message = match tool {
+        Some(tool) => format!(
+            "The {namespace} tools refused the gateway's credentials; {tool} was not called."
+        ),
+        None => format!(
+            "The {namespace} tools refused the gateway's credentials, so the conversation was not handed over."
+        ),
+    };
+    let triage = if handoff {
+        format!(", or call {namespace}.return_to_triage")
+    } else {
+        String::new()
+    };
+    ToolError::unauthorized(message)
+        .suggest(format!(
+            "Do not call the {namespace} tools again: an operator must fix the gateway's credentials for {namespace} in gateway.toml. Tell the user the {namespace} tools are unavailable until then{triage}."
+        ))
+        .critical()
 }
 
 /// What a call named that the gateway cannot route.

@@ -31,6 +31,18 @@
 //!   for the caller, or a tool its upstream does not have. No envelope names
 //!   an upstream's address or command or repeats its error text; those are
 //!   logged (`tracing`, target `mcp_fusion::gateway`).
+//! - Credentials: a caller's `Authorization` header is never forwarded
+//!   upstream (MCP "Authorization": no token passthrough). An HTTP upstream
+//!   may have the gateway's own ([`UpstreamCredentials`]: a bearer token, or
+//!   the OAuth client credentials grant through
+//!   [`ClientOptions::oauth`](crate::client::ClientOptions::oauth)), read
+//!   from the environment when the configuration is read. An upstream that
+//!   refuses them (HTTP 401 or 403, at connection or on a call, or the
+//!   token request fails) answers `UNAUTHORIZED` (critical, no
+//!   `retry_after`: only an operator can fix the configuration) and is not
+//!   reconnected on the backoff: it is asked again once per
+//!   [`UpstreamConfig::reconnect_max`], its calls answered `UNAUTHORIZED`
+//!   meanwhile.
 //! - A lost upstream is reconnected in the background with exponential
 //!   backoff ([`UpstreamConfig::reconnect_initial`] doubled up to
 //!   [`UpstreamConfig::reconnect_max`]); an HTTP upstream that restarted is
@@ -41,7 +53,7 @@
 //!
 //! ```no_run
 //! use mcp_fusion::client::Target;
-//! use mcp_fusion::gateway::{Exposure, Gateway, GatewayConfig, UpstreamConfig};
+//! use mcp_fusion::gateway::{Exposure, Gateway, GatewayConfig, UpstreamConfig, UpstreamCredentials};
 //! use mcp_fusion::FusionServer;
 //!
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -52,6 +64,7 @@
 //!     ))
 //!     .upstream(
 //!         UpstreamConfig::new("crm", Target::http("http://127.0.0.1:9000/mcp"))
+//!             .credentials(UpstreamCredentials::bearer(std::env::var("CRM_TOKEN")?))
 //!             .exposure(Exposure::Handoff),
 //!     );
 //! let gateway = Gateway::new(config)?;
@@ -64,6 +77,7 @@
 //! ```
 
 mod config;
+mod credentials;
 mod errors;
 mod handoff;
 mod mount;
@@ -80,6 +94,7 @@ pub use config::{
     DEFAULT_MAX_HANDOFFS, DEFAULT_RECONNECT_INITIAL, DEFAULT_RECONNECT_MAX, Exposure,
     GatewayConfig, HandoffLimits, MAX_DURATION, UpstreamConfig,
 };
+pub use credentials::UpstreamCredentials;
 pub use errors::CONNECTING_RETRY_SECS;
 pub use handoff::Handoff;
 pub use mount::{HANDOFF_META_KEY, HANDOFF_TOOL, RETURN_TOOL};

@@ -465,6 +465,7 @@ impl Mounts {
             }
             if self.handoffs.take_failure(caller, ns) {
                 let retry = match upstream.link() {
+                    Link::Refused { .. } => return Err(errors::refused(ns, Some(name), true)),
                     Link::Down { retry_at } => seconds_until(retry_at),
                     _ => 1,
                 };
@@ -494,6 +495,7 @@ impl Mounts {
             Link::Down { retry_at } => {
                 return unavailable(Unavailable::Unreachable, seconds_until(retry_at));
             }
+            Link::Refused { .. } => return Err(errors::refused(ns, Some(name), handoff)),
             Link::Ready { client, tools } => (client, tools),
         };
         if !tools.iter().any(|t| t.name == tool) {
@@ -536,6 +538,13 @@ impl Mounts {
                 unavailable(Unavailable::Failed, retry)
             }
             Err(FusionClientError::Timeout(_)) => unavailable(Unavailable::TimedOut, retry),
+            // The upstream refused the gateway's credentials (its token
+            // revoked, the OAuth client's token no longer obtainable).
+            Err(error) if error.is_unauthorized() => {
+                tracing::error!(namespace = %ns, tool = ?logged(tool), error = ?logged(&error.to_string()), "upstream refused the gateway's credentials: fix them in the gateway's configuration");
+                upstream.refused(&client);
+                Err(errors::refused(ns, Some(name), handoff))
+            }
             Err(other) => {
                 // Logged for the operator; never shown to the model.
                 tracing::warn!(namespace = %ns, tool = ?logged(tool), error = ?logged(&other.to_string()), "upstream call failed");
@@ -570,6 +579,7 @@ impl Mounts {
         self.start(upstream);
         // Its first attempt failed already: no handoff until it is back.
         let retry = match upstream.link() {
+            Link::Refused { .. } => return Err(errors::refused(ns, None, false)),
             Link::Down { retry_at } => Some(seconds_until(retry_at)),
             Link::Connecting { first: false } => Some(seconds_until(
                 std::time::Instant::now() + upstream.config.reconnect_initial,

@@ -48,6 +48,14 @@ pub(crate) enum Link {
     },
     /// Not connected; the next attempt is at `retry_at`.
     Down { retry_at: Instant },
+    /// The upstream refused the gateway's credentials (HTTP 401 or 403, or
+    /// the OAuth token request failed): calls are answered `UNAUTHORIZED`.
+    /// The next attempt is at `retry_at`, a whole
+    /// [`reconnect_max`](UpstreamConfig::reconnect_max) later, so that a
+    /// refusing upstream is asked at most once per `reconnect_max` (its
+    /// operator may fix its side; the gateway's own configuration is read
+    /// only at start-up). The link stays refused during that attempt.
+    Refused { retry_at: Instant },
 }
 
 /// One upstream: its settings and its connection.
@@ -167,6 +175,26 @@ impl Upstream {
         self.wake.notify_one();
     }
 
+    /// A call saw `client` refused for the gateway's credentials: the
+    /// upstream is refused until an attempt a whole `reconnect_max` later
+    /// succeeds.
+    pub(crate) fn refused(&self, client: &Arc<FusionClient>) {
+        {
+            let mut link = self.link.lock().unwrap_or_else(PoisonError::into_inner);
+            match &*link {
+                Link::Ready {
+                    client: current, ..
+                } if Arc::ptr_eq(current, client) => {
+                    *link = Link::Refused {
+                        retry_at: Instant::now() + self.config.reconnect_max,
+                    };
+                }
+                _ => return,
+            }
+        }
+        self.wake.notify_one();
+    }
+
     /// The wait before attempt `failures + 1`: the initial delay doubled per
     /// failure, at most the maximum.
     fn backoff(&self, failures: u32) -> Duration {
@@ -177,9 +205,16 @@ impl Upstream {
             .min(self.config.reconnect_max)
     }
 
+    /// The options of its client: its time limits, its stderr, its tools
+    /// change hook, and the gateway's own credentials for it (never a
+    /// caller's).
     fn options(self: &Arc<Self>) -> ClientOptions {
         let me = Arc::downgrade(self);
-        ClientOptions::default()
+        let options = match &self.config.credentials {
+            Some(credentials) => credentials.apply(ClientOptions::default()),
+            None => ClientOptions::default(),
+        };
+        options
             .connect_timeout(self.config.connect_timeout)
             .call_timeout(self.config.call_timeout)
             .stderr(ServerStderr::Inherit)
@@ -223,15 +258,34 @@ const PROBE_LIMIT: Duration = Duration::from_secs(5);
 /// How often a connected upstream with nothing to do is checked.
 const IDLE_CHECK_EVERY: Duration = Duration::from_secs(5);
 
-/// Whether `client`'s upstream is gone: its connection closed, or a `ping`
-/// refused by the transport. A `ping` that is only slow (a busy upstream)
-/// does not count.
+/// What a liveness check found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Health {
+    /// It answered, or is only slow (a busy upstream).
+    Fine,
+    /// Its connection closed, or the transport refused the `ping`.
+    Gone,
+    /// It refused the gateway's credentials (HTTP 401 or 403).
+    Refused,
+}
+
+/// Checks `client`'s upstream with a `ping`, unless its connection closed.
+pub(crate) async fn health(client: &FusionClient) -> Health {
+    if client.is_closed() {
+        return Health::Gone;
+    }
+    match tokio::time::timeout(PROBE_LIMIT, client.ping()).await {
+        Ok(Err(error)) if error.is_unauthorized() => Health::Refused,
+        Ok(Err(FusionClientError::Transport { .. })) => Health::Gone,
+        _ => Health::Fine,
+    }
+}
+
+/// Whether `client`'s upstream is gone or refuses the gateway: its
+/// connection closed, or a `ping` refused by the transport. A `ping` that
+/// is only slow (a busy upstream) does not count.
 pub(crate) async fn is_gone(client: &FusionClient) -> bool {
-    client.is_closed()
-        || matches!(
-            tokio::time::timeout(PROBE_LIMIT, client.ping()).await,
-            Ok(Err(FusionClientError::Transport { .. }))
-        )
+    health(client).await != Health::Fine
 }
 
 /// `text` (an upstream's words) as it is logged: at most 1 000 characters,
@@ -255,18 +309,16 @@ pub(crate) fn seconds_until(at: Instant) -> u64 {
 async fn connect(
     upstream: &Arc<Upstream>,
     last: Option<Arc<FusionClient>>,
-) -> Result<(Arc<FusionClient>, Vec<Tool>), String> {
+) -> Result<(Arc<FusionClient>, Vec<Tool>), FusionClientError> {
     if let Some(client) = last
         && !client.is_closed()
         && let Ok(tools) = client.list_tools().await
     {
         return Ok((client, callable(&upstream.config.namespace, tools)));
     }
-    let client = FusionClient::connect(&upstream.config.target, upstream.options())
-        .await
-        .map_err(|e| e.to_string())?;
+    let client = FusionClient::connect(&upstream.config.target, upstream.options()).await?;
     let client = Arc::new(client);
-    let tools = client.list_tools().await.map_err(|e| e.to_string())?;
+    let tools = client.list_tools().await?;
     Ok((client, callable(&upstream.config.namespace, tools)))
 }
 
@@ -286,7 +338,10 @@ async fn supervise(
     loop {
         let Some(me) = upstream.upgrade() else { return };
         let index = me.index;
-        me.set(Link::Connecting { first });
+        // A refused upstream stays refused while it is asked again.
+        if !matches!(me.link(), Link::Refused { .. }) {
+            me.set(Link::Connecting { first });
+        }
         match connect(&me, last.clone()).await {
             Ok((client, tools)) => {
                 first = false;
@@ -332,10 +387,13 @@ async fn supervise(
                     tokio::select! {
                         () = &mut notified => {}
                         () = tokio::time::sleep(IDLE_CHECK_EVERY) => {
-                            if is_gone(&client).await
-                                && let Some(me) = upstream.upgrade()
-                            {
-                                me.failed(&client);
+                            let found = health(&client).await;
+                            if let Some(me) = upstream.upgrade() {
+                                match found {
+                                    Health::Fine => {}
+                                    Health::Gone => me.failed(&client),
+                                    Health::Refused => me.refused(&client),
+                                }
                             }
                         }
                     }
@@ -344,23 +402,34 @@ async fn supervise(
                 last = Some(client);
                 failures = 1;
             }
-            Err(reason) => {
+            Err(error) => {
                 // Only the very first attempt is "connecting"; after it
                 // fails, the upstream is unavailable until one succeeds.
                 first = false;
                 failures = failures.saturating_add(1);
                 // Logged for the operator; never shown to the model.
-                tracing::warn!(namespace = %me.config.namespace, reason = ?logged(&reason), "upstream connection failed");
+                let reason = error.to_string();
+                let link = if error.is_unauthorized() {
+                    tracing::error!(namespace = %me.config.namespace, reason = ?logged(&reason), retry_in = ?me.config.reconnect_max, "upstream refused the gateway's credentials: fix them in the gateway's configuration");
+                    Link::Refused {
+                        retry_at: Instant::now() + me.config.reconnect_max,
+                    }
+                } else {
+                    tracing::warn!(namespace = %me.config.namespace, reason = ?logged(&reason), "upstream connection failed");
+                    Link::Down {
+                        retry_at: Instant::now() + me.backoff(failures),
+                    }
+                };
                 let _ = events.send(Event::ConnectFailed(index));
-                me.set(Link::Down {
-                    retry_at: Instant::now() + me.backoff(failures),
-                });
+                me.set(link);
                 me.settled.send_modify(|n| *n += 1);
             }
         }
         let Some(me) = upstream.upgrade() else { return };
         let delay = match me.link() {
-            Link::Down { retry_at } => retry_at.saturating_duration_since(Instant::now()),
+            Link::Down { retry_at } | Link::Refused { retry_at } => {
+                retry_at.saturating_duration_since(Instant::now())
+            }
             _ => me.backoff(failures),
         };
         drop(me);

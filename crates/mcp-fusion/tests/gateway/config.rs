@@ -7,6 +7,7 @@ use std::time::Duration;
 use mcp_fusion::client::Target;
 use mcp_fusion::gateway::{
     ConfigError, Exposure, Gateway, GatewayConfig, HandoffLimits, UpstreamConfig,
+    UpstreamCredentials,
 };
 
 const TOML: &str = r#"
@@ -145,4 +146,142 @@ fn unusable_settings_are_refused_by_name() {
         GatewayConfig::read(std::path::Path::new("/nonexistent/gateway.toml")),
         Err(ConfigError::Read { .. })
     ));
+}
+
+// Secrets come from the environment; `CARGO_PKG_NAME` is set by cargo for
+// every test run (to `mcp-fusion`), so no test changes the environment.
+const SET_VARIABLE: &str = "CARGO_PKG_NAME";
+const ITS_VALUE: &str = "mcp-fusion";
+const UNSET_VARIABLE: &str = "MCP_FUSION_TEST_NEVER_SET_7f3a";
+
+#[test]
+fn an_http_upstream_takes_the_gateways_own_credentials_from_the_environment() {
+    let toml = format!(
+        r#"
+[[upstream]]
+namespace = "crm"
+url = "http://127.0.0.1:9000/mcp"
+bearer_env = "{SET_VARIABLE}"
+
+[[upstream]]
+namespace = "files"
+url = "https://files.example.com/mcp"
+
+[upstream.oauth]
+client_id = "gateway"
+client_secret_env = "{SET_VARIABLE}"
+scopes = ["files:read", "files:write"]
+
+[[upstream]]
+namespace = "plain"
+url = "http://127.0.0.1:9001/mcp"
+"#
+    );
+    let read = GatewayConfig::from_toml(&toml).expect("a valid config");
+    let built = GatewayConfig::new()
+        .upstream(
+            UpstreamConfig::new("crm", Target::http("http://127.0.0.1:9000/mcp"))
+                .credentials(UpstreamCredentials::bearer(ITS_VALUE)),
+        )
+        .upstream(
+            UpstreamConfig::new("files", Target::http("https://files.example.com/mcp"))
+                .credentials(UpstreamCredentials::client_credentials(
+                    "gateway",
+                    ITS_VALUE,
+                    ["files:read", "files:write"],
+                )),
+        )
+        .upstream(UpstreamConfig::new(
+            "plain",
+            Target::http("http://127.0.0.1:9001/mcp"),
+        ));
+    assert_eq!(read, built);
+    assert_ne!(
+        read.upstreams[0].credentials,
+        Some(UpstreamCredentials::bearer("another token"))
+    );
+    // Debug output never prints a secret.
+    let debug = format!("{read:?}");
+    assert!(!debug.contains(ITS_VALUE), "{debug}");
+    assert_eq!(
+        format!("{:?}", read.upstreams[0].credentials),
+        "Some(Bearer([REDACTED]))"
+    );
+    assert_eq!(
+        format!("{:?}", read.upstreams[1].credentials),
+        r#"Some(ClientCredentials { client_id: "gateway", client_secret: "[REDACTED]", scopes: ["files:read", "files:write"] })"#
+    );
+    assert_eq!(
+        read.upstreams[1]
+            .credentials
+            .as_ref()
+            .map(UpstreamCredentials::describe),
+        Some(String::from("OAuth client credentials of \"gateway\""))
+    );
+    assert_eq!(read.upstreams[2].credentials, None);
+    assert!(Gateway::new(read).is_ok());
+}
+
+#[test]
+fn unusable_credentials_are_refused_by_name() {
+    let stdio = refused(&format!(
+        "[[upstream]]\nnamespace = \"finance\"\ncommand = [\"fusion\"]\nbearer_env = \"{SET_VARIABLE}\"\n"
+    ));
+    let not_for_stdio = "bearer_env and [upstream.oauth] are for url upstreams (Streamable HTTP); a command upstream (stdio) takes its credentials from its own environment or arguments";
+    assert!(
+        stdio.contains(&format!("upstream \"finance\": {not_for_stdio}")),
+        "{stdio}"
+    );
+    let stdio_oauth = refused(&format!(
+        "[[upstream]]\nnamespace = \"finance\"\ncommand = [\"fusion\"]\n[upstream.oauth]\nclient_id = \"g\"\nclient_secret_env = \"{SET_VARIABLE}\"\n"
+    ));
+    assert!(
+        stdio_oauth.contains(&format!("upstream \"finance\": {not_for_stdio}")),
+        "{stdio_oauth}"
+    );
+    // The same rule for a configuration built in code.
+    let built = GatewayConfig::new().upstream(
+        UpstreamConfig::new("finance", Target::stdio("fusion", ["serve"]))
+            .credentials(UpstreamCredentials::bearer("t")),
+    );
+    assert_eq!(
+        built
+            .check()
+            .expect_err("stdio with credentials")
+            .to_string(),
+        format!("upstream \"finance\": {not_for_stdio}")
+    );
+    let missing = refused(&format!(
+        "[[upstream]]\nnamespace = \"crm\"\nurl = \"http://h/mcp\"\nbearer_env = \"{UNSET_VARIABLE}\"\n"
+    ));
+    assert!(
+        missing.contains(&format!(
+            "upstream \"crm\": bearer_env names the environment variable {UNSET_VARIABLE}, which is not set"
+        )),
+        "{missing}"
+    );
+    let missing_secret = refused(&format!(
+        "[[upstream]]\nnamespace = \"crm\"\nurl = \"http://h/mcp\"\n[upstream.oauth]\nclient_id = \"g\"\nclient_secret_env = \"{UNSET_VARIABLE}\"\n"
+    ));
+    assert!(
+        missing_secret.contains(&format!(
+            "upstream \"crm\": client_secret_env names the environment variable {UNSET_VARIABLE}, which is not set"
+        )),
+        "{missing_secret}"
+    );
+    let both = refused(&format!(
+        "[[upstream]]\nnamespace = \"crm\"\nurl = \"http://h/mcp\"\nbearer_env = \"{SET_VARIABLE}\"\n[upstream.oauth]\nclient_id = \"g\"\nclient_secret_env = \"{SET_VARIABLE}\"\n"
+    ));
+    assert!(
+        both.contains("upstream \"crm\": give at most one of bearer_env and [upstream.oauth]"),
+        "{both}"
+    );
+    // An inline secret is not a setting: secrets come from the environment.
+    let inline =
+        refused("[[upstream]]\nnamespace = \"crm\"\nurl = \"http://h/mcp\"\nbearer = \"t0ken\"\n");
+    assert!(inline.contains("unknown field `bearer`"), "{inline}");
+    let typo = refused(&format!(
+        "[[upstream]]\nnamespace = \"crm\"\nurl = \"http://h/mcp\"\n[upstream.oauth]\nclient_id = \"g\"\nclient_secret = \"s\"\nclient_secret_env = \"{SET_VARIABLE}\"\n"
+    ));
+    assert!(typo.contains("unknown field `client_secret`"), "{typo}");
 }
