@@ -4,9 +4,10 @@
 //! memory (and refreshing it).
 
 use rmcp::transport::AuthorizationManager;
-use rmcp::transport::auth::{AuthorizationRequest, ClientCredentialsConfig, OAuthState};
+use rmcp::transport::auth::{AuthError, AuthorizationRequest, ClientCredentialsConfig, OAuthState};
 use secrecy::ExposeSecret;
 
+use super::enterprise::enterprise_managed;
 use super::loopback::Loopback;
 use super::oauth::{AuthorizationError, OAuthGrant, OAuthOptions};
 use super::scopes;
@@ -37,10 +38,15 @@ pub(crate) async fn authorize(
         OAuthGrant::AuthorizationCode => {
             authorization_code(server_url, options, challenge, scopes).await
         }
+        OAuthGrant::EnterpriseManaged => {
+            enterprise_managed(server_url, options, challenge, scopes).await
+        }
     }
 }
 
-/// Client credentials (OAuth 2.1 §4.2) with RFC 8707 `resource` = the
+/// Client credentials (OAuth 2.1 §4.2), the client authenticated by its
+/// `private_key_jwt` assertion (RFC 7523 §2.2) when it has a key, else by its
+/// secret, with RFC 8707 `resource` = the
 /// server's URL, asking for the selected scopes but `offline_access` (which
 /// rmcp's selection adds when the authorization server lists it): this grant
 /// gets no refresh token (RFC 6749 §4.4.3), and an authorization server may
@@ -51,9 +57,9 @@ async fn client_credentials(
     challenge: &str,
     scopes: Option<Vec<String>>,
 ) -> Result<AuthorizationManager, AuthorizationError> {
-    let (Some(client_id), Some(secret)) = (&options.client_id, &options.client_secret) else {
+    let Some(client_id) = &options.client_id else {
         return Err(AuthorizationError::Config(String::from(
-            "the client credentials grant needs a client id and a client secret",
+            "the client credentials grant needs a client id",
         )));
     };
     let mut manager = AuthorizationManager::new(server_url.as_str())
@@ -73,11 +79,26 @@ async fn client_credentials(
         "client credentials token request for {resource} with scope \"{}\"",
         scopes.join(" ")
     );
-    let config = ClientCredentialsConfig::ClientSecret {
-        client_id: client_id.clone(),
-        client_secret: secret.expose_secret().to_owned(),
-        scopes,
-        resource: Some(resource),
+    let config = match (&options.client_assertion_key, &options.client_secret) {
+        (Some(key), _) => ClientCredentialsConfig::PrivateKeyJwt {
+            client_id: client_id.clone(),
+            signing_key: key.pem_bytes(),
+            signing_algorithm: key.algorithm().to_rmcp(),
+            token_endpoint_audience: None,
+            scopes,
+            resource: Some(resource),
+        },
+        (None, Some(secret)) => ClientCredentialsConfig::ClientSecret {
+            client_id: client_id.clone(),
+            client_secret: secret.expose_secret().to_owned(),
+            scopes,
+            resource: Some(resource),
+        },
+        (None, None) => {
+            return Err(AuthorizationError::Config(String::from(
+                "the client credentials grant needs a client secret or a client assertion key",
+            )));
+        }
     };
     manager
         .validate_client_credentials_metadata(&config)
@@ -85,11 +106,28 @@ async fn client_credentials(
     manager
         .configure_client_credentials(&config)
         .map_err(AuthorizationError::Token)?;
-    manager
-        .exchange_client_credentials(&config)
+    exchange_client_credentials(manager, config)
         .await
-        .map_err(AuthorizationError::Token)?;
-    Ok(manager)
+        .map_err(AuthorizationError::Token)
+}
+
+/// rmcp's client credentials token request, on a blocking thread of its
+/// own: rmcp 3.11's `exchange_client_credentials` future is not `Send` (its
+/// `private_key_jwt` branch holds a form serializer across an `.await`), and
+/// the HTTP client's futures must be.
+async fn exchange_client_credentials(
+    manager: AuthorizationManager,
+    config: ClientCredentialsConfig,
+) -> Result<AuthorizationManager, AuthError> {
+    let runtime = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || {
+        runtime.block_on(async move {
+            manager.exchange_client_credentials(&config).await?;
+            Ok(manager)
+        })
+    })
+    .await
+    .map_err(|error| AuthError::InternalError(format!("the token request task failed: {error}")))?
 }
 
 /// Authorization code with PKCE S256 and a loopback redirect.
