@@ -22,6 +22,11 @@
 //                   (for introspection, RFC 7662)
 //   short-lived     client_credentials, both scopes, tokens that expire
 //                   after 1 second
+//   billing-keyed   client_credentials, both scopes, authenticated by
+//                   private_key_jwt (RFC 7523 §2.2) with ES256 only: its
+//                   private key is billing-keyed.pem (P-256, PKCS#8; a key
+//                   for these tests alone), the public half registered as
+//                   its jwks
 //   mcp-server      the resource server's own credentials for introspection
 //   web-app         authorization code with PKCE (required), redirect
 //                   http://127.0.0.1/callback (devInteractions: any login)
@@ -37,7 +42,8 @@
 // Resource indicators (RFC 8707): any http(s) URL is a resource; its access
 // tokens are `at+jwt` JWTs (RFC 9068) whose `aud` is that URL, signed RS256.
 // A token request without `resource` gets an opaque token with no audience.
-import { generateKeyPairSync } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import Provider, { errors } from 'oidc-provider';
 
@@ -59,6 +65,15 @@ const SCOPES = 'billing:read billing:write';
 
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const jwk = { ...privateKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' };
+
+// The public key of billing-keyed (its private key signs its assertions).
+const keyedJwk = {
+    ...createPublicKey(readFileSync(new URL('./billing-keyed.pem', import.meta.url))).export({
+        format: 'jwk',
+    }),
+    use: 'sig',
+    alg: 'ES256',
+};
 
 const confidential = (id, scope) => ({
     client_id: id,
@@ -82,6 +97,16 @@ const provider = new Provider(issuer, {
         confidential('billing-narrowed', SCOPES),
         confidential('opaque-client', SCOPES),
         confidential('short-lived', SCOPES),
+        {
+            client_id: 'billing-keyed',
+            token_endpoint_auth_method: 'private_key_jwt',
+            token_endpoint_auth_signing_alg: 'ES256',
+            jwks: { keys: [keyedJwk] },
+            grant_types: ['client_credentials'],
+            response_types: [],
+            redirect_uris: [],
+            scope: SCOPES,
+        },
         confidential('mcp-server', ''),
         {
             client_id: 'web-app',

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use mcp_fusion::client::{
-    AuthorizationError, ClientOptions, ConnectCause, FusionClient, FusionClientError, OAuthGrant,
-    OAuthOptions, ServerStderr, Target,
+    AuthorizationError, ClientAssertionAlgorithm, ClientAssertionKey, ClientOptions, ConnectCause,
+    FusionClient, FusionClientError, OAuthGrant, OAuthOptions, ServerStderr, Target,
 };
 
 use crate::output::{Paint, err_line};
@@ -62,8 +62,45 @@ pub enum ColorChoice {
 pub enum GrantChoice {
     /// Authorization code with PKCE: open the printed URL in a browser.
     AuthorizationCode,
-    /// Client credentials: --oauth-client-id and --oauth-client-secret.
+    /// Client credentials: --oauth-client-id with --oauth-client-secret or
+    /// --oauth-private-key.
     ClientCredentials,
+}
+
+/// The PEM text of `--oauth-private-key FILE`, read when the flags are
+/// parsed. `Debug` shows the file's path only.
+#[derive(Clone)]
+pub struct PrivateKeyFile {
+    /// The path given.
+    pub path: std::path::PathBuf,
+    /// The file's text.
+    pem: String,
+}
+
+impl std::fmt::Debug for PrivateKeyFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PrivateKeyFile")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Reads `--oauth-private-key FILE`: a PEM private key (a `-----BEGIN …
+/// PRIVATE KEY-----` block); the usage error names the file and says why.
+fn private_key_file(path: &str) -> Result<PrivateKeyFile, String> {
+    let pem = std::fs::read_to_string(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
+    let begins = pem
+        .lines()
+        .any(|line| line.starts_with("-----BEGIN ") && line.ends_with("PRIVATE KEY-----"));
+    if !begins {
+        return Err(format!(
+            "`{path}` holds no PEM private key (a -----BEGIN PRIVATE KEY----- block, or BEGIN RSA / EC PRIVATE KEY)"
+        ));
+    }
+    Ok(PrivateKeyFile {
+        path: path.into(),
+        pem,
+    })
 }
 
 /// Connection options shared by `fusion call` and `fusion tools`.
@@ -94,7 +131,7 @@ pub struct ConnectArgs {
         value_name = "TOKEN",
         env = "FUSION_BEARER",
         hide_env_values = true,
-        conflicts_with_all = ["oauth_client_id", "oauth_client_secret", "oauth_grant"]
+        conflicts_with_all = ["oauth_client_id", "oauth_client_secret", "oauth_private_key", "oauth_grant"]
     )]
     pub bearer: Option<String>,
     /// OAuth client id registered with the server's authorization server;
@@ -111,16 +148,38 @@ pub struct ConnectArgs {
         value_name = "SECRET",
         env = "FUSION_OAUTH_CLIENT_SECRET",
         hide_env_values = true,
-        requires = "oauth_client_id"
+        requires = "oauth_client_id",
+        group = "oauth_credential"
     )]
     pub oauth_client_secret: Option<String>,
-    /// The OAuth grant: client-credentials (the default with a secret) or
-    /// authorization-code (the default without one).
+    /// A PEM file with the OAuth client's private key: with --oauth-client-id,
+    /// the client credentials grant authenticates the client with a JWT signed
+    /// by it (private_key_jwt, RFC 7523) instead of a secret. The
+    /// authorization server holds the public key.
+    #[arg(
+        long,
+        value_name = "FILE",
+        value_parser = private_key_file,
+        requires = "oauth_client_id",
+        group = "oauth_credential"
+    )]
+    pub oauth_private_key: Option<PrivateKeyFile>,
+    /// The JWS algorithm of --oauth-private-key's signatures: ES256, ES384
+    /// (EC keys), RS256, RS384 or RS512 (RSA keys).
+    #[arg(
+        long,
+        value_name = "ALG",
+        default_value = "RS256",
+        value_parser = |s: &str| s.parse::<ClientAssertionAlgorithm>().map_err(|e| e.to_string())
+    )]
+    pub oauth_signing_alg: ClientAssertionAlgorithm,
+    /// The OAuth grant: client-credentials (the default with a secret or a
+    /// private key) or authorization-code (the default without).
     #[arg(
         long,
         value_name = "GRANT",
         value_enum,
-        requires_if("client-credentials", "oauth_client_secret")
+        requires_if("client-credentials", "oauth_credential")
     )]
     pub oauth_grant: Option<GrantChoice>,
     /// The https:// URL of this client's Client ID Metadata Document, used as
@@ -132,7 +191,7 @@ pub struct ConnectArgs {
     #[arg(long, value_name = "SECS", default_value_t = 300.0, value_parser = positive_seconds)]
     pub oauth_redirect_timeout: f64,
     /// Answer a server's 401 with an error instead of obtaining a token.
-    #[arg(long, conflicts_with_all = ["oauth_client_id", "oauth_client_secret", "oauth_grant", "oauth_client_metadata_url"])]
+    #[arg(long, conflicts_with_all = ["oauth_client_id", "oauth_client_secret", "oauth_private_key", "oauth_grant", "oauth_client_metadata_url"])]
     pub no_oauth: bool,
 }
 
@@ -185,9 +244,9 @@ impl ConnectArgs {
     }
 
     /// How a server's 401 is answered: `None` with --no-oauth or --bearer;
-    /// else client credentials when a secret is given (or --oauth-grant
-    /// client-credentials), the authorization code grant otherwise, its URL
-    /// printed on stderr.
+    /// else client credentials when a secret or a private key is given (or
+    /// --oauth-grant client-credentials; with a key, private_key_jwt), the
+    /// authorization code grant otherwise, its URL printed on stderr.
     pub fn oauth_options(&self) -> Option<OAuthOptions> {
         if self.no_oauth || self.bearer.is_some() {
             return None;
@@ -195,12 +254,19 @@ impl ConnectArgs {
         let grant = match self.oauth_grant {
             Some(GrantChoice::ClientCredentials) => OAuthGrant::ClientCredentials,
             Some(GrantChoice::AuthorizationCode) => OAuthGrant::AuthorizationCode,
-            None if self.oauth_client_secret.is_some() => OAuthGrant::ClientCredentials,
+            None if self.oauth_client_secret.is_some() || self.oauth_private_key.is_some() => {
+                OAuthGrant::ClientCredentials
+            }
             None => OAuthGrant::AuthorizationCode,
         };
-        let mut options = match grant {
-            OAuthGrant::ClientCredentials => OAuthOptions::client_credentials(
-                self.oauth_client_id.clone().unwrap_or_default(),
+        let client_id = self.oauth_client_id.clone().unwrap_or_default();
+        let mut options = match (grant, &self.oauth_private_key) {
+            (OAuthGrant::ClientCredentials, Some(key)) => OAuthOptions::client_credentials_jwt(
+                client_id,
+                ClientAssertionKey::new(key.pem.clone(), self.oauth_signing_alg),
+            ),
+            (OAuthGrant::ClientCredentials, None) => OAuthOptions::client_credentials(
+                client_id,
                 self.oauth_client_secret.clone().unwrap_or_default(),
             ),
             _ => OAuthOptions::authorization_code(),
@@ -365,7 +431,7 @@ pub fn print_failure(err: &FusionClientError, server_stderr: Option<String>, arg
             }
             if *cause == ConnectCause::Unauthorized {
                 err_line(format_args!(
-                    "  {} give a token the server takes: --bearer TOKEN (or FUSION_BEARER), or let fusion obtain one: without --no-oauth a 401 starts the authorization code grant, and --oauth-client-id with --oauth-client-secret use client credentials",
+                    "  {} give a token the server takes: --bearer TOKEN (or FUSION_BEARER), or let fusion obtain one: without --no-oauth a 401 starts the authorization code grant, and --oauth-client-id with --oauth-client-secret (or --oauth-private-key) use client credentials",
                     paint.dim("hint:")
                 ));
             }
@@ -399,7 +465,7 @@ pub fn print_failure(err: &FusionClientError, server_stderr: Option<String>, arg
         FusionClientError::Authorization { .. } => {
             err_line(format_args!("{label} {err}"));
             err_line(format_args!(
-                "  {} a server that takes a static token wants --bearer TOKEN (or FUSION_BEARER); for OAuth, check --oauth-client-id / --oauth-client-secret (FUSION_OAUTH_CLIENT_ID / FUSION_OAUTH_CLIENT_SECRET) and that the authorization server knows this server as a resource (RUST_LOG=rmcp=debug shows each OAuth request)",
+                "  {} a server that takes a static token wants --bearer TOKEN (or FUSION_BEARER); for OAuth, check --oauth-client-id / --oauth-client-secret (FUSION_OAUTH_CLIENT_ID / FUSION_OAUTH_CLIENT_SECRET) or --oauth-private-key / --oauth-signing-alg and that the authorization server knows this server as a resource (RUST_LOG=rmcp=debug shows each OAuth request)",
                 paint.dim("hint:")
             ));
         }
@@ -476,6 +542,8 @@ mod tests {
             bearer: None,
             oauth_client_id: None,
             oauth_client_secret: None,
+            oauth_private_key: None,
+            oauth_signing_alg: ClientAssertionAlgorithm::Rs256,
             oauth_grant: None,
             oauth_client_metadata_url: None,
             oauth_redirect_timeout: 300.0,
@@ -540,6 +608,120 @@ mod tests {
         assert!(bearer.oauth_options().is_none());
         assert!(bearer.client_options().oauth.is_none());
         assert!(bearer.client_options().bearer.is_some());
+    }
+
+    /// A file in the temporary directory holding `text`, named after the
+    /// test and the process (so parallel runs do not share it).
+    fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
+        let path = std::env::temp_dir().join(format!("fusion-{}-{name}", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_private_key_file_chooses_client_credentials_with_private_key_jwt() {
+        let pem = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMG\n-----END PRIVATE KEY-----\n";
+        let file = temp_file("key.pem", pem);
+        let path = file.to_str().unwrap();
+        let flags = parsed(&[
+            "--oauth-client-id",
+            "cli",
+            "--oauth-private-key",
+            path,
+            "--oauth-signing-alg",
+            "es256",
+        ])
+        .unwrap();
+        assert_eq!(
+            format!("{:?}", flags.oauth_private_key.as_ref().unwrap()),
+            format!("PrivateKeyFile {{ path: {file:?}, .. }}")
+        );
+        let oauth = flags.oauth_options().unwrap();
+        assert_eq!(oauth.grant, OAuthGrant::ClientCredentials);
+        assert_eq!(oauth.client_id.as_deref(), Some("cli"));
+        assert!(oauth.client_secret.is_none());
+        let key = oauth.client_assertion_key.as_ref().unwrap();
+        assert_eq!(key.algorithm(), ClientAssertionAlgorithm::Es256);
+        assert!(!format!("{oauth:?}").contains("MIGHAgEAMBMG"), "{oauth:?}");
+        // The algorithm's default, and the grant named explicitly.
+        let oauth = parsed(&[
+            "--oauth-grant",
+            "client-credentials",
+            "--oauth-client-id",
+            "cli",
+            "--oauth-private-key",
+            path,
+        ])
+        .unwrap()
+        .oauth_options()
+        .unwrap();
+        assert_eq!(
+            oauth.client_assertion_key.unwrap().algorithm(),
+            ClientAssertionAlgorithm::Rs256
+        );
+        std::fs::remove_file(file).unwrap();
+    }
+
+    #[test]
+    fn a_private_key_flag_without_a_usable_key_is_a_usage_error() {
+        use clap::error::ErrorKind;
+        let not_pem = temp_file("not-a-key.txt", "just text\n");
+        let missing = std::env::temp_dir().join(format!("fusion-{}-none.pem", std::process::id()));
+        for path in [&not_pem, &missing] {
+            assert_eq!(
+                parsed(&[
+                    "--oauth-client-id",
+                    "cli",
+                    "--oauth-private-key",
+                    path.to_str().unwrap()
+                ])
+                .err(),
+                Some(ErrorKind::ValueValidation)
+            );
+        }
+        assert_eq!(
+            private_key_file(not_pem.to_str().unwrap()).unwrap_err(),
+            format!(
+                "`{}` holds no PEM private key (a -----BEGIN PRIVATE KEY----- block, or BEGIN RSA / EC PRIVATE KEY)",
+                not_pem.display()
+            )
+        );
+        let pem = temp_file(
+            "key2.pem",
+            "-----BEGIN EC PRIVATE KEY-----\nx\n-----END EC PRIVATE KEY-----\n",
+        );
+        let pem = pem.to_str().unwrap();
+        // No client id; a secret too; an unknown algorithm.
+        assert_eq!(
+            parsed(&["--oauth-private-key", pem]).err(),
+            Some(ErrorKind::MissingRequiredArgument)
+        );
+        assert_eq!(
+            parsed(&[
+                "--oauth-client-id",
+                "c",
+                "--oauth-client-secret",
+                "s",
+                "--oauth-private-key",
+                pem
+            ])
+            .err(),
+            Some(ErrorKind::ArgumentConflict)
+        );
+        assert_eq!(
+            parsed(&[
+                "--oauth-client-id",
+                "c",
+                "--oauth-private-key",
+                pem,
+                "--oauth-signing-alg",
+                "HS256"
+            ])
+            .err(),
+            Some(ErrorKind::ValueValidation)
+        );
+        std::fs::remove_file(not_pem).unwrap();
+        std::fs::remove_file(pem).unwrap();
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::run::fusion;
 use crate::support::{HttpServer, TempDb};
 
 /// The hint under every authorization failure.
-pub(crate) const HINT: &str = "  hint: a server that takes a static token wants --bearer TOKEN (or FUSION_BEARER); for OAuth, check --oauth-client-id / --oauth-client-secret (FUSION_OAUTH_CLIENT_ID / FUSION_OAUTH_CLIENT_SECRET) and that the authorization server knows this server as a resource (RUST_LOG=rmcp=debug shows each OAuth request)\n";
+pub(crate) const HINT: &str = "  hint: a server that takes a static token wants --bearer TOKEN (or FUSION_BEARER); for OAuth, check --oauth-client-id / --oauth-client-secret (FUSION_OAUTH_CLIENT_ID / FUSION_OAUTH_CLIENT_SECRET) or --oauth-private-key / --oauth-signing-alg and that the authorization server knows this server as a resource (RUST_LOG=rmcp=debug shows each OAuth request)\n";
 
 #[test]
 fn a_401_without_oauth_metadata_asks_for_a_bearer_token() {
@@ -76,7 +76,7 @@ fn a_401_without_oauth_metadata_asks_for_a_bearer_token() {
     assert_eq!(
         refused.stderr,
         format!(
-            "error: could not connect to {url}: the server answered HTTP 401: it needs a valid bearer token (Bearer realm=\"mcp\")\n  hint: give a token the server takes: --bearer TOKEN (or FUSION_BEARER), or let fusion obtain one: without --no-oauth a 401 starts the authorization code grant, and --oauth-client-id with --oauth-client-secret use client credentials\n"
+            "error: could not connect to {url}: the server answered HTTP 401: it needs a valid bearer token (Bearer realm=\"mcp\")\n  hint: give a token the server takes: --bearer TOKEN (or FUSION_BEARER), or let fusion obtain one: without --no-oauth a 401 starts the authorization code grant, and --oauth-client-id with --oauth-client-secret (or --oauth-private-key) use client credentials\n"
         )
     );
 

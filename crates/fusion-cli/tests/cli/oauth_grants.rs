@@ -4,7 +4,8 @@
 //! reading needs; a client allowed both billing scopes steps up once to
 //! write; a read-only client reads, and is refused the write scope by the
 //! authorization server; a client granted less than it asks, through one
-//! step-up to the 403), and
+//! step-up to the 403; a client authenticated by private_key_jwt, with its
+//! key and with another), and
 //! the authorization code grant with PKCE, dynamically registered and
 //! pre-registered, and for an account granted less than it asks, through
 //! one step-up that reuses the client registered; its browser is played by [`Browser`]: it opens the URL
@@ -128,6 +129,85 @@ fn assert_voided(stdout: &str) {
   "created_at": "{created_at}"
 }}
 "#
+        )
+    );
+}
+
+/// A new P-256 private key in PEM (PKCS#8), made by Node's crypto (the
+/// Node that runs the authorization server).
+fn p256_private_key() -> String {
+    let made = std::process::Command::new("node")
+        .args([
+            "-e",
+            "process.stdout.write(require('node:crypto').generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }))",
+        ])
+        .output()
+        .expect("node runs");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    String::from_utf8(made.stdout).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_authenticated_by_private_key_jwt_gets_a_token_of_the_server() {
+    let authorization = AuthorizationServer::start("key-1").await;
+    let db = TempDb::new("cli-oauth-private-key-jwt");
+    let server = billing_server(&db, &authorization);
+    let url = server.url.as_str();
+    let key = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/oauth/billing-keyed.pem"
+    );
+    let call = |key: &str, alg: &str| {
+        fusion(&[
+            "call",
+            url,
+            "billing.get_invoice",
+            r#"{"id": "inv_1"}"#,
+            "--oauth-client-id",
+            "billing-keyed",
+            "--oauth-private-key",
+            key,
+            "--oauth-signing-alg",
+            alg,
+            "--color",
+            "never",
+        ])
+    };
+
+    // The client's own key: oidc-provider verifies the assertion against
+    // the client's registered jwks and issues the token.
+    let signed = call(key, "ES256");
+    assert_eq!(signed.code, 0, "{}", signed.stderr);
+    assert_eq!(signed.stderr, "");
+    assert_invoice(&signed.stdout);
+
+    // Another P-256 key: the signature does not verify.
+    let other = TempDb::new("cli-oauth-other-key");
+    let other_key = other.0.with_extension("pem");
+    std::fs::write(&other_key, p256_private_key()).unwrap();
+    let refused = call(other_key.to_str().unwrap(), "ES256");
+    assert_eq!(refused.code, 2, "{}", refused.stdout);
+    assert_eq!(refused.stdout, "");
+    assert_eq!(
+        refused.stderr,
+        format!(
+            "error: could not authorize with {url}: the token request failed: Client credentials error: Token exchange failed: invalid_client: client authentication failed\n{HINT}"
+        )
+    );
+    std::fs::remove_file(&other_key).unwrap();
+
+    // An algorithm the authorization server lists but the key is not for
+    // (an EC key cannot sign RS256): rmcp cannot sign, no request is made.
+    let mismatched = call(key, "RS256");
+    assert_eq!(mismatched.code, 2, "{}", mismatched.stdout);
+    assert_eq!(
+        mismatched.stderr,
+        format!(
+            "error: could not authorize with {url}: the token request failed: JWT signing error: Failed to sign JWT: InvalidAlgorithm\n{HINT}"
         )
     );
 }

@@ -3,10 +3,17 @@
 //! challenge. The result is an [`AuthorizationManager`] holding the token in
 //! memory (and refreshing it).
 
+use oauth2::basic::BasicTokenType;
+use oauth2::{ClientSecret, Scope};
 use rmcp::transport::AuthorizationManager;
+use rmcp::transport::auth::enterprise::{
+    EmaAuthorizationServer, EmaClientAuthentication, EmaExchangeRequest,
+};
 use rmcp::transport::auth::{
     AuthError, AuthorizationMetadata, AuthorizationRequest, AuthorizationSession,
-    ClientCredentialsConfig, OAuthClientConfig, WWWAuthenticateParams,
+    ClientCredentialsConfig, CredentialStore, InMemoryCredentialStore, OAuthClientConfig,
+    OAuthTokenResponse, StoredCredentials, VendorExtraTokenFields, WWWAuthenticateParams,
+    default_oauth_http_client,
 };
 use secrecy::{ExposeSecret, SecretString};
 
@@ -46,6 +53,9 @@ pub(crate) async fn authorize(
         }
         OAuthGrant::AuthorizationCode => {
             authorization_code(server_url, options, challenge, scopes, registration).await
+        }
+        OAuthGrant::EnterpriseManaged => {
+            enterprise_managed(server_url, options, challenge, scopes).await
         }
     }
 }
@@ -103,7 +113,9 @@ pub(crate) fn well_known_uris(server_url: &url::Url) -> Vec<String> {
     }
 }
 
-/// Client credentials (OAuth 2.1 §4.2) with RFC 8707 `resource` = the
+/// Client credentials (OAuth 2.1 §4.2), the client authenticated by its
+/// `private_key_jwt` assertion (RFC 7523 §2.2) when it has a key, else by its
+/// secret, with RFC 8707 `resource` = the
 /// server's URL, asking for the selected scopes but `offline_access` (which
 /// rmcp's selection adds when the authorization server lists it): this grant
 /// gets no refresh token (RFC 6749 §4.4.3), and an authorization server may
@@ -114,9 +126,9 @@ async fn client_credentials(
     challenge: &str,
     scopes: Option<Vec<String>>,
 ) -> Result<AuthorizationManager, AuthorizationError> {
-    let (Some(client_id), Some(secret)) = (&options.client_id, &options.client_secret) else {
+    let Some(client_id) = &options.client_id else {
         return Err(AuthorizationError::Config(String::from(
-            "the client credentials grant needs a client id and a client secret",
+            "the client credentials grant needs a client id",
         )));
     };
     let (mut manager, _) = discover(server_url, options, challenge).await?;
@@ -129,11 +141,26 @@ async fn client_credentials(
         "client credentials token request for {resource} with scope \"{}\"",
         scopes.join(" ")
     );
-    let config = ClientCredentialsConfig::ClientSecret {
-        client_id: client_id.clone(),
-        client_secret: secret.expose_secret().to_owned(),
-        scopes,
-        resource: Some(resource),
+    let config = match (&options.client_assertion_key, &options.client_secret) {
+        (Some(key), _) => ClientCredentialsConfig::PrivateKeyJwt {
+            client_id: client_id.clone(),
+            signing_key: key.pem_bytes(),
+            signing_algorithm: key.algorithm().to_rmcp(),
+            token_endpoint_audience: None,
+            scopes,
+            resource: Some(resource),
+        },
+        (None, Some(secret)) => ClientCredentialsConfig::ClientSecret {
+            client_id: client_id.clone(),
+            client_secret: secret.expose_secret().to_owned(),
+            scopes,
+            resource: Some(resource),
+        },
+        (None, None) => {
+            return Err(AuthorizationError::Config(String::from(
+                "the client credentials grant needs a client secret or a client assertion key",
+            )));
+        }
     };
     manager
         .validate_client_credentials_metadata(&config)
@@ -141,11 +168,28 @@ async fn client_credentials(
     manager
         .configure_client_credentials(&config)
         .map_err(AuthorizationError::Token)?;
-    manager
-        .exchange_client_credentials(&config)
+    exchange_client_credentials(manager, config)
         .await
-        .map_err(AuthorizationError::Token)?;
-    Ok(manager)
+        .map_err(AuthorizationError::Token)
+}
+
+/// rmcp's client credentials token request, on a blocking thread of its
+/// own: rmcp 3.11's `exchange_client_credentials` future is not `Send` (its
+/// `private_key_jwt` branch holds a form serializer across an `.await`), and
+/// the HTTP client's futures must be.
+async fn exchange_client_credentials(
+    manager: AuthorizationManager,
+    config: ClientCredentialsConfig,
+) -> Result<AuthorizationManager, AuthError> {
+    let runtime = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || {
+        runtime.block_on(async move {
+            manager.exchange_client_credentials(&config).await?;
+            Ok(manager)
+        })
+    })
+    .await
+    .map_err(|error| AuthError::InternalError(format!("the token request task failed: {error}")))?
 }
 
 /// Whether the authorization server takes Client ID Metadata Documents
@@ -303,6 +347,147 @@ async fn register(
     })
 }
 
+/// Enterprise-managed authorization ([`super::enterprise`]): obtains a token
+/// for the server at `server_url` after its `challenge` by the two exchanges, asking for `scopes` (else the challenge's `scope`, else
+/// the protected resource metadata's `scopes_supported`, else none; never
+/// `offline_access`: the JWT bearer grant gets no refresh token). The
+/// returned manager holds the token (no refresh: when it expires, the next
+/// `401` exchanges the ID token again).
+///
+/// # Errors
+///
+/// [`AuthorizationError::Config`] without an [`EnterpriseIdentity`] or a
+/// client id; [`AuthorizationError::Discovery`] when no authorization server
+/// metadata with an `issuer` is found; [`AuthorizationError::Enterprise`]
+/// when an exchange is refused or its answer fails rmcp's checks.
+async fn enterprise_managed(
+    server_url: &url::Url,
+    options: &OAuthOptions,
+    challenge: &str,
+    scopes: Option<Vec<String>>,
+) -> Result<AuthorizationManager, AuthorizationError> {
+    let (Some(identity), Some(client_id)) = (&options.enterprise, &options.client_id) else {
+        return Err(AuthorizationError::Config(String::from(
+            "enterprise-managed authorization needs an enterprise identity (IdP and ID token) and the client's id at the MCP authorization server",
+        )));
+    };
+    let mut manager = AuthorizationManager::new(server_url.as_str())
+        .await
+        .map_err(AuthorizationError::Discovery)?;
+    let resolution = manager
+        .resolve_metadata_from_challenge(Some(challenge))
+        .await
+        .map_err(AuthorizationError::Discovery)?;
+    let metadata = resolution.metadata;
+    let Some(issuer) = metadata
+        .issuer
+        .clone()
+        .filter(|_| resolution.source.is_discovered())
+    else {
+        return Err(AuthorizationError::Discovery(
+            AuthError::NoAuthorizationSupport,
+        ));
+    };
+    manager.set_metadata(metadata.clone());
+    let scopes = scopes::without_offline_access(match scopes {
+        Some(scopes) => scopes,
+        None => manager.select_initial_scopes(&[]).await,
+    });
+    let resource = resource(server_url);
+    let idp = EmaAuthorizationServer::new(
+        identity.issuer.clone(),
+        identity.token_endpoint.clone(),
+        identity.client_id.clone(),
+    )
+    .with_client_authentication(match &identity.client_secret {
+        Some(secret) => EmaClientAuthentication::ClientSecretBasic(ClientSecret::new(
+            secret.expose_secret().to_owned(),
+        )),
+        None => EmaClientAuthentication::None,
+    });
+    let resource_as = EmaAuthorizationServer::new(
+        issuer.clone(),
+        metadata.token_endpoint.clone(),
+        client_id.clone(),
+    )
+    .with_client_authentication(client_authentication(&metadata, options));
+    tracing::debug!(
+        "enterprise-managed authorization for {resource} at {issuer} with scope \"{}\"",
+        scopes.join(" ")
+    );
+    let http = default_oauth_http_client().map_err(AuthorizationError::Token)?;
+    let token = EmaExchangeRequest::new_with_id_token(
+        idp,
+        resource_as,
+        &resource,
+        identity.id_token.expose_secret(),
+    )
+    .with_scopes(scopes)
+    .exchange(&http, &http)
+    .await
+    .map_err(AuthorizationError::Enterprise)?;
+
+    let mut response = OAuthTokenResponse::new(
+        token.access_token,
+        BasicTokenType::Bearer,
+        VendorExtraTokenFields::default(),
+    );
+    response.set_expires_in(token.expires_in.as_ref());
+    let mut granted: Vec<String> = token.scopes.into_iter().collect();
+    granted.sort();
+    if !granted.is_empty() {
+        response.set_scopes(Some(granted.iter().cloned().map(Scope::new).collect()));
+    }
+    let store = InMemoryCredentialStore::new();
+    let received_at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_secs())
+        .unwrap_or_default();
+    let stored = StoredCredentials::new(
+        client_id.clone(),
+        Some(response),
+        granted,
+        Some(received_at),
+    )
+    .with_issuer(Some(issuer));
+    store
+        .save(stored)
+        .await
+        .map_err(AuthorizationError::Token)?;
+    manager.set_credential_store(store);
+    // Without a refresh token, an expired token makes rmcp answer
+    // "authorization required", which is a new 401 to this client.
+    manager
+        .configure_client_id(client_id)
+        .map_err(AuthorizationError::Token)?;
+    Ok(manager)
+}
+
+/// How the client authenticates at the MCP authorization server: with its
+/// secret, `client_secret_basic` unless the metadata lists only
+/// `client_secret_post` (RFC 8414 §2: an absent list means
+/// `client_secret_basic`); without one, as a public client.
+fn client_authentication(
+    metadata: &AuthorizationMetadata,
+    options: &OAuthOptions,
+) -> EmaClientAuthentication {
+    let Some(secret) = &options.client_secret else {
+        return EmaClientAuthentication::None;
+    };
+    let secret = ClientSecret::new(secret.expose_secret().to_owned());
+    let methods: Vec<&str> = metadata
+        .additional_fields
+        .get("token_endpoint_auth_methods_supported")
+        .and_then(|methods| methods.as_array())
+        .map(|methods| methods.iter().filter_map(|m| m.as_str()).collect())
+        .unwrap_or_default();
+    if methods.contains(&"client_secret_post") && !methods.contains(&"client_secret_basic") {
+        EmaClientAuthentication::ClientSecretPost(secret)
+    } else {
+        EmaClientAuthentication::ClientSecretBasic(secret)
+    }
+}
+
 /// The RFC 8707 resource indicator for `server_url`: absolute, without a
 /// fragment, scheme and host in lower case (the URL parser's form).
 pub(crate) fn resource(server_url: &url::Url) -> String {
@@ -357,6 +542,41 @@ mod tests {
         assert_eq!(
             well_known_uris(&root),
             ["https://mcp.example.com/.well-known/oauth-protected-resource"]
+        );
+    }
+
+    #[test]
+    fn the_enterprise_client_authenticates_as_the_metadata_allows() {
+        let metadata = |methods: Option<&[&str]>| {
+            let mut metadata = AuthorizationMetadata::default();
+            if let Some(methods) = methods {
+                metadata.additional_fields.insert(
+                    String::from("token_endpoint_auth_methods_supported"),
+                    serde_json::json!(methods),
+                );
+            }
+            metadata
+        };
+        let confidential = OAuthOptions::default().client_secret("s3");
+        let chosen = |methods, options: &OAuthOptions| {
+            format!("{:?}", client_authentication(&metadata(methods), options))
+        };
+        // RFC 8414 §2: no list means client_secret_basic.
+        assert_eq!(chosen(None, &confidential), "ClientSecretBasic { .. }");
+        assert_eq!(
+            chosen(
+                Some(&["client_secret_post", "client_secret_basic"]),
+                &confidential
+            ),
+            "ClientSecretBasic { .. }"
+        );
+        assert_eq!(
+            chosen(Some(&["client_secret_post"]), &confidential),
+            "ClientSecretPost { .. }"
+        );
+        assert_eq!(
+            chosen(Some(&["client_secret_basic"]), &OAuthOptions::default()),
+            "None"
         );
     }
 

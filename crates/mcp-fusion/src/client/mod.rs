@@ -39,8 +39,11 @@
 //!
 //! Over Streamable HTTP, [`ClientOptions::oauth`] answers a server's `401`
 //! with MCP authorization: discovery, then a token by the authorization code
-//! grant with PKCE (a loopback redirect) or by client credentials
-//! ([`OAuthOptions`]); a failure is [`FusionClientError::Authorization`].
+//! grant with PKCE (a loopback redirect), by client credentials (a secret, or
+//! a `private_key_jwt` assertion signed with a [`ClientAssertionKey`]), or by
+//! enterprise-managed authorization (an [`EnterpriseIdentity`]'s ID token
+//! exchanged for an ID-JAG) ([`OAuthOptions`]); a failure is
+//! [`FusionClientError::Authorization`].
 //!
 //! Dotted names route to grouped tools ([`FusionClient::route`]),
 //! [`FusionClient::tool_summaries`] (or [`ToolSummary::of`] on a listed
@@ -48,11 +51,13 @@
 //! required fields, and an opt-in [`RetryPolicy`] retries `RATE_LIMITED`,
 //! `SERVER_BUSY` and `HANDOFF_CONNECTING` after their `retry_after`.
 
+mod assertion;
 mod authorize;
 mod authorizing;
 mod batch;
 mod cause;
 mod connect;
+mod enterprise;
 mod error;
 mod loopback;
 mod oauth;
@@ -64,9 +69,11 @@ mod scopes;
 mod stderr;
 mod tools;
 
+pub use assertion::{ClientAssertionAlgorithm, ClientAssertionKey, UnknownAlgorithm};
 pub use batch::{BatchMode, ToolCall};
 pub use cause::ConnectCause;
 pub use connect::{ClientOptions, FusionClient, ServerStderr, Target, ToolsChangedHook};
+pub use enterprise::EnterpriseIdentity;
 pub use error::{FailureSource, FusionClientError, ToolFailure};
 pub use oauth::{AuthorizationError, AuthorizationUrlHook, OAuthGrant, OAuthOptions};
 pub use outcome::{Success, check_result};

@@ -7,14 +7,20 @@
 //! challenge's `resource_metadata`, else the RFC 9728 well-known URIs, then
 //! RFC 8414 / OpenID Connect metadata), registration (pre-registered, Client
 //! ID Metadata Document, or RFC 7591 dynamic registration), PKCE S256, the
-//! RFC 8707 `resource` parameter, RFC 9207 `iss` validation and refresh.
+//! RFC 8707 `resource` parameter, RFC 9207 `iss` validation and refresh;
+//! `private_key_jwt` client assertions (RFC 7523 §2.2) and the
+//! enterprise-managed ID-JAG exchanges.
 
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::transport::auth::AuthError;
+use rmcp::transport::auth::enterprise::EmaError;
 use secrecy::SecretString;
+
+use super::assertion::ClientAssertionKey;
+use super::enterprise::EnterpriseIdentity;
 
 /// Which OAuth 2.1 grant obtains the token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -28,9 +34,21 @@ pub enum OAuthGrant {
     AuthorizationCode,
     /// Client credentials (OAuth 2.1 §4.2; the MCP extension
     /// `io.modelcontextprotocol/oauth-client-credentials`): a confidential
-    /// client's own id and secret, no user. Needs
-    /// [`OAuthOptions::client_id`] and [`OAuthOptions::client_secret`].
+    /// client's own credentials, no user. Needs [`OAuthOptions::client_id`]
+    /// and either [`OAuthOptions::client_assertion_key`] (`private_key_jwt`,
+    /// RFC 7523 §2.2: a signed JWT instead of a secret; preferred when both
+    /// are set) or [`OAuthOptions::client_secret`] (`client_secret_post`, or
+    /// `client_secret_basic` when the authorization server lists only that).
     ClientCredentials,
+    /// Enterprise-managed authorization (the MCP extension
+    /// `io.modelcontextprotocol/enterprise-managed-authorization`, SEP-990):
+    /// the user's ID token from the enterprise identity provider is exchanged
+    /// there for an ID-JAG (RFC 8693), which the MCP authorization server
+    /// takes as a JWT bearer grant (RFC 7523 §2.1); no browser. Needs
+    /// [`OAuthOptions::enterprise`] and [`OAuthOptions::client_id`] (the
+    /// client at the MCP authorization server, authenticated by
+    /// [`OAuthOptions::client_secret`] when given).
+    EnterpriseManaged,
 }
 
 /// A function given the authorization URL the user must open
@@ -77,6 +95,16 @@ pub struct OAuthOptions {
     /// The client's secret (confidential clients; sent as the authorization
     /// server's metadata asks: `client_secret_post` or `client_secret_basic`).
     pub client_secret: Option<SecretString>,
+    /// The client's private key for `private_key_jwt` client authentication
+    /// (RFC 7523 §2.2) in the client credentials grant. The authorization
+    /// server's metadata must list `private_key_jwt` in
+    /// `token_endpoint_auth_methods_supported` and the key's algorithm in
+    /// `token_endpoint_auth_signing_alg_values_supported` when it gives
+    /// those lists.
+    pub client_assertion_key: Option<ClientAssertionKey>,
+    /// The identity provider and ID token of
+    /// [`OAuthGrant::EnterpriseManaged`].
+    pub enterprise: Option<EnterpriseIdentity>,
     /// An `https://` URL of this client's Client ID Metadata Document, used as
     /// its client id when the authorization server advertises
     /// `client_id_metadata_document_supported` (MCP 2025-11-25 "Client ID
@@ -113,6 +141,8 @@ impl Default for OAuthOptions {
             grant: OAuthGrant::AuthorizationCode,
             client_id: None,
             client_secret: None,
+            client_assertion_key: None,
+            enterprise: None,
             client_metadata_url: None,
             scopes: Vec::new(),
             client_name: String::from("mcp-fusion"),
@@ -146,6 +176,31 @@ impl OAuthOptions {
         }
     }
 
+    /// The client credentials grant for the confidential client `client_id`
+    /// authenticating with a JWT signed by `key` (`private_key_jwt`, RFC 7523
+    /// §2.2; the MCP extension `io.modelcontextprotocol/oauth-client-credentials`).
+    pub fn client_credentials_jwt(client_id: impl Into<String>, key: ClientAssertionKey) -> Self {
+        OAuthOptions {
+            grant: OAuthGrant::ClientCredentials,
+            client_id: Some(client_id.into()),
+            client_assertion_key: Some(key),
+            ..OAuthOptions::default()
+        }
+    }
+
+    /// Enterprise-managed authorization with `identity` (the IdP and the
+    /// user's ID token), as the client `client_id` of the MCP authorization
+    /// server (add [`client_secret`](Self::client_secret) for a confidential
+    /// one).
+    pub fn enterprise_managed(identity: EnterpriseIdentity, client_id: impl Into<String>) -> Self {
+        OAuthOptions {
+            grant: OAuthGrant::EnterpriseManaged,
+            client_id: Some(client_id.into()),
+            enterprise: Some(identity),
+            ..OAuthOptions::default()
+        }
+    }
+
     /// Sets [`client_id`](Self::client_id) (a pre-registered client).
     pub fn client_id(mut self, client_id: impl Into<String>) -> Self {
         self.client_id = Some(client_id.into());
@@ -155,6 +210,12 @@ impl OAuthOptions {
     /// Sets [`client_secret`](Self::client_secret).
     pub fn client_secret(mut self, secret: impl Into<String>) -> Self {
         self.client_secret = Some(SecretString::from(secret.into()));
+        self
+    }
+
+    /// Sets [`client_assertion_key`](Self::client_assertion_key).
+    pub fn client_assertion_key(mut self, key: ClientAssertionKey) -> Self {
+        self.client_assertion_key = Some(key);
         self
     }
 
@@ -254,7 +315,8 @@ pub enum AuthorizationError {
     /// an `iss` that is missing or not the issuer discovered (RFC 9207).
     #[error("the authorization response is not valid: {0}")]
     Response(#[source] AuthError),
-    /// The token request was refused or its answer was unusable.
+    /// The token request was refused or its answer was unusable (also: a
+    /// client assertion key that does not parse or suit its algorithm).
     #[error("the token request failed: {0}")]
     Token(#[source] AuthError),
     /// After one step-up authorization (MCP "Step-Up Authorization Flow":
@@ -276,6 +338,12 @@ pub enum AuthorizationError {
         /// The challenge's `error_description`, when given.
         description: Option<String>,
     },
+    /// An exchange of [`OAuthGrant::EnterpriseManaged`] was refused, or its
+    /// answer failed the checks (ID-JAG type, issuer, audience, client,
+    /// resource, scopes); the error names the server: the identity provider
+    /// or the MCP authorization server.
+    #[error("enterprise-managed authorization failed: {0}")]
+    Enterprise(#[source] EmaError),
 }
 
 /// `missing` separated by spaces, or what to say when the challenge named

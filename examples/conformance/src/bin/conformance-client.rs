@@ -1,8 +1,12 @@
 //! The client the official MCP conformance suite runs in its `client` mode
 //! (`conformance client --command "conformance-client" --scenario NAME`):
 //! a `FusionClient` with OAuth, given the server URL as its last argument,
-//! the scenario in `MCP_CONFORMANCE_SCENARIO` and its data (client id and
-//! secret, for some) in `MCP_CONFORMANCE_CONTEXT`.
+//! the scenario in `MCP_CONFORMANCE_SCENARIO` and its data in
+//! `MCP_CONFORMANCE_CONTEXT` (JSON: `client_id` and `client_secret`, for
+//! some; `private_key_pem` and `signing_algorithm` for
+//! `auth/client-credentials-jwt`; `idp_issuer`, `idp_token_endpoint`,
+//! `idp_client_id` and `idp_id_token` for
+//! `auth/cross-app-access-complete-flow`).
 //!
 //! It connects, lists the tools and calls each one with `{}`; the suite's
 //! mock authorization server and mock server check what it did. The
@@ -16,7 +20,10 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp_fusion::client::{ClientOptions, FusionClient, OAuthOptions, Target};
+use mcp_fusion::client::{
+    ClientAssertionAlgorithm, ClientAssertionKey, ClientOptions, EnterpriseIdentity, FusionClient,
+    OAuthOptions, Target,
+};
 use serde_json::{Value, json};
 
 /// The Client ID Metadata Document URL the suite's `auth/basic-cimd`
@@ -61,11 +68,35 @@ async fn main() -> ExitCode {
 }
 
 /// The OAuth options for `scenario`: client credentials for the
-/// `auth/client-credentials-*` scenarios, else the authorization code grant
-/// (with the context's pre-registered client when it gives one).
+/// `auth/client-credentials-*` scenarios (`private_key_jwt` when the context
+/// gives a private key), enterprise-managed authorization when the context
+/// gives an IdP ID token (`auth/cross-app-access-complete-flow`), else the
+/// authorization code grant (with the context's pre-registered client when it
+/// gives one).
 fn oauth_options(scenario: &str, context: &Value) -> OAuthOptions {
     let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
-    let mut options = if scenario.starts_with("auth/client-credentials") {
+    let mut options = if let Some(pem) = text("private_key_pem") {
+        let algorithm = text("signing_algorithm")
+            .and_then(|name| name.parse().ok())
+            .unwrap_or(ClientAssertionAlgorithm::Es256);
+        OAuthOptions::client_credentials_jwt(
+            text("client_id").unwrap_or_default(),
+            ClientAssertionKey::new(pem, algorithm),
+        )
+    } else if let Some(id_token) = text("idp_id_token") {
+        let identity = EnterpriseIdentity::new(
+            text("idp_issuer").unwrap_or_default(),
+            text("idp_token_endpoint").unwrap_or_default(),
+            text("idp_client_id").unwrap_or_default(),
+            id_token,
+        );
+        let mut options =
+            OAuthOptions::enterprise_managed(identity, text("client_id").unwrap_or_default());
+        if let Some(secret) = text("client_secret") {
+            options = options.client_secret(secret);
+        }
+        options
+    } else if scenario.starts_with("auth/client-credentials") {
         OAuthOptions::client_credentials(
             text("client_id").unwrap_or_default(),
             text("client_secret").unwrap_or_default(),
