@@ -71,7 +71,8 @@ pub enum OAuthError {
 /// `iss` is exactly the issuer the authorization server's metadata names
 /// (RFC 9068 §4; no trailing `/` more or less), its signature verifies with a key of the issuer's
 /// JWKS (fetched at the first token, kept an hour, fetched again for a key
-/// id it lacks at most every [`jwks_refetch_cooldown`](Self::jwks_refetch_cooldown)),
+/// id it lacks at most every [`jwks_refetch_cooldown`](Self::jwks_refetch_cooldown);
+/// a token whose key is kept never waits for such a fetch),
 /// its `exp` and `nbf` hold (with [`leeway`](Self::leeway)), and its `aud`
 /// names the resource (a string or an array; compared canonically, RFC 8707
 /// §2). Anything else is an opaque token, asked about at the introspection
@@ -242,7 +243,8 @@ impl OAuthResourceServer {
     /// read-only, prompts, resources), else, when those need none, every
     /// scope the server uses. Whatever this says, a `401` to a call of a
     /// capability that needs scopes (`tools/call`, `prompts/get`,
-    /// `resources/read`) names exactly that capability's, and a `403
+    /// `resources/read`, `resources/subscribe`, `completion/complete`)
+    /// names exactly that capability's, and a `403
     /// insufficient_scope` the ones the token lacks; the metadata's
     /// `scopes_supported` (RFC 9728 §2) stays every scope.
     pub fn challenge_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {

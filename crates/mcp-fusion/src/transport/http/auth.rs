@@ -8,7 +8,10 @@
 //! token `401` with `error="invalid_token"` and a description that says what
 //! was wrong (never the token); a malformed header `400` with
 //! `error="invalid_request"`. No session is made for a refused request.
-//! Every challenge carries `Cache-Control: no-store` (OAuth 2.1 §5.3).
+//! Every challenge carries `Cache-Control: no-store` (OAuth 2.1 §5.3); its
+//! quoted values hold only what RFC 6750 §3 allows (the rest
+//! percent-encoded), a name they repeat at most [`MAX_NAME_CHARS`]
+//! characters.
 //!
 //! A token the verifier could not check because the authorization server
 //! did not answer ([`AuthFailure::Unavailable`]: its JWKS or introspection
@@ -23,8 +26,9 @@
 //! under the step-up policy ([`super::step_up`]). The `scope` of a `401`
 //! follows least privilege (MCP authorization, "Scope Selection
 //! Strategy"): for a JSON-RPC request that calls a capability needing
-//! scopes (`tools/call`, `prompts/get`, `resources/read`; the edge reads the
-//! body, within its limits, to know) exactly that capability's scopes; for
+//! scopes (`tools/call`, `prompts/get`, `resources/read`,
+//! `resources/subscribe`, `completion/complete`: [`super::step_up::operation`];
+//! the edge reads the body, within its limits, to know) exactly that capability's scopes; for
 //! any other (`initialize`, a list, a `GET`, no readable body) the
 //! server's challenge scopes: those set on the resource
 //! ([`ProtectedResource::challenge_scopes`](crate::guard::ProtectedResource)),
