@@ -268,13 +268,17 @@ pub struct ServerFlags {
     /// issued for --resource (their audience). Serves the protected
     /// resource metadata (RFC 9728) at
     /// /.well-known/oauth-protected-resource/mcp and
-    /// /.well-known/oauth-protected-resource. The scopes are those of
-    /// --auth-tokens.
+    /// /.well-known/oauth-protected-resource. The scopes each capability
+    /// needs are the ones --auth-tokens describes (billing:read,
+    /// billing:write; gateway:call); a token's scope claim (else its scp) grants
+    /// them.
     #[arg(long, value_name = "URL", group = "auth", conflicts_with = "stdio")]
     pub(crate) oauth_issuer: Option<String>,
     /// With --oauth-issuer: this server's resource URI, the audience its
-    /// tokens must name (RFC 8707) [default: the MCP endpoint's URL the
-    /// banner prints, http://HOST:PORT/mcp].
+    /// tokens must name (RFC 8707): the URL clients use for the MCP
+    /// endpoint [default: the one the banner prints, http://HOST:PORT/mcp;
+    /// required with --host 0.0.0.0 or :: and with --allowed-host, where
+    /// that is not the URL clients use].
     #[arg(long, value_name = "URL", requires = "oauth_issuer")]
     pub(crate) resource: Option<String>,
     /// With --oauth-issuer: a scope the 401 challenge asks for when the
@@ -469,6 +473,9 @@ pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> 
     if let Some(policy) = flags.insufficient_scope {
         builder = builder.insufficient_scope(policy.into());
     }
+    if flags.oauth_issuer.is_some() && flags.resource.is_none() {
+        resource_needed(flags)?;
+    }
     // Over HTTP the port is bound first: the resource URI an OAuth resource
     // server is for defaults to the endpoint's URL, port included.
     let listener = if flags.stdio {
@@ -576,6 +583,29 @@ pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> 
         .serve_http_on(listener, http, mcp_fusion::transport::shutdown_signal())
         .await
         .map_err(|e| e.to_string())
+}
+
+/// Whether `--oauth-issuer` may go without `--resource`: its default, the
+/// banner's URL, must be one clients use. Not on a wildcard address
+/// (`0.0.0.0`, `::`), which no client connects to, nor with
+/// `--allowed-host`, the name clients reach the server by.
+///
+/// # Errors
+/// The message asking for `--resource`.
+fn resource_needed(flags: &ServerFlags) -> Result<(), String> {
+    let why = if flags.host.is_unspecified() {
+        format!(
+            "the server listens on {}, an address no client can put in a URL",
+            flags.host
+        )
+    } else if let Some(host) = flags.allowed_hosts.first() {
+        format!("clients reach the server as {host} (--allowed-host)")
+    } else {
+        return Ok(());
+    };
+    Err(format!(
+        "--oauth-issuer needs --resource URL here: {why}, so the default resource URI http://HOST:PORT/mcp is not the one clients use (tokens name it as their audience, and clients refuse protected resource metadata that names another). Give the MCP endpoint's URL as clients reach it, e.g. --resource https://mcp.example.com/mcp"
+    ))
 }
 
 /// Binds `--host` and `--port`.

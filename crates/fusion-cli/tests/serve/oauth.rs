@@ -5,7 +5,9 @@
 //! `--oauth-scope`), the
 //! metadata is served, a token for it is served, a read-only token gets 403
 //! insufficient_scope on a writing action; `--insufficient-scope envelope`
-//! answers FORBIDDEN instead.
+//! answers FORBIDDEN instead. Without `--resource`, a wildcard `--host` or
+//! an `--allowed-host` is refused at start (the banner's URL is not the
+//! one clients use).
 
 use serde_json::{Value, json};
 
@@ -162,5 +164,52 @@ async fn oauth_scope_sets_the_scopes_a_401_that_calls_nothing_asks_for() {
     assert_eq!(
         reading.headers()["www-authenticate"],
         format!("Bearer resource_metadata=\"{metadata}\", scope=\"billing:read\"").as_str()
+    );
+}
+
+#[test]
+fn a_wildcard_host_or_an_allowed_host_needs_the_resource_given() {
+    let db = TempDb::new("oauth-resource-needed");
+    let cases: [(&[&str], &str); 2] = [
+        (
+            &["--host", "0.0.0.0"],
+            "the server listens on 0.0.0.0, an address no client can put in a URL",
+        ),
+        (
+            &["--allowed-host", "mcp.example.com"],
+            "clients reach the server as mcp.example.com (--allowed-host)",
+        ),
+    ];
+    for (flags, why) in cases {
+        // The issuer is never asked: the flags are refused first.
+        let out = std::process::Command::new(crate::support::FUSION)
+            .arg("serve")
+            .arg("--db")
+            .arg(&db.0)
+            .args(["--port", "0", "--oauth-issuer", "http://127.0.0.1:9"])
+            .args(flags)
+            .output()
+            .expect("run fusion");
+        assert_eq!(out.status.code(), Some(1), "{flags:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "fusion serve: --oauth-issuer needs --resource URL here: {why}, so the default resource URI http://HOST:PORT/mcp is not the one clients use (tokens name it as their audience, and clients refuse protected resource metadata that names another). Give the MCP endpoint's URL as clients reach it, e.g. --resource https://mcp.example.com/mcp\n"
+            )),
+            "{flags:?}: {stderr}"
+        );
+    }
+    let help = std::process::Command::new(crate::support::FUSION)
+        .args(["serve", "--help"])
+        .output()
+        .expect("run fusion");
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        help.contains("The scopes each capability needs are the ones --auth-tokens describes (billing:read, billing:write; gateway:call); a token's scope claim (else its scp) grants them"),
+        "{help}"
+    );
+    assert!(
+        !help.contains("The scopes are those of --auth-tokens"),
+        "{help}"
     );
 }

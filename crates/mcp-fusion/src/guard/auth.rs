@@ -62,8 +62,15 @@ pub enum AuthFailure {
         "is not active (the authorization server says it was revoked, has expired or is unknown)"
     )]
     Inactive,
+    /// The authorization server refused to check the token: its
+    /// introspection endpoint answered 400 (RFC 7662 §2.3; e.g. a token
+    /// type it does not take) or 413 (a token too large).
+    #[error("was not accepted by the authorization server")]
+    Rejected,
     /// The token could not be checked: the authorization server (its JWKS
-    /// or introspection endpoint) did not answer as it should.
+    /// or introspection endpoint) did not answer, or answered an error
+    /// other than those of [`AuthFailure::Rejected`] (5xx, 401 to this
+    /// server's own credentials, 429) or something unreadable.
     #[error("could not be checked: the authorization server did not answer")]
     Unavailable,
 }

@@ -17,16 +17,24 @@ use crate::handler::Principal;
 
 /// A request whose capability may need scopes, as the edge reads it.
 pub(crate) enum Operation<'a> {
-    /// `tools/call` of `name` (a plain tool, a group whose discriminator in
-    /// `arguments` names the action, or `group.action`).
+    /// `tools/call` of `name` (a plain tool, or a group whose discriminator
+    /// in `arguments` names the action). A dotted `group.action` name is
+    /// not one: the router runs no call of it (a caller with credentials
+    /// gets the unknown-tool error naming how to call the action).
     Tool {
         name: &'a str,
         arguments: Option<&'a Map<String, Value>>,
     },
     /// `prompts/get`.
     Prompt(&'a str),
-    /// `resources/read` of a resource or a template's URI.
+    /// `resources/read` or `resources/subscribe` of a resource or a
+    /// template's URI.
     Resource(&'a str),
+    /// `completion/complete` of a prompt's argument (the prompt's name).
+    PromptCompletion(&'a str),
+    /// `completion/complete` of a template's variable (the template's URI
+    /// template, or a URI it matches).
+    TemplateCompletion(&'a str),
 }
 
 /// What one operation's capability needs of its caller.
@@ -86,17 +94,13 @@ impl FusionServer {
         match operation {
             Operation::Tool { name, arguments } => {
                 let registry = self.registry();
-                let action = match registry.tool(name) {
-                    Some(tool) => match &tool.discriminator {
-                        None => tool.actions.first(),
-                        Some(field) => arguments
-                            .and_then(|args| args.get(field))
-                            .and_then(Value::as_str)
-                            .and_then(|key| tool.action(key)),
-                    },
-                    None => name
-                        .split_once('.')
-                        .and_then(|(group, key)| registry.tool(group)?.action(key)),
+                let tool = registry.tool(name)?;
+                let action = match &tool.discriminator {
+                    None => tool.actions.first(),
+                    Some(field) => arguments
+                        .and_then(|args| args.get(field))
+                        .and_then(Value::as_str)
+                        .and_then(|key| tool.action(key)),
                 };
                 action.and_then(|a| each(&a.dotted, &a.callable))
             }
@@ -104,6 +108,25 @@ impl FusionServer {
                 .catalog()
                 .prompt(name)
                 .and_then(|p| each(name, &p.callable)),
+            // Only when the server completes anything (else it answers
+            // `completion/complete` -32601, whatever the token).
+            Operation::PromptCompletion(name) => {
+                let catalog = self.catalog();
+                if !catalog.completes() {
+                    return None;
+                }
+                catalog.prompt(name).and_then(|p| each(name, &p.callable))
+            }
+            Operation::TemplateCompletion(uri) => {
+                let catalog = self.catalog();
+                if !catalog.completes() {
+                    return None;
+                }
+                let template = catalog
+                    .template(uri)
+                    .or_else(|| catalog.template_matching(uri))?;
+                each(&template.template.uri_template, &template.callable)
+            }
             Operation::Resource(uri) => match self.catalog().resolve(uri) {
                 Some(Ok(resolved)) => each(uri, resolved.callable()),
                 _ => None,

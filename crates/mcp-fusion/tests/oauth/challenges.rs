@@ -139,3 +139,37 @@ async fn an_expired_token_is_refused_as_expired() {
         invalid_token(&served, "has expired")
     );
 }
+
+#[tokio::test]
+async fn only_the_exact_endpoint_path_is_the_mcp_endpoint() {
+    let authorization = AuthorizationServer::start("key-1").await;
+    let served = serve(&authorization.issuer, |v| v, None).await;
+    let token = authorization
+        .token("billing-full", BOTH, Some(&served.resource))
+        .await;
+    let http = reqwest::Client::new();
+    for path in [
+        "/mcp/xyz",
+        "/mcp/",
+        "/mcp/.well-known/oauth-protected-resource",
+    ] {
+        let response = http
+            .post(format!("{}{path}", served.base))
+            .header("authorization", format!("Bearer {token}"))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(initialize().to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 404, "{path}");
+        assert!(response.headers().get("www-authenticate").is_none());
+        assert_eq!(
+            response.text().await.unwrap(),
+            "Not Found: the MCP endpoint of this server is /mcp"
+        );
+        let get = served.get(path).await;
+        assert_eq!(get.status, 404, "GET {path}: {}", get.body);
+    }
+    assert_eq!(served.initialize(&token).await.status, 200);
+}

@@ -86,3 +86,30 @@ async fn an_introspected_token_without_this_audience_is_refused() {
         )
     );
 }
+
+#[tokio::test]
+async fn a_token_the_introspection_endpoint_refuses_to_check_is_not_accepted() {
+    let authorization = AuthorizationServer::start("key-1").await;
+    let served = serve(
+        &authorization.issuer,
+        |v| {
+            v.introspection_client("mcp-server", "mcp-server-secret")
+                .unwrap()
+        },
+        None,
+    )
+    .await;
+    // An unsigned JWT (`alg: none`) is no JWT this server checks, so it is
+    // introspected; oidc-provider answers 400 unsupported_token_type.
+    let unsigned = "eyJhbGciOiJub25lIiwidHlwIjoiYXQrand0In0.eyJzdWIiOiJtYWxsb3J5In0.";
+    let answer = served.initialize(unsigned).await;
+    assert_eq!(answer.status, 401, "{}", answer.body);
+    assert_eq!(
+        answer.header("www-authenticate"),
+        invalid_token(&served, "was not accepted by the authorization server")
+    );
+    assert_eq!(
+        answer.body,
+        "Unauthorized: The bearer token was not accepted by the authorization server."
+    );
+}

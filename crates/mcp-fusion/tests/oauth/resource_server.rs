@@ -1,7 +1,8 @@
 //! The server under test: a billing group (`get_invoice` needs
 //! `billing:read`, `void_invoice` `billing:write`), an open read-only
 //! `billing_health` tool, a prompt needing
-//! `billing:write`, a template needing `billing:read`, served on
+//! `billing:write`, a template needing `billing:read` (each completing its
+//! argument), served on
 //! 127.0.0.1 with an [`OAuthResourceServer`] for its own endpoint; and raw
 //! MCP requests to it.
 
@@ -96,10 +97,15 @@ pub async fn serve_with(
                     Action::new("void_invoice", void_invoice).requires_scopes(["billing:write"]),
                 ),
         )
-        .prompt(Prompt::new("payment_reminder", reminder).requires_scopes(["billing:write"]))
+        .prompt(
+            Prompt::new("payment_reminder", reminder)
+                .requires_scopes(["billing:write"])
+                .complete_values("customer", ["acme", "globex"]),
+        )
         .resource_template(
             ResourceTemplate::new("billing://invoices/{id}", "invoice", invoice)
-                .requires_scopes(["billing:read"]),
+                .requires_scopes(["billing:read"])
+                .complete_values("id", ["inv_1", "inv_2"]),
         );
     if let Some(policy) = policy {
         builder = builder.insufficient_scope(policy);

@@ -1,8 +1,11 @@
 //! A token without a scope the called capability needs: under the step-up
 //! policy (the default with OAuth) HTTP 403 `insufficient_scope` naming the
-//! scope, before the call runs (an action of a group, by its discriminator
-//! or dotted name, a prompt); under the envelope policy the `FORBIDDEN`
-//! result.
+//! scope, before the call runs (an action of a group by its discriminator,
+//! a prompt, a resource read or subscribed to, the completion of a
+//! prompt's argument or a template's variable), the name it repeats cut
+//! and percent-encoded as a challenge may hold it; never for what the
+//! router runs no call of (a dotted `group.action` name); under the
+//! envelope policy the `FORBIDDEN` result.
 
 use mcp_fusion::guard::InsufficientScope;
 use serde_json::{Value, json};
@@ -29,10 +32,11 @@ async fn a_read_only_token_gets_403_insufficient_scope_for_what_writes() {
     let writes: [(Value, &str); 3] = [
         (billing_call("void_invoice"), "billing.void_invoice"),
         (
-            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-                "name": "billing.void_invoice", "arguments": {"id": "inv_1"}
+            json!({"jsonrpc": "2.0", "id": 3, "method": "completion/complete", "params": {
+                "ref": {"type": "ref/prompt", "name": "payment_reminder"},
+                "argument": {"name": "customer", "value": "a"}
             }}),
-            "billing.void_invoice",
+            "payment_reminder",
         ),
         (
             json!({"jsonrpc": "2.0", "id": 4, "method": "prompts/get", "params": {
@@ -74,6 +78,118 @@ async fn a_read_only_token_gets_403_insufficient_scope_for_what_writes() {
     assert_eq!(
         read.message()["result"]["contents"][0]["text"],
         "invoice inv_1"
+    );
+}
+
+#[tokio::test]
+async fn a_write_only_token_gets_403_for_reading_subscribing_and_completing() {
+    let authorization = AuthorizationServer::start("key-1").await;
+    let served = serve(&authorization.issuer, |v| v, None).await;
+    let token = authorization
+        .token("billing-full", "billing:write", Some(&served.resource))
+        .await;
+    let session = served.session(&token).await;
+    let reads: [(Value, &str); 3] = [
+        (
+            json!({"jsonrpc": "2.0", "id": 3, "method": "resources/subscribe", "params": {
+                "uri": "billing://invoices/inv_1"
+            }}),
+            "billing://invoices/inv_1",
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 4, "method": "completion/complete", "params": {
+                "ref": {"type": "ref/resource", "uri": "billing://invoices/{id}"},
+                "argument": {"name": "id", "value": "inv"}
+            }}),
+            "billing://invoices/{id}",
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 5, "method": "resources/read", "params": {
+                "uri": "billing://invoices/inv_1"
+            }}),
+            "billing://invoices/inv_1",
+        ),
+    ];
+    for (body, name) in reads {
+        let answer = served.call(&token, &session, &body).await;
+        assert_eq!(answer.status, 403, "{name}: {}", answer.body);
+        assert_eq!(
+            answer.header("www-authenticate"),
+            format!(
+                "Bearer error=\"insufficient_scope\", scope=\"billing:read\", resource_metadata=\"{}\", error_description=\"{name} needs the scope billing:read, which the token does not have\"",
+                served.metadata_url()
+            )
+        );
+        assert_eq!(
+            answer.body,
+            format!(
+                "Forbidden: {name} needs the scope billing:read, which the token does not have"
+            )
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_challenge_repeats_a_long_or_non_ascii_name_cut_and_percent_encoded() {
+    let authorization = AuthorizationServer::start("key-1").await;
+    let served = serve(&authorization.issuer, |v| v, None).await;
+    let token = authorization
+        .token("billing-full", "billing:write", Some(&served.resource))
+        .await;
+    let session = served.session(&token).await;
+    let read = |uri: String| json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": uri}});
+
+    let long = format!("billing://invoices/{}", "A".repeat(100_000));
+    let answer = served.call(&token, &session, &read(long.clone())).await;
+    assert_eq!(answer.status, 403, "{}", answer.body);
+    let shown = format!("{}...", &long[..125]);
+    assert_eq!(
+        answer.header("www-authenticate"),
+        format!(
+            "Bearer error=\"insufficient_scope\", scope=\"billing:read\", resource_metadata=\"{}\", error_description=\"{shown} needs the scope billing:read, which the token does not have\"",
+            served.metadata_url()
+        )
+    );
+    assert_eq!(
+        answer.body,
+        format!("Forbidden: {shown} needs the scope billing:read, which the token does not have")
+    );
+
+    let answer = served
+        .call(
+            &token,
+            &session,
+            &read(String::from("billing://invoices/caf\u{e9}\u{2028}\"%")),
+        )
+        .await;
+    assert_eq!(answer.status, 403, "{}", answer.body);
+    assert_eq!(
+        answer.header("www-authenticate"),
+        format!(
+            "Bearer error=\"insufficient_scope\", scope=\"billing:read\", resource_metadata=\"{}\", error_description=\"billing://invoices/caf%C3%A9%E2%80%A8%22%25 needs the scope billing:read, which the token does not have\"",
+            served.metadata_url()
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_dotted_action_name_is_answered_by_the_router_not_stepped_up() {
+    let authorization = AuthorizationServer::start("key-1").await;
+    let served = serve(&authorization.issuer, |v| v, None).await;
+    let token = authorization
+        .token("billing-reader", "billing:read", Some(&served.resource))
+        .await;
+    let session = served.session(&token).await;
+    let dotted = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "billing.void_invoice", "arguments": {"id": "inv_1"}
+    }});
+    let answer = served.call(&token, &session, &dotted).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let error = &answer.message()["error"];
+    assert_eq!(error["code"], -32602, "{error}");
+    assert_eq!(
+        error["message"],
+        "Unknown tool \"billing.void_invoice\": the action billing.void_invoice is called through the tool \"billing\" with \"action\": \"void_invoice\" in its arguments. Valid tools: billing_health, billing."
     );
 }
 

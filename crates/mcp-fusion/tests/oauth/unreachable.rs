@@ -2,10 +2,12 @@
 //! to be checked (its keys not fetched yet, a key not cached, an opaque
 //! token to introspect)
 //! gets `503 Service Unavailable` with `Retry-After`, not `401
-//! invalid_token` (the token may be fine).
+//! invalid_token` (the token may be fine); one that cannot be discovered
+//! is named with the cause of each failed request.
 
 use std::time::Duration;
 
+use mcp_fusion::guard::OAuthResourceServer;
 use mcp_fusion::transport::AUTHORIZATION_SERVER_RETRY_SECS;
 
 use crate::authorization_server::AuthorizationServer;
@@ -85,4 +87,22 @@ async fn an_opaque_token_that_cannot_be_introspected_gets_503() {
     authorization.stop().await;
     let answer = served.initialize(&token).await;
     assert_unavailable(&answer);
+}
+
+#[tokio::test]
+async fn an_authorization_server_that_cannot_be_discovered_is_named_with_the_cause() {
+    // A port nothing listens on: every connection is refused.
+    let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let issuer = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let refused = "error sending request: client error (Connect): tcp connect error: Connection refused (os error 111)";
+    let error = OAuthResourceServer::discover(&issuer, "http://127.0.0.1:9/mcp")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "cannot discover the authorization server {issuer}: {issuer}/.well-known/oauth-authorization-server: {refused}; {issuer}/.well-known/openid-configuration: {refused}"
+        )
+    );
 }

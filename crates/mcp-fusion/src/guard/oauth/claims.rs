@@ -26,7 +26,8 @@ pub(crate) struct Claims {
     /// Space-separated scopes (RFC 8693 §4.2, RFC 9068 §2.2.3, RFC 7662).
     #[serde(default)]
     pub scope: Option<String>,
-    /// Scopes as an array (or a string), as some authorization servers send.
+    /// Scopes as an array (or a string), as some authorization servers send
+    /// (Microsoft Entra ID); read only when `scope` is absent.
     #[serde(default)]
     pub scp: Option<Value>,
 }
@@ -46,7 +47,8 @@ impl Claims {
 
     /// The principal: its subject is `sub`, else `client_id` (a
     /// `client_credentials` token of a server without `sub`); its scopes
-    /// `scope` and `scp`.
+    /// those of `scope` (space-separated) when present, else those of `scp`
+    /// (an array, or a space-separated string).
     ///
     /// # Errors
     /// [`AuthFailure::Invalid`] when the token names neither.
@@ -56,19 +58,19 @@ impl Claims {
             .or(self.client_id)
             .filter(|s| !s.is_empty())
             .ok_or(AuthFailure::Invalid)?;
-        let mut scopes: BTreeSet<String> = self
-            .scope
-            .unwrap_or_default()
-            .split_whitespace()
-            .map(str::to_owned)
-            .collect();
-        match self.scp {
-            Some(Value::String(text)) => scopes.extend(text.split_whitespace().map(str::to_owned)),
-            Some(Value::Array(items)) => {
-                scopes.extend(items.iter().filter_map(Value::as_str).map(str::to_owned));
+        // `scope` when the token has it (RFC 9068 §2.2.3, RFC 7662 §2.2),
+        // else `scp` (Microsoft Entra ID's form): never both merged.
+        let scopes: BTreeSet<String> = match (self.scope, self.scp) {
+            (Some(text), _) | (None, Some(Value::String(text))) => {
+                text.split_whitespace().map(str::to_owned).collect()
             }
-            _ => {}
-        }
+            (None, Some(Value::Array(items))) => items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
+            _ => BTreeSet::new(),
+        };
         Ok(Principal { subject, scopes })
     }
 }

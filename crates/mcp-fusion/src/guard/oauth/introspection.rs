@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::Mutex;
 
 use super::claims::Claims;
-use super::fetch::post_form;
+use super::fetch::{FetchError, post_form};
 use crate::guard::AuthFailure;
 use crate::handler::Principal;
 
@@ -63,8 +63,10 @@ impl Introspection {
     ///
     /// # Errors
     /// [`AuthFailure::Inactive`], [`AuthFailure::WrongAudience`],
-    /// [`AuthFailure::WrongIssuer`], [`AuthFailure::Expired`],
-    /// [`AuthFailure::Unavailable`] (the endpoint did not answer; not kept).
+    /// [`AuthFailure::WrongIssuer`] (an `iss` other than `issuer`, compared
+    /// exactly), [`AuthFailure::Expired`], [`AuthFailure::Rejected`] (the
+    /// endpoint answered 400 or 413), [`AuthFailure::Unavailable`] (the endpoint
+    /// did not answer, or answered another error; not kept).
     pub(crate) async fn verify(
         &self,
         token: &str,
@@ -78,17 +80,28 @@ impl Introspection {
         {
             return answer.clone();
         }
-        let answer: Answer = post_form(
+        let answer: Answer = match post_form(
             &self.http,
             &self.endpoint,
             (&self.client_id, self.client_secret.expose_secret()),
             &[("token", token), ("token_type_hint", "access_token")],
         )
         .await
-        .map_err(|reason| {
-            tracing::warn!(endpoint = %self.endpoint, "token introspection failed: {reason}");
-            AuthFailure::Unavailable
-        })?;
+        {
+            Ok(answer) => answer,
+            // A 400 (or 413) about this token (RFC 7662 §2.3: e.g.
+            // oidc-provider's `unsupported_token_type` for a JWT it did not
+            // issue): the authorization server does not take it, which the
+            // caller is told (401), logged at debug: any caller can send one.
+            Err(FetchError::Refused(status)) => {
+                tracing::debug!(endpoint = %self.endpoint, status, "the introspection endpoint refused the token");
+                return Err(AuthFailure::Rejected);
+            }
+            Err(FetchError::Failed(reason)) => {
+                tracing::warn!(endpoint = %self.endpoint, "token introspection failed: {reason}");
+                return Err(AuthFailure::Unavailable);
+            }
+        };
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
@@ -101,7 +114,7 @@ impl Introspection {
             .claims
             .iss
             .as_deref()
-            .is_some_and(|iss| iss.trim_end_matches('/') != issuer.trim_end_matches('/'))
+            .is_some_and(|iss| iss != issuer)
         {
             Err(AuthFailure::WrongIssuer)
         } else if !answer.claims.audience_names(resource) {

@@ -68,21 +68,24 @@ pub enum OAuthError {
 /// canonical URI).
 ///
 /// A JWT is taken when its header `typ` is `at+jwt` (RFC 9068 §2.1), its
-/// `iss` is the issuer, its signature verifies with a key of the issuer's
+/// `iss` is exactly the issuer the authorization server's metadata names
+/// (RFC 9068 §4; no trailing `/` more or less), its signature verifies with a key of the issuer's
 /// JWKS (fetched at the first token, kept an hour, fetched again for a key
-/// id it lacks at most every [`jwks_refetch_cooldown`](Self::jwks_refetch_cooldown)),
+/// id it lacks at most every [`jwks_refetch_cooldown`](Self::jwks_refetch_cooldown);
+/// a token whose key is kept never waits for such a fetch),
 /// its `exp` and `nbf` hold (with [`leeway`](Self::leeway)), and its `aud`
 /// names the resource (a string or an array; compared canonically, RFC 8707
 /// §2). Anything else is an opaque token, asked about at the introspection
 /// endpoint when [`introspection_client`](Self::introspection_client) gave
 /// credentials (the same `iss`, `aud` and `exp` rules), else refused. The
 /// principal's subject is `sub` (else `client_id`); its scopes are `scope`
-/// (space-separated) and `scp` (an array or a string).
+/// (space-separated, RFC 9068 §2.2.3) when the token has it, else `scp`
+/// (an array or a string).
 ///
 /// A refusal says why ([`AuthFailure`]), never echoing the token; the
 /// Streamable HTTP edge answers it with 401 `invalid_token` and the reason,
 /// except [`AuthFailure::Unavailable`] (the JWKS or introspection endpoint
-/// could not be reached): `503` with `Retry-After`
+/// could not be reached, or answered 5xx): `503` with `Retry-After`
 /// ([`AUTHORIZATION_SERVER_RETRY_SECS`](crate::transport::AUTHORIZATION_SERVER_RETRY_SECS)),
 /// the token being perhaps fine. The `scope` of a 401 challenge is chosen
 /// by least privilege ([`challenge_scopes`](Self::challenge_scopes)).
@@ -130,7 +133,9 @@ impl OAuthResourceServer {
     /// canonical form): reads the issuer's metadata
     /// (`/.well-known/oauth-authorization-server`, then
     /// `/.well-known/openid-configuration`; RFC 8414 §3, whose `issuer` must
-    /// be `issuer`).
+    /// be `issuer`, a trailing `/` aside). From then on the issuer is the
+    /// metadata's `issuer`, which tokens' `iss` must equal exactly. A
+    /// request to the authorization server gives up after 10 seconds.
     ///
     /// # Errors
     /// [`OAuthError::Issuer`], [`OAuthError::Resource`],
@@ -141,11 +146,14 @@ impl OAuthResourceServer {
         let issuer = issuer.trim_end_matches('/').to_owned();
         resource::canonical(&issuer).map_err(|_| OAuthError::Issuer(issuer.clone()))?;
         let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs(10))
+            .timeout(fetch::TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| OAuthError::Http(e.to_string()))?;
         let metadata = discovery::discover(&http, &issuer).await?;
+        // From here on the issuer is the one the authorization server
+        // names itself, compared exactly (RFC 8414 §3.3, RFC 9068 §4).
+        let issuer = metadata.issuer.clone();
         Ok(OAuthResourceServer {
             keys: metadata
                 .jwks_uri
@@ -235,7 +243,8 @@ impl OAuthResourceServer {
     /// read-only, prompts, resources), else, when those need none, every
     /// scope the server uses. Whatever this says, a `401` to a call of a
     /// capability that needs scopes (`tools/call`, `prompts/get`,
-    /// `resources/read`) names exactly that capability's, and a `403
+    /// `resources/read`, `resources/subscribe`, `completion/complete`)
+    /// names exactly that capability's, and a `403
     /// insufficient_scope` the ones the token lacks; the metadata's
     /// `scopes_supported` (RFC 9728 §2) stays every scope.
     pub fn challenge_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
@@ -270,8 +279,7 @@ impl OAuthResourceServer {
         // token is refused as such (and fetches nothing).
         let unverified: Claims = jsonwebtoken::dangerous::insecure_decode_claims(token)
             .map_err(|_| AuthFailure::Invalid)?;
-        if unverified.iss.as_deref().map(|i| i.trim_end_matches('/')) != Some(self.issuer.as_str())
-        {
+        if unverified.iss.as_deref() != Some(self.issuer.as_str()) {
             return Err(AuthFailure::WrongIssuer);
         }
         let key = keys.key(header.kid.as_deref()).await?;

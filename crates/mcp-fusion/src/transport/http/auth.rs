@@ -8,7 +8,10 @@
 //! token `401` with `error="invalid_token"` and a description that says what
 //! was wrong (never the token); a malformed header `400` with
 //! `error="invalid_request"`. No session is made for a refused request.
-//! Every challenge carries `Cache-Control: no-store` (OAuth 2.1 §5.3).
+//! Every challenge carries `Cache-Control: no-store` (OAuth 2.1 §5.3); its
+//! quoted values hold only what RFC 6750 §3 allows (the rest
+//! percent-encoded), a name they repeat at most [`MAX_NAME_CHARS`]
+//! characters.
 //!
 //! A token the verifier could not check because the authorization server
 //! did not answer ([`AuthFailure::Unavailable`]: its JWKS or introspection
@@ -23,8 +26,9 @@
 //! under the step-up policy ([`super::step_up`]). The `scope` of a `401`
 //! follows least privilege (MCP authorization, "Scope Selection
 //! Strategy"): for a JSON-RPC request that calls a capability needing
-//! scopes (`tools/call`, `prompts/get`, `resources/read`; the edge reads the
-//! body, within its limits, to know) exactly that capability's scopes; for
+//! scopes (`tools/call`, `prompts/get`, `resources/read`,
+//! `resources/subscribe`, `completion/complete`: [`super::step_up::operation`];
+//! the edge reads the body, within its limits, to know) exactly that capability's scopes; for
 //! any other (`initialize`, a list, a `GET`, no readable body) the
 //! server's challenge scopes: those set on the resource
 //! ([`ProtectedResource::challenge_scopes`](crate::guard::ProtectedResource)),
@@ -33,14 +37,17 @@
 //! token thus carries what reading needs; writing steps up through the
 //! `403`.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 
 use crate::guard::{AuthFailure, BearerRefusal, TokenVerifier, verify_bearer};
 use crate::handler::Principal;
 use crate::server::FusionServer;
+use crate::text::cut_chars;
 
 /// The realm of every challenge of a verifier without a protected resource.
 const REALM: &str = "mcp";
@@ -208,8 +215,11 @@ impl EdgeAuth {
 
     /// The 403 `insufficient_scope` refusal of a request whose capability
     /// needs the scopes `missing` (MCP authorization, "Runtime Insufficient
-    /// Scope Errors"; RFC 6750 §3.1), `name` being what it calls.
+    /// Scope Errors"; RFC 6750 §3.1), `name` being what it calls (cut to
+    /// [`MAX_NAME_CHARS`]; its challenge percent-encodes what RFC 6750 §3
+    /// does not let a quoted value hold).
     pub(crate) fn insufficient_scope(&self, name: &str, missing: &[String]) -> Response {
+        let name = shown_name(name);
         let scopes = missing.join(" ");
         let noun = if missing.len() == 1 {
             "scope"
@@ -256,12 +266,26 @@ fn unavailable() -> Response {
     response
 }
 
-/// `text` as an RFC 6750 §3 quoted value: without `"`, `\` or control
-/// characters.
+/// What a challenge's quoted value percent-encodes (RFC 3986 §2.1): besides
+/// every byte that is not printable ASCII (which `utf8_percent_encode`
+/// always encodes), `"`, `\\` and `%` itself.
+const NOT_QUOTABLE: &AsciiSet = &CONTROLS.add(b'"').add(b'\\').add(b'%');
+
+/// The most characters of a name (a tool, a prompt, a URI) a refusal
+/// repeats: a longer one is cut, ending in `...`.
+pub(crate) const MAX_NAME_CHARS: usize = 128;
+
+/// `name` as a refusal repeats it: at most [`MAX_NAME_CHARS`] characters.
+pub(crate) fn shown_name(name: &str) -> Cow<'_, str> {
+    cut_chars(name, MAX_NAME_CHARS, "...")
+}
+
+/// `text` as an RFC 6750 §3 quoted value, whose characters may only be
+/// `%x20-21 / %x23-5B / %x5D-7E`: anything else (non-ASCII, control
+/// characters, `"`, `\\`) percent-encoded as UTF-8, and `%` too so that the
+/// text can be decoded.
 fn quoted(text: &str) -> String {
-    text.chars()
-        .filter(|c| *c != '"' && *c != '\\' && !c.is_control())
-        .collect()
+    utf8_percent_encode(text, NOT_QUOTABLE).to_string()
 }
 
 /// A response with status `status`, the plain-text `body`, the challenge

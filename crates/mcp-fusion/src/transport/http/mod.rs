@@ -156,8 +156,9 @@ impl FusionServer {
             read_timeout: options.read_timeout,
             in_flight: self.inner.in_flight.clone(),
         });
+        // The endpoint is `/mcp` exactly: `/mcp/anything` is the fallback's 404.
         let mut router = axum::Router::new()
-            .nest_service("/mcp", service)
+            .route_service("/mcp", service)
             .layer(axum::middleware::from_fn_with_state(edge, edge::edge));
         // An OAuth resource server's metadata (RFC 9728), outside the
         // MCP endpoint's door: a client reads it before it has a token.

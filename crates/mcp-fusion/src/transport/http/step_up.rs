@@ -13,17 +13,19 @@
 //! credentials calls, for the `scope` of its `401` ([`super::auth`]).
 
 use axum::response::Response;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, Reference};
 
-use super::auth::EdgeAuth;
+use super::auth::{EdgeAuth, shown_name};
 use crate::handler::Principal;
 use crate::server::FusionServer;
 use crate::server::scopes::Operation;
 
 /// The capability `message` calls, when it is a request that calls one:
-/// `tools/call` (a group's action through its discriminator, or
-/// `group.action`), `prompts/get`, `resources/read`. `None` for anything
-/// else (lists, `initialize`, notifications, responses).
+/// `tools/call` (a tool, a group's action through its discriminator),
+/// `prompts/get`, `resources/read` and `resources/subscribe` (which needs
+/// what reading needs), `completion/complete` (of a prompt's argument or a
+/// template's variable: what the prompt or template needs). `None` for
+/// anything else (lists, `initialize`, notifications, responses).
 pub(crate) fn operation(message: &ClientJsonRpcMessage) -> Option<Operation<'_>> {
     let ClientJsonRpcMessage::Request(request) = message else {
         return None;
@@ -35,6 +37,14 @@ pub(crate) fn operation(message: &ClientJsonRpcMessage) -> Option<Operation<'_>>
         }),
         ClientRequest::GetPromptRequest(get) => Some(Operation::Prompt(&get.params.name)),
         ClientRequest::ReadResourceRequest(read) => Some(Operation::Resource(&read.params.uri)),
+        ClientRequest::SubscribeRequest(subscribe) => {
+            Some(Operation::Resource(&subscribe.params.uri))
+        }
+        ClientRequest::CompleteRequest(complete) => match &complete.params.r#ref {
+            Reference::Prompt(prompt) => Some(Operation::PromptCompletion(&prompt.name)),
+            Reference::Resource(template) => Some(Operation::TemplateCompletion(&template.uri)),
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -63,7 +73,7 @@ pub(crate) fn refusal(
                     None,
                     &format!(
                         "Unauthorized: {} needs a bearer token (Authorization: Bearer TOKEN)",
-                        needs.name
+                        shown_name(&needs.name)
                     ),
                     Some(&needs.scopes),
                 )
