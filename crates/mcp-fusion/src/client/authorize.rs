@@ -10,10 +10,11 @@ use rmcp::transport::auth::{
 };
 use secrecy::{ExposeSecret, SecretString};
 
-use super::loopback::Loopback;
+use super::deadline::within;
+use super::loopback::{Loopback, Verdict};
 use super::oauth::{AuthorizationError, OAuthGrant, OAuthOptions};
 use super::registration::{Registered, Registration};
-use super::scopes;
+use super::{discovery, endpoints, scopes};
 
 /// The OIDC Dynamic Client Registration `application_type` of a client on
 /// the user's machine with a loopback redirect (SEP-837).
@@ -57,8 +58,10 @@ pub(crate) async fn authorize(
 /// # Errors
 ///
 /// [`AuthorizationError::NoMetadata`] when the server publishes none (unless
-/// [`OAuthOptions::legacy_endpoints`]); [`AuthorizationError::Discovery`]
-/// when discovery fails.
+/// [`OAuthOptions::legacy_endpoints`]); [`discovery::failure`] when
+/// discovery fails; [`AuthorizationError::TimedOut`] after
+/// [`OAuthOptions::request_timeout`]; [`AuthorizationError::InsecureEndpoint`]
+/// for an authorization server that takes credentials in cleartext.
 async fn discover(
     server_url: &url::Url,
     options: &OAuthOptions,
@@ -67,10 +70,17 @@ async fn discover(
     let mut manager = AuthorizationManager::new(server_url.as_str())
         .await
         .map_err(AuthorizationError::Discovery)?;
-    let resolution = manager
-        .resolve_metadata_from_challenge(Some(challenge))
-        .await
-        .map_err(AuthorizationError::Discovery)?;
+    let resolution = within(
+        options.request_timeout,
+        "authorization server discovery",
+        async {
+            manager
+                .resolve_metadata_from_challenge(Some(challenge))
+                .await
+                .map_err(|error| discovery::failure(error, server_url))
+        },
+    )
+    .await?;
     if !resolution.source.is_discovered() && !options.legacy_endpoints {
         let named = WWWAuthenticateParams::parse(challenge, server_url)
             .resource_metadata_url
@@ -84,6 +94,7 @@ async fn discover(
             }
         });
     }
+    endpoints::require_secure(&resolution.metadata)?;
     manager.set_metadata(resolution.metadata.clone());
     Ok((manager, resolution.metadata))
 }
@@ -140,10 +151,13 @@ async fn client_credentials(
     manager
         .configure_client_credentials(&config)
         .map_err(AuthorizationError::Token)?;
-    manager
-        .exchange_client_credentials(&config)
-        .await
-        .map_err(AuthorizationError::Token)?;
+    within(options.request_timeout, "token request", async {
+        manager
+            .exchange_client_credentials(&config)
+            .await
+            .map_err(AuthorizationError::Token)
+    })
+    .await?;
     Ok(manager)
 }
 
@@ -217,8 +231,12 @@ async fn authorization_code(
                 (client_id, secret)
             }
             None => {
-                let registered =
-                    register(&mut manager, options, &redirect_uri, &asked, &loopback).await?;
+                let registered = within(
+                    options.request_timeout,
+                    "client registration",
+                    register(&mut manager, options, &redirect_uri, &asked, &loopback),
+                )
+                .await?;
                 let client = (
                     registered.client_id.clone(),
                     registered.client_secret.clone(),
@@ -244,19 +262,65 @@ async fn authorization_code(
     if let Some(url) = &options.client_metadata_url {
         request = request.with_client_metadata_url(url.clone());
     }
-    let session = AuthorizationSession::new(manager, request)
-        .await
-        .map_err(|(_, error)| AuthorizationError::from_start(error))?;
-    (options.on_authorization_url.0)(session.get_authorization_url());
-    let redirect = loopback.wait(options.redirect_timeout).await?;
-    if let Some(refused) = refusal(&redirect) {
-        return Err(refused);
-    }
-    session
-        .handle_callback_url(&redirect)
-        .await
-        .map_err(AuthorizationError::from_callback)?;
+    let session = within(options.request_timeout, "client registration", async {
+        AuthorizationSession::new(manager, request)
+            .await
+            .map_err(|(_, error)| AuthorizationError::from_start(error))
+    })
+    .await?;
+    let authorization_url = session.get_authorization_url();
+    let state = query_value(authorization_url, "state").unwrap_or_default();
+    (options.on_authorization_url.0)(authorization_url);
+    let session_ref = &session;
+    loopback
+        .wait(options.redirect_timeout, &state, |redirect| async move {
+            judge(session_ref, &redirect, options).await
+        })
+        .await?;
     Ok(session.auth_manager)
+}
+
+/// What becomes of an authorization response with the login's `state`: an
+/// error response (RFC 6749 §4.1.2.1) fails the login; a code whose `iss`
+/// is missing or not the issuer (RFC 9207) is rejected, the login waiting
+/// on (rmcp keeps the state for the genuine response); else the code is
+/// exchanged for the token, within [`OAuthOptions::request_timeout`].
+async fn judge(
+    session: &AuthorizationSession,
+    redirect: &str,
+    options: &OAuthOptions,
+) -> Verdict<()> {
+    if let Some(refused) = refusal(redirect) {
+        return Verdict::Failed(refused);
+    }
+    let exchanged = within(options.request_timeout, "token request", async {
+        session
+            .handle_callback_url(redirect)
+            .await
+            .map(|_| ())
+            .map_err(AuthorizationError::from_callback)
+    })
+    .await;
+    match exchanged {
+        Ok(()) => Verdict::Accepted(()),
+        Err(
+            error @ AuthorizationError::Response(
+                AuthError::AuthorizationServerMismatch { .. }
+                | AuthError::AuthorizationServerMissingIssuer { .. },
+            ),
+        ) => Verdict::Rejected(error),
+        Err(error) => Verdict::Failed(error),
+    }
+}
+
+/// The value of `key` in `url`'s query (e.g. the `state` of the
+/// authorization URL, RFC 6749 §4.1.1).
+fn query_value(url: &str, key: &str) -> Option<String> {
+    url::Url::parse(url)
+        .ok()?
+        .query_pairs()
+        .find(|(name, _)| name == key)
+        .map(|(_, value)| value.into_owned())
 }
 
 /// Registers the client dynamically (RFC 7591) with `redirect_uri`, for the
