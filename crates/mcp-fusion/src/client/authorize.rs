@@ -14,7 +14,7 @@ use super::deadline::within;
 use super::loopback::{Loopback, Verdict};
 use super::oauth::{AuthorizationError, OAuthGrant, OAuthOptions};
 use super::registration::{Registered, Registration};
-use super::{discovery, endpoints, scopes};
+use super::{discovery, endpoints, scopes, token_failure};
 
 /// The OIDC Dynamic Client Registration `application_type` of a client on
 /// the user's machine with a loopback redirect (SEP-837).
@@ -129,7 +129,7 @@ async fn client_credentials(
             "the client credentials grant needs a client id and a client secret",
         )));
     };
-    let (mut manager, _) = discover(server_url, options, challenge).await?;
+    let (mut manager, metadata) = discover(server_url, options, challenge).await?;
     let scopes = scopes::without_offline_access(match scopes {
         Some(scopes) => scopes,
         None => manager.select_initial_scopes(&[]).await,
@@ -152,10 +152,15 @@ async fn client_credentials(
         .configure_client_credentials(&config)
         .map_err(AuthorizationError::Token)?;
     within(options.request_timeout, "token request", async {
-        manager
-            .exchange_client_credentials(&config)
-            .await
-            .map_err(AuthorizationError::Token)
+        match manager.exchange_client_credentials(&config).await {
+            Ok(_) => Ok(()),
+            Err(error) => Err(token_failure::failure(
+                error,
+                &metadata.token_endpoint,
+                options.request_timeout,
+            )
+            .await),
+        }
     })
     .await?;
     Ok(manager)
@@ -272,9 +277,10 @@ async fn authorization_code(
     let state = query_value(authorization_url, "state").unwrap_or_default();
     (options.on_authorization_url.0)(authorization_url);
     let session_ref = &session;
+    let token_endpoint = metadata.token_endpoint.as_str();
     loopback
         .wait(options.redirect_timeout, &state, |redirect| async move {
-            judge(session_ref, &redirect, options).await
+            judge(session_ref, &redirect, token_endpoint, options).await
         })
         .await?;
     Ok(session.auth_manager)
@@ -288,6 +294,7 @@ async fn authorization_code(
 async fn judge(
     session: &AuthorizationSession,
     redirect: &str,
+    token_endpoint: &str,
     options: &OAuthOptions,
 ) -> Verdict<()> {
     if let Some(refused) = refusal(redirect) {
@@ -303,6 +310,9 @@ async fn judge(
     .await;
     match exchanged {
         Ok(()) => Verdict::Accepted(()),
+        Err(AuthorizationError::Token(error)) => Verdict::Failed(
+            token_failure::failure(error, token_endpoint, options.request_timeout).await,
+        ),
         Err(
             error @ AuthorizationError::Response(
                 AuthError::AuthorizationServerMismatch { .. }

@@ -65,6 +65,7 @@ mod retry;
 mod route;
 mod scopes;
 mod stderr;
+mod token_failure;
 mod tools;
 
 pub use batch::{BatchMode, ToolCall};

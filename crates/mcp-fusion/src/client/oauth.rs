@@ -319,6 +319,20 @@ pub enum AuthorizationError {
     /// The token request was refused or its answer was unusable.
     #[error("the token request failed: {0}")]
     Token(#[source] AuthError),
+    /// The token request got no usable answer from the token endpoint:
+    /// no HTTP answer (`cause` says why: e.g. `connection refused: nothing
+    /// is listening on 127.0.0.1:1`), or a status other than 200 with an
+    /// empty body (a redirect is not followed, RFC 6749 §3.2).
+    #[error("the token request to {endpoint} failed: {cause}")]
+    TokenEndpoint {
+        /// The token endpoint.
+        endpoint: String,
+        /// What happened, in words.
+        cause: String,
+        /// rmcp's error.
+        #[source]
+        source: AuthError,
+    },
     /// After one step-up authorization (MCP "Step-Up Authorization Flow":
     /// the union of the scopes held and challenged was asked for), the
     /// server still answered `403` with `error="insufficient_scope"`: the
