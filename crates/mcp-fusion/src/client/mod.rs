@@ -57,6 +57,8 @@ mod deadline;
 mod discovery;
 mod endpoints;
 mod error;
+#[cfg(test)]
+mod flow_tests;
 mod loopback;
 mod oauth;
 mod outcome;
