@@ -287,9 +287,8 @@ async fn authorization_code(
 }
 
 /// What becomes of an authorization response with the login's `state`: an
-/// error response (RFC 6749 §4.1.2.1) fails the login; a code whose `iss`
-/// is missing or not the issuer (RFC 9207) is rejected, the login waiting
-/// on (rmcp keeps the state for the genuine response); else the code is
+/// error response (RFC 6749 §4.1.2.1), or a code whose `iss` is missing or
+/// not the issuer (RFC 9207 §2.4), fails the login; else the code is
 /// exchanged for the token, within [`OAuthOptions::request_timeout`].
 async fn judge(
     session: &AuthorizationSession,
@@ -313,12 +312,6 @@ async fn judge(
         Err(AuthorizationError::Token(error)) => Verdict::Failed(
             token_failure::failure(error, token_endpoint, options.request_timeout).await,
         ),
-        Err(
-            error @ AuthorizationError::Response(
-                AuthError::AuthorizationServerMismatch { .. }
-                | AuthError::AuthorizationServerMissingIssuer { .. },
-            ),
-        ) => Verdict::Rejected(error),
         Err(error) => Verdict::Failed(error),
     }
 }

@@ -84,20 +84,17 @@ impl Loopback {
     ///   not the redirect of the login in progress: its state does not
     ///   match. The login goes on waiting.`) and the wait goes on: it does
     ///   not end the login (RFC 6749 §10.12);
-    /// - a redirect with this login's `state` goes to `judge`:
-    ///   [`Verdict::Accepted`] answers `200` (`Authorization received: you
-    ///   may close this window and return to the terminal.`) and ends the
-    ///   wait with its value; [`Verdict::Rejected`] answers `400` (`This
-    ///   redirect was not accepted: ERROR. The login goes on waiting.`) and
-    ///   the wait goes on; [`Verdict::Failed`] answers `400` (`The
-    ///   authorization failed: ERROR. Return to the terminal.`) and ends the
-    ///   wait with the error.
+    /// - the first redirect with this login's `state` goes to `judge`, and
+    ///   ends the wait: [`Verdict::Accepted`] answers `200` (`Authorization
+    ///   received: you may close this window and return to the terminal.`)
+    ///   and gives its value; [`Verdict::Failed`] answers `400` (`The
+    ///   authorization failed: ERROR. Return to the terminal.`) and gives
+    ///   the error.
     ///
     /// # Errors
     ///
     /// The error of a [`Verdict::Failed`];
-    /// [`AuthorizationError::RedirectTimeout`] when `limit` passes (or the
-    /// last [`Verdict::Rejected`] error, when a redirect was rejected);
+    /// [`AuthorizationError::RedirectTimeout`] when `limit` passes;
     /// [`AuthorizationError::Loopback`] when accepting fails.
     pub(crate) async fn wait<T, F, Fut>(
         self,
@@ -139,36 +136,23 @@ impl Loopback {
             }
         };
         let settle = async {
-            let mut rejected = None;
             while let Some(redirect) = redirects.recv().await {
-                match judge(redirect.url).await {
-                    Verdict::Accepted(value) => {
-                        let _ = redirect
-                            .reply
-                            .send(page(StatusCode::OK, String::from(RECEIVED)));
-                        return Ok(value);
-                    }
-                    Verdict::Rejected(error) => {
-                        let text = format!(
-                            "This redirect was not accepted: {error}. The login goes on waiting."
-                        );
-                        let _ = redirect.reply.send(page(StatusCode::BAD_REQUEST, text));
-                        rejected = Some(error);
-                    }
-                    Verdict::Failed(error) => {
-                        let text =
-                            format!("The authorization failed: {error}. Return to the terminal.");
-                        let _ = redirect.reply.send(page(StatusCode::BAD_REQUEST, text));
-                        return Err(error);
-                    }
-                }
+                let (status, text, outcome) = match judge(redirect.url).await {
+                    Verdict::Accepted(value) => (StatusCode::OK, String::from(RECEIVED), Ok(value)),
+                    Verdict::Failed(error) => (
+                        StatusCode::BAD_REQUEST,
+                        format!("The authorization failed: {error}. Return to the terminal."),
+                        Err(error),
+                    ),
+                };
+                let _ = redirect.reply.send(page(status, text));
+                return outcome;
             }
-            Err(rejected.unwrap_or(AuthorizationError::RedirectTimeout(limit)))
+            Err(AuthorizationError::RedirectTimeout(limit))
         };
-        let mut settle = std::pin::pin!(settle);
         tokio::select! {
             failed = accept => failed,
-            settled = &mut settle => settled,
+            settled = settle => settled,
             () = tokio::time::sleep(limit) => Err(AuthorizationError::RedirectTimeout(limit)),
         }
     }
@@ -179,10 +163,9 @@ impl Loopback {
 pub(crate) enum Verdict<T> {
     /// Taken: the wait ends with it.
     Accepted(T),
-    /// Not this login's response after all (e.g. an `iss` that is not the
-    /// authorization server's, RFC 9207 §2.4): the wait goes on.
-    Rejected(AuthorizationError),
-    /// This login's response, and it failed: the wait ends with the error.
+    /// Refused (an error response, an `iss` that is not the authorization
+    /// server's, RFC 9207 §2.4, a failed token request): the wait ends with
+    /// the error.
     Failed(AuthorizationError),
 }
 
@@ -287,7 +270,6 @@ mod tests {
                 "/callback?state=s1",
                 "/callback?code=abc&state=WRONG&iss=http%3A%2F%2Fas",
                 "/callback?error=access_denied&state=x",
-                "/callback?code=forged&state=s1&iss=http%3A%2F%2Fevil",
                 "/callback?code=c%2B1&state=s1&iss=http%3A%2F%2Fas",
             ] {
                 pages.push(get(&client, format!("{base}{path}")).await);
@@ -300,15 +282,7 @@ mod tests {
         let accepted = loopback
             .wait(Duration::from_secs(60), "s1", |url| {
                 judged.push(url.clone());
-                async move {
-                    if url.contains("evil") {
-                        Verdict::Rejected(AuthorizationError::Config(String::from(
-                            "iss is not the issuer",
-                        )))
-                    } else {
-                        Verdict::Accepted(url)
-                    }
-                }
+                async move { Verdict::Accepted(url) }
             })
             .await
             .unwrap();
@@ -316,13 +290,7 @@ mod tests {
             accepted,
             format!("{redirect_uri}?code=c%2B1&state=s1&iss=http%3A%2F%2Fas")
         );
-        assert_eq!(
-            judged,
-            [
-                format!("{redirect_uri}?code=forged&state=s1&iss=http%3A%2F%2Fevil"),
-                accepted.clone()
-            ]
-        );
+        assert_eq!(judged, [accepted.clone()]);
         let wrong_state = (
             400,
             String::from(
@@ -336,12 +304,6 @@ mod tests {
                 (404, String::from("Not the authorization redirect.")),
                 wrong_state.clone(),
                 wrong_state,
-                (
-                    400,
-                    String::from(
-                        "This redirect was not accepted: iss is not the issuer. The login goes on waiting."
-                    )
-                ),
                 (200, String::from(RECEIVED)),
             ]
         );
