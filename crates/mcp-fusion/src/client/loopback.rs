@@ -100,10 +100,10 @@ impl Loopback {
         self,
         limit: Duration,
         state: &str,
-        mut judge: F,
+        judge: F,
     ) -> Result<T, AuthorizationError>
     where
-        F: FnMut(String) -> Fut,
+        F: FnOnce(String) -> Fut,
         Fut: Future<Output = Verdict<T>>,
     {
         let base = format!("http://{}", self.address);
@@ -136,19 +136,19 @@ impl Loopback {
             }
         };
         let settle = async {
-            while let Some(redirect) = redirects.recv().await {
-                let (status, text, outcome) = match judge(redirect.url).await {
-                    Verdict::Accepted(value) => (StatusCode::OK, String::from(RECEIVED), Ok(value)),
-                    Verdict::Failed(error) => (
-                        StatusCode::BAD_REQUEST,
-                        format!("The authorization failed: {error}. Return to the terminal."),
-                        Err(error),
-                    ),
-                };
-                let _ = redirect.reply.send(page(status, text));
-                return outcome;
-            }
-            Err(AuthorizationError::RedirectTimeout(limit))
+            let Some(redirect) = redirects.recv().await else {
+                return Err(AuthorizationError::RedirectTimeout(limit));
+            };
+            let (status, text, outcome) = match judge(redirect.url).await {
+                Verdict::Accepted(value) => (StatusCode::OK, String::from(RECEIVED), Ok(value)),
+                Verdict::Failed(error) => (
+                    StatusCode::BAD_REQUEST,
+                    format!("The authorization failed: {error}. Return to the terminal."),
+                    Err(error),
+                ),
+            };
+            let _ = redirect.reply.send(page(status, text));
+            outcome
         };
         tokio::select! {
             failed = accept => failed,
@@ -290,7 +290,7 @@ mod tests {
             accepted,
             format!("{redirect_uri}?code=c%2B1&state=s1&iss=http%3A%2F%2Fas")
         );
-        assert_eq!(judged, [accepted.clone()]);
+        assert_eq!(judged, std::slice::from_ref(&accepted));
         let wrong_state = (
             400,
             String::from(
