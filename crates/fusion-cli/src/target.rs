@@ -184,7 +184,7 @@ pub struct ConnectArgs {
     pub oauth_grant: Option<GrantChoice>,
     /// The https:// URL of this client's Client ID Metadata Document, used as
     /// its client id by authorization servers that support them.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = client_metadata_url)]
     pub oauth_client_metadata_url: Option<String>,
     /// Seconds to wait for the browser's redirect after printing the
     /// authorization URL (authorization code grant).
@@ -200,6 +200,20 @@ fn positive_seconds(s: &str) -> Result<f64, String> {
         Ok(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => Ok(secs),
         _ => Err(format!(
             "`{s}` is not a number of seconds between 0 and 86400"
+        )),
+    }
+}
+
+/// A Client ID Metadata Document URL: `https://` with a host and a path
+/// other than `/` (MCP 2025-11-25 "Client ID Metadata Documents"; the
+/// OAuth Client ID Metadata Document draft §3).
+fn client_metadata_url(s: &str) -> Result<String, String> {
+    match url::Url::parse(s) {
+        Ok(url) if url.scheme() == "https" && url.host_str().is_some() && url.path() != "/" => {
+            Ok(s.to_owned())
+        }
+        _ => Err(format!(
+            "`{s}` is not an https:// URL with a path: a client ID metadata document URL must be https:// with a path, e.g. https://client.example.com/fusion.json"
         )),
     }
 }
@@ -286,6 +300,7 @@ impl ConnectArgs {
         Some(
             options
                 .client_name("fusion")
+                .request_timeout(Duration::from_secs_f64(self.timeout))
                 .redirect_timeout(Duration::from_secs_f64(self.oauth_redirect_timeout))
                 .on_authorization_url(move |url| {
                     err_line(format_args!(
@@ -459,6 +474,36 @@ pub fn print_failure(err: &FusionClientError, server_stderr: Option<String>, arg
             };
             err_line(format_args!(
                 "  {} the authorization server granted less than fusion asked for: ask its administrator to allow this client (and user) {scopes}",
+                paint.dim("hint:")
+            ));
+        }
+        FusionClientError::Authorization {
+            source: AuthorizationError::TokenRefused { .. },
+            ..
+        } => {
+            err_line(format_args!("{label} {err}"));
+            err_line(format_args!(
+                "  {} the server does not take the tokens its authorization server issued to fusion: its operator should check that the authorization server knows the server as a resource (the token's audience, RFC 8707) and that the server trusts that authorization server",
+                paint.dim("hint:")
+            ));
+        }
+        FusionClientError::Authorization {
+            source: AuthorizationError::InsecureEndpoint { .. },
+            ..
+        } => {
+            err_line(format_args!("{label} {err}"));
+            err_line(format_args!(
+                "  {} the server's operator should publish an https:// authorization server; a server that takes a static token wants --bearer TOKEN (or FUSION_BEARER)",
+                paint.dim("hint:")
+            ));
+        }
+        FusionClientError::Authorization {
+            source: AuthorizationError::TimedOut { .. },
+            ..
+        } => {
+            err_line(format_args!("{label} {err}"));
+            err_line(format_args!(
+                "  {} --timeout SECS bounds each exchange with the authorization server (RUST_LOG=rmcp=debug shows each OAuth request)",
                 paint.dim("hint:")
             ));
         }
@@ -722,6 +767,44 @@ mod tests {
         );
         std::fs::remove_file(not_pem).unwrap();
         std::fs::remove_file(pem).unwrap();
+    }
+
+    #[test]
+    fn the_timeout_bounds_each_exchange_with_the_authorization_server() {
+        let oauth = parsed(&["--timeout", "5"])
+            .unwrap()
+            .oauth_options()
+            .unwrap();
+        assert_eq!(oauth.request_timeout, Duration::from_secs(5));
+    }
+
+    #[test]
+    fn a_client_metadata_url_must_be_https_with_a_path() {
+        assert_eq!(
+            client_metadata_url("https://client.example.com/fusion.json").as_deref(),
+            Ok("https://client.example.com/fusion.json")
+        );
+        for url in [
+            "http://evil.example/client.json",
+            "https://client.example.com/",
+            "https://client.example.com",
+            "client.json",
+        ] {
+            assert_eq!(
+                client_metadata_url(url),
+                Err(format!(
+                    "`{url}` is not an https:// URL with a path: a client ID metadata document URL must be https:// with a path, e.g. https://client.example.com/fusion.json"
+                ))
+            );
+        }
+        assert_eq!(
+            parsed(&[
+                "--oauth-client-metadata-url",
+                "http://evil.example/client.json"
+            ])
+            .err(),
+            Some(clap::error::ErrorKind::ValueValidation)
+        );
     }
 
     #[test]

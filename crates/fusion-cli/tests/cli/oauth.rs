@@ -98,3 +98,49 @@ fn a_401_without_oauth_metadata_asks_for_a_bearer_token() {
     );
     let _ = std::fs::remove_file(tokens);
 }
+
+#[test]
+fn a_bearer_token_with_a_line_break_is_refused_before_connecting() {
+    // Port 1: nothing listens there, so an error that is not about the
+    // token would be "connection refused".
+    let url = "http://127.0.0.1:1/mcp";
+    let run = fusion(&[
+        "call",
+        url,
+        "billing_health",
+        "{}",
+        "--bearer",
+        "tok\r\nX-Injected: 1",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        format!(
+            "error: could not connect to {url}: the bearer token has a character an HTTP header cannot carry (a line break or another control character); give the token alone, on one line\n"
+        )
+    );
+}
+
+#[test]
+fn a_client_metadata_document_url_that_is_not_https_is_a_usage_error() {
+    let run = fusion(&[
+        "call",
+        "http://127.0.0.1:1/mcp",
+        "billing_health",
+        "{}",
+        "--oauth-client-metadata-url",
+        "http://evil.example/client.json",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.starts_with("error: invalid value 'http://evil.example/client.json' for '--oauth-client-metadata-url <URL>': `http://evil.example/client.json` is not an https:// URL with a path: a client ID metadata document URL must be https:// with a path, e.g. https://client.example.com/fusion.json\n"),
+        "{}",
+        run.stderr
+    );
+}

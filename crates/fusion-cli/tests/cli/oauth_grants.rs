@@ -594,3 +594,34 @@ async fn a_step_up_reuses_the_client_registered_for_the_first_authorization() {
         )
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_the_server_refuses_is_named_with_the_servers_reason() {
+    // opaque-client gets opaque tokens, which a server without
+    // --introspection-client cannot check: its second 401 is the error,
+    // with its error_description, not a hint to start OAuth.
+    let authorization = AuthorizationServer::start("key-1").await;
+    let db = TempDb::new("cli-oauth-refused");
+    let server = billing_server(&db, &authorization);
+    let url = server.url.as_str();
+    let refused = fusion(&[
+        "call",
+        url,
+        "billing.get_invoice",
+        r#"{"id": "inv_1"}"#,
+        "--oauth-client-id",
+        "opaque-client",
+        "--oauth-client-secret",
+        "opaque-client-secret",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(refused.code, 2, "{}", refused.stdout);
+    assert_eq!(refused.stdout, "");
+    assert_eq!(
+        refused.stderr,
+        format!(
+            "error: could not authorize with {url}: the server refused the token just obtained from its authorization server: invalid_token (The bearer token is not valid.)\n  hint: the server does not take the tokens its authorization server issued to fusion: its operator should check that the authorization server knows the server as a resource (the token's audience, RFC 8707) and that the server trusts that authorization server\n"
+        )
+    );
+}

@@ -17,10 +17,11 @@ use rmcp::transport::auth::{
 };
 use secrecy::{ExposeSecret, SecretString};
 
-use super::loopback::Loopback;
+use super::deadline::within;
+use super::loopback::{Loopback, Verdict};
 use super::oauth::{AuthorizationError, OAuthGrant, OAuthOptions};
 use super::registration::{Registered, Registration};
-use super::scopes;
+use super::{discovery, endpoints, scopes, token_failure};
 
 /// The OIDC Dynamic Client Registration `application_type` of a client on
 /// the user's machine with a loopback redirect (SEP-837).
@@ -68,8 +69,10 @@ pub(crate) async fn authorize(
 /// # Errors
 ///
 /// [`AuthorizationError::NoMetadata`] when the server publishes none (unless
-/// [`OAuthOptions::legacy_endpoints`]); [`AuthorizationError::Discovery`]
-/// when discovery fails.
+/// [`OAuthOptions::legacy_endpoints`]); [`discovery::failure`] when
+/// discovery fails; [`AuthorizationError::TimedOut`] after
+/// [`OAuthOptions::request_timeout`]; [`AuthorizationError::InsecureEndpoint`]
+/// for an authorization server that takes credentials in cleartext.
 async fn discover(
     server_url: &url::Url,
     options: &OAuthOptions,
@@ -78,10 +81,17 @@ async fn discover(
     let mut manager = AuthorizationManager::new(server_url.as_str())
         .await
         .map_err(AuthorizationError::Discovery)?;
-    let resolution = manager
-        .resolve_metadata_from_challenge(Some(challenge))
-        .await
-        .map_err(AuthorizationError::Discovery)?;
+    let resolution = within(
+        options.request_timeout,
+        "authorization server discovery",
+        async {
+            manager
+                .resolve_metadata_from_challenge(Some(challenge))
+                .await
+                .map_err(|error| discovery::failure(error, server_url))
+        },
+    )
+    .await?;
     if !resolution.source.is_discovered() && !options.legacy_endpoints {
         let named = WWWAuthenticateParams::parse(challenge, server_url)
             .resource_metadata_url
@@ -95,6 +105,7 @@ async fn discover(
             }
         });
     }
+    endpoints::require_secure(&resolution.metadata)?;
     manager.set_metadata(resolution.metadata.clone());
     Ok((manager, resolution.metadata))
 }
@@ -131,7 +142,7 @@ async fn client_credentials(
             "the client credentials grant needs a client id",
         )));
     };
-    let (mut manager, _) = discover(server_url, options, challenge).await?;
+    let (mut manager, metadata) = discover(server_url, options, challenge).await?;
     let scopes = scopes::without_offline_access(match scopes {
         Some(scopes) => scopes,
         None => manager.select_initial_scopes(&[]).await,
@@ -168,9 +179,18 @@ async fn client_credentials(
     manager
         .configure_client_credentials(&config)
         .map_err(AuthorizationError::Token)?;
-    exchange_client_credentials(manager, config)
-        .await
-        .map_err(AuthorizationError::Token)
+    within(options.request_timeout, "token request", async {
+        match exchange_client_credentials(manager, config).await {
+            Ok(manager) => Ok(manager),
+            Err(error) => Err(token_failure::failure(
+                error,
+                &metadata.token_endpoint,
+                options.request_timeout,
+            )
+            .await),
+        }
+    })
+    .await
 }
 
 /// rmcp's client credentials token request, on a blocking thread of its
@@ -262,8 +282,12 @@ async fn authorization_code(
                 (client_id, secret)
             }
             None => {
-                let registered =
-                    register(&mut manager, options, &redirect_uri, &asked, &loopback).await?;
+                let registered = within(
+                    options.request_timeout,
+                    "client registration",
+                    register(&mut manager, options, &redirect_uri, &asked, &loopback),
+                )
+                .await?;
                 let client = (
                     registered.client_id.clone(),
                     registered.client_secret.clone(),
@@ -289,19 +313,63 @@ async fn authorization_code(
     if let Some(url) = &options.client_metadata_url {
         request = request.with_client_metadata_url(url.clone());
     }
-    let session = AuthorizationSession::new(manager, request)
-        .await
-        .map_err(|(_, error)| AuthorizationError::from_start(error))?;
-    (options.on_authorization_url.0)(session.get_authorization_url());
-    let redirect = loopback.wait(options.redirect_timeout).await?;
-    if let Some(refused) = refusal(&redirect) {
-        return Err(refused);
-    }
-    session
-        .handle_callback_url(&redirect)
-        .await
-        .map_err(AuthorizationError::from_callback)?;
+    let session = within(options.request_timeout, "client registration", async {
+        AuthorizationSession::new(manager, request)
+            .await
+            .map_err(|(_, error)| AuthorizationError::from_start(error))
+    })
+    .await?;
+    let authorization_url = session.get_authorization_url();
+    let state = query_value(authorization_url, "state").unwrap_or_default();
+    (options.on_authorization_url.0)(authorization_url);
+    let session_ref = &session;
+    let token_endpoint = metadata.token_endpoint.as_str();
+    loopback
+        .wait(options.redirect_timeout, &state, |redirect| async move {
+            judge(session_ref, &redirect, token_endpoint, options).await
+        })
+        .await?;
     Ok(session.auth_manager)
+}
+
+/// What becomes of an authorization response with the login's `state`: an
+/// error response (RFC 6749 §4.1.2.1), or a code whose `iss` is missing or
+/// not the issuer (RFC 9207 §2.4), fails the login; else the code is
+/// exchanged for the token, within [`OAuthOptions::request_timeout`].
+async fn judge(
+    session: &AuthorizationSession,
+    redirect: &str,
+    token_endpoint: &str,
+    options: &OAuthOptions,
+) -> Verdict<()> {
+    if let Some(refused) = refusal(redirect) {
+        return Verdict::Failed(refused);
+    }
+    let exchanged = within(options.request_timeout, "token request", async {
+        session
+            .handle_callback_url(redirect)
+            .await
+            .map(|_| ())
+            .map_err(AuthorizationError::from_callback)
+    })
+    .await;
+    match exchanged {
+        Ok(()) => Verdict::Accepted(()),
+        Err(AuthorizationError::Token(error)) => Verdict::Failed(
+            token_failure::failure(error, token_endpoint, options.request_timeout).await,
+        ),
+        Err(error) => Verdict::Failed(error),
+    }
+}
+
+/// The value of `key` in `url`'s query (e.g. the `state` of the
+/// authorization URL, RFC 6749 §4.1.1).
+fn query_value(url: &str, key: &str) -> Option<String> {
+    url::Url::parse(url)
+        .ok()?
+        .query_pairs()
+        .find(|(name, _)| name == key)
+        .map(|(_, value)| value.into_owned())
 }
 
 /// Registers the client dynamically (RFC 7591) with `redirect_uri`, for the

@@ -3,7 +3,8 @@
 //! (the token, refreshed when it expires) and answers the server's
 //! challenges:
 //!
-//! - `401` → authorize ([`authorize`]) and send the request again, once;
+//! - `401` → authorize ([`authorize`]) and send the request again, once; a
+//!   second `401` is [`AuthorizationError::TokenRefused`];
 //! - `403` with `error="insufficient_scope"` → authorize again with the
 //!   union of the scopes held and challenged, and send the request again,
 //!   once (MCP "Step-Up Authorization Flow"); a second `403` is
@@ -131,6 +132,10 @@ impl Authorizing {
                 Err(StreamableHttpError::InsufficientScope(e)) if !stepped_up => {
                     (e.www_authenticate_header.clone(), true)
                 }
+                Err(StreamableHttpError::AuthRequired(e)) => {
+                    self.token_refused(&e.www_authenticate_header);
+                    return outcome;
+                }
                 Err(StreamableHttpError::InsufficientScope(e)) => {
                     self.still_insufficient(&e.www_authenticate_header, operation())
                         .await;
@@ -147,6 +152,18 @@ impl Authorizing {
                 return outcome;
             }
         }
+    }
+
+    /// Keeps [`AuthorizationError::TokenRefused`] for a `401` to the request
+    /// sent again with the token just obtained, with the `error` and
+    /// `error_description` of its `challenge`.
+    fn token_refused(&self, challenge: &str) {
+        let params = WWWAuthenticateParams::parse(challenge, &self.authorizer.server_url);
+        self.authorizer
+            .keep_failure(AuthorizationError::TokenRefused {
+                error: params.error,
+                description: params.error_description,
+            });
     }
 
     /// Keeps [`AuthorizationError::InsufficientScope`] for a `403` that came

@@ -119,6 +119,9 @@ pub struct ClientOptions {
     pub stderr: ServerStderr,
     /// A bearer token sent as `Authorization: Bearer …` on every HTTP request
     /// (ignored over stdio); `Debug` prints it as `[REDACTED]`. Default `None`.
+    /// A token with a character an HTTP header value cannot carry (RFC 9110
+    /// §5.5: a line break or another control character) fails
+    /// [`FusionClient::connect`] before anything is sent.
     pub bearer: Option<SecretString>,
     /// Over Streamable HTTP, how to obtain a token when the server answers
     /// `401` (MCP "Authorization"); ignored over stdio and when
@@ -210,6 +213,14 @@ impl ClientOptions {
     }
 }
 
+/// Why a bearer token is refused before connecting.
+const BEARER_NOT_A_HEADER: &str = "the bearer token has a character an HTTP header cannot carry (a line break or another control character); give the token alone, on one line";
+
+/// Whether `Bearer TOKEN` is a valid HTTP header value (RFC 9110 §5.5).
+fn fits_a_header(token: &str) -> bool {
+    http::HeaderValue::from_str(&format!("Bearer {token}")).is_ok()
+}
+
 /// Why a handshake failed: the cause and, in words, what it means for the
 /// user (e.g. `connection refused: nothing is listening on 127.0.0.1:1 (is the
 /// server running?)`), without the transport's type names.
@@ -291,7 +302,10 @@ impl FusionClient {
     ///
     /// [`FusionClientError::Connect`] when the URL cannot be reached, the
     /// program cannot be started, the handshake fails, or it takes longer than
-    /// [`ClientOptions::connect_timeout`].
+    /// [`ClientOptions::connect_timeout`], or the bearer token cannot be sent
+    /// in a header (`the bearer token has a character an HTTP header cannot
+    /// carry …`); [`FusionClientError::Authorization`] when, with
+    /// [`ClientOptions::oauth`], no token the server accepts was obtained.
     pub async fn connect(
         target: &Target,
         options: ClientOptions,
@@ -319,7 +333,15 @@ impl FusionClient {
                 config.reinit_on_expired_session = true;
                 match (&options.bearer, &options.oauth) {
                     (Some(token), _) => {
-                        config = config.auth_header(token.expose_secret().to_owned());
+                        let token = token.expose_secret();
+                        if !fits_a_header(token) {
+                            return Err(connect_error(
+                                ConnectCause::Other,
+                                String::from(BEARER_NOT_A_HEADER),
+                                None,
+                            ));
+                        }
+                        config = config.auth_header(token.to_owned());
                         let transport = StreamableHttpClientTransport::from_config(config);
                         (
                             tokio::time::timeout(limit, info.serve(transport)).await,

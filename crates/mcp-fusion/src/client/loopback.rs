@@ -1,10 +1,12 @@
 //! The loopback redirect listener of the authorization code grant (RFC 8252
 //! §7.3, OAuth 2.1 §8.4.2): bound on `127.0.0.1` at a port the system picks,
-//! it waits for the one request the authorization server redirects the
-//! browser to, answers it with a short page, and gives its URL back.
+//! it waits for the authorization response of the login in progress (its
+//! `state`), has it judged (RFC 9207 `iss`, the token request), and answers
+//! the browser with a short page saying what became of it.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use http_body_util::Full;
@@ -13,7 +15,7 @@ use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use super::oauth::AuthorizationError;
 
@@ -71,18 +73,42 @@ impl Loopback {
         format!("http://{}{CALLBACK_PATH}", self.address)
     }
 
-    /// Waits up to `limit` for a request to the callback path that carries a
-    /// `code` or an `error`, and returns its full URL (the redirect URI with
-    /// the query). Other requests (a browser's `/favicon.ico`) get 404 and
-    /// the wait goes on.
+    /// Waits up to `limit` for the authorization response of the login
+    /// whose `state` (RFC 6749 §4.1.1) is given, and gives each one to
+    /// `judge` (its full URL: the redirect URI with the query) until the
+    /// judge settles it:
+    ///
+    /// - a request to another path, or to the callback path without `code`
+    ///   or `error`, gets `404` (a browser's `/favicon.ico`);
+    /// - a redirect whose `state` is not this login's gets `400` (`This is
+    ///   not the redirect of the login in progress: its state does not
+    ///   match. The login goes on waiting.`) and the wait goes on: it does
+    ///   not end the login (RFC 6749 §10.12);
+    /// - the first redirect with this login's `state` goes to `judge`, and
+    ///   ends the wait: [`Verdict::Accepted`] answers `200` (`Authorization
+    ///   received: you may close this window and return to the terminal.`)
+    ///   and gives its value; [`Verdict::Failed`] answers `400` (`The
+    ///   authorization failed: ERROR. Return to the terminal.`) and gives
+    ///   the error.
     ///
     /// # Errors
     ///
+    /// The error of a [`Verdict::Failed`];
     /// [`AuthorizationError::RedirectTimeout`] when `limit` passes;
     /// [`AuthorizationError::Loopback`] when accepting fails.
-    pub(crate) async fn wait(self, limit: Duration) -> Result<String, AuthorizationError> {
+    pub(crate) async fn wait<T, F, Fut>(
+        self,
+        limit: Duration,
+        state: &str,
+        judge: F,
+    ) -> Result<T, AuthorizationError>
+    where
+        F: FnOnce(String) -> Fut,
+        Fut: Future<Output = Verdict<T>>,
+    {
         let base = format!("http://{}", self.address);
-        let (found, mut first) = mpsc::channel::<String>(1);
+        let (found, mut redirects) = mpsc::channel::<Redirect>(1);
+        let expected: Arc<str> = Arc::from(state);
         let accept = async {
             loop {
                 let (stream, _) = self
@@ -92,11 +118,15 @@ impl Loopback {
                     .map_err(AuthorizationError::Loopback)?;
                 let found = found.clone();
                 let base = base.clone();
+                let expected = Arc::clone(&expected);
                 tokio::spawn(async move {
                     let service = service_fn(move |request: Request<hyper::body::Incoming>| {
                         let found = found.clone();
                         let base = base.clone();
-                        async move { Ok::<_, Infallible>(answer(&request, &base, &found)) }
+                        let expected = Arc::clone(&expected);
+                        async move {
+                            Ok::<_, Infallible>(answer(&request, &base, &expected, &found).await)
+                        }
                     });
                     let _ = hyper::server::conn::http1::Builder::new()
                         .keep_alive(false)
@@ -105,36 +135,99 @@ impl Loopback {
                 });
             }
         };
+        let settle = async {
+            let Some(redirect) = redirects.recv().await else {
+                return Err(AuthorizationError::RedirectTimeout(limit));
+            };
+            let (status, text, outcome) = match judge(redirect.url).await {
+                Verdict::Accepted(value) => (StatusCode::OK, String::from(RECEIVED), Ok(value)),
+                Verdict::Failed(error) => (
+                    StatusCode::BAD_REQUEST,
+                    format!("The authorization failed: {error}. Return to the terminal."),
+                    Err(error),
+                ),
+            };
+            let _ = redirect.reply.send(page(status, text));
+            outcome
+        };
         tokio::select! {
             failed = accept => failed,
-            Some(url) = first.recv() => Ok(url),
+            settled = settle => settled,
             () = tokio::time::sleep(limit) => Err(AuthorizationError::RedirectTimeout(limit)),
         }
     }
 }
 
-/// The answer to one request; a redirect with `code` or `error` is sent on
-/// `found`.
-fn answer(
+/// What the judge of [`Loopback::wait`] makes of an authorization response
+/// with the login's `state`.
+pub(crate) enum Verdict<T> {
+    /// Taken: the wait ends with it.
+    Accepted(T),
+    /// Refused (an error response, an `iss` that is not the authorization
+    /// server's, RFC 9207 §2.4, a failed token request): the wait ends with
+    /// the error.
+    Failed(AuthorizationError),
+}
+
+/// The page of an accepted redirect.
+const RECEIVED: &str =
+    "Authorization received: you may close this window and return to the terminal.";
+
+/// An authorization response on its way to the judge, with where its page
+/// goes.
+struct Redirect {
+    url: String,
+    reply: oneshot::Sender<Response<Full<Bytes>>>,
+}
+
+/// The answer to one request: `404` for anything but a redirect, `400` for
+/// a redirect of another login (`state` not `expected`), else the page the
+/// judge's verdict gives (sent on `found`).
+async fn answer(
     request: &Request<hyper::body::Incoming>,
     base: &str,
-    found: &mpsc::Sender<String>,
+    expected: &str,
+    found: &mpsc::Sender<Redirect>,
 ) -> Response<Full<Bytes>> {
     let uri = request.uri();
     let query = uri.query().unwrap_or("");
-    let is_redirect = uri.path() == CALLBACK_PATH
-        && url::form_urlencoded::parse(query.as_bytes())
-            .any(|(key, _)| key == "code" || key == "error");
-    let (status, text) = if is_redirect {
-        let _ = found.try_send(format!("{base}{CALLBACK_PATH}?{query}"));
-        (
-            StatusCode::OK,
-            "Authorization received: you may close this window and return to the terminal.",
-        )
-    } else {
-        (StatusCode::NOT_FOUND, "Not the authorization redirect.")
+    let pairs = || url::form_urlencoded::parse(query.as_bytes());
+    let is_redirect =
+        uri.path() == CALLBACK_PATH && pairs().any(|(key, _)| key == "code" || key == "error");
+    if !is_redirect {
+        return page(
+            StatusCode::NOT_FOUND,
+            String::from("Not the authorization redirect."),
+        );
+    }
+    let state = pairs().find(|(key, _)| key == "state").map(|(_, v)| v);
+    if state.as_deref() != Some(expected) {
+        return page(
+            StatusCode::BAD_REQUEST,
+            String::from(
+                "This is not the redirect of the login in progress: its state does not match. The login goes on waiting.",
+            ),
+        );
+    }
+    let (reply, page_back) = oneshot::channel();
+    let redirect = Redirect {
+        url: format!("{base}{CALLBACK_PATH}?{query}"),
+        reply,
     };
-    let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())));
+    if found.send(redirect).await.is_ok()
+        && let Ok(response) = page_back.await
+    {
+        return response;
+    }
+    page(
+        StatusCode::BAD_REQUEST,
+        String::from("This login has already ended. Return to the terminal."),
+    )
+}
+
+/// A short `text/plain` page, never cached.
+fn page(status: StatusCode, text: String) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from(text)));
     *response.status_mut() = status;
     response.headers_mut().insert(
         hyper::header::CONTENT_TYPE,
@@ -151,8 +244,16 @@ fn answer(
 mod tests {
     use super::*;
 
+    /// `(status, text)` of a GET of `url`.
+    async fn get(client: &reqwest::Client, url: String) -> (u16, String) {
+        let response = client.get(url).send().await.unwrap();
+        let status = response.status().as_u16();
+        assert_eq!(response.headers()["cache-control"], "no-store");
+        (status, response.text().await.unwrap())
+    }
+
     #[tokio::test]
-    async fn the_redirect_with_a_code_is_returned_and_other_requests_get_404() {
+    async fn only_a_redirect_with_the_state_of_the_login_is_judged_and_accepted() {
         let loopback = Loopback::bind().await.unwrap();
         let redirect_uri = loopback.redirect_uri();
         assert!(
@@ -163,47 +264,84 @@ mod tests {
         let base = redirect_uri.trim_end_matches("/callback").to_owned();
         let browser = tokio::spawn(async move {
             let client = reqwest::Client::new();
-            let favicon = client
-                .get(format!("{base}/favicon.ico"))
-                .send()
-                .await
-                .unwrap();
-            let no_code = client
-                .get(format!("{base}/callback?state=s"))
-                .send()
-                .await
-                .unwrap();
-            let redirect = client
-                .get(format!(
-                    "{base}/callback?code=c%2B1&state=s&iss=http%3A%2F%2Fas"
-                ))
-                .send()
-                .await
-                .unwrap();
-            (
-                favicon.status().as_u16(),
-                no_code.status().as_u16(),
-                redirect.status().as_u16(),
-                redirect.headers()["cache-control"]
-                    .to_str()
-                    .unwrap()
-                    .to_owned(),
-                redirect.text().await.unwrap(),
-            )
+            let mut pages = Vec::new();
+            for path in [
+                "/favicon.ico",
+                "/callback?state=s1",
+                "/callback?code=abc&state=WRONG&iss=http%3A%2F%2Fas",
+                "/callback?error=access_denied&state=x",
+                "/callback?code=c%2B1&state=s1&iss=http%3A%2F%2Fas",
+            ] {
+                pages.push(get(&client, format!("{base}{path}")).await);
+            }
+            pages
         });
+        let mut judged = Vec::new();
         // A bound far above what the requests take: a listener that never
         // answers fails the test instead of hanging it.
-        let url = loopback.wait(Duration::from_secs(60)).await.unwrap();
+        let accepted = loopback
+            .wait(Duration::from_secs(60), "s1", |url| {
+                judged.push(url.clone());
+                async move { Verdict::Accepted(url) }
+            })
+            .await
+            .unwrap();
         assert_eq!(
-            url,
-            format!("{redirect_uri}?code=c%2B1&state=s&iss=http%3A%2F%2Fas")
+            accepted,
+            format!("{redirect_uri}?code=c%2B1&state=s1&iss=http%3A%2F%2Fas")
         );
-        let (favicon, no_code, redirect, cache, text) = browser.await.unwrap();
-        assert_eq!((favicon, no_code, redirect), (404, 404, 200));
-        assert_eq!(cache, "no-store");
+        assert_eq!(judged, std::slice::from_ref(&accepted));
+        let wrong_state = (
+            400,
+            String::from(
+                "This is not the redirect of the login in progress: its state does not match. The login goes on waiting.",
+            ),
+        );
         assert_eq!(
-            text,
-            "Authorization received: you may close this window and return to the terminal."
+            browser.await.unwrap(),
+            [
+                (404, String::from("Not the authorization redirect.")),
+                (404, String::from("Not the authorization redirect.")),
+                wrong_state.clone(),
+                wrong_state,
+                (200, String::from(RECEIVED)),
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_failed_verdict_ends_the_wait_and_says_so_on_the_page() {
+        let loopback = Loopback::bind().await.unwrap();
+        let redirect_uri = loopback.redirect_uri();
+        let browser = tokio::spawn(async move {
+            let client = reqwest::Client::new();
+            get(
+                &client,
+                format!("{redirect_uri}?error=access_denied&state=s1"),
+            )
+            .await
+        });
+        let failed = loopback
+            .wait(Duration::from_secs(60), "s1", |_| async {
+                Verdict::<()>::Failed(AuthorizationError::Refused {
+                    error: String::from("access_denied"),
+                    description: None,
+                })
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(
+            failed.to_string(),
+            "the authorization server refused: access_denied"
+        );
+        assert_eq!(
+            browser.await.unwrap(),
+            (
+                400,
+                String::from(
+                    "The authorization failed: the authorization server refused: access_denied. Return to the terminal."
+                )
+            )
         );
     }
 }

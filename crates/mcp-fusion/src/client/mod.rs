@@ -57,8 +57,13 @@ mod authorizing;
 mod batch;
 mod cause;
 mod connect;
+mod deadline;
+mod discovery;
+mod endpoints;
 mod enterprise;
 mod error;
+#[cfg(test)]
+mod flow_tests;
 mod loopback;
 mod oauth;
 mod outcome;
@@ -67,6 +72,7 @@ mod retry;
 mod route;
 mod scopes;
 mod stderr;
+mod token_failure;
 mod tools;
 
 pub use assertion::{ClientAssertionAlgorithm, ClientAssertionKey, UnknownAlgorithm};

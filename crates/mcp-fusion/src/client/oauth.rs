@@ -80,8 +80,15 @@ impl fmt::Debug for AuthorizationUrlHook {
 /// `OAuthOptions::default()`: authorization code with PKCE, no client id
 /// (dynamic client registration, RFC 7591), no client metadata document,
 /// the scopes the server names, client name `mcp-fusion`, 300 s to wait for
-/// the redirect, the authorization URL printed on stderr, no 2025-03-26
-/// default endpoints. `Debug` prints the secret as `[REDACTED]`.
+/// the redirect, 30 s for each exchange with the authorization server, the
+/// authorization URL printed on stderr, no 2025-03-26 default endpoints.
+///
+/// Credentials go to an authorization server only over `https://`, or
+/// `http://` on loopback (OAuth 2.1 §1.5): an issuer, authorization, token
+/// or registration endpoint that is `http://` elsewhere is
+/// [`AuthorizationError::InsecureEndpoint`], before any request that
+/// carries a secret, a code verifier or a registration.
+/// `Debug` prints the secret as `[REDACTED]`.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct OAuthOptions {
@@ -120,6 +127,12 @@ pub struct OAuthOptions {
     /// The longest the client waits for the authorization redirect after
     /// giving out the URL. Default 300 s.
     pub redirect_timeout: Duration,
+    /// The longest each exchange with the authorization server may take:
+    /// discovery (protected resource and authorization server metadata),
+    /// registration, the token request. Default 30 s (rmcp's own limit per
+    /// HTTP request, which still applies). On expiry:
+    /// [`AuthorizationError::TimedOut`].
+    pub request_timeout: Duration,
     /// Given the authorization URL to open. Default: prints
     /// `Open this URL in a browser to authorize: URL` on stderr.
     pub on_authorization_url: AuthorizationUrlHook,
@@ -147,6 +160,7 @@ impl Default for OAuthOptions {
             scopes: Vec::new(),
             client_name: String::from("mcp-fusion"),
             redirect_timeout: Duration::from_secs(300),
+            request_timeout: Duration::from_secs(30),
             on_authorization_url: AuthorizationUrlHook(Arc::new(|url| {
                 eprintln!("Open this URL in a browser to authorize: {url}");
             })),
@@ -247,6 +261,12 @@ impl OAuthOptions {
         self
     }
 
+    /// Sets [`request_timeout`](Self::request_timeout).
+    pub fn request_timeout(mut self, limit: Duration) -> Self {
+        self.request_timeout = limit;
+        self
+    }
+
     /// Sets [`legacy_endpoints`](Self::legacy_endpoints).
     pub fn legacy_endpoints(mut self, enabled: bool) -> Self {
         self.legacy_endpoints = enabled;
@@ -285,8 +305,66 @@ pub enum AuthorizationError {
     /// `resource` that does not match the server is refused) or authorization
     /// server metadata (RFC 8414), or the authorization server does not
     /// support PKCE S256.
-    #[error("authorization server discovery failed: {0}")]
+    #[error("authorization server discovery failed: {}", discovery_text(.0))]
     Discovery(#[source] AuthError),
+    /// The protected resource metadata names no authorization server
+    /// (RFC 9728 §2 `authorization_servers` empty or absent; MCP requires at
+    /// least one), and the authorization server metadata at the server's
+    /// origin is for another issuer than the server's URL.
+    #[error(
+        "the protected resource metadata names no authorization server (its authorization_servers is empty or absent), and the authorization server metadata at the server's origin is for the issuer {received_issuer}, not for this server"
+    )]
+    NoAuthorizationServer {
+        /// The issuer named by the metadata found at the server's origin.
+        received_issuer: String,
+    },
+    /// No authorization server the protected resource metadata names could
+    /// be used. `refused` pairs each with why: not contacted because of its
+    /// address (rmcp contacts a private, loopback, link-local or otherwise
+    /// reserved address only for a server at an address of the same kind),
+    /// or no usable RFC 8414 / OpenID Connect metadata there.
+    #[error("the protected resource metadata at {resource_metadata} names no usable authorization server: {}", .refused.iter().map(|(url, why)| format!("{url} ({why})")).collect::<Vec<_>>().join(", "))]
+    NoUsableAuthorizationServer {
+        /// Where the protected resource metadata was read.
+        resource_metadata: String,
+        /// Each authorization server named, and why it was not used.
+        refused: Vec<(String, String)>,
+    },
+    /// The discovered authorization server, or its authorization, token or
+    /// registration endpoint, is not `https://` and not on loopback (OAuth
+    /// 2.1 §1.5 "Communication security", RFC 8414 §2). Nothing was sent
+    /// to it.
+    #[error(
+        "refusing the {role} {url}: it is not https:// (OAuth 2.1 §1.5, RFC 8414 §2), and only an authorization server on loopback (127.0.0.0/8, ::1, localhost) may use http://; no credential was sent"
+    )]
+    InsecureEndpoint {
+        /// `authorization server`, `authorization endpoint`, `token
+        /// endpoint` or `registration endpoint`.
+        role: &'static str,
+        /// The URL refused.
+        url: String,
+    },
+    /// An exchange with the authorization server took longer than
+    /// [`OAuthOptions::request_timeout`].
+    #[error("the {stage} timed out after {} s", .limit.as_secs_f64())]
+    TimedOut {
+        /// `authorization server discovery`, `client registration` or
+        /// `token request`.
+        stage: &'static str,
+        /// The limit that passed.
+        limit: Duration,
+    },
+    /// The server answered `401` again to the request sent with the token
+    /// just obtained: it does not accept tokens of that authorization server
+    /// (e.g. another audience, RFC 8707; MCP "Token Handling").
+    #[error("the server refused the token just obtained from its authorization server{}", refused_token(.error.as_deref(), .description.as_deref()))]
+    TokenRefused {
+        /// The `error` of the server's second challenge (RFC 6750 §3.1),
+        /// e.g. `invalid_token`.
+        error: Option<String>,
+        /// Its `error_description`, when given.
+        description: Option<String>,
+    },
     /// The client could not be registered (dynamic registration refused, or
     /// a client metadata document the server cannot use).
     #[error("client registration failed: {0}")]
@@ -319,6 +397,20 @@ pub enum AuthorizationError {
     /// client assertion key that does not parse or suit its algorithm).
     #[error("the token request failed: {0}")]
     Token(#[source] AuthError),
+    /// The token request got no usable answer from the token endpoint:
+    /// no HTTP answer (`cause` says why: e.g. `connection refused: nothing
+    /// is listening on 127.0.0.1:1`), or a status other than 200 with an
+    /// empty body (a redirect is not followed, RFC 6749 §3.2).
+    #[error("the token request to {endpoint} failed: {cause}")]
+    TokenEndpoint {
+        /// The token endpoint.
+        endpoint: String,
+        /// What happened, in words.
+        cause: String,
+        /// rmcp's error.
+        #[source]
+        source: AuthError,
+    },
     /// After one step-up authorization (MCP "Step-Up Authorization Flow":
     /// the union of the scopes held and challenged was asked for), the
     /// server still answered `403` with `error="insufficient_scope"`: the
@@ -344,6 +436,32 @@ pub enum AuthorizationError {
     /// or the MCP authorization server.
     #[error("enterprise-managed authorization failed: {0}")]
     Enterprise(#[source] EmaError),
+}
+
+/// `: ERROR (DESCRIPTION)` of a refused token's challenge, as far as given.
+fn refused_token(error: Option<&str>, description: Option<&str>) -> String {
+    match (error, description) {
+        (Some(error), Some(description)) => format!(": {error} ({description})"),
+        (Some(error), None) => format!(": {error}"),
+        (None, Some(description)) => format!(": {description}"),
+        (None, None) => String::new(),
+    }
+}
+
+/// rmcp's discovery error, with the cause rmcp's text leaves out (e.g.
+/// `connection refused` after `OAuth metadata discovery failed for URL`).
+fn discovery_text(error: &AuthError) -> String {
+    match error {
+        AuthError::DiscoveryRequestFailed { url, source } => {
+            let cause = super::cause::known_cause(source.as_ref(), Some(url.as_str()), false)
+                .map_or_else(
+                    || super::cause::innermost_text(source.as_ref()),
+                    |(_, text)| text,
+                );
+            format!("{error}: {cause}")
+        }
+        other => other.to_string(),
+    }
 }
 
 /// `missing` separated by spaces, or what to say when the challenge named
