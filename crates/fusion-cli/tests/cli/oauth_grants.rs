@@ -625,3 +625,56 @@ async fn a_token_the_server_refuses_is_named_with_the_servers_reason() {
         )
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dotted_name_reaches_a_group_hidden_from_an_anonymous_tools_list() {
+    let authorization = AuthorizationServer::start("key-1").await;
+    let db = TempDb::new("cli-oauth-anonymous-dotted");
+    // Anonymous callers are served: their tools/list shows billing_health
+    // only, the group `billing` being hidden until the call is authorized.
+    let server = HttpServer::start_with(
+        &db.0,
+        &["--oauth-issuer", &authorization.issuer, "--allow-anonymous"],
+    );
+    let url = server.url.as_str();
+
+    let run = fusion(&[
+        "call",
+        url,
+        "billing.get_invoice",
+        r#"{"id":"inv_3"}"#,
+        "--oauth-client-id",
+        "billing-full",
+        "--oauth-client-secret",
+        "billing-full-secret",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stderr, "");
+    let printed: serde_json::Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", run.stdout));
+    let created_at = printed["created_at"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no created_at: {}", run.stdout));
+    assert_eq!(
+        run.stdout,
+        format!(
+            r#"{{
+  "id": "inv_3",
+  "customer_email": "linus@example.com",
+  "amount_cents": 9900,
+  "currency": "USD",
+  "status": "draft",
+  "items": [
+    {{
+      "description": "Consulting",
+      "quantity": 1,
+      "unit_price_cents": 9900
+    }}
+  ],
+  "due_date": null,
+  "created_at": "{created_at}"
+}}
+"#
+        )
+    );
+}
