@@ -5,7 +5,9 @@
 //! write; a read-only client reads, and is refused the write scope by the
 //! authorization server; a client granted less than it asks, through one
 //! step-up to the 403; a client authenticated by private_key_jwt, with its
-//! key and with another), and
+//! key, its algorithm read from the key, and with another; a wrong secret),
+//! a dotted name whose group an anonymous tools/list hides, a `--bearer`
+//! token without the scope of the call (the server's 403 and a hint), and
 //! the authorization code grant with PKCE, dynamically registered and
 //! pre-registered, and for an account granted less than it asks, through
 //! one step-up that reuses the client registered; its browser is played by [`Browser`]: it opens the URL
@@ -18,7 +20,6 @@ use std::process::Stdio;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 
 use crate::authorization_server::AuthorizationServer;
-use crate::oauth::HINT;
 use crate::run::{Run, command, fusion, fusion_with};
 use crate::support::{HttpServer, TempDb};
 
@@ -162,7 +163,7 @@ async fn a_client_authenticated_by_private_key_jwt_gets_a_token_of_the_server() 
         "/../../tests/oauth/billing-keyed.pem"
     );
     let call = |key: &str, alg: &str| {
-        fusion(&[
+        let mut words = vec![
             "call",
             url,
             "billing.get_invoice",
@@ -171,19 +172,25 @@ async fn a_client_authenticated_by_private_key_jwt_gets_a_token_of_the_server() 
             "billing-keyed",
             "--oauth-private-key",
             key,
-            "--oauth-signing-alg",
-            alg,
             "--color",
             "never",
-        ])
+        ];
+        if !alg.is_empty() {
+            words.extend(["--oauth-signing-alg", alg]);
+        }
+        fusion(&words)
     };
 
     // The client's own key: oidc-provider verifies the assertion against
-    // the client's registered jwks and issues the token.
-    let signed = call(key, "ES256");
-    assert_eq!(signed.code, 0, "{}", signed.stderr);
-    assert_eq!(signed.stderr, "");
-    assert_invoice(&signed.stdout);
+    // the client's registered jwks and issues the token; without
+    // --oauth-signing-alg, the algorithm is the one the key is for (ES256
+    // for this P-256 key).
+    for alg in ["ES256", ""] {
+        let signed = call(key, alg);
+        assert_eq!(signed.code, 0, "{alg}: {}", signed.stderr);
+        assert_eq!(signed.stderr, "");
+        assert_invoice(&signed.stdout);
+    }
 
     // Another P-256 key: the signature does not verify.
     let other = TempDb::new("cli-oauth-other-key");
@@ -195,19 +202,19 @@ async fn a_client_authenticated_by_private_key_jwt_gets_a_token_of_the_server() 
     assert_eq!(
         refused.stderr,
         format!(
-            "error: could not authorize with {url}: the token request failed: Client credentials error: Token exchange failed: invalid_client: client authentication failed\n{HINT}"
+            "error: could not authorize with {url}: the token request failed: Client credentials error: Token exchange failed: invalid_client: client authentication failed\n  hint: the authorization server does not know this client or did not authenticate it: check --oauth-client-id (FUSION_OAUTH_CLIENT_ID) and that --oauth-private-key holds the key the authorization server has for this client\n"
         )
     );
     std::fs::remove_file(&other_key).unwrap();
 
-    // An algorithm the authorization server lists but the key is not for
-    // (an EC key cannot sign RS256): rmcp cannot sign, no request is made.
+    // An algorithm the key is not for (a P-256 key cannot sign RS256): a
+    // usage error naming the one it needs; nothing is sent.
     let mismatched = call(key, "RS256");
     assert_eq!(mismatched.code, 2, "{}", mismatched.stdout);
     assert_eq!(
         mismatched.stderr,
         format!(
-            "error: could not authorize with {url}: the token request failed: JWT signing error: Failed to sign JWT: InvalidAlgorithm\n{HINT}"
+            "error: --oauth-signing-alg RS256 does not suit --oauth-private-key `{key}`: it holds a P-256 key, which signs with ES256 (leave --oauth-signing-alg out to use it)\n\nFor more information, try '--help'.\n"
         )
     );
 }
@@ -290,7 +297,24 @@ async fn client_credentials_are_exchanged_for_a_token_of_the_server() {
     assert_eq!(
         refused.stderr,
         format!(
-            "error: could not authorize with {url}: the token request failed: Client credentials error: Token exchange failed: Server returned error response: invalid_scope: requested scope is not allowed\n{HINT}"
+            "error: could not authorize with {url}: step-up authorization for tools/call billing (needs billing:write) was refused by the authorization server: invalid_scope: requested scope is not allowed\n{STEP_UP_HINT}\n"
+        )
+    );
+
+    // A secret the authorization server does not take: the hint is about
+    // the client's credentials.
+    let wrong = fusion(&as_client(
+        url,
+        "billing.get_invoice",
+        INV_1,
+        "billing-full",
+        "not-the-secret",
+    ));
+    assert_eq!(wrong.code, 2, "{}", wrong.stdout);
+    assert_eq!(
+        wrong.stderr,
+        format!(
+            "error: could not authorize with {url}: the token request failed: Client credentials error: Token exchange failed: Server returned error response: invalid_client: client authentication failed\n  hint: the authorization server does not know this client or did not authenticate it: check --oauth-client-id (FUSION_OAUTH_CLIENT_ID) and --oauth-client-secret (FUSION_OAUTH_CLIENT_SECRET)\n"
         )
     );
 
@@ -675,6 +699,37 @@ async fn a_dotted_name_reaches_a_group_hidden_from_an_anonymous_tools_list() {
   "created_at": "{created_at}"
 }}
 "#
+        )
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bearer_token_without_the_scope_of_the_call_gets_the_servers_403_and_a_hint() {
+    let authorization = AuthorizationServer::start("key-1").await;
+    let db = TempDb::new("cli-oauth-bearer-scope");
+    let server = billing_server(&db, &authorization);
+    let url = server.url.as_str();
+    let token = authorization
+        .token("billing-reader", "billing:read", Some(url))
+        .await;
+
+    let run = fusion(&[
+        "call",
+        url,
+        "billing.void_invoice",
+        r#"{"id": "inv_2", "reason": "Sent twice"}"#,
+        "--bearer",
+        &token,
+        "--color",
+        "never",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        format!(
+            "error: the server answered HTTP 403: the token lacks a scope (Bearer error=\"insufficient_scope\", scope=\"billing:write\", resource_metadata=\"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp\", error_description=\"billing.void_invoice needs the scope billing:write, which the token does not have\")\n  hint: the token lacks scope billing:write: get a token with it, or drop --bearer (and FUSION_BEARER) to let fusion authorize\n",
+            port = server.port
         )
     );
 }

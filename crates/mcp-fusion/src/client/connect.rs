@@ -566,8 +566,9 @@ impl FusionClient {
     ///   the connection broke or the answer was not a tool result;
     /// - [`FusionClientError::Timeout`]: [`ClientOptions::call_timeout`] passed;
     /// - [`FusionClientError::Authorization`]: with [`ClientOptions::oauth`],
-    ///   authorizing again failed, or a step-up did not get the scopes the
-    ///   server asks for ([`AuthorizationError::InsufficientScope`](super::AuthorizationError::InsufficientScope)).
+    ///   authorizing again failed, a step-up did not get the scopes the
+    ///   server asks for ([`AuthorizationError::InsufficientScope`](super::AuthorizationError::InsufficientScope)),
+    ///   or the authorization server refused it ([`AuthorizationError::StepUpRefused`](super::AuthorizationError::StepUpRefused)).
     pub async fn call(&self, name: &str, args: Value) -> Result<CallToolResult, FusionClientError> {
         self.call_with_meta(name, args, Map::new()).await
     }

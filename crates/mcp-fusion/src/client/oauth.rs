@@ -430,6 +430,26 @@ pub enum AuthorizationError {
         /// The challenge's `error_description`, when given.
         description: Option<String>,
     },
+    /// A step-up authorization (MCP "Step-Up Authorization Flow", after a
+    /// `403` with `error="insufficient_scope"`) was refused by the
+    /// authorization server's token endpoint (RFC 6749 §5.2), e.g.
+    /// `invalid_scope` for a scope this client may not have.
+    #[error("step-up authorization for {operation} (needs {}) was refused by the authorization server: {refusal}", needed(.missing))]
+    StepUpRefused {
+        /// The request refused by the server: its JSON-RPC method, and the
+        /// tool, resource or prompt it names (e.g. `tools/call billing`).
+        operation: String,
+        /// The scopes of the `403` challenge that the token did not have
+        /// (all of its `scope` when none is missing by name).
+        missing: Vec<String>,
+        /// The authorization server's `error`, then `: error_description`
+        /// when given (RFC 6749 §5.2), e.g. `invalid_scope: requested scope
+        /// is not allowed`.
+        refusal: String,
+        /// rmcp's error.
+        #[source]
+        source: AuthError,
+    },
     /// An exchange of [`OAuthGrant::EnterpriseManaged`] was refused, or its
     /// answer failed the checks (ID-JAG type, issuer, audience, client,
     /// resource, scopes); the error names the server: the identity provider
@@ -484,6 +504,34 @@ fn scope_list(scopes: &[String]) -> String {
 }
 
 impl AuthorizationError {
+    /// The `error` code (RFC 6749 §5.2, e.g. `invalid_client`,
+    /// `invalid_scope`, `invalid_grant`) of a token request the
+    /// authorization server answered with an error response
+    /// ([`Token`](Self::Token) or [`StepUpRefused`](Self::StepUpRefused));
+    /// `None` for every other failure.
+    pub fn token_error_code(&self) -> Option<String> {
+        let refusal = match self {
+            AuthorizationError::Token(source) => super::token_failure::refusal(source)?,
+            AuthorizationError::StepUpRefused { refusal, .. } => refusal.clone(),
+            _ => return None,
+        };
+        let code = refusal
+            .split_once(": ")
+            .map_or(refusal.as_str(), |(code, _)| code);
+        Some(code.to_owned())
+    }
+
+    /// Whether the client assertion could not be signed (`private_key_jwt`,
+    /// RFC 7523): the key does not parse, or does not suit its
+    /// [`ClientAssertionAlgorithm`](super::ClientAssertionAlgorithm). No
+    /// token request was sent.
+    pub fn is_signing_error(&self) -> bool {
+        matches!(
+            self,
+            AuthorizationError::Token(AuthError::JwtSigningError(_))
+        )
+    }
+
     /// rmcp's error from starting an authorization, sorted by stage.
     pub(crate) fn from_start(error: AuthError) -> Self {
         match error {
