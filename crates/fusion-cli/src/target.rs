@@ -596,7 +596,7 @@ fn authorization_hint(source: &AuthorizationError, args: &ConnectArgs) -> String
     };
     if source.is_signing_error() {
         return String::from(
-            "fusion could not sign the client assertion: check that --oauth-private-key holds a PEM private key and that --oauth-signing-alg suits it (ES256 for a P-256 key, ES384 for P-384, RS256, RS384 or RS512 for RSA)",
+            "fusion could not sign the client assertion: check that --oauth-private-key holds the client's RSA, P-256 or P-384 private key (PEM) and that --oauth-signing-alg suits it (ES256 for P-256, ES384 for P-384, RS256, RS384 or RS512 for RSA; left out, the key's own)",
         );
     }
     match source.token_error_code().as_deref() {

@@ -134,13 +134,16 @@ fn assert_voided(stdout: &str) {
     );
 }
 
-/// A new P-256 private key in PEM (PKCS#8), made by Node's crypto (the
-/// Node that runs the authorization server).
-fn p256_private_key() -> String {
+/// A new private key in PEM (PKCS#8), made by Node's crypto (the Node that
+/// runs the authorization server): `generateKeyPairSync(type, options)`,
+/// e.g. `'ec', { namedCurve: 'P-256' }`.
+fn private_key(type_and_options: &str) -> String {
     let made = std::process::Command::new("node")
         .args([
             "-e",
-            "process.stdout.write(require('node:crypto').generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }))",
+            &format!(
+                "process.stdout.write(require('node:crypto').generateKeyPairSync({type_and_options}).privateKey.export({{ type: 'pkcs8', format: 'pem' }}))"
+            ),
         ])
         .output()
         .expect("node runs");
@@ -195,7 +198,7 @@ async fn a_client_authenticated_by_private_key_jwt_gets_a_token_of_the_server() 
     // Another P-256 key: the signature does not verify.
     let other = TempDb::new("cli-oauth-other-key");
     let other_key = other.0.with_extension("pem");
-    std::fs::write(&other_key, p256_private_key()).unwrap();
+    std::fs::write(&other_key, private_key("'ec', { namedCurve: 'P-256' }")).unwrap();
     let refused = call(other_key.to_str().unwrap(), "ES256");
     assert_eq!(refused.code, 2, "{}", refused.stdout);
     assert_eq!(refused.stdout, "");
@@ -203,6 +206,18 @@ async fn a_client_authenticated_by_private_key_jwt_gets_a_token_of_the_server() 
         refused.stderr,
         format!(
             "error: could not authorize with {url}: the token request failed: Client credentials error: Token exchange failed: invalid_client: client authentication failed\n  hint: the authorization server does not know this client or did not authenticate it: check --oauth-client-id (FUSION_OAUTH_CLIENT_ID) and that --oauth-private-key holds the key the authorization server has for this client\n"
+        )
+    );
+
+    // An Ed25519 key, which no algorithm fusion signs with is for: RS256 is
+    // tried, the key does not parse as RSA, and the hint is about the key.
+    std::fs::write(&other_key, private_key("'ed25519'")).unwrap();
+    let unsigned = call(other_key.to_str().unwrap(), "");
+    assert_eq!(unsigned.code, 2, "{}", unsigned.stdout);
+    assert_eq!(
+        unsigned.stderr,
+        format!(
+            "error: could not authorize with {url}: the token request failed: JWT signing error: Failed to parse signing key: InvalidKeyFormat\n  hint: fusion could not sign the client assertion: check that --oauth-private-key holds the client's RSA, P-256 or P-384 private key (PEM) and that --oauth-signing-alg suits it (ES256 for P-256, ES384 for P-384, RS256, RS384 or RS512 for RSA; left out, the key's own)\n"
         )
     );
     std::fs::remove_file(&other_key).unwrap();
