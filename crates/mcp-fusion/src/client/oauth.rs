@@ -504,34 +504,6 @@ fn scope_list(scopes: &[String]) -> String {
 }
 
 impl AuthorizationError {
-    /// The `error` code (RFC 6749 §5.2, e.g. `invalid_client`,
-    /// `invalid_scope`, `invalid_grant`) of a token request the
-    /// authorization server answered with an error response
-    /// ([`Token`](Self::Token) or [`StepUpRefused`](Self::StepUpRefused));
-    /// `None` for every other failure.
-    pub fn token_error_code(&self) -> Option<String> {
-        let refusal = match self {
-            AuthorizationError::Token(source) => super::token_failure::refusal(source)?,
-            AuthorizationError::StepUpRefused { refusal, .. } => refusal.clone(),
-            _ => return None,
-        };
-        let code = refusal
-            .split_once(": ")
-            .map_or(refusal.as_str(), |(code, _)| code);
-        Some(code.to_owned())
-    }
-
-    /// Whether the client assertion could not be signed (`private_key_jwt`,
-    /// RFC 7523): the key does not parse, or does not suit its
-    /// [`ClientAssertionAlgorithm`](super::ClientAssertionAlgorithm). No
-    /// token request was sent.
-    pub fn is_signing_error(&self) -> bool {
-        matches!(
-            self,
-            AuthorizationError::Token(AuthError::JwtSigningError(_))
-        )
-    }
-
     /// rmcp's error from starting an authorization, sorted by stage.
     pub(crate) fn from_start(error: AuthError) -> Self {
         match error {

@@ -3,6 +3,8 @@
 //! empty error response`); for those two the client says what they mean,
 //! with the token endpoint, and for a request that got no answer it finds
 //! out why by opening a TCP connection to the endpoint (sending nothing).
+//! The authorization server's error response (RFC 6749 §5.2) is read from
+//! that text too ([`AuthorizationError::token_error_code`]).
 
 use std::time::Duration;
 
@@ -47,6 +49,36 @@ pub(crate) fn refusal(error: &AuthError) -> Option<String> {
     } else {
         refusal.to_owned()
     })
+}
+
+impl AuthorizationError {
+    /// The `error` code (RFC 6749 §5.2, e.g. `invalid_client`,
+    /// `invalid_scope`, `invalid_grant`) of a token request the
+    /// authorization server answered with an error response
+    /// ([`Token`](Self::Token) or [`StepUpRefused`](Self::StepUpRefused));
+    /// `None` for every other failure.
+    pub fn token_error_code(&self) -> Option<String> {
+        let refusal = match self {
+            AuthorizationError::Token(source) => refusal(source)?,
+            AuthorizationError::StepUpRefused { refusal, .. } => refusal.clone(),
+            _ => return None,
+        };
+        let code = refusal
+            .split_once(": ")
+            .map_or(refusal.as_str(), |(code, _)| code);
+        Some(code.to_owned())
+    }
+
+    /// Whether the client assertion could not be signed (`private_key_jwt`,
+    /// RFC 7523): the key does not parse, or does not suit its
+    /// [`ClientAssertionAlgorithm`](super::ClientAssertionAlgorithm). No
+    /// token request was sent.
+    pub fn is_signing_error(&self) -> bool {
+        matches!(
+            self,
+            AuthorizationError::Token(AuthError::JwtSigningError(_))
+        )
+    }
 }
 
 /// The [`AuthorizationError`] of a failed token request to `endpoint`:
