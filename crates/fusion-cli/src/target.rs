@@ -164,15 +164,15 @@ pub struct ConnectArgs {
         group = "oauth_credential"
     )]
     pub oauth_private_key: Option<PrivateKeyFile>,
-    /// The JWS algorithm of --oauth-private-key's signatures: ES256, ES384
-    /// (EC keys), RS256, RS384 or RS512 (RSA keys).
+    /// The JWS algorithm of --oauth-private-key's signatures: ES256 (P-256
+    /// keys), ES384 (P-384 keys), RS256, RS384 or RS512 (RSA keys). Default:
+    /// the one the key is for (RS256 for RSA).
     #[arg(
         long,
         value_name = "ALG",
-        default_value = "RS256",
         value_parser = |s: &str| s.parse::<ClientAssertionAlgorithm>().map_err(|e| e.to_string())
     )]
-    pub oauth_signing_alg: ClientAssertionAlgorithm,
+    pub oauth_signing_alg: Option<ClientAssertionAlgorithm>,
     /// The OAuth grant: client-credentials (the default with a secret or a
     /// private key) or authorization-code (the default without).
     #[arg(
@@ -226,6 +226,7 @@ impl ConnectArgs {
     /// The target: `--cmd` split into words, or `url` (which must then be an
     /// `http(s)://` URL). Exactly one of the two must be given.
     pub fn target(&self, url: Option<&str>) -> Result<Target, UsageError> {
+        self.check_signing_alg()?;
         match (&self.cmd, url) {
             (Some(_), Some(url)) => Err(UsageError(format!(
                 "both --cmd and a URL (`{url}`) were given; use one of them"
@@ -235,6 +236,47 @@ impl ConnectArgs {
             (None, None) => Err(UsageError(
                 "no target: give an http(s):// URL, or --cmd 'COMMAND ARGS'".into(),
             )),
+        }
+    }
+
+    /// The algorithm --oauth-private-key's key signs with: the one it is
+    /// for ([`ClientAssertionAlgorithm::for_key`]) unless
+    /// --oauth-signing-alg names another that suits it; RS256 when the key
+    /// is none of those fusion reads (rmcp's signer then says why).
+    fn signing_alg(&self, key: &PrivateKeyFile) -> ClientAssertionAlgorithm {
+        let read = ClientAssertionAlgorithm::for_key(&key.pem);
+        match (self.oauth_signing_alg, read) {
+            (Some(given), _) => given,
+            (None, Ok(read)) => read,
+            (None, Err(_)) => ClientAssertionAlgorithm::Rs256,
+        }
+    }
+
+    /// A usage error when --oauth-signing-alg does not suit the key of
+    /// --oauth-private-key, naming the algorithm the key needs.
+    fn check_signing_alg(&self) -> Result<(), UsageError> {
+        let (Some(key), Some(given)) = (&self.oauth_private_key, self.oauth_signing_alg) else {
+            return Ok(());
+        };
+        match ClientAssertionAlgorithm::for_key(&key.pem) {
+            Ok(needed) if !given.suits(needed) => {
+                let kind = match needed {
+                    ClientAssertionAlgorithm::Es256 => "a P-256 key",
+                    ClientAssertionAlgorithm::Es384 => "a P-384 key",
+                    _ => "an RSA key",
+                };
+                let needs = match needed {
+                    ClientAssertionAlgorithm::Es256 | ClientAssertionAlgorithm::Es384 => {
+                        needed.to_string()
+                    }
+                    _ => String::from("RS256, RS384 or RS512"),
+                };
+                Err(UsageError(format!(
+                    "--oauth-signing-alg {given} does not suit --oauth-private-key `{}`: it holds {kind}, which signs with {needs} (leave --oauth-signing-alg out to use it)",
+                    key.path.display()
+                )))
+            }
+            _ => Ok(()),
         }
     }
 
@@ -277,7 +319,7 @@ impl ConnectArgs {
         let mut options = match (grant, &self.oauth_private_key) {
             (OAuthGrant::ClientCredentials, Some(key)) => OAuthOptions::client_credentials_jwt(
                 client_id,
-                ClientAssertionKey::new(key.pem.clone(), self.oauth_signing_alg),
+                ClientAssertionKey::new(key.pem.clone(), self.signing_alg(key)),
             ),
             (OAuthGrant::ClientCredentials, None) => OAuthOptions::client_credentials(
                 client_id,
@@ -452,6 +494,24 @@ pub fn print_failure(err: &FusionClientError, server_stderr: Option<String>, arg
             }
             print_server_stderr(captured.clone().or(server_stderr), &paint);
         }
+        FusionClientError::Transport { message, .. } if err.insufficient_scope().is_some() => {
+            err_line(format_args!("{label} {message}"));
+            let scopes = err.insufficient_scope().unwrap_or_default();
+            let lacks = if scopes.is_empty() {
+                String::from("a scope the server's challenge does not name")
+            } else {
+                format!("scope {}", scopes.join(" "))
+            };
+            let fix = if args.bearer.is_some() {
+                "get a token with it, or drop --bearer (and FUSION_BEARER) to let fusion authorize"
+            } else {
+                "get a token with it (--bearer TOKEN)"
+            };
+            err_line(format_args!(
+                "  {} the token lacks {lacks}: {fix}",
+                paint.dim("hint:")
+            ));
+        }
         FusionClientError::Authorization {
             source: AuthorizationError::NoMetadata { .. },
             ..
@@ -463,7 +523,9 @@ pub fn print_failure(err: &FusionClientError, server_stderr: Option<String>, arg
             ));
         }
         FusionClientError::Authorization {
-            source: AuthorizationError::InsufficientScope { missing, .. },
+            source:
+                AuthorizationError::InsufficientScope { missing, .. }
+                | AuthorizationError::StepUpRefused { missing, .. },
             ..
         } => {
             err_line(format_args!("{label} {err}"));
@@ -507,17 +569,52 @@ pub fn print_failure(err: &FusionClientError, server_stderr: Option<String>, arg
                 paint.dim("hint:")
             ));
         }
-        FusionClientError::Authorization { .. } => {
+        FusionClientError::Authorization { source, .. } => {
             err_line(format_args!("{label} {err}"));
             err_line(format_args!(
-                "  {} a server that takes a static token wants --bearer TOKEN (or FUSION_BEARER); for OAuth, check --oauth-client-id / --oauth-client-secret (FUSION_OAUTH_CLIENT_ID / FUSION_OAUTH_CLIENT_SECRET) or --oauth-private-key / --oauth-signing-alg and that the authorization server knows this server as a resource (RUST_LOG=rmcp=debug shows each OAuth request)",
-                paint.dim("hint:")
+                "  {} {}",
+                paint.dim("hint:"),
+                authorization_hint(source, args)
             ));
         }
         other => {
             err_line(format_args!("{label} {other}"));
             print_server_stderr(server_stderr, &paint);
         }
+    }
+}
+
+/// The one-line hint after an [`AuthorizationError`] that has no hint of
+/// its own above: what to check for a token request the authorization
+/// server refused (by its RFC 6749 §5.2 `error`) or a client assertion that
+/// could not be signed; else where a static token or the OAuth flags go.
+fn authorization_hint(source: &AuthorizationError, args: &ConnectArgs) -> String {
+    let credential = if args.oauth_private_key.is_some() {
+        "that --oauth-private-key holds the key the authorization server has for this client"
+    } else {
+        "--oauth-client-secret (FUSION_OAUTH_CLIENT_SECRET)"
+    };
+    if source.is_signing_error() {
+        return String::from(
+            "fusion could not sign the client assertion: check that --oauth-private-key holds the client's RSA, P-256 or P-384 private key (PEM) and that --oauth-signing-alg suits it (ES256 for P-256, ES384 for P-384, RS256, RS384 or RS512 for RSA; left out, the key's own)",
+        );
+    }
+    match source.token_error_code().as_deref() {
+        Some("invalid_client") => format!(
+            "the authorization server does not know this client or did not authenticate it: check --oauth-client-id (FUSION_OAUTH_CLIENT_ID) and {credential}"
+        ),
+        Some("invalid_scope") => String::from(
+            "the authorization server does not allow this client the scopes fusion asked for (RUST_LOG=mcp_fusion::client=debug shows them): ask its administrator to allow them",
+        ),
+        Some("unauthorized_client") => String::from(
+            "the authorization server does not allow this client the grant fusion used: ask its administrator, or choose another with --oauth-grant",
+        ),
+        Some(_) => String::from(
+            "the authorization server refused the token request: check the client's registration there (RUST_LOG=rmcp=debug shows each OAuth request)",
+        ),
+        None => String::from(
+            "a server that takes a static token wants --bearer TOKEN (or FUSION_BEARER); for OAuth, check --oauth-client-id / --oauth-client-secret (FUSION_OAUTH_CLIENT_ID / FUSION_OAUTH_CLIENT_SECRET) or --oauth-private-key / --oauth-signing-alg and that the authorization server knows this server as a resource (RUST_LOG=rmcp=debug shows each OAuth request)",
+        ),
     }
 }
 
@@ -588,7 +685,7 @@ mod tests {
             oauth_client_id: None,
             oauth_client_secret: None,
             oauth_private_key: None,
-            oauth_signing_alg: ClientAssertionAlgorithm::Rs256,
+            oauth_signing_alg: None,
             oauth_grant: None,
             oauth_client_metadata_url: None,
             oauth_redirect_timeout: 300.0,
@@ -705,6 +802,39 @@ mod tests {
             ClientAssertionAlgorithm::Rs256
         );
         std::fs::remove_file(file).unwrap();
+    }
+
+    #[test]
+    fn the_signing_algorithm_is_the_one_the_key_is_for() {
+        let key = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/oauth/billing-keyed.pem"
+        );
+        let with = |alg: Option<&str>| {
+            let mut words = vec!["--oauth-client-id", "cli", "--oauth-private-key", key];
+            if let Some(alg) = alg {
+                words.extend(["--oauth-signing-alg", alg]);
+            }
+            parsed(&words).unwrap()
+        };
+        // An EC P-256 key and no --oauth-signing-alg: ES256.
+        let chosen = with(None);
+        assert!(chosen.target(Some("http://127.0.0.1:8080/mcp")).is_ok());
+        let oauth = chosen.oauth_options().unwrap();
+        assert_eq!(
+            oauth.client_assertion_key.unwrap().algorithm(),
+            ClientAssertionAlgorithm::Es256
+        );
+        assert!(with(Some("ES256")).target(Some("http://x/mcp")).is_ok());
+        // An algorithm the key cannot sign with: a usage error naming the one it needs.
+        for alg in ["RS256", "ES384"] {
+            assert_eq!(
+                with(Some(alg)).target(Some("http://x/mcp")).unwrap_err().0,
+                format!(
+                    "--oauth-signing-alg {alg} does not suit --oauth-private-key `{key}`: it holds a P-256 key, which signs with ES256 (leave --oauth-signing-alg out to use it)"
+                )
+            );
+        }
     }
 
     #[test]

@@ -10,9 +10,6 @@
 use crate::run::fusion;
 use crate::support::{HttpServer, TempDb};
 
-/// The hint under every authorization failure.
-pub(crate) const HINT: &str = "  hint: a server that takes a static token wants --bearer TOKEN (or FUSION_BEARER); for OAuth, check --oauth-client-id / --oauth-client-secret (FUSION_OAUTH_CLIENT_ID / FUSION_OAUTH_CLIENT_SECRET) or --oauth-private-key / --oauth-signing-alg and that the authorization server knows this server as a resource (RUST_LOG=rmcp=debug shows each OAuth request)\n";
-
 #[test]
 fn a_401_without_oauth_metadata_asks_for_a_bearer_token() {
     let db = TempDb::new("cli-oauth");

@@ -5,7 +5,9 @@
 //! write; a read-only client reads, and is refused the write scope by the
 //! authorization server; a client granted less than it asks, through one
 //! step-up to the 403; a client authenticated by private_key_jwt, with its
-//! key and with another), and
+//! key, its algorithm read from the key, and with another; a wrong secret),
+//! a dotted name whose group an anonymous tools/list hides, a `--bearer`
+//! token without the scope of the call (the server's 403 and a hint), and
 //! the authorization code grant with PKCE, dynamically registered and
 //! pre-registered, and for an account granted less than it asks, through
 //! one step-up that reuses the client registered; its browser is played by [`Browser`]: it opens the URL
@@ -18,7 +20,6 @@ use std::process::Stdio;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 
 use crate::authorization_server::AuthorizationServer;
-use crate::oauth::HINT;
 use crate::run::{Run, command, fusion, fusion_with};
 use crate::support::{HttpServer, TempDb};
 
@@ -133,13 +134,16 @@ fn assert_voided(stdout: &str) {
     );
 }
 
-/// A new P-256 private key in PEM (PKCS#8), made by Node's crypto (the
-/// Node that runs the authorization server).
-fn p256_private_key() -> String {
+/// A new private key in PEM (PKCS#8), made by Node's crypto (the Node that
+/// runs the authorization server): `generateKeyPairSync(type, options)`,
+/// e.g. `'ec', { namedCurve: 'P-256' }`.
+fn private_key(type_and_options: &str) -> String {
     let made = std::process::Command::new("node")
         .args([
             "-e",
-            "process.stdout.write(require('node:crypto').generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }))",
+            &format!(
+                "process.stdout.write(require('node:crypto').generateKeyPairSync({type_and_options}).privateKey.export({{ type: 'pkcs8', format: 'pem' }}))"
+            ),
         ])
         .output()
         .expect("node runs");
@@ -162,7 +166,7 @@ async fn a_client_authenticated_by_private_key_jwt_gets_a_token_of_the_server() 
         "/../../tests/oauth/billing-keyed.pem"
     );
     let call = |key: &str, alg: &str| {
-        fusion(&[
+        let mut words = vec![
             "call",
             url,
             "billing.get_invoice",
@@ -171,43 +175,61 @@ async fn a_client_authenticated_by_private_key_jwt_gets_a_token_of_the_server() 
             "billing-keyed",
             "--oauth-private-key",
             key,
-            "--oauth-signing-alg",
-            alg,
             "--color",
             "never",
-        ])
+        ];
+        if !alg.is_empty() {
+            words.extend(["--oauth-signing-alg", alg]);
+        }
+        fusion(&words)
     };
 
     // The client's own key: oidc-provider verifies the assertion against
-    // the client's registered jwks and issues the token.
-    let signed = call(key, "ES256");
-    assert_eq!(signed.code, 0, "{}", signed.stderr);
-    assert_eq!(signed.stderr, "");
-    assert_invoice(&signed.stdout);
+    // the client's registered jwks and issues the token; without
+    // --oauth-signing-alg, the algorithm is the one the key is for (ES256
+    // for this P-256 key).
+    for alg in ["ES256", ""] {
+        let signed = call(key, alg);
+        assert_eq!(signed.code, 0, "{alg}: {}", signed.stderr);
+        assert_eq!(signed.stderr, "");
+        assert_invoice(&signed.stdout);
+    }
 
     // Another P-256 key: the signature does not verify.
     let other = TempDb::new("cli-oauth-other-key");
     let other_key = other.0.with_extension("pem");
-    std::fs::write(&other_key, p256_private_key()).unwrap();
+    std::fs::write(&other_key, private_key("'ec', { namedCurve: 'P-256' }")).unwrap();
     let refused = call(other_key.to_str().unwrap(), "ES256");
     assert_eq!(refused.code, 2, "{}", refused.stdout);
     assert_eq!(refused.stdout, "");
     assert_eq!(
         refused.stderr,
         format!(
-            "error: could not authorize with {url}: the token request failed: Client credentials error: Token exchange failed: invalid_client: client authentication failed\n{HINT}"
+            "error: could not authorize with {url}: the token request failed: Client credentials error: Token exchange failed: invalid_client: client authentication failed\n  hint: the authorization server does not know this client or did not authenticate it: check --oauth-client-id (FUSION_OAUTH_CLIENT_ID) and that --oauth-private-key holds the key the authorization server has for this client\n"
+        )
+    );
+
+    // An Ed25519 key, which no algorithm fusion signs with is for: RS256 is
+    // tried, the key does not parse as RSA, and the hint is about the key.
+    std::fs::write(&other_key, private_key("'ed25519'")).unwrap();
+    let unsigned = call(other_key.to_str().unwrap(), "");
+    assert_eq!(unsigned.code, 2, "{}", unsigned.stdout);
+    assert_eq!(
+        unsigned.stderr,
+        format!(
+            "error: could not authorize with {url}: the token request failed: JWT signing error: Failed to parse signing key: InvalidKeyFormat\n  hint: fusion could not sign the client assertion: check that --oauth-private-key holds the client's RSA, P-256 or P-384 private key (PEM) and that --oauth-signing-alg suits it (ES256 for P-256, ES384 for P-384, RS256, RS384 or RS512 for RSA; left out, the key's own)\n"
         )
     );
     std::fs::remove_file(&other_key).unwrap();
 
-    // An algorithm the authorization server lists but the key is not for
-    // (an EC key cannot sign RS256): rmcp cannot sign, no request is made.
+    // An algorithm the key is not for (a P-256 key cannot sign RS256): a
+    // usage error naming the one it needs; nothing is sent.
     let mismatched = call(key, "RS256");
     assert_eq!(mismatched.code, 2, "{}", mismatched.stdout);
     assert_eq!(
         mismatched.stderr,
         format!(
-            "error: could not authorize with {url}: the token request failed: JWT signing error: Failed to sign JWT: InvalidAlgorithm\n{HINT}"
+            "error: --oauth-signing-alg RS256 does not suit --oauth-private-key `{key}`: it holds a P-256 key, which signs with ES256 (leave --oauth-signing-alg out to use it)\n\nFor more information, try '--help'.\n"
         )
     );
 }
@@ -290,7 +312,24 @@ async fn client_credentials_are_exchanged_for_a_token_of_the_server() {
     assert_eq!(
         refused.stderr,
         format!(
-            "error: could not authorize with {url}: the token request failed: Client credentials error: Token exchange failed: Server returned error response: invalid_scope: requested scope is not allowed\n{HINT}"
+            "error: could not authorize with {url}: step-up authorization for tools/call billing (needs billing:write) was refused by the authorization server: invalid_scope: requested scope is not allowed\n{STEP_UP_HINT}\n"
+        )
+    );
+
+    // A secret the authorization server does not take: the hint is about
+    // the client's credentials.
+    let wrong = fusion(&as_client(
+        url,
+        "billing.get_invoice",
+        INV_1,
+        "billing-full",
+        "not-the-secret",
+    ));
+    assert_eq!(wrong.code, 2, "{}", wrong.stdout);
+    assert_eq!(
+        wrong.stderr,
+        format!(
+            "error: could not authorize with {url}: the token request failed: Client credentials error: Token exchange failed: Server returned error response: invalid_client: client authentication failed\n  hint: the authorization server does not know this client or did not authenticate it: check --oauth-client-id (FUSION_OAUTH_CLIENT_ID) and --oauth-client-secret (FUSION_OAUTH_CLIENT_SECRET)\n"
         )
     );
 
@@ -622,6 +661,90 @@ async fn a_token_the_server_refuses_is_named_with_the_servers_reason() {
         refused.stderr,
         format!(
             "error: could not authorize with {url}: the server refused the token just obtained from its authorization server: invalid_token (The bearer token is not valid.)\n  hint: the server does not take the tokens its authorization server issued to fusion: its operator should check that the authorization server knows the server as a resource (the token's audience, RFC 8707) and that the server trusts that authorization server\n"
+        )
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dotted_name_reaches_a_group_hidden_from_an_anonymous_tools_list() {
+    let authorization = AuthorizationServer::start("key-1").await;
+    let db = TempDb::new("cli-oauth-anonymous-dotted");
+    // Anonymous callers are served: their tools/list shows billing_health
+    // only, the group `billing` being hidden until the call is authorized.
+    let server = HttpServer::start_with(
+        &db.0,
+        &["--oauth-issuer", &authorization.issuer, "--allow-anonymous"],
+    );
+    let url = server.url.as_str();
+
+    let run = fusion(&[
+        "call",
+        url,
+        "billing.get_invoice",
+        r#"{"id":"inv_3"}"#,
+        "--oauth-client-id",
+        "billing-full",
+        "--oauth-client-secret",
+        "billing-full-secret",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stderr, "");
+    let printed: serde_json::Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", run.stdout));
+    let created_at = printed["created_at"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no created_at: {}", run.stdout));
+    assert_eq!(
+        run.stdout,
+        format!(
+            r#"{{
+  "id": "inv_3",
+  "customer_email": "linus@example.com",
+  "amount_cents": 9900,
+  "currency": "USD",
+  "status": "draft",
+  "items": [
+    {{
+      "description": "Consulting",
+      "quantity": 1,
+      "unit_price_cents": 9900
+    }}
+  ],
+  "due_date": null,
+  "created_at": "{created_at}"
+}}
+"#
+        )
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bearer_token_without_the_scope_of_the_call_gets_the_servers_403_and_a_hint() {
+    let authorization = AuthorizationServer::start("key-1").await;
+    let db = TempDb::new("cli-oauth-bearer-scope");
+    let server = billing_server(&db, &authorization);
+    let url = server.url.as_str();
+    let token = authorization
+        .token("billing-reader", "billing:read", Some(url))
+        .await;
+
+    let run = fusion(&[
+        "call",
+        url,
+        "billing.void_invoice",
+        r#"{"id": "inv_2", "reason": "Sent twice"}"#,
+        "--bearer",
+        &token,
+        "--color",
+        "never",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        format!(
+            "error: the server answered HTTP 403: the token lacks a scope (Bearer error=\"insufficient_scope\", scope=\"billing:write\", resource_metadata=\"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp\", error_description=\"billing.void_invoice needs the scope billing:write, which the token does not have\")\n  hint: the token lacks scope billing:write: get a token with it, or drop --bearer (and FUSION_BEARER) to let fusion authorize\n",
+            port = server.port
         )
     );
 }

@@ -69,6 +69,56 @@ impl ClientAssertionAlgorithm {
     }
 }
 
+impl ClientAssertionAlgorithm {
+    /// The algorithm a private key in `pem` signs with when none is chosen:
+    /// `RS256` for an RSA key (PKCS#8 or PKCS#1), `ES256` for a P-256 key,
+    /// `ES384` for a P-384 key (PKCS#8 or SEC 1). RFC 7518 §3.3, §3.4.
+    ///
+    /// # Errors
+    ///
+    /// [`UnsupportedKey`] when `pem` holds none of those keys (another
+    /// curve, an encrypted key, not PEM).
+    pub fn for_key(pem: &str) -> Result<Self, UnsupportedKey> {
+        use p256::pkcs8::DecodePrivateKey;
+        use rsa::pkcs1::DecodeRsaPrivateKey;
+        if p256::SecretKey::from_pkcs8_pem(pem).is_ok()
+            || p256::SecretKey::from_sec1_pem(pem).is_ok()
+        {
+            return Ok(ClientAssertionAlgorithm::Es256);
+        }
+        if p384::SecretKey::from_pkcs8_pem(pem).is_ok()
+            || p384::SecretKey::from_sec1_pem(pem).is_ok()
+        {
+            return Ok(ClientAssertionAlgorithm::Es384);
+        }
+        if rsa::PrivateKey::from_pkcs8_pem(pem).is_ok()
+            || rsa::PrivateKey::from_pkcs1_pem(pem).is_ok()
+        {
+            return Ok(ClientAssertionAlgorithm::Rs256);
+        }
+        Err(UnsupportedKey)
+    }
+
+    /// Whether this algorithm signs with the kind of key `key_algorithm`
+    /// ([`for_key`](Self::for_key)) is for: any `RS*` for an RSA key;
+    /// `ES256` only for P-256 and `ES384` only for P-384.
+    pub fn suits(self, key_algorithm: ClientAssertionAlgorithm) -> bool {
+        use ClientAssertionAlgorithm::{Es256, Es384, Rs256, Rs384, Rs512};
+        match key_algorithm {
+            Rs256 | Rs384 | Rs512 => matches!(self, Rs256 | Rs384 | Rs512),
+            Es256 | Es384 => self == key_algorithm,
+        }
+    }
+}
+
+/// A PEM text that holds no RSA, P-256 or P-384 private key
+/// ([`ClientAssertionAlgorithm::for_key`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "no RSA, P-256 or P-384 private key (an unencrypted PEM: BEGIN PRIVATE KEY, BEGIN RSA PRIVATE KEY or BEGIN EC PRIVATE KEY)"
+)]
+pub struct UnsupportedKey;
+
 impl fmt::Display for ClientAssertionAlgorithm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -105,7 +155,9 @@ impl FromStr for ClientAssertionAlgorithm {
 /// The authorization server holds the public half (the client's registered
 /// `jwks` or `jwks_uri`). The key is parsed when the first assertion is
 /// signed; a key that does not parse, or does not suit the algorithm, fails
-/// then as [`AuthorizationError::Token`](super::AuthorizationError::Token).
+/// then as [`AuthorizationError::Token`](super::AuthorizationError::Token)
+/// ([`is_signing_error`](super::AuthorizationError::is_signing_error));
+/// [`ClientAssertionAlgorithm::for_key`] gives the algorithm a key is for.
 /// `Debug` prints the key as `[REDACTED]`.
 #[derive(Clone)]
 pub struct ClientAssertionKey {
@@ -164,6 +216,27 @@ mod tests {
                 .to_string(),
             "unknown client assertion algorithm \"HS256\" (expected one of ES256, ES384, RS256, RS384, RS512)"
         );
+    }
+
+    #[test]
+    fn the_algorithm_is_read_from_the_key() {
+        let keyed = include_str!("../../../../tests/oauth/billing-keyed.pem");
+        assert_eq!(
+            ClientAssertionAlgorithm::for_key(keyed),
+            Ok(ClientAssertionAlgorithm::Es256)
+        );
+        assert_eq!(
+            ClientAssertionAlgorithm::for_key(
+                "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"
+            ),
+            Err(UnsupportedKey)
+        );
+        use ClientAssertionAlgorithm::{Es256, Es384, Rs256, Rs512};
+        assert!(Rs512.suits(Rs256));
+        assert!(Es256.suits(Es256));
+        assert!(!Rs256.suits(Es256));
+        assert!(!Es384.suits(Es256));
+        assert!(!Es256.suits(Rs256));
     }
 
     #[test]

@@ -8,7 +8,9 @@
 //! - `403` with `error="insufficient_scope"` → authorize again with the
 //!   union of the scopes held and challenged, and send the request again,
 //!   once (MCP "Step-Up Authorization Flow"); a second `403` is
-//!   [`AuthorizationError::InsufficientScope`].
+//!   [`AuthorizationError::InsufficientScope`], and a token request the
+//!   authorization server refuses (e.g. `invalid_scope`) is
+//!   [`AuthorizationError::StepUpRefused`].
 //!
 //! A request may go through both, in that order (a `401`, then a `403` to
 //! the request sent with the new token), each once. When authorizing fails,
@@ -34,6 +36,7 @@ use super::authorize::authorize;
 use super::oauth::{AuthorizationError, OAuthOptions};
 use super::registration::Registration;
 use super::scopes;
+use super::token_failure;
 
 type HttpError = StreamableHttpError<reqwest::Error>;
 
@@ -148,6 +151,7 @@ impl Authorizing {
             } else {
                 authorized = true;
             }
+            let step_up = step_up.then(&operation);
             if !self.reauthorize(&challenge, step_up, seen).await {
                 return outcome;
             }
@@ -198,14 +202,18 @@ impl Authorizing {
 
     /// Authorizes after `challenge` unless another request did since
     /// generation `seen`; whether the request should be sent again.
-    async fn reauthorize(&self, challenge: &str, step_up: bool, seen: u64) -> bool {
+    /// `step_up` names the request refused with `403` when this is a
+    /// step-up: a token request the authorization server then refuses is
+    /// kept as [`AuthorizationError::StepUpRefused`].
+    async fn reauthorize(&self, challenge: &str, step_up: Option<String>, seen: u64) -> bool {
         let authorizer = &self.authorizer;
         let _running = authorizer.running.lock().await;
         if authorizer.generation.load(Ordering::Acquire) != seen {
             return true;
         }
         authorizer.started.store(true, Ordering::Release);
-        let scopes = if step_up {
+        let mut missing = Vec::new();
+        let scopes = if step_up.is_some() {
             let held = self
                 .inner
                 .auth_manager
@@ -214,6 +222,14 @@ impl Authorizing {
                 .get_current_scopes()
                 .await;
             let challenged = scopes::challenged(challenge, &authorizer.server_url);
+            missing = challenged
+                .iter()
+                .filter(|scope| !held.contains(scope))
+                .cloned()
+                .collect();
+            if missing.is_empty() {
+                missing.clone_from(&challenged);
+            }
             Some(scopes::union(&held, &challenged))
         } else {
             None
@@ -231,6 +247,19 @@ impl Authorizing {
                 *self.inner.auth_manager.lock().await = manager;
                 authorizer.generation.fetch_add(1, Ordering::AcqRel);
                 true
+            }
+            Err(AuthorizationError::Token(source)) if step_up.is_some() => {
+                let error = match token_failure::refusal(&source) {
+                    Some(refusal) => AuthorizationError::StepUpRefused {
+                        operation: step_up.unwrap_or_default(),
+                        missing,
+                        refusal,
+                        source,
+                    },
+                    None => AuthorizationError::Token(source),
+                };
+                authorizer.keep_failure(error);
+                false
             }
             Err(error) => {
                 authorizer.keep_failure(error);

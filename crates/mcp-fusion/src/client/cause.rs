@@ -101,6 +101,23 @@ pub(crate) fn refused_credentials(error: &(dyn Error + 'static)) -> bool {
     })
 }
 
+/// The `WWW-Authenticate` challenge of a `403` with
+/// `error="insufficient_scope"` (RFC 6750 §3.1) anywhere in `error`'s
+/// causes; `None` when there is none.
+pub(crate) fn insufficient_scope_challenge(error: &(dyn Error + 'static)) -> Option<String> {
+    chain(error).iter().find_map(|link| {
+        if let Some(challenge) = link.downcast_ref::<InsufficientScopeError>() {
+            return Some(challenge.www_authenticate_header.clone());
+        }
+        match link.downcast_ref::<HttpError>() {
+            Some(StreamableHttpError::InsufficientScope(challenge)) => {
+                Some(challenge.www_authenticate_header.clone())
+            }
+            _ => None,
+        }
+    })
+}
+
 /// The cause of a transport `error` when it is one a user can act on, with
 /// what it means in words (e.g. `connection refused: nothing is listening on
 /// 127.0.0.1:1 (is the server running?)`); `None` for any other error.

@@ -520,10 +520,12 @@ impl FusionClient {
     /// - otherwise the name is split at the dot after its longest listed
     ///   prefix: `finance.billing.get_invoice` → tool `finance.billing` (a
     ///   gateway's namespaced group), action `get_invoice`;
-    /// - when the list names neither, the name is sent as it is, so that the
-    ///   server's own "unknown tool" answer names what the caller wrote;
-    /// - when the tool list cannot be fetched, the name is split at its first
-    ///   dot (`a.b.c` → tool `a`, action `b.c`).
+    /// - when the list names neither the name nor any prefix of it, or when
+    ///   the tool list cannot be fetched, the name is split at its first dot
+    ///   (`a.b.c` → tool `a`, action `b.c`): a server lists only what this
+    ///   caller may see, so a group hidden from an anonymous `tools/list` is
+    ///   still reached, and the server answers for it (401/403 naming the
+    ///   scopes, `AUTH_REQUIRED`, or its own "unknown tool" error).
     ///
     /// A dotted name fetches the tool list once (and caches it).
     pub async fn route(&self, name: &str) -> Route {
@@ -564,8 +566,9 @@ impl FusionClient {
     ///   the connection broke or the answer was not a tool result;
     /// - [`FusionClientError::Timeout`]: [`ClientOptions::call_timeout`] passed;
     /// - [`FusionClientError::Authorization`]: with [`ClientOptions::oauth`],
-    ///   authorizing again failed, or a step-up did not get the scopes the
-    ///   server asks for ([`AuthorizationError::InsufficientScope`](super::AuthorizationError::InsufficientScope)).
+    ///   authorizing again failed, a step-up did not get the scopes the
+    ///   server asks for ([`AuthorizationError::InsufficientScope`](super::AuthorizationError::InsufficientScope)),
+    ///   or the authorization server refused it ([`AuthorizationError::StepUpRefused`](super::AuthorizationError::StepUpRefused)).
     pub async fn call(&self, name: &str, args: Value) -> Result<CallToolResult, FusionClientError> {
         self.call_with_meta(name, args, Map::new()).await
     }

@@ -8,7 +8,9 @@ use rmcp::ServiceError;
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value, json};
 
-use super::cause::{ConnectCause, innermost_text, known_cause, refused_credentials};
+use super::cause::{
+    ConnectCause, innermost_text, insufficient_scope_challenge, known_cause, refused_credentials,
+};
 use super::oauth::AuthorizationError;
 use crate::error::{BoxError, ErrorCode, FieldError, Severity, seconds_text};
 
@@ -291,6 +293,27 @@ impl FusionClientError {
             } => refused_credentials(source.as_ref()),
             _ => false,
         }
+    }
+
+    /// For a [`Transport`](Self::Transport) failure (a request after the
+    /// handshake) caused by a `403` with `error="insufficient_scope"` (RFC 6750
+    /// §3.1; the token sent as it is, e.g.
+    /// [`ClientOptions::bearer`](super::ClientOptions::bearer)): the scopes
+    /// its challenge names (`scope`, split on whitespace; empty when it names
+    /// none). `None` for any other failure.
+    pub fn insufficient_scope(&self) -> Option<Vec<String>> {
+        let FusionClientError::Transport {
+            source: Some(source),
+            ..
+        } = self
+        else {
+            return None;
+        };
+        let challenge = insufficient_scope_challenge(source.as_ref())?;
+        // Only `scope` is read; the base resolves a relative
+        // `resource_metadata`, which is not.
+        let base = url::Url::parse("http://localhost/").ok()?;
+        Some(super::scopes::challenged(&challenge, &base))
     }
 
     /// A short name of the variant: `tool`, `jsonrpc`, `connect`,

@@ -75,7 +75,9 @@ mod stderr;
 mod token_failure;
 mod tools;
 
-pub use assertion::{ClientAssertionAlgorithm, ClientAssertionKey, UnknownAlgorithm};
+pub use assertion::{
+    ClientAssertionAlgorithm, ClientAssertionKey, UnknownAlgorithm, UnsupportedKey,
+};
 pub use batch::{BatchMode, ToolCall};
 pub use cause::ConnectCause;
 pub use connect::{ClientOptions, FusionClient, ServerStderr, Target, ToolsChangedHook};

@@ -430,6 +430,26 @@ pub enum AuthorizationError {
         /// The challenge's `error_description`, when given.
         description: Option<String>,
     },
+    /// A step-up authorization (MCP "Step-Up Authorization Flow", after a
+    /// `403` with `error="insufficient_scope"`) was refused by the
+    /// authorization server's token endpoint (RFC 6749 §5.2), e.g.
+    /// `invalid_scope` for a scope this client may not have.
+    #[error("step-up authorization for {operation} (needs {}) was refused by the authorization server: {refusal}", needed(.missing))]
+    StepUpRefused {
+        /// The request refused by the server: its JSON-RPC method, and the
+        /// tool, resource or prompt it names (e.g. `tools/call billing`).
+        operation: String,
+        /// The scopes of the `403` challenge that the token did not have
+        /// (all of its `scope` when none is missing by name).
+        missing: Vec<String>,
+        /// The authorization server's `error`, then `: error_description`
+        /// when given (RFC 6749 §5.2), e.g. `invalid_scope: requested scope
+        /// is not allowed`.
+        refusal: String,
+        /// rmcp's error.
+        #[source]
+        source: AuthError,
+    },
     /// An exchange of [`OAuthGrant::EnterpriseManaged`] was refused, or its
     /// answer failed the checks (ID-JAG type, issuer, audience, client,
     /// resource, scopes); the error names the server: the identity provider

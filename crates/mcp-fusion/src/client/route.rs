@@ -25,13 +25,16 @@ pub struct Route {
 ///   after its LONGEST listed prefix: `finance.billing.get_invoice` → tool
 ///   `finance.billing` (a gateway's namespaced group), action `get_invoice`;
 ///   with only `a` listed, `a.b.c` → tool `a`, action `b.c`.
-/// - When the list is unknown, the name is split at its FIRST dot: `a.b.c` →
-///   tool `a`, action `b.c`, provided both parts are non-empty.
-/// - When the list is known and lists neither, the name is sent as it is, so
-///   that the server's own "unknown tool" answer names what the caller wrote.
+/// - Otherwise (the list is unknown, or it lists neither the name nor any
+///   prefix of it), the name is split at its FIRST dot: `a.b.c` → tool `a`,
+///   action `b.c`, provided both parts are non-empty. A server lists only the
+///   tools this caller may see (an anonymous `tools/list` hides a group whose
+///   actions need scopes), so a group missing from the list is still reached
+///   through its discriminator; the server then answers for it itself (HTTP
+///   401 or 403 naming the scopes, an `AUTH_REQUIRED` result, or its own
+///   "unknown tool" error).
 ///
-/// `listed` is `None` when the tool list is unknown (listing failed); the
-/// dotted split is then used.
+/// `listed` is `None` when the tool list is unknown (listing failed).
 pub(crate) fn route<'a, I>(name: &str, listed: Option<I>) -> Route
 where
     I: IntoIterator<Item = &'a str> + Clone,
@@ -56,13 +59,12 @@ where
             .filter(|(tool, action)| !tool.is_empty() && !action.is_empty())
             .rev()
             .find(|(tool, _)| listed.clone().into_iter().any(|t| t == *tool));
-        return match longest {
-            Some((tool, action)) => Route {
+        if let Some((tool, action)) = longest {
+            return Route {
                 tool: tool.to_owned(),
                 action: Some(action.to_owned()),
-            },
-            None => as_is,
-        };
+            };
+        }
     }
     Route {
         tool: tool.to_owned(),
@@ -126,8 +128,32 @@ mod tests {
         let listed = Some(["billing", "files.read"]);
         assert_eq!(route("files.read", listed).action, None);
         assert_eq!(route("billing.pay", listed).action.as_deref(), Some("pay"));
-        // Neither `other.x` nor `other` is listed: sent as written.
-        assert_eq!(route("other.x", listed).tool, "other.x");
+    }
+
+    #[test]
+    fn a_name_unlisted_with_every_prefix_is_split_at_the_first_dot() {
+        // An anonymous `tools/list` hides the group `billing`; its actions
+        // are still reached through the discriminator.
+        let listed = Some(["billing_health"]);
+        assert_eq!(
+            route("billing.get_invoice", listed),
+            Route {
+                tool: "billing".into(),
+                action: Some("get_invoice".into())
+            }
+        );
+        assert_eq!(
+            route("a.b.c", Some(["other"])),
+            Route {
+                tool: "a".into(),
+                action: Some("b.c".into())
+            }
+        );
+        // An empty list is a known list too.
+        assert_eq!(route("x.y", Some([""; 0])).action.as_deref(), Some("y"));
+        // Empty parts are never split.
+        assert_eq!(route(".x", listed).tool, ".x");
+        assert_eq!(route("x.", listed).action, None);
     }
 
     #[test]

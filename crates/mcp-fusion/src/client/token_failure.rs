@@ -3,6 +3,8 @@
 //! empty error response`); for those two the client says what they mean,
 //! with the token endpoint, and for a request that got no answer it finds
 //! out why by opening a TCP connection to the endpoint (sending nothing).
+//! The authorization server's error response (RFC 6749 §5.2) is read from
+//! that text too ([`AuthorizationError::token_error_code`]).
 
 use std::time::Duration;
 
@@ -15,6 +17,69 @@ const NO_ANSWER: &str = "Request failed";
 
 /// Its text for a status other than 200 with an empty body.
 const EMPTY_ERROR: &str = "server returned empty error response";
+
+/// How the oauth2 crate's text introduces the error response of the token
+/// endpoint (RFC 6749 §5.2), followed by `error` and `: error_description`.
+const ERROR_RESPONSE: &str = "Server returned error response: ";
+
+/// How rmcp's `private_key_jwt` client credentials request introduces the
+/// error response: `Token exchange failed: ERROR: DESCRIPTION` (the
+/// description empty when not given), or `Token exchange failed: HTTP
+/// STATUS` for a body that is not JSON.
+const JWT_ERROR_RESPONSE: &str = "Token exchange failed: ";
+
+/// The error response of the token endpoint in rmcp's `error`: `error`,
+/// then `: error_description` when given (e.g. `invalid_scope: requested
+/// scope is not allowed`); `None` when the request got no error response.
+pub(crate) fn refusal(error: &AuthError) -> Option<String> {
+    let text = error.to_string();
+    if let Some((_, refusal)) = text.split_once(ERROR_RESPONSE) {
+        return Some(refusal.to_owned());
+    }
+    let AuthError::ClientCredentialsError(message) = error else {
+        return None;
+    };
+    let refusal = message.strip_prefix(JWT_ERROR_RESPONSE)?;
+    let (code, description) = refusal.split_once(": ")?;
+    if code.is_empty() || code.contains(' ') {
+        return None;
+    }
+    Some(if description.is_empty() {
+        code.to_owned()
+    } else {
+        refusal.to_owned()
+    })
+}
+
+impl AuthorizationError {
+    /// The `error` code (RFC 6749 §5.2, e.g. `invalid_client`,
+    /// `invalid_scope`, `invalid_grant`) of a token request the
+    /// authorization server answered with an error response
+    /// ([`Token`](Self::Token) or [`StepUpRefused`](Self::StepUpRefused));
+    /// `None` for every other failure.
+    pub fn token_error_code(&self) -> Option<String> {
+        let refusal = match self {
+            AuthorizationError::Token(source) => refusal(source)?,
+            AuthorizationError::StepUpRefused { refusal, .. } => refusal.clone(),
+            _ => return None,
+        };
+        let code = refusal
+            .split_once(": ")
+            .map_or(refusal.as_str(), |(code, _)| code);
+        Some(code.to_owned())
+    }
+
+    /// Whether the client assertion could not be signed (`private_key_jwt`,
+    /// RFC 7523): the key does not parse, or does not suit its
+    /// [`ClientAssertionAlgorithm`](super::ClientAssertionAlgorithm). No
+    /// token request was sent.
+    pub fn is_signing_error(&self) -> bool {
+        matches!(
+            self,
+            AuthorizationError::Token(AuthError::JwtSigningError(_))
+        )
+    }
+}
 
 /// The [`AuthorizationError`] of a failed token request to `endpoint`:
 /// [`AuthorizationError::TokenEndpoint`] naming the cause when rmcp's
@@ -113,6 +178,44 @@ mod tests {
         assert_eq!(
             kept.to_string(),
             "the token request failed: OAuth token exchange failed: Server returned error response: invalid_client"
+        );
+        assert_eq!(kept.token_error_code().as_deref(), Some("invalid_client"));
+    }
+
+    #[test]
+    fn the_refusal_is_the_error_response_of_the_token_endpoint() {
+        let refused = AuthError::ClientCredentialsError(String::from(
+            "Token exchange failed: Server returned error response: invalid_scope: requested scope is not allowed",
+        ));
+        assert_eq!(
+            refusal(&refused).as_deref(),
+            Some("invalid_scope: requested scope is not allowed")
+        );
+        assert_eq!(
+            AuthorizationError::Token(refused)
+                .token_error_code()
+                .as_deref(),
+            Some("invalid_scope")
+        );
+        let signed = AuthError::ClientCredentialsError(String::from(
+            "Token exchange failed: invalid_client: client authentication failed",
+        ));
+        assert_eq!(
+            refusal(&signed).as_deref(),
+            Some("invalid_client: client authentication failed")
+        );
+        let bare = AuthError::ClientCredentialsError(String::from(
+            "Token exchange failed: invalid_client: ",
+        ));
+        assert_eq!(refusal(&bare).as_deref(), Some("invalid_client"));
+        let not_json =
+            AuthError::ClientCredentialsError(String::from("Token exchange failed: HTTP 500"));
+        assert_eq!(refusal(&not_json), None);
+        let unanswered = AuthError::TokenExchangeFailed(String::from("Request failed"));
+        assert_eq!(refusal(&unanswered), None);
+        assert_eq!(
+            AuthorizationError::Token(unanswered).token_error_code(),
+            None
         );
     }
 }
