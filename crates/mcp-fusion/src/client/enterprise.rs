@@ -27,8 +27,9 @@ use secrecy::SecretString;
 /// [`OAuthGrant::EnterpriseManaged`](super::OAuthGrant::EnterpriseManaged).
 /// The client must be registered at the IdP as
 /// [`client_id`](Self::client_id) (the ID token's `aud`) and at the MCP
-/// authorization server as [`OAuthOptions::client_id`]. `Debug` prints the
-/// ID token and secret as `[REDACTED]`.
+/// authorization server as
+/// [`OAuthOptions::client_id`](super::OAuthOptions::client_id). `Debug`
+/// prints the ID token and secret as `[REDACTED]`.
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct EnterpriseIdentity {
