@@ -11,13 +11,24 @@ use mcp_fusion::guard::InsufficientScope;
 use serde_json::{Value, json};
 
 use crate::authorization_server::AuthorizationServer;
-use crate::resource_server::{Served, billing_call, serve};
+use crate::resource_server::{Answer, Served, billing_call, serve};
 
-fn insufficient(served: &Served, name: &str) -> String {
-    format!(
-        "Bearer error=\"insufficient_scope\", scope=\"billing:write\", resource_metadata=\"{}\", error_description=\"{name} needs the scope billing:write, which the token does not have\"",
-        served.metadata_url()
-    )
+/// Asserts that `answer` is the 403 `insufficient_scope` of `served` for
+/// `name`, which needs `scope` (RFC 6750 §3.1): its challenge and its body.
+#[track_caller]
+fn assert_insufficient_scope(answer: &Answer, served: &Served, name: &str, scope: &str) {
+    assert_eq!(answer.status, 403, "{name}: {}", answer.body);
+    assert_eq!(
+        answer.header("www-authenticate"),
+        format!(
+            "Bearer error=\"insufficient_scope\", scope=\"{scope}\", resource_metadata=\"{}\", error_description=\"{name} needs the scope {scope}, which the token does not have\"",
+            served.metadata_url()
+        )
+    );
+    assert_eq!(
+        answer.body,
+        format!("Forbidden: {name} needs the scope {scope}, which the token does not have")
+    );
 }
 
 #[tokio::test]
@@ -47,18 +58,8 @@ async fn a_read_only_token_gets_403_insufficient_scope_for_what_writes() {
     ];
     for (body, name) in writes {
         let answer = served.call(&token, &session, &body).await;
-        assert_eq!(answer.status, 403, "{name}: {}", answer.body);
-        assert_eq!(
-            answer.header("www-authenticate"),
-            insufficient(&served, name)
-        );
+        assert_insufficient_scope(&answer, &served, name, "billing:write");
         assert_eq!(answer.header("cache-control"), "no-store");
-        assert_eq!(
-            answer.body,
-            format!(
-                "Forbidden: {name} needs the scope billing:write, which the token does not have"
-            )
-        );
     }
 
     // What reads is served.
@@ -112,20 +113,7 @@ async fn a_write_only_token_gets_403_for_reading_subscribing_and_completing() {
     ];
     for (body, name) in reads {
         let answer = served.call(&token, &session, &body).await;
-        assert_eq!(answer.status, 403, "{name}: {}", answer.body);
-        assert_eq!(
-            answer.header("www-authenticate"),
-            format!(
-                "Bearer error=\"insufficient_scope\", scope=\"billing:read\", resource_metadata=\"{}\", error_description=\"{name} needs the scope billing:read, which the token does not have\"",
-                served.metadata_url()
-            )
-        );
-        assert_eq!(
-            answer.body,
-            format!(
-                "Forbidden: {name} needs the scope billing:read, which the token does not have"
-            )
-        );
+        assert_insufficient_scope(&answer, &served, name, "billing:read");
     }
 }
 
@@ -141,19 +129,8 @@ async fn a_challenge_repeats_a_long_or_non_ascii_name_cut_and_percent_encoded() 
 
     let long = format!("billing://invoices/{}", "A".repeat(100_000));
     let answer = served.call(&token, &session, &read(long.clone())).await;
-    assert_eq!(answer.status, 403, "{}", answer.body);
     let shown = format!("{}...", &long[..125]);
-    assert_eq!(
-        answer.header("www-authenticate"),
-        format!(
-            "Bearer error=\"insufficient_scope\", scope=\"billing:read\", resource_metadata=\"{}\", error_description=\"{shown} needs the scope billing:read, which the token does not have\"",
-            served.metadata_url()
-        )
-    );
-    assert_eq!(
-        answer.body,
-        format!("Forbidden: {shown} needs the scope billing:read, which the token does not have")
-    );
+    assert_insufficient_scope(&answer, &served, &shown, "billing:read");
 
     let answer = served
         .call(
