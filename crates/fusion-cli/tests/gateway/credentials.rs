@@ -57,6 +57,18 @@ async fn assert_refused(client: &RunningService<RoleClient, ()>, namespace: &str
     assert_failure(&answer, &text, &meta, true);
 }
 
+/// Asserts that paying `inv_2` through `<namespace>.billing` succeeds: the
+/// upstream took a token allowed `billing:write`.
+async fn assert_paid(client: &RunningService<RoleClient, ()>, namespace: &str) {
+    let paid = call_on(
+        client,
+        &format!("{namespace}.billing"),
+        json!({"action": "pay_invoice", "id": "inv_2"}),
+    )
+    .await;
+    assert_eq!(paid.is_error, Some(false), "{paid:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_upstream_gets_the_gateways_own_token_never_the_callers() {
     let db = TempDb::new("gateway-credentials");
@@ -98,13 +110,7 @@ async fn an_upstream_gets_the_gateways_own_token_never_the_callers() {
 
     // A write: the caller's token may only read at the upstream, the
     // gateway's may write — the upstream saw the gateway's token.
-    let paid = call_on(
-        &client,
-        "finance.billing",
-        json!({"action": "pay_invoice", "id": "inv_2"}),
-    )
-    .await;
-    assert_eq!(paid.is_error, Some(false), "{paid:?}");
+    assert_paid(&client, "finance").await;
 
     // Mounted without credentials, an upstream that would take the
     // caller's token refuses the call: the caller's token was not sent.
@@ -189,13 +195,7 @@ async fn an_upstream_is_called_with_the_gateways_oauth_client_credentials() {
     .await;
     assert_eq!(code_of(&forbidden).as_deref(), Some("FORBIDDEN"));
     // billing:write, asked for by the configured scopes.
-    let paid = call_on(
-        &client,
-        "finance.billing",
-        json!({"action": "pay_invoice", "id": "inv_2"}),
-    )
-    .await;
-    assert_eq!(paid.is_error, Some(false), "{paid:?}");
+    assert_paid(&client, "finance").await;
     // The authorization server refuses the token request (invalid_client).
     assert_refused(&client, "wrong").await;
     let _ = client.cancel().await;

@@ -7,17 +7,14 @@ use serde_json::json;
 use crate::authorization_server::AuthorizationServer;
 use crate::resource_server::{
     BOTH, billing_call, introspecting, introspecting_uncached, invalid_token, invalid_token_asking,
-    serve,
+    opaque_token, serve,
 };
 
 #[tokio::test]
 async fn an_opaque_token_is_introspected_and_refused_once_revoked() {
     let authorization = AuthorizationServer::start("key-1").await;
     let served = serve(&authorization.issuer, introspecting_uncached, None).await;
-    let token = authorization
-        .token("opaque-client", "billing:read", Some(&served.resource))
-        .await;
-    assert_eq!(token.split('.').count(), 1, "an opaque token");
+    let token = opaque_token(&authorization, &served).await;
     let session = served.session(&token).await;
     let answer = served
         .call(&token, &session, &billing_call("get_invoice"))

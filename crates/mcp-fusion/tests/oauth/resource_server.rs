@@ -89,6 +89,17 @@ pub fn introspecting_uncached(verifier: OAuthResourceServer) -> OAuthResourceSer
     introspecting(verifier).introspection_cache(Duration::ZERO)
 }
 
+/// A token of the client `opaque-client` for `billing:read` and the
+/// resource of `served`, issued by `authorization`: opaque (asserted), so
+/// checked by introspection only.
+pub async fn opaque_token(authorization: &AuthorizationServer, served: &Served) -> String {
+    let token = authorization
+        .token("opaque-client", "billing:read", Some(&served.resource))
+        .await;
+    assert_eq!(token.split('.').count(), 1, "an opaque token");
+    token
+}
+
 /// A token of the client `billing-full` for [`BOTH`] scopes and the
 /// resource of `served` (RFC 8707), issued by `authorization`.
 pub async fn full_token(authorization: &AuthorizationServer, served: &Served) -> String {

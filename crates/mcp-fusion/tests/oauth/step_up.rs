@@ -13,6 +13,24 @@ use serde_json::{Value, json};
 use crate::authorization_server::AuthorizationServer;
 use crate::resource_server::{Answer, Served, billing_call, serve};
 
+/// Serves the billing server under `policy` (`None`: the default, step-up)
+/// and opens a session with a token of `client` for `scope` and its
+/// resource. Returns the authorization server (to keep running), the
+/// served server, the token and the session id.
+async fn open(
+    policy: Option<InsufficientScope>,
+    client: &str,
+    scope: &str,
+) -> (AuthorizationServer, Served, String, String) {
+    let authorization = AuthorizationServer::start("key-1").await;
+    let served = serve(&authorization.issuer, |v| v, policy).await;
+    let token = authorization
+        .token(client, scope, Some(&served.resource))
+        .await;
+    let session = served.session(&token).await;
+    (authorization, served, token, session)
+}
+
 /// Asserts that `answer` is the 403 `insufficient_scope` of `served` for
 /// `name`, which needs `scope` (RFC 6750 §3.1): its challenge and its body.
 #[track_caller]
@@ -33,12 +51,8 @@ fn assert_insufficient_scope(answer: &Answer, served: &Served, name: &str, scope
 
 #[tokio::test]
 async fn a_read_only_token_gets_403_insufficient_scope_for_what_writes() {
-    let authorization = AuthorizationServer::start("key-1").await;
-    let served = serve(&authorization.issuer, |v| v, None).await;
-    let token = authorization
-        .token("billing-reader", "billing:read", Some(&served.resource))
-        .await;
-    let session = served.session(&token).await;
+    let (_authorization, served, token, session) =
+        open(None, "billing-reader", "billing:read").await;
 
     let writes: [(Value, &str); 3] = [
         (billing_call("void_invoice"), "billing.void_invoice"),
@@ -84,12 +98,8 @@ async fn a_read_only_token_gets_403_insufficient_scope_for_what_writes() {
 
 #[tokio::test]
 async fn a_write_only_token_gets_403_for_reading_subscribing_and_completing() {
-    let authorization = AuthorizationServer::start("key-1").await;
-    let served = serve(&authorization.issuer, |v| v, None).await;
-    let token = authorization
-        .token("billing-full", "billing:write", Some(&served.resource))
-        .await;
-    let session = served.session(&token).await;
+    let (_authorization, served, token, session) =
+        open(None, "billing-full", "billing:write").await;
     let reads: [(Value, &str); 3] = [
         (
             json!({"jsonrpc": "2.0", "id": 3, "method": "resources/subscribe", "params": {
@@ -119,12 +129,8 @@ async fn a_write_only_token_gets_403_for_reading_subscribing_and_completing() {
 
 #[tokio::test]
 async fn a_challenge_repeats_a_long_or_non_ascii_name_cut_and_percent_encoded() {
-    let authorization = AuthorizationServer::start("key-1").await;
-    let served = serve(&authorization.issuer, |v| v, None).await;
-    let token = authorization
-        .token("billing-full", "billing:write", Some(&served.resource))
-        .await;
-    let session = served.session(&token).await;
+    let (_authorization, served, token, session) =
+        open(None, "billing-full", "billing:write").await;
     let read = |uri: String| json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": uri}});
 
     let long = format!("billing://invoices/{}", "A".repeat(100_000));
@@ -151,12 +157,8 @@ async fn a_challenge_repeats_a_long_or_non_ascii_name_cut_and_percent_encoded() 
 
 #[tokio::test]
 async fn a_dotted_action_name_is_answered_by_the_router_not_stepped_up() {
-    let authorization = AuthorizationServer::start("key-1").await;
-    let served = serve(&authorization.issuer, |v| v, None).await;
-    let token = authorization
-        .token("billing-reader", "billing:read", Some(&served.resource))
-        .await;
-    let session = served.session(&token).await;
+    let (_authorization, served, token, session) =
+        open(None, "billing-reader", "billing:read").await;
     let dotted = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
         "name": "billing.void_invoice", "arguments": {"id": "inv_1"}
     }});
@@ -172,17 +174,12 @@ async fn a_dotted_action_name_is_answered_by_the_router_not_stepped_up() {
 
 #[tokio::test]
 async fn under_the_envelope_policy_a_missing_scope_is_the_forbidden_result() {
-    let authorization = AuthorizationServer::start("key-1").await;
-    let served = serve(
-        &authorization.issuer,
-        |v| v,
+    let (_authorization, served, token, session) = open(
         Some(InsufficientScope::Envelope),
+        "billing-reader",
+        "billing:read",
     )
     .await;
-    let token = authorization
-        .token("billing-reader", "billing:read", Some(&served.resource))
-        .await;
-    let session = served.session(&token).await;
     let answer = served
         .call(&token, &session, &billing_call("void_invoice"))
         .await;

@@ -10,7 +10,7 @@ use mcp_fusion::transport::AUTHORIZATION_SERVER_RETRY_SECS;
 
 use crate::authorization_server::AuthorizationServer;
 use crate::resource_server::{
-    Answer, Served, full_token, introspecting_uncached, refetching_keys, serve,
+    Answer, Served, full_token, introspecting_uncached, opaque_token, refetching_keys, serve,
 };
 
 #[track_caller]
@@ -58,10 +58,7 @@ async fn a_jwt_of_a_key_not_cached_gets_503_when_the_keys_cannot_be_fetched_agai
 async fn an_opaque_token_that_cannot_be_introspected_gets_503() {
     let authorization = AuthorizationServer::start("key-1").await;
     let served = serve(&authorization.issuer, introspecting_uncached, None).await;
-    let token = authorization
-        .token("opaque-client", "billing:read", Some(&served.resource))
-        .await;
-    assert_eq!(token.split('.').count(), 1, "an opaque token");
+    let token = opaque_token(&authorization, &served).await;
     authorization.stop().await;
     let answer = served.initialize(&token).await;
     assert_unavailable(&answer);
