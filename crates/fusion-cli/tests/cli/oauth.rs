@@ -7,8 +7,16 @@
 //! and the conformance suite's `auth/*` client scenarios, run by
 //! scripts/conformance.)
 
-use crate::run::fusion;
+use crate::run::{Run, fusion};
 use crate::support::{HttpServer, TempDb};
+
+/// Runs `fusion call URL billing_health {} OPTIONS --color never`.
+fn call_health(url: &str, options: &[&str]) -> Run {
+    let mut words = vec!["call", url, "billing_health", "{}"];
+    words.extend_from_slice(options);
+    words.extend(["--color", "never"]);
+    fusion(&words)
+}
 
 #[test]
 fn a_401_without_oauth_metadata_asks_for_a_bearer_token() {
@@ -34,7 +42,7 @@ fn a_401_without_oauth_metadata_asks_for_a_bearer_token() {
     let no_oauth = format!(
         "error: could not authorize with {url}: the server needs a bearer token and publishes no OAuth metadata: its challenge (Bearer realm=\"mcp\") names no resource_metadata, and there is no protected resource metadata at {metadata}/mcp or {metadata}\n  hint: give the token it takes: --bearer TOKEN (or FUSION_BEARER)\n"
     );
-    let code_grant = fusion(&["call", url, "billing_health", "{}", "--color", "never"]);
+    let code_grant = call_health(url, &[]);
     assert_eq!(code_grant.code, 2);
     assert_eq!(code_grant.stdout, "");
     assert_eq!(code_grant.stderr, no_oauth);
@@ -43,32 +51,21 @@ fn a_401_without_oauth_metadata_asks_for_a_bearer_token() {
     assert_eq!(listed.stdout, "");
     assert_eq!(listed.stderr, no_oauth);
 
-    let credentials = fusion(&[
-        "call",
+    let credentials = call_health(
         url,
-        "billing_health",
-        "{}",
-        "--oauth-client-id",
-        "fusion-ci",
-        "--oauth-client-secret",
-        "s3cret-value",
-        "--color",
-        "never",
-    ]);
+        &[
+            "--oauth-client-id",
+            "fusion-ci",
+            "--oauth-client-secret",
+            "s3cret-value",
+        ],
+    );
     assert_eq!(credentials.code, 2);
     assert_eq!(credentials.stdout, "");
     assert_eq!(credentials.stderr, no_oauth);
 
     // --no-oauth: the challenge is the error, as before OAuth.
-    let refused = fusion(&[
-        "call",
-        url,
-        "billing_health",
-        "{}",
-        "--no-oauth",
-        "--color",
-        "never",
-    ]);
+    let refused = call_health(url, &["--no-oauth"]);
     assert_eq!(refused.code, 2);
     assert_eq!(
         refused.stderr,
@@ -101,16 +98,7 @@ fn a_bearer_token_with_a_line_break_is_refused_before_connecting() {
     // Port 1: nothing listens there, so an error that is not about the
     // token would be "connection refused".
     let url = "http://127.0.0.1:1/mcp";
-    let run = fusion(&[
-        "call",
-        url,
-        "billing_health",
-        "{}",
-        "--bearer",
-        "tok\r\nX-Injected: 1",
-        "--color",
-        "never",
-    ]);
+    let run = call_health(url, &["--bearer", "tok\r\nX-Injected: 1"]);
     assert_eq!(run.code, 2);
     assert_eq!(run.stdout, "");
     assert_eq!(
@@ -123,16 +111,13 @@ fn a_bearer_token_with_a_line_break_is_refused_before_connecting() {
 
 #[test]
 fn a_client_metadata_document_url_that_is_not_https_is_a_usage_error() {
-    let run = fusion(&[
-        "call",
+    let run = call_health(
         "http://127.0.0.1:1/mcp",
-        "billing_health",
-        "{}",
-        "--oauth-client-metadata-url",
-        "http://evil.example/client.json",
-        "--color",
-        "never",
-    ]);
+        &[
+            "--oauth-client-metadata-url",
+            "http://evil.example/client.json",
+        ],
+    );
     assert_eq!(run.code, 2);
     assert_eq!(run.stdout, "");
     assert!(

@@ -28,30 +28,74 @@ fn billing_server(db: &TempDb, authorization: &AuthorizationServer) -> HttpServe
     HttpServer::start_with(&db.0, &["--oauth-issuer", &authorization.issuer])
 }
 
-/// Asserts that `stdout` is exactly what `fusion call URL
-/// billing.get_invoice {"id": "inv_1"}` prints for the seeded invoice
-/// (`created_at` is when the database was made).
+/// A seeded invoice as `fusion call URL billing.get_invoice` (or
+/// `billing.void_invoice`) prints it, but for its `created_at`.
+struct Seeded {
+    id: &'static str,
+    customer_email: &'static str,
+    /// The amount and the unit price of its one item, in cents.
+    amount_cents: u32,
+    currency: &'static str,
+    status: &'static str,
+}
+
+/// `inv_1`, as seeded.
+const PAID_INV_1: Seeded = Seeded {
+    id: "inv_1",
+    customer_email: "ada@example.com",
+    amount_cents: 120000,
+    currency: "EUR",
+    status: "paid",
+};
+
+/// `inv_2` once `billing.void_invoice` voided it.
+const VOIDED_INV_2: Seeded = Seeded {
+    id: "inv_2",
+    customer_email: "grace@example.com",
+    amount_cents: 45050,
+    currency: "USD",
+    status: "void",
+};
+
+/// `inv_3`, as seeded.
+const DRAFT_INV_3: Seeded = Seeded {
+    id: "inv_3",
+    customer_email: "linus@example.com",
+    amount_cents: 9900,
+    currency: "USD",
+    status: "draft",
+};
+
+/// Asserts that `stdout` is exactly what `fusion call` prints for
+/// `invoice` (`created_at` is when the database was made).
 #[track_caller]
-fn assert_invoice(stdout: &str) {
+fn assert_printed(stdout: &str, invoice: &Seeded) {
     let printed: serde_json::Value =
         serde_json::from_str(stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"));
     let created_at = printed["created_at"]
         .as_str()
         .unwrap_or_else(|| panic!("no created_at: {stdout}"));
+    let Seeded {
+        id,
+        customer_email,
+        amount_cents,
+        currency,
+        status,
+    } = invoice;
     assert_eq!(
         stdout,
         format!(
             r#"{{
-  "id": "inv_1",
-  "customer_email": "ada@example.com",
-  "amount_cents": 120000,
-  "currency": "EUR",
-  "status": "paid",
+  "id": "{id}",
+  "customer_email": "{customer_email}",
+  "amount_cents": {amount_cents},
+  "currency": "{currency}",
+  "status": "{status}",
   "items": [
     {{
       "description": "Consulting",
       "quantity": 1,
-      "unit_price_cents": 120000
+      "unit_price_cents": {amount_cents}
     }}
   ],
   "due_date": null,
@@ -62,8 +106,9 @@ fn assert_invoice(stdout: &str) {
     );
 }
 
-/// The `fusion call URL ACTION {"id": ID}` arguments as the client
-/// credentials `client` (secret `<client>-secret`).
+/// The `fusion call URL ACTION ID --color never` arguments (`ID` the
+/// arguments, e.g. [`INV_1`]) as the client credentials `client` with its
+/// `secret`.
 fn as_client<'a>(
     url: &'a str,
     action: &'a str,
@@ -101,39 +146,6 @@ const INV_1: &str = r#"{"id": "inv_1"}"#;
 const INV_2: &str = r#"{"id": "inv_2"}"#;
 const CLIENT_LOG: (&str, &str) = ("RUST_LOG", "mcp_fusion::client=debug");
 
-/// Asserts that `stdout` is exactly what `fusion call URL
-/// billing.void_invoice {"id": "inv_2"}` prints for the seeded invoice.
-#[track_caller]
-fn assert_voided(stdout: &str) {
-    let printed: serde_json::Value =
-        serde_json::from_str(stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"));
-    let created_at = printed["created_at"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no created_at: {stdout}"));
-    assert_eq!(
-        stdout,
-        format!(
-            r#"{{
-  "id": "inv_2",
-  "customer_email": "grace@example.com",
-  "amount_cents": 45050,
-  "currency": "USD",
-  "status": "void",
-  "items": [
-    {{
-      "description": "Consulting",
-      "quantity": 1,
-      "unit_price_cents": 45050
-    }}
-  ],
-  "due_date": null,
-  "created_at": "{created_at}"
-}}
-"#
-        )
-    );
-}
-
 /// A new private key in PEM (PKCS#8), made by Node's crypto (the Node that
 /// runs the authorization server): `generateKeyPairSync(type, options)`,
 /// e.g. `'ec', { namedCurve: 'P-256' }`.
@@ -170,7 +182,7 @@ async fn a_client_authenticated_by_private_key_jwt_gets_a_token_of_the_server() 
             "call",
             url,
             "billing.get_invoice",
-            r#"{"id": "inv_1"}"#,
+            INV_1,
             "--oauth-client-id",
             "billing-keyed",
             "--oauth-private-key",
@@ -192,7 +204,7 @@ async fn a_client_authenticated_by_private_key_jwt_gets_a_token_of_the_server() 
         let signed = call(key, alg);
         assert_eq!(signed.code, 0, "{alg}: {}", signed.stderr);
         assert_eq!(signed.stderr, "");
-        assert_invoice(&signed.stdout);
+        assert_printed(&signed.stdout, &PAID_INV_1);
     }
 
     // Another P-256 key: the signature does not verify.
@@ -258,7 +270,7 @@ async fn client_credentials_are_exchanged_for_a_token_of_the_server() {
     ));
     assert_eq!(full.code, 0, "{}", full.stderr);
     assert_eq!(full.stderr, "");
-    assert_invoice(&full.stdout);
+    assert_printed(&full.stdout, &PAID_INV_1);
     let reader = fusion_with(
         &as_client(
             url,
@@ -272,7 +284,7 @@ async fn client_credentials_are_exchanged_for_a_token_of_the_server() {
     );
     assert_eq!(reader.code, 0, "{}", reader.stderr);
     assert_eq!(untimed(&reader.stderr), [request("billing:read")]);
-    assert_invoice(&reader.stdout);
+    assert_printed(&reader.stdout, &PAID_INV_1);
 
     // Writing: the token of billing:read gets 403 insufficient_scope, the
     // client asks once more for the union of what it holds and what the
@@ -296,7 +308,7 @@ async fn client_credentials_are_exchanged_for_a_token_of_the_server() {
             request("billing:read billing:write")
         ]
     );
-    assert_voided(&write.stdout);
+    assert_printed(&write.stdout, &VOIDED_INV_2);
 
     // The read-only client steps up too, and the authorization server
     // refuses it the scope it may not have.
@@ -349,7 +361,7 @@ async fn client_credentials_are_exchanged_for_a_token_of_the_server() {
     };
     let read = fusion(&narrowed("billing.get_invoice"));
     assert_eq!(read.code, 0, "{}", read.stderr);
-    assert_invoice(&read.stdout);
+    assert_printed(&read.stdout, &PAID_INV_1);
     let write = fusion_with(&narrowed("billing.void_invoice"), &[CLIENT_LOG], b"");
     assert_eq!(write.code, 2, "{}", write.stdout);
     assert_eq!(write.stdout, "");
@@ -542,7 +554,7 @@ async fn the_authorization_code_grant_completes_through_the_loopback_redirect() 
             "call",
             url,
             "billing.get_invoice",
-            r#"{"id": "inv_1"}"#,
+            INV_1,
             "--color",
             "never",
         ],
@@ -550,7 +562,7 @@ async fn the_authorization_code_grant_completes_through_the_loopback_redirect() 
     )
     .await;
     assert_eq!(registered.code, 0, "{}", registered.stderr);
-    assert_invoice(&registered.stdout);
+    assert_printed(&registered.stdout, &PAID_INV_1);
     assert_redirect(&redirect, issuer);
 
     // A pre-registered public native client: its registered loopback
@@ -560,7 +572,7 @@ async fn the_authorization_code_grant_completes_through_the_loopback_redirect() 
             "call",
             url,
             "billing.get_invoice",
-            r#"{"id": "inv_1"}"#,
+            INV_1,
             "--oauth-client-id",
             "native-app",
             "--color",
@@ -570,7 +582,7 @@ async fn the_authorization_code_grant_completes_through_the_loopback_redirect() 
     )
     .await;
     assert_eq!(native.code, 0, "{}", native.stderr);
-    assert_invoice(&native.stdout);
+    assert_printed(&native.stdout, &PAID_INV_1);
     assert_redirect(&redirect, issuer);
 }
 
@@ -607,7 +619,7 @@ async fn a_step_up_reuses_the_client_registered_for_the_first_authorization() {
             "call",
             url,
             "billing.void_invoice",
-            r#"{"id": "inv_1"}"#,
+            INV_1,
             "--color",
             "never",
         ],
@@ -643,18 +655,13 @@ async fn a_token_the_server_refuses_is_named_with_the_servers_reason() {
     let db = TempDb::new("cli-oauth-refused");
     let server = billing_server(&db, &authorization);
     let url = server.url.as_str();
-    let refused = fusion(&[
-        "call",
+    let refused = fusion(&as_client(
         url,
         "billing.get_invoice",
-        r#"{"id": "inv_1"}"#,
-        "--oauth-client-id",
+        INV_1,
         "opaque-client",
-        "--oauth-client-secret",
         "opaque-client-secret",
-        "--color",
-        "never",
-    ]);
+    ));
     assert_eq!(refused.code, 2, "{}", refused.stdout);
     assert_eq!(refused.stdout, "");
     assert_eq!(
@@ -689,33 +696,7 @@ async fn a_dotted_name_reaches_a_group_hidden_from_an_anonymous_tools_list() {
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stderr, "");
-    let printed: serde_json::Value = serde_json::from_str(&run.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", run.stdout));
-    let created_at = printed["created_at"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no created_at: {}", run.stdout));
-    assert_eq!(
-        run.stdout,
-        format!(
-            r#"{{
-  "id": "inv_3",
-  "customer_email": "linus@example.com",
-  "amount_cents": 9900,
-  "currency": "USD",
-  "status": "draft",
-  "items": [
-    {{
-      "description": "Consulting",
-      "quantity": 1,
-      "unit_price_cents": 9900
-    }}
-  ],
-  "due_date": null,
-  "created_at": "{created_at}"
-}}
-"#
-        )
-    );
+    assert_printed(&run.stdout, &DRAFT_INV_3);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -6,6 +6,7 @@
 //! envelope. The upstream is `fusion serve --auth-tokens`, the gateway
 //! `fusion gateway --auth-tokens`, driven with rmcp's client.
 
+use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Value, json};
 
 use crate::authorization_server::AuthorizationServer;
@@ -41,6 +42,31 @@ fn refused(namespace: &str) -> (String, Value) {
         &[],
         None,
     )
+}
+
+/// Asserts that reading `inv_1` through `<namespace>.billing` is answered
+/// with the [`refused`] envelope of `namespace`.
+async fn assert_refused(client: &RunningService<RoleClient, ()>, namespace: &str) {
+    let (text, meta) = refused(namespace);
+    let answer = call_on(
+        client,
+        &format!("{namespace}.billing"),
+        json!({"action": "get_invoice", "id": "inv_1"}),
+    )
+    .await;
+    assert_failure(&answer, &text, &meta, true);
+}
+
+/// Asserts that paying `inv_2` through `<namespace>.billing` succeeds: the
+/// upstream took a token allowed `billing:write`.
+async fn assert_paid(client: &RunningService<RoleClient, ()>, namespace: &str) {
+    let paid = call_on(
+        client,
+        &format!("{namespace}.billing"),
+        json!({"action": "pay_invoice", "id": "inv_2"}),
+    )
+    .await;
+    assert_eq!(paid.is_error, Some(false), "{paid:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -84,26 +110,13 @@ async fn an_upstream_gets_the_gateways_own_token_never_the_callers() {
 
     // A write: the caller's token may only read at the upstream, the
     // gateway's may write — the upstream saw the gateway's token.
-    let paid = call_on(
-        &client,
-        "finance.billing",
-        json!({"action": "pay_invoice", "id": "inv_2"}),
-    )
-    .await;
-    assert_eq!(paid.is_error, Some(false), "{paid:?}");
+    assert_paid(&client, "finance").await;
 
     // Mounted without credentials, an upstream that would take the
     // caller's token refuses the call: the caller's token was not sent.
     // With a wrong token, the same answer.
     for namespace in ["anonymous", "wrong"] {
-        let (text, meta) = refused(namespace);
-        let answer = call_on(
-            &client,
-            &format!("{namespace}.billing"),
-            json!({"action": "get_invoice", "id": "inv_1"}),
-        )
-        .await;
-        assert_failure(&answer, &text, &meta, true);
+        assert_refused(&client, namespace).await;
     }
 
     // The upstream restarted where it was, no longer taking the gateway's
@@ -115,15 +128,8 @@ async fn an_upstream_gets_the_gateways_own_token_never_the_callers() {
         r#"{"tokens": [{"token": "caller-secret", "subject": "ada", "scopes": ["billing:read"]}]}"#,
     );
     let _upstream = HttpServer::start_on(&db.0, port, &["--auth-tokens", path_of(&callers_only)]);
-    let (text, meta) = refused("finance");
     for _ in 0..2 {
-        let answer = call_on(
-            &client,
-            "finance.billing",
-            json!({"action": "get_invoice", "id": "inv_1"}),
-        )
-        .await;
-        assert_failure(&answer, &text, &meta, true);
+        assert_refused(&client, "finance").await;
     }
     let _ = client.cancel().await;
 }
@@ -189,21 +195,8 @@ async fn an_upstream_is_called_with_the_gateways_oauth_client_credentials() {
     .await;
     assert_eq!(code_of(&forbidden).as_deref(), Some("FORBIDDEN"));
     // billing:write, asked for by the configured scopes.
-    let paid = call_on(
-        &client,
-        "finance.billing",
-        json!({"action": "pay_invoice", "id": "inv_2"}),
-    )
-    .await;
-    assert_eq!(paid.is_error, Some(false), "{paid:?}");
+    assert_paid(&client, "finance").await;
     // The authorization server refuses the token request (invalid_client).
-    let (text, meta) = refused("wrong");
-    let answer = call_on(
-        &client,
-        "wrong.billing",
-        json!({"action": "get_invoice", "id": "inv_1"}),
-    )
-    .await;
-    assert_failure(&answer, &text, &meta, true);
+    assert_refused(&client, "wrong").await;
     let _ = client.cancel().await;
 }

@@ -7,9 +7,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::authorization_server::AuthorizationServer;
-use crate::resource_server::{billing_call, initialize, invalid_token, serve};
-
-const BOTH: &str = "billing:read billing:write";
+use crate::resource_server::{BOTH, billing_call, full_token, initialize, invalid_token, serve};
 
 #[tokio::test]
 async fn a_request_without_a_token_is_told_where_the_metadata_is_and_which_scopes() {
@@ -60,9 +58,7 @@ async fn the_protected_resource_metadata_is_served_at_the_path_and_the_root_form
 async fn a_token_of_the_authorization_server_for_this_resource_is_served() {
     let authorization = AuthorizationServer::start("key-1").await;
     let served = serve(&authorization.issuer, |v| v, None).await;
-    let token = authorization
-        .token("billing-full", BOTH, Some(&served.resource))
-        .await;
+    let token = full_token(&authorization, &served).await;
     let session = served.session(&token).await;
     let answer = served
         .call(&token, &session, &billing_call("get_invoice"))
@@ -79,9 +75,7 @@ async fn refused_tokens_get_401_invalid_token_saying_why() {
     let authorization = AuthorizationServer::start("key-1").await;
     let other = AuthorizationServer::start("key-1").await;
     let served = serve(&authorization.issuer, |v| v, None).await;
-    let good = authorization
-        .token("billing-full", BOTH, Some(&served.resource))
-        .await;
+    let good = full_token(&authorization, &served).await;
     // The signature of another token of the same header and claims' shape.
     let (signed, _) = good.rsplit_once('.').unwrap();
     let forged = format!("{signed}.{}", "A".repeat(342));
@@ -144,9 +138,7 @@ async fn an_expired_token_is_refused_as_expired() {
 async fn only_the_exact_endpoint_path_is_the_mcp_endpoint() {
     let authorization = AuthorizationServer::start("key-1").await;
     let served = serve(&authorization.issuer, |v| v, None).await;
-    let token = authorization
-        .token("billing-full", BOTH, Some(&served.resource))
-        .await;
+    let token = full_token(&authorization, &served).await;
     let http = reqwest::Client::new();
     for path in [
         "/mcp/xyz",

@@ -2,32 +2,19 @@
 //! endpoint (RFC 7662): served while active, refused once revoked, refused
 //! when bound to no audience.
 
-use std::time::Duration;
-
 use serde_json::json;
 
 use crate::authorization_server::AuthorizationServer;
-use crate::resource_server::{billing_call, invalid_token, invalid_token_asking, serve};
-
-const BOTH: &str = "billing:read billing:write";
+use crate::resource_server::{
+    BOTH, billing_call, introspecting, introspecting_uncached, invalid_token, invalid_token_asking,
+    opaque_token, serve,
+};
 
 #[tokio::test]
 async fn an_opaque_token_is_introspected_and_refused_once_revoked() {
     let authorization = AuthorizationServer::start("key-1").await;
-    let served = serve(
-        &authorization.issuer,
-        |v| {
-            v.introspection_client("mcp-server", "mcp-server-secret")
-                .unwrap()
-                .introspection_cache(Duration::ZERO)
-        },
-        None,
-    )
-    .await;
-    let token = authorization
-        .token("opaque-client", "billing:read", Some(&served.resource))
-        .await;
-    assert_eq!(token.split('.').count(), 1, "an opaque token");
+    let served = serve(&authorization.issuer, introspecting_uncached, None).await;
+    let token = opaque_token(&authorization, &served).await;
     let session = served.session(&token).await;
     let answer = served
         .call(&token, &session, &billing_call("get_invoice"))
@@ -57,15 +44,7 @@ async fn an_opaque_token_is_introspected_and_refused_once_revoked() {
 #[tokio::test]
 async fn an_introspected_token_without_this_audience_is_refused() {
     let authorization = AuthorizationServer::start("key-1").await;
-    let served = serve(
-        &authorization.issuer,
-        |v| {
-            v.introspection_client("mcp-server", "mcp-server-secret")
-                .unwrap()
-        },
-        None,
-    )
-    .await;
+    let served = serve(&authorization.issuer, introspecting, None).await;
     // No resource indicator: active, but bound to no audience.
     let token = authorization.token("billing-full", BOTH, None).await;
     let answer = served.initialize(&token).await;
@@ -90,15 +69,7 @@ async fn an_introspected_token_without_this_audience_is_refused() {
 #[tokio::test]
 async fn a_token_the_introspection_endpoint_refuses_to_check_is_not_accepted() {
     let authorization = AuthorizationServer::start("key-1").await;
-    let served = serve(
-        &authorization.issuer,
-        |v| {
-            v.introspection_client("mcp-server", "mcp-server-secret")
-                .unwrap()
-        },
-        None,
-    )
-    .await;
+    let served = serve(&authorization.issuer, introspecting, None).await;
     // An unsigned JWT (`alg: none`) is no JWT this server checks, so it is
     // introspected; oidc-provider answers 400 unsupported_token_type.
     let unsigned = "eyJhbGciOiJub25lIiwidHlwIjoiYXQrand0In0.eyJzdWIiOiJtYWxsb3J5In0.";

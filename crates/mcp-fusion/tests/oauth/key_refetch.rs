@@ -4,20 +4,13 @@
 //! cached keys verify, so a caller with made-up key ids cannot stall every
 //! other caller.
 
-use std::time::Duration;
-
-use crate::resource_server::{invalid_token, serve};
+use crate::resource_server::{invalid_token, refetching_keys, serve};
 use crate::signing_server::{KID, SigningServer};
 
 #[tokio::test]
 async fn a_cached_key_verifies_while_the_keys_are_fetched_again() {
     let issuer = SigningServer::start().await;
-    let served = serve(
-        &issuer.issuer,
-        |v| v.jwks_refetch_cooldown(Duration::ZERO),
-        None,
-    )
-    .await;
+    let served = serve(&issuer.issuer, refetching_keys, None).await;
     let claims = issuer.claims(&served.resource, "billing:read");
     let valid = issuer.token(KID, &claims);
     assert_eq!(served.initialize(&valid).await.status, 200);

@@ -14,6 +14,8 @@ use mcp_fusion::{Action, CallContext, FusionServer, Group, Prompt, ResourceTempl
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::authorization_server::AuthorizationServer;
+
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Invoice {
     id: String,
@@ -64,6 +66,47 @@ impl Drop for Served {
 
 /// How a test sets its verifier up.
 pub type Setup = fn(OAuthResourceServer) -> OAuthResourceServer;
+
+/// Both billing scopes, as a `scope` parameter (RFC 6749 §3.3).
+pub const BOTH: &str = "billing:read billing:write";
+
+/// A [`Setup`] that fetches the authorization server's keys again as soon
+/// as a token names a key not cached (no cooldown).
+pub fn refetching_keys(verifier: OAuthResourceServer) -> OAuthResourceServer {
+    verifier.jwks_refetch_cooldown(Duration::ZERO)
+}
+
+/// A [`Setup`] that introspects opaque tokens (RFC 7662) as the client
+/// `mcp-server` of `tests/oauth/server.mjs`, caching answers as by default.
+pub fn introspecting(verifier: OAuthResourceServer) -> OAuthResourceServer {
+    verifier
+        .introspection_client("mcp-server", "mcp-server-secret")
+        .unwrap()
+}
+
+/// [`introspecting`] without caching: every request is introspected.
+pub fn introspecting_uncached(verifier: OAuthResourceServer) -> OAuthResourceServer {
+    introspecting(verifier).introspection_cache(Duration::ZERO)
+}
+
+/// A token of the client `opaque-client` for `billing:read` and the
+/// resource of `served`, issued by `authorization`: opaque (asserted), so
+/// checked by introspection only.
+pub async fn opaque_token(authorization: &AuthorizationServer, served: &Served) -> String {
+    let token = authorization
+        .token("opaque-client", "billing:read", Some(&served.resource))
+        .await;
+    assert_eq!(token.split('.').count(), 1, "an opaque token");
+    token
+}
+
+/// A token of the client `billing-full` for [`BOTH`] scopes and the
+/// resource of `served` (RFC 8707), issued by `authorization`.
+pub async fn full_token(authorization: &AuthorizationServer, served: &Served) -> String {
+    authorization
+        .token("billing-full", BOTH, Some(&served.resource))
+        .await
+}
 
 /// Serves the billing server trusting `issuer`, its verifier set up by
 /// `setup`, with the insufficient-scope `policy` (`None`: the default).

@@ -2,31 +2,18 @@
 //! the resource server fetches its JWKS again for the new key id, and
 //! tokens of the old key are refused as signed with an unknown key.
 
-use std::time::Duration;
-
 use crate::authorization_server::AuthorizationServer;
-use crate::resource_server::{invalid_token, serve};
-
-const BOTH: &str = "billing:read billing:write";
+use crate::resource_server::{full_token, invalid_token, refetching_keys, serve};
 
 #[tokio::test]
 async fn a_rotated_key_is_fetched_again_and_the_old_one_refused() {
     let authorization = AuthorizationServer::start("key-1").await;
-    let served = serve(
-        &authorization.issuer,
-        |v| v.jwks_refetch_cooldown(Duration::ZERO),
-        None,
-    )
-    .await;
-    let old = authorization
-        .token("billing-full", BOTH, Some(&served.resource))
-        .await;
+    let served = serve(&authorization.issuer, refetching_keys, None).await;
+    let old = full_token(&authorization, &served).await;
     assert_eq!(served.initialize(&old).await.status, 200);
 
     let authorization = authorization.restart("key-2").await;
-    let new = authorization
-        .token("billing-full", BOTH, Some(&served.resource))
-        .await;
+    let new = full_token(&authorization, &served).await;
     let answer = served.initialize(&new).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
 

@@ -10,9 +10,8 @@ use mcp_fusion::guard::InsufficientScope;
 use serde_json::{Value, json};
 
 use crate::authorization_server::AuthorizationServer;
-use crate::resource_server::{Served, billing_call, initialize, serve, serve_with};
+use crate::resource_server::{BOTH, Served, billing_call, initialize, serve, serve_with};
 
-const BOTH: &str = "billing:read billing:write";
 const NO_TOKEN: &str =
     "Unauthorized: this server needs a bearer token (Authorization: Bearer TOKEN)";
 

@@ -11,23 +11,48 @@ use mcp_fusion::guard::InsufficientScope;
 use serde_json::{Value, json};
 
 use crate::authorization_server::AuthorizationServer;
-use crate::resource_server::{Served, billing_call, serve};
+use crate::resource_server::{Answer, Served, billing_call, serve};
 
-fn insufficient(served: &Served, name: &str) -> String {
-    format!(
-        "Bearer error=\"insufficient_scope\", scope=\"billing:write\", resource_metadata=\"{}\", error_description=\"{name} needs the scope billing:write, which the token does not have\"",
-        served.metadata_url()
-    )
+/// Serves the billing server under `policy` (`None`: the default, step-up)
+/// and opens a session with a token of `client` for `scope` and its
+/// resource. Returns the authorization server (to keep running), the
+/// served server, the token and the session id.
+async fn open(
+    policy: Option<InsufficientScope>,
+    client: &str,
+    scope: &str,
+) -> (AuthorizationServer, Served, String, String) {
+    let authorization = AuthorizationServer::start("key-1").await;
+    let served = serve(&authorization.issuer, |v| v, policy).await;
+    let token = authorization
+        .token(client, scope, Some(&served.resource))
+        .await;
+    let session = served.session(&token).await;
+    (authorization, served, token, session)
+}
+
+/// Asserts that `answer` is the 403 `insufficient_scope` of `served` for
+/// `name`, which needs `scope` (RFC 6750 §3.1): its challenge and its body.
+#[track_caller]
+fn assert_insufficient_scope(answer: &Answer, served: &Served, name: &str, scope: &str) {
+    assert_eq!(answer.status, 403, "{name}: {}", answer.body);
+    assert_eq!(
+        answer.header("www-authenticate"),
+        format!(
+            "Bearer error=\"insufficient_scope\", scope=\"{scope}\", resource_metadata=\"{}\", error_description=\"{name} needs the scope {scope}, which the token does not have\"",
+            served.metadata_url()
+        )
+    );
+    assert_eq!(
+        answer.body,
+        format!("Forbidden: {name} needs the scope {scope}, which the token does not have")
+    );
 }
 
 #[tokio::test]
 async fn a_read_only_token_gets_403_insufficient_scope_for_what_writes() {
-    let authorization = AuthorizationServer::start("key-1").await;
-    let served = serve(&authorization.issuer, |v| v, None).await;
-    let token = authorization
-        .token("billing-reader", "billing:read", Some(&served.resource))
-        .await;
-    let session = served.session(&token).await;
+    let (_authorization, served, token, session) =
+        open(None, "billing-reader", "billing:read").await;
 
     let writes: [(Value, &str); 3] = [
         (billing_call("void_invoice"), "billing.void_invoice"),
@@ -47,18 +72,8 @@ async fn a_read_only_token_gets_403_insufficient_scope_for_what_writes() {
     ];
     for (body, name) in writes {
         let answer = served.call(&token, &session, &body).await;
-        assert_eq!(answer.status, 403, "{name}: {}", answer.body);
-        assert_eq!(
-            answer.header("www-authenticate"),
-            insufficient(&served, name)
-        );
+        assert_insufficient_scope(&answer, &served, name, "billing:write");
         assert_eq!(answer.header("cache-control"), "no-store");
-        assert_eq!(
-            answer.body,
-            format!(
-                "Forbidden: {name} needs the scope billing:write, which the token does not have"
-            )
-        );
     }
 
     // What reads is served.
@@ -83,12 +98,8 @@ async fn a_read_only_token_gets_403_insufficient_scope_for_what_writes() {
 
 #[tokio::test]
 async fn a_write_only_token_gets_403_for_reading_subscribing_and_completing() {
-    let authorization = AuthorizationServer::start("key-1").await;
-    let served = serve(&authorization.issuer, |v| v, None).await;
-    let token = authorization
-        .token("billing-full", "billing:write", Some(&served.resource))
-        .await;
-    let session = served.session(&token).await;
+    let (_authorization, served, token, session) =
+        open(None, "billing-full", "billing:write").await;
     let reads: [(Value, &str); 3] = [
         (
             json!({"jsonrpc": "2.0", "id": 3, "method": "resources/subscribe", "params": {
@@ -112,48 +123,20 @@ async fn a_write_only_token_gets_403_for_reading_subscribing_and_completing() {
     ];
     for (body, name) in reads {
         let answer = served.call(&token, &session, &body).await;
-        assert_eq!(answer.status, 403, "{name}: {}", answer.body);
-        assert_eq!(
-            answer.header("www-authenticate"),
-            format!(
-                "Bearer error=\"insufficient_scope\", scope=\"billing:read\", resource_metadata=\"{}\", error_description=\"{name} needs the scope billing:read, which the token does not have\"",
-                served.metadata_url()
-            )
-        );
-        assert_eq!(
-            answer.body,
-            format!(
-                "Forbidden: {name} needs the scope billing:read, which the token does not have"
-            )
-        );
+        assert_insufficient_scope(&answer, &served, name, "billing:read");
     }
 }
 
 #[tokio::test]
 async fn a_challenge_repeats_a_long_or_non_ascii_name_cut_and_percent_encoded() {
-    let authorization = AuthorizationServer::start("key-1").await;
-    let served = serve(&authorization.issuer, |v| v, None).await;
-    let token = authorization
-        .token("billing-full", "billing:write", Some(&served.resource))
-        .await;
-    let session = served.session(&token).await;
+    let (_authorization, served, token, session) =
+        open(None, "billing-full", "billing:write").await;
     let read = |uri: String| json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": uri}});
 
     let long = format!("billing://invoices/{}", "A".repeat(100_000));
     let answer = served.call(&token, &session, &read(long.clone())).await;
-    assert_eq!(answer.status, 403, "{}", answer.body);
     let shown = format!("{}...", &long[..125]);
-    assert_eq!(
-        answer.header("www-authenticate"),
-        format!(
-            "Bearer error=\"insufficient_scope\", scope=\"billing:read\", resource_metadata=\"{}\", error_description=\"{shown} needs the scope billing:read, which the token does not have\"",
-            served.metadata_url()
-        )
-    );
-    assert_eq!(
-        answer.body,
-        format!("Forbidden: {shown} needs the scope billing:read, which the token does not have")
-    );
+    assert_insufficient_scope(&answer, &served, &shown, "billing:read");
 
     let answer = served
         .call(
@@ -174,12 +157,8 @@ async fn a_challenge_repeats_a_long_or_non_ascii_name_cut_and_percent_encoded() 
 
 #[tokio::test]
 async fn a_dotted_action_name_is_answered_by_the_router_not_stepped_up() {
-    let authorization = AuthorizationServer::start("key-1").await;
-    let served = serve(&authorization.issuer, |v| v, None).await;
-    let token = authorization
-        .token("billing-reader", "billing:read", Some(&served.resource))
-        .await;
-    let session = served.session(&token).await;
+    let (_authorization, served, token, session) =
+        open(None, "billing-reader", "billing:read").await;
     let dotted = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
         "name": "billing.void_invoice", "arguments": {"id": "inv_1"}
     }});
@@ -195,17 +174,12 @@ async fn a_dotted_action_name_is_answered_by_the_router_not_stepped_up() {
 
 #[tokio::test]
 async fn under_the_envelope_policy_a_missing_scope_is_the_forbidden_result() {
-    let authorization = AuthorizationServer::start("key-1").await;
-    let served = serve(
-        &authorization.issuer,
-        |v| v,
+    let (_authorization, served, token, session) = open(
         Some(InsufficientScope::Envelope),
+        "billing-reader",
+        "billing:read",
     )
     .await;
-    let token = authorization
-        .token("billing-reader", "billing:read", Some(&served.resource))
-        .await;
-    let session = served.session(&token).await;
     let answer = served
         .call(&token, &session, &billing_call("void_invoice"))
         .await;

@@ -5,15 +5,13 @@
 //! invalid_token` (the token may be fine); one that cannot be discovered
 //! is named with the cause of each failed request.
 
-use std::time::Duration;
-
 use mcp_fusion::guard::OAuthResourceServer;
 use mcp_fusion::transport::AUTHORIZATION_SERVER_RETRY_SECS;
 
 use crate::authorization_server::AuthorizationServer;
-use crate::resource_server::{Answer, Served, serve};
-
-const BOTH: &str = "billing:read billing:write";
+use crate::resource_server::{
+    Answer, Served, full_token, introspecting_uncached, opaque_token, refetching_keys, serve,
+};
 
 #[track_caller]
 fn assert_unavailable(answer: &Answer) {
@@ -34,9 +32,7 @@ async fn a_jwt_whose_keys_cannot_be_fetched_gets_503() {
     let served: Served = serve(&authorization.issuer, |v| v, None).await;
     // Discovered at start, its keys are fetched at the first token: never
     // here, the authorization server being gone by then.
-    let token = authorization
-        .token("billing-full", BOTH, Some(&served.resource))
-        .await;
+    let token = full_token(&authorization, &served).await;
     authorization.stop().await;
     let answer = served.initialize(&token).await;
     assert_unavailable(&answer);
@@ -45,22 +41,13 @@ async fn a_jwt_whose_keys_cannot_be_fetched_gets_503() {
 #[tokio::test]
 async fn a_jwt_of_a_key_not_cached_gets_503_when_the_keys_cannot_be_fetched_again() {
     let authorization = AuthorizationServer::start("key-1").await;
-    let served = serve(
-        &authorization.issuer,
-        |v| v.jwks_refetch_cooldown(Duration::ZERO),
-        None,
-    )
-    .await;
-    let first = authorization
-        .token("billing-full", BOTH, Some(&served.resource))
-        .await;
+    let served = serve(&authorization.issuer, refetching_keys, None).await;
+    let first = full_token(&authorization, &served).await;
     assert_eq!(served.initialize(&first).await.status, 200);
     // The keys rotate (the same issuer), then the authorization server
     // goes away: a token of the new key cannot be checked.
     let authorization = authorization.restart("key-2").await;
-    let rotated = authorization
-        .token("billing-full", BOTH, Some(&served.resource))
-        .await;
+    let rotated = full_token(&authorization, &served).await;
     authorization.stop().await;
     assert_unavailable(&served.initialize(&rotated).await);
     // A token of the key cached is still checked without it.
@@ -70,20 +57,8 @@ async fn a_jwt_of_a_key_not_cached_gets_503_when_the_keys_cannot_be_fetched_agai
 #[tokio::test]
 async fn an_opaque_token_that_cannot_be_introspected_gets_503() {
     let authorization = AuthorizationServer::start("key-1").await;
-    let served = serve(
-        &authorization.issuer,
-        |v| {
-            v.introspection_client("mcp-server", "mcp-server-secret")
-                .unwrap()
-                .introspection_cache(Duration::ZERO)
-        },
-        None,
-    )
-    .await;
-    let token = authorization
-        .token("opaque-client", "billing:read", Some(&served.resource))
-        .await;
-    assert_eq!(token.split('.').count(), 1, "an opaque token");
+    let served = serve(&authorization.issuer, introspecting_uncached, None).await;
+    let token = opaque_token(&authorization, &served).await;
     authorization.stop().await;
     let answer = served.initialize(&token).await;
     assert_unavailable(&answer);
