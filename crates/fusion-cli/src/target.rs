@@ -512,63 +512,6 @@ pub fn print_failure(err: &FusionClientError, server_stderr: Option<String>, arg
                 paint.dim("hint:")
             ));
         }
-        FusionClientError::Authorization {
-            source: AuthorizationError::NoMetadata { .. },
-            ..
-        } => {
-            err_line(format_args!("{label} {err}"));
-            err_line(format_args!(
-                "  {} give the token it takes: --bearer TOKEN (or FUSION_BEARER)",
-                paint.dim("hint:")
-            ));
-        }
-        FusionClientError::Authorization {
-            source:
-                AuthorizationError::InsufficientScope { missing, .. }
-                | AuthorizationError::StepUpRefused { missing, .. },
-            ..
-        } => {
-            err_line(format_args!("{label} {err}"));
-            let scopes = if missing.is_empty() {
-                String::from("the scopes the server asks for")
-            } else {
-                missing.join(" ")
-            };
-            err_line(format_args!(
-                "  {} the authorization server granted less than fusion asked for: ask its administrator to allow this client (and user) {scopes}",
-                paint.dim("hint:")
-            ));
-        }
-        FusionClientError::Authorization {
-            source: AuthorizationError::TokenRefused { .. },
-            ..
-        } => {
-            err_line(format_args!("{label} {err}"));
-            err_line(format_args!(
-                "  {} the server does not take the tokens its authorization server issued to fusion: its operator should check that the authorization server knows the server as a resource (the token's audience, RFC 8707) and that the server trusts that authorization server",
-                paint.dim("hint:")
-            ));
-        }
-        FusionClientError::Authorization {
-            source: AuthorizationError::InsecureEndpoint { .. },
-            ..
-        } => {
-            err_line(format_args!("{label} {err}"));
-            err_line(format_args!(
-                "  {} the server's operator should publish an https:// authorization server; a server that takes a static token wants --bearer TOKEN (or FUSION_BEARER)",
-                paint.dim("hint:")
-            ));
-        }
-        FusionClientError::Authorization {
-            source: AuthorizationError::TimedOut { .. },
-            ..
-        } => {
-            err_line(format_args!("{label} {err}"));
-            err_line(format_args!(
-                "  {} --timeout SECS bounds each exchange with the authorization server (RUST_LOG=rmcp=debug shows each OAuth request)",
-                paint.dim("hint:")
-            ));
-        }
         FusionClientError::Authorization { source, .. } => {
             err_line(format_args!("{label} {err}"));
             err_line(format_args!(
@@ -584,11 +527,44 @@ pub fn print_failure(err: &FusionClientError, server_stderr: Option<String>, arg
     }
 }
 
-/// The one-line hint after an [`AuthorizationError`] that has no hint of
-/// its own above: what to check for a token request the authorization
-/// server refused (by its RFC 6749 §5.2 `error`) or a client assertion that
-/// could not be signed; else where a static token or the OAuth flags go.
+/// The one-line hint after an [`AuthorizationError`]: what the user (or
+/// the server's operator) can do about its stage; for a token request the
+/// authorization server refused, by its RFC 6749 §5.2 `error`; for a client
+/// assertion that could not be signed, the key and algorithm; else where a
+/// static token or the OAuth flags go.
 fn authorization_hint(source: &AuthorizationError, args: &ConnectArgs) -> String {
+    match source {
+        AuthorizationError::NoMetadata { .. } => {
+            String::from("give the token it takes: --bearer TOKEN (or FUSION_BEARER)")
+        }
+        AuthorizationError::InsufficientScope { missing, .. }
+        | AuthorizationError::StepUpRefused { missing, .. } => {
+            let scopes = if missing.is_empty() {
+                String::from("the scopes the server asks for")
+            } else {
+                missing.join(" ")
+            };
+            format!(
+                "the authorization server granted less than fusion asked for: ask its administrator to allow this client (and user) {scopes}"
+            )
+        }
+        AuthorizationError::TokenRefused { .. } => String::from(
+            "the server does not take the tokens its authorization server issued to fusion: its operator should check that the authorization server knows the server as a resource (the token's audience, RFC 8707) and that the server trusts that authorization server",
+        ),
+        AuthorizationError::InsecureEndpoint { .. } => String::from(
+            "the server's operator should publish an https:// authorization server; a server that takes a static token wants --bearer TOKEN (or FUSION_BEARER)",
+        ),
+        AuthorizationError::TimedOut { .. } => String::from(
+            "--timeout SECS bounds each exchange with the authorization server (RUST_LOG=rmcp=debug shows each OAuth request)",
+        ),
+        _ => token_request_hint(source, args),
+    }
+}
+
+/// The hint after a token request the authorization server refused (by its
+/// RFC 6749 §5.2 `error`) or a client assertion that could not be signed;
+/// else where a static token or the OAuth flags go.
+fn token_request_hint(source: &AuthorizationError, args: &ConnectArgs) -> String {
     let credential = if args.oauth_private_key.is_some() {
         "that --oauth-private-key holds the key the authorization server has for this client"
     } else {
@@ -618,6 +594,8 @@ fn authorization_hint(source: &AuthorizationError, args: &ConnectArgs) -> String
     }
 }
 
+/// Prints `text`, the last lines the server wrote on stderr, under a dim
+/// heading, each line indented; nothing for `None`.
 fn print_server_stderr(text: Option<String>, paint: &Paint) {
     if let Some(text) = text {
         err_line(format_args!("{}", paint.dim("server stderr (last lines):")));
