@@ -96,19 +96,6 @@ pub(crate) fn byte_size(s: &str) -> Result<usize, String> {
     }
 }
 
-/// `--cursor-key` (or `FUSION_CURSOR_KEY`): at least
-/// [`MIN_CURSOR_KEY_BYTES`](mcp_fusion::server::MIN_CURSOR_KEY_BYTES) bytes.
-pub(crate) fn cursor_key(s: &str) -> Result<String, String> {
-    let min = mcp_fusion::server::MIN_CURSOR_KEY_BYTES;
-    if s.len() < min {
-        return Err(format!(
-            "has {} bytes; give at least {min}, e.g. from `openssl rand -base64 48`",
-            s.len()
-        ));
-    }
-    Ok(s.to_owned())
-}
-
 pub(crate) fn queue_size(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(n) if n <= MAX_CALLS => Ok(n),
@@ -352,7 +339,12 @@ pub struct ServerFlags {
     /// one load balancer the same one, so that a cursor one gave is read by
     /// another [default: a random key per process, whose cursors another
     /// process or a restart refuses].
-    #[arg(long, value_name = "KEY", env = "FUSION_CURSOR_KEY", hide_env_values = true, value_parser = cursor_key)]
+    #[arg(
+        long,
+        value_name = "KEY",
+        env = "FUSION_CURSOR_KEY",
+        hide_env_values = true
+    )]
     pub(crate) cursor_key: Option<String>,
     /// Serve Prometheus metrics at http://HOST:PORT/metrics (HTTP only): calls
     /// by tool, action, outcome and error code, their durations, guards and
@@ -474,6 +466,15 @@ pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> 
         .schema_profile(flags.schema_profile.into())
         .page_size(flags.page_size);
     if let Some(key) = &flags.cursor_key {
+        // Checked here, so that the message names the flag; the key itself
+        // is never printed.
+        let min = mcp_fusion::server::MIN_CURSOR_KEY_BYTES;
+        if key.len() < min {
+            return Err(format!(
+                "--cursor-key (FUSION_CURSOR_KEY) has {} bytes; give at least {min}, e.g. from `openssl rand -base64 48`, the same on every replica",
+                key.len()
+            ));
+        }
         builder = builder.cursor_key(key.as_bytes());
     }
     let mut http = HttpOptions::default()
