@@ -35,14 +35,15 @@ def free_port() -> int:
 
 
 @contextmanager
-def http_server(serve_args: Sequence[str]) -> Iterator[str]:
-    """Runs `fusion serve --port N SERVE_ARGS…` until the block ends; yields
-    the endpoint URL once the server accepts connections."""
+def http_server(serve_args: Sequence[str], command: str = "serve") -> Iterator[str]:
+    """Runs `fusion COMMAND --port N SERVE_ARGS…` (`fusion serve`, or
+    `fusion gateway`) until the block ends; yields the endpoint URL once the
+    server accepts connections."""
     last_output = ""
     for _attempt in range(5):
         port = free_port()
         process = subprocess.Popen(
-            [FUSION_BIN, "serve", "--port", str(port), *serve_args],
+            [FUSION_BIN, command, "--port", str(port), *serve_args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -73,7 +74,7 @@ def http_server(serve_args: Sequence[str]) -> Iterator[str]:
         finally:
             process.kill()
             process.wait()
-    raise AssertionError(f"fusion serve did not start over HTTP; its stderr:\n{last_output}")
+    raise AssertionError(f"fusion {command} did not start over HTTP; its stderr:\n{last_output}")
 
 
 def wait_until_it_answers(port: int) -> None:
@@ -90,14 +91,15 @@ def wait_until_it_answers(port: int) -> None:
 
 @asynccontextmanager
 async def open_session(
-    transport: str, serve_args: Sequence[str], **session_options: Any
+    transport: str, serve_args: Sequence[str], command: str = "serve", **session_options: Any
 ) -> AsyncIterator[ClientSession]:
-    """A ready client session with a fresh `fusion serve SERVE_ARGS…`;
-    `session_options` go to `ClientSession` (callbacks)."""
+    """A ready client session with a fresh `fusion COMMAND SERVE_ARGS…`
+    (`fusion serve`, or `fusion gateway`); `session_options` go to
+    `ClientSession` (callbacks)."""
     if transport.startswith("stdio"):
         params = StdioServerParameters(
             command=FUSION_BIN,
-            args=["serve", "--stdio", *serve_args],
+            args=[command, "--stdio", *serve_args],
             env={"RUST_LOG": "warn"},
         )
         with open(os.devnull, "w") as errlog:
@@ -106,7 +108,7 @@ async def open_session(
                     await start(session, transport)
                     yield session
     else:
-        with http_server(serve_args) as url:
+        with http_server(serve_args, command) as url:
             async with streamable_http_client(url) as (read, write):
                 async with ClientSession(read, write, **session_options) as session:
                     await start(session, transport)

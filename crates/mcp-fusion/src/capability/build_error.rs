@@ -97,6 +97,17 @@ pub enum BuildError {
         /// What is wrong.
         reason: String,
     },
+    /// The key given to
+    /// [`ServerBuilder::cursor_key`](crate::server::ServerBuilder::cursor_key)
+    /// is shorter than
+    /// [`MIN_CURSOR_KEY_BYTES`](crate::server::MIN_CURSOR_KEY_BYTES).
+    #[error(
+        "the cursor key has {length} bytes; give at least 32 (e.g. `openssl rand -base64 48`), the same on every replica"
+    )]
+    CursorKeyTooShort {
+        /// The length of the key given, in bytes.
+        length: usize,
+    },
 }
 
 impl fmt::Debug for BuildError {

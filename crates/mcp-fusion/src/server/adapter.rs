@@ -1,6 +1,7 @@
 //! The rmcp [`ServerHandler`] adapter: `tools/list` and `tools/call`
 //! through the call path; prompts, resources, completion and logging
-//! through [`super::surface`].
+//! through [`super::surface`]; every list cut into pages by
+//! [`super::pagination`].
 
 use rmcp::ServerHandler;
 use rmcp::model::{
@@ -14,6 +15,7 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 
 use super::Connection;
 use super::dispatch::{CallRequest, Origin};
+use super::pagination::{ListKind, cursor_of};
 use crate::capability::Shown;
 use crate::handler::{Capability, Principal};
 
@@ -67,7 +69,7 @@ impl ServerHandler for Connection {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, rmcp::ErrorData> {
         self.session.bind(&context.peer);
@@ -76,15 +78,21 @@ impl ServerHandler for Connection {
             hook(viewer.clone()).await;
         }
         let registry = self.server.registry();
-        let mut tools = Vec::with_capacity(registry.tools().len());
-        for tool in registry.tools() {
+        let shown = registry.tools().iter().filter_map(|tool| {
             match tool.listing_for(|a| a.callable.visibility.shows_to(&viewer)) {
-                Some(Shown::Whole) => tools.push(tool.listed.clone()),
-                Some(Shown::Part(listing)) => tools.push(listing.to_tool()),
-                None => {}
+                Some(Shown::Whole) => Some(tool.listed.clone()),
+                Some(Shown::Part(listing)) => Some(listing.to_tool()),
+                None => None,
             }
-        }
-        Ok(ListToolsResult::with_all_items(tools))
+        });
+        let page =
+            self.server
+                .inner
+                .pager
+                .page(ListKind::Tools, shown, cursor_of(request.as_ref()))?;
+        let mut result = ListToolsResult::with_all_items(page.items);
+        result.next_cursor = page.next_cursor;
+        Ok(result)
     }
 
     /// A standard MCP method whose params rmcp could not read arrives here as
@@ -121,14 +129,19 @@ impl ServerHandler for Connection {
 
     async fn list_prompts(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, rmcp::ErrorData> {
         self.session.bind(&context.peer);
         let viewer = self.viewer(Capability::Prompt, &context);
-        Ok(ListPromptsResult::with_all_items(
-            self.list_prompts_now(&viewer),
-        ))
+        let page = self.server.inner.pager.page(
+            ListKind::Prompts,
+            self.list_prompts_now(&viewer).into_iter(),
+            cursor_of(request.as_ref()),
+        )?;
+        let mut result = ListPromptsResult::with_all_items(page.items);
+        result.next_cursor = page.next_cursor;
+        Ok(result)
     }
 
     async fn get_prompt(
@@ -145,24 +158,36 @@ impl ServerHandler for Connection {
 
     async fn list_resources(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, rmcp::ErrorData> {
         self.session.bind(&context.peer);
-        Ok(ListResourcesResult::with_all_items(
-            self.list_resources_now(&self.viewer(Capability::Resource, &context)),
-        ))
+        let viewer = self.viewer(Capability::Resource, &context);
+        let page = self.server.inner.pager.page(
+            ListKind::Resources,
+            self.list_resources_now(&viewer).into_iter(),
+            cursor_of(request.as_ref()),
+        )?;
+        let mut result = ListResourcesResult::with_all_items(page.items);
+        result.next_cursor = page.next_cursor;
+        Ok(result)
     }
 
     async fn list_resource_templates(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, rmcp::ErrorData> {
         self.session.bind(&context.peer);
-        Ok(ListResourceTemplatesResult::with_all_items(
-            self.list_templates_now(&self.viewer(Capability::Resource, &context)),
-        ))
+        let viewer = self.viewer(Capability::Resource, &context);
+        let page = self.server.inner.pager.page(
+            ListKind::ResourceTemplates,
+            self.list_templates_now(&viewer).into_iter(),
+            cursor_of(request.as_ref()),
+        )?;
+        let mut result = ListResourceTemplatesResult::with_all_items(page.items);
+        result.next_cursor = page.next_cursor;
+        Ok(result)
     }
 
     async fn read_resource(

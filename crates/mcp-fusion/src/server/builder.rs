@@ -9,6 +9,7 @@ use super::FusionServer;
 use super::dispatch::{Claims, Fallback};
 use super::fusion_server::{ListHook, ServerIdentity, ServerInner, Settings};
 use super::in_flight::InFlight;
+use super::pagination::{DEFAULT_PAGE_SIZE, Pager};
 
 use crate::capability::{
     Action, Assembly, BuildError, Catalog, Definition, Group, Prompt, Registry, Resource,
@@ -63,6 +64,8 @@ pub struct ServerBuilder {
     fallback: Option<(Claims, Action)>,
     before_tools_list: Vec<ListHook>,
     on_built: Vec<BuiltHook>,
+    page_size: usize,
+    cursor_key: Option<secrecy::SecretSlice<u8>>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -96,6 +99,8 @@ impl ServerBuilder {
             fallback: None,
             before_tools_list: Vec::new(),
             on_built: Vec::new(),
+            page_size: DEFAULT_PAGE_SIZE,
+            cursor_key: None,
         }
     }
 
@@ -337,6 +342,36 @@ impl ServerBuilder {
         self
     }
 
+    /// How many items one page of `tools/list`, `prompts/list`,
+    /// `resources/list` and `resources/templates/list` holds (MCP
+    /// "Pagination"); default [`DEFAULT_PAGE_SIZE`] (100), so that a list of
+    /// up to 100 items stays one page. `0` sends every list whole, without
+    /// `nextCursor`. A page is cut from the list the caller sees (after
+    /// [`allow_anonymous`](Self::allow_anonymous), scopes and visibility),
+    /// in the list's order: tools as given, then as added; prompts,
+    /// resources and templates as given. Every page but the last carries a
+    /// `nextCursor` (see [`cursor_key`](Self::cursor_key)); a cursor this
+    /// server did not give for that list is answered `-32602`.
+    pub fn page_size(mut self, items: usize) -> Self {
+        self.page_size = items;
+        self
+    }
+
+    /// The key that seals the lists' cursors (HMAC-SHA256, RFC 2104): at
+    /// least [`MIN_CURSOR_KEY_BYTES`](super::MIN_CURSOR_KEY_BYTES) (32)
+    /// bytes of secret, random data, e.g. the UTF-8 bytes of `openssl rand
+    /// -base64 48`. Give every replica behind one load balancer the same
+    /// key, so that a cursor one gave is read by another (`fusion serve`
+    /// and `fusion gateway` read it from `FUSION_CURSOR_KEY`). Without
+    /// one, the server draws a key at random when built: its cursors are
+    /// refused by other processes and after a restart, where a client
+    /// lists again from the first page. A key that is too short is a
+    /// [`BuildError::CursorKeyTooShort`] at [`build`](Self::build).
+    pub fn cursor_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.cursor_key = Some(key.into().into());
+        self
+    }
+
     /// Runs `hook` once with the server when [`build`](Self::build)
     /// succeeds, before `build` returns it: for a part of the server that
     /// changes it while it runs (adds and removes tools as another server's
@@ -360,7 +395,8 @@ impl ServerBuilder {
     /// templates), a resource template that cannot be matched, an empty group, a discriminator that is empty or also an input field, an
     /// input type whose schema is not an object or does not compile, or a
     /// guard setting that cannot work (`max_active` 0, a zero rate or time
-    /// limit, scopes without a token verifier).
+    /// limit, scopes without a token verifier), a cursor key that is too
+    /// short.
     pub fn build(self) -> Result<FusionServer, BuildError> {
         if self.definitions.is_empty()
             && self.fallback.is_none()
@@ -370,6 +406,12 @@ impl ServerBuilder {
         {
             return Err(BuildError::NoTools);
         }
+        let pager = Pager::new(
+            self.page_size,
+            self.cursor_key
+                .as_ref()
+                .map(secrecy::ExposeSecret::expose_secret),
+        )?;
         let assembly = Arc::new(Assembly {
             server_layers: self.layers,
             guards: self.guards,
@@ -422,6 +464,7 @@ impl ServerBuilder {
             connections: Arc::default(),
             fallback,
             before_tools_list: self.before_tools_list,
+            pager,
         });
         let server = FusionServer { inner };
         for hook in self.on_built {

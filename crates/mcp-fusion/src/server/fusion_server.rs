@@ -65,6 +65,9 @@ pub(crate) struct ServerInner {
     /// Awaited, in order, before every `tools/list`
     /// ([`ServerBuilder::before_tools_list`]).
     pub(crate) before_tools_list: Vec<ListHook>,
+    /// Cuts the lists into pages ([`ServerBuilder::page_size`],
+    /// [`ServerBuilder::cursor_key`]).
+    pub(crate) pager: super::pagination::Pager,
 }
 
 /// What changed in the catalog, for `notifications/*/list_changed`.

@@ -14,6 +14,7 @@ mod fusion_server;
 pub(crate) mod in_flight;
 pub(crate) mod jsonrpc;
 mod link;
+mod pagination;
 #[cfg(feature = "http")]
 mod param_headers;
 #[cfg(feature = "http")]
@@ -25,5 +26,6 @@ mod tool_set;
 pub use builder::ServerBuilder;
 pub(crate) use connection::Connection;
 pub use fusion_server::{FusionServer, UnknownToolError, WeakFusionServer};
+pub use pagination::{DEFAULT_PAGE_SIZE, MIN_CURSOR_KEY_BYTES};
 pub use session::MAX_SUBSCRIPTIONS;
 pub use tool_set::ToolSet;

@@ -25,6 +25,8 @@ mod http;
 #[cfg(all(feature = "client", feature = "http"))]
 mod http_guards;
 mod macros;
+#[cfg(all(feature = "client", feature = "http"))]
+mod pages;
 #[cfg(feature = "client")]
 mod prompts;
 #[cfg(feature = "client")]
