@@ -12,6 +12,7 @@
 //! wire contract says: a `<tool_error>` envelope with `isError: true`.
 
 mod content;
+mod input_required;
 mod prompts;
 mod resources;
 mod tools;
@@ -28,6 +29,7 @@ pub fn builder() -> ServerBuilder {
         .instructions("The fixtures of the MCP conformance suite, served by mcp-fusion.");
     let builder = tools::register(builder);
     let builder = resources::register(builder);
+    let builder = input_required::register(builder);
     prompts::register(builder)
 }
 

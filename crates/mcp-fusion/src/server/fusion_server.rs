@@ -65,6 +65,9 @@ pub(crate) struct ServerInner {
     /// Awaited, in order, before every `tools/list`
     /// ([`ServerBuilder::before_tools_list`]).
     pub(crate) before_tools_list: Vec<ListHook>,
+    /// The signer of 2026-07-28 `requestState`s
+    /// ([`ServerBuilder::request_state_key`]).
+    pub(crate) request_states: super::request_state::RequestStates,
 }
 
 /// What changed in the catalog, for `notifications/*/list_changed`.
