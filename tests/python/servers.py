@@ -1,5 +1,6 @@
 """Starting `fusion serve` for the end-to-end tests, and opening an official
-MCP Python SDK client session on it, over stdio or Streamable HTTP.
+MCP Python SDK client session (or high-level client) on it, over stdio or
+Streamable HTTP.
 
 Shared by the test modules of this folder (plain helpers; the fixtures are in
 `conftest.py`). The binary is `$FUSION_BIN` (default `target/debug/fusion`,
@@ -17,7 +18,7 @@ from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator, Iterator, Sequence
 
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,3 +129,22 @@ def texts(result) -> list[str]:
         assert block.type == "text", block
         out.append(block.text)
     return out
+
+
+@asynccontextmanager
+async def open_client(transport: str, serve_args: Sequence[str], **client_options: Any) -> AsyncIterator[Client]:
+    """A connected high-level `mcp.Client` to a fresh `fusion serve
+    SERVE_ARGS…`: the 2025-11-25 handshake, or (`*-2026`) the 2026-07-28
+    protocol, whose input-required results the client answers through its
+    callbacks and retries (SEP-2322). `client_options` go to `Client`."""
+    mode = "2026-07-28" if transport.endswith("-2026") else "legacy"
+    if transport.startswith("stdio"):
+        server: Any = StdioServerParameters(
+            command=FUSION_BIN, args=["serve", "--stdio", *serve_args], env={"RUST_LOG": "warn"}
+        )
+        async with Client(server, mode=mode, **client_options) as client:
+            yield client
+    else:
+        with http_server(serve_args) as url:
+            async with Client(url, mode=mode, **client_options) as client:
+                yield client
