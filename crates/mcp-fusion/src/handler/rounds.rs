@@ -172,6 +172,7 @@ where
 }
 
 #[cfg(test)]
+#[allow(deprecated)] // roots: SEP-2577 deprecates it; 2025-11-25 and 2026-07-28 clients use it
 mod tests {
     use super::*;
     use rmcp::model::{ElicitResult, ListRootsRequest, ListRootsResult};

@@ -9,7 +9,7 @@
 #![allow(deprecated)]
 
 use mcp_fusion::model::{CreateMessageRequestParams, ElicitationSchema, SamplingMessage};
-use mcp_fusion::{Action, BuildError, CallContext, FusionServer, Prompt, ToolError};
+use mcp_fusion::{Action, BuildError, CallContext, FusionServer, Prompt, Resource, ToolError};
 use serde_json::{Value, json};
 
 use crate::connection::HttpServed;
@@ -82,12 +82,21 @@ async fn prompt(ctx: CallContext) -> Result<String, ToolError> {
     Ok(format!("Write about {}.", answer_of(&topic, "topic")))
 }
 
+async fn secret(ctx: CallContext) -> Result<String, ToolError> {
+    let code = ctx.elicit("The access code?", schema("code")?).await?;
+    Ok(format!(
+        "the vault opened with {}",
+        answer_of(&code, "code")
+    ))
+}
+
 fn server_with(key: Option<&[u8]>) -> FusionServer {
     let mut builder = FusionServer::builder("asking", "1.0.0")
         .tool(Action::new("greet", greet))
         .tool(Action::new("two_rounds", two_rounds))
         .tool(Action::new("together", together))
-        .prompt(Prompt::new("topic", prompt));
+        .prompt(Prompt::new("topic", prompt))
+        .resource(Resource::new("vault://secret", "secret", secret));
     if let Some(key) = key {
         builder = builder.request_state_key(key);
     }
@@ -542,6 +551,53 @@ async fn a_prompt_asks_the_same_way() {
     assert_eq!(
         done["result"]["messages"],
         json!([{"role": "user", "content": {"type": "text", "text": "Write about rust."}}])
+    );
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resource_read_asks_the_same_way() {
+    let served = HttpServed::start(&server_with(None)).await;
+    let first = post(
+        &served.url,
+        "resources/read",
+        json!({"uri": "vault://secret"}),
+    )
+    .await;
+    assert_eq!(first["result"]["resultType"], "input_required");
+    assert_eq!(
+        first["result"]["inputRequests"]["input-1"]["params"]["message"],
+        "The access code?"
+    );
+    let done = post(
+        &served.url,
+        "resources/read",
+        json!({
+            "uri": "vault://secret",
+            "inputResponses": {"input-1": accept(json!({"code": "1234"}))},
+            "requestState": state_of(&first)
+        }),
+    )
+    .await;
+    assert_eq!(
+        done["result"]["contents"][0]["text"],
+        "the vault opened with 1234"
+    );
+    // Its state names the resource: another URI refuses it.
+    let other = post(
+        &served.url,
+        "resources/read",
+        json!({
+            "uri": "vault://other",
+            "requestState": state_of(&first)
+        }),
+    )
+    .await;
+    assert_eq!(other["error"]["code"], -32602);
+    assert_eq!(
+        other["error"]["data"],
+        json!({"requestState": "invalid"}),
+        "{other}"
     );
     served.stop().await;
 }
