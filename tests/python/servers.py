@@ -36,9 +36,10 @@ def free_port() -> int:
 
 
 @contextmanager
-def http_server(serve_args: Sequence[str]) -> Iterator[str]:
-    """Runs `fusion serve --port N SERVE_ARGS…` until the block ends; yields
-    the endpoint URL once the server accepts connections."""
+def http_server(serve_args: Sequence[str], env: dict[str, str] | None = None) -> Iterator[str]:
+    """Runs `fusion serve --port N SERVE_ARGS…` (with `env` added to its
+    environment) until the block ends; yields the endpoint URL once the
+    server accepts connections."""
     last_output = ""
     for _attempt in range(5):
         port = free_port()
@@ -48,7 +49,7 @@ def http_server(serve_args: Sequence[str]) -> Iterator[str]:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
-            env={**os.environ, "RUST_LOG": "warn"},
+            env={**os.environ, "RUST_LOG": "warn", **(env or {})},
         )
         lines: list[str] = []
         ready = threading.Event()

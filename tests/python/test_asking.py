@@ -11,9 +11,10 @@ import warnings
 
 import mcp_types
 import pytest
-from mcp import types
+from mcp import Client, types
+from mcp.shared.exceptions import MCPError
 
-from servers import TRANSPORTS, open_client, texts
+from servers import TRANSPORTS, http_server, open_client, texts
 
 pytestmark = pytest.mark.anyio
 
@@ -123,3 +124,36 @@ async def test_a_prompt_asks_the_same_way(transport: str) -> None:
     assert message.role == "user"
     assert message.content.text == "Prompt with context: billing"
     assert asked == ["What context should the prompt use?"]
+
+
+async def test_replicas_with_one_key_share_request_states() -> None:
+    """Two `fusion serve` processes given one FUSION_REQUEST_STATE_KEY: the
+    requestState one issues is accepted by the other (a retry may reach any
+    replica); a third, signing with a random key of its own, refuses it."""
+    key = {"FUSION_REQUEST_STATE_KEY": "0123456789abcdef0123456789abcdef"}
+    # Declares elicitation; the answers are sent by hand below.
+    on_elicitation, _asked = answering()
+    tool = "test_input_required_result_elicitation"
+    with http_server(CONFORMANCE, env=key) as first_url, http_server(CONFORMANCE, env=key) as second_url:
+        with http_server(CONFORMANCE) as stranger_url:
+            async with Client(first_url, mode="2026-07-28", elicitation_callback=on_elicitation) as first:
+                asked = await first.session.call_tool(tool, {}, allow_input_required=True)
+            assert isinstance(asked, mcp_types.InputRequiredResult)
+            answers = {"user_name": {"action": "accept", "content": {"name": "Bo"}}}
+            async with Client(second_url, mode="2026-07-28", elicitation_callback=on_elicitation) as second:
+                result = await second.session.call_tool(
+                    tool, {}, input_responses=answers, request_state=asked.request_state
+                )
+            assert texts(result) == ["Hello, Bo!"]
+            async with Client(stranger_url, mode="2026-07-28", elicitation_callback=on_elicitation) as stranger:
+                with pytest.raises(MCPError) as refused:
+                    await stranger.session.call_tool(
+                        tool, {}, input_responses=answers, request_state=asked.request_state
+                    )
+    assert refused.value.error.code == -32602
+    assert refused.value.error.message == (
+        "The requestState of this tools/call request was refused: this server did not issue it "
+        "for this request (it was altered, or issued for another tool, prompt or resource, other "
+        "arguments or another caller). Send the request again without requestState and "
+        "inputResponses to start over."
+    )
