@@ -1,6 +1,10 @@
 //! The rmcp [`ServerHandler`] adapter: `tools/list` and `tools/call`
 //! through the call path; prompts, resources, completion and logging
-//! through [`super::surface`].
+//! through [`super::surface`]. Over 2026-07-28 a `tools/call`, `prompts/get`
+//! or `resources/read` whose handler asks the client is answered with an
+//! input-required result ([`super::input_required`]).
+
+use std::sync::Arc;
 
 use rmcp::ServerHandler;
 use rmcp::model::{
@@ -12,11 +16,9 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 
-use std::sync::Arc;
-
 use super::Connection;
 use super::dispatch::{CallRequest, Origin};
-use super::input_required::Asking;
+use super::input_required::{Asking, Rounds};
 use crate::capability::Shown;
 use crate::handler::{Capability, Principal};
 
@@ -163,7 +165,7 @@ impl ServerHandler for Connection {
             &request.name,
             request.arguments,
             &context,
-            rounds.as_ref().map(|r| Arc::clone(&r.rounds)),
+            rounds.as_ref().map(Rounds::shared),
         ))
         .await;
         match self.input_required(rounds.as_ref()) {
@@ -210,7 +212,7 @@ impl ServerHandler for Connection {
         let answer = Box::pin(self.read_resource_now(
             &request.uri,
             &context,
-            rounds.as_ref().map(|r| Arc::clone(&r.rounds)),
+            rounds.as_ref().map(Rounds::shared),
         ))
         .await;
         match self.input_required(rounds.as_ref()) {
@@ -306,7 +308,7 @@ impl ServerHandler for Connection {
         let call = CallRequest {
             name: request.name.into_owned(),
             arguments: request.arguments,
-            origin: self.origin_with(&context, rounds.as_ref().map(|r| Arc::clone(&r.rounds))),
+            origin: self.origin_with(&context, rounds.as_ref().map(Rounds::shared)),
         };
         // Boxed: rmcp spawns every request's future as a task, copying it
         // whole; the pipeline's future (router, guards, middleware, handler)

@@ -27,7 +27,7 @@ pub(crate) struct Asking<'a> {
 
 /// A request's rounds, and what they are bound to.
 pub(crate) struct Rounds {
-    pub rounds: Arc<InputRounds>,
+    rounds: Arc<InputRounds>,
     method: String,
     name: String,
     arguments: Option<Map<String, Value>>,
@@ -35,6 +35,11 @@ pub(crate) struct Rounds {
 }
 
 impl Rounds {
+    /// The rounds, as the call's client link holds them.
+    pub(crate) fn shared(&self) -> Arc<InputRounds> {
+        Arc::clone(&self.rounds)
+    }
+
     fn binding(&self) -> Binding<'_> {
         Binding {
             method: &self.method,
