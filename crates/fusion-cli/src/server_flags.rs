@@ -171,6 +171,18 @@ pub struct ServerFlags {
     /// model reads, instead of JSON-RPC error -32602.
     #[arg(long)]
     pub(crate) unknown_tool_as_result: bool,
+    /// The key that signs the requestState of MCP 2026-07-28 input-required
+    /// results (HMAC-SHA256): at least 32 bytes of secret text, the same on
+    /// every replica behind one endpoint, so that a client's retry may reach
+    /// any of them; best given in FUSION_REQUEST_STATE_KEY rather than on the
+    /// command line [default: 32 random bytes of this process].
+    #[arg(
+        long,
+        value_name = "KEY",
+        env = "FUSION_REQUEST_STATE_KEY",
+        hide_env_values = true
+    )]
+    pub(crate) request_state_key: Option<String>,
     /// Calls that may run at once, of each billing action (fusion serve) or
     /// of all mounted tools together (fusion gateway); more wait in the queue
     /// (--max-queue), then are shed with SERVER_BUSY.
@@ -476,6 +488,9 @@ pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> 
             ));
         }
         builder = builder.cursor_key(key.as_bytes());
+    }
+    if let Some(key) = &flags.request_state_key {
+        builder = builder.request_state_key(key.as_bytes());
     }
     let mut http = HttpOptions::default()
         .max_sessions(flags.max_sessions)

@@ -108,6 +108,17 @@ pub enum BuildError {
         /// The length of the key given, in bytes.
         length: usize,
     },
+    /// The key given to
+    /// [`ServerBuilder::request_state_key`](crate::ServerBuilder::request_state_key)
+    /// is shorter than 32 bytes (HMAC-SHA256 wants a key as long as its
+    /// output, RFC 2104 §3).
+    #[error(
+        "the requestState signing key has {length} bytes; it needs at least 32 (give 32 random bytes, the same on every replica)"
+    )]
+    RequestStateKeyTooShort {
+        /// The length of the key given, in bytes.
+        length: usize,
+    },
 }
 
 impl fmt::Debug for BuildError {

@@ -1,7 +1,11 @@
 //! The rmcp [`ServerHandler`] adapter: `tools/list` and `tools/call`
 //! through the call path; prompts, resources, completion and logging
 //! through [`super::surface`]; every list cut into pages by
-//! [`super::pagination`].
+//! [`super::pagination`]. Over 2026-07-28 a `tools/call`, `prompts/get`
+//! or `resources/read` whose handler asks the client is answered with an
+//! input-required result ([`super::input_required`]).
+
+use std::sync::Arc;
 
 use rmcp::ServerHandler;
 use rmcp::model::{
@@ -16,6 +20,7 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use super::Connection;
 use super::dispatch::{CallRequest, Origin};
 use super::pagination::{ListKind, cursor_of};
+use super::input_required::{Asking, Rounds};
 use crate::capability::Shown;
 use crate::handler::{Capability, Principal};
 
@@ -24,6 +29,16 @@ impl Connection {
     /// its peer, its caller key ([`crate::CallContext::caller`]), and the
     /// connection back to the client; records the caller in the session.
     pub(super) fn origin(&self, context: &RequestContext<RoleServer>) -> Origin {
+        self.origin_with(context, None)
+    }
+
+    /// [`origin`](Self::origin), with the input `rounds` of a 2026-07-28
+    /// `tools/call`, `prompts/get` or `resources/read`.
+    pub(super) fn origin_with(
+        &self,
+        context: &RequestContext<RoleServer>,
+        rounds: Option<Arc<crate::handler::InputRounds>>,
+    ) -> Origin {
         // Over Streamable HTTP rmcp puts the request head in the request's
         // extensions, and the transport put the caller's address in the
         // head's own; any other transport leaves none.
@@ -49,7 +64,7 @@ impl Connection {
             cancellation: context.ct.clone(),
             http,
             peer,
-            client: Some(self.link(context)),
+            client: Some(self.link(context, rounds)),
             caller,
             principal,
         }
@@ -149,11 +164,27 @@ impl ServerHandler for Connection {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, rmcp::ErrorData> {
+        let asking = Asking {
+            method: "prompts/get",
+            name: &request.name,
+            arguments: request.arguments.as_ref(),
+            request_state: request.request_state.as_deref(),
+            input_responses: request.input_responses.clone(),
+        };
+        let rounds = self.rounds(asking, &context)?;
         // Boxed: rmcp copies each request's future into a new task, and its
         // size is that of the largest handler future (see `call_tool`).
-        Box::pin(self.get_prompt_now(&request.name, request.arguments, &context))
-            .await
-            .map(Into::into)
+        let answer = Box::pin(self.get_prompt_now(
+            &request.name,
+            request.arguments,
+            &context,
+            rounds.as_ref().map(Rounds::shared),
+        ))
+        .await;
+        match self.input_required(rounds.as_ref()) {
+            Some(input) => input.map(Into::into),
+            None => answer.map(Into::into),
+        }
     }
 
     async fn list_resources(
@@ -195,9 +226,24 @@ impl ServerHandler for Connection {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, rmcp::ErrorData> {
-        Box::pin(self.read_resource_now(&request.uri, &context))
-            .await
-            .map(Into::into)
+        let asking = Asking {
+            method: "resources/read",
+            name: &request.uri,
+            arguments: None,
+            request_state: request.request_state.as_deref(),
+            input_responses: request.input_responses.clone(),
+        };
+        let rounds = self.rounds(asking, &context)?;
+        let answer = Box::pin(self.read_resource_now(
+            &request.uri,
+            &context,
+            rounds.as_ref().map(Rounds::shared),
+        ))
+        .await;
+        match self.input_required(rounds.as_ref()) {
+            Some(input) => input.map(Into::into),
+            None => answer.map(Into::into),
+        }
     }
 
     #[allow(deprecated)] // 2025-11-25's subscriptions; 2026-07-28 has subscriptions/listen
@@ -276,15 +322,27 @@ impl ServerHandler for Connection {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
+        let asking = Asking {
+            method: "tools/call",
+            name: &request.name,
+            arguments: request.arguments.as_ref(),
+            request_state: request.request_state.as_deref(),
+            input_responses: request.input_responses.clone(),
+        };
+        let rounds = self.rounds(asking, &context)?;
         let call = CallRequest {
             name: request.name.into_owned(),
             arguments: request.arguments,
-            origin: self.origin(&context),
+            origin: self.origin_with(&context, rounds.as_ref().map(Rounds::shared)),
         };
         // Boxed: rmcp spawns every request's future as a task, copying it
         // whole; the pipeline's future (router, guards, middleware, handler)
         // is kilobytes, a box is a pointer.
-        match Box::pin(self.server.dispatch(call)).await {
+        let answer = Box::pin(self.server.dispatch(call)).await;
+        if let Some(input) = self.input_required(rounds.as_ref()) {
+            return input.map(Into::into);
+        }
+        match answer {
             Ok(result) => Ok(result.into()),
             Err(unknown) => Err(rmcp::ErrorData::invalid_params(
                 unknown.message,

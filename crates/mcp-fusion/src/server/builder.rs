@@ -10,6 +10,7 @@ use super::dispatch::{Claims, Fallback};
 use super::fusion_server::{ListHook, ServerIdentity, ServerInner, Settings};
 use super::in_flight::InFlight;
 use super::pagination::{DEFAULT_PAGE_SIZE, Pager};
+use super::request_state::RequestStates;
 
 use crate::capability::{
     Action, Assembly, BuildError, Catalog, Definition, Group, Prompt, Registry, Resource,
@@ -66,6 +67,8 @@ pub struct ServerBuilder {
     on_built: Vec<BuiltHook>,
     page_size: usize,
     cursor_key: Option<secrecy::SecretSlice<u8>>,
+    request_state_key: Option<secrecy::SecretSlice<u8>>,
+    request_state_ttl: std::time::Duration,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -101,6 +104,8 @@ impl ServerBuilder {
             on_built: Vec::new(),
             page_size: DEFAULT_PAGE_SIZE,
             cursor_key: None,
+            request_state_key: None,
+            request_state_ttl: super::request_state::DEFAULT_TTL,
         }
     }
 
@@ -385,6 +390,37 @@ impl ServerBuilder {
         self
     }
 
+    /// The key that signs the `requestState` of MCP 2026-07-28's
+    /// input-required results (HMAC-SHA256 through rmcp's
+    /// `RequestStateCodec`; SEP-2322 "Multi Round-Trip Requests": a server
+    /// must protect the integrity of a state it relies on): at least 32
+    /// bytes, random, secret. Give every replica behind one endpoint the
+    /// same key, so that a client's retry may reach any of them. Without it
+    /// each process signs with 32 random bytes of its own (a retry must then
+    /// reach the process that asked). `fusion serve` reads it from
+    /// `FUSION_REQUEST_STATE_KEY`.
+    ///
+    /// A state is bound to its request: the method, the tool, prompt or
+    /// resource URI, the arguments (a SHA-256 of them, keys sorted) and the
+    /// verified caller's subject; one that was altered, is sent with
+    /// another request, or has expired ([`request_state_ttl`](Self::request_state_ttl))
+    /// is refused with JSON-RPC `-32602`. The same state may be sent again
+    /// with the same request (it carries answers, not permissions).
+    ///
+    /// [`build`](Self::build) fails with
+    /// [`BuildError::RequestStateKeyTooShort`] for a shorter key.
+    pub fn request_state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.request_state_key = Some(key.into().into());
+        self
+    }
+
+    /// How long after it was issued a `requestState` may be sent back
+    /// (default 10 minutes: time for a person to answer an elicitation).
+    pub fn request_state_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.request_state_ttl = ttl;
+        self
+    }
+
     /// Builds the server: checks every name, derives and compiles every
     /// schema, composes the layers.
     ///
@@ -396,7 +432,8 @@ impl ServerBuilder {
     /// input type whose schema is not an object or does not compile, or a
     /// guard setting that cannot work (`max_active` 0, a zero rate or time
     /// limit, scopes without a token verifier), a cursor key that is too
-    /// short.
+    /// short, or a [`request_state_key`](Self::request_state_key) shorter
+    /// than 32 bytes.
     pub fn build(self) -> Result<FusionServer, BuildError> {
         if self.definitions.is_empty()
             && self.fallback.is_none()
@@ -412,6 +449,16 @@ impl ServerBuilder {
                 .as_ref()
                 .map(secrecy::ExposeSecret::expose_secret),
         )?;
+        let request_states = match &self.request_state_key {
+            Some(key) => {
+                let key = secrecy::ExposeSecret::expose_secret(key);
+                if key.len() < rmcp::model::RequestStateCodec::MIN_KEY_LENGTH {
+                    return Err(BuildError::RequestStateKeyTooShort { length: key.len() });
+                }
+                RequestStates::new(Some(key), self.request_state_ttl)
+            }
+            None => RequestStates::new(None, self.request_state_ttl),
+        };
         let assembly = Arc::new(Assembly {
             server_layers: self.layers,
             guards: self.guards,
@@ -465,6 +512,7 @@ impl ServerBuilder {
             fallback,
             before_tools_list: self.before_tools_list,
             pager,
+            request_states,
         });
         let server = FusionServer { inner };
         for hook in self.on_built {

@@ -68,6 +68,9 @@ pub(crate) struct ServerInner {
     /// Cuts the lists into pages ([`ServerBuilder::page_size`],
     /// [`ServerBuilder::cursor_key`]).
     pub(crate) pager: super::pagination::Pager,
+    /// The signer of 2026-07-28 `requestState`s
+    /// ([`ServerBuilder::request_state_key`]).
+    pub(crate) request_states: super::request_state::RequestStates,
 }
 
 /// What changed in the catalog, for `notifications/*/list_changed`.

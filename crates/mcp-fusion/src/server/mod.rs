@@ -12,11 +12,13 @@ mod connection;
 mod dispatch;
 mod fusion_server;
 pub(crate) mod in_flight;
+mod input_required;
 pub(crate) mod jsonrpc;
 mod link;
 mod pagination;
 #[cfg(feature = "http")]
 mod param_headers;
+mod request_state;
 #[cfg(feature = "http")]
 pub(crate) mod scopes;
 mod session;
