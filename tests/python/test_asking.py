@@ -7,8 +7,6 @@ fixtures; the answers come from the client's callbacks either way."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import warnings
 
 import mcp_types
@@ -16,7 +14,7 @@ import pytest
 from mcp import Client, types
 from mcp.shared.exceptions import MCPError
 
-from servers import FUSION_BIN, TRANSPORTS, http_server, open_client, texts
+from servers import TRANSPORTS, http_server, open_client, texts
 
 pytestmark = pytest.mark.anyio
 
@@ -129,10 +127,10 @@ async def test_a_prompt_asks_the_same_way(transport: str) -> None:
 
 
 async def test_replicas_with_one_key_share_request_states() -> None:
-    """Two `fusion serve` processes given one FUSION_REQUEST_STATE_KEY: the
+    """Two `fusion serve` processes given one FUSION_SIGNING_KEY: the
     requestState one issues is accepted by the other (a retry may reach any
     replica); a third, signing with a random key of its own, refuses it."""
-    key = {"FUSION_REQUEST_STATE_KEY": "0123456789abcdef0123456789abcdef"}
+    key = {"FUSION_SIGNING_KEY": "0123456789abcdef0123456789abcdef"}
     # Declares elicitation; the answers are sent by hand below.
     on_elicitation, _asked = answering()
     tool = "test_input_required_result_elicitation"
@@ -158,20 +156,4 @@ async def test_replicas_with_one_key_share_request_states() -> None:
         "for this request (it was altered, or issued for another tool, prompt or resource, other "
         "arguments or another caller). Send the request again without requestState and "
         "inputResponses to start over."
-    )
-
-
-def test_a_short_request_state_key_stops_fusion_serve() -> None:
-    done = subprocess.run(
-        [FUSION_BIN, "serve", "--stdio", *CONFORMANCE],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "RUST_LOG": "warn", "FUSION_REQUEST_STATE_KEY": "too short"},
-        timeout=60,
-    )
-    assert done.returncode == 1
-    assert done.stderr.splitlines()[-1] == (
-        "fusion serve: the requestState signing key has 9 bytes; it needs at least 32 "
-        "(give 32 random bytes, the same on every replica)"
     )

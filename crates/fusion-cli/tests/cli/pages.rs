@@ -1,6 +1,6 @@
 //! `fusion tools` and `fusion lock` against `fusion serve --page-size 2`
 //! (the conformance example): they follow `nextCursor` to the last page and
-//! see exactly what an unpaginated server lists; a cursor key shorter than
+//! see exactly what an unpaginated server lists; a signing key shorter than
 //! 32 bytes stops `fusion serve` with a message that names the flag and not
 //! the key.
 
@@ -53,17 +53,17 @@ fn fusion_lock_reads_every_page() {
 }
 
 #[test]
-fn a_short_cursor_key_stops_fusion_serve_without_printing_it() {
+fn a_short_signing_key_stops_fusion_serve_without_printing_it() {
     let key = "short-secret";
     let run = fusion_with(
         &["serve", "--stdio", "--example", "conformance"],
-        &[("FUSION_CURSOR_KEY", key)],
+        &[("FUSION_SIGNING_KEY", key)],
         b"",
     );
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
         run.stderr.ends_with(
-            "fusion serve: --cursor-key (FUSION_CURSOR_KEY) has 12 bytes; give at least 32, e.g. from `openssl rand -base64 48`, the same on every replica\n"
+            "fusion serve: --signing-key (FUSION_SIGNING_KEY) has 12 bytes; give at least 32, e.g. from `openssl rand -base64 48`, the same on every replica\n"
         ),
         "{}",
         run.stderr

@@ -19,8 +19,8 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 
 use super::Connection;
 use super::dispatch::{CallRequest, Origin};
-use super::pagination::{ListKind, cursor_of};
 use super::input_required::{Asking, Rounds};
+use super::pagination::{ListKind, cursor_of};
 use crate::capability::Shown;
 use crate::handler::{Capability, Principal};
 

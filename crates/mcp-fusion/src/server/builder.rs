@@ -66,8 +66,7 @@ pub struct ServerBuilder {
     before_tools_list: Vec<ListHook>,
     on_built: Vec<BuiltHook>,
     page_size: usize,
-    cursor_key: Option<secrecy::SecretSlice<u8>>,
-    request_state_key: Option<secrecy::SecretSlice<u8>>,
+    signing_key: Option<secrecy::SecretSlice<u8>>,
     request_state_ttl: std::time::Duration,
 }
 
@@ -103,8 +102,7 @@ impl ServerBuilder {
             before_tools_list: Vec::new(),
             on_built: Vec::new(),
             page_size: DEFAULT_PAGE_SIZE,
-            cursor_key: None,
-            request_state_key: None,
+            signing_key: None,
             request_state_ttl: super::request_state::DEFAULT_TTL,
         }
     }
@@ -355,25 +353,10 @@ impl ServerBuilder {
     /// [`allow_anonymous`](Self::allow_anonymous), scopes and visibility),
     /// in the list's order: tools as given, then as added; prompts,
     /// resources and templates as given. Every page but the last carries a
-    /// `nextCursor` (see [`cursor_key`](Self::cursor_key)); a cursor this
+    /// `nextCursor` (see [`signing_key`](Self::signing_key)); a cursor this
     /// server did not give for that list is answered `-32602`.
     pub fn page_size(mut self, items: usize) -> Self {
         self.page_size = items;
-        self
-    }
-
-    /// The key that seals the lists' cursors (HMAC-SHA256, RFC 2104): at
-    /// least [`MIN_CURSOR_KEY_BYTES`](super::MIN_CURSOR_KEY_BYTES) (32)
-    /// bytes of secret, random data, e.g. the UTF-8 bytes of `openssl rand
-    /// -base64 48`. Give every replica behind one load balancer the same
-    /// key, so that a cursor one gave is read by another (`fusion serve`
-    /// and `fusion gateway` read it from `FUSION_CURSOR_KEY`). Without
-    /// one, the server draws a key at random when built: its cursors are
-    /// refused by other processes and after a restart, where a client
-    /// lists again from the first page. A key that is too short is a
-    /// [`BuildError::CursorKeyTooShort`] at [`build`](Self::build).
-    pub fn cursor_key(mut self, key: impl Into<Vec<u8>>) -> Self {
-        self.cursor_key = Some(key.into().into());
         self
     }
 
@@ -390,27 +373,36 @@ impl ServerBuilder {
         self
     }
 
-    /// The key that signs the `requestState` of MCP 2026-07-28's
-    /// input-required results (HMAC-SHA256 through rmcp's
-    /// `RequestStateCodec`; SEP-2322 "Multi Round-Trip Requests": a server
-    /// must protect the integrity of a state it relies on): at least 32
-    /// bytes, random, secret. Give every replica behind one endpoint the
-    /// same key, so that a client's retry may reach any of them. Without it
-    /// each process signs with 32 random bytes of its own (a retry must then
-    /// reach the process that asked). `fusion serve` reads it from
-    /// `FUSION_REQUEST_STATE_KEY`.
+    /// The server's signing key: at least
+    /// [`MIN_SIGNING_KEY_BYTES`](super::MIN_SIGNING_KEY_BYTES) (32) bytes of
+    /// secret, random data, e.g. the UTF-8 bytes of `openssl rand -base64
+    /// 48` (`fusion serve` and `fusion gateway` read it from
+    /// `FUSION_SIGNING_KEY`). It signs, with HMAC-SHA256 (RFC 2104) and a
+    /// separate domain for each:
+    /// - the lists' `nextCursor` ([`page_size`](Self::page_size)): a cursor
+    ///   this server did not give, or gave for another list, is refused with
+    ///   JSON-RPC `-32602`;
+    /// - the `requestState` of MCP 2026-07-28's input-required results
+    ///   (through rmcp's `RequestStateCodec`; SEP-2322 "Multi Round-Trip
+    ///   Requests": a server must protect the integrity of a state it relies
+    ///   on). A state is bound to its request: the method, the tool, prompt
+    ///   or resource URI, the arguments (a SHA-256 of them, keys sorted) and
+    ///   the verified caller's subject; one that was altered, is sent with
+    ///   another request, or has expired
+    ///   ([`request_state_ttl`](Self::request_state_ttl)) is refused with
+    ///   `-32602`. The same state may be sent again with the same request (it
+    ///   carries answers, not permissions).
     ///
-    /// A state is bound to its request: the method, the tool, prompt or
-    /// resource URI, the arguments (a SHA-256 of them, keys sorted) and the
-    /// verified caller's subject; one that was altered, is sent with
-    /// another request, or has expired ([`request_state_ttl`](Self::request_state_ttl))
-    /// is refused with JSON-RPC `-32602`. The same state may be sent again
-    /// with the same request (it carries answers, not permissions).
+    /// Give every replica behind one endpoint the same key, so that a cursor
+    /// or a client's retry may reach any of them. Without one, the server
+    /// draws 32 random bytes when built: its cursors and states are refused
+    /// by other processes and after a restart (a client then lists again
+    /// from the first page, or asks again).
     ///
-    /// [`build`](Self::build) fails with
-    /// [`BuildError::RequestStateKeyTooShort`] for a shorter key.
-    pub fn request_state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
-        self.request_state_key = Some(key.into().into());
+    /// [`build`](Self::build) fails with [`BuildError::SigningKeyTooShort`]
+    /// for a shorter key.
+    pub fn signing_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.signing_key = Some(key.into().into());
         self
     }
 
@@ -431,9 +423,8 @@ impl ServerBuilder {
     /// templates), a resource template that cannot be matched, an empty group, a discriminator that is empty or also an input field, an
     /// input type whose schema is not an object or does not compile, or a
     /// guard setting that cannot work (`max_active` 0, a zero rate or time
-    /// limit, scopes without a token verifier), a cursor key that is too
-    /// short, or a [`request_state_key`](Self::request_state_key) shorter
-    /// than 32 bytes.
+    /// limit, scopes without a token verifier), or a
+    /// [`signing_key`](Self::signing_key) shorter than 32 bytes.
     pub fn build(self) -> Result<FusionServer, BuildError> {
         if self.definitions.is_empty()
             && self.fallback.is_none()
@@ -443,22 +434,18 @@ impl ServerBuilder {
         {
             return Err(BuildError::NoTools);
         }
-        let pager = Pager::new(
-            self.page_size,
-            self.cursor_key
-                .as_ref()
-                .map(secrecy::ExposeSecret::expose_secret),
-        )?;
-        let request_states = match &self.request_state_key {
+        let signing_key = match &self.signing_key {
             Some(key) => {
                 let key = secrecy::ExposeSecret::expose_secret(key);
-                if key.len() < rmcp::model::RequestStateCodec::MIN_KEY_LENGTH {
-                    return Err(BuildError::RequestStateKeyTooShort { length: key.len() });
+                if key.len() < super::MIN_SIGNING_KEY_BYTES {
+                    return Err(BuildError::SigningKeyTooShort { length: key.len() });
                 }
-                RequestStates::new(Some(key), self.request_state_ttl)
+                key.to_vec()
             }
-            None => RequestStates::new(None, self.request_state_ttl),
+            None => super::signing_key::random(),
         };
+        let pager = Pager::new(self.page_size, &signing_key);
+        let request_states = RequestStates::new(&signing_key, self.request_state_ttl);
         let assembly = Arc::new(Assembly {
             server_layers: self.layers,
             guards: self.guards,

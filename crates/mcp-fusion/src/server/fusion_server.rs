@@ -66,10 +66,10 @@ pub(crate) struct ServerInner {
     /// ([`ServerBuilder::before_tools_list`]).
     pub(crate) before_tools_list: Vec<ListHook>,
     /// Cuts the lists into pages ([`ServerBuilder::page_size`],
-    /// [`ServerBuilder::cursor_key`]).
+    /// [`ServerBuilder::signing_key`]).
     pub(crate) pager: super::pagination::Pager,
     /// The signer of 2026-07-28 `requestState`s
-    /// ([`ServerBuilder::request_state_key`]).
+    /// ([`ServerBuilder::signing_key`]).
     pub(crate) request_states: super::request_state::RequestStates,
 }
 

@@ -22,12 +22,14 @@ mod request_state;
 #[cfg(feature = "http")]
 pub(crate) mod scopes;
 mod session;
+mod signing_key;
 mod surface;
 mod tool_set;
 
 pub use builder::ServerBuilder;
 pub(crate) use connection::Connection;
 pub use fusion_server::{FusionServer, UnknownToolError, WeakFusionServer};
-pub use pagination::{DEFAULT_PAGE_SIZE, MIN_CURSOR_KEY_BYTES};
+pub use pagination::DEFAULT_PAGE_SIZE;
 pub use session::MAX_SUBSCRIPTIONS;
+pub use signing_key::MIN_SIGNING_KEY_BYTES;
 pub use tool_set::ToolSet;

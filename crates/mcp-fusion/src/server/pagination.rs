@@ -5,7 +5,7 @@
 //! `nextCursor`.
 //!
 //! A cursor is the position of the next page in one list, sealed with
-//! HMAC-SHA256 (RFC 2104) under the server's cursor key: a cursor that was
+//! HMAC-SHA256 (RFC 2104) under the server's signing key: a cursor that was
 //! not given by a server with the same key, or that was given by another
 //! list, is refused with `-32602` (the spec: "Invalid cursors SHOULD result
 //! in an error with code -32602"). The position counts items of the
@@ -18,8 +18,6 @@ use hmac::{Hmac, KeyInit, Mac};
 use serde_json::json;
 use sha2::Sha256;
 
-use crate::capability::BuildError;
-
 type HmacSha256 = Hmac<Sha256>;
 
 /// The page size a server uses unless
@@ -29,12 +27,6 @@ type HmacSha256 = Hmac<Sha256>;
 /// first page) see everything at once; a gateway in front of large servers
 /// sends its hundreds of tools in pages of a size every client handles.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
-
-/// The fewest bytes a cursor key
-/// ([`ServerBuilder::cursor_key`](super::ServerBuilder::cursor_key)) may
-/// have: 32, the output size of SHA-256 (RFC 2104 §3: keys shorter than
-/// the hash output weaken the MAC).
-pub const MIN_CURSOR_KEY_BYTES: usize = 32;
 
 /// Mixed into every cursor's MAC so that its tag never equals a tag the
 /// same key computes for another purpose.
@@ -103,7 +95,7 @@ pub(crate) struct Page<T> {
 pub(crate) struct Pager {
     /// Items per page; `0` sends every list whole.
     page_size: usize,
-    /// The MAC keyed with the server's cursor key (cloned for each use).
+    /// The MAC keyed with the server's signing key (cloned for each use).
     mac: HmacSha256,
 }
 
@@ -117,28 +109,10 @@ impl std::fmt::Debug for Pager {
 
 impl Pager {
     /// Pages of `page_size` items (`0`: one page), cursors sealed with
-    /// `key`, or with a key drawn at random for this process when `None`.
-    ///
-    /// # Errors
-    /// [`BuildError::CursorKeyTooShort`] for a key of fewer than
-    /// [`MIN_CURSOR_KEY_BYTES`] bytes.
-    pub(crate) fn new(page_size: usize, key: Option<&[u8]>) -> Result<Pager, BuildError> {
-        let mut random = [0u8; 32];
-        let key = match key {
-            Some(key) if key.len() < MIN_CURSOR_KEY_BYTES => {
-                return Err(BuildError::CursorKeyTooShort { length: key.len() });
-            }
-            Some(key) => key,
-            None => {
-                // Two version-4 UUIDs: 244 bits from the operating system's
-                // random source (uuid draws them with getrandom).
-                random[..16].copy_from_slice(uuid::Uuid::new_v4().as_bytes());
-                random[16..].copy_from_slice(uuid::Uuid::new_v4().as_bytes());
-                &random
-            }
-        };
+    /// the server's signing `key` (its length checked by the builder).
+    pub(crate) fn new(page_size: usize, key: &[u8]) -> Pager {
         let mac = HmacSha256::new_from_slice(key).expect("HMAC accepts keys of any length");
-        Ok(Pager { page_size, mac })
+        Pager { page_size, mac }
     }
 
     /// The page of `kind` at `cursor` (the first page without one), cut
@@ -258,7 +232,7 @@ mod tests {
     const KEY: &[u8; 32] = b"0123456789abcdef0123456789abcdef";
 
     fn pager(size: usize) -> Pager {
-        Pager::new(size, Some(KEY)).unwrap()
+        Pager::new(size, KEY)
     }
 
     /// Every page of `kind` over `n` numbers, following the cursors.
@@ -299,7 +273,7 @@ mod tests {
 
     #[test]
     fn the_default_page_size_keeps_a_hundred_items_on_one_page() {
-        let pager = Pager::new(DEFAULT_PAGE_SIZE, None).unwrap();
+        let pager = Pager::new(DEFAULT_PAGE_SIZE, KEY);
         let page = pager.page(ListKind::Tools, 0..100, None).unwrap();
         assert_eq!((page.items.len(), page.next_cursor), (100, None));
         let page = pager.page(ListKind::Tools, 0..101, None).unwrap();
@@ -346,9 +320,7 @@ mod tests {
             )
         };
         // Not base64url, the wrong length, another key, a changed position.
-        let other_key = Pager::new(2, Some(&[7u8; 32]))
-            .unwrap()
-            .seal(ListKind::Resources, 2);
+        let other_key = Pager::new(2, &[7u8; 32]).seal(ListKind::Resources, 2);
         let mut bytes = URL_SAFE_NO_PAD
             .decode(pager(2).seal(ListKind::Resources, 2))
             .unwrap();
@@ -390,15 +362,5 @@ mod tests {
         let cursor = pager(2).seal(ListKind::Tools, 4);
         let page = pager(2).page(ListKind::Tools, 0..3, Some(&cursor)).unwrap();
         assert_eq!((page.items, page.next_cursor), (vec![], None));
-    }
-
-    #[test]
-    fn a_short_key_is_a_build_error() {
-        let error = Pager::new(10, Some(b"short")).unwrap_err();
-        assert_eq!(error, BuildError::CursorKeyTooShort { length: 5 });
-        assert_eq!(
-            error.to_string(),
-            "the cursor key has 5 bytes; give at least 32 (e.g. `openssl rand -base64 48`), the same on every replica"
-        );
     }
 }

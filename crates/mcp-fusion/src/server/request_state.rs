@@ -87,19 +87,10 @@ fn canonical(value: &Value) -> Value {
 }
 
 impl RequestStates {
-    /// A signer with `key` (at least 32 bytes, checked by the builder), or
-    /// with 32 random bytes of this process when `None`, valid `ttl` after
-    /// issue.
-    pub(crate) fn new(key: Option<&[u8]>, ttl: Duration) -> Self {
-        let codec = match key {
-            Some(key) => RequestStateCodec::new_unchecked(key.to_vec()),
-            None => {
-                let mut random = Vec::with_capacity(32);
-                random.extend_from_slice(uuid::Uuid::new_v4().as_bytes());
-                random.extend_from_slice(uuid::Uuid::new_v4().as_bytes());
-                RequestStateCodec::new_unchecked(random)
-            }
-        };
+    /// A signer with the server's signing `key` (its length checked by the
+    /// builder), valid `ttl` after issue.
+    pub(crate) fn new(key: &[u8], ttl: Duration) -> Self {
+        let codec = RequestStateCodec::new_unchecked(key.to_vec());
         RequestStates {
             codec: Arc::new(codec),
             ttl,

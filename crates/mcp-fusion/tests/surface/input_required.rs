@@ -9,7 +9,7 @@
 #![allow(deprecated)]
 
 use mcp_fusion::model::{CreateMessageRequestParams, ElicitationSchema, SamplingMessage};
-use mcp_fusion::{Action, BuildError, CallContext, FusionServer, Prompt, Resource, ToolError};
+use mcp_fusion::{Action, CallContext, FusionServer, Prompt, Resource, ToolError};
 use serde_json::{Value, json};
 
 use crate::connection::HttpServed;
@@ -98,7 +98,7 @@ fn server_with(key: Option<&[u8]>) -> FusionServer {
         .prompt(Prompt::new("topic", prompt))
         .resource(Resource::new("vault://secret", "secret", secret));
     if let Some(key) = key {
-        builder = builder.request_state_key(key);
+        builder = builder.signing_key(key);
     }
     builder.build().unwrap()
 }
@@ -441,22 +441,6 @@ async fn replicas_with_one_key_accept_each_others_states_and_others_do_not() {
     for served in [one, other, stranger] {
         served.stop().await;
     }
-}
-
-#[test]
-fn a_short_key_does_not_build() {
-    let built = FusionServer::builder("asking", "1.0.0")
-        .tool(Action::new("greet", greet))
-        .request_state_key(&b"too short"[..])
-        .build();
-    let Err(error) = built else {
-        panic!("built with a 9-byte key");
-    };
-    assert_eq!(error, BuildError::RequestStateKeyTooShort { length: 9 });
-    assert_eq!(
-        error.to_string(),
-        "the requestState signing key has 9 bytes; it needs at least 32 (give 32 random bytes, the same on every replica)"
-    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

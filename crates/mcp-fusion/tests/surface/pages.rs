@@ -1,5 +1,5 @@
 //! Pagination of the four lists (`ServerBuilder::page_size`,
-//! `ServerBuilder::cursor_key`), read by rmcp's client over an in-process
+//! `ServerBuilder::signing_key`), read by rmcp's client over an in-process
 //! pipe and over Streamable HTTP: pages of the size set, `nextCursor` on
 //! every page but the last, the same order and the same cursors each time,
 //! cursors read by another server with the same key and refused (-32602,
@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use crate::connection::{Connected, HttpServed, connect, error_json, rpc_error};
 
-const KEY: &str = "a-cursor-key-of-thirty-two-bytes-or-more";
+const KEY: &str = "a-signing-key-of-thirty-two-bytes-or-more";
 
 async fn done() -> Result<&'static str, ToolError> {
     Ok("done")
@@ -36,7 +36,7 @@ async fn item(vars: Id) -> Result<String, ToolError> {
 /// A server with `tools` tools `tool_00`, `tool_01`, … and three prompts,
 /// resources and templates.
 fn server(tools: usize, page_size: Option<usize>, key: &str) -> FusionServer {
-    let mut builder = FusionServer::builder("pages", "1.0.0").cursor_key(key);
+    let mut builder = FusionServer::builder("pages", "1.0.0").signing_key(key);
     if let Some(size) = page_size {
         builder = builder.page_size(size);
     }
@@ -275,13 +275,17 @@ async fn a_replica_with_the_same_key_reads_the_cursor_of_another() {
 }
 
 #[test]
-fn a_cursor_key_shorter_than_32_bytes_is_a_build_error() {
+fn a_signing_key_shorter_than_32_bytes_is_a_build_error() {
     let error = FusionServer::builder("pages", "1.0.0")
         .tool(Action::new("ping", done))
-        .cursor_key("short")
+        .signing_key("short")
         .build()
         .unwrap_err();
-    assert_eq!(error, BuildError::CursorKeyTooShort { length: 5 });
+    assert_eq!(error, BuildError::SigningKeyTooShort { length: 5 });
+    assert_eq!(
+        error.to_string(),
+        "the signing key has 5 bytes; give at least 32 (e.g. `openssl rand -base64 48`), the same on every replica"
+    );
 }
 
 /// Ten tools, the odd ones needing `pages:read`, served over HTTP to
@@ -291,7 +295,7 @@ fn scoped_server() -> FusionServer {
         .auth(StaticTokens::new().token("reader-token", "reader", ["pages:read"]))
         .allow_anonymous(true)
         .page_size(2)
-        .cursor_key(KEY);
+        .signing_key(KEY);
     for n in 0..10 {
         let action = Action::new(format!("tool_{n:02}"), done);
         builder = builder.tool(if n % 2 == 1 {
