@@ -1,8 +1,9 @@
 //! The conformance example: a mcp-fusion server serving every fixture the
 //! official MCP conformance suite (`@modelcontextprotocol/conformance`
-//! 0.1.16, default server suite) calls by name — tools, resources, a
-//! template, prompts, completion, logging, progress, sampling and
-//! elicitation. `fusion serve --example conformance` serves it;
+//! 0.1.16, default server suite; 0.2's `server-stateless` diagnostics)
+//! calls by name — tools, resources, a template, prompts, completion,
+//! logging, progress, sampling, elicitation, and hooks that change the
+//! tool and prompt lists. `fusion serve --example conformance` serves it;
 //! `scripts/conformance` runs the suite against it. The crate's binary
 //! `conformance-client` (src/bin/conformance-client.rs) is the other side:
 //! the client the suite's `client` mode runs in its `auth/*` scenarios.
@@ -14,6 +15,7 @@
 mod content;
 mod prompts;
 mod resources;
+mod stateless;
 mod tools;
 
 use mcp_fusion::{BuildError, FusionServer, ServerBuilder};
@@ -28,6 +30,7 @@ pub fn builder() -> ServerBuilder {
         .instructions("The fixtures of the MCP conformance suite, served by mcp-fusion.");
     let builder = tools::register(builder);
     let builder = resources::register(builder);
+    let builder = stateless::register(builder);
     prompts::register(builder)
 }
 

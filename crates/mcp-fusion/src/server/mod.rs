@@ -14,8 +14,11 @@ mod fusion_server;
 pub(crate) mod in_flight;
 pub(crate) mod jsonrpc;
 mod link;
+mod listen;
+mod listener;
 #[cfg(feature = "http")]
 mod param_headers;
+pub(crate) mod removed_methods;
 #[cfg(feature = "http")]
 pub(crate) mod scopes;
 mod session;

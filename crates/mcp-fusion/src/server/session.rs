@@ -1,7 +1,7 @@
 //! [`Session`]: what the server keeps about one client connection (a stdio
 //! connection, or one Streamable HTTP session while its worker runs): the
 //! peer to send notifications to, the log level the client asked for, the
-//! resources it subscribed to.
+//! resources it subscribed to, its open `subscriptions/listen` streams.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use rmcp::Peer;
 use rmcp::service::RoleServer;
 
+use super::listener::Listener;
 use crate::handler::LogLevel;
 
 /// The most resources one connection may be subscribed to at once: a
@@ -70,6 +71,8 @@ pub(crate) struct Session {
     log_level: Mutex<Option<LogLevel>>,
     /// The URIs of `resources/subscribe`.
     subscriptions: Mutex<HashSet<String>>,
+    /// The open `subscriptions/listen` streams (MCP 2026-07-28).
+    listeners: Mutex<Vec<Listener>>,
     /// Whether the client was told, at initialization, that the server has
     /// tools, prompts and resources: only then is it told when they change.
     tools_advertised: AtomicBool,
@@ -165,6 +168,30 @@ impl Session {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(uri)
+    }
+
+    /// Registers an open `subscriptions/listen` stream.
+    pub(crate) fn add_listener(&self, listener: Listener) {
+        self.listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(listener);
+    }
+
+    /// Forgets the stream whose subscription id is `id` (it closed).
+    pub(crate) fn remove_listener(&self, id: &str) {
+        self.listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|listener| listener.id() != id);
+    }
+
+    /// The open `subscriptions/listen` streams.
+    pub(crate) fn listeners(&self) -> Vec<Listener> {
+        self.listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
