@@ -13,6 +13,7 @@
 //! wire contract says: a `<tool_error>` envelope with `isError: true`.
 
 mod content;
+mod custom_headers;
 mod prompts;
 mod resources;
 mod stateless;
@@ -31,6 +32,7 @@ pub fn builder() -> ServerBuilder {
     let builder = tools::register(builder);
     let builder = resources::register(builder);
     let builder = stateless::register(builder);
+    let builder = custom_headers::register(builder);
     prompts::register(builder)
 }
 

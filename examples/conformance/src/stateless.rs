@@ -1,13 +1,19 @@
 //! The diagnostic fixtures of the suite's `server-stateless` scenario (MCP
-//! 2026-07-28, SEP-2575): a tool that logs (nothing reaches a request that
+//! 2026-07-28, SEP-2575): a tool that requires the client's `sampling`
+//! capability (`-32021` without it), a tool that logs (nothing reaches a request that
 //! names no `_meta` log level), one that streams a progress notification
 //! and its result on the request's own stream, and the two hooks that change
 //! the server's tool and prompt lists so that open `subscriptions/listen`
 //! streams are told.
 
+// Sampling is an MCP 2025-11-25 feature that SEP-2577 deprecates for
+// 2026-07-28 (rmcp marks its types deprecated); the suite requires it here.
+#![allow(deprecated)]
+
 use std::sync::{Arc, OnceLock};
 
 use mcp_fusion::handler::LogLevel;
+use mcp_fusion::model::ClientCapabilities;
 use mcp_fusion::server::WeakFusionServer;
 use mcp_fusion::{Action, CallContext, FusionServer, Prompt, ServerBuilder, State, ToolError};
 
@@ -39,6 +45,10 @@ async fn logging_tool(ctx: CallContext) -> Result<&'static str, ToolError> {
 async fn streaming(ctx: CallContext) -> Result<&'static str, ToolError> {
     ctx.progress(50.0, Some(100.0), None).await;
     Ok("Streaming complete")
+}
+
+async fn missing_capability() -> Result<&'static str, ToolError> {
+    Ok("Success")
 }
 
 async fn dynamic_tool() -> Result<&'static str, ToolError> {
@@ -91,6 +101,11 @@ pub(crate) fn register(builder: ServerBuilder) -> ServerBuilder {
         .on_built(move |built| {
             let _ = slot.set(built.downgrade());
         })
+        .tool(
+            Action::new("test_missing_capability", missing_capability)
+                .description("Test tool requiring sampling: -32021 for a client that did not declare it")
+                .requires_client(ClientCapabilities::builder().enable_sampling().build()),
+        )
         .tool(
             Action::new("test_logging_tool", logging_tool)
                 .description("Diagnostic logging validator tool: logs at info level"),

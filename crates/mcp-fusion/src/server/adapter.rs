@@ -270,6 +270,14 @@ impl ServerHandler for Connection {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
+        if let Some(refused) = super::client_requirements::refusal(
+            &self.server.registry(),
+            &request.name,
+            request.arguments.as_ref(),
+            &context,
+        ) {
+            return Err(refused);
+        }
         let call = CallRequest {
             name: request.name.into_owned(),
             arguments: request.arguments,

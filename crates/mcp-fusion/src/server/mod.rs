@@ -8,6 +8,7 @@
 mod adapter;
 mod builder;
 mod caller;
+mod client_requirements;
 mod connection;
 mod dispatch;
 mod fusion_server;

@@ -32,6 +32,9 @@ pub(crate) struct RegisteredAction {
     pub deprecated: Option<String>,
     /// Deprecated input fields and their replacements.
     pub deprecated_fields: Vec<(String, String)>,
+    /// The client capabilities a call needs
+    /// ([`Action::requires_client`](crate::Action::requires_client)).
+    pub requires_client: Option<rmcp::model::ClientCapabilities>,
     /// Its description (for suggestions by meaning).
     pub description: String,
     /// The top-level properties of its input schema, in schema order (for
@@ -249,6 +252,7 @@ fn register_action(
         structured: action.output_schema.is_some(),
         deprecated: action.deprecated.clone(),
         deprecated_fields: action.deprecated_fields.clone(),
+        requires_client: action.requires_client.clone(),
         description: action.description.clone().unwrap_or_default(),
         fields,
     };
