@@ -26,11 +26,14 @@ use crate::handler::Capability;
 /// Of `requested`, what this server accepts: every list kind (rmcp keeps
 /// those the server advertises), and the resource URIs of `connection`'s
 /// server that name a resource or match a template, at most
-/// [`MAX_SUBSCRIPTIONS`] of them.
+/// [`MAX_SUBSCRIPTIONS`] of them. The connection notes the stream as being
+/// opened: rmcp acknowledges it before [`Connection::listen_now`] registers
+/// it, and a change made in between is kept for it.
 pub(crate) fn accepted(
     connection: &Connection,
     requested: &SubscriptionFilter,
 ) -> SubscriptionFilter {
+    connection.session.listen_opening();
     let catalog = connection.server.catalog();
     let resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
         uris.iter()
@@ -70,7 +73,9 @@ impl Connection {
             .collect();
         let listener = Listener::new(subscription.sink().clone(), hidden);
         let id = listener.id();
-        self.session.add_listener(listener);
+        for missed in self.session.add_listener(listener.clone()) {
+            listener.tell(missed).await;
+        }
         subscription.cancelled().await;
         self.session.remove_listener(&id);
     }
@@ -89,8 +94,9 @@ pub(crate) async fn tell_listeners(
         if caller.is_some_and(|c| !session.is_caller(c)) {
             continue;
         }
-        for listener in session.listeners() {
-            if listener.tell(make()).await {
+        let notification = make();
+        for listener in session.listeners_for(&notification) {
+            if listener.tell(notification.clone()).await {
                 told += 1;
             }
         }

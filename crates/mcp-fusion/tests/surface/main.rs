@@ -2,6 +2,8 @@
 //! in-process pipe (`connection`) or over Streamable HTTP: capabilities,
 //! prompts, resources, completion, what a handler asks of the client, list
 //! changes, and guards on prompts and templates; CORS of the HTTP router;
+//! MCP 2026-07-28's stateless requests over HTTP (`subscriptions/listen`,
+//! removed methods, required client capabilities, `Mcp-Param-*` headers);
 //! and the prompt and resource macros against the builders.
 
 #[cfg(feature = "client")]
@@ -29,5 +31,7 @@ mod macros;
 mod prompts;
 #[cfg(feature = "client")]
 mod resources;
+#[cfg(all(feature = "client", feature = "http"))]
+mod stateless;
 #[cfg(feature = "client")]
 mod tool_changes;
