@@ -6,6 +6,7 @@
 //! | bytes that are not JSON | `-32700` Parse error, `"id": null` |
 //! | JSON that is not a valid request | `-32600` Invalid Request, with the request's `id` where it can be read (a string or a number), else `null` |
 //! | a standard MCP method with malformed `params` (e.g. `tools/call` without `name`) | `-32602` Invalid params, with the request's `id` |
+//! | a method MCP 2026-07-28 removed, in a request naming that revision in `_meta` | `-32601` Method not found, with the request's `id` ([`super::removed_methods`]) |
 //! | a notification (an object with a string `method` and no `id`) that is not valid | over stdio nothing (JSON-RPC never answers a notification); over HTTP a 400 with `-32600` and `"id": null`, as MCP's Streamable HTTP allows |
 //!
 //! rmcp itself answers none of the first (stdio) or a `415` (HTTP), the second

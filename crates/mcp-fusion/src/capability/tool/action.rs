@@ -52,8 +52,9 @@ pub struct Action {
     pub(crate) state_needs: Vec<StateNeed>,
     pub(crate) deprecated: Option<String>,
     pub(crate) deprecated_fields: Vec<(String, String)>,
-    /// The client capabilities a call needs ([`Action::requires_client`]).
-    pub(crate) requires_client: Option<ClientCapabilities>,
+    /// The client capabilities a call needs ([`Action::requires_client`]);
+    /// boxed: most actions need none, and the struct is large.
+    pub(crate) requires_client: Option<Box<ClientCapabilities>>,
     pub(crate) guards: Guards,
     pub(crate) handler: Erased<ToolOutput>,
     pub(crate) layers: Vec<BoxLayer>,
@@ -293,7 +294,7 @@ impl Action {
     /// # let _ = action;
     /// ```
     pub fn requires_client(mut self, capabilities: ClientCapabilities) -> Self {
-        self.requires_client = Some(capabilities);
+        self.requires_client = Some(Box::new(capabilities));
         self
     }
 

@@ -112,6 +112,10 @@ impl RegisteredTool {
 }
 
 /// What the server was built from, tool by tool.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "held only while a server is built or a tool added, one per tool"
+)]
 pub(crate) enum Definition {
     Plain(Action),
     Group(Group),
@@ -252,7 +256,7 @@ fn register_action(
         structured: action.output_schema.is_some(),
         deprecated: action.deprecated.clone(),
         deprecated_fields: action.deprecated_fields.clone(),
-        requires_client: action.requires_client.clone(),
+        requires_client: action.requires_client.as_deref().cloned(),
         description: action.description.clone().unwrap_or_default(),
         fields,
     };

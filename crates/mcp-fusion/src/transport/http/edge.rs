@@ -14,7 +14,9 @@
 //! the limit: 200 with a `<validation_error>` tool result for a `tools/call`,
 //! else 400 with `-32600`), and checked as one JSON-RPC message (400 with a
 //! JSON-RPC error body, [`crate::server::jsonrpc`]; 415 stays rmcp's answer to
-//! a wrong `Content-Type`); an `initialize` must find room among the sessions
+//! a wrong `Content-Type`); a request that names MCP 2026-07-28 in its
+//! `_meta` and a method that revision removed gets 404 with `-32601`
+//! ([`crate::server::removed_methods`]); an `initialize` must find room among the sessions
 //! (503 with `Retry-After`, also while the server shuts down) and be at most
 //! 16 KiB; a request id may not be reused while its first use runs (400); a
 //! `DELETE` must name a session that exists (404); with Redis, a session
