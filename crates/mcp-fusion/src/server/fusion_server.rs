@@ -646,7 +646,8 @@ impl FusionServer {
     }
 
     /// Sends `notifications/tools/list_changed` to every connected client
-    /// that was told the server has tools, though no tool was added or
+    /// that was told the server has tools (and every `subscriptions/listen`
+    /// stream that asked for tool list changes), though no tool was added or
     /// removed: for a change of what some callers are shown (a
     /// [`visible_when`](crate::Action::visible_when) predicate that now
     /// decides otherwise), so that they list the tools again. Returns how
@@ -665,7 +666,9 @@ impl FusionServer {
     }
 
     /// Tells the connections of `caller` (every connection when `None`)
-    /// that were given the `tools` capability that their tools changed.
+    /// that were given the `tools` capability, and the `subscriptions/listen`
+    /// streams that asked for `toolsListChanged` (MCP 2026-07-28), that
+    /// their tools changed.
     async fn tell_tools_changed(&self, caller: Option<&str>) -> usize {
         let sessions = self.live_sessions();
         let mut told = listen::tell_listeners(&sessions, caller, || {
