@@ -1,10 +1,11 @@
 //! The conformance example: a mcp-fusion server serving every fixture the
 //! official MCP conformance suite (`@modelcontextprotocol/conformance`
-//! 0.1.16, default server suite) calls by name — tools, resources, a
-//! template, prompts, completion, logging, progress, sampling and
-//! elicitation; and (src/input_required.rs) the handlers that ask the client
-//! which the 0.2 line's `input-required-result-*` scenarios (MCP 2026-07-28)
-//! call. `fusion serve --example conformance` serves it;
+//! 0.1.16, default server suite; 0.2's `server-stateless` diagnostics)
+//! calls by name — tools, resources, a template, prompts, completion,
+//! logging, progress, sampling, elicitation, and hooks that change the
+//! tool and prompt lists; and (src/input_required.rs) the handlers that ask
+//! the client which the 0.2 line's `input-required-result-*` scenarios (MCP
+//! 2026-07-28) call. `fusion serve --example conformance` serves it;
 //! `scripts/conformance` runs the suite against it. The crate's binary
 //! `conformance-client` (src/bin/conformance-client.rs) is the other side:
 //! the client the suite's `client` mode runs in its `auth/*` scenarios.
@@ -14,9 +15,11 @@
 //! wire contract says: a `<tool_error>` envelope with `isError: true`.
 
 mod content;
+mod custom_headers;
 mod input_required;
 mod prompts;
 mod resources;
+mod stateless;
 mod tools;
 
 use mcp_fusion::{BuildError, FusionServer, ServerBuilder};
@@ -31,6 +34,8 @@ pub fn builder() -> ServerBuilder {
         .instructions("The fixtures of the MCP conformance suite, served by mcp-fusion.");
     let builder = tools::register(builder);
     let builder = resources::register(builder);
+    let builder = stateless::register(builder);
+    let builder = custom_headers::register(builder);
     let builder = prompts::register(builder);
     input_required::register(builder)
 }

@@ -1,7 +1,8 @@
 //! The rmcp [`ServerHandler`] adapter: `tools/list` and `tools/call`
 //! through the call path; prompts, resources, completion and logging
 //! through [`super::surface`]; every list cut into pages by
-//! [`super::pagination`]. Over 2026-07-28 a `tools/call`, `prompts/get`
+//! [`super::pagination`]; `subscriptions/listen` through
+//! [`super::listen`]. Over 2026-07-28 a `tools/call`, `prompts/get`
 //! or `resources/read` whose handler asks the client is answered with an
 //! input-required result ([`super::input_required`]).
 
@@ -13,9 +14,9 @@ use rmcp::model::{
     CustomResult, DiscoverResult, GetPromptRequestParams, GetPromptResponse, Implementation,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
-    SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
-use rmcp::service::{NotificationContext, RequestContext, RoleServer};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
 use super::Connection;
 use super::dispatch::{CallRequest, Origin};
@@ -115,8 +116,15 @@ impl ServerHandler for Connection {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, rmcp::ErrorData> {
+        // A method 2026-07-28 removed, on a request that names that
+        // revision in `_meta` (rmcp holds it apart from the params): -32601.
+        if super::surface::is_stateless(&context)
+            && let Some(removed) = super::removed_methods::method_not_found(&request.method)
+        {
+            return Err(removed);
+        }
         Err(
             super::jsonrpc::invalid_params_of(&request.method, request.params.as_ref())
                 .unwrap_or_else(|| {
@@ -274,21 +282,32 @@ impl ServerHandler for Connection {
         Box::pin(self.complete_now(request, &context)).await
     }
 
-    /// The 2026-07-28 discovery: as `initialize` advertises, without
-    /// `resources.subscribe` (that protocol replaced `resources/subscribe`
-    /// with `subscriptions/listen`, which this server does not serve).
+    /// The 2026-07-28 discovery: what `initialize` advertises, `listChanged`
+    /// and `resources.subscribe` included (served by `subscriptions/listen`).
     async fn discover(
         &self,
         _context: RequestContext<RoleServer>,
     ) -> Result<DiscoverResult, rmcp::ErrorData> {
-        let mut info = self.get_info();
-        if let Some(resources) = info.capabilities.resources.as_mut() {
-            resources.subscribe = None;
-        }
         Ok(DiscoverResult::from_server_info(
             self.supported_protocol_versions().into_owned(),
-            info,
+            self.get_info(),
         ))
+    }
+
+    /// `subscriptions/listen` (2026-07-28): every list kind, and the
+    /// resource URIs that name a resource of the server ([`super::listen`]).
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(super::listen::accepted(self, requested))
+    }
+
+    /// Holds an acknowledged `subscriptions/listen` stream open until the
+    /// client closes it; the server's changes reach it meanwhile.
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), rmcp::ErrorData> {
+        self.listen_now(subscription).await;
+        Ok(())
     }
 
     /// `logging/setLevel` (2025-11-25): the connection's level. The
@@ -322,6 +341,14 @@ impl ServerHandler for Connection {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
+        if let Some(refused) = super::client_requirements::refusal(
+            &self.server.registry(),
+            &request.name,
+            request.arguments.as_ref(),
+            &context,
+        ) {
+            return Err(refused);
+        }
         let asking = Asking {
             method: "tools/call",
             name: &request.name,

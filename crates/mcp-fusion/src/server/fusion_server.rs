@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 
 use futures::future::BoxFuture;
-use rmcp::model::{CallToolResult, Tool};
+use rmcp::model::{CallToolResult, ServerNotification, Tool};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -13,6 +13,7 @@ use super::caller;
 use super::connection::Connection;
 use super::dispatch::{CallRequest, Fallback, Origin, UnknownTool, run};
 use super::in_flight::InFlight;
+use super::listen;
 use super::session::{Connections, Session};
 use super::tool_set::ToolSet;
 use crate::capability::{
@@ -400,7 +401,17 @@ impl FusionServer {
             (out, changed)
         };
         if changed {
-            for session in self.live_sessions() {
+            let sessions = self.live_sessions();
+            listen::tell_listeners(&sessions, None, || match listed {
+                Listed::Prompts => ServerNotification::PromptListChangedNotification(
+                    rmcp::model::PromptListChangedNotification::default(),
+                ),
+                Listed::Resources => ServerNotification::ResourceListChangedNotification(
+                    rmcp::model::ResourceListChangedNotification::default(),
+                ),
+            })
+            .await;
+            for session in sessions {
                 let Some(peer) = session.peer() else { continue };
                 // A client told at initialization that the server has no
                 // prompts (or resources) is not told of changes to them.
@@ -511,12 +522,22 @@ impl FusionServer {
         .await
     }
 
-    /// Tells every client subscribed to `uri` (`resources/subscribe`) that it
-    /// changed (`notifications/resources/updated`, MCP 2025-11-25
-    /// "Subscriptions"); returns how many were told.
+    /// Tells every client subscribed to `uri` that it changed
+    /// (`notifications/resources/updated`): those of `resources/subscribe`
+    /// (MCP 2025-11-25 "Subscriptions") and the `subscriptions/listen`
+    /// streams that named it in `resourceSubscriptions` (2026-07-28, tagged
+    /// with their subscription id); returns how many were told.
     pub async fn notify_resource_updated(&self, uri: &str) -> usize {
-        let mut told = 0;
-        for session in self.live_sessions() {
+        let sessions = self.live_sessions();
+        let mut told = listen::tell_listeners(&sessions, None, || {
+            ServerNotification::ResourceUpdatedNotification(
+                rmcp::model::ResourceUpdatedNotification::new(
+                    rmcp::model::ResourceUpdatedNotificationParam::new(uri),
+                ),
+            )
+        })
+        .await;
+        for session in sessions {
             let Some(peer) = session.peer() else { continue };
             if !session.is_subscribed(uri) {
                 continue;
@@ -631,7 +652,8 @@ impl FusionServer {
     }
 
     /// Sends `notifications/tools/list_changed` to every connected client
-    /// that was told the server has tools, though no tool was added or
+    /// that was told the server has tools (and every `subscriptions/listen`
+    /// stream that asked for tool list changes), though no tool was added or
     /// removed: for a change of what some callers are shown (a
     /// [`visible_when`](crate::Action::visible_when) predicate that now
     /// decides otherwise), so that they list the tools again. Returns how
@@ -650,10 +672,18 @@ impl FusionServer {
     }
 
     /// Tells the connections of `caller` (every connection when `None`)
-    /// that were given the `tools` capability that their tools changed.
+    /// that were given the `tools` capability, and the `subscriptions/listen`
+    /// streams that asked for `toolsListChanged` (MCP 2026-07-28), that
+    /// their tools changed.
     async fn tell_tools_changed(&self, caller: Option<&str>) -> usize {
-        let mut told = 0;
-        for session in self.live_sessions() {
+        let sessions = self.live_sessions();
+        let mut told = listen::tell_listeners(&sessions, caller, || {
+            ServerNotification::ToolListChangedNotification(
+                rmcp::model::ToolListChangedNotification::default(),
+            )
+        })
+        .await;
+        for session in sessions {
             if !session.has_tools() || caller.is_some_and(|c| !session.is_caller(c)) {
                 continue;
             }

@@ -6,6 +6,7 @@
 //! | bytes that are not JSON | `-32700` Parse error, `"id": null` |
 //! | JSON that is not a valid request | `-32600` Invalid Request, with the request's `id` where it can be read (a string or a number), else `null` |
 //! | a standard MCP method with malformed `params` (e.g. `tools/call` without `name`) | `-32602` Invalid params, with the request's `id` |
+//! | a method MCP 2026-07-28 removed, in a request naming that revision in `_meta` | `-32601` Method not found, with the request's `id` ([`super::removed_methods`]) |
 //! | a notification (an object with a string `method` and no `id`) that is not valid | over stdio nothing (JSON-RPC never answers a notification); over HTTP a 400 with `-32600` and `"id": null`, as MCP's Streamable HTTP allows |
 //!
 //! rmcp itself answers none of the first (stdio) or a `415` (HTTP), the second
@@ -29,8 +30,6 @@ use serde_json::{Value, json};
 pub(crate) const PARSE_ERROR: i32 = -32700;
 /// JSON-RPC 2.0's code for JSON that is not a valid request.
 pub(crate) const INVALID_REQUEST: i32 = -32600;
-/// JSON-RPC 2.0's code for a request whose `params` are malformed.
-pub(crate) const INVALID_PARAMS: i32 = -32602;
 
 /// The client-to-server request methods of MCP: a request naming one of them
 /// whose `params` rmcp could not read has malformed `params` (`-32602`), not
@@ -87,6 +86,9 @@ pub(crate) struct Unreadable {
     /// The message was a notification: JSON-RPC answers nothing over stdio
     /// (over HTTP, the answer goes with a 400 all the same).
     pub notification: bool,
+    /// The answer's error code: `-32601` for a method MCP 2026-07-28 removed
+    /// (over HTTP a 404), else `-32700`, `-32600` or `-32602` (a 400).
+    pub code: i32,
 }
 
 /// The `id` member as written, when it can be read once.
@@ -114,6 +116,7 @@ pub(crate) fn reject_unreadable(bytes: &[u8]) -> Unreadable {
     let answer = |id: &RawValue, code: i32, message: String| Unreadable {
         answer: error_response(id, code, message),
         notification: false,
+        code,
     };
     let null = null_id();
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
@@ -161,7 +164,7 @@ pub(crate) fn reject_unreadable(bytes: &[u8]) -> Unreadable {
         && envelope.jsonrpc == "2.0"
         && let Some(error) = invalid_params_of(&envelope.method, envelope.params.as_ref())
     {
-        return answer(id, INVALID_PARAMS, error.message.into_owned());
+        return answer(id, error.code.0, error.message.into_owned());
     }
     let notification =
         !object.contains_key("id") && object.get("method").is_some_and(Value::is_string);
@@ -172,6 +175,7 @@ pub(crate) fn reject_unreadable(bytes: &[u8]) -> Unreadable {
             format!("Invalid Request: {}", request_problem(object, notification)),
         ),
         notification,
+        code: INVALID_REQUEST,
     }
 }
 
@@ -214,8 +218,12 @@ pub(crate) fn invalid_params(message: &ClientJsonRpcMessage) -> Option<(RequestI
 }
 
 /// `-32602` for a custom request's `method` and `params` when the method is a
-/// standard MCP one; `None` for any other method.
+/// standard MCP one (`-32601` when MCP 2026-07-28, which the request names,
+/// removed it: [`super::removed_methods`]); `None` for any other method.
 pub(crate) fn invalid_params_of(method: &str, params: Option<&Value>) -> Option<ErrorData> {
+    if let Some(removed) = super::removed_methods::removed_method(method, params) {
+        return Some(removed);
+    }
     if !STANDARD_METHODS.contains(&method) {
         return None;
     }

@@ -8,6 +8,7 @@
 mod adapter;
 mod builder;
 mod caller;
+mod client_requirements;
 mod connection;
 mod dispatch;
 mod fusion_server;
@@ -15,9 +16,12 @@ pub(crate) mod in_flight;
 mod input_required;
 pub(crate) mod jsonrpc;
 mod link;
+mod listen;
+mod listener;
 mod pagination;
 #[cfg(feature = "http")]
 mod param_headers;
+pub(crate) mod removed_methods;
 mod request_state;
 #[cfg(feature = "http")]
 pub(crate) mod scopes;

@@ -1,15 +1,17 @@
 //! [`Session`]: what the server keeps about one client connection (a stdio
 //! connection, or one Streamable HTTP session while its worker runs): the
 //! peer to send notifications to, the log level the client asked for, the
-//! resources it subscribed to.
+//! resources it subscribed to, its open `subscriptions/listen` streams.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
 use rmcp::Peer;
+use rmcp::model::ServerNotification;
 use rmcp::service::RoleServer;
 
+use super::listener::Listener;
 use crate::handler::LogLevel;
 
 /// The most resources one connection may be subscribed to at once: a
@@ -56,6 +58,24 @@ impl Connections {
     }
 }
 
+/// The most notifications kept for streams being opened (see
+/// [`Listening::missed`]).
+const MAX_MISSED: usize = 64;
+
+/// A connection's `subscriptions/listen` streams.
+#[derive(Debug, Default)]
+struct Listening {
+    /// The open ones.
+    open: Vec<Listener>,
+    /// How many are being opened: accepted, their acknowledgement on its
+    /// way, not registered yet.
+    opening: usize,
+    /// What the server told while some were being opened (at most
+    /// [`MAX_MISSED`]): replayed to each once it is registered, so that a
+    /// change made after the client read its acknowledgement is never lost.
+    missed: Vec<ServerNotification>,
+}
+
 /// One client connection's state. Shared by the requests of the connection;
 /// the server holds it weakly to notify every live connection.
 #[derive(Debug, Default)]
@@ -70,6 +90,8 @@ pub(crate) struct Session {
     log_level: Mutex<Option<LogLevel>>,
     /// The URIs of `resources/subscribe`.
     subscriptions: Mutex<HashSet<String>>,
+    /// The `subscriptions/listen` streams (MCP 2026-07-28).
+    listening: Mutex<Listening>,
     /// Whether the client was told, at initialization, that the server has
     /// tools, prompts and resources: only then is it told when they change.
     tools_advertised: AtomicBool,
@@ -165,6 +187,54 @@ impl Session {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(uri)
+    }
+
+    /// Notes that a `subscriptions/listen` stream was accepted and is being
+    /// acknowledged: what the server tells until it is registered is kept
+    /// for it.
+    pub(crate) fn listen_opening(&self) {
+        self.listening
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .opening += 1;
+    }
+
+    /// Registers an open `subscriptions/listen` stream; returns what the
+    /// server told while it was being opened, to be sent to it.
+    pub(crate) fn add_listener(&self, listener: Listener) -> Vec<ServerNotification> {
+        let mut listening = self
+            .listening
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        listening.open.push(listener);
+        listening.opening = listening.opening.saturating_sub(1);
+        if listening.opening == 0 {
+            std::mem::take(&mut listening.missed)
+        } else {
+            listening.missed.clone()
+        }
+    }
+
+    /// Forgets the stream whose subscription id is `id` (it closed).
+    pub(crate) fn remove_listener(&self, id: &str) {
+        self.listening
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .open
+            .retain(|listener| listener.id() != id);
+    }
+
+    /// The open `subscriptions/listen` streams to tell `notification`
+    /// (kept too for the streams being opened).
+    pub(crate) fn listeners_for(&self, notification: &ServerNotification) -> Vec<Listener> {
+        let mut listening = self
+            .listening
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if listening.opening > 0 && listening.missed.len() < MAX_MISSED {
+            listening.missed.push(notification.clone());
+        }
+        listening.open.clone()
     }
 
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {

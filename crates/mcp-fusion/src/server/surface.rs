@@ -170,7 +170,7 @@ impl Connection {
 
     /// The context of a call of the `capability` named `name` (a prompt, a
     /// URI read, the capability whose argument is completed).
-    fn surface_context(
+    pub(super) fn surface_context(
         &self,
         capability: Capability,
         name: &str,

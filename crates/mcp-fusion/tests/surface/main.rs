@@ -2,7 +2,9 @@
 //! in-process pipe (`connection`) or over Streamable HTTP: capabilities,
 //! prompts, resources, completion, what a handler asks of the client (over
 //! 2026-07-28: input-required results), list changes, and guards on prompts
-//! and templates; CORS of the HTTP router; and the prompt and resource
+//! and templates; CORS of the HTTP router; MCP 2026-07-28's stateless
+//! requests over HTTP (`subscriptions/listen`, removed methods, required
+//! client capabilities, `Mcp-Param-*` headers); and the prompt and resource
 //! macros against the builders.
 
 #[cfg(feature = "client")]
@@ -34,5 +36,7 @@ mod pages;
 mod prompts;
 #[cfg(feature = "client")]
 mod resources;
+#[cfg(all(feature = "client", feature = "http"))]
+mod stateless;
 #[cfg(feature = "client")]
 mod tool_changes;

@@ -1,7 +1,7 @@
 //! [`Action`]: one callable unit (a plain tool, or one action of a group), its
 //! input type, its handler and its hints.
 
-use rmcp::model::{JsonObject, Tool};
+use rmcp::model::{ClientCapabilities, JsonObject, Tool};
 use serde_json::Value;
 
 use crate::capability::assembly::VisibleFn;
@@ -52,6 +52,9 @@ pub struct Action {
     pub(crate) state_needs: Vec<StateNeed>,
     pub(crate) deprecated: Option<String>,
     pub(crate) deprecated_fields: Vec<(String, String)>,
+    /// The client capabilities a call needs ([`Action::requires_client`]);
+    /// boxed: most actions need none, and the struct is large.
+    pub(crate) requires_client: Option<Box<ClientCapabilities>>,
     pub(crate) guards: Guards,
     pub(crate) handler: Erased<ToolOutput>,
     pub(crate) layers: Vec<BoxLayer>,
@@ -108,6 +111,7 @@ impl Action {
             state_needs: H::state_needs(),
             deprecated: None,
             deprecated_fields: Vec::new(),
+            requires_client: None,
             guards: Guards::default(),
             handler: erase(handler),
             layers: Vec::new(),
@@ -262,6 +266,35 @@ impl Action {
     ) -> Self {
         self.deprecated_fields
             .push((field.into(), replacement.into()));
+        self
+    }
+
+    /// Declares the client capabilities every call of the action needs
+    /// (`sampling`, `elicitation` — with `url` for URL mode —, `roots`,
+    /// `extensions`): a call from a client that did not declare them (in
+    /// the request's `_meta["io.modelcontextprotocol/clientCapabilities"]`
+    /// on MCP 2026-07-28, at `initialize` on 2025-11-25) is refused before
+    /// any guard or the handler runs, with the JSON-RPC error `-32021`
+    /// Missing required client capability, whose
+    /// `data.requiredCapabilities` names those missing (a
+    /// `ClientCapabilities` object, e.g. `{"sampling": {}}`; over HTTP with
+    /// status 400). MCP 2026-07-28 basic/index: "If processing a request
+    /// requires a capability the client did not include …, the server MUST
+    /// return a MissingRequiredClientCapabilityError".
+    ///
+    /// ```
+    /// use mcp_fusion::model::ClientCapabilities;
+    /// use mcp_fusion::{Action, CallContext, ToolError};
+    ///
+    /// async fn confirm(ctx: CallContext) -> Result<String, ToolError> {
+    ///     Ok(String::from("…asks the user through ctx.elicit…"))
+    /// }
+    /// let action = Action::new("confirm", confirm)
+    ///     .requires_client(ClientCapabilities::builder().enable_elicitation().build());
+    /// # let _ = action;
+    /// ```
+    pub fn requires_client(mut self, capabilities: ClientCapabilities) -> Self {
+        self.requires_client = Some(Box::new(capabilities));
         self
     }
 

@@ -32,6 +32,9 @@ pub(crate) struct RegisteredAction {
     pub deprecated: Option<String>,
     /// Deprecated input fields and their replacements.
     pub deprecated_fields: Vec<(String, String)>,
+    /// The client capabilities a call needs
+    /// ([`Action::requires_client`](crate::Action::requires_client)).
+    pub requires_client: Option<rmcp::model::ClientCapabilities>,
     /// Its description (for suggestions by meaning).
     pub description: String,
     /// The top-level properties of its input schema, in schema order (for
@@ -109,6 +112,10 @@ impl RegisteredTool {
 }
 
 /// What the server was built from, tool by tool.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "held only while a server is built or a tool added, one per tool"
+)]
 pub(crate) enum Definition {
     Plain(Action),
     Group(Group),
@@ -249,6 +256,7 @@ fn register_action(
         structured: action.output_schema.is_some(),
         deprecated: action.deprecated.clone(),
         deprecated_fields: action.deprecated_fields.clone(),
+        requires_client: action.requires_client.as_deref().cloned(),
         description: action.description.clone().unwrap_or_default(),
         fields,
     };

@@ -14,7 +14,9 @@
 //! the limit: 200 with a `<validation_error>` tool result for a `tools/call`,
 //! else 400 with `-32600`), and checked as one JSON-RPC message (400 with a
 //! JSON-RPC error body, [`crate::server::jsonrpc`]; 415 stays rmcp's answer to
-//! a wrong `Content-Type`); an `initialize` must find room among the sessions
+//! a wrong `Content-Type`); a request that names MCP 2026-07-28 in its
+//! `_meta` and a method that revision removed gets 404 with `-32601`
+//! ([`crate::server::removed_methods`]); an `initialize` must find room among the sessions
 //! (503 with `Retry-After`, also while the server shuts down) and be at most
 //! 16 KiB; a request id may not be reused while its first use runs (400); a
 //! `DELETE` must name a session that exists (404); with Redis, a session
@@ -49,6 +51,7 @@ use crate::server::jsonrpc::{
     duplicate_id_response, invalid_params, invalid_params_response, reject_unreadable,
     repeated_key_response, too_many_values,
 };
+use crate::server::removed_methods::removed_request;
 
 /// The `Mcp-Session-Id` header of the 2025-11-25 Streamable HTTP transport.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -87,12 +90,23 @@ fn text(status: StatusCode, body: String) -> Response {
 
 /// A 400 carrying a JSON-RPC error response.
 fn jsonrpc_error(answer: String) -> Response {
-    (
-        StatusCode::BAD_REQUEST,
-        [(header::CONTENT_TYPE, "application/json")],
-        answer,
-    )
-        .into_response()
+    jsonrpc_error_with(StatusCode::BAD_REQUEST, answer)
+}
+
+/// `status` carrying a JSON-RPC error response.
+fn jsonrpc_error_with(status: StatusCode, answer: String) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], answer).into_response()
+}
+
+/// The status of a JSON-RPC error the door answers: 404 for `-32601`
+/// (MCP 2026-07-28 basic/transports/streamable-http: a method the server
+/// does not implement), else 400.
+fn status_of(code: i32) -> StatusCode {
+    if code == rmcp::model::ErrorCode::METHOD_NOT_FOUND.0 {
+        StatusCode::NOT_FOUND
+    } else {
+        StatusCode::BAD_REQUEST
+    }
 }
 
 fn too_large(limit: usize) -> Response {
@@ -341,10 +355,16 @@ impl Edge {
         }
         let message = match serde_json::from_slice::<ClientJsonRpcMessage>(&bytes) {
             Ok(message) => message,
-            Err(_) => return jsonrpc_error(reject_unreadable(&bytes).answer),
+            Err(_) => {
+                let unreadable = reject_unreadable(&bytes);
+                return jsonrpc_error_with(status_of(unreadable.code), unreadable.answer);
+            }
         };
-        if let Some((id, error)) = invalid_params(&message) {
-            return jsonrpc_error(invalid_params_response(&id, &error));
+        if let Some((id, error)) = removed_request(&message).or_else(|| invalid_params(&message)) {
+            return jsonrpc_error_with(
+                status_of(error.code.0),
+                invalid_params_response(&id, &error),
+            );
         }
         if let Some(answer) = repeated_key_response(&message, &bytes) {
             return jsonrpc_error(answer);

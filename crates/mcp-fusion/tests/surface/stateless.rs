@@ -1,0 +1,335 @@
+//! MCP 2026-07-28 over Streamable HTTP, as raw requests (each one whole, no
+//! session): `subscriptions/listen` (acknowledged first, every notification
+//! tagged with its subscription id, only the kinds asked for), the methods
+//! that revision removed (404, `-32601`), the client capabilities an action
+//! requires (`-32021`) and a `Mcp-Param-*` header that disagrees with the
+//! body (400, `-32020`).
+
+// Sampling is an MCP 2025-11-25 feature SEP-2577 deprecates (rmcp marks it).
+#![allow(deprecated)]
+
+use std::time::Duration;
+
+use mcp_fusion::model::ClientCapabilities;
+use mcp_fusion::{Action, FusionServer, Prompt, Resource, ToolError};
+use serde_json::{Value, json};
+
+use crate::connection::HttpServed;
+
+/// The `_meta` every 2026-07-28 request carries.
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    })
+}
+
+/// POSTs the request `id`, `method`, `params` (with [`meta`] added unless
+/// it has `_meta`) as a 2026-07-28 client does, with `headers` besides.
+async fn post(
+    url: &str,
+    id: i64,
+    method: &str,
+    mut params: Value,
+    headers: &[(&str, &str)],
+) -> reqwest::Response {
+    if params.get("_meta").is_none() {
+        params["_meta"] = meta();
+    }
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request
+        .json(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+        .send()
+        .await
+        .expect("the server answers")
+}
+
+/// The JSON-RPC messages of an answer, read as they arrive (an SSE stream,
+/// or one JSON body).
+struct Messages {
+    response: reqwest::Response,
+    buffer: String,
+}
+
+impl Messages {
+    fn of(response: reqwest::Response) -> Self {
+        Messages {
+            response,
+            buffer: String::new(),
+        }
+    }
+
+    /// The next message (waits for it; a hang guard of 10 s fails the
+    /// test rather than blocking the run).
+    async fn next(&mut self) -> Value {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let event: String = self.buffer.drain(..end + 2).collect();
+                let data: String = event
+                    .lines()
+                    .filter_map(|line| line.strip_prefix("data:"))
+                    .map(str::trim)
+                    .collect();
+                if !data.is_empty() {
+                    return serde_json::from_str(&data).expect("a JSON-RPC message");
+                }
+                continue;
+            }
+            let chunk = tokio::time::timeout(Duration::from_secs(10), self.response.chunk())
+                .await
+                .expect("a message within 10 s")
+                .expect("the stream reads")
+                .expect("the stream is open");
+            self.buffer
+                .push_str(std::str::from_utf8(&chunk).expect("UTF-8"));
+        }
+    }
+}
+
+async fn hello() -> Result<&'static str, ToolError> {
+    Ok("Say hello.")
+}
+
+async fn ok() -> Result<&'static str, ToolError> {
+    Ok("ok")
+}
+
+fn server() -> FusionServer {
+    FusionServer::builder("stateless", "1.0.0")
+        .tool(Action::new("a", ok))
+        .tool(
+            Action::new("needs_sampling", ok)
+                .requires_client(ClientCapabilities::builder().enable_sampling().build()),
+        )
+        .prompt(Prompt::new("hello", hello))
+        .resource(Resource::text("test://a", "a", "A"))
+        .resource(Resource::text("test://b", "b", "B"))
+        .build()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_is_acknowledged_then_told_only_what_it_asked_for() {
+    let server = server();
+    let served = HttpServed::start(&server).await;
+    let listen = post(
+        &served.url,
+        7,
+        "subscriptions/listen",
+        json!({"notifications": {
+            "toolsListChanged": true,
+            "resourceSubscriptions": ["test://a", "test://missing"]
+        }}),
+        &[],
+    )
+    .await;
+    assert_eq!(listen.status(), 200);
+    let mut stream = Messages::of(listen);
+    // The acknowledgement first, with what was accepted: a URI the server
+    // does not have is left out, prompts were not asked for.
+    assert_eq!(
+        stream.next().await,
+        json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/subscriptions/acknowledged",
+            "params": {
+                "_meta": {"io.modelcontextprotocol/subscriptionId": 7},
+                "notifications": {"toolsListChanged": true, "resourceSubscriptions": ["test://a"]}
+            }
+        })
+    );
+    // Not asked for: a prompt list change, an update of another resource.
+    server.add_prompt(Prompt::new("bye", hello)).await.unwrap();
+    assert_eq!(server.notify_resource_updated("test://b").await, 0);
+    server.add_tool(Action::new("b", ok)).await.unwrap();
+    assert_eq!(server.notify_resource_updated("test://a").await, 1);
+    assert_eq!(
+        stream.next().await,
+        json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/tools/list_changed",
+            "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": 7}}
+        })
+    );
+    assert_eq!(
+        stream.next().await,
+        json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/resources/updated",
+            "params": {
+                "_meta": {"io.modelcontextprotocol/subscriptionId": 7},
+                "uri": "test://a"
+            }
+        })
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discovery_advertises_what_listen_serves() {
+    let served = HttpServed::start(&server()).await;
+    let answer: Value = Messages::of(post(&served.url, 1, "server/discover", json!({}), &[]).await)
+        .next()
+        .await;
+    assert_eq!(
+        answer["result"]["capabilities"],
+        json!({
+            "tools": {"listChanged": true},
+            "prompts": {"listChanged": true},
+            "resources": {"subscribe": true, "listChanged": true},
+            "logging": {}
+        })
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_methods_2026_07_28_removed_are_not_found() {
+    let served = HttpServed::start(&server()).await;
+    let cases = [
+        (
+            "initialize",
+            "send server/discover, and the protocol version and client capabilities in each request's _meta",
+        ),
+        (
+            "ping",
+            "any request shows the server is up (server/discover is cheap)",
+        ),
+        (
+            "logging/setLevel",
+            "name the log level in each request's _meta[\"io.modelcontextprotocol/logLevel\"]",
+        ),
+        (
+            "resources/subscribe",
+            "open subscriptions/listen with the resource URIs in notifications.resourceSubscriptions",
+        ),
+        (
+            "resources/unsubscribe",
+            "open subscriptions/listen with the resource URIs in notifications.resourceSubscriptions",
+        ),
+    ];
+    for (id, (method, instead)) in (500..).zip(cases) {
+        // Well-formed params or not, the method is gone.
+        for params in [json!({}), json!({"uri": "test://a", "level": "info"})] {
+            let answer = post(&served.url, id, method, params, &[]).await;
+            assert_eq!(answer.status(), 404, "{method}");
+            assert_eq!(
+                answer.json::<Value>().await.unwrap(),
+                json!({"jsonrpc": "2.0", "id": id, "error": {
+                    "code": -32601,
+                    "message": format!("Method not found: {method} is not part of MCP 2026-07-28 (the revision this request names); {instead}")
+                }}),
+            );
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_action_refuses_a_client_without_the_capabilities_it_requires() {
+    let served = HttpServed::start(&server()).await;
+    let params = |capabilities: Value| {
+        json!({"name": "needs_sampling", "arguments": {}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": capabilities
+        }})
+    };
+    let refused = post(
+        &served.url,
+        401,
+        "tools/call",
+        params(json!({"elicitation": {}})),
+        &[("mcp-name", "needs_sampling")],
+    )
+    .await;
+    assert_eq!(refused.status(), 400);
+    assert_eq!(
+        refused.json::<Value>().await.unwrap(),
+        json!({"jsonrpc": "2.0", "id": 401, "error": {
+            "code": -32021,
+            "message": "Missing required client capability",
+            "data": {"requiredCapabilities": {"sampling": {}}}
+        }})
+    );
+    let served_call = post(
+        &served.url,
+        402,
+        "tools/call",
+        params(json!({"sampling": {}})),
+        &[("mcp-name", "needs_sampling")],
+    )
+    .await;
+    assert_eq!(served_call.status(), 200);
+    let answer = Messages::of(served_call).next().await;
+    assert_eq!(
+        answer["result"]["content"],
+        json!([{"type": "text", "text": "ok"}])
+    );
+}
+
+/// A forecast's input: its region mirrored into `Mcp-Param-Region`.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Forecast {
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    region: String,
+}
+
+async fn forecast(input: Forecast) -> Result<String, ToolError> {
+    Ok(format!("sunny in {}", input.region))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_param_header_that_disagrees_with_the_body_is_a_header_mismatch() {
+    let server = FusionServer::builder("headers", "1.0.0")
+        .tool(Action::new("forecast", forecast))
+        .build()
+        .unwrap();
+    let served = HttpServed::start(&server).await;
+    let call = json!({"name": "forecast", "arguments": {"region": "us-west"}});
+    let base64 = "=?base64?dXMtd2VzdA==?=";
+    for (id, region) in [(1, "us-west"), (2, base64)] {
+        let answer = post(
+            &served.url,
+            id,
+            "tools/call",
+            call.clone(),
+            &[("mcp-name", "forecast"), ("mcp-param-region", region)],
+        )
+        .await;
+        assert_eq!(answer.status(), 200, "{region}");
+        let answer = Messages::of(answer).next().await;
+        assert_eq!(
+            answer["result"]["content"],
+            json!([{"type": "text", "text": "sunny in us-west"}])
+        );
+    }
+    for (id, region, reason) in [
+        (
+            3,
+            Some("eu-central"),
+            "Mcp-Param-Region header `eu-central` does not match body value `us-west`",
+        ),
+        (4, None, "missing Mcp-Param-Region header for `region`"),
+        (
+            5,
+            Some("=?base64?dXMtd2VzdA?="),
+            "Mcp-Param-Region header is not valid Base64",
+        ),
+    ] {
+        let mut headers = vec![("mcp-name", "forecast")];
+        if let Some(region) = region {
+            headers.push(("mcp-param-region", region));
+        }
+        let answer = post(&served.url, id, "tools/call", call.clone(), &headers).await;
+        assert_eq!(answer.status(), 400, "{region:?}");
+        assert_eq!(
+            answer.json::<Value>().await.unwrap(),
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32020, "message": reason}})
+        );
+    }
+}
