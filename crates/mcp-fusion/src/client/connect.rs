@@ -15,7 +15,8 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     ElicitationAction, ElicitationCapability, ErrorData, FormElicitationCapability, Implementation,
-    ListRootsResult, Root, RootsCapabilities, SamplingCapability, Tool, UrlElicitationCapability,
+    ListRootsResult, ProtocolVersion, Root, RootsCapabilities, SamplingCapability, Tool,
+    UrlElicitationCapability,
 };
 use rmcp::service::{
     ClientServiceExt, NotificationContext, RequestContext, RoleClient, RunningService,
@@ -657,6 +658,11 @@ impl FusionClient {
         meta: Map<String, Value>,
     ) -> Result<CallToolResult, FusionClientError> {
         let route = self.route(name).await;
+        if self.sends_param_headers() {
+            // The tool's `x-mcp-header` parameters are read from its listed
+            // input schema: list once (cached) before the first call.
+            self.tool_names().await;
+        }
         let arguments = build_arguments(args, &route, &self.options.discriminator)?;
         let mut params = CallToolRequestParams::new(route.tool);
         params.arguments = arguments;
@@ -666,6 +672,17 @@ impl FusionClient {
             )));
         }
         self.limited(self.service.call_tool(params)).await
+    }
+
+    /// Whether the connection speaks 2026-07-28 or later, where a
+    /// `tools/call` over Streamable HTTP mirrors each `x-mcp-header`
+    /// parameter of the tool's input schema into an `Mcp-Param-*` header
+    /// (2026-07-28 basic/transports/streamable-http "Custom Headers from Tool
+    /// Parameters"; a server MUST reject a call whose headers are missing).
+    fn sends_param_headers(&self) -> bool {
+        self.service
+            .peer_info()
+            .is_some_and(|info| info.protocol_version >= ProtocolVersion::STANDARD_HEADERS)
     }
 
     /// [`call`](Self::call), then [`check_result`](super::check_result): a

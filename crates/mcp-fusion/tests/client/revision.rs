@@ -8,10 +8,12 @@
 //!   no session;
 //! - a first answer `400` with `-32022` and the supported versions
 //!   (basic/versioning): `server/discover` is sent again with one of them;
-//! - against rmcp's own server returning input-required results
-//!   (basic/patterns/mrtr): the client's elicitation handler answers each
-//!   round, and each retry carries `inputResponses` and the `requestState`
-//!   exactly as received, under a new JSON-RPC id.
+//! - against rmcp's own server: a tool's `x-mcp-header` parameters mirrored
+//!   into `Mcp-Param-*` headers (Base64 sentinel for what a header cannot
+//!   carry), from the first call on; input-required results
+//!   (basic/patterns/mrtr) answered by the client's elicitation handler
+//!   round after round, each retry carrying `inputResponses` and the
+//!   `requestState` exactly as received, under a new JSON-RPC id.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -47,6 +49,8 @@ struct Sent {
     protocol_version: Option<String>,
     method_header: Option<String>,
     name_header: Option<String>,
+    /// Every `Mcp-Param-*` header, `name: value`, in name order.
+    param_headers: Vec<String>,
     session: Option<String>,
     body: Value,
 }
@@ -77,7 +81,15 @@ async fn record(State(recorder): State<Recorder>, request: Request, next: Next) 
                 .map(str::to_owned)
         };
         let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        let mut param_headers: Vec<String> = parts
+            .headers
+            .iter()
+            .filter(|(name, _)| name.as_str().starts_with("mcp-param-"))
+            .map(|(name, value)| format!("{name}: {}", value.to_str().unwrap_or("?")))
+            .collect();
+        param_headers.sort();
         recorder.sent.lock().unwrap().push(Sent {
+            param_headers,
             protocol_version: header("mcp-protocol-version"),
             method_header: header("mcp-method"),
             name_header: header("mcp-name"),
@@ -327,12 +339,22 @@ impl ServerHandler for Confirming {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, rmcp::ErrorData> {
-        let schema = json!({"type": "object"}).as_object().unwrap().clone();
-        Ok(ListToolsResult::with_all_items(vec![Tool::new(
-            "confirm",
-            "Asks twice.",
-            Arc::new(schema),
-        )]))
+        let object = |schema: Value| Arc::new(schema.as_object().unwrap().clone());
+        Ok(ListToolsResult::with_all_items(vec![
+            Tool::new("confirm", "Asks twice.", object(json!({"type": "object"}))),
+            Tool::new(
+                "route",
+                "Routes by region.",
+                object(json!({
+                    "type": "object",
+                    "properties": {
+                        "region": {"type": "string", "x-mcp-header": "Region"},
+                        "note": {"type": "string"}
+                    },
+                    "required": ["region"]
+                })),
+            ),
+        ]))
     }
 
     async fn call_tool(
@@ -340,6 +362,17 @@ impl ServerHandler for Confirming {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
+        if request.name == "route" {
+            let region = request
+                .arguments
+                .as_ref()
+                .and_then(|a| a.get("region"))
+                .cloned()
+                .unwrap_or(Value::Null);
+            return Ok(CallToolResponse::Complete(CallToolResult::success(vec![
+                ContentBlock::text(format!("routed to {region}")),
+            ])));
+        }
         let answers = request.input_responses.unwrap_or_default();
         let answer = |key: &str| serde_json::to_string(&answers.get(key)).unwrap();
         match request.request_state.as_deref() {
@@ -358,9 +391,9 @@ impl ServerHandler for Confirming {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn input_required_rounds_are_answered_by_the_elicitation_handler() {
-    let recorder = Recorder::default();
+/// rmcp's Streamable HTTP server serving [`Confirming`] behind the recorder;
+/// its `/mcp` URL and the cancellation that stops it.
+async fn rmcp_server(recorder: &Recorder) -> (String, CancellationToken) {
     let stop = CancellationToken::new();
     let mut config = StreamableHttpServerConfig::default();
     config.cancellation_token = stop.clone();
@@ -370,7 +403,67 @@ async fn input_required_rounds_are_answered_by_the_elicitation_handler() {
         config,
     );
     let router = axum::Router::new().nest_service("/mcp", service);
-    let (url, served) = serve(router, &recorder).await;
+    let (url, served) = serve(router, recorder).await;
+    let both = stop.clone();
+    tokio::spawn(async move {
+        served.cancelled().await;
+        both.cancel();
+    });
+    (url, stop)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn x_mcp_header_parameters_are_mirrored_into_mcp_param_headers() {
+    let recorder = Recorder::default();
+    let (url, stop) = rmcp_server(&recorder).await;
+    let client = FusionClient::connect(&Target::http(&url), modern())
+        .await
+        .expect("connected");
+    // No tools/list by the caller: the client lists once by itself, so
+    // that the first call already carries its header (the server checks it).
+    let first = client
+        .call("route", json!({"region": "café", "note": "n"}))
+        .await
+        .expect("tools/call");
+    let second = client
+        .call("route", json!({"region": "eu-west"}))
+        .await
+        .expect("tools/call");
+    client.close().await;
+    stop.cancel();
+    assert_eq!(
+        [&first, &second].map(|r| r.content[0].as_text().map(|t| t.text.clone())),
+        [some(r#"routed to "café""#), some(r#"routed to "eu-west""#)]
+    );
+    let sent = recorder.sent();
+    assert_eq!(
+        headers_of(&sent),
+        [
+            "server/discover mcp-protocol-version=2026-07-28 mcp-method=server/discover",
+            "tools/list mcp-protocol-version=2026-07-28 mcp-method=tools/list",
+            "tools/call mcp-protocol-version=2026-07-28 mcp-method=tools/call mcp-name=route",
+            "tools/call mcp-protocol-version=2026-07-28 mcp-method=tools/call mcp-name=route",
+        ]
+    );
+    // Non-ASCII travels in the spec's Base64 sentinel; an unannotated
+    // parameter (`note`) is not mirrored.
+    assert_eq!(
+        sent.iter()
+            .map(|s| s.param_headers.clone())
+            .collect::<Vec<_>>(),
+        [
+            vec![],
+            vec![],
+            vec!["mcp-param-region: =?base64?Y2Fmw6k=?=".to_owned()],
+            vec!["mcp-param-region: eu-west".to_owned()],
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn input_required_rounds_are_answered_by_the_elicitation_handler() {
+    let recorder = Recorder::default();
+    let (url, stop) = rmcp_server(&recorder).await;
 
     let asked = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&asked);
@@ -388,7 +481,6 @@ async fn input_required_rounds_are_answered_by_the_elicitation_handler() {
         .expect("connected");
     let result = client.call("confirm", json!({})).await.expect("tools/call");
     client.close().await;
-    served.cancel();
     stop.cancel();
 
     assert_eq!(
