@@ -9,7 +9,8 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use mcp_fusion::client::{
     AuthorizationError, ClientAssertionAlgorithm, ClientAssertionKey, ClientOptions, ConnectCause,
-    FusionClient, FusionClientError, OAuthGrant, OAuthOptions, ServerStderr, Target,
+    FusionClient, FusionClientError, OAuthGrant, OAuthOptions, ProtocolRevision, ServerStderr,
+    Target,
 };
 
 use crate::output::{Paint, err_line};
@@ -124,6 +125,13 @@ pub struct ConnectArgs {
     /// When to use colour.
     #[arg(long, value_name = "WHEN", value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// The MCP revision to speak: 2025-11-25 (the `initialize` handshake,
+    /// which every server answers), 2026-07-28 (`server/discover`, then
+    /// self-contained requests; the server asks for input through
+    /// input-required results), or auto (`server/discover` first, the
+    /// 2025-11-25 handshake when the server does not know it).
+    #[arg(long, value_name = "REVISION", default_value_t = ProtocolRevision::V2025_11_25)]
+    pub protocol_version: ProtocolRevision,
     /// Send this bearer token (HTTP `Authorization: Bearer TOKEN`); also read
     /// from the FUSION_BEARER environment variable. Ignored with --cmd.
     #[arg(
@@ -290,6 +298,7 @@ impl ConnectArgs {
         };
         options
             .discriminator(self.discriminator.clone())
+            .protocol(self.protocol_version)
             .connect_timeout(limit)
             .call_timeout(limit)
             .stderr(if self.server_stderr {
@@ -659,6 +668,7 @@ mod tests {
             discriminator: "action".into(),
             server_stderr: false,
             color: ColorChoice::Never,
+            protocol_version: ProtocolRevision::V2025_11_25,
             bearer: None,
             oauth_client_id: None,
             oauth_client_secret: None,
@@ -683,6 +693,24 @@ mod tests {
         Flags::try_parse_from(std::iter::once("fusion").chain(words.iter().copied()))
             .map(|flags| flags.connect)
             .map_err(|e| e.kind())
+    }
+
+    #[test]
+    fn protocol_version_chooses_the_revision() {
+        let revision = |words: &[&str]| parsed(words).map(|a| a.client_options().protocol);
+        assert_eq!(revision(&[]), Ok(ProtocolRevision::V2025_11_25));
+        assert_eq!(
+            revision(&["--protocol-version", "2026-07-28"]),
+            Ok(ProtocolRevision::V2026_07_28)
+        );
+        assert_eq!(
+            revision(&["--protocol-version", "auto"]),
+            Ok(ProtocolRevision::Negotiate)
+        );
+        assert_eq!(
+            revision(&["--protocol-version", "2025-06-18"]),
+            Err(clap::error::ErrorKind::ValueValidation)
+        );
     }
 
     #[test]

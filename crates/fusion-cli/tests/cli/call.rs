@@ -552,6 +552,59 @@ fn billing_success() {
 }
 
 #[test]
+fn billing_over_2026_07_28() {
+    let db = BillingDb::new("2026-07-28");
+    // server/discover, then self-contained requests; the envelope of a
+    // failure reads the same as on 2025-11-25.
+    let run = fusion(&[
+        "call",
+        "--protocol-version",
+        "2026-07-28",
+        "--cmd",
+        &db.cmd(),
+        "billing.get_invoice",
+        r#"{"id": "inv_1"}"#,
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(json_of(&run.stdout)["customer_email"], "ada@example.com");
+    let run = fusion(&[
+        "call",
+        "--protocol-version",
+        "2026-07-28",
+        "--cmd",
+        &db.cmd(),
+        "billing.get_invoice",
+        r#"{"id": "inv_9999"}"#,
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "tool error NOT_FOUND (severity: error)\n\
+         \x20 message:           No invoice with that ID\n\
+         \x20 recovery:          List invoices first, then retry with a real ID\n\
+         \x20 available actions: billing.list_invoices\n\
+         \x20 details:           requestedId = inv_9999\n"
+    );
+
+    let run = fusion(&[
+        "call",
+        "--protocol-version",
+        "2025-06-18",
+        "--cmd",
+        &db.cmd(),
+        "x",
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains(
+            "unknown MCP protocol revision `2025-06-18` (expected 2025-11-25, 2026-07-28 or auto)"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn billing_not_found_with_details_and_actions() {
     let db = BillingDb::new("not-found");
     let run = fusion(&[

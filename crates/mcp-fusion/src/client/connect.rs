@@ -1,27 +1,39 @@
 //! [`FusionClient`]: connecting to a server and calling its tools.
 
+// Sampling and roots, deprecated by SEP-2577 (2026-07-28) in rmcp's types,
+// are still client features of both revisions: the client answers them.
+#![allow(deprecated)]
+
 use std::collections::HashSet;
 use std::fmt;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
+use rmcp::ClientHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation, Tool,
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig,
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ElicitationCapability, ErrorData, FormElicitationCapability, Implementation,
+    ListRootsResult, ProtocolVersion, Root, RootsCapabilities, SamplingCapability, Tool,
+    UrlElicitationCapability,
 };
-use rmcp::service::{NotificationContext, RoleClient, RunningService};
+use rmcp::service::{
+    ClientServiceExt, NotificationContext, RequestContext, RoleClient, RunningService,
+};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{ClientHandler, ServiceExt};
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::{Map, Value};
 
 use super::authorizing::{Authorizer, Authorizing};
 use super::cause::{ConnectCause, innermost_text, known_cause};
 use super::error::FusionClientError;
+use super::features::{ElicitationHandler, Roots, SamplingHandler};
 use super::oauth::OAuthOptions;
 use super::outcome::{Success, check_result};
 use super::retry::{self, RetryPolicy};
+use super::revision::ProtocolRevision;
 use super::route::{Route, build_arguments, route};
 use super::stderr::StderrTail;
 use super::tools::ToolSummary;
@@ -134,6 +146,21 @@ pub struct ClientOptions {
     /// Called on each `notifications/tools/list_changed` from the server
     /// (MCP 2025-11-25 "List Changed Notification"). Default `None`.
     pub on_tools_changed: Option<ToolsChangedHook>,
+    /// The MCP revision spoken: the `initialize` handshake of 2025-11-25 (the
+    /// default, see [`ProtocolRevision`] for why), 2026-07-28's
+    /// `server/discover` and self-contained requests, or a probe that picks
+    /// one of them.
+    pub protocol: ProtocolRevision,
+    /// Answers the server's elicitation requests; given, the client declares
+    /// the `elicitation` capability (form and URL mode). Default `None`: not
+    /// declared, and a server must not ask.
+    pub elicitation: Option<ElicitationHandler>,
+    /// Answers the server's sampling requests; given, the client declares
+    /// the `sampling` capability. Default `None`.
+    pub sampling: Option<SamplingHandler>,
+    /// The roots answered to `roots/list`; given (even empty), the client
+    /// declares the `roots` capability. Default `None`.
+    pub roots: Option<Roots>,
 }
 
 /// A function called when the server says its tools changed
@@ -159,6 +186,10 @@ impl Default for ClientOptions {
             bearer: None,
             oauth: None,
             on_tools_changed: None,
+            protocol: ProtocolRevision::default(),
+            elicitation: None,
+            sampling: None,
+            roots: None,
         }
     }
 }
@@ -197,6 +228,30 @@ impl ClientOptions {
     /// Sets [`on_tools_changed`](Self::on_tools_changed).
     pub fn on_tools_changed(mut self, hook: impl Fn() + Send + Sync + 'static) -> Self {
         self.on_tools_changed = Some(ToolsChangedHook(Arc::new(hook)));
+        self
+    }
+
+    /// Sets [`protocol`](Self::protocol).
+    pub fn protocol(mut self, revision: ProtocolRevision) -> Self {
+        self.protocol = revision;
+        self
+    }
+
+    /// Sets [`elicitation`](Self::elicitation).
+    pub fn elicitation(mut self, handler: ElicitationHandler) -> Self {
+        self.elicitation = Some(handler);
+        self
+    }
+
+    /// Sets [`sampling`](Self::sampling).
+    pub fn sampling(mut self, handler: SamplingHandler) -> Self {
+        self.sampling = Some(handler);
+        self
+    }
+
+    /// Sets [`roots`](Self::roots).
+    pub fn roots(mut self, roots: impl IntoIterator<Item = Root>) -> Self {
+        self.roots = Some(Arc::new(roots.into_iter().collect()));
         self
     }
 
@@ -319,9 +374,13 @@ impl FusionClient {
             }
         };
         let info = ClientSide {
-            config: client_info(),
+            config: client_info(&options),
             on_tools_changed: options.on_tools_changed.clone(),
+            elicitation: options.elicitation.clone(),
+            sampling: options.sampling.clone(),
+            roots: options.roots.clone(),
         };
+        let lifecycle = options.protocol.lifecycle();
         let limit = options.connect_timeout;
         let mut authorizer = None;
         let (served, stderr) = match target {
@@ -344,7 +403,11 @@ impl FusionClient {
                         config = config.auth_header(token.to_owned());
                         let transport = StreamableHttpClientTransport::from_config(config);
                         (
-                            tokio::time::timeout(limit, info.serve(transport)).await,
+                            tokio::time::timeout(
+                                limit,
+                                info.serve_with_lifecycle(transport, lifecycle.clone()),
+                            )
+                            .await,
                             None,
                         )
                     }
@@ -361,7 +424,7 @@ impl FusionClient {
                             .map_err(authorization)?;
                         let transport = StreamableHttpClientTransport::with_client(client, config);
                         let served = serve_allowing_authorization(
-                            info.serve(transport),
+                            info.serve_with_lifecycle(transport, lifecycle.clone()),
                             limit,
                             &shared,
                             oauth.redirect_timeout,
@@ -373,7 +436,11 @@ impl FusionClient {
                     (None, None) => {
                         let transport = StreamableHttpClientTransport::from_config(config);
                         (
-                            tokio::time::timeout(limit, info.serve(transport)).await,
+                            tokio::time::timeout(
+                                limit,
+                                info.serve_with_lifecycle(transport, lifecycle.clone()),
+                            )
+                            .await,
                             None,
                         )
                     }
@@ -401,7 +468,11 @@ impl FusionClient {
                     })?;
                 let stderr = child_stderr.map(StderrTail::spawn);
                 (
-                    tokio::time::timeout(limit, info.serve(transport)).await,
+                    tokio::time::timeout(
+                        limit,
+                        info.serve_with_lifecycle(transport, lifecycle.clone()),
+                    )
+                    .await,
                     stderr,
                 )
             }
@@ -603,6 +674,11 @@ impl FusionClient {
         meta: Map<String, Value>,
     ) -> Result<CallToolResult, FusionClientError> {
         let route = self.route(name).await;
+        if self.sends_param_headers() {
+            // The tool's `x-mcp-header` parameters are read from its listed
+            // input schema: list once (cached) before the first call.
+            self.tool_names().await;
+        }
         let arguments = build_arguments(args, &route, &self.options.discriminator)?;
         let mut params = CallToolRequestParams::new(route.tool);
         params.arguments = arguments;
@@ -612,6 +688,17 @@ impl FusionClient {
             )));
         }
         self.limited(self.service.call_tool(params)).await
+    }
+
+    /// Whether the connection speaks 2026-07-28 or later, where a
+    /// `tools/call` over Streamable HTTP mirrors each `x-mcp-header`
+    /// parameter of the tool's input schema into an `Mcp-Param-*` header
+    /// (2026-07-28 basic/transports/streamable-http "Custom Headers from Tool
+    /// Parameters"; a server MUST reject a call whose headers are missing).
+    fn sends_param_headers(&self) -> bool {
+        self.service
+            .peer_info()
+            .is_some_and(|info| info.protocol_version >= ProtocolVersion::STANDARD_HEADERS)
     }
 
     /// [`call`](Self::call), then [`check_result`](super::check_result): a
@@ -673,6 +760,9 @@ impl FusionClient {
 struct ClientSide {
     config: ClientConfig,
     on_tools_changed: Option<ToolsChangedHook>,
+    elicitation: Option<ElicitationHandler>,
+    sampling: Option<SamplingHandler>,
+    roots: Option<Roots>,
 }
 
 impl ClientHandler for ClientSide {
@@ -685,12 +775,68 @@ impl ClientHandler for ClientSide {
             (hook.0)();
         }
     }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        match &self.elicitation {
+            Some(handler) => Ok(handler.answer(request).await),
+            // Not declared; a server asking anyway is told no.
+            None => Ok(ElicitResult::new(ElicitationAction::Decline)),
+        }
+    }
+
+    async fn create_message(
+        &self,
+        request: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        match &self.sampling {
+            Some(handler) => handler.answer(request).await,
+            None => Err(ErrorData::method_not_found::<
+                rmcp::model::CreateMessageRequestMethod,
+            >()),
+        }
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        match &self.roots {
+            Some(roots) => Ok(ListRootsResult::new(roots.as_ref().clone())),
+            None => Err(ErrorData::method_not_found::<
+                rmcp::model::ListRootsRequestMethod,
+            >()),
+        }
+    }
 }
 
-/// What the client says about itself in the handshake.
-fn client_info() -> ClientConfig {
-    ClientConfig::new(
-        ClientCapabilities::default(),
+/// What the client says about itself: in the 2025-11-25 handshake, and on
+/// 2026-07-28 in every request's `_meta` (`clientInfo`,
+/// `clientCapabilities`): a capability for each client feature it has a
+/// handler for.
+fn client_info(options: &ClientOptions) -> ClientConfig {
+    let mut capabilities = ClientCapabilities::default();
+    if options.elicitation.is_some() {
+        let mut elicitation = ElicitationCapability::new();
+        elicitation.form = Some(FormElicitationCapability::new());
+        elicitation.url = Some(UrlElicitationCapability::new());
+        capabilities.elicitation = Some(elicitation);
+    }
+    if options.sampling.is_some() {
+        capabilities.sampling = Some(SamplingCapability::default());
+    }
+    if options.roots.is_some() {
+        capabilities.roots = Some(RootsCapabilities::default());
+    }
+    let mut config = ClientConfig::new(
+        capabilities,
         Implementation::new("mcp-fusion", env!("CARGO_PKG_VERSION")),
-    )
+    );
+    // The version `initialize` asks for (rmcp's default is its newest).
+    config.protocol_version = options.protocol.handshake_version();
+    config
 }

@@ -45,6 +45,16 @@
 //! exchanged for an ID-JAG) ([`OAuthOptions`]); a failure is
 //! [`FusionClientError::Authorization`].
 //!
+//! The client speaks MCP 2025-11-25 (the `initialize` handshake) unless
+//! [`ClientOptions::protocol`] names another [`ProtocolRevision`]: on
+//! 2026-07-28 it starts with `server/discover` and sends self-contained
+//! requests (per-request `_meta`; over Streamable HTTP the
+//! `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*`
+//! headers), and answers input-required results itself. What a server may
+//! ask of the client (elicitation, sampling, roots) is answered by the
+//! handlers of [`ClientOptions::elicitation`], [`ClientOptions::sampling`]
+//! and [`ClientOptions::roots`], on either revision.
+//!
 //! Dotted names route to grouped tools ([`FusionClient::route`]),
 //! [`FusionClient::tool_summaries`] (or [`ToolSummary::of`] on a listed
 //! [`model::Tool`](crate::model::Tool)) tells each tool's actions and
@@ -62,6 +72,7 @@ mod discovery;
 mod endpoints;
 mod enterprise;
 mod error;
+mod features;
 #[cfg(test)]
 mod flow_tests;
 mod loopback;
@@ -70,6 +81,7 @@ mod outcome;
 mod pages;
 mod registration;
 mod retry;
+mod revision;
 mod route;
 mod scopes;
 mod stderr;
@@ -84,9 +96,11 @@ pub use cause::ConnectCause;
 pub use connect::{ClientOptions, FusionClient, ServerStderr, Target, ToolsChangedHook};
 pub use enterprise::EnterpriseIdentity;
 pub use error::{FailureSource, FusionClientError, ToolFailure};
+pub use features::{ElicitationHandler, Roots, SamplingHandler};
 pub use oauth::{AuthorizationError, AuthorizationUrlHook, OAuthGrant, OAuthOptions};
 pub use outcome::{Success, check_result};
 pub use pages::MAX_LIST_PAGES;
 pub use retry::RetryPolicy;
+pub use revision::{ProtocolRevision, UnknownRevision};
 pub use route::Route;
 pub use tools::{ActionSummary, ToolSummary};

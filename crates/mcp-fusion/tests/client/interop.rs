@@ -4,7 +4,9 @@
 //! - `plain-errors.mjs`: low-level `Server`, plain-text `isError` failures,
 //!   JSON-RPC errors for unknown tools, stdio and Streamable HTTP;
 //! - `structured-errors.mjs`: `McpServer`, `isError` with `structuredContent`;
-//! - `@modelcontextprotocol/server-everything` in stdio mode.
+//! - `@modelcontextprotocol/server-everything` in stdio mode;
+//! - a 2025-11-25 server met by `ProtocolRevision::Negotiate` (falls back to
+//!   the handshake) and by `V2026_07_28` (refused, the server's reason given).
 //!
 //! Every test skips, saying why on stderr, when `node` is not installed. When
 //! node is there but the packages are not, the tests fail with the command to
@@ -17,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use mcp_fusion::client::{
     BatchMode, ClientOptions, ConnectCause, FailureSource, FusionClient, FusionClientError,
-    RetryPolicy, ServerStderr, Target, ToolCall, ToolFailure,
+    ProtocolRevision, RetryPolicy, ServerStderr, Target, ToolCall, ToolFailure,
 };
 use mcp_fusion::{ErrorCode, Severity};
 use serde_json::{Value, json};
@@ -202,6 +204,57 @@ async fn plain_text_server_over_streamable_http() {
     let client = connect(Target::http(url)).await;
     exercise_plain_server(&client).await;
     client.close().await;
+    drop(guard);
+}
+
+#[tokio::test]
+async fn a_2025_11_25_server_is_reached_by_negotiating_and_refuses_2026_07_28() {
+    let Some(dir) = interop_dir() else { return };
+    let mut child = Command::new("node")
+        .arg(dir.join("plain-errors.mjs"))
+        .arg("--http")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start node");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let guard = Guard(child);
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("the server prints its URL");
+    let url = line
+        .trim()
+        .strip_prefix("LISTENING ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_owned();
+    // `auto`: server/discover is refused, the 2025-11-25 handshake follows.
+    let client = FusionClient::connect(
+        &Target::http(&url),
+        options().protocol(ProtocolRevision::Negotiate),
+    )
+    .await
+    .expect("negotiated down to 2025-11-25");
+    exercise_plain_server(&client).await;
+    client.close().await;
+    // 2026-07-28 only: the server's refusal is the reason given.
+    let Err(err) = FusionClient::connect(
+        &Target::http(&url),
+        options().protocol(ProtocolRevision::V2026_07_28),
+    )
+    .await
+    else {
+        panic!("a 2025-11-25 server refuses 2026-07-28");
+    };
+    match &err {
+        FusionClientError::Connect { reason, .. } => assert!(
+            reason.starts_with(
+                "MCP handshake failed: JSON-RPC error: -32000: Bad Request: Unsupported protocol version: 2026-07-28"
+            ),
+            "{reason}"
+        ),
+        other => panic!("expected a connect error, got {other:?}"),
+    }
     drop(guard);
 }
 

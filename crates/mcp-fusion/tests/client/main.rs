@@ -1,6 +1,7 @@
 //! `FusionClient`: how it reads tool results (no network), against foreign
 //! servers built with the official TypeScript SDK, and against servers that
-//! lose sessions or refuse the handshake.
+//! lose sessions or refuse the handshake, and speaking MCP 2026-07-28
+//! (discovery, self-contained requests, input-required rounds).
 
 #[cfg(feature = "client")]
 #[path = "../support/mod.rs"]
@@ -10,5 +11,7 @@ mod support;
 mod interop;
 #[cfg(feature = "client")]
 mod results;
+#[cfg(all(feature = "client", feature = "http"))]
+mod revision;
 #[cfg(all(feature = "client", feature = "http"))]
 mod session;
