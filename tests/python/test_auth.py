@@ -502,7 +502,7 @@ async def test_an_anonymous_client_sees_and_uses_only_what_is_open(
     assert (no_resource.value.code, no_resource.value.message, no_resource.value.data) == (
         not_found,
         'There is no resource named "billing://invoices". Valid: billing://readme.',
-        {"resource": "billing://invoices", "closest": None, "valid": ["billing://readme"]},
+        {"uri": "billing://invoices", "closest": None, "valid": ["billing://readme"]},
     )
     assert (no_prompt.value.code, no_prompt.value.message, no_prompt.value.data) == (
         -32602,

@@ -42,7 +42,7 @@ UNKNOWN_URI_MESSAGE = (
     "Valid: test://static-text, test://static-binary, test://watched-resource, test://template/{id}/data."
 )
 UNKNOWN_URI_DATA = {
-    "resource": "test://static-txt",
+    "uri": "test://static-txt",
     "closest": "test://static-text",
     "valid": [
         "test://static-text",

@@ -78,10 +78,15 @@ fn failed(error: &ToolError, resource: bool) -> rmcp::ErrorData {
 }
 
 /// The answer to a name that is not there: the closest valid one and all of
-/// them, as the unknown-tool error gives them.
-/// The name as the answer repeats it: at most 100 characters.
-fn unknown(what: &str, name: &str, valid: Vec<String>, code: RpcCode) -> rmcp::ErrorData {
-    let key = what.replace(' ', "_");
+/// them, as the unknown-tool error gives them, under `data.KEY` the name as
+/// the answer repeats it (at most 100 characters).
+fn unknown(
+    what: &str,
+    key: &str,
+    name: &str,
+    valid: Vec<String>,
+    code: RpcCode,
+) -> rmcp::ErrorData {
     let closest = crate::suggest::closest(name, valid.iter().map(String::as_str));
     let name = crate::text::cut_chars(name, 100, "…");
     let mut message = format!("There is no {what} named \"{name}\".");
@@ -231,7 +236,13 @@ impl Connection {
                 .filter(|p| p.callable.visibility.shows_to(&ctx))
                 .map(|p| p.prompt.name.clone())
                 .collect();
-            return Err(unknown("prompt", name, valid, RpcCode::INVALID_PARAMS));
+            return Err(unknown(
+                "prompt",
+                "prompt",
+                name,
+                valid,
+                RpcCode::INVALID_PARAMS,
+            ));
         };
         let args = Value::Object(arguments.unwrap_or_default());
         let messages: PromptMessages =
@@ -283,7 +294,9 @@ impl Connection {
                     .map(|t| t.template.uri_template.clone()),
             )
             .collect();
-        unknown("resource", uri, valid, RpcCode::RESOURCE_NOT_FOUND)
+        // `data.uri`: MCP 2026-07-28 server/resources, "Error Handling"
+        // (SEP-2164).
+        unknown("resource", "uri", uri, valid, RpcCode::RESOURCE_NOT_FOUND)
     }
 
     pub(crate) async fn read_resource_now(
@@ -385,6 +398,7 @@ impl Connection {
                         .collect();
                     return Err(unknown(
                         "prompt",
+                        "prompt",
                         &prompt.name,
                         valid,
                         RpcCode::INVALID_PARAMS,
@@ -409,6 +423,7 @@ impl Connection {
                         .collect();
                     return Err(unknown(
                         "resource template",
+                        "resource_template",
                         &reference.uri,
                         valid,
                         RpcCode::INVALID_PARAMS,

@@ -449,7 +449,7 @@ async fn an_anonymous_caller_sees_only_what_is_open_and_is_told_to_authenticate(
         json!({
             "code": -32002,
             "message": "There is no resource named \"notes:/readme\". Did you mean \"notes://readme\"? Valid: notes://readme.",
-            "data": {"resource": "notes:/readme", "closest": "notes://readme", "valid": ["notes://readme"]},
+            "data": {"uri": "notes:/readme", "closest": "notes://readme", "valid": ["notes://readme"]},
         })
     );
     anonymous.client.cancel().await.unwrap();

@@ -385,7 +385,7 @@ async fn an_unknown_uri_is_resource_not_found_listing_the_valid_ones() {
         json!({
             "code": -32002,
             "message": format!("There is no resource named \"test://readme2\". Did you mean \"test://readme\"? {VALID}"),
-            "data": {"resource": "test://readme2", "closest": "test://readme", "valid": valid_list()}
+            "data": {"uri": "test://readme2", "closest": "test://readme", "valid": valid_list()}
         })
     );
     connected.close().await;
@@ -465,7 +465,7 @@ async fn subscribing_to_an_unknown_uri_is_resource_not_found() {
     assert_eq!(error.code.0, -32002);
     assert_eq!(
         error.data,
-        Some(json!({"resource": "test://nothing", "closest": null, "valid": valid_list()}))
+        Some(json!({"uri": "test://nothing", "closest": null, "valid": valid_list()}))
     );
     assert_eq!(
         error.message,
