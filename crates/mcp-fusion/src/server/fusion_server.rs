@@ -14,6 +14,7 @@ use super::connection::Connection;
 use super::dispatch::{CallRequest, Fallback, Origin, UnknownTool, run};
 use super::in_flight::InFlight;
 use super::session::{Connections, Session};
+use super::tasks::Tasks;
 use super::tool_set::ToolSet;
 use crate::capability::{
     Action, Assembly, BuildError, Catalog, Group, Prompt, Registry, Resource, ResourceTemplate,
@@ -65,6 +66,8 @@ pub(crate) struct ServerInner {
     /// Awaited, in order, before every `tools/list`
     /// ([`ServerBuilder::before_tools_list`]).
     pub(crate) before_tools_list: Vec<ListHook>,
+    /// The tasks of actions that run as tasks, and their store.
+    pub(crate) tasks: Tasks,
 }
 
 /// What changed in the catalog, for `notifications/*/list_changed`.
@@ -181,6 +184,10 @@ impl FusionServer {
     }
 
     /// The tools as they are now.
+    pub(crate) fn tasks(&self) -> &Tasks {
+        &self.inner.tasks
+    }
+
     pub(crate) fn registry(&self) -> Arc<Registry> {
         Arc::clone(
             &self

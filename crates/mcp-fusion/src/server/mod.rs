@@ -20,6 +20,8 @@ mod param_headers;
 pub(crate) mod scopes;
 mod session;
 mod surface;
+mod task_call;
+pub mod tasks;
 mod tool_set;
 
 pub use builder::ServerBuilder;

@@ -4,6 +4,7 @@
 use rmcp::model::{JsonObject, Tool};
 use serde_json::Value;
 
+use super::TaskSupport;
 use crate::capability::assembly::VisibleFn;
 use crate::capability::settings::settings_setters;
 use crate::guard::{Concurrency, ConcurrencySetting, Guards};
@@ -56,6 +57,7 @@ pub struct Action {
     pub(crate) handler: Erased<ToolOutput>,
     pub(crate) layers: Vec<BoxLayer>,
     pub(crate) visible_when: Vec<VisibleFn>,
+    pub(crate) task_support: TaskSupport,
 }
 
 /// Where an action's input schema comes from.
@@ -112,6 +114,7 @@ impl Action {
             handler: erase(handler),
             layers: Vec::new(),
             visible_when: Vec::new(),
+            task_support: TaskSupport::Forbidden,
         }
     }
 
@@ -262,6 +265,15 @@ impl Action {
     ) -> Self {
         self.deprecated_fields
             .push((field.into(), replacement.into()));
+        self
+    }
+
+    /// Whether calls of this action may run as a task ([`TaskSupport`];
+    /// default [`TaskSupport::Forbidden`]). The server then advertises the
+    /// tasks extension `io.modelcontextprotocol/tasks` in its capabilities
+    /// (SEP-2663).
+    pub fn task_support(mut self, support: TaskSupport) -> Self {
+        self.task_support = support;
         self
     }
 
