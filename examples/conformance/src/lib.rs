@@ -14,6 +14,7 @@
 mod content;
 mod prompts;
 mod resources;
+mod tasks;
 mod tools;
 
 use mcp_fusion::{BuildError, FusionServer, ServerBuilder};
@@ -28,6 +29,7 @@ pub fn builder() -> ServerBuilder {
         .instructions("The fixtures of the MCP conformance suite, served by mcp-fusion.");
     let builder = tools::register(builder);
     let builder = resources::register(builder);
+    let builder = tasks::register(builder);
     prompts::register(builder)
 }
 

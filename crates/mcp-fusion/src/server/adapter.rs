@@ -293,13 +293,17 @@ impl ServerHandler for Connection {
         self.server.tasks().get(&request.task_id).await
     }
 
-    /// `tasks/update` (SEP-2663): acknowledged for a known task.
+    /// `tasks/update` (SEP-2663): the client's `inputResponses` to a task's
+    /// `inputRequests`; acknowledged for a known task.
     async fn update_task(
         &self,
         request: UpdateTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), rmcp::ErrorData> {
-        self.server.tasks().update(&request.task_id).await
+        self.server
+            .tasks()
+            .update(&request.task_id, request.input_responses)
+            .await
     }
 
     /// `tasks/cancel` (SEP-2663): cancels the task's handler when it runs on

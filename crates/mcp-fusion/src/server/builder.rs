@@ -456,12 +456,12 @@ impl ServerBuilder {
             connections: Arc::default(),
             fallback,
             before_tools_list: self.before_tools_list,
-            tasks: Tasks::new(
+            tasks: Arc::new(Tasks::new(
                 self.task_store
                     .unwrap_or_else(|| Arc::new(MemoryTaskStore::new())),
                 self.task_ttl,
                 self.task_poll_interval,
-            ),
+            )),
         });
         let server = FusionServer { inner };
         for hook in self.on_built {

@@ -67,7 +67,7 @@ pub(crate) struct ServerInner {
     /// ([`ServerBuilder::before_tools_list`]).
     pub(crate) before_tools_list: Vec<ListHook>,
     /// The tasks of actions that run as tasks, and their store.
-    pub(crate) tasks: Tasks,
+    pub(crate) tasks: Arc<Tasks>,
 }
 
 /// What changed in the catalog, for `notifications/*/list_changed`.
@@ -186,6 +186,11 @@ impl FusionServer {
     /// The tools as they are now.
     pub(crate) fn tasks(&self) -> &Tasks {
         &self.inner.tasks
+    }
+
+    /// The server's tasks, shared (for a task's client link).
+    pub(crate) fn tasks_shared(&self) -> Arc<Tasks> {
+        Arc::clone(&self.inner.tasks)
     }
 
     pub(crate) fn registry(&self) -> Arc<Registry> {

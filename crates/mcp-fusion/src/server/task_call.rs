@@ -7,8 +7,11 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer};
 
+use std::sync::Arc;
+
 use super::FusionServer;
 use super::dispatch::CallRequest;
+use super::tasks::TaskChannel;
 use crate::capability::TaskSupport;
 
 /// How a `tools/call` is answered, by its action's [`TaskSupport`] and
@@ -41,8 +44,10 @@ pub(crate) fn answer(support: TaskSupport, context: &RequestContext<RoleServer>)
 
 /// Starts `request` as a task of `server`: the task is durable when this
 /// returns its `CreateTaskResult`, and the call runs on in the background
-/// with the task's own cancellation token and no client link (a task's
-/// handler sends no progress or log notifications, SEP-2663 "Task Status
+/// with the task's own cancellation token. Its client link is the task: a
+/// request to the client (`CallContext::elicit`, `create_message`) becomes
+/// one of the task's `inputRequests`, answered by `tasks/update`; progress
+/// and log notifications are not sent (SEP-2663 "Task Status
 /// Notifications"). Its `CallToolResult`, success or `<tool_error>` envelope
 /// alike, becomes the task's `completed` result; an unknown tool (which
 /// routing answers before, so only a tool removed meanwhile) its `failed`
@@ -57,7 +62,10 @@ pub(crate) async fn start(
     let tasks = server.tasks();
     let (seed, token) = tasks.create().await?;
     request.origin.cancellation = token;
-    request.origin.client = None;
+    request.origin.client = Some(Arc::new(TaskChannel {
+        tasks: server.tasks_shared(),
+        seed: seed.clone(),
+    }));
     let server = server.clone();
     let task = seed.clone();
     tokio::spawn(async move {

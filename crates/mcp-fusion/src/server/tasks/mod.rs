@@ -9,6 +9,7 @@
 //! in the store (the task reads `cancelled` everywhere; the running replica's
 //! result is then dropped).
 
+mod input;
 mod memory;
 #[cfg(feature = "redis")]
 mod redis_store;
@@ -19,9 +20,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use rmcp::ErrorData;
-use rmcp::model::{DetailedTask, GetTaskResult, Task, TaskPayload, TaskStatus};
+use rmcp::model::{
+    DetailedTask, GetTaskResult, InputRequest, InputResponses, Task, TaskPayload, TaskStatus,
+};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+pub(crate) use input::TaskChannel;
+use input::Waits;
 pub use memory::{DEFAULT_MAX_TASKS, MemoryTaskStore};
 #[cfg(feature = "redis")]
 pub use redis_store::RedisTaskStore;
@@ -33,11 +39,23 @@ pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
 /// The default `pollIntervalMs` of a task: one second.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
 
-/// A server's tasks: its store, and the cancellation tokens of those running
-/// here.
+/// A task running on this replica.
+struct Running {
+    /// What `tasks/cancel` cancels.
+    token: CancellationToken,
+    /// Its seed (id, creation time, TTL), for the states it records.
+    seed: Task,
+}
+
+/// A server's tasks: its store, the tasks running here and their
+/// outstanding input requests.
 pub(crate) struct Tasks {
     store: Arc<dyn TaskStore>,
-    running: Mutex<HashMap<String, CancellationToken>>,
+    running: Mutex<HashMap<String, Running>>,
+    waits: Waits,
+    /// Held while a running task's input state is written, so that the
+    /// store gets those writes in the order of the changes.
+    writes: tokio::sync::Mutex<()>,
     ttl: Option<Duration>,
     poll_interval: Duration,
 }
@@ -79,6 +97,8 @@ impl Tasks {
         Tasks {
             store,
             running: Mutex::new(HashMap::new()),
+            waits: Waits::default(),
+            writes: tokio::sync::Mutex::new(()),
             ttl,
             poll_interval,
         }
@@ -101,7 +121,13 @@ impl Tasks {
         .with_poll_interval_ms(millis(self.poll_interval));
         task.ttl_ms = self.ttl.map(millis);
         let token = CancellationToken::new();
-        self.lock().insert(task.task_id.clone(), token.clone());
+        self.lock().insert(
+            task.task_id.clone(),
+            Running {
+                token: token.clone(),
+                seed: task.clone(),
+            },
+        );
         if let Err(err) = self
             .store
             .create(DetailedTask::new(task.clone(), TaskPayload::Working))
@@ -118,6 +144,7 @@ impl Tasks {
     /// already terminal (cancelled from another replica).
     pub(crate) async fn settle(&self, seed: &Task, payload: TaskPayload) {
         self.lock().remove(&seed.task_id);
+        self.waits.forget(&seed.task_id);
         let mut task = seed.clone();
         task.last_updated_at = now();
         if let Err(err) = self.store.update(DetailedTask::new(task, payload)).await {
@@ -159,20 +186,36 @@ impl Tasks {
                 .await
                 .map_err(|err| store_error(&err))?;
         }
-        if let Some(token) = self.lock().remove(task_id) {
-            token.cancel();
+        if let Some(running) = self.lock().remove(task_id) {
+            running.token.cancel();
         }
+        self.waits.forget(task_id);
         Ok(())
     }
 
-    /// `tasks/update`: this server asks no input inside a task yet (a task's
-    /// handler has no client link), so there is nothing outstanding to
-    /// answer; the responses are ignored as SEP-2663 says for keys not
-    /// outstanding, and acknowledged.
+    /// `tasks/update`: the `responses` whose keys are outstanding for a
+    /// task running here go to its handler, which resumes once none is left
+    /// (the task reads `working` again; until then `input_required` with the
+    /// keys still outstanding); others are ignored (SEP-2663 "Task Update
+    /// Requests"). Acknowledged for any known task.
+    ///
+    /// A task running on another replica does not get responses sent here:
+    /// they are acknowledged and dropped (the store does not carry them).
     ///
     /// # Errors
     /// `-32602` for an unknown task, `-32603` when the store did not answer.
-    pub(crate) async fn update(&self, task_id: &str) -> Result<(), ErrorData> {
+    pub(crate) async fn update(
+        &self,
+        task_id: &str,
+        responses: InputResponses,
+    ) -> Result<(), ErrorData> {
+        if self.waits.answer(task_id, responses) {
+            let seed = self.lock().get(task_id).map(|running| running.seed.clone());
+            if let Some(seed) = seed {
+                self.record_inputs(&seed).await;
+            }
+            return Ok(());
+        }
         match self.store.get(task_id).await {
             Ok(Some(_)) => Ok(()),
             Ok(None) => Err(unknown_task(task_id)),
@@ -180,7 +223,52 @@ impl Tasks {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
+    /// Asks the client `request` inside the task `seed` started as: the task
+    /// reads `input_required` with it among its `inputRequests` until
+    /// `tasks/update` answers its key; the answer.
+    pub(crate) async fn ask(
+        &self,
+        seed: &Task,
+        request: InputRequest,
+    ) -> Result<Value, crate::handler::ClientFailure> {
+        let (key, receiver) = self.waits.add(&seed.task_id, request);
+        // Dropped with the handler's future (the task was cancelled): the
+        // request is no longer outstanding.
+        struct Forget<'a>(&'a Waits, &'a str, &'a str);
+        impl Drop for Forget<'_> {
+            fn drop(&mut self) {
+                self.0.forget_key(self.1, self.2);
+            }
+        }
+        let _forget = Forget(&self.waits, &seed.task_id, &key);
+        self.record_inputs(seed).await;
+        receiver.await.map_err(|_| {
+            crate::handler::ClientFailure::Failed(String::from(
+                "the task ended before the client answered",
+            ))
+        })
+    }
+
+    /// Records the input state of the running task `seed`: `input_required`
+    /// with its outstanding requests, `working` when none is left.
+    async fn record_inputs(&self, seed: &Task) {
+        let _order = self.writes.lock().await;
+        let outstanding = self.waits.outstanding(&seed.task_id);
+        let payload = if outstanding.is_empty() {
+            TaskPayload::Working
+        } else {
+            TaskPayload::InputRequired {
+                input_requests: outstanding,
+            }
+        };
+        let mut task = seed.clone();
+        task.last_updated_at = now();
+        if let Err(err) = self.store.update(DetailedTask::new(task, payload)).await {
+            tracing::warn!(task_id = %seed.task_id, "a task's input state was not recorded: {err}");
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
         self.running.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
