@@ -272,3 +272,80 @@ impl Tasks {
         self.running.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use rmcp::model::{ErrorCode, TaskPayload};
+    use serde_json::json;
+
+    use super::{MemoryTaskStore, Tasks};
+
+    fn tasks() -> Tasks {
+        Tasks::new(
+            Arc::new(MemoryTaskStore::new()),
+            Some(std::time::Duration::from_secs(60)),
+            std::time::Duration::from_millis(500),
+        )
+    }
+
+    #[tokio::test]
+    async fn an_unknown_task_is_invalid_params() {
+        let tasks = tasks();
+        for err in [
+            tasks.get("nope").await.unwrap_err(),
+            tasks.cancel("nope").await.unwrap_err(),
+            tasks.update("nope", Default::default()).await.unwrap_err(),
+        ] {
+            assert_eq!(err.code, ErrorCode::INVALID_PARAMS);
+            assert_eq!(
+                err.message,
+                "Unknown task \"nope\": no task has this id, or its ttlMs has passed. Call the tool again to start a new task."
+            );
+            assert_eq!(err.data, Some(json!({"taskId": "nope"})));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_created_task_is_working_with_its_ttl_and_poll_interval() {
+        let tasks = tasks();
+        let (seed, token) = tasks.create().await.unwrap();
+        assert!(!token.is_cancelled());
+        let read = serde_json::to_value(tasks.get(&seed.task_id).await.unwrap()).unwrap();
+        assert_eq!(read["resultType"], "complete");
+        assert_eq!(read["taskId"], json!(seed.task_id));
+        assert_eq!(read["status"], "working");
+        assert_eq!(read["ttlMs"], 60_000);
+        assert_eq!(read["pollIntervalMs"], 500);
+        assert_eq!(read["createdAt"], read["lastUpdatedAt"]);
+        assert!(humantime::parse_rfc3339(read["createdAt"].as_str().unwrap()).is_ok());
+    }
+
+    #[tokio::test]
+    async fn cancel_reaches_the_handler_and_a_finished_task_stays_completed() {
+        let tasks = tasks();
+        let (running, token) = tasks.create().await.unwrap();
+        tasks.cancel(&running.task_id).await.unwrap();
+        assert!(token.is_cancelled());
+        let read = serde_json::to_value(tasks.get(&running.task_id).await.unwrap()).unwrap();
+        assert_eq!(read["status"], "cancelled");
+        assert_eq!(read["statusMessage"], "Cancelled by the client.");
+
+        let (finished, token) = tasks.create().await.unwrap();
+        let result = serde_json::from_value(json!({
+            "content": [{"type": "text", "text": "done"}],
+            "isError": false
+        }))
+        .unwrap();
+        tasks
+            .settle(&finished, TaskPayload::Completed { result })
+            .await;
+        // The same acknowledgement; the task stays completed.
+        tasks.cancel(&finished.task_id).await.unwrap();
+        assert!(!token.is_cancelled());
+        let read = serde_json::to_value(tasks.get(&finished.task_id).await.unwrap()).unwrap();
+        assert_eq!(read["status"], "completed");
+        assert_eq!(read["result"]["content"][0]["text"], "done");
+    }
+}
