@@ -70,7 +70,20 @@ pub(crate) async fn start(
     let task = seed.clone();
     tokio::spawn(async move {
         let cancellation = request.origin.cancellation.clone();
-        let payload = match Box::pin(server.dispatch(request)).await {
+        let tasks = server.tasks_shared();
+        let run = Box::pin(server.dispatch(request));
+        let watch = tasks.watch_cancel(&task, &cancellation);
+        // The watch ends first only by cancelling the token, which ends the
+        // run with CANCELLED: the run's outcome is always awaited.
+        let outcome = {
+            tokio::pin!(watch);
+            let mut run = run;
+            tokio::select! {
+                outcome = &mut run => outcome,
+                () = &mut watch => run.await,
+            }
+        };
+        let payload = match outcome {
             Ok(_) if cancellation.is_cancelled() => TaskPayload::Cancelled,
             Ok(result) => TaskPayload::Completed {
                 result: to_object(&result),

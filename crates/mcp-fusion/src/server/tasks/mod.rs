@@ -104,6 +104,33 @@ impl Tasks {
         }
     }
 
+    /// Watches the store while the task `seed` runs here: when another
+    /// replica records it `cancelled` (its `tasks/cancel`), `token` is
+    /// cancelled, so that the handler stops here too. Reads the store once
+    /// every poll interval; ends when the task ends or its token is
+    /// cancelled.
+    pub(crate) async fn watch_cancel(&self, seed: &Task, token: &CancellationToken) {
+        loop {
+            tokio::select! {
+                () = token.cancelled() => return,
+                () = tokio::time::sleep(self.poll_interval) => {}
+            }
+            if !self.lock().contains_key(&seed.task_id) {
+                return;
+            }
+            match self.store.get(&seed.task_id).await {
+                Ok(Some(task)) if task.status() == TaskStatus::Cancelled => {
+                    token.cancel();
+                    return;
+                }
+                // Ended or gone (TTL): nothing left to stop.
+                Ok(Some(task)) if task.status().is_terminal() => return,
+                Ok(None) => return,
+                _ => {}
+            }
+        }
+    }
+
     /// Creates a `working` task, durable in the store when this returns; its
     /// seed (for the `CreateTaskResult`) and the token that cancels its
     /// handler.
@@ -320,6 +347,22 @@ mod tests {
         assert_eq!(read["pollIntervalMs"], 500);
         assert_eq!(read["createdAt"], read["lastUpdatedAt"]);
         assert!(humantime::parse_rfc3339(read["createdAt"].as_str().unwrap()).is_ok());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_cancel_recorded_by_another_replica_reaches_the_handler_here() {
+        let store = Arc::new(MemoryTaskStore::new());
+        let here = Tasks::new(store.clone(), None, std::time::Duration::from_millis(500));
+        let elsewhere = Tasks::new(store, None, std::time::Duration::from_millis(500));
+        let (seed, token) = here.create().await.unwrap();
+        let watching = async { here.watch_cancel(&seed, &token).await };
+        let cancelling = async {
+            elsewhere.cancel(&seed.task_id).await.unwrap();
+        };
+        // The other replica's cancel records it; the next read of the store
+        // here (paused clock: 500 ms later) cancels the handler's token.
+        tokio::join!(watching, cancelling);
+        assert!(token.is_cancelled());
     }
 
     #[tokio::test]
