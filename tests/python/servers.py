@@ -1,5 +1,6 @@
 """Starting `fusion serve` for the end-to-end tests, and opening an official
-MCP Python SDK client session on it, over stdio or Streamable HTTP.
+MCP Python SDK client session (or high-level client) on it, over stdio or
+Streamable HTTP.
 
 Shared by the test modules of this folder (plain helpers; the fixtures are in
 `conftest.py`). The binary is `$FUSION_BIN` (default `target/debug/fusion`,
@@ -17,7 +18,7 @@ from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator, Iterator, Sequence
 
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,19 +36,23 @@ def free_port() -> int:
 
 
 @contextmanager
-def http_server(serve_args: Sequence[str]) -> Iterator[str]:
-    """Runs `fusion serve --port N SERVE_ARGS…` until the block ends; yields
-    the endpoint URL once the server accepts connections."""
+def http_server(
+    serve_args: Sequence[str], command: str = "serve", env: dict[str, str] | None = None
+) -> Iterator[str]:
+    """Runs `fusion COMMAND --port N SERVE_ARGS…` (`fusion serve`, or
+    `fusion gateway`; with `env` added to its environment) until the block
+    ends; yields the endpoint URL once the
+    server accepts connections."""
     last_output = ""
     for _attempt in range(5):
         port = free_port()
         process = subprocess.Popen(
-            [FUSION_BIN, "serve", "--port", str(port), *serve_args],
+            [FUSION_BIN, command, "--port", str(port), *serve_args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
-            env={**os.environ, "RUST_LOG": "warn"},
+            env={**os.environ, "RUST_LOG": "warn", **(env or {})},
         )
         lines: list[str] = []
         ready = threading.Event()
@@ -73,7 +78,7 @@ def http_server(serve_args: Sequence[str]) -> Iterator[str]:
         finally:
             process.kill()
             process.wait()
-    raise AssertionError(f"fusion serve did not start over HTTP; its stderr:\n{last_output}")
+    raise AssertionError(f"fusion {command} did not start over HTTP; its stderr:\n{last_output}")
 
 
 def wait_until_it_answers(port: int) -> None:
@@ -90,14 +95,15 @@ def wait_until_it_answers(port: int) -> None:
 
 @asynccontextmanager
 async def open_session(
-    transport: str, serve_args: Sequence[str], **session_options: Any
+    transport: str, serve_args: Sequence[str], command: str = "serve", **session_options: Any
 ) -> AsyncIterator[ClientSession]:
-    """A ready client session with a fresh `fusion serve SERVE_ARGS…`;
-    `session_options` go to `ClientSession` (callbacks)."""
+    """A ready client session with a fresh `fusion COMMAND SERVE_ARGS…`
+    (`fusion serve`, or `fusion gateway`); `session_options` go to
+    `ClientSession` (callbacks)."""
     if transport.startswith("stdio"):
         params = StdioServerParameters(
             command=FUSION_BIN,
-            args=["serve", "--stdio", *serve_args],
+            args=[command, "--stdio", *serve_args],
             env={"RUST_LOG": "warn"},
         )
         with open(os.devnull, "w") as errlog:
@@ -106,7 +112,7 @@ async def open_session(
                     await start(session, transport)
                     yield session
     else:
-        with http_server(serve_args) as url:
+        with http_server(serve_args, command) as url:
             async with streamable_http_client(url) as (read, write):
                 async with ClientSession(read, write, **session_options) as session:
                     await start(session, transport)
@@ -128,3 +134,22 @@ def texts(result) -> list[str]:
         assert block.type == "text", block
         out.append(block.text)
     return out
+
+
+@asynccontextmanager
+async def open_client(transport: str, serve_args: Sequence[str], **client_options: Any) -> AsyncIterator[Client]:
+    """A connected high-level `mcp.Client` to a fresh `fusion serve
+    SERVE_ARGS…`: the 2025-11-25 handshake, or (`*-2026`) the 2026-07-28
+    protocol, whose input-required results the client answers through its
+    callbacks and retries (SEP-2322). `client_options` go to `Client`."""
+    mode = "2026-07-28" if transport.endswith("-2026") else "legacy"
+    if transport.startswith("stdio"):
+        server: Any = StdioServerParameters(
+            command=FUSION_BIN, args=["serve", "--stdio", *serve_args], env={"RUST_LOG": "warn"}
+        )
+        async with Client(server, mode=mode, **client_options) as client:
+            yield client
+    else:
+        with http_server(serve_args) as url:
+            async with Client(url, mode=mode, **client_options) as client:
+                yield client

@@ -109,6 +109,10 @@ async def test_prompts_list_shows_the_four_fixtures(transport: str) -> None:
             ],
         },
         {"name": "test_prompt_with_image", "description": "A prompt that includes image content"},
+        {
+            "name": "test_input_required_result_prompt",
+            "description": "MRTR: a prompt that asks the user for its context",
+        },
     ]
     assert listed.next_cursor is None
 
@@ -162,6 +166,7 @@ async def test_unknown_prompt_names_the_closest_one(transport: str) -> None:
         "test_prompt_with_arguments",
         "test_prompt_with_embedded_resource",
         "test_prompt_with_image",
+        "test_input_required_result_prompt",
     ]
     assert raised.value.code == -32602
     assert raised.value.message == (

@@ -171,6 +171,18 @@ pub struct ServerFlags {
     /// model reads, instead of JSON-RPC error -32602.
     #[arg(long)]
     pub(crate) unknown_tool_as_result: bool,
+    /// The key that signs the requestState of MCP 2026-07-28 input-required
+    /// results (HMAC-SHA256): at least 32 bytes of secret text, the same on
+    /// every replica behind one endpoint, so that a client's retry may reach
+    /// any of them; best given in FUSION_REQUEST_STATE_KEY rather than on the
+    /// command line [default: 32 random bytes of this process].
+    #[arg(
+        long,
+        value_name = "KEY",
+        env = "FUSION_REQUEST_STATE_KEY",
+        hide_env_values = true
+    )]
+    pub(crate) request_state_key: Option<String>,
     /// Calls that may run at once, of each billing action (fusion serve) or
     /// of all mounted tools together (fusion gateway); more wait in the queue
     /// (--max-queue), then are shed with SERVER_BUSY.
@@ -328,6 +340,24 @@ pub struct ServerFlags {
     /// way, and lockfiles record it whatever the profile.
     #[arg(long, value_name = "PROFILE", default_value = "standard")]
     pub(crate) schema_profile: Profile,
+    /// Items per page of tools/list, prompts/list, resources/list and
+    /// resources/templates/list; every page but the last carries a
+    /// nextCursor for the next. A list of at most N items is one page; 0
+    /// sends every list whole.
+    #[arg(long, value_name = "N", default_value_t = mcp_fusion::server::DEFAULT_PAGE_SIZE, value_parser = queue_size)]
+    pub(crate) page_size: usize,
+    /// The key that seals the lists' cursors (HMAC-SHA256), at least 32
+    /// bytes, e.g. from `openssl rand -base64 48`; give every replica behind
+    /// one load balancer the same one, so that a cursor one gave is read by
+    /// another [default: a random key per process, whose cursors another
+    /// process or a restart refuses].
+    #[arg(
+        long,
+        value_name = "KEY",
+        env = "FUSION_CURSOR_KEY",
+        hide_env_values = true
+    )]
+    pub(crate) cursor_key: Option<String>,
     /// Serve Prometheus metrics at http://HOST:PORT/metrics (HTTP only): calls
     /// by tool, action, outcome and error code, their durations, guards and
     /// sessions. Off, /metrics is 404.
@@ -445,7 +475,23 @@ pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> 
         .allow_anonymous(flags.allow_anonymous)
         .expose_internal_errors(flags.expose_internal_errors)
         .unknown_tool_as_result(flags.unknown_tool_as_result)
-        .schema_profile(flags.schema_profile.into());
+        .schema_profile(flags.schema_profile.into())
+        .page_size(flags.page_size);
+    if let Some(key) = &flags.cursor_key {
+        // Checked here, so that the message names the flag; the key itself
+        // is never printed.
+        let min = mcp_fusion::server::MIN_CURSOR_KEY_BYTES;
+        if key.len() < min {
+            return Err(format!(
+                "--cursor-key (FUSION_CURSOR_KEY) has {} bytes; give at least {min}, e.g. from `openssl rand -base64 48`, the same on every replica",
+                key.len()
+            ));
+        }
+        builder = builder.cursor_key(key.as_bytes());
+    }
+    if let Some(key) = &flags.request_state_key {
+        builder = builder.request_state_key(key.as_bytes());
+    }
     let mut http = HttpOptions::default()
         .max_sessions(flags.max_sessions)
         .max_live_sessions(flags.max_live_sessions)

@@ -2,7 +2,9 @@
 //! official MCP conformance suite (`@modelcontextprotocol/conformance`
 //! 0.1.16, default server suite) calls by name — tools, resources, a
 //! template, prompts, completion, logging, progress, sampling and
-//! elicitation. `fusion serve --example conformance` serves it;
+//! elicitation; and (src/input_required.rs) the handlers that ask the client
+//! which the 0.2 line's `input-required-result-*` scenarios (MCP 2026-07-28)
+//! call. `fusion serve --example conformance` serves it;
 //! `scripts/conformance` runs the suite against it. The crate's binary
 //! `conformance-client` (src/bin/conformance-client.rs) is the other side:
 //! the client the suite's `client` mode runs in its `auth/*` scenarios.
@@ -12,6 +14,7 @@
 //! wire contract says: a `<tool_error>` envelope with `isError: true`.
 
 mod content;
+mod input_required;
 mod prompts;
 mod resources;
 mod tasks;
@@ -30,7 +33,8 @@ pub fn builder() -> ServerBuilder {
     let builder = tools::register(builder);
     let builder = resources::register(builder);
     let builder = tasks::register(builder);
-    prompts::register(builder)
+    let builder = prompts::register(builder);
+    input_required::register(builder)
 }
 
 /// The conformance server, built.

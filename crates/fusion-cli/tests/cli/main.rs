@@ -1,9 +1,10 @@
 //! The other `fusion` commands, run as the real binary: `call` and `tools`,
 //! `lock` and `diff` (`contract`), `envelope render|parse`, and how `call`
 //! and `tools` answer a 401 (`oauth`), and `call` authorized by a real
-//! authorization server, oidc-provider (`oauth_grants`).
+//! authorization server, oidc-provider (`oauth_grants`); `tools` and `lock`
+//! reading a paginated list whole (`pages`).
 //!
-//! `call`, `contract`, `oauth` and `oauth_grants` start `fusion serve`:
+//! `call`, `contract`, `oauth`, `oauth_grants` and `pages` start `fusion serve`:
 //! without the `example` feature (`--no-default-features`), they are not
 //! built.
 
@@ -19,6 +20,8 @@ mod envelope;
 mod oauth;
 #[cfg(feature = "example")]
 mod oauth_grants;
+#[cfg(feature = "example")]
+mod pages;
 mod run;
 #[cfg(feature = "example")]
 #[path = "../support/mod.rs"]

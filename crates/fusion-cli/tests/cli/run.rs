@@ -27,6 +27,7 @@ pub fn command(args: &[&str]) -> Command {
         "FUSION_BEARER",
         "FUSION_OAUTH_CLIENT_ID",
         "FUSION_OAUTH_CLIENT_SECRET",
+        "FUSION_CURSOR_KEY",
     ] {
         command.env_remove(name);
     }

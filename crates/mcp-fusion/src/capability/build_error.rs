@@ -97,6 +97,28 @@ pub enum BuildError {
         /// What is wrong.
         reason: String,
     },
+    /// The key given to
+    /// [`ServerBuilder::cursor_key`](crate::server::ServerBuilder::cursor_key)
+    /// is shorter than
+    /// [`MIN_CURSOR_KEY_BYTES`](crate::server::MIN_CURSOR_KEY_BYTES).
+    #[error(
+        "the cursor key has {length} bytes; give at least 32 (e.g. `openssl rand -base64 48`), the same on every replica"
+    )]
+    CursorKeyTooShort {
+        /// The length of the key given, in bytes.
+        length: usize,
+    },
+    /// The key given to
+    /// [`ServerBuilder::request_state_key`](crate::ServerBuilder::request_state_key)
+    /// is shorter than 32 bytes (HMAC-SHA256 wants a key as long as its
+    /// output, RFC 2104 §3).
+    #[error(
+        "the requestState signing key has {length} bytes; it needs at least 32 (give 32 random bytes, the same on every replica)"
+    )]
+    RequestStateKeyTooShort {
+        /// The length of the key given, in bytes.
+        length: usize,
+    },
 }
 
 impl fmt::Debug for BuildError {

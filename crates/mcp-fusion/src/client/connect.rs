@@ -484,18 +484,34 @@ impl FusionClient {
         &self.options
     }
 
-    /// Every tool the server lists (all pages of `tools/list`). Also refreshes
-    /// the list used to route dotted names.
+    /// Every tool the server lists: every page of `tools/list`, following
+    /// `nextCursor` from the first page to the last (at most
+    /// [`MAX_LIST_PAGES`](super::MAX_LIST_PAGES) pages; each page within
+    /// [`ClientOptions::call_timeout`]). Also refreshes the list used to
+    /// route dotted names.
     ///
     /// # Errors
     ///
-    /// [`FusionClientError::JsonRpc`] if the server refuses `tools/list`;
-    /// transport, protocol and time-out errors as for [`call`](Self::call).
+    /// [`FusionClientError::JsonRpc`] if the server refuses `tools/list`
+    /// (a page's cursor too); [`FusionClientError::Protocol`] when the list
+    /// goes on past [`MAX_LIST_PAGES`](super::MAX_LIST_PAGES) pages or a
+    /// page repeats an earlier page's `nextCursor`; transport, protocol and
+    /// time-out errors as for [`call`](Self::call).
     pub async fn list_tools(&self) -> Result<Vec<Tool>, FusionClientError> {
-        let tools = self.limited(self.service.list_all_tools()).await?;
+        let tools = self.every_tool().await?;
         let names = tools.iter().map(|t| t.name.to_string()).collect();
         *self.tool_names.lock().await = Some(Arc::new(Some(names)));
         Ok(tools)
+    }
+
+    /// Every page of `tools/list` (see [`list_tools`](Self::list_tools)).
+    async fn every_tool(&self) -> Result<Vec<Tool>, FusionClientError> {
+        super::pages::every_page("tools/list", |cursor| async move {
+            let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor);
+            let page = self.limited(self.service.list_tools(Some(params))).await?;
+            Ok((page.tools, page.next_cursor))
+        })
+        .await
     }
 
     /// [`list_tools`](Self::list_tools), each summarised with its actions and
@@ -544,7 +560,7 @@ impl FusionClient {
         if let Some(names) = cached.as_ref() {
             return Arc::clone(names);
         }
-        let names = match self.limited(self.service.list_all_tools()).await {
+        let names = match self.every_tool().await {
             Ok(tools) => Some(tools.iter().map(|t| t.name.to_string()).collect()),
             Err(_) => None,
         };

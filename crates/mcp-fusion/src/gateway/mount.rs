@@ -520,7 +520,15 @@ impl Mounts {
         }
         let call = client.call_with_meta(tool, Value::Object(arguments), meta);
         match watched(&client, call).await {
-            Ok(result) => Ok(ToolOutput::result(result)),
+            Ok(mut result) => {
+                // An upstream of a protocol before 2026-07-28 sends no
+                // `resultType`; its absence means "complete", which a
+                // 2026-07-28 caller must be told.
+                result
+                    .result_type
+                    .get_or_insert(rmcp::model::ResultType::COMPLETE);
+                Ok(ToolOutput::result(result))
+            }
             // The upstream refused the call's arguments or name (-32602,
             // -32601): its words, as a foreign server's plain-text error.
             Err(FusionClientError::JsonRpc { code, message, .. })

@@ -1,8 +1,8 @@
 //! What a handler may ask of the MCP client during a call: progress
-//! notifications, log messages, sampling and elicitation (MCP
-//! 2025-11-25, "Utilities" and "Client features"). The transport provides the
-//! [`ClientChannel`]; a call made in-process has none, and every method says
-//! so in its result.
+//! notifications, log messages, sampling, elicitation and roots (MCP
+//! 2025-11-25 and 2026-07-28, "Utilities" and "Client features"). The
+//! transport provides the [`ClientChannel`]; a call made in-process has
+//! none, and every method says so in its result.
 
 // Sampling and logging are MCP 2025-11-25 features that SEP-2577 deprecates
 // for 2026-07-28 (rmcp marks their types deprecated); 2025-11-25 clients use
@@ -14,12 +14,13 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use rmcp::model::{
-    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    ElicitationSchema,
+    ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+    ElicitResult, ElicitationSchema, ListRootsResult,
 };
 use serde_json::Value;
 
 use super::CallContext;
+use super::rounds::InputRounds;
 use crate::error::{ErrorCode, ToolError};
 use crate::validation::SchemaValidator;
 
@@ -71,10 +72,12 @@ impl fmt::Display for LogLevel {
 /// Why a request to the client got no answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ClientFailure {
-    /// The client did not declare the capability at initialization.
+    /// The client did not declare the capability (at initialization on
+    /// 2025-11-25, in the request's `_meta` clientCapabilities on 2026-07-28).
     Unsupported,
-    /// The request came over the stateless 2026-07-28 protocol, which has
-    /// no server-to-client requests.
+    /// The request came over the stateless 2026-07-28 protocol through a
+    /// method that cannot return an input-required result
+    /// (`completion/complete`): no way to ask the client.
     NotInProtocol,
     /// The client, or the transport, failed the request (its text).
     Failed(String),
@@ -82,6 +85,9 @@ pub(crate) enum ClientFailure {
 
 /// The connection a call arrived on, seen from the handler: implemented by
 /// the server for each call, absent for in-process calls.
+///
+/// `key` names a request to the client among the call's input requests on
+/// 2026-07-28 (`None`: the next `input-<n>`); 2025-11-25 ignores it.
 pub(crate) trait ClientChannel: Send + Sync + fmt::Debug {
     /// Sends `notifications/progress` when the request carried a progress
     /// token; whether it was sent.
@@ -97,13 +103,26 @@ pub(crate) trait ClientChannel: Send + Sync + fmt::Debug {
     /// `sampling/createMessage`.
     fn create_message(
         &self,
+        key: Option<String>,
         params: CreateMessageRequestParams,
     ) -> BoxFuture<'_, Result<CreateMessageResult, ClientFailure>>;
-    /// `elicitation/create`.
+    /// `elicitation/create`, form or URL mode.
     fn elicit(
         &self,
+        key: Option<String>,
         params: ElicitRequestParams,
     ) -> BoxFuture<'_, Result<ElicitResult, ClientFailure>>;
+    /// `roots/list`.
+    fn list_roots(
+        &self,
+        key: Option<String>,
+    ) -> BoxFuture<'_, Result<ListRootsResult, ClientFailure>>;
+    /// The capabilities the client declared: at initialization on
+    /// 2025-11-25, in the request's `_meta` on 2026-07-28.
+    fn client_capabilities(&self) -> Option<ClientCapabilities>;
+    /// The input rounds of a 2026-07-28 `tools/call`, `prompts/get` or
+    /// `resources/read`; `None` otherwise.
+    fn rounds(&self) -> Option<&Arc<InputRounds>>;
 }
 
 /// A shared channel, as the context holds it.
@@ -128,12 +147,12 @@ fn client_error(failure: ClientFailure, method: &str, capability: &str) -> ToolE
         ClientFailure::NotInProtocol => ToolError::new(
             ErrorCode::ClientCapabilityMissing,
             format!(
-                "This tool needs to send the client {} {method} request, and the MCP 2026-07-28 protocol this call came over has no requests from server to client.",
+                "This tool needs to send the client {} {method} request, and MCP 2026-07-28 lets a server ask the client only while answering tools/call, prompts/get or resources/read.",
                 crate::text::article(method)
             ),
         )
         .suggest(format!(
-            "Tell the user this tool needs a client connected with MCP 2025-11-25 (initialize handshake) that supports {capability}; calling it again over this protocol fails the same way."
+            "Tell the user this needs a client connected with MCP 2025-11-25 (initialize handshake) that supports {capability}; calling it again over this protocol fails the same way."
         ))
         .detail("capability", capability),
         ClientFailure::Failed(reason) => ToolError::new(
@@ -144,6 +163,102 @@ fn client_error(failure: ClientFailure, method: &str, capability: &str) -> ToolE
         .detail("method", method),
     }
 }
+
+/// A request to the client named by a key of the handler's choosing
+/// ([`CallContext::ask`]): on MCP 2026-07-28 the key of its entry in the
+/// input-required result's `inputRequests` and in the retry's
+/// `inputResponses`; on 2025-11-25 the key is not sent.
+///
+/// # Asking the client, on both protocol revisions
+///
+/// [`CallContext::elicit`], [`elicit_url`](CallContext::elicit_url),
+/// [`create_message`](CallContext::create_message) and
+/// [`roots`](CallContext::roots) ask
+/// the client the same way for the handler whatever the connection speaks:
+///
+/// - **MCP 2025-11-25**: a request from server to client on the call's
+///   connection, awaited (at most 5 minutes).
+/// - **MCP 2026-07-28** (`tools/call`, `prompts/get`, `resources/read`;
+///   "Multi Round-Trip Requests", SEP-2322): the call is answered with an
+///   input-required result (`resultType: "input_required"`) whose
+///   `inputRequests` hold the request, and a `requestState` signed by the
+///   server; the client retries the same request with the answers in
+///   `inputResponses` and the state echoed, and **the handler runs again
+///   from the start**, this time getting the answer where it asked. Each
+///   request has a key: the one given with [`CallContext::ask`], else
+///   `input-<n>` for the n-th request of the run, so a handler must ask in
+///   the same order on every run. Requests made together
+///   (`futures::join!`) go out in one round; a request made after an answer
+///   is a new round; the answers of earlier rounds travel in the signed
+///   `requestState`. **Everything the handler does before its last request
+///   is done again on every round**: do side effects (writes, payments) after
+///   the last answer, or make them idempotent. Each round passes the guards
+///   again (a rate limit counts each). A retry without an answer the
+///   handler needs is answered with a new input-required result asking for
+///   it; an answer that is not the requested result (a number where an
+///   `ElicitResult` belongs) is a JSON-RPC `-32602` error.
+///
+/// On either revision a request needs the capability the client declared
+/// (`elicitation` — with `url` for URL mode —, `sampling`, `roots`), else
+/// the handler gets `CLIENT_CAPABILITY_MISSING`; it is never sent.
+#[derive(Debug, Clone, Copy)]
+pub struct Ask<'a> {
+    ctx: &'a CallContext,
+    key: &'a str,
+}
+
+impl Ask<'_> {
+    /// [`CallContext::elicit`] under this key.
+    ///
+    /// # Errors
+    /// As [`CallContext::elicit`].
+    pub async fn elicit(
+        self,
+        message: impl Into<String>,
+        requested_schema: ElicitationSchema,
+    ) -> Result<ElicitResult, ToolError> {
+        self.ctx
+            .elicit_keyed(Some(self.key), message.into(), requested_schema)
+            .await
+    }
+
+    /// [`CallContext::elicit_url`] under this key.
+    ///
+    /// # Errors
+    /// As [`CallContext::elicit_url`].
+    pub async fn elicit_url(
+        self,
+        message: impl Into<String>,
+        url: impl Into<String>,
+    ) -> Result<ElicitResult, ToolError> {
+        self.ctx
+            .elicit_url_keyed(Some(self.key), message.into(), url.into())
+            .await
+    }
+
+    /// [`CallContext::create_message`] under this key.
+    ///
+    /// # Errors
+    /// As [`CallContext::create_message`].
+    pub async fn create_message(
+        self,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, ToolError> {
+        self.ctx.create_message_keyed(Some(self.key), params).await
+    }
+
+    /// [`CallContext::roots`] under this key.
+    ///
+    /// # Errors
+    /// As [`CallContext::roots`].
+    pub async fn roots(self) -> Result<ListRootsResult, ToolError> {
+        self.ctx.roots_keyed(Some(self.key)).await
+    }
+}
+
+const SAMPLING: &str = "sampling/createMessage";
+const ELICITATION: &str = "elicitation/create";
+const ROOTS: &str = "roots/list";
 
 impl CallContext {
     fn channel(&self) -> Option<&SharedChannel> {
@@ -183,36 +298,88 @@ impl CallContext {
         }
     }
 
+    /// The capabilities the client declared: at initialization (2025-11-25)
+    /// or in this request's `_meta`
+    /// `io.modelcontextprotocol/clientCapabilities` (2026-07-28); `None`
+    /// in-process. A handler that can do with one of several kinds of input
+    /// reads it to ask only for what the client supports.
+    pub fn client_capabilities(&self) -> Option<ClientCapabilities> {
+        self.channel()?.client_capabilities()
+    }
+
+    /// Names the next request to the client `key` (see [`Ask`]): on MCP
+    /// 2026-07-28 its key in `inputRequests` and `inputResponses` instead of
+    /// `input-<n>`. Keys must be unique within a call; a key asked twice gets
+    /// the same answer.
+    pub fn ask<'a>(&'a self, key: &'a str) -> Ask<'a> {
+        Ask { ctx: self, key }
+    }
+
     /// Asks the client's model for a completion (`sampling/createMessage`,
-    /// MCP 2025-11-25 "Sampling") and waits for it, at most 5 minutes.
+    /// MCP 2025-11-25 "Sampling"; an input request on 2026-07-28, see
+    /// [`Ask`]).
     ///
     /// # Errors
     /// A [`ToolError`] ready to return from the handler: code
     /// `CLIENT_CAPABILITY_MISSING` when the client did not declare
-    /// `sampling` (or the call was made in-process, or over the stateless
-    /// 2026-07-28 protocol), `CLIENT_REQUEST_FAILED` when the client answered
-    /// with an error, did not answer within 5 minutes, or the connection
-    /// closed.
+    /// `sampling` (or the call was made in-process, or is a 2026-07-28
+    /// `completion/complete`), `CLIENT_REQUEST_FAILED` when the client
+    /// answered with an error, did not answer within 5 minutes, or the
+    /// connection closed.
     pub async fn create_message(
         &self,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, ToolError> {
+        self.create_message_keyed(None, params).await
+    }
+
+    async fn create_message_keyed(
+        &self,
+        key: Option<&str>,
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, ToolError> {
         let Some(channel) = self.channel() else {
             return Err(client_error(
                 ClientFailure::Unsupported,
-                "sampling/createMessage",
+                SAMPLING,
                 "sampling",
             ));
         };
         channel
-            .create_message(params)
+            .create_message(key.map(str::to_owned), params)
             .await
-            .map_err(|failure| client_error(failure, "sampling/createMessage", "sampling"))
+            .map_err(|failure| client_error(failure, SAMPLING, "sampling"))
+    }
+
+    /// The client's roots (`roots/list`, MCP 2025-11-25 "Roots": the
+    /// directories or files it lets the server work in; an input request on
+    /// 2026-07-28, see [`Ask`]).
+    ///
+    /// # Errors
+    /// A [`ToolError`] ready to return from the handler: code
+    /// `CLIENT_CAPABILITY_MISSING` when the client did not declare `roots`
+    /// (or the call was made in-process, or is a 2026-07-28
+    /// `completion/complete`), `CLIENT_REQUEST_FAILED` when the client
+    /// answered with an error, did not answer within 5 minutes, or the
+    /// connection closed.
+    pub async fn roots(&self) -> Result<ListRootsResult, ToolError> {
+        self.roots_keyed(None).await
+    }
+
+    async fn roots_keyed(&self, key: Option<&str>) -> Result<ListRootsResult, ToolError> {
+        let Some(channel) = self.channel() else {
+            return Err(client_error(ClientFailure::Unsupported, ROOTS, "roots"));
+        };
+        channel
+            .list_roots(key.map(str::to_owned))
+            .await
+            .map_err(|failure| client_error(failure, ROOTS, "roots"))
     }
 
     /// Asks the user, through the client, for the values `requested_schema`
     /// describes (`elicitation/create` in form mode, MCP 2025-11-25
-    /// "Elicitation") and waits for the answer, at most 5 minutes. The
+    /// "Elicitation"; an input request on 2026-07-28, see
+    /// [`Ask`]). The
     /// user's `accept`, `decline` or `cancel` is the result's `action`, not an
     /// error; accepted content is checked against `requested_schema` (MCP:
     /// servers should validate it).
@@ -220,32 +387,43 @@ impl CallContext {
     /// # Errors
     /// A [`ToolError`] ready to return from the handler: code
     /// `CLIENT_CAPABILITY_MISSING` when the client did not declare
-    /// `elicitation` (or the call was made in-process, or over the stateless
-    /// 2026-07-28 protocol), `CLIENT_REQUEST_FAILED` when the client answered
-    /// with an error, did not answer within 5 minutes, the connection closed,
-    /// or the accepted content does not match `requested_schema`.
+    /// `elicitation` (or the call was made in-process, or is a 2026-07-28
+    /// `completion/complete`), `CLIENT_REQUEST_FAILED` when the client
+    /// answered with an error, did not answer within 5 minutes, the
+    /// connection closed, or the accepted content does not match
+    /// `requested_schema`.
     pub async fn elicit(
         &self,
         message: impl Into<String>,
         requested_schema: ElicitationSchema,
     ) -> Result<ElicitResult, ToolError> {
+        self.elicit_keyed(None, message.into(), requested_schema)
+            .await
+    }
+
+    async fn elicit_keyed(
+        &self,
+        key: Option<&str>,
+        message: String,
+        requested_schema: ElicitationSchema,
+    ) -> Result<ElicitResult, ToolError> {
         let Some(channel) = self.channel() else {
             return Err(client_error(
                 ClientFailure::Unsupported,
-                "elicitation/create",
+                ELICITATION,
                 "elicitation",
             ));
         };
         let schema = serde_json::to_value(&requested_schema).map_err(ToolError::internal)?;
         let params = ElicitRequestParams::FormElicitationParams {
             meta: None,
-            message: message.into(),
+            message,
             requested_schema,
         };
         let result = channel
-            .elicit(params)
+            .elicit(key.map(str::to_owned), params)
             .await
-            .map_err(|failure| client_error(failure, "elicitation/create", "elicitation"))?;
+            .map_err(|failure| client_error(failure, ELICITATION, "elicitation"))?;
         if let Some(content) = &result.content {
             let validator = SchemaValidator::new(&schema).map_err(ToolError::internal)?;
             if let Err(fields) = validator.validate(&mut content.clone()) {
@@ -258,12 +436,63 @@ impl CallContext {
                         "its answer does not match the requested schema ({})",
                         problems.join(" ")
                     )),
-                    "elicitation/create",
+                    ELICITATION,
                     "elicitation",
                 ));
             }
         }
         Ok(result)
+    }
+
+    /// Sends the user, through the client, to `url` (`elicitation/create`
+    /// in URL mode, MCP 2025-11-25 "Elicitation", URL mode: for what must
+    /// not pass through the client, such as credentials or a payment) and
+    /// waits for the user's `accept`, `decline` or `cancel`; an input request
+    /// on 2026-07-28 (see
+    /// [`Ask`]). The
+    /// request's `elicitationId` is a new UUID. `accept` means the user
+    /// agreed to open the URL, not that what happens there is done.
+    ///
+    /// # Errors
+    /// A [`ToolError`] ready to return from the handler: code
+    /// `CLIENT_CAPABILITY_MISSING` when the client did not declare
+    /// `elicitation.url` (or the call was made in-process, or is a 2026-07-28
+    /// `completion/complete`), `CLIENT_REQUEST_FAILED` when the client
+    /// answered with an error, did not answer within 5 minutes, or the
+    /// connection closed.
+    pub async fn elicit_url(
+        &self,
+        message: impl Into<String>,
+        url: impl Into<String>,
+    ) -> Result<ElicitResult, ToolError> {
+        self.elicit_url_keyed(None, message.into(), url.into())
+            .await
+    }
+
+    async fn elicit_url_keyed(
+        &self,
+        key: Option<&str>,
+        message: String,
+        url: String,
+    ) -> Result<ElicitResult, ToolError> {
+        const URL_MODE: &str = "elicitation (url mode)";
+        let Some(channel) = self.channel() else {
+            return Err(client_error(
+                ClientFailure::Unsupported,
+                ELICITATION,
+                URL_MODE,
+            ));
+        };
+        let params = ElicitRequestParams::UrlElicitationParams {
+            meta: None,
+            message,
+            url,
+            elicitation_id: uuid::Uuid::new_v4().to_string(),
+        };
+        channel
+            .elicit(key.map(str::to_owned), params)
+            .await
+            .map_err(|failure| client_error(failure, ELICITATION, URL_MODE))
     }
 }
 

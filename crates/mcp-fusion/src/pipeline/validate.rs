@@ -14,11 +14,15 @@ use crate::handler::Output;
 use crate::validation::SchemaValidator;
 
 /// How a call that passed the guards ended: with the handler's output, or
-/// rejected by validation before any middleware ran.
+/// rejected by validation before any middleware ran; or, on MCP 2026-07-28,
+/// stopped where the handler waits for the client
+/// ([`crate::handler::InputRounds`]: the transport's adapter answers with
+/// the input-required result they hold).
 #[derive(Debug)]
 pub(crate) enum Outcome {
     Output(Output),
     Invalid(ValidationFailure),
+    Stopped,
 }
 
 /// An action's whole stack: guards, then validation, then middleware and handler.

@@ -1,6 +1,11 @@
 //! The rmcp [`ServerHandler`] adapter: `tools/list` and `tools/call`
 //! through the call path; prompts, resources, completion and logging
-//! through [`super::surface`].
+//! through [`super::surface`]; every list cut into pages by
+//! [`super::pagination`]. Over 2026-07-28 a `tools/call`, `prompts/get`
+//! or `resources/read` whose handler asks the client is answered with an
+//! input-required result ([`super::input_required`]).
+
+use std::sync::Arc;
 
 use rmcp::ServerHandler;
 use rmcp::model::{
@@ -15,6 +20,8 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 
 use super::Connection;
 use super::dispatch::{CallRequest, Origin};
+use super::input_required::{Asking, Rounds};
+use super::pagination::{ListKind, cursor_of};
 use super::task_call::{self, Answer};
 use crate::capability::Shown;
 use crate::handler::{Capability, Principal};
@@ -24,6 +31,16 @@ impl Connection {
     /// its peer, its caller key ([`crate::CallContext::caller`]), and the
     /// connection back to the client; records the caller in the session.
     pub(super) fn origin(&self, context: &RequestContext<RoleServer>) -> Origin {
+        self.origin_with(context, None)
+    }
+
+    /// [`origin`](Self::origin), with the input `rounds` of a 2026-07-28
+    /// `tools/call`, `prompts/get` or `resources/read`.
+    pub(super) fn origin_with(
+        &self,
+        context: &RequestContext<RoleServer>,
+        rounds: Option<Arc<crate::handler::InputRounds>>,
+    ) -> Origin {
         // Over Streamable HTTP rmcp puts the request head in the request's
         // extensions, and the transport put the caller's address in the
         // head's own; any other transport leaves none.
@@ -49,7 +66,7 @@ impl Connection {
             cancellation: context.ct.clone(),
             http,
             peer,
-            client: Some(self.link(context)),
+            client: Some(self.link(context, rounds)),
             caller,
             principal,
         }
@@ -69,7 +86,7 @@ impl ServerHandler for Connection {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, rmcp::ErrorData> {
         self.session.bind(&context.peer);
@@ -78,15 +95,21 @@ impl ServerHandler for Connection {
             hook(viewer.clone()).await;
         }
         let registry = self.server.registry();
-        let mut tools = Vec::with_capacity(registry.tools().len());
-        for tool in registry.tools() {
+        let shown = registry.tools().iter().filter_map(|tool| {
             match tool.listing_for(|a| a.callable.visibility.shows_to(&viewer)) {
-                Some(Shown::Whole) => tools.push(tool.listed.clone()),
-                Some(Shown::Part(listing)) => tools.push(listing.to_tool()),
-                None => {}
+                Some(Shown::Whole) => Some(tool.listed.clone()),
+                Some(Shown::Part(listing)) => Some(listing.to_tool()),
+                None => None,
             }
-        }
-        Ok(ListToolsResult::with_all_items(tools))
+        });
+        let page =
+            self.server
+                .inner
+                .pager
+                .page(ListKind::Tools, shown, cursor_of(request.as_ref()))?;
+        let mut result = ListToolsResult::with_all_items(page.items);
+        result.next_cursor = page.next_cursor;
+        Ok(result)
     }
 
     /// A standard MCP method whose params rmcp could not read arrives here as
@@ -123,14 +146,19 @@ impl ServerHandler for Connection {
 
     async fn list_prompts(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, rmcp::ErrorData> {
         self.session.bind(&context.peer);
         let viewer = self.viewer(Capability::Prompt, &context);
-        Ok(ListPromptsResult::with_all_items(
-            self.list_prompts_now(&viewer),
-        ))
+        let page = self.server.inner.pager.page(
+            ListKind::Prompts,
+            self.list_prompts_now(&viewer).into_iter(),
+            cursor_of(request.as_ref()),
+        )?;
+        let mut result = ListPromptsResult::with_all_items(page.items);
+        result.next_cursor = page.next_cursor;
+        Ok(result)
     }
 
     async fn get_prompt(
@@ -138,33 +166,61 @@ impl ServerHandler for Connection {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, rmcp::ErrorData> {
+        let asking = Asking {
+            method: "prompts/get",
+            name: &request.name,
+            arguments: request.arguments.as_ref(),
+            request_state: request.request_state.as_deref(),
+            input_responses: request.input_responses.clone(),
+        };
+        let rounds = self.rounds(asking, &context)?;
         // Boxed: rmcp copies each request's future into a new task, and its
         // size is that of the largest handler future (see `call_tool`).
-        Box::pin(self.get_prompt_now(&request.name, request.arguments, &context))
-            .await
-            .map(Into::into)
+        let answer = Box::pin(self.get_prompt_now(
+            &request.name,
+            request.arguments,
+            &context,
+            rounds.as_ref().map(Rounds::shared),
+        ))
+        .await;
+        match self.input_required(rounds.as_ref()) {
+            Some(input) => input.map(Into::into),
+            None => answer.map(Into::into),
+        }
     }
 
     async fn list_resources(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, rmcp::ErrorData> {
         self.session.bind(&context.peer);
-        Ok(ListResourcesResult::with_all_items(
-            self.list_resources_now(&self.viewer(Capability::Resource, &context)),
-        ))
+        let viewer = self.viewer(Capability::Resource, &context);
+        let page = self.server.inner.pager.page(
+            ListKind::Resources,
+            self.list_resources_now(&viewer).into_iter(),
+            cursor_of(request.as_ref()),
+        )?;
+        let mut result = ListResourcesResult::with_all_items(page.items);
+        result.next_cursor = page.next_cursor;
+        Ok(result)
     }
 
     async fn list_resource_templates(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, rmcp::ErrorData> {
         self.session.bind(&context.peer);
-        Ok(ListResourceTemplatesResult::with_all_items(
-            self.list_templates_now(&self.viewer(Capability::Resource, &context)),
-        ))
+        let viewer = self.viewer(Capability::Resource, &context);
+        let page = self.server.inner.pager.page(
+            ListKind::ResourceTemplates,
+            self.list_templates_now(&viewer).into_iter(),
+            cursor_of(request.as_ref()),
+        )?;
+        let mut result = ListResourceTemplatesResult::with_all_items(page.items);
+        result.next_cursor = page.next_cursor;
+        Ok(result)
     }
 
     async fn read_resource(
@@ -172,9 +228,24 @@ impl ServerHandler for Connection {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, rmcp::ErrorData> {
-        Box::pin(self.read_resource_now(&request.uri, &context))
-            .await
-            .map(Into::into)
+        let asking = Asking {
+            method: "resources/read",
+            name: &request.uri,
+            arguments: None,
+            request_state: request.request_state.as_deref(),
+            input_responses: request.input_responses.clone(),
+        };
+        let rounds = self.rounds(asking, &context)?;
+        let answer = Box::pin(self.read_resource_now(
+            &request.uri,
+            &context,
+            rounds.as_ref().map(Rounds::shared),
+        ))
+        .await;
+        match self.input_required(rounds.as_ref()) {
+            Some(input) => input.map(Into::into),
+            None => answer.map(Into::into),
+        }
     }
 
     #[allow(deprecated)] // 2025-11-25's subscriptions; 2026-07-28 has subscriptions/listen
@@ -261,18 +332,37 @@ impl ServerHandler for Connection {
         if let Answer::Refused(error) = answer {
             return Err(error);
         }
+        if let Answer::Task = answer {
+            // A task's handler asks the client through the task
+            // (`inputRequests` answered by `tasks/update`), not in rounds.
+            let call = CallRequest {
+                name: request.name.into_owned(),
+                arguments: request.arguments,
+                origin: self.origin_with(&context, None),
+            };
+            return task_call::start(&self.server, call, context.client_capabilities()).await;
+        }
+        let asking = Asking {
+            method: "tools/call",
+            name: &request.name,
+            arguments: request.arguments.as_ref(),
+            request_state: request.request_state.as_deref(),
+            input_responses: request.input_responses.clone(),
+        };
+        let rounds = self.rounds(asking, &context)?;
         let call = CallRequest {
             name: request.name.into_owned(),
             arguments: request.arguments,
-            origin: self.origin(&context),
+            origin: self.origin_with(&context, rounds.as_ref().map(Rounds::shared)),
         };
-        if let Answer::Task = answer {
-            return task_call::start(&self.server, call).await;
-        }
         // Boxed: rmcp spawns every request's future as a task, copying it
         // whole; the pipeline's future (router, guards, middleware, handler)
         // is kilobytes, a box is a pointer.
-        match Box::pin(self.server.dispatch(call)).await {
+        let answer = Box::pin(self.server.dispatch(call)).await;
+        if let Some(input) = self.input_required(rounds.as_ref()) {
+            return input.map(Into::into);
+        }
+        match answer {
             Ok(result) => Ok(result.into()),
             Err(unknown) => Err(rmcp::ErrorData::invalid_params(
                 unknown.message,

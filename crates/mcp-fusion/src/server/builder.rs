@@ -10,6 +10,8 @@ use super::FusionServer;
 use super::dispatch::{Claims, Fallback};
 use super::fusion_server::{ListHook, ServerIdentity, ServerInner, Settings};
 use super::in_flight::InFlight;
+use super::pagination::{DEFAULT_PAGE_SIZE, Pager};
+use super::request_state::RequestStates;
 use super::tasks::{DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore, Tasks};
 
 use crate::capability::{
@@ -68,6 +70,10 @@ pub struct ServerBuilder {
     task_store: Option<Arc<dyn TaskStore>>,
     task_ttl: Option<Duration>,
     task_poll_interval: Duration,
+    page_size: usize,
+    cursor_key: Option<secrecy::SecretSlice<u8>>,
+    request_state_key: Option<secrecy::SecretSlice<u8>>,
+    request_state_ttl: std::time::Duration,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -104,6 +110,10 @@ impl ServerBuilder {
             task_store: None,
             task_ttl: Some(DEFAULT_TASK_TTL),
             task_poll_interval: DEFAULT_POLL_INTERVAL,
+            page_size: DEFAULT_PAGE_SIZE,
+            cursor_key: None,
+            request_state_key: None,
+            request_state_ttl: super::request_state::DEFAULT_TTL,
         }
     }
 
@@ -371,6 +381,36 @@ impl ServerBuilder {
         self
     }
 
+    /// How many items one page of `tools/list`, `prompts/list`,
+    /// `resources/list` and `resources/templates/list` holds (MCP
+    /// "Pagination"); default [`DEFAULT_PAGE_SIZE`] (100), so that a list of
+    /// up to 100 items stays one page. `0` sends every list whole, without
+    /// `nextCursor`. A page is cut from the list the caller sees (after
+    /// [`allow_anonymous`](Self::allow_anonymous), scopes and visibility),
+    /// in the list's order: tools as given, then as added; prompts,
+    /// resources and templates as given. Every page but the last carries a
+    /// `nextCursor` (see [`cursor_key`](Self::cursor_key)); a cursor this
+    /// server did not give for that list is answered `-32602`.
+    pub fn page_size(mut self, items: usize) -> Self {
+        self.page_size = items;
+        self
+    }
+
+    /// The key that seals the lists' cursors (HMAC-SHA256, RFC 2104): at
+    /// least [`MIN_CURSOR_KEY_BYTES`](super::MIN_CURSOR_KEY_BYTES) (32)
+    /// bytes of secret, random data, e.g. the UTF-8 bytes of `openssl rand
+    /// -base64 48`. Give every replica behind one load balancer the same
+    /// key, so that a cursor one gave is read by another (`fusion serve`
+    /// and `fusion gateway` read it from `FUSION_CURSOR_KEY`). Without
+    /// one, the server draws a key at random when built: its cursors are
+    /// refused by other processes and after a restart, where a client
+    /// lists again from the first page. A key that is too short is a
+    /// [`BuildError::CursorKeyTooShort`] at [`build`](Self::build).
+    pub fn cursor_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.cursor_key = Some(key.into().into());
+        self
+    }
+
     /// Runs `hook` once with the server when [`build`](Self::build)
     /// succeeds, before `build` returns it: for a part of the server that
     /// changes it while it runs (adds and removes tools as another server's
@@ -384,6 +424,37 @@ impl ServerBuilder {
         self
     }
 
+    /// The key that signs the `requestState` of MCP 2026-07-28's
+    /// input-required results (HMAC-SHA256 through rmcp's
+    /// `RequestStateCodec`; SEP-2322 "Multi Round-Trip Requests": a server
+    /// must protect the integrity of a state it relies on): at least 32
+    /// bytes, random, secret. Give every replica behind one endpoint the
+    /// same key, so that a client's retry may reach any of them. Without it
+    /// each process signs with 32 random bytes of its own (a retry must then
+    /// reach the process that asked). `fusion serve` reads it from
+    /// `FUSION_REQUEST_STATE_KEY`.
+    ///
+    /// A state is bound to its request: the method, the tool, prompt or
+    /// resource URI, the arguments (a SHA-256 of them, keys sorted) and the
+    /// verified caller's subject; one that was altered, is sent with
+    /// another request, or has expired ([`request_state_ttl`](Self::request_state_ttl))
+    /// is refused with JSON-RPC `-32602`. The same state may be sent again
+    /// with the same request (it carries answers, not permissions).
+    ///
+    /// [`build`](Self::build) fails with
+    /// [`BuildError::RequestStateKeyTooShort`] for a shorter key.
+    pub fn request_state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.request_state_key = Some(key.into().into());
+        self
+    }
+
+    /// How long after it was issued a `requestState` may be sent back
+    /// (default 10 minutes: time for a person to answer an elicitation).
+    pub fn request_state_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.request_state_ttl = ttl;
+        self
+    }
+
     /// Builds the server: checks every name, derives and compiles every
     /// schema, composes the layers.
     ///
@@ -394,7 +465,9 @@ impl ServerBuilder {
     /// templates), a resource template that cannot be matched, an empty group, a discriminator that is empty or also an input field, an
     /// input type whose schema is not an object or does not compile, or a
     /// guard setting that cannot work (`max_active` 0, a zero rate or time
-    /// limit, scopes without a token verifier).
+    /// limit, scopes without a token verifier), a cursor key that is too
+    /// short, or a [`request_state_key`](Self::request_state_key) shorter
+    /// than 32 bytes.
     pub fn build(self) -> Result<FusionServer, BuildError> {
         if self.definitions.is_empty()
             && self.fallback.is_none()
@@ -404,6 +477,22 @@ impl ServerBuilder {
         {
             return Err(BuildError::NoTools);
         }
+        let pager = Pager::new(
+            self.page_size,
+            self.cursor_key
+                .as_ref()
+                .map(secrecy::ExposeSecret::expose_secret),
+        )?;
+        let request_states = match &self.request_state_key {
+            Some(key) => {
+                let key = secrecy::ExposeSecret::expose_secret(key);
+                if key.len() < rmcp::model::RequestStateCodec::MIN_KEY_LENGTH {
+                    return Err(BuildError::RequestStateKeyTooShort { length: key.len() });
+                }
+                RequestStates::new(Some(key), self.request_state_ttl)
+            }
+            None => RequestStates::new(None, self.request_state_ttl),
+        };
         let assembly = Arc::new(Assembly {
             server_layers: self.layers,
             guards: self.guards,
@@ -462,6 +551,8 @@ impl ServerBuilder {
                 self.task_ttl,
                 self.task_poll_interval,
             )),
+            pager,
+            request_states,
         });
         let server = FusionServer { inner };
         for hook in self.on_built {

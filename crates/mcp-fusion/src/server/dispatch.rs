@@ -20,7 +20,7 @@ use crate::envelope::{to_call_tool_result, validation_result};
 use crate::error::{ErrorCode, ToolError, ValidationFailure};
 use crate::handler::{
     CallContext, Capability, ContextInner, FromOutput, Peer, Principal, SharedChannel, States,
-    ToolOutput,
+    ToolOutput, until_input,
 };
 use crate::metrics_names::{self as names, ActionLabels};
 use crate::pipeline::{Call, Outcome, catch_panic};
@@ -130,7 +130,9 @@ pub(crate) fn context(
 
 /// Runs `callable` (guards, validation, middleware, handler) for the call
 /// in `ctx` with `args`: a panic becomes `INTERNAL_ERROR`, the client's
-/// cancellation ends it with `CANCELLED`.
+/// cancellation ends it with `CANCELLED`; on MCP 2026-07-28 a handler that
+/// waits for an answer the client has not given yet is stopped there
+/// ([`Outcome::Stopped`]).
 pub(crate) async fn guarded(
     callable: &Callable,
     ctx: &CallContext,
@@ -141,6 +143,16 @@ pub(crate) async fn guarded(
         args,
     };
     let work = catch_panic(ctx, callable.service.clone().oneshot(call));
+    // On 2026-07-28 the handler stops where it waits for an answer the
+    // client has not given yet (`InputRounds`).
+    let work = async {
+        match ctx.inner.client.as_ref().and_then(|c| c.rounds()) {
+            Some(rounds) => until_input(rounds, work)
+                .await
+                .unwrap_or(Ok(Outcome::Stopped)),
+            None => work.await,
+        }
+    };
     tokio::select! {
         biased;
         () = ctx.cancellation().cancelled() => Err(
@@ -408,6 +420,13 @@ async fn finish(
             )),
         },
         Ok(Outcome::Invalid(failure)) => Ok(Tooled::Invalid(failure)),
+        Ok(Outcome::Stopped) => {
+            // Not finished: the adapter answers with the input-required
+            // result of the call's rounds; the call is counted when it
+            // finishes.
+            tracing::debug!(parent: &span, "tool call waits for the client's input");
+            return CallToolResult::success(Vec::new());
+        }
         Err(err) => Err(err),
     };
     // The one place a routed call's final outcome is told: the span's

@@ -68,6 +68,12 @@ pub(crate) struct ServerInner {
     pub(crate) before_tools_list: Vec<ListHook>,
     /// The tasks of actions that run as tasks, and their store.
     pub(crate) tasks: Arc<Tasks>,
+    /// Cuts the lists into pages ([`ServerBuilder::page_size`],
+    /// [`ServerBuilder::cursor_key`]).
+    pub(crate) pager: super::pagination::Pager,
+    /// The signer of 2026-07-28 `requestState`s
+    /// ([`ServerBuilder::request_state_key`]).
+    pub(crate) request_states: super::request_state::RequestStates,
 }
 
 /// What changed in the catalog, for `notifications/*/list_changed`.

@@ -10,14 +10,15 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use rmcp::Peer;
 use rmcp::model::{
-    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    ProgressNotificationParam, ProgressToken,
+    ClientCapabilities, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequest, ElicitRequestParams, ElicitResult, InputRequest, ListRootsRequest,
+    ListRootsResult, ProgressNotificationParam, ProgressToken,
 };
 use rmcp::service::{RoleServer, ServiceError};
 use serde_json::Value;
 
 use super::session::Session;
-use crate::handler::{ClientChannel, ClientFailure, LogLevel};
+use crate::handler::{ClientChannel, ClientFailure, InputRounds, LogLevel};
 
 /// Which log messages a request lets through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +32,8 @@ pub(crate) enum LogFilter {
 
 /// The client of one request: its peer, its progress token, its session,
 /// and whether it speaks the stateless 2026-07-28 protocol (no
-/// server-to-client requests, log levels per request).
+/// server-to-client requests: input requests through `rounds`; client
+/// capabilities and log levels per request).
 #[derive(Debug)]
 pub(crate) struct ClientLink {
     pub peer: Peer<RoleServer>,
@@ -39,6 +41,11 @@ pub(crate) struct ClientLink {
     pub session: Arc<Session>,
     pub stateless: bool,
     pub logs: LogFilter,
+    /// 2026-07-28: the capabilities in the request's `_meta`.
+    pub declared: Option<ClientCapabilities>,
+    /// 2026-07-28 `tools/call`, `prompts/get`, `resources/read`: the
+    /// request's input rounds.
+    pub rounds: Option<Arc<InputRounds>>,
 }
 
 fn rmcp_level(level: LogLevel) -> rmcp::model::LoggingLevel {
@@ -144,18 +151,20 @@ impl ClientChannel for ClientLink {
 
     fn create_message(
         &self,
+        key: Option<String>,
         params: CreateMessageRequestParams,
     ) -> BoxFuture<'_, Result<CreateMessageResult, ClientFailure>> {
         Box::pin(async move {
-            if self.stateless {
-                return Err(ClientFailure::NotInProtocol);
-            }
+            let rounds = self.asking()?;
             let declared = self
-                .peer
-                .peer_info()
-                .is_some_and(|info| info.capabilities.sampling.is_some());
+                .client_capabilities()
+                .is_some_and(|capabilities| capabilities.sampling.is_some());
             if !declared {
                 return Err(ClientFailure::Unsupported);
+            }
+            if let Some(rounds) = rounds {
+                let request = InputRequest::CreateMessage(CreateMessageRequest::new(params));
+                return Ok(rounds.ask(key, request, "a CreateMessageResult").await);
             }
             within_timeout(self.peer.create_message(params)).await
         })
@@ -163,24 +172,80 @@ impl ClientChannel for ClientLink {
 
     fn elicit(
         &self,
+        key: Option<String>,
         params: ElicitRequestParams,
     ) -> BoxFuture<'_, Result<ElicitResult, ClientFailure>> {
         Box::pin(async move {
-            if self.stateless {
-                return Err(ClientFailure::NotInProtocol);
-            }
+            let rounds = self.asking()?;
+            let url = matches!(params, ElicitRequestParams::UrlElicitationParams { .. });
             // Form mode: declared as `form`, or as `{}` (MCP 2025-11-25:
-            // an empty elicitation capability means form mode only).
-            let declared = self.peer.peer_info().is_some_and(|info| {
-                info.capabilities
-                    .elicitation
-                    .as_ref()
-                    .is_some_and(|e| e.form.is_some() || e.url.is_none())
+            // an empty elicitation capability means form mode only); URL
+            // mode: declared as `url`.
+            let declared = self.client_capabilities().is_some_and(|capabilities| {
+                capabilities.elicitation.as_ref().is_some_and(|e| {
+                    if url {
+                        e.url.is_some()
+                    } else {
+                        e.form.is_some() || e.url.is_none()
+                    }
+                })
             });
             if !declared {
                 return Err(ClientFailure::Unsupported);
             }
+            if let Some(rounds) = rounds {
+                let request = InputRequest::Elicitation(ElicitRequest::new(params));
+                return Ok(rounds.ask(key, request, "an ElicitResult").await);
+            }
             within_timeout(self.peer.create_elicitation(params)).await
         })
+    }
+
+    fn list_roots(
+        &self,
+        key: Option<String>,
+    ) -> BoxFuture<'_, Result<ListRootsResult, ClientFailure>> {
+        Box::pin(async move {
+            let rounds = self.asking()?;
+            let declared = self
+                .client_capabilities()
+                .is_some_and(|capabilities| capabilities.roots.is_some());
+            if !declared {
+                return Err(ClientFailure::Unsupported);
+            }
+            if let Some(rounds) = rounds {
+                let request = InputRequest::ListRoots(ListRootsRequest::default());
+                return Ok(rounds.ask(key, request, "a ListRootsResult").await);
+            }
+            within_timeout(self.peer.list_roots()).await
+        })
+    }
+
+    fn client_capabilities(&self) -> Option<ClientCapabilities> {
+        if self.stateless {
+            self.declared.clone()
+        } else {
+            self.peer.peer_info().map(|info| info.capabilities.clone())
+        }
+    }
+
+    fn rounds(&self) -> Option<&Arc<InputRounds>> {
+        self.rounds.as_ref()
+    }
+}
+
+impl ClientLink {
+    /// How this request asks the client: through its input rounds
+    /// (2026-07-28 `tools/call`, `prompts/get`, `resources/read`), or with a
+    /// request on the connection (`None`, 2025-11-25).
+    ///
+    /// # Errors
+    /// [`ClientFailure::NotInProtocol`] for another 2026-07-28 request.
+    fn asking(&self) -> Result<Option<&InputRounds>, ClientFailure> {
+        match (&self.rounds, self.stateless) {
+            (Some(rounds), _) => Ok(Some(rounds)),
+            (None, true) => Err(ClientFailure::NotInProtocol),
+            (None, false) => Ok(None),
+        }
     }
 }

@@ -12,10 +12,13 @@ mod connection;
 mod dispatch;
 mod fusion_server;
 pub(crate) mod in_flight;
+mod input_required;
 pub(crate) mod jsonrpc;
 mod link;
+mod pagination;
 #[cfg(feature = "http")]
 mod param_headers;
+mod request_state;
 #[cfg(feature = "http")]
 pub(crate) mod scopes;
 mod session;
@@ -27,5 +30,6 @@ mod tool_set;
 pub use builder::ServerBuilder;
 pub(crate) use connection::Connection;
 pub use fusion_server::{FusionServer, UnknownToolError, WeakFusionServer};
+pub use pagination::{DEFAULT_PAGE_SIZE, MIN_CURSOR_KEY_BYTES};
 pub use session::MAX_SUBSCRIPTIONS;
 pub use tool_set::ToolSet;

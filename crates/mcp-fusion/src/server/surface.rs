@@ -21,7 +21,7 @@ use crate::capability::{Completed, CompletionRequest, Resolved, contents};
 use crate::envelope::{envelope_and_meta, validation_envelope_and_meta};
 use crate::error::{ErrorCode, ToolError, ValidationFailure};
 use crate::handler::{
-    CallContext, Capability, FromOutput, PromptMessages, ResourceData, SharedChannel,
+    CallContext, Capability, FromOutput, InputRounds, PromptMessages, ResourceData, SharedChannel,
 };
 use crate::pipeline::Outcome;
 
@@ -52,6 +52,12 @@ fn answer<T: FromOutput>(
             failed(&error, resource)
         }),
         Ok(Outcome::Invalid(failure)) => Err(invalid(&failure)),
+        // The adapter answers with the input-required result of the call's
+        // rounds instead.
+        Ok(Outcome::Stopped) => Err(rmcp::ErrorData::internal_error(
+            "the call stopped for the client's input",
+            None,
+        )),
         Err(error) => Err(failed(&error, resource)),
     }
 }
@@ -141,8 +147,13 @@ impl Connection {
     }
 
     /// The connection of `context`, recorded in the session for later
-    /// notifications.
-    pub(crate) fn link(&self, context: &RequestContext<RoleServer>) -> SharedChannel {
+    /// notifications; with the `rounds` of a 2026-07-28 `tools/call`,
+    /// `prompts/get` or `resources/read`.
+    pub(crate) fn link(
+        &self,
+        context: &RequestContext<RoleServer>,
+        rounds: Option<Arc<InputRounds>>,
+    ) -> SharedChannel {
         self.session.bind(&context.peer);
         let stateless = is_stateless(context);
         Arc::new(ClientLink {
@@ -156,6 +167,12 @@ impl Connection {
             } else {
                 LogFilter::Session
             },
+            declared: if stateless {
+                context.meta.client_capabilities()
+            } else {
+                None
+            },
+            rounds,
         })
     }
 
@@ -166,6 +183,7 @@ impl Connection {
         capability: Capability,
         name: &str,
         context: &RequestContext<RoleServer>,
+        rounds: Option<Arc<InputRounds>>,
     ) -> CallContext {
         dispatch::context(
             Target {
@@ -174,7 +192,7 @@ impl Connection {
                 action: None,
                 name: name.to_owned(),
             },
-            self.origin(context),
+            self.origin_with(context, rounds),
             self.server.inner.settings.expose_internal_errors,
             Arc::clone(&self.server.inner.assembly.states),
         )
@@ -210,9 +228,10 @@ impl Connection {
         name: &str,
         arguments: Option<Map<String, Value>>,
         context: &RequestContext<RoleServer>,
+        rounds: Option<Arc<InputRounds>>,
     ) -> Result<GetPromptResult, rmcp::ErrorData> {
         let catalog = self.server.catalog();
-        let ctx = self.surface_context(Capability::Prompt, name, context);
+        let ctx = self.surface_context(Capability::Prompt, name, context, rounds);
         let Some(prompt) = catalog.prompt(name) else {
             let valid = catalog
                 .prompts
@@ -279,8 +298,9 @@ impl Connection {
         &self,
         uri: &str,
         context: &RequestContext<RoleServer>,
+        rounds: Option<Arc<InputRounds>>,
     ) -> Result<ReadResourceResult, rmcp::ErrorData> {
-        let ctx = self.surface_context(Capability::Resource, uri, context);
+        let ctx = self.surface_context(Capability::Resource, uri, context, rounds);
         let resolved = match self.server.catalog().resolve(uri) {
             None => return Err(self.no_resource(uri, &ctx)),
             Some(Err(reason)) => return Err(rmcp::ErrorData::invalid_params(reason, None)),
@@ -319,7 +339,7 @@ impl Connection {
             }
             Some(Err(reason)) => return Err(rmcp::ErrorData::invalid_params(reason, None)),
             Some(Ok(resolved)) => {
-                let ctx = self.surface_context(Capability::Resource, uri, context);
+                let ctx = self.surface_context(Capability::Resource, uri, context, None);
                 if let Some(refused) = resolved.callable().visibility.auth.refusal(&ctx) {
                     return Err(failed(&refused, true));
                 }
@@ -412,7 +432,7 @@ impl Connection {
                 ));
             }
         };
-        let ctx = self.surface_context(Capability::Completion, &owner, context);
+        let ctx = self.surface_context(Capability::Completion, &owner, context, None);
         // An argument without a completer gets no values, once the caller
         // may use what it completes (a completer's own path checks that).
         let Some(completer) = completers.get(&request.argument.name) else {

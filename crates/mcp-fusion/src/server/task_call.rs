@@ -44,7 +44,8 @@ pub(crate) fn answer(support: TaskSupport, context: &RequestContext<RoleServer>)
 
 /// Starts `request` as a task of `server`: the task is durable when this
 /// returns its `CreateTaskResult`, and the call runs on in the background
-/// with the task's own cancellation token. Its client link is the task: a
+/// with the task's own cancellation token. Its client link is the task
+/// (with the client `capabilities` the request declared): a
 /// request to the client (`CallContext::elicit`, `create_message`) becomes
 /// one of the task's `inputRequests`, answered by `tasks/update`; progress
 /// and log notifications are not sent (SEP-2663 "Task Status
@@ -58,6 +59,7 @@ pub(crate) fn answer(support: TaskSupport, context: &RequestContext<RoleServer>)
 pub(crate) async fn start(
     server: &FusionServer,
     mut request: CallRequest,
+    capabilities: Option<ClientCapabilities>,
 ) -> Result<CallToolResponse, rmcp::ErrorData> {
     let tasks = server.tasks();
     let (seed, token) = tasks.create().await?;
@@ -65,6 +67,7 @@ pub(crate) async fn start(
     request.origin.client = Some(Arc::new(TaskChannel {
         tasks: server.tasks_shared(),
         seed: seed.clone(),
+        capabilities,
     }));
     let server = server.clone();
     let task = seed.clone();

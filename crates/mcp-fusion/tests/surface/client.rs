@@ -82,6 +82,19 @@ async fn confirm(ctx: CallContext) -> Result<String, ToolError> {
     ))
 }
 
+async fn roots(ctx: CallContext) -> Result<String, ToolError> {
+    let roots = ctx.roots().await?;
+    let uris: Vec<&str> = roots.roots.iter().map(|r| r.uri.as_str()).collect();
+    Ok(format!("roots: {}", uris.join(", ")))
+}
+
+async fn pay(ctx: CallContext) -> Result<String, ToolError> {
+    let result = ctx
+        .elicit_url("Pay the invoice", "https://pay.example.com/i/42")
+        .await?;
+    Ok(format!("action={}", to_json(&result.action)))
+}
+
 async fn logged_prompt(ctx: CallContext) -> Result<&'static str, ToolError> {
     ctx.log(LogLevel::Notice, "prompt rendered").await;
     Ok("A prompt that logs.")
@@ -94,7 +107,9 @@ fn server() -> FusionServer {
                 .action(Action::new("run", chatty))
                 .action(Action::new("slow", slow))
                 .action(Action::new("ask", ask))
-                .action(Action::new("confirm", confirm)),
+                .action(Action::new("confirm", confirm))
+                .action(Action::new("roots", roots))
+                .action(Action::new("pay", pay)),
         )
         .prompt(Prompt::new("logged", logged_prompt))
         .build()
@@ -471,4 +486,70 @@ async fn in_process_calls_have_no_client() {
         .unwrap();
     let (text, meta) = capability_missing("sampling/createMessage", "sampling");
     assert_error(&result, &text, &meta);
+}
+
+#[tokio::test]
+async fn roots_reach_the_client_and_its_answer_the_handler() {
+    let setup = ClientSetup {
+        roots_reply: Some(json!({"roots": [{"uri": "file:///work", "name": "work"}]})),
+        ..ClientSetup::default()
+    };
+    let connected = connect_with(&server(), setup).await;
+    let result = run(&connected, "roots", json!({})).await;
+    assert_eq!(texts(&result), ["roots: file:///work"]);
+    let asked = connected.recorder.asked();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].method, "roots/list");
+    connected.close().await;
+}
+
+#[tokio::test]
+async fn roots_without_the_capability_is_client_capability_missing() {
+    let connected = connect(&server()).await;
+    let result = run(&connected, "roots", json!({})).await;
+    let (text, meta) = capability_missing("roots/list", "roots");
+    assert_error(&result, &text, &meta);
+    assert_eq!(connected.recorder.asked(), []);
+    connected.close().await;
+}
+
+#[tokio::test]
+async fn a_url_elicitation_goes_to_a_client_that_declared_url_mode() {
+    let setup = ClientSetup {
+        elicit_reply: Some(json!({"action": "accept"})),
+        capabilities: Some(json!({"elicitation": {"url": {}}})),
+        ..ClientSetup::default()
+    };
+    let connected = connect_with(&server(), setup).await;
+    let result = run(&connected, "pay", json!({})).await;
+    assert_eq!(texts(&result), ["action=\"accept\""]);
+    let asked = connected.recorder.asked();
+    assert_eq!(asked.len(), 1);
+    let mut params = asked[0].params.clone();
+    let id = params["elicitationId"].take();
+    assert_eq!(id.as_str().map(str::len), Some(36), "a UUID: {id}");
+    assert_eq!(
+        params,
+        json!({
+            "mode": "url",
+            "message": "Pay the invoice",
+            "url": "https://pay.example.com/i/42",
+            "elicitationId": null
+        })
+    );
+    connected.close().await;
+}
+
+#[tokio::test]
+async fn a_form_only_client_is_not_sent_a_url_elicitation() {
+    let setup = ClientSetup {
+        elicit_reply: Some(json!({"action": "accept"})),
+        ..ClientSetup::default()
+    };
+    let connected = connect_with(&server(), setup).await;
+    let result = run(&connected, "pay", json!({})).await;
+    let (text, meta) = capability_missing("elicitation/create", "elicitation (url mode)");
+    assert_error(&result, &text, &meta);
+    assert_eq!(connected.recorder.asked(), []);
+    connected.close().await;
 }

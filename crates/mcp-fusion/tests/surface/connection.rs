@@ -14,8 +14,8 @@ use mcp_fusion::FusionServer;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientRequest, CreateMessageRequestParams,
     CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorData, Implementation,
-    LoggingMessageNotificationParam, PingRequest, ProgressNotificationParam, ProtocolVersion,
-    ResourceUpdatedNotificationParam, SamplingMessage,
+    ListRootsResult, LoggingMessageNotificationParam, PingRequest, ProgressNotificationParam,
+    ProtocolVersion, ResourceUpdatedNotificationParam, SamplingMessage,
 };
 use rmcp::service::{
     NotificationContext, RequestContext, RoleClient, RunningService, ServiceError,
@@ -64,6 +64,8 @@ pub struct ClientSetup {
     pub sampling_error: Option<String>,
     /// Declare `elicitation` and answer `elicitation/create` with this.
     pub elicit_reply: Option<Value>,
+    /// Declare `roots` and answer `roots/list` with this `ListRootsResult`.
+    pub roots_reply: Option<Value>,
     /// The `capabilities` to declare instead of the ones the answers above
     /// imply.
     pub capabilities: Option<Value>,
@@ -147,6 +149,9 @@ impl ClientHandler for Recorder {
         if self.setup.elicit_reply.is_some() {
             capabilities["elicitation"] = json!({"form": {}});
         }
+        if self.setup.roots_reply.is_some() {
+            capabilities["roots"] = json!({});
+        }
         if let Some(declared) = &self.setup.capabilities {
             capabilities = declared.clone();
         }
@@ -174,6 +179,17 @@ impl ClientHandler for Recorder {
                     .unwrap_or_else(|| String::from("this client does not sample")),
                 None,
             )),
+        }
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        self.ask("roots/list", json!({}));
+        match &self.setup.roots_reply {
+            Some(reply) => Ok(from_json(reply.clone())),
+            None => Err(ErrorData::internal_error("this client has no roots", None)),
         }
     }
 

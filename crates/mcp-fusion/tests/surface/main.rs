@@ -1,8 +1,9 @@
 //! The MCP surface beyond tool calls, read by rmcp's client over an
 //! in-process pipe (`connection`) or over Streamable HTTP: capabilities,
-//! prompts, resources, completion, what a handler asks of the client, list
-//! changes, and guards on prompts and templates; CORS of the HTTP router;
-//! and the prompt and resource macros against the builders.
+//! prompts, resources, completion, what a handler asks of the client (over
+//! 2026-07-28: input-required results), list changes, and guards on prompts
+//! and templates; CORS of the HTTP router; and the prompt and resource
+//! macros against the builders.
 
 #[cfg(feature = "client")]
 mod connection;
@@ -24,7 +25,11 @@ mod cors;
 mod http;
 #[cfg(all(feature = "client", feature = "http"))]
 mod http_guards;
+#[cfg(all(feature = "client", feature = "http"))]
+mod input_required;
 mod macros;
+#[cfg(all(feature = "client", feature = "http"))]
+mod pages;
 #[cfg(feature = "client")]
 mod prompts;
 #[cfg(feature = "client")]

@@ -16,14 +16,15 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::future::BoxFuture;
 use rmcp::model::{
-    CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult, ElicitRequest,
-    ElicitRequestParams, ElicitResult, InputRequest, InputRequests, InputResponses, Task,
+    ClientCapabilities, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequest, ElicitRequestParams, ElicitResult, InputRequest, InputRequests, InputResponses,
+    ListRootsRequest, ListRootsResult, Task,
 };
 use serde_json::Value;
 use tokio::sync::oneshot;
 
 use super::Tasks;
-use crate::handler::{ClientChannel, ClientFailure, LogLevel};
+use crate::handler::{ClientChannel, ClientFailure, InputRounds, LogLevel};
 
 /// One outstanding request of a task, and where its answer goes.
 struct Outstanding {
@@ -117,11 +118,14 @@ fn requests_of(outstanding: &BTreeMap<String, Outstanding>) -> InputRequests {
 }
 
 /// The client link of a task's handler: its requests to the client become
-/// the task's `inputRequests`; progress and log notifications are not sent
-/// (SEP-2663: not supported on tasks).
+/// the task's `inputRequests` (keyed `input-N`, never a handler's key, so
+/// that no key is reused within a task, SEP-2663); progress and log
+/// notifications are not sent (SEP-2663: not supported on tasks).
 pub(crate) struct TaskChannel {
     pub(crate) tasks: Arc<Tasks>,
     pub(crate) seed: Task,
+    /// What the request that created the task declared.
+    pub(crate) capabilities: Option<ClientCapabilities>,
 }
 
 impl std::fmt::Debug for TaskChannel {
@@ -162,6 +166,7 @@ impl ClientChannel for TaskChannel {
 
     fn create_message(
         &self,
+        _key: Option<String>,
         params: CreateMessageRequestParams,
     ) -> BoxFuture<'_, Result<CreateMessageResult, ClientFailure>> {
         Box::pin(
@@ -173,8 +178,24 @@ impl ClientChannel for TaskChannel {
 
     fn elicit(
         &self,
+        _key: Option<String>,
         params: ElicitRequestParams,
     ) -> BoxFuture<'_, Result<ElicitResult, ClientFailure>> {
         Box::pin(self.ask(InputRequest::Elicitation(ElicitRequest::new(params))))
+    }
+
+    fn list_roots(
+        &self,
+        _key: Option<String>,
+    ) -> BoxFuture<'_, Result<ListRootsResult, ClientFailure>> {
+        Box::pin(self.ask(InputRequest::ListRoots(ListRootsRequest::default())))
+    }
+
+    fn client_capabilities(&self) -> Option<ClientCapabilities> {
+        self.capabilities.clone()
+    }
+
+    fn rounds(&self) -> Option<&Arc<InputRounds>> {
+        None
     }
 }
