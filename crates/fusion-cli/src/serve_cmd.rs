@@ -72,6 +72,12 @@ pub struct ServeArgs {
     /// How long billing.generate_report works, e.g. 200ms, 2s.
     #[arg(long, value_name = "DURATION", default_value = "200ms", value_parser = positive_duration)]
     report_ms: Duration,
+    /// Where the tasks of actions that run as tasks (the MCP Tasks
+    /// extension) are kept: memory (this process, the default) or a Redis
+    /// URL, e.g. redis://127.0.0.1:6379/0, shared by every replica using it
+    /// (a task started on one is read and cancelled on another).
+    #[arg(long, value_name = "memory|URL", default_value = "memory", value_parser = task_store)]
+    task_store: TaskStoreChoice,
     #[command(flatten)]
     flags: ServerFlags,
 }
@@ -163,6 +169,42 @@ fn open_db(
     }
 }
 
+/// Where `--task-store` keeps tasks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum TaskStoreChoice {
+    Memory,
+    Redis(String),
+}
+
+fn task_store(value: &str) -> Result<TaskStoreChoice, String> {
+    if value == "memory" {
+        Ok(TaskStoreChoice::Memory)
+    } else if value.starts_with("redis://") || value.starts_with("rediss://") {
+        Ok(TaskStoreChoice::Redis(value.to_owned()))
+    } else {
+        Err(String::from(
+            "expected memory or a Redis URL (redis://host:port/db)",
+        ))
+    }
+}
+
+/// `builder` keeping its tasks where `--task-store` says; the banner line
+/// naming a Redis store.
+fn with_task_store(
+    builder: mcp_fusion::ServerBuilder,
+    choice: &TaskStoreChoice,
+) -> Result<(mcp_fusion::ServerBuilder, Option<String>), String> {
+    match choice {
+        TaskStoreChoice::Memory => Ok((builder, None)),
+        TaskStoreChoice::Redis(url) => {
+            let store =
+                mcp_fusion::server::tasks::RedisTaskStore::new(url).map_err(|e| e.to_string())?;
+            let line = format!("tasks: kept in Redis at {}", store.url());
+            Ok((builder.task_store(store), Some(line)))
+        }
+    }
+}
+
 async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> {
     let format = args.flags.log_format;
     let Some(opened) = opened else {
@@ -179,6 +221,10 @@ async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> 
             );
             conformance_example::builder()
         };
+        let (builder, line) = with_task_store(builder, &args.task_store)?;
+        if let Some(line) = line {
+            say!(format, "  {line}");
+        }
         return serve_built(&args.flags, builder).await;
     };
     let OpenedDb { path, existed, db } = opened;
@@ -226,6 +272,10 @@ async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> 
             .map_err(|e| e.to_string())?
             .fail_mode(args.flags.redis_fail);
         builder = builder.rate_limit_store(store);
+    }
+    let (builder, line) = with_task_store(builder, &args.task_store)?;
+    if let Some(line) = line {
+        say!(format, "  {line}");
     }
     serve_built(&args.flags, builder).await
 }

@@ -106,7 +106,7 @@ pub mod validation;
 // through its module (`mcp_fusion::transport::HttpOptions`,
 // `mcp_fusion::error::ValidationFailure`, `mcp_fusion::contract::Lockfile`, …).
 pub use capability::{
-    Action, BuildError, CompletionRequest, Group, Prompt, Resource, ResourceTemplate,
+    Action, BuildError, CompletionRequest, Group, Prompt, Resource, ResourceTemplate, TaskSupport,
 };
 #[cfg(feature = "client")]
 pub use client::{FusionClient, FusionClientError};

@@ -20,6 +20,7 @@ mod input_required;
 mod prompts;
 mod resources;
 mod stateless;
+mod tasks;
 mod tools;
 
 use mcp_fusion::{BuildError, FusionServer, ServerBuilder};
@@ -36,6 +37,7 @@ pub fn builder() -> ServerBuilder {
     let builder = resources::register(builder);
     let builder = stateless::register(builder);
     let builder = custom_headers::register(builder);
+    let builder = tasks::register(builder);
     let builder = prompts::register(builder);
     input_required::register(builder)
 }

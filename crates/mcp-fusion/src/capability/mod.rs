@@ -19,5 +19,5 @@ pub use completion::{CompletionRequest, MAX_COMPLETION_VALUES};
 pub use prompt::Prompt;
 pub(crate) use resource::contents;
 pub use resource::{Resource, ResourceTemplate};
-pub use tool::{Action, ActionListing, Group, Hints, ToolListing};
+pub use tool::{Action, ActionListing, Group, Hints, TaskSupport, ToolListing};
 pub(crate) use tool::{Definition, RegisteredAction, Registry, RouteError, Shown};

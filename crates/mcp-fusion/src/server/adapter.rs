@@ -16,12 +16,14 @@ use rmcp::model::{
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
     SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
+use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
 use super::Connection;
 use super::dispatch::{CallRequest, Origin};
 use super::input_required::{Asking, Rounds};
 use super::pagination::{ListKind, cursor_of};
+use super::task_call::{self, Answer};
 use crate::capability::Shown;
 use crate::handler::{Capability, Principal};
 
@@ -349,6 +351,24 @@ impl ServerHandler for Connection {
         ) {
             return Err(refused);
         }
+        let support = self
+            .server
+            .registry()
+            .task_support(&request.name, request.arguments.as_ref());
+        let answer = task_call::answer(support, &context);
+        if let Answer::Refused(error) = answer {
+            return Err(error);
+        }
+        if let Answer::Task = answer {
+            // A task's handler asks the client through the task
+            // (`inputRequests` answered by `tasks/update`), not in rounds.
+            let call = CallRequest {
+                name: request.name.into_owned(),
+                arguments: request.arguments,
+                origin: self.origin_with(&context, None),
+            };
+            return task_call::start(&self.server, call, context.client_capabilities()).await;
+        }
         let asking = Asking {
             method: "tools/call",
             name: &request.name,
@@ -376,5 +396,41 @@ impl ServerHandler for Connection {
                 Some(unknown.data),
             )),
         }
+    }
+
+    /// `tasks/get` (SEP-2663): the task as the store holds it, its
+    /// `result` the `CallToolResult` a direct call would have returned.
+    /// rmcp answers `-32601` when no action runs as a task, `-32021` when
+    /// the request did not declare the tasks extension.
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, rmcp::ErrorData> {
+        self.server.tasks().get(&request.task_id).await
+    }
+
+    /// `tasks/update` (SEP-2663): the client's `inputResponses` to a task's
+    /// `inputRequests`; acknowledged for a known task.
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        self.server
+            .tasks()
+            .update(&request.task_id, request.input_responses)
+            .await
+    }
+
+    /// `tasks/cancel` (SEP-2663): cancels the task's handler when it runs on
+    /// this replica, records `cancelled` in the store in any case; a
+    /// terminal task is left as it is. The same empty acknowledgement.
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        self.server.tasks().cancel(&request.task_id).await
     }
 }

@@ -4,6 +4,7 @@ use tower::{Layer, Service};
 
 use std::future::Future;
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
 
 use super::FusionServer;
 use super::dispatch::{Claims, Fallback};
@@ -11,6 +12,7 @@ use super::fusion_server::{ListHook, ServerIdentity, ServerInner, Settings};
 use super::in_flight::InFlight;
 use super::pagination::{DEFAULT_PAGE_SIZE, Pager};
 use super::request_state::RequestStates;
+use super::tasks::{DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore, Tasks};
 
 use crate::capability::{
     Action, Assembly, BuildError, Catalog, Definition, Group, Prompt, Registry, Resource,
@@ -65,6 +67,9 @@ pub struct ServerBuilder {
     fallback: Option<(Claims, Action)>,
     before_tools_list: Vec<ListHook>,
     on_built: Vec<BuiltHook>,
+    task_store: Option<Arc<dyn TaskStore>>,
+    task_ttl: Option<Duration>,
+    task_poll_interval: Duration,
     page_size: usize,
     signing_key: Option<secrecy::SecretSlice<u8>>,
     request_state_ttl: std::time::Duration,
@@ -101,10 +106,39 @@ impl ServerBuilder {
             fallback: None,
             before_tools_list: Vec::new(),
             on_built: Vec::new(),
+            task_store: None,
+            task_ttl: Some(DEFAULT_TASK_TTL),
+            task_poll_interval: DEFAULT_POLL_INTERVAL,
             page_size: DEFAULT_PAGE_SIZE,
             signing_key: None,
             request_state_ttl: super::request_state::DEFAULT_TTL,
         }
+    }
+
+    /// Where the tasks of actions that run as tasks
+    /// ([`Action::task_support`]) are kept; default a
+    /// [`MemoryTaskStore`](super::tasks::MemoryTaskStore) of this process.
+    /// With a shared store ([`RedisTaskStore`](super::tasks::RedisTaskStore),
+    /// feature `redis`) any replica answers `tasks/get` and `tasks/cancel`
+    /// for a task another one runs.
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.task_store = Some(Arc::new(store));
+        self
+    }
+
+    /// How long a task is kept after its creation, sent as its `ttlMs`
+    /// (SEP-2663 `Task.ttlMs`); `None` keeps it until the store evicts it
+    /// (`ttlMs: null`). Default [`DEFAULT_TASK_TTL`] (one hour).
+    pub fn task_ttl(mut self, ttl: Option<Duration>) -> Self {
+        self.task_ttl = ttl;
+        self
+    }
+
+    /// How often a client should poll `tasks/get`, sent as each task's
+    /// `pollIntervalMs`. Default [`DEFAULT_POLL_INTERVAL`] (one second).
+    pub fn task_poll_interval(mut self, interval: Duration) -> Self {
+        self.task_poll_interval = interval;
+        self
     }
 
     /// Instructions for the client, sent at initialization.
@@ -498,6 +532,12 @@ impl ServerBuilder {
             connections: Arc::default(),
             fallback,
             before_tools_list: self.before_tools_list,
+            tasks: Arc::new(Tasks::new(
+                self.task_store
+                    .unwrap_or_else(|| Arc::new(MemoryTaskStore::new())),
+                self.task_ttl,
+                self.task_poll_interval,
+            )),
             pager,
             request_states,
         });

@@ -15,6 +15,7 @@ use super::dispatch::{CallRequest, Fallback, Origin, UnknownTool, run};
 use super::in_flight::InFlight;
 use super::listen;
 use super::session::{Connections, Session};
+use super::tasks::Tasks;
 use super::tool_set::ToolSet;
 use crate::capability::{
     Action, Assembly, BuildError, Catalog, Group, Prompt, Registry, Resource, ResourceTemplate,
@@ -66,6 +67,8 @@ pub(crate) struct ServerInner {
     /// Awaited, in order, before every `tools/list`
     /// ([`ServerBuilder::before_tools_list`]).
     pub(crate) before_tools_list: Vec<ListHook>,
+    /// The tasks of actions that run as tasks, and their store.
+    pub(crate) tasks: Arc<Tasks>,
     /// Cuts the lists into pages ([`ServerBuilder::page_size`],
     /// [`ServerBuilder::signing_key`]).
     pub(crate) pager: super::pagination::Pager,
@@ -188,6 +191,15 @@ impl FusionServer {
     }
 
     /// The tools as they are now.
+    pub(crate) fn tasks(&self) -> &Tasks {
+        &self.inner.tasks
+    }
+
+    /// The server's tasks, shared (for a task's client link).
+    pub(crate) fn tasks_shared(&self) -> Arc<Tasks> {
+        Arc::clone(&self.inner.tasks)
+    }
+
     pub(crate) fn registry(&self) -> Arc<Registry> {
         Arc::clone(
             &self

@@ -140,6 +140,14 @@ impl Connection {
             capabilities.completions = Some(Map::new());
         }
         capabilities.logging = Some(Map::new());
+        if self.server.registry().any_task_support() {
+            // SEP-2663: the tasks extension, under `extensions` (never a
+            // `tasks` slot).
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(rmcp::model::TASKS_EXTENSION_ID.to_owned(), Map::new());
+        }
         capabilities
     }
 

@@ -16,5 +16,8 @@ mod guards;
 mod metrics;
 #[cfg(feature = "redis")]
 mod redis;
+#[cfg(feature = "redis")]
+#[path = "../support/redis_server.rs"]
+mod redis_server;
 #[cfg(all(feature = "client", feature = "http", feature = "redis"))]
 mod secrets;

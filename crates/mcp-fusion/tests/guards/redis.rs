@@ -2,8 +2,6 @@
 //! one limit shared by several servers, atomic under concurrency, bounded and
 //! fail-open/fail-closed while Redis is down or slow, and recovery.
 
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use mcp_fusion::guard::{FailMode, RateLimit, RateLimitScope, RedisStore};
@@ -11,73 +9,7 @@ use mcp_fusion::{Action, CallContext, FusionServer, Group, NoArgs, ToolError};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
-/// A `redis-server` on a free loopback port, killed on drop.
-struct Redis {
-    child: Child,
-    port: u16,
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-impl Redis {
-    fn start_on(port: u16) -> Redis {
-        let child = Command::new("redis-server")
-            .args([
-                "--port",
-                &port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--enable-debug-command",
-                "local",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server must be installed (scripts/test installs it)");
-        let redis = Redis { child, port };
-        let client = redis::Client::open(redis.url()).unwrap();
-        for _ in 0..200 {
-            if let Ok(mut conn) = client.get_connection()
-                && redis::cmd("PING").query::<String>(&mut conn).is_ok()
-            {
-                return redis;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        panic!("redis-server did not answer on port {port}");
-    }
-
-    fn start() -> Redis {
-        Redis::start_on(free_port())
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/0", self.port)
-    }
-
-    fn stop(mut self) -> u16 {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        self.port
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use crate::redis_server::{Redis, free_port};
 
 fn server(store: RedisStore, limit: RateLimit) -> FusionServer {
     async fn ping(_ctx: CallContext, _args: NoArgs) -> Result<&'static str, ToolError> {

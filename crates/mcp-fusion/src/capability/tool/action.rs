@@ -4,6 +4,7 @@
 use rmcp::model::{ClientCapabilities, JsonObject, Tool};
 use serde_json::Value;
 
+use super::TaskSupport;
 use crate::capability::assembly::VisibleFn;
 use crate::capability::settings::settings_setters;
 use crate::guard::{Concurrency, ConcurrencySetting, Guards};
@@ -59,6 +60,7 @@ pub struct Action {
     pub(crate) handler: Erased<ToolOutput>,
     pub(crate) layers: Vec<BoxLayer>,
     pub(crate) visible_when: Vec<VisibleFn>,
+    pub(crate) task_support: TaskSupport,
 }
 
 /// Where an action's input schema comes from.
@@ -116,6 +118,7 @@ impl Action {
             handler: erase(handler),
             layers: Vec::new(),
             visible_when: Vec::new(),
+            task_support: TaskSupport::Forbidden,
         }
     }
 
@@ -295,6 +298,15 @@ impl Action {
     /// ```
     pub fn requires_client(mut self, capabilities: ClientCapabilities) -> Self {
         self.requires_client = Some(Box::new(capabilities));
+        self
+    }
+
+    /// Whether calls of this action may run as a task ([`TaskSupport`];
+    /// default [`TaskSupport::Forbidden`]). The server then advertises the
+    /// tasks extension `io.modelcontextprotocol/tasks` in its capabilities
+    /// (SEP-2663).
+    pub fn task_support(mut self, support: TaskSupport) -> Self {
+        self.task_support = support;
         self
     }
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::action::InputSchema;
 use super::listing::{ActionListing, ActionSummary, ToolListing, group_listing, plain_description};
-use super::{Action, Group, Hints};
+use super::{Action, Group, Hints, TaskSupport};
 use crate::capability::BuildError;
 use crate::capability::assembly::{Assembly, Callable, Parts, VisibleFn};
 use crate::guard::Guards;
@@ -40,6 +40,8 @@ pub(crate) struct RegisteredAction {
     /// The top-level properties of its input schema, in schema order (for
     /// suggesting the action a discriminator-less call's fields fit).
     pub fields: Vec<String>,
+    /// Whether its calls may run as a task.
+    pub task_support: TaskSupport,
 }
 
 /// One MCP tool: a plain tool (one action, no discriminator) or a group.
@@ -259,6 +261,7 @@ fn register_action(
         requires_client: action.requires_client.as_deref().cloned(),
         description: action.description.clone().unwrap_or_default(),
         fields,
+        task_support: action.task_support,
     };
     Ok((registered, listing))
 }
@@ -456,6 +459,36 @@ impl Registry {
     /// The tool named `name`.
     pub fn tool(&self, name: &str) -> Option<&RegisteredTool> {
         self.index.get(name).map(|&i| &*self.tools[i])
+    }
+
+    /// The [`TaskSupport`] of the action a call of tool `name` with
+    /// `arguments` reaches: a group's action by its discriminator (a missing
+    /// or unknown one, or an unknown tool: [`TaskSupport::Forbidden`], the
+    /// call is answered directly with its routing error).
+    pub fn task_support(
+        &self,
+        name: &str,
+        arguments: Option<&serde_json::Map<String, Value>>,
+    ) -> TaskSupport {
+        let Some(tool) = self.tool(name) else {
+            return TaskSupport::Forbidden;
+        };
+        match tool.discriminator.as_deref() {
+            None => tool.actions[0].task_support,
+            Some(field) => arguments
+                .and_then(|args| args.get(field))
+                .and_then(Value::as_str)
+                .and_then(|key| tool.action(key))
+                .map_or(TaskSupport::Forbidden, |action| action.task_support),
+        }
+    }
+
+    /// Whether any action may run as a task (the server then advertises the
+    /// tasks extension).
+    pub fn any_task_support(&self) -> bool {
+        self.tools
+            .iter()
+            .any(|tool| tool.actions.iter().any(|a| a.task_support.allows_task()))
     }
 
     /// Every tool, in registration order.

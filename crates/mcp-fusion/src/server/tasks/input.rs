@@ -1,0 +1,201 @@
+//! Input inside a task (SEP-2663 "Task Update Requests"): a task's handler
+//! asks the client through its [`CallContext`](crate::CallContext) as in a
+//! direct call (`elicit`, `create_message`); here the request becomes one
+//! of the task's `inputRequests` (status `input_required` on `tasks/get`),
+//! and the handler resumes when `tasks/update` delivers its
+//! `inputResponses` entry.
+//!
+//! [`TaskChannel`] is the handler's client link in a task; [`Waits`] holds
+//! the outstanding requests of the tasks running on this replica.
+
+#![allow(deprecated)] // sampling: SEP-2577 deprecates it for 2026-07-28
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use futures::future::BoxFuture;
+use rmcp::model::{
+    ClientCapabilities, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequest, ElicitRequestParams, ElicitResult, InputRequest, InputRequests, InputResponses,
+    ListRootsRequest, ListRootsResult, Task,
+};
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use super::Tasks;
+use crate::handler::{ClientChannel, ClientFailure, InputRounds, LogLevel};
+
+/// One outstanding request of a task, and where its answer goes.
+struct Outstanding {
+    request: InputRequest,
+    answer: oneshot::Sender<Value>,
+}
+
+/// The outstanding input requests of the tasks running on this replica, by
+/// task id, then by key (`input-N`, unique over the process's life, so over
+/// each task's: SEP-2663 requires a key never be reused within a task).
+#[derive(Default)]
+pub(crate) struct Waits {
+    tasks: Mutex<HashMap<String, BTreeMap<String, Outstanding>>>,
+    next_key: AtomicU64,
+}
+
+impl Waits {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, BTreeMap<String, Outstanding>>> {
+        self.tasks.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Adds `request` to task `task_id`'s outstanding ones; its key and the
+    /// receiver of its answer.
+    pub(crate) fn add(
+        &self,
+        task_id: &str,
+        request: InputRequest,
+    ) -> (String, oneshot::Receiver<Value>) {
+        let key = format!(
+            "input-{}",
+            self.next_key.fetch_add(1, Ordering::Relaxed) + 1
+        );
+        let (answer, receiver) = oneshot::channel();
+        let mut tasks = self.lock();
+        let outstanding = tasks.entry(task_id.to_owned()).or_default();
+        outstanding.insert(key.clone(), Outstanding { request, answer });
+        (key, receiver)
+    }
+
+    /// Delivers the `responses` whose keys are outstanding for task
+    /// `task_id` (others are ignored, SEP-2663); `false` when the task waits
+    /// for nothing on this replica.
+    pub(crate) fn answer(&self, task_id: &str, responses: InputResponses) -> bool {
+        let mut tasks = self.lock();
+        let Some(outstanding) = tasks.get_mut(task_id) else {
+            return false;
+        };
+        for (key, value) in responses {
+            if let Some(waiting) = outstanding.remove(&key) {
+                // The handler may have ended meanwhile (cancelled): nobody
+                // to tell.
+                let _ = waiting.answer.send(value);
+            }
+        }
+        if outstanding.is_empty() {
+            tasks.remove(task_id);
+        }
+        true
+    }
+
+    /// The requests outstanding for task `task_id` now.
+    pub(crate) fn outstanding(&self, task_id: &str) -> InputRequests {
+        self.lock()
+            .get(task_id)
+            .map(requests_of)
+            .unwrap_or_default()
+    }
+
+    /// Forgets the task's outstanding requests (it ended).
+    pub(crate) fn forget(&self, task_id: &str) {
+        self.lock().remove(task_id);
+    }
+
+    /// Forgets one request (its handler stopped waiting).
+    pub(crate) fn forget_key(&self, task_id: &str, key: &str) {
+        let mut tasks = self.lock();
+        if let Some(outstanding) = tasks.get_mut(task_id) {
+            outstanding.remove(key);
+            if outstanding.is_empty() {
+                tasks.remove(task_id);
+            }
+        }
+    }
+}
+
+fn requests_of(outstanding: &BTreeMap<String, Outstanding>) -> InputRequests {
+    outstanding
+        .iter()
+        .map(|(key, waiting)| (key.clone(), waiting.request.clone()))
+        .collect()
+}
+
+/// The client link of a task's handler: its requests to the client become
+/// the task's `inputRequests` (keyed `input-N`, never a handler's key, so
+/// that no key is reused within a task, SEP-2663); progress and log
+/// notifications are not sent (SEP-2663: not supported on tasks).
+pub(crate) struct TaskChannel {
+    pub(crate) tasks: Arc<Tasks>,
+    pub(crate) seed: Task,
+    /// What the request that created the task declared.
+    pub(crate) capabilities: Option<ClientCapabilities>,
+}
+
+impl std::fmt::Debug for TaskChannel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskChannel")
+            .field("task_id", &self.seed.task_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TaskChannel {
+    async fn ask<T: serde::de::DeserializeOwned>(
+        &self,
+        request: InputRequest,
+    ) -> Result<T, ClientFailure> {
+        let answer = self.tasks.ask(&self.seed, request).await?;
+        serde_json::from_value(answer).map_err(|e| {
+            ClientFailure::Failed(format!(
+                "the client's inputResponses entry is not a valid result: {e}"
+            ))
+        })
+    }
+}
+
+impl ClientChannel for TaskChannel {
+    fn progress(
+        &self,
+        _progress: f64,
+        _total: Option<f64>,
+        _message: Option<String>,
+    ) -> BoxFuture<'_, bool> {
+        Box::pin(std::future::ready(false))
+    }
+
+    fn log(&self, _level: LogLevel, _logger: String, _data: Value) -> BoxFuture<'_, bool> {
+        Box::pin(std::future::ready(false))
+    }
+
+    fn create_message(
+        &self,
+        _key: Option<String>,
+        params: CreateMessageRequestParams,
+    ) -> BoxFuture<'_, Result<CreateMessageResult, ClientFailure>> {
+        Box::pin(
+            self.ask(InputRequest::CreateMessage(CreateMessageRequest::new(
+                params,
+            ))),
+        )
+    }
+
+    fn elicit(
+        &self,
+        _key: Option<String>,
+        params: ElicitRequestParams,
+    ) -> BoxFuture<'_, Result<ElicitResult, ClientFailure>> {
+        Box::pin(self.ask(InputRequest::Elicitation(ElicitRequest::new(params))))
+    }
+
+    fn list_roots(
+        &self,
+        _key: Option<String>,
+    ) -> BoxFuture<'_, Result<ListRootsResult, ClientFailure>> {
+        Box::pin(self.ask(InputRequest::ListRoots(ListRootsRequest::default())))
+    }
+
+    fn client_capabilities(&self) -> Option<ClientCapabilities> {
+        self.capabilities.clone()
+    }
+
+    fn rounds(&self) -> Option<&Arc<InputRounds>> {
+        None
+    }
+}

@@ -1,0 +1,394 @@
+//! Tools run as tasks (the 2026-07-28 Tasks extension
+//! `io.modelcontextprotocol/tasks`, SEP-2663): the [`TaskStore`] trait and
+//! its two implementations, and the crate-private [`Tasks`] that creates,
+//! settles, reads and cancels a server's tasks.
+//!
+//! A task's handler runs on the replica that created it, with a
+//! cancellation token of its own; `tasks/cancel` on that replica cancels the
+//! token (the handler ends with `CANCELLED`), on another one it is recorded
+//! in the store (the task reads `cancelled` everywhere; the running replica's
+//! result is then dropped).
+
+mod input;
+mod memory;
+#[cfg(feature = "redis")]
+mod redis_store;
+mod store;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, SystemTime};
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    DetailedTask, GetTaskResult, InputRequest, InputResponses, Task, TaskPayload, TaskStatus,
+};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+pub(crate) use input::TaskChannel;
+use input::Waits;
+pub use memory::{DEFAULT_MAX_TASKS, MemoryTaskStore};
+#[cfg(feature = "redis")]
+pub use redis_store::RedisTaskStore;
+pub use store::{TaskStore, TaskStoreError};
+
+/// The default `ttlMs` of a task: one hour.
+pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
+
+/// The default `pollIntervalMs` of a task: one second.
+pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
+
+/// A task running on this replica.
+struct Running {
+    /// What `tasks/cancel` cancels.
+    token: CancellationToken,
+    /// Its seed (id, creation time, TTL), for the states it records.
+    seed: Task,
+}
+
+/// A server's tasks: its store, the tasks running here and their
+/// outstanding input requests.
+pub(crate) struct Tasks {
+    store: Arc<dyn TaskStore>,
+    running: Mutex<HashMap<String, Running>>,
+    waits: Waits,
+    /// Held while a running task's input state is written, so that the
+    /// store gets those writes in the order of the changes.
+    writes: tokio::sync::Mutex<()>,
+    ttl: Option<Duration>,
+    poll_interval: Duration,
+}
+
+/// The time now as RFC 3339 (ISO 8601) UTC with milliseconds
+/// (`2026-12-02T07:15:54.123Z`), as `createdAt` / `lastUpdatedAt` carry it.
+fn now() -> String {
+    humantime::format_rfc3339_millis(SystemTime::now()).to_string()
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// `-32603` for a store that did not answer.
+fn store_error(err: &TaskStoreError) -> ErrorData {
+    ErrorData::internal_error(err.to_string(), None)
+}
+
+/// `-32602` for a task id the store does not hold (SEP-2663 "Task
+/// Polling"; the conformance suite's `tasks-dispatch-and-envelope`).
+pub(crate) fn unknown_task(task_id: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        format!(
+            "Unknown task \"{task_id}\": no task has this id, or its ttlMs has passed. Call the tool again to start a new task."
+        ),
+        Some(serde_json::json!({ "taskId": task_id })),
+    )
+}
+
+impl Tasks {
+    /// Tasks kept in `store`, each with `ttl` (`None`: `ttlMs: null`) and
+    /// `poll_interval`.
+    pub(crate) fn new(
+        store: Arc<dyn TaskStore>,
+        ttl: Option<Duration>,
+        poll_interval: Duration,
+    ) -> Self {
+        Tasks {
+            store,
+            running: Mutex::new(HashMap::new()),
+            waits: Waits::default(),
+            writes: tokio::sync::Mutex::new(()),
+            ttl,
+            poll_interval,
+        }
+    }
+
+    /// Watches the store while the task `seed` runs here: when another
+    /// replica records it `cancelled` (its `tasks/cancel`), `token` is
+    /// cancelled, so that the handler stops here too. Reads the store once
+    /// every poll interval; ends when the task ends or its token is
+    /// cancelled.
+    pub(crate) async fn watch_cancel(&self, seed: &Task, token: &CancellationToken) {
+        loop {
+            tokio::select! {
+                () = token.cancelled() => return,
+                () = tokio::time::sleep(self.poll_interval) => {}
+            }
+            if !self.lock().contains_key(&seed.task_id) {
+                return;
+            }
+            match self.store.get(&seed.task_id).await {
+                Ok(Some(task)) if task.status() == TaskStatus::Cancelled => {
+                    token.cancel();
+                    return;
+                }
+                // Ended or gone (TTL): nothing left to stop.
+                Ok(Some(task)) if task.status().is_terminal() => return,
+                Ok(None) => return,
+                _ => {}
+            }
+        }
+    }
+
+    /// Creates a `working` task, durable in the store when this returns; its
+    /// seed (for the `CreateTaskResult`) and the token that cancels its
+    /// handler.
+    ///
+    /// # Errors
+    /// `-32603` when the store did not take it.
+    pub(crate) async fn create(&self) -> Result<(Task, CancellationToken), ErrorData> {
+        let created = now();
+        let mut task = Task::new(
+            uuid::Uuid::new_v4().to_string(),
+            TaskStatus::Working,
+            created.clone(),
+            created,
+        )
+        .with_poll_interval_ms(millis(self.poll_interval));
+        task.ttl_ms = self.ttl.map(millis);
+        let token = CancellationToken::new();
+        self.lock().insert(
+            task.task_id.clone(),
+            Running {
+                token: token.clone(),
+                seed: task.clone(),
+            },
+        );
+        if let Err(err) = self
+            .store
+            .create(DetailedTask::new(task.clone(), TaskPayload::Working))
+            .await
+        {
+            self.lock().remove(&task.task_id);
+            return Err(store_error(&err));
+        }
+        Ok((task, token))
+    }
+
+    /// Records the end of the task `seed` started as: `payload` (its
+    /// `completed` result, `failed` error or `cancelled`), unless the task is
+    /// already terminal (cancelled from another replica).
+    pub(crate) async fn settle(&self, seed: &Task, payload: TaskPayload) {
+        self.lock().remove(&seed.task_id);
+        self.waits.forget(&seed.task_id);
+        let mut task = seed.clone();
+        task.last_updated_at = now();
+        if let Err(err) = self.store.update(DetailedTask::new(task, payload)).await {
+            tracing::warn!(task_id = %seed.task_id, "the end of a task was not recorded: {err}");
+        }
+    }
+
+    /// `tasks/get`: the task as stored.
+    ///
+    /// # Errors
+    /// `-32602` for an unknown task, `-32603` when the store did not answer.
+    pub(crate) async fn get(&self, task_id: &str) -> Result<GetTaskResult, ErrorData> {
+        match self.store.get(task_id).await {
+            Ok(Some(task)) => Ok(GetTaskResult::new(task)),
+            Ok(None) => Err(unknown_task(task_id)),
+            Err(err) => Err(store_error(&err)),
+        }
+    }
+
+    /// `tasks/cancel`: a task not yet terminal becomes `cancelled` in the
+    /// store, and its handler's token is cancelled when it runs here; a
+    /// terminal one stays as it is (the same empty acknowledgement, SEP-2663
+    /// "Task Cancellation").
+    ///
+    /// # Errors
+    /// `-32602` for an unknown task, `-32603` when the store did not answer.
+    pub(crate) async fn cancel(&self, task_id: &str) -> Result<(), ErrorData> {
+        let stored = match self.store.get(task_id).await {
+            Ok(Some(task)) => task,
+            Ok(None) => return Err(unknown_task(task_id)),
+            Err(err) => return Err(store_error(&err)),
+        };
+        if !stored.status().is_terminal() {
+            let mut task = stored.task;
+            task.last_updated_at = now();
+            task.status_message = Some(String::from("Cancelled by the client."));
+            self.store
+                .update(DetailedTask::new(task, TaskPayload::Cancelled))
+                .await
+                .map_err(|err| store_error(&err))?;
+        }
+        if let Some(running) = self.lock().remove(task_id) {
+            running.token.cancel();
+        }
+        self.waits.forget(task_id);
+        Ok(())
+    }
+
+    /// `tasks/update`: the `responses` whose keys are outstanding for a
+    /// task running here go to its handler, which resumes once none is left
+    /// (the task reads `working` again; until then `input_required` with the
+    /// keys still outstanding); others are ignored (SEP-2663 "Task Update
+    /// Requests"). Acknowledged for any known task.
+    ///
+    /// A task running on another replica does not get responses sent here:
+    /// they are acknowledged and dropped (the store does not carry them).
+    ///
+    /// # Errors
+    /// `-32602` for an unknown task, `-32603` when the store did not answer.
+    pub(crate) async fn update(
+        &self,
+        task_id: &str,
+        responses: InputResponses,
+    ) -> Result<(), ErrorData> {
+        if self.waits.answer(task_id, responses) {
+            let seed = self.lock().get(task_id).map(|running| running.seed.clone());
+            if let Some(seed) = seed {
+                self.record_inputs(&seed).await;
+            }
+            return Ok(());
+        }
+        match self.store.get(task_id).await {
+            Ok(Some(_)) => Ok(()),
+            Ok(None) => Err(unknown_task(task_id)),
+            Err(err) => Err(store_error(&err)),
+        }
+    }
+
+    /// Asks the client `request` inside the task `seed` started as: the task
+    /// reads `input_required` with it among its `inputRequests` until
+    /// `tasks/update` answers its key; the answer.
+    pub(crate) async fn ask(
+        &self,
+        seed: &Task,
+        request: InputRequest,
+    ) -> Result<Value, crate::handler::ClientFailure> {
+        let (key, receiver) = self.waits.add(&seed.task_id, request);
+        // Dropped with the handler's future (the task was cancelled): the
+        // request is no longer outstanding.
+        struct Forget<'a>(&'a Waits, &'a str, &'a str);
+        impl Drop for Forget<'_> {
+            fn drop(&mut self) {
+                self.0.forget_key(self.1, self.2);
+            }
+        }
+        let _forget = Forget(&self.waits, &seed.task_id, &key);
+        self.record_inputs(seed).await;
+        receiver.await.map_err(|_| {
+            crate::handler::ClientFailure::Failed(String::from(
+                "the task ended before the client answered",
+            ))
+        })
+    }
+
+    /// Records the input state of the running task `seed`: `input_required`
+    /// with its outstanding requests, `working` when none is left.
+    async fn record_inputs(&self, seed: &Task) {
+        let _order = self.writes.lock().await;
+        let outstanding = self.waits.outstanding(&seed.task_id);
+        let payload = if outstanding.is_empty() {
+            TaskPayload::Working
+        } else {
+            TaskPayload::InputRequired {
+                input_requests: outstanding,
+            }
+        };
+        let mut task = seed.clone();
+        task.last_updated_at = now();
+        if let Err(err) = self.store.update(DetailedTask::new(task, payload)).await {
+            tracing::warn!(task_id = %seed.task_id, "a task's input state was not recorded: {err}");
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
+        self.running.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use rmcp::model::{ErrorCode, TaskPayload};
+    use serde_json::json;
+
+    use super::{MemoryTaskStore, Tasks};
+
+    fn tasks() -> Tasks {
+        Tasks::new(
+            Arc::new(MemoryTaskStore::new()),
+            Some(std::time::Duration::from_secs(60)),
+            std::time::Duration::from_millis(500),
+        )
+    }
+
+    #[tokio::test]
+    async fn an_unknown_task_is_invalid_params() {
+        let tasks = tasks();
+        for err in [
+            tasks.get("nope").await.unwrap_err(),
+            tasks.cancel("nope").await.unwrap_err(),
+            tasks.update("nope", Default::default()).await.unwrap_err(),
+        ] {
+            assert_eq!(err.code, ErrorCode::INVALID_PARAMS);
+            assert_eq!(
+                err.message,
+                "Unknown task \"nope\": no task has this id, or its ttlMs has passed. Call the tool again to start a new task."
+            );
+            assert_eq!(err.data, Some(json!({"taskId": "nope"})));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_created_task_is_working_with_its_ttl_and_poll_interval() {
+        let tasks = tasks();
+        let (seed, token) = tasks.create().await.unwrap();
+        assert!(!token.is_cancelled());
+        let read = serde_json::to_value(tasks.get(&seed.task_id).await.unwrap()).unwrap();
+        assert_eq!(read["resultType"], "complete");
+        assert_eq!(read["taskId"], json!(seed.task_id));
+        assert_eq!(read["status"], "working");
+        assert_eq!(read["ttlMs"], 60_000);
+        assert_eq!(read["pollIntervalMs"], 500);
+        assert_eq!(read["createdAt"], read["lastUpdatedAt"]);
+        assert!(humantime::parse_rfc3339(read["createdAt"].as_str().unwrap()).is_ok());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_cancel_recorded_by_another_replica_reaches_the_handler_here() {
+        let store = Arc::new(MemoryTaskStore::new());
+        let here = Tasks::new(store.clone(), None, std::time::Duration::from_millis(500));
+        let elsewhere = Tasks::new(store, None, std::time::Duration::from_millis(500));
+        let (seed, token) = here.create().await.unwrap();
+        let watching = async { here.watch_cancel(&seed, &token).await };
+        let cancelling = async {
+            elsewhere.cancel(&seed.task_id).await.unwrap();
+        };
+        // The other replica's cancel records it; the next read of the store
+        // here (paused clock: 500 ms later) cancels the handler's token.
+        tokio::join!(watching, cancelling);
+        assert!(token.is_cancelled());
+    }
+
+    #[tokio::test]
+    async fn cancel_reaches_the_handler_and_a_finished_task_stays_completed() {
+        let tasks = tasks();
+        let (running, token) = tasks.create().await.unwrap();
+        tasks.cancel(&running.task_id).await.unwrap();
+        assert!(token.is_cancelled());
+        let read = serde_json::to_value(tasks.get(&running.task_id).await.unwrap()).unwrap();
+        assert_eq!(read["status"], "cancelled");
+        assert_eq!(read["statusMessage"], "Cancelled by the client.");
+
+        let (finished, token) = tasks.create().await.unwrap();
+        let result = serde_json::from_value(json!({
+            "content": [{"type": "text", "text": "done"}],
+            "isError": false
+        }))
+        .unwrap();
+        tasks
+            .settle(&finished, TaskPayload::Completed { result })
+            .await;
+        // The same acknowledgement; the task stays completed.
+        tasks.cancel(&finished.task_id).await.unwrap();
+        assert!(!token.is_cancelled());
+        let read = serde_json::to_value(tasks.get(&finished.task_id).await.unwrap()).unwrap();
+        assert_eq!(read["status"], "completed");
+        assert_eq!(read["result"]["content"][0]["text"], "done");
+    }
+}

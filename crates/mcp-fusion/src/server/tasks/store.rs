@@ -1,0 +1,73 @@
+//! [`TaskStore`]: where tasks live between their creation and their TTL, so
+//! that any replica answers `tasks/get` and `tasks/cancel` for a task another
+//! one runs.
+
+use futures::future::BoxFuture;
+use rmcp::model::DetailedTask;
+
+/// Why a task store could not answer.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TaskStoreError {
+    /// The store's backend (Redis) did not answer; `reason` says why (never
+    /// the URL's credentials). A `tasks/get`, `tasks/update` or
+    /// `tasks/cancel` is answered with JSON-RPC error `-32603`.
+    #[error("the task store is unavailable: {reason}")]
+    Unavailable {
+        /// What failed.
+        reason: String,
+    },
+    /// A stored task could not be read back (written by an incompatible
+    /// version).
+    #[error("the stored task {task_id} cannot be read: {reason}")]
+    Corrupt {
+        /// The task's id.
+        task_id: String,
+        /// The JSON error.
+        reason: String,
+    },
+}
+
+/// Where a server keeps its tasks (the 2026-07-28 Tasks extension
+/// `io.modelcontextprotocol/tasks`, SEP-2663): each one as the `DetailedTask`
+/// `tasks/get` answers (status, timestamps, `ttlMs`, and the `result`,
+/// `error` or `inputRequests` of its status).
+///
+/// A task is kept until its `ttlMs` (milliseconds from its creation) has
+/// passed; `ttlMs: null` keeps it until the store evicts it. Once a task is
+/// terminal (`completed`, `failed`, `cancelled`) it never changes again: a
+/// cancel that arrives after the result, or a result that arrives after the
+/// cancel, is dropped ([`TaskStore::update`] returns `false`).
+///
+/// Two implementations: [`MemoryTaskStore`](super::MemoryTaskStore) (the
+/// default: one process, bounded) and, with the `redis` feature,
+/// [`RedisTaskStore`](super::RedisTaskStore) (shared by every replica using
+/// the same Redis).
+pub trait TaskStore: Send + Sync + 'static {
+    /// Records a new task. When the future resolves the task is durable: a
+    /// `get` of its id on any replica finds it (SEP-2663 "Task Creation":
+    /// no `CreateTaskResult` before that).
+    ///
+    /// # Errors
+    /// [`TaskStoreError::Unavailable`] when the backend did not take it.
+    fn create(&self, task: DetailedTask) -> BoxFuture<'_, Result<(), TaskStoreError>>;
+
+    /// The task `task_id`; `None` when there is none (never created, or its
+    /// TTL has passed, or evicted).
+    ///
+    /// # Errors
+    /// [`TaskStoreError`] when the backend did not answer or the stored task
+    /// cannot be read.
+    fn get<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<DetailedTask>, TaskStoreError>>;
+
+    /// Replaces the stored state of `task.task.task_id` with `task`, keeping
+    /// its expiry, unless the stored one is terminal or gone: `true` when it
+    /// was replaced.
+    ///
+    /// # Errors
+    /// [`TaskStoreError::Unavailable`] when the backend did not answer.
+    fn update(&self, task: DetailedTask) -> BoxFuture<'_, Result<bool, TaskStoreError>>;
+}
