@@ -17,6 +17,7 @@
 mod content;
 mod custom_headers;
 mod input_required;
+mod json_schema;
 mod prompts;
 mod resources;
 mod stateless;
@@ -38,6 +39,7 @@ pub fn builder() -> ServerBuilder {
     let builder = stateless::register(builder);
     let builder = custom_headers::register(builder);
     let builder = tasks::register(builder);
+    let builder = json_schema::register(builder);
     let builder = prompts::register(builder);
     input_required::register(builder)
 }
