@@ -7,7 +7,9 @@
 //! cancellation token of its own; `tasks/cancel` on that replica cancels the
 //! token (the handler ends with `CANCELLED`), on another one it is recorded
 //! in the store (the task reads `cancelled` everywhere; the running replica's
-//! result is then dropped).
+//! result is then dropped). Likewise `tasks/update`: on the running replica
+//! its responses reach the handler at once, on another one they are kept in
+//! the store until the running replica takes them (once a poll interval).
 
 mod input;
 mod memory;
@@ -106,10 +108,11 @@ impl Tasks {
 
     /// Watches the store while the task `seed` runs here: when another
     /// replica records it `cancelled` (its `tasks/cancel`), `token` is
-    /// cancelled, so that the handler stops here too. Reads the store once
-    /// every poll interval; ends when the task ends or its token is
-    /// cancelled.
-    pub(crate) async fn watch_cancel(&self, seed: &Task, token: &CancellationToken) {
+    /// cancelled, so that the handler stops here too; while the handler
+    /// waits for input, the `tasks/update` entries another replica kept for
+    /// it are taken and delivered. Reads the store once every poll interval;
+    /// ends when the task ends or its token is cancelled.
+    pub(crate) async fn watch(&self, seed: &Task, token: &CancellationToken) {
         loop {
             tokio::select! {
                 () = token.cancelled() => return,
@@ -128,6 +131,7 @@ impl Tasks {
                 Ok(None) => return,
                 _ => {}
             }
+            self.take_responses(seed).await;
         }
     }
 
@@ -220,14 +224,17 @@ impl Tasks {
         Ok(())
     }
 
-    /// `tasks/update`: the `responses` whose keys are outstanding for a
-    /// task running here go to its handler, which resumes once none is left
-    /// (the task reads `working` again; until then `input_required` with the
-    /// keys still outstanding); others are ignored (SEP-2663 "Task Update
-    /// Requests"). Acknowledged for any known task.
+    /// `tasks/update`: the `responses` whose keys are outstanding go to the
+    /// task's handler, which resumes once none is left (the task reads
+    /// `working` again; until then `input_required` with the keys still
+    /// outstanding); others are ignored (SEP-2663 "Task Update Requests").
+    /// Acknowledged for any known task.
     ///
-    /// A task running on another replica does not get responses sent here:
-    /// they are acknowledged and dropped (the store does not carry them).
+    /// For a task running on another replica, the entries whose keys the
+    /// stored task lists among its `inputRequests` are kept in the store
+    /// ([`TaskStore::put_responses`]); the running replica takes them at its
+    /// next read of the store, within one poll interval (the
+    /// acknowledgement is eventually consistent, SEP-2663).
     ///
     /// # Errors
     /// `-32602` for an unknown task, `-32603` when the store did not answer.
@@ -236,17 +243,56 @@ impl Tasks {
         task_id: &str,
         responses: InputResponses,
     ) -> Result<(), ErrorData> {
-        if self.waits.answer(task_id, responses) {
+        if self.waits.answer(task_id, responses.clone()) {
             let seed = self.lock().get(task_id).map(|running| running.seed.clone());
             if let Some(seed) = seed {
                 self.record_inputs(&seed).await;
             }
             return Ok(());
         }
-        match self.store.get(task_id).await {
-            Ok(Some(_)) => Ok(()),
-            Ok(None) => Err(unknown_task(task_id)),
-            Err(err) => Err(store_error(&err)),
+        let stored = match self.store.get(task_id).await {
+            Ok(Some(task)) => task,
+            Ok(None) => return Err(unknown_task(task_id)),
+            Err(err) => return Err(store_error(&err)),
+        };
+        // Running here with nothing outstanding, or ended: nothing to keep.
+        if self.lock().contains_key(task_id) {
+            return Ok(());
+        }
+        let TaskPayload::InputRequired { input_requests } = &stored.payload else {
+            return Ok(());
+        };
+        let outstanding: InputResponses = responses
+            .into_iter()
+            .filter(|(key, _)| input_requests.contains_key(key))
+            .collect();
+        if outstanding.is_empty() {
+            return Ok(());
+        }
+        self.store
+            .put_responses(task_id, outstanding)
+            .await
+            .map(|_| ())
+            .map_err(|err| store_error(&err))
+    }
+
+    /// Takes the `tasks/update` entries another replica kept in the store
+    /// for the task `seed`, while it waits for input here, and delivers
+    /// them as [`update`](Self::update) does.
+    async fn take_responses(&self, seed: &Task) {
+        if self.waits.outstanding(&seed.task_id).is_empty() {
+            return;
+        }
+        match self.store.take_responses(&seed.task_id).await {
+            Ok(responses) if !responses.is_empty() => {
+                if self.waits.answer(&seed.task_id, responses) {
+                    self.record_inputs(seed).await;
+                }
+            }
+            Ok(_) => {}
+            Err(err) => {
+                tracing::warn!(task_id = %seed.task_id, "a task's kept input responses were not read: {err}");
+            }
         }
     }
 
@@ -355,7 +401,7 @@ mod tests {
         let here = Tasks::new(store.clone(), None, std::time::Duration::from_millis(500));
         let elsewhere = Tasks::new(store, None, std::time::Duration::from_millis(500));
         let (seed, token) = here.create().await.unwrap();
-        let watching = async { here.watch_cancel(&seed, &token).await };
+        let watching = async { here.watch(&seed, &token).await };
         let cancelling = async {
             elsewhere.cancel(&seed.task_id).await.unwrap();
         };
@@ -363,6 +409,56 @@ mod tests {
         // here (paused clock: 500 ms later) cancels the handler's token.
         tokio::join!(watching, cancelling);
         assert!(token.is_cancelled());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_answer_sent_to_another_replica_reaches_the_handler_here() {
+        let store = Arc::new(MemoryTaskStore::new());
+        let here = Tasks::new(store.clone(), None, std::time::Duration::from_millis(500));
+        let elsewhere = Tasks::new(store, None, std::time::Duration::from_millis(500));
+        let (seed, token) = here.create().await.unwrap();
+        let request = serde_json::from_value(json!({
+            "method": "elicitation/create",
+            "params": {
+                "mode": "form",
+                "message": "Delete a.txt?",
+                "requestedSchema": {"type": "object", "properties": {"confirm": {"type": "boolean"}}}
+            }
+        }))
+        .unwrap();
+        let answer = json!({"action": "accept", "content": {"confirm": true}});
+        let asking = here.ask(&seed, request);
+        let answering = async {
+            // The request is stored before the handler waits on it.
+            let read = serde_json::to_value(elsewhere.get(&seed.task_id).await.unwrap()).unwrap();
+            assert_eq!(read["status"], "input_required");
+            assert_eq!(
+                read["inputRequests"]["input-1"]["params"]["message"],
+                "Delete a.txt?"
+            );
+            // Sent to the other replica: kept in the store, the key never
+            // issued dropped; the task stays input_required until the
+            // running replica takes it.
+            let responses = [
+                (String::from("input-1"), answer.clone()),
+                (String::from("input-9"), json!({"action": "decline"})),
+            ]
+            .into_iter()
+            .collect();
+            elsewhere.update(&seed.task_id, responses).await.unwrap();
+            let read = serde_json::to_value(elsewhere.get(&seed.task_id).await.unwrap()).unwrap();
+            assert_eq!(read["status"], "input_required");
+        };
+        // The running replica's next read of the store (paused clock: 500 ms
+        // later) delivers the answer to the handler here.
+        let ((asked, ()), ()) = tokio::select! {
+            joined = async { tokio::join!(asking, answering) } => (joined, ()),
+            () = here.watch(&seed, &token) => panic!("the watch ended before the answer"),
+        };
+        assert_eq!(asked.unwrap(), answer);
+        let read = serde_json::to_value(here.get(&seed.task_id).await.unwrap()).unwrap();
+        assert_eq!(read["status"], "working");
+        assert_eq!(read.get("inputRequests"), None);
     }
 
     #[tokio::test]
