@@ -23,17 +23,21 @@ use std::time::{Duration, SystemTime};
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    DetailedTask, GetTaskResult, InputRequest, InputResponses, Task, TaskPayload, TaskStatus,
+    DetailedTask, GetTaskResult, InputRequest, InputResponses, ServerNotification, Task,
+    TaskPayload, TaskStatus, TaskStatusNotification, TaskStatusNotificationParams,
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use input::TaskChannel;
-use input::Waits;
+use input::{Waits, deliver};
 pub use memory::{DEFAULT_MAX_TASKS, MemoryTaskStore};
 #[cfg(feature = "redis")]
 pub use redis_store::RedisTaskStore;
 pub use store::{TaskStore, TaskStoreError};
+
+use super::listen::tell_listeners;
+use super::session::Connections;
 
 /// The default `ttlMs` of a task: one hour.
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
@@ -60,6 +64,9 @@ pub(crate) struct Tasks {
     writes: tokio::sync::Mutex<()>,
     ttl: Option<Duration>,
     poll_interval: Duration,
+    /// The server's connections, whose `subscriptions/listen` streams hear
+    /// of the tasks' status changes.
+    connections: Arc<Connections>,
 }
 
 /// The time now as RFC 3339 (ISO 8601) UTC with milliseconds
@@ -91,10 +98,12 @@ pub(crate) fn unknown_task(task_id: &str) -> ErrorData {
 impl Tasks {
     /// Tasks kept in `store`, each with `ttl` (`None`: `ttlMs: null`) and
     /// `poll_interval`.
+    /// Status changes are told to the listen streams of `connections`.
     pub(crate) fn new(
         store: Arc<dyn TaskStore>,
         ttl: Option<Duration>,
         poll_interval: Duration,
+        connections: Arc<Connections>,
     ) -> Self {
         Tasks {
             store,
@@ -103,7 +112,30 @@ impl Tasks {
             writes: tokio::sync::Mutex::new(()),
             ttl,
             poll_interval,
+            connections,
         }
+    }
+
+    /// Records `task`'s new state in the store; when it was recorded (the
+    /// stored one was not terminal), tells it as `notifications/tasks` to
+    /// the listen streams of this replica that asked for its id (SEP-2663
+    /// "Task Status Notifications": the `DetailedTask` `tasks/get` answers
+    /// from then on).
+    ///
+    /// # Errors
+    /// The store's error; nothing is told then.
+    async fn record(&self, task: DetailedTask) -> Result<bool, TaskStoreError> {
+        let recorded = self.store.update(task.clone()).await?;
+        if recorded {
+            let params = TaskStatusNotificationParams::from(task);
+            tell_listeners(&self.connections.live(), None, || {
+                ServerNotification::TaskStatusNotification(TaskStatusNotification::new(
+                    params.clone(),
+                ))
+            })
+            .await;
+        }
+        Ok(recorded)
     }
 
     /// Watches the store while the task `seed` runs here: when another
@@ -178,7 +210,7 @@ impl Tasks {
         self.waits.forget(&seed.task_id);
         let mut task = seed.clone();
         task.last_updated_at = now();
-        if let Err(err) = self.store.update(DetailedTask::new(task, payload)).await {
+        if let Err(err) = self.record(DetailedTask::new(task, payload)).await {
             tracing::warn!(task_id = %seed.task_id, "the end of a task was not recorded: {err}");
         }
     }
@@ -212,8 +244,7 @@ impl Tasks {
             let mut task = stored.task;
             task.last_updated_at = now();
             task.status_message = Some(String::from("Cancelled by the client."));
-            self.store
-                .update(DetailedTask::new(task, TaskPayload::Cancelled))
+            self.record(DetailedTask::new(task, TaskPayload::Cancelled))
                 .await
                 .map_err(|err| store_error(&err))?;
         }
@@ -243,11 +274,14 @@ impl Tasks {
         task_id: &str,
         responses: InputResponses,
     ) -> Result<(), ErrorData> {
-        if self.waits.answer(task_id, responses.clone()) {
+        if let Some(answers) = self.waits.answer(task_id, responses.clone()) {
+            // Recorded before the handler resumes, so that the status
+            // changes are recorded (and told) in their order.
             let seed = self.lock().get(task_id).map(|running| running.seed.clone());
             if let Some(seed) = seed {
                 self.record_inputs(&seed).await;
             }
+            deliver(answers);
             return Ok(());
         }
         let stored = match self.store.get(task_id).await {
@@ -285,8 +319,9 @@ impl Tasks {
         }
         match self.store.take_responses(&seed.task_id).await {
             Ok(responses) if !responses.is_empty() => {
-                if self.waits.answer(&seed.task_id, responses) {
+                if let Some(answers) = self.waits.answer(&seed.task_id, responses) {
                     self.record_inputs(seed).await;
+                    deliver(answers);
                 }
             }
             Ok(_) => {}
@@ -336,7 +371,7 @@ impl Tasks {
         };
         let mut task = seed.clone();
         task.last_updated_at = now();
-        if let Err(err) = self.store.update(DetailedTask::new(task, payload)).await {
+        if let Err(err) = self.record(DetailedTask::new(task, payload)).await {
             tracing::warn!(task_id = %seed.task_id, "a task's input state was not recorded: {err}");
         }
     }
@@ -360,6 +395,7 @@ mod tests {
             Arc::new(MemoryTaskStore::new()),
             Some(std::time::Duration::from_secs(60)),
             std::time::Duration::from_millis(500),
+            Default::default(),
         )
     }
 
@@ -398,8 +434,18 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_cancel_recorded_by_another_replica_reaches_the_handler_here() {
         let store = Arc::new(MemoryTaskStore::new());
-        let here = Tasks::new(store.clone(), None, std::time::Duration::from_millis(500));
-        let elsewhere = Tasks::new(store, None, std::time::Duration::from_millis(500));
+        let here = Tasks::new(
+            store.clone(),
+            None,
+            std::time::Duration::from_millis(500),
+            Default::default(),
+        );
+        let elsewhere = Tasks::new(
+            store,
+            None,
+            std::time::Duration::from_millis(500),
+            Default::default(),
+        );
         let (seed, token) = here.create().await.unwrap();
         let watching = async { here.watch(&seed, &token).await };
         let cancelling = async {
@@ -414,8 +460,18 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn an_answer_sent_to_another_replica_reaches_the_handler_here() {
         let store = Arc::new(MemoryTaskStore::new());
-        let here = Tasks::new(store.clone(), None, std::time::Duration::from_millis(500));
-        let elsewhere = Tasks::new(store, None, std::time::Duration::from_millis(500));
+        let here = Tasks::new(
+            store.clone(),
+            None,
+            std::time::Duration::from_millis(500),
+            Default::default(),
+        );
+        let elsewhere = Tasks::new(
+            store,
+            None,
+            std::time::Duration::from_millis(500),
+            Default::default(),
+        );
         let (seed, token) = here.create().await.unwrap();
         let request = serde_json::from_value(json!({
             "method": "elicitation/create",
