@@ -306,7 +306,10 @@ where
             _ => None,
         };
         if let Some(id) = answered {
-            ids(&self.ids).answered(id);
+            let mut ids = ids(&self.ids);
+            ids.answered(id);
+            // A listen refused or ended before its acknowledgement.
+            ids.listening.remove(id);
         }
         let outgoing = acknowledged(&self.ids, item);
         async move {
