@@ -66,6 +66,14 @@ class CancelTask(mcp_types.Request[TaskParams, Literal["tasks/cancel"]]):
     name_param = "taskId"
 
 
+class UpdateParams(TaskParams):
+    input_responses: dict[str, Any]
+
+
+class UpdateTask(mcp_types.Request[UpdateParams, Literal["tasks/update"]]):
+    name_param = "taskId"
+
+
 ANY = TypeAdapter(dict[str, Any])
 
 
@@ -125,6 +133,25 @@ async def cancel(session: ClientSession, task_id: str) -> dict[str, Any]:
     return await session.send_request(
         CancelTask(method="tasks/cancel", params=TaskParams(task_id=task_id)), ANY
     )
+
+
+async def update(session: ClientSession, task_id: str, responses: dict[str, Any]) -> dict[str, Any]:
+    return await session.send_request(
+        UpdateTask(
+            method="tasks/update",
+            params=UpdateParams(task_id=task_id, input_responses=responses),
+        ),
+        ANY,
+    )
+
+
+async def until_status(session: ClientSession, task_id: str, status: str) -> dict[str, Any]:
+    for _ in range(300):
+        task = await get(session, task_id)
+        if task["status"] == status:
+            return task
+        await anyio.sleep(0.05)
+    raise AssertionError(f"task {task_id} is not {status}: {task}")
 
 
 async def until_terminal(session: ClientSession, task_id: str) -> dict[str, Any]:
@@ -217,6 +244,26 @@ async def test_a_task_is_cancelled_on_its_replica_and_from_the_other(replicas) -
         remote = await start(one, "slow_compute", {"seconds": 600, "label": "remote"})
         assert await cancel(other, remote.task_id) == {"resultType": "complete"}
         assert (await get(one, remote.task_id))["status"] == "cancelled"
+
+
+@pytest.mark.anyio
+async def test_an_answer_sent_to_the_other_replica_reaches_the_running_task(replicas) -> None:
+    one_url, other_url = replicas
+    async with client(one_url) as one, client(other_url) as other:
+        created = await start(one, "confirm_delete", {"filename": "remote.txt"})
+        asking = await until_status(other, created.task_id, "input_required")
+        (key,) = asking["inputRequests"]
+        assert asking["inputRequests"][key]["method"] == "elicitation/create"
+        assert asking["inputRequests"][key]["params"]["message"] == "Delete remote.txt?"
+        # Answered through the replica that does not run the task: kept in
+        # the store, taken by the running replica within a poll interval.
+        answer = {key: {"action": "accept", "content": {"confirm": True}}}
+        assert await update(other, created.task_id, answer) == {"resultType": "complete"}
+        done = await until_terminal(other, created.task_id)
+        assert done["status"] == "completed"
+        assert done["result"]["content"] == [{"type": "text", "text": "Deleted remote.txt."}]
+        assert done["result"]["isError"] is False
+        assert "inputRequests" not in done
 
 
 @pytest.mark.anyio

@@ -513,6 +513,7 @@ impl ServerBuilder {
                 self.self_healing_options,
             )
         });
+        let connections: Arc<super::session::Connections> = Arc::default();
         let inner = Arc::new(ServerInner {
             registry: RwLock::new(Arc::new(registry)),
             tools_change: Mutex::new(()),
@@ -529,7 +530,7 @@ impl ServerBuilder {
             self_healing,
             assembly,
             catalog: RwLock::new(Arc::new(catalog)),
-            connections: Arc::default(),
+            connections: Arc::clone(&connections),
             fallback,
             before_tools_list: self.before_tools_list,
             tasks: Arc::new(Tasks::new(
@@ -537,6 +538,7 @@ impl ServerBuilder {
                     .unwrap_or_else(|| Arc::new(MemoryTaskStore::new())),
                 self.task_ttl,
                 self.task_poll_interval,
+                connections,
             )),
             pager,
             request_states,

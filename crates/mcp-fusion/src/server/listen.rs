@@ -11,7 +11,9 @@
 //! module keeps each open stream as a [`Listener`] of its connection's
 //! session until the client closes it, and delivers to it on the one path
 //! the server tells 2025-11-25 sessions by (`FusionServer::add_tool`,
-//! `notify_resource_updated`, …).
+//! `notify_resource_updated`, …), and the status changes of its tasks
+//! (`notifications/tasks`, to the streams whose `taskIds` name the task,
+//! the Tasks extension's SEP-2663; see [`super::task_listen`]).
 
 use std::sync::Arc;
 
@@ -21,6 +23,7 @@ use rmcp::service::SubscriptionContext;
 use super::Connection;
 use super::listener::Listener;
 use super::session::{MAX_SUBSCRIPTIONS, Session};
+use super::task_listen::task_ids_of;
 use crate::handler::Capability;
 
 /// Of `requested`, what this server accepts: every list kind (rmcp keeps
@@ -71,7 +74,13 @@ impl Connection {
             })
             .cloned()
             .collect();
-        let listener = Listener::new(subscription.sink().clone(), hidden);
+        let task_ids = task_ids_of(context).into_iter().collect();
+        let listener = Listener::new(
+            subscription.sink().clone(),
+            context.peer.clone(),
+            hidden,
+            task_ids,
+        );
         let id = listener.id();
         for missed in self.session.add_listener(listener.clone()) {
             listener.tell(missed).await;

@@ -29,6 +29,7 @@ mod session;
 mod signing_key;
 mod surface;
 mod task_call;
+pub(crate) mod task_listen;
 pub mod tasks;
 mod tool_set;
 

@@ -14,7 +14,8 @@ use rmcp::service::RoleServer;
 use super::listener::Listener;
 use crate::handler::LogLevel;
 
-/// The most resources one connection may be subscribed to at once: a
+/// The most resources one connection may be subscribed to at once (and the
+/// most `taskIds` one `subscriptions/listen` stream names): a
 /// template matches endless URIs, so subscriptions are bounded like every
 /// other per-connection table.
 pub const MAX_SUBSCRIPTIONS: usize = 1024;

@@ -75,7 +75,7 @@ pub(crate) async fn start(
         let cancellation = request.origin.cancellation.clone();
         let tasks = server.tasks_shared();
         let run = Box::pin(server.dispatch(request));
-        let watch = tasks.watch_cancel(&task, &cancellation);
+        let watch = tasks.watch(&task, &cancellation);
         // The watch ends first only by cancelling the token, which ends the
         // run with CANCELLED: the run's outcome is always awaited.
         let outcome = {

@@ -19,14 +19,17 @@
 //! for one), so an answer of ours waits in the transport, not in the future,
 //! until the writer holds it.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::pin::Pin;
 use std::sync::Arc;
 
 use bytes::{Buf, BufMut, BytesMut};
 use futures::{Sink, SinkExt, StreamExt};
 use rmcp::RoleServer;
-use rmcp::model::{ClientJsonRpcMessage, ClientNotification, RequestId, ServerJsonRpcMessage};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, GetExtensions, RequestId, ServerJsonRpcMessage,
+    ServerNotification,
+};
 use rmcp::transport::Transport;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::Mutex;
@@ -36,6 +39,7 @@ use crate::server::jsonrpc::{
     INVALID_REQUEST, duplicate_id_response, reject_unreadable, repeated_key_response,
     too_many_values,
 };
+use crate::server::task_listen::{acknowledge_task_ids, error_answer, requested_task_ids};
 
 /// The longest line (one message) read, in bytes: 16 MiB, as rmcp's own
 /// stdio transport.
@@ -147,6 +151,10 @@ struct RequestIds {
     /// mistake the cancelled call's late answer for the new request's), the
     /// oldest freed past [`MAX_CANCELLED`].
     cancelled: VecDeque<RequestId>,
+    /// The `subscriptions/listen` requests naming tasks whose
+    /// acknowledgement is not yet written, with those task ids (see
+    /// `crate::server::task_listen`).
+    listening: HashMap<RequestId, Vec<String>>,
 }
 
 /// How many cancelled request ids are remembered.
@@ -182,6 +190,35 @@ fn ids(shared: &SharedIds) -> std::sync::MutexGuard<'_, RequestIds> {
     shared
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// `item` as written: the acknowledgement of a `subscriptions/listen` that
+/// named tasks with those ids added as `notifications.taskIds` (rmcp's
+/// leaves them out), anything else as it is.
+fn acknowledged(shared: &SharedIds, item: ServerJsonRpcMessage) -> Outgoing {
+    let ServerJsonRpcMessage::Notification(notification) = &item else {
+        return Outgoing::Message(item);
+    };
+    if !matches!(
+        notification.notification,
+        ServerNotification::SubscriptionsAcknowledgedNotification(_)
+    ) {
+        return Outgoing::Message(item);
+    }
+    let Ok(mut text) = serde_json::to_value(&item) else {
+        return Outgoing::Message(item);
+    };
+    let subscription = text
+        .pointer("/params/_meta/io.modelcontextprotocol~1subscriptionId")
+        .cloned()
+        .and_then(|id| serde_json::from_value::<RequestId>(id).ok());
+    let task_ids = subscription.and_then(|id| ids(shared).listening.remove(&id));
+    match task_ids {
+        Some(task_ids) if acknowledge_task_ids(&mut text, &task_ids) => {
+            Outgoing::Raw(text.to_string())
+        }
+        _ => Outgoing::Message(item),
+    }
 }
 
 /// The stdio transport of [`FusionServer::serve_stdio`](crate::FusionServer::serve_stdio).
@@ -269,11 +306,15 @@ where
             _ => None,
         };
         if let Some(id) = answered {
-            ids(&self.ids).answered(id);
+            let mut ids = ids(&self.ids);
+            ids.answered(id);
+            // A listen refused or ended before its acknowledgement.
+            ids.listening.remove(id);
         }
+        let outgoing = acknowledged(&self.ids, item);
         async move {
             match writer.lock().await.as_mut() {
-                Some(framed) => framed.send(Outgoing::Message(item)).await,
+                Some(framed) => framed.send(outgoing).await,
                 None => Err(std::io::Error::new(
                     std::io::ErrorKind::NotConnected,
                     "the stdio transport is closed",
@@ -336,7 +377,25 @@ where
                 {
                     self.unsent = Some(duplicate_id_response(&request.id));
                 }
-                Ok(message) => {
+                Ok(mut message) => {
+                    // A `subscriptions/listen` naming tasks: their ids reach
+                    // the server in the request's extensions.
+                    match requested_task_ids(&message, line) {
+                        Ok(Some(task_ids)) => {
+                            if let ClientJsonRpcMessage::Request(request) = &mut message {
+                                ids(&self.ids)
+                                    .listening
+                                    .insert(request.id.clone(), task_ids.0.clone());
+                                request.request.extensions_mut().insert(task_ids);
+                            }
+                        }
+                        Ok(None) => {}
+                        Err((id, error)) => {
+                            ids(&self.ids).answered(&id);
+                            self.unsent = Some(error_answer(&id, &error));
+                            continue;
+                        }
+                    }
                     if let ClientJsonRpcMessage::Notification(notification) = &message
                         && let ClientNotification::CancelledNotification(cancelled) =
                             &notification.notification

@@ -333,3 +333,328 @@ async fn a_param_header_that_disagrees_with_the_body_is_a_header_mismatch() {
         );
     }
 }
+
+/// Opened by a test when its task may go on.
+static GATE: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Opened by the stdio test when its task may go on.
+static STDIO_GATE: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// A task that waits for [`GATE`], asks the client a yes/no question and
+/// answers with what it was told.
+async fn ask_once(ctx: mcp_fusion::CallContext) -> Result<String, ToolError> {
+    GATE.notified().await;
+    ask(ctx).await
+}
+
+/// [`ask_once`] waiting for [`STDIO_GATE`].
+async fn ask_once_stdio(ctx: mcp_fusion::CallContext) -> Result<String, ToolError> {
+    STDIO_GATE.notified().await;
+    ask(ctx).await
+}
+
+async fn ask(ctx: mcp_fusion::CallContext) -> Result<String, ToolError> {
+    let requested = serde_json::from_value(json!({
+        "type": "object",
+        "properties": {"confirm": {"type": "boolean"}},
+        "required": ["confirm"]
+    }))
+    .map_err(ToolError::internal)?;
+    let answer = ctx.elicit("Go on?", requested).await?;
+    Ok(format!("told {}", json!(answer.content)))
+}
+
+/// The `_meta` of a 2026-07-28 request declaring the tasks extension and
+/// form elicitation.
+fn tasks_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "elicitation": {"form": {}},
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        }
+    })
+}
+
+/// `notifications/tasks` as received, its timestamps checked and left out.
+fn status_of_task(mut message: Value) -> Value {
+    let params = message["params"].as_object_mut().expect("params");
+    for stamp in ["createdAt", "lastUpdatedAt"] {
+        let value = params.remove(stamp).expect("a timestamp");
+        assert!(value.as_str().is_some_and(|s| s.ends_with('Z')), "{value}");
+    }
+    message
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_naming_a_task_hears_each_status_change_of_it() {
+    let server = FusionServer::builder("tasks", "1.0.0")
+        .tool(Action::new("ask_once", ask_once).task_support(mcp_fusion::TaskSupport::Required))
+        .build()
+        .unwrap();
+    let served = HttpServed::start(&server).await;
+    let created = post(
+        &served.url,
+        1,
+        "tools/call",
+        json!({"name": "ask_once", "arguments": {}, "_meta": tasks_meta()}),
+        &[("mcp-name", "ask_once")],
+    )
+    .await;
+    let created = Messages::of(created).next().await;
+    assert_eq!(created["result"]["resultType"], "task");
+    assert_eq!(created["result"]["status"], "working");
+    let task_id = created["result"]["taskId"].as_str().unwrap().to_owned();
+
+    let listen = post(
+        &served.url,
+        2,
+        "subscriptions/listen",
+        json!({"notifications": {"taskIds": [task_id, "another-task", task_id]}, "_meta": tasks_meta()}),
+        &[],
+    )
+    .await;
+    let status = listen.status();
+    if status != 200 {
+        panic!("{status}: {}", listen.text().await.unwrap());
+    }
+    let mut stream = Messages::of(listen);
+    // The acknowledgement lists the task ids it agreed to (once each).
+    assert_eq!(
+        stream.next().await,
+        json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/subscriptions/acknowledged",
+            "params": {
+                "_meta": {"io.modelcontextprotocol/subscriptionId": 2},
+                "notifications": {"taskIds": [task_id, "another-task"]}
+            }
+        })
+    );
+    GATE.notify_one();
+    // working -> input_required, with the request, as tasks/get shows it.
+    let asking = status_of_task(stream.next().await);
+    assert_eq!(
+        asking,
+        json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/tasks",
+            "params": {
+                "_meta": {"io.modelcontextprotocol/subscriptionId": 2},
+                "taskId": task_id,
+                "status": "input_required",
+                "ttlMs": 3_600_000,
+                "pollIntervalMs": 1000,
+                "inputRequests": {"input-1": {
+                    "method": "elicitation/create",
+                    "params": {
+                        "mode": "form",
+                        "message": "Go on?",
+                        "requestedSchema": {
+                            "type": "object",
+                            "properties": {"confirm": {"type": "boolean"}},
+                            "required": ["confirm"]
+                        }
+                    }
+                }}
+            }
+        })
+    );
+    let updated = post(
+        &served.url,
+        3,
+        "tasks/update",
+        json!({
+            "taskId": task_id,
+            "inputResponses": {"input-1": {"action": "accept", "content": {"confirm": true}}},
+            "_meta": tasks_meta()
+        }),
+        &[("mcp-name", &task_id)],
+    )
+    .await;
+    assert_eq!(
+        Messages::of(updated).next().await,
+        json!({"jsonrpc": "2.0", "id": 3, "result": {"resultType": "complete"}})
+    );
+    // input_required -> working -> completed, with its result.
+    let base = |status: &str| {
+        json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/tasks",
+            "params": {
+                "_meta": {"io.modelcontextprotocol/subscriptionId": 2},
+                "taskId": task_id,
+                "status": status,
+                "ttlMs": 3_600_000,
+                "pollIntervalMs": 1000
+            }
+        })
+    };
+    assert_eq!(status_of_task(stream.next().await), base("working"));
+    let mut completed = base("completed");
+    completed["params"]["result"] = json!({
+        "resultType": "complete",
+        "content": [{"type": "text", "text": "told {\"confirm\":true}"}],
+        "isError": false
+    });
+    assert_eq!(status_of_task(stream.next().await), completed);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn task_ids_on_a_listen_stream_need_the_tasks_extension() {
+    let served = HttpServed::start(&server()).await;
+    let refused = post(
+        &served.url,
+        9,
+        "subscriptions/listen",
+        json!({"notifications": {"taskIds": ["t1"], "toolsListChanged": true}}),
+        &[],
+    )
+    .await;
+    assert_eq!(refused.status(), 400);
+    assert_eq!(
+        refused.json::<Value>().await.unwrap(),
+        json!({"jsonrpc": "2.0", "id": 9, "error": {
+            "code": -32021,
+            "message": "Missing required client capability",
+            "data": {"requiredCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}
+        }})
+    );
+}
+
+/// A JSON-RPC line peer of a server served on a pair of pipes (as stdio).
+struct Lines {
+    write: tokio::io::DuplexStream,
+    read: tokio::io::BufReader<tokio::io::DuplexStream>,
+}
+
+impl Lines {
+    async fn send(&mut self, message: Value) {
+        use tokio::io::AsyncWriteExt;
+        let line = format!("{message}\n");
+        self.write.write_all(line.as_bytes()).await.unwrap();
+    }
+
+    /// The next line (a hang guard of 10 s fails the test rather than
+    /// blocking the run).
+    async fn next(&mut self) -> Value {
+        use tokio::io::AsyncBufReadExt;
+        let mut line = String::new();
+        tokio::time::timeout(Duration::from_secs(10), self.read.read_line(&mut line))
+            .await
+            .expect("a line within 10 s")
+            .unwrap();
+        serde_json::from_str(&line).expect("a JSON-RPC message")
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_stdio_a_listen_stream_naming_a_task_hears_it_and_the_acknowledgement_lists_it() {
+    let server = FusionServer::builder("tasks", "1.0.0")
+        .tool(
+            Action::new("ask_once", ask_once_stdio).task_support(mcp_fusion::TaskSupport::Required),
+        )
+        .build()
+        .unwrap();
+    let (write, server_read) = tokio::io::duplex(64 * 1024);
+    let (server_write, read) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(server.serve_streams(
+        server_read,
+        server_write,
+        mcp_fusion::transport::StdioOptions::default(),
+        std::future::pending(),
+    ));
+    let mut lines = Lines {
+        write,
+        read: tokio::io::BufReader::new(read),
+    };
+    let request = |id: i64, method: &str, mut params: Value| {
+        params["_meta"] = tasks_meta();
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+    };
+    lines
+        .send(request(
+            1,
+            "tools/call",
+            json!({"name": "ask_once", "arguments": {}}),
+        ))
+        .await;
+    let created = lines.next().await;
+    assert_eq!(created["id"], 1);
+    assert_eq!(created["result"]["status"], "working");
+    let task_id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    // Without the extension: -32021.
+    lines
+        .send(
+            json!({"jsonrpc": "2.0", "id": 2, "method": "subscriptions/listen", "params": {
+                "_meta": meta(),
+                "notifications": {"taskIds": [task_id]}
+            }}),
+        )
+        .await;
+    assert_eq!(
+        lines.next().await,
+        json!({"jsonrpc": "2.0", "id": 2, "error": {
+            "code": -32021,
+            "message": "Missing required client capability",
+            "data": {"requiredCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}
+        }})
+    );
+    lines
+        .send(request(
+            3,
+            "subscriptions/listen",
+            json!({"notifications": {"taskIds": [task_id]}}),
+        ))
+        .await;
+    assert_eq!(
+        lines.next().await,
+        json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/subscriptions/acknowledged",
+            "params": {
+                "_meta": {"io.modelcontextprotocol/subscriptionId": 3},
+                "notifications": {"taskIds": [task_id]}
+            }
+        })
+    );
+    STDIO_GATE.notify_one();
+    let asking = status_of_task(lines.next().await);
+    assert_eq!(asking["method"], "notifications/tasks");
+    assert_eq!(
+        asking["params"]["_meta"],
+        json!({"io.modelcontextprotocol/subscriptionId": 3})
+    );
+    assert_eq!(asking["params"]["status"], "input_required");
+    assert_eq!(
+        asking["params"]["inputRequests"]["input-1"]["params"]["message"],
+        "Go on?"
+    );
+    lines
+        .send(request(4, "tasks/cancel", json!({"taskId": task_id})))
+        .await;
+    let mut cancelled = Vec::new();
+    for _ in 0..2 {
+        cancelled.push(lines.next().await);
+    }
+    cancelled.sort_by_key(|message| message.get("id").is_some());
+    assert_eq!(
+        status_of_task(cancelled[0].clone()),
+        json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/tasks",
+            "params": {
+                "_meta": {"io.modelcontextprotocol/subscriptionId": 3},
+                "taskId": task_id,
+                "status": "cancelled",
+                "statusMessage": "Cancelled by the client.",
+                "ttlMs": 3_600_000,
+                "pollIntervalMs": 1000
+            }
+        })
+    );
+    assert_eq!(
+        cancelled[1],
+        json!({"jsonrpc": "2.0", "id": 4, "result": {"resultType": "complete"}})
+    );
+}

@@ -98,3 +98,43 @@ async fn past_its_bound_the_oldest_terminal_task_goes_first() {
     assert!(store.get("third").await.unwrap().is_some());
     assert!(store.get("fourth").await.unwrap().is_some());
 }
+
+#[tokio::test]
+async fn kept_input_responses_are_taken_once_and_go_with_the_task() {
+    let store = MemoryTaskStore::new();
+    let task = working("t1", Some(60_000));
+    store.create(task.clone()).await.unwrap();
+    let responses = [
+        (
+            String::from("input-1"),
+            json!({"action": "accept", "content": {"confirm": true}}),
+        ),
+        (String::from("input-2"), json!({"action": "decline"})),
+    ]
+    .into_iter()
+    .collect();
+    assert!(store.put_responses("t1", responses).await.unwrap());
+    let later = [(String::from("input-2"), json!({"action": "cancel"}))]
+        .into_iter()
+        .collect();
+    assert!(store.put_responses("t1", later).await.unwrap());
+    assert_eq!(
+        serde_json::to_value(store.take_responses("t1").await.unwrap()).unwrap(),
+        json!({
+            "input-1": {"action": "accept", "content": {"confirm": true}},
+            "input-2": {"action": "cancel"}
+        })
+    );
+    assert!(store.take_responses("t1").await.unwrap().is_empty());
+    // Kept entries go when the task ends; none is kept for an ended or
+    // unknown task.
+    let pending = [(String::from("input-3"), json!({"action": "decline"}))]
+        .into_iter()
+        .collect::<mcp_fusion::model::InputResponses>();
+    assert!(store.put_responses("t1", pending.clone()).await.unwrap());
+    assert!(store.update(completed(&task, "done")).await.unwrap());
+    assert!(store.take_responses("t1").await.unwrap().is_empty());
+    assert!(!store.put_responses("t1", pending.clone()).await.unwrap());
+    assert!(!store.put_responses("nope", pending).await.unwrap());
+    assert!(store.take_responses("nope").await.unwrap().is_empty());
+}

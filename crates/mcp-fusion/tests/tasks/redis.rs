@@ -115,3 +115,45 @@ async fn redis_down_is_unavailable() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn input_responses_kept_by_one_replica_are_taken_once_by_the_other() {
+    let redis = Redis::start();
+    let running = RedisTaskStore::new(&redis.url()).unwrap();
+    let other = RedisTaskStore::new(&redis.url()).unwrap();
+    let task = working("t1", Some(60_000));
+    running.create(task.clone()).await.unwrap();
+    assert_eq!(other.responses_key("t1"), "mcp-fusion:task:t1:responses");
+    let responses = [
+        (
+            String::from("input-1"),
+            json!({"action": "accept", "content": {"confirm": true}}),
+        ),
+        (String::from("input-2"), json!({"action": "decline"})),
+    ]
+    .into_iter()
+    .collect();
+    assert!(other.put_responses("t1", responses).await.unwrap());
+    // They expire with the task.
+    let ttl = pttl(&redis, "mcp-fusion:task:t1:responses");
+    assert!((59_000..=60_000).contains(&ttl), "PTTL {ttl}");
+    assert_eq!(
+        serde_json::to_value(running.take_responses("t1").await.unwrap()).unwrap(),
+        json!({
+            "input-1": {"action": "accept", "content": {"confirm": true}},
+            "input-2": {"action": "decline"}
+        })
+    );
+    assert!(running.take_responses("t1").await.unwrap().is_empty());
+    assert_eq!(pttl(&redis, "mcp-fusion:task:t1:responses"), -2);
+    // Deleted when the task ends; none kept for an ended or unknown task.
+    let pending = [(String::from("input-3"), json!({"action": "cancel"}))]
+        .into_iter()
+        .collect::<mcp_fusion::model::InputResponses>();
+    assert!(other.put_responses("t1", pending.clone()).await.unwrap());
+    assert!(running.update(completed(&task, "done")).await.unwrap());
+    assert_eq!(pttl(&redis, "mcp-fusion:task:t1:responses"), -2);
+    assert!(!other.put_responses("t1", pending.clone()).await.unwrap());
+    assert!(!other.put_responses("nope", pending).await.unwrap());
+    assert!(running.take_responses("nope").await.unwrap().is_empty());
+}

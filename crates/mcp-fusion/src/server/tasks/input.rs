@@ -64,25 +64,23 @@ impl Waits {
         (key, receiver)
     }
 
-    /// Delivers the `responses` whose keys are outstanding for task
-    /// `task_id` (others are ignored, SEP-2663); `false` when the task waits
-    /// for nothing on this replica.
-    pub(crate) fn answer(&self, task_id: &str, responses: InputResponses) -> bool {
+    /// Takes the outstanding requests of task `task_id` that `responses`
+    /// answer (others are ignored, SEP-2663), each with its answer, for
+    /// [`deliver`]: they are no longer outstanding. `None` when the task
+    /// waits for nothing on this replica.
+    pub(crate) fn answer(&self, task_id: &str, responses: InputResponses) -> Option<Answers> {
         let mut tasks = self.lock();
-        let Some(outstanding) = tasks.get_mut(task_id) else {
-            return false;
-        };
+        let outstanding = tasks.get_mut(task_id)?;
+        let mut answers = Vec::new();
         for (key, value) in responses {
             if let Some(waiting) = outstanding.remove(&key) {
-                // The handler may have ended meanwhile (cancelled): nobody
-                // to tell.
-                let _ = waiting.answer.send(value);
+                answers.push((waiting.answer, value));
             }
         }
         if outstanding.is_empty() {
             tasks.remove(task_id);
         }
-        true
+        Some(Answers(answers))
     }
 
     /// The requests outstanding for task `task_id` now.
@@ -107,6 +105,17 @@ impl Waits {
                 tasks.remove(task_id);
             }
         }
+    }
+}
+
+/// Answers taken by [`Waits::answer`], not yet delivered to the handler.
+pub(crate) struct Answers(Vec<(oneshot::Sender<Value>, Value)>);
+
+/// Hands each answer to the handler waiting for it (which may have ended
+/// meanwhile, cancelled: nobody to tell then).
+pub(crate) fn deliver(answers: Answers) {
+    for (waiting, value) in answers.0 {
+        let _ = waiting.send(value);
     }
 }
 

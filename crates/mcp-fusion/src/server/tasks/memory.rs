@@ -6,7 +6,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use rmcp::model::DetailedTask;
+use rmcp::model::{DetailedTask, InputResponses};
 use tokio::time::Instant;
 
 use super::store::{TaskStore, TaskStoreError};
@@ -20,6 +20,8 @@ struct Entry {
     expires: Option<Instant>,
     /// Its creation's rank, for evicting the oldest first.
     created: u64,
+    /// `tasks/update` entries kept for the replica running it.
+    responses: InputResponses,
 }
 
 #[derive(Default)]
@@ -113,6 +115,7 @@ impl MemoryTaskStore {
                 task,
                 expires,
                 created,
+                responses: InputResponses::new(),
             },
         );
     }
@@ -135,8 +138,33 @@ impl MemoryTaskStore {
         {
             return false;
         }
+        if task.status().is_terminal() {
+            entry.responses.clear();
+        }
         entry.task = task;
         true
+    }
+
+    fn keep(&self, task_id: &str, responses: InputResponses) -> bool {
+        let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(entry) = table.entries.get_mut(task_id) else {
+            return false;
+        };
+        if entry.task.status().is_terminal() || entry.expires.is_some_and(|at| at <= Instant::now())
+        {
+            return false;
+        }
+        entry.responses.extend(responses);
+        true
+    }
+
+    fn take(&self, task_id: &str) -> InputResponses {
+        let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
+        table
+            .entries
+            .get_mut(task_id)
+            .map(|entry| std::mem::take(&mut entry.responses))
+            .unwrap_or_default()
     }
 }
 
@@ -155,5 +183,20 @@ impl TaskStore for MemoryTaskStore {
 
     fn update(&self, task: DetailedTask) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
         Box::pin(std::future::ready(Ok(self.replace(task))))
+    }
+
+    fn put_responses<'a>(
+        &'a self,
+        task_id: &'a str,
+        responses: InputResponses,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        Box::pin(std::future::ready(Ok(self.keep(task_id, responses))))
+    }
+
+    fn take_responses<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<InputResponses, TaskStoreError>> {
+        Box::pin(std::future::ready(Ok(self.take(task_id))))
     }
 }

@@ -7,7 +7,9 @@
 //! cancellation token of its own; `tasks/cancel` on that replica cancels the
 //! token (the handler ends with `CANCELLED`), on another one it is recorded
 //! in the store (the task reads `cancelled` everywhere; the running replica's
-//! result is then dropped).
+//! result is then dropped). Likewise `tasks/update`: on the running replica
+//! its responses reach the handler at once, on another one they are kept in
+//! the store until the running replica takes them (once a poll interval).
 
 mod input;
 mod memory;
@@ -21,17 +23,21 @@ use std::time::{Duration, SystemTime};
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    DetailedTask, GetTaskResult, InputRequest, InputResponses, Task, TaskPayload, TaskStatus,
+    DetailedTask, GetTaskResult, InputRequest, InputResponses, ServerNotification, Task,
+    TaskPayload, TaskStatus, TaskStatusNotification, TaskStatusNotificationParams,
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use input::TaskChannel;
-use input::Waits;
+use input::{Waits, deliver};
 pub use memory::{DEFAULT_MAX_TASKS, MemoryTaskStore};
 #[cfg(feature = "redis")]
 pub use redis_store::RedisTaskStore;
 pub use store::{TaskStore, TaskStoreError};
+
+use super::listen::tell_listeners;
+use super::session::Connections;
 
 /// The default `ttlMs` of a task: one hour.
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
@@ -58,6 +64,9 @@ pub(crate) struct Tasks {
     writes: tokio::sync::Mutex<()>,
     ttl: Option<Duration>,
     poll_interval: Duration,
+    /// The server's connections, whose `subscriptions/listen` streams hear
+    /// of the tasks' status changes.
+    connections: Arc<Connections>,
 }
 
 /// The time now as RFC 3339 (ISO 8601) UTC with milliseconds
@@ -89,10 +98,12 @@ pub(crate) fn unknown_task(task_id: &str) -> ErrorData {
 impl Tasks {
     /// Tasks kept in `store`, each with `ttl` (`None`: `ttlMs: null`) and
     /// `poll_interval`.
+    /// Status changes are told to the listen streams of `connections`.
     pub(crate) fn new(
         store: Arc<dyn TaskStore>,
         ttl: Option<Duration>,
         poll_interval: Duration,
+        connections: Arc<Connections>,
     ) -> Self {
         Tasks {
             store,
@@ -101,15 +112,39 @@ impl Tasks {
             writes: tokio::sync::Mutex::new(()),
             ttl,
             poll_interval,
+            connections,
         }
+    }
+
+    /// Records `task`'s new state in the store; when it was recorded (the
+    /// stored one was not terminal), tells it as `notifications/tasks` to
+    /// the listen streams of this replica that asked for its id (SEP-2663
+    /// "Task Status Notifications": the `DetailedTask` `tasks/get` answers
+    /// from then on).
+    ///
+    /// # Errors
+    /// The store's error; nothing is told then.
+    async fn record(&self, task: DetailedTask) -> Result<bool, TaskStoreError> {
+        let recorded = self.store.update(task.clone()).await?;
+        if recorded {
+            let params = TaskStatusNotificationParams::from(task);
+            tell_listeners(&self.connections.live(), None, || {
+                ServerNotification::TaskStatusNotification(TaskStatusNotification::new(
+                    params.clone(),
+                ))
+            })
+            .await;
+        }
+        Ok(recorded)
     }
 
     /// Watches the store while the task `seed` runs here: when another
     /// replica records it `cancelled` (its `tasks/cancel`), `token` is
-    /// cancelled, so that the handler stops here too. Reads the store once
-    /// every poll interval; ends when the task ends or its token is
-    /// cancelled.
-    pub(crate) async fn watch_cancel(&self, seed: &Task, token: &CancellationToken) {
+    /// cancelled, so that the handler stops here too; while the handler
+    /// waits for input, the `tasks/update` entries another replica kept for
+    /// it are taken and delivered. Reads the store once every poll interval;
+    /// ends when the task ends or its token is cancelled.
+    pub(crate) async fn watch(&self, seed: &Task, token: &CancellationToken) {
         loop {
             tokio::select! {
                 () = token.cancelled() => return,
@@ -128,6 +163,7 @@ impl Tasks {
                 Ok(None) => return,
                 _ => {}
             }
+            self.take_responses(seed).await;
         }
     }
 
@@ -174,7 +210,7 @@ impl Tasks {
         self.waits.forget(&seed.task_id);
         let mut task = seed.clone();
         task.last_updated_at = now();
-        if let Err(err) = self.store.update(DetailedTask::new(task, payload)).await {
+        if let Err(err) = self.record(DetailedTask::new(task, payload)).await {
             tracing::warn!(task_id = %seed.task_id, "the end of a task was not recorded: {err}");
         }
     }
@@ -208,8 +244,7 @@ impl Tasks {
             let mut task = stored.task;
             task.last_updated_at = now();
             task.status_message = Some(String::from("Cancelled by the client."));
-            self.store
-                .update(DetailedTask::new(task, TaskPayload::Cancelled))
+            self.record(DetailedTask::new(task, TaskPayload::Cancelled))
                 .await
                 .map_err(|err| store_error(&err))?;
         }
@@ -220,14 +255,17 @@ impl Tasks {
         Ok(())
     }
 
-    /// `tasks/update`: the `responses` whose keys are outstanding for a
-    /// task running here go to its handler, which resumes once none is left
-    /// (the task reads `working` again; until then `input_required` with the
-    /// keys still outstanding); others are ignored (SEP-2663 "Task Update
-    /// Requests"). Acknowledged for any known task.
+    /// `tasks/update`: the `responses` whose keys are outstanding go to the
+    /// task's handler, which resumes once none is left (the task reads
+    /// `working` again; until then `input_required` with the keys still
+    /// outstanding); others are ignored (SEP-2663 "Task Update Requests").
+    /// Acknowledged for any known task.
     ///
-    /// A task running on another replica does not get responses sent here:
-    /// they are acknowledged and dropped (the store does not carry them).
+    /// For a task running on another replica, the entries whose keys the
+    /// stored task lists among its `inputRequests` are kept in the store
+    /// ([`TaskStore::put_responses`]); the running replica takes them at its
+    /// next read of the store, within one poll interval (the
+    /// acknowledgement is eventually consistent, SEP-2663).
     ///
     /// # Errors
     /// `-32602` for an unknown task, `-32603` when the store did not answer.
@@ -236,17 +274,60 @@ impl Tasks {
         task_id: &str,
         responses: InputResponses,
     ) -> Result<(), ErrorData> {
-        if self.waits.answer(task_id, responses) {
+        if let Some(answers) = self.waits.answer(task_id, responses.clone()) {
+            // Recorded before the handler resumes, so that the status
+            // changes are recorded (and told) in their order.
             let seed = self.lock().get(task_id).map(|running| running.seed.clone());
             if let Some(seed) = seed {
                 self.record_inputs(&seed).await;
             }
+            deliver(answers);
             return Ok(());
         }
-        match self.store.get(task_id).await {
-            Ok(Some(_)) => Ok(()),
-            Ok(None) => Err(unknown_task(task_id)),
-            Err(err) => Err(store_error(&err)),
+        let stored = match self.store.get(task_id).await {
+            Ok(Some(task)) => task,
+            Ok(None) => return Err(unknown_task(task_id)),
+            Err(err) => return Err(store_error(&err)),
+        };
+        // Running here with nothing outstanding, or ended: nothing to keep.
+        if self.lock().contains_key(task_id) {
+            return Ok(());
+        }
+        let TaskPayload::InputRequired { input_requests } = &stored.payload else {
+            return Ok(());
+        };
+        let outstanding: InputResponses = responses
+            .into_iter()
+            .filter(|(key, _)| input_requests.contains_key(key))
+            .collect();
+        if outstanding.is_empty() {
+            return Ok(());
+        }
+        self.store
+            .put_responses(task_id, outstanding)
+            .await
+            .map(|_| ())
+            .map_err(|err| store_error(&err))
+    }
+
+    /// Takes the `tasks/update` entries another replica kept in the store
+    /// for the task `seed`, while it waits for input here, and delivers
+    /// them as [`update`](Self::update) does.
+    async fn take_responses(&self, seed: &Task) {
+        if self.waits.outstanding(&seed.task_id).is_empty() {
+            return;
+        }
+        match self.store.take_responses(&seed.task_id).await {
+            Ok(responses) if !responses.is_empty() => {
+                if let Some(answers) = self.waits.answer(&seed.task_id, responses) {
+                    self.record_inputs(seed).await;
+                    deliver(answers);
+                }
+            }
+            Ok(_) => {}
+            Err(err) => {
+                tracing::warn!(task_id = %seed.task_id, "a task's kept input responses were not read: {err}");
+            }
         }
     }
 
@@ -290,7 +371,7 @@ impl Tasks {
         };
         let mut task = seed.clone();
         task.last_updated_at = now();
-        if let Err(err) = self.store.update(DetailedTask::new(task, payload)).await {
+        if let Err(err) = self.record(DetailedTask::new(task, payload)).await {
             tracing::warn!(task_id = %seed.task_id, "a task's input state was not recorded: {err}");
         }
     }
@@ -314,6 +395,7 @@ mod tests {
             Arc::new(MemoryTaskStore::new()),
             Some(std::time::Duration::from_secs(60)),
             std::time::Duration::from_millis(500),
+            Default::default(),
         )
     }
 
@@ -352,10 +434,20 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_cancel_recorded_by_another_replica_reaches_the_handler_here() {
         let store = Arc::new(MemoryTaskStore::new());
-        let here = Tasks::new(store.clone(), None, std::time::Duration::from_millis(500));
-        let elsewhere = Tasks::new(store, None, std::time::Duration::from_millis(500));
+        let here = Tasks::new(
+            store.clone(),
+            None,
+            std::time::Duration::from_millis(500),
+            Default::default(),
+        );
+        let elsewhere = Tasks::new(
+            store,
+            None,
+            std::time::Duration::from_millis(500),
+            Default::default(),
+        );
         let (seed, token) = here.create().await.unwrap();
-        let watching = async { here.watch_cancel(&seed, &token).await };
+        let watching = async { here.watch(&seed, &token).await };
         let cancelling = async {
             elsewhere.cancel(&seed.task_id).await.unwrap();
         };
@@ -363,6 +455,66 @@ mod tests {
         // here (paused clock: 500 ms later) cancels the handler's token.
         tokio::join!(watching, cancelling);
         assert!(token.is_cancelled());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_answer_sent_to_another_replica_reaches_the_handler_here() {
+        let store = Arc::new(MemoryTaskStore::new());
+        let here = Tasks::new(
+            store.clone(),
+            None,
+            std::time::Duration::from_millis(500),
+            Default::default(),
+        );
+        let elsewhere = Tasks::new(
+            store,
+            None,
+            std::time::Duration::from_millis(500),
+            Default::default(),
+        );
+        let (seed, token) = here.create().await.unwrap();
+        let request = serde_json::from_value(json!({
+            "method": "elicitation/create",
+            "params": {
+                "mode": "form",
+                "message": "Delete a.txt?",
+                "requestedSchema": {"type": "object", "properties": {"confirm": {"type": "boolean"}}}
+            }
+        }))
+        .unwrap();
+        let answer = json!({"action": "accept", "content": {"confirm": true}});
+        let asking = here.ask(&seed, request);
+        let answering = async {
+            // The request is stored before the handler waits on it.
+            let read = serde_json::to_value(elsewhere.get(&seed.task_id).await.unwrap()).unwrap();
+            assert_eq!(read["status"], "input_required");
+            assert_eq!(
+                read["inputRequests"]["input-1"]["params"]["message"],
+                "Delete a.txt?"
+            );
+            // Sent to the other replica: kept in the store, the key never
+            // issued dropped; the task stays input_required until the
+            // running replica takes it.
+            let responses = [
+                (String::from("input-1"), answer.clone()),
+                (String::from("input-9"), json!({"action": "decline"})),
+            ]
+            .into_iter()
+            .collect();
+            elsewhere.update(&seed.task_id, responses).await.unwrap();
+            let read = serde_json::to_value(elsewhere.get(&seed.task_id).await.unwrap()).unwrap();
+            assert_eq!(read["status"], "input_required");
+        };
+        // The running replica's next read of the store (paused clock: 500 ms
+        // later) delivers the answer to the handler here.
+        let ((asked, ()), ()) = tokio::select! {
+            joined = async { tokio::join!(asking, answering) } => (joined, ()),
+            () = here.watch(&seed, &token) => panic!("the watch ended before the answer"),
+        };
+        assert_eq!(asked.unwrap(), answer);
+        let read = serde_json::to_value(here.get(&seed.task_id).await.unwrap()).unwrap();
+        assert_eq!(read["status"], "working");
+        assert_eq!(read.get("inputRequests"), None);
     }
 
     #[tokio::test]

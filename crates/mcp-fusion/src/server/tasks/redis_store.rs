@@ -4,19 +4,39 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use rmcp::model::DetailedTask;
+use rmcp::model::{DetailedTask, InputResponses};
 
 use super::store::{TaskStore, TaskStoreError};
 use crate::redis_connection::{RedisConnection, RedisUrlError};
 
 /// Replaces a task unless it is terminal or gone. KEYS[1]: the task's hash;
-/// ARGV[1]: its new status; ARGV[2]: its new JSON. Returns 1 when replaced.
-/// `HSET` on an existing key keeps its expiry.
+/// KEYS[2]: its kept `tasks/update` entries (deleted when the new status is
+/// terminal); ARGV[1]: its new status; ARGV[2]: its new JSON. Returns 1 when
+/// replaced. `HSET` on an existing key keeps its expiry.
 const UPDATE: &str = r"
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return 0 end
 if status == 'completed' or status == 'failed' or status == 'cancelled' then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'task', ARGV[2])
+if ARGV[1] == 'completed' or ARGV[1] == 'failed' or ARGV[1] == 'cancelled' then
+  redis.call('DEL', KEYS[2])
+end
+return 1
+";
+
+/// Keeps `tasks/update` entries for a task unless it is terminal or gone.
+/// KEYS[1]: the task's hash; KEYS[2]: its entries' hash; ARGV: key, JSON,
+/// key, JSON, …. The entries' hash expires with the task. Returns 1 when
+/// kept.
+const PUT_RESPONSES: &str = r"
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return 0 end
+if status == 'completed' or status == 'failed' or status == 'cancelled' then return 0 end
+for i = 1, #ARGV, 2 do
+  redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
+end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
 return 1
 ";
 
@@ -28,7 +48,11 @@ return 1
 /// `mcp-fusion:task:`) with the fields `status` (`working`, …) and `task`
 /// (the `DetailedTask` JSON `tasks/get` answers), expiring `ttlMs` after its
 /// creation (`PEXPIRE`; `ttlMs: null`: no expiry). A change is one Lua script
-/// that leaves a terminal task as it is. Every command is bounded by
+/// that leaves a terminal task as it is. The `tasks/update` entries kept for
+/// the replica running a task are one hash at `{prefix}{taskId}:responses`
+/// (field: the `inputResponses` key; value: its JSON), expiring with the
+/// task, deleted when it ends, taken (`HGETALL` and `DEL` in one
+/// transaction) by the running replica. Every command is bounded by
 /// [`timeout`](Self::timeout) (default 1 s); past it, or while Redis is down,
 /// [`TaskStoreError::Unavailable`]. Reuses the crate's Redis connection
 /// handling (lazy, shared, one probe a second after a failure). Cheap to
@@ -43,6 +67,7 @@ pub struct RedisTaskStore {
 struct Shared {
     connection: RedisConnection,
     update: redis::Script,
+    put_responses: redis::Script,
 }
 
 impl std::fmt::Debug for RedisTaskStore {
@@ -68,6 +93,7 @@ impl RedisTaskStore {
             shared: Arc::new(Shared {
                 connection: RedisConnection::new(url, "task store")?,
                 update: redis::Script::new(UPDATE),
+                put_responses: redis::Script::new(PUT_RESPONSES),
             }),
         })
     }
@@ -92,6 +118,11 @@ impl RedisTaskStore {
     /// The key of task `task_id`.
     pub fn key(&self, task_id: &str) -> String {
         format!("{}{task_id}", self.prefix)
+    }
+
+    /// The key of the `tasks/update` entries kept for task `task_id`.
+    pub fn responses_key(&self, task_id: &str) -> String {
+        format!("{}{task_id}:responses", self.prefix)
     }
 
     /// Runs `command` on the connection within the timeout.
@@ -188,6 +219,7 @@ impl TaskStore for RedisTaskStore {
     fn update(&self, task: DetailedTask) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
         Box::pin(async move {
             let key = self.key(&task.task.task_id);
+            let responses = self.responses_key(&task.task.task_id);
             let status = status_word(task.status());
             let json = to_json(&task);
             let script = &self.shared.update;
@@ -195,6 +227,7 @@ impl TaskStore for RedisTaskStore {
                 .run(|mut conn| async move {
                     script
                         .key(&key)
+                        .key(&responses)
                         .arg(status)
                         .arg(&json)
                         .invoke_async(&mut conn)
@@ -202,6 +235,58 @@ impl TaskStore for RedisTaskStore {
                 })
                 .await?;
             Ok(replaced == 1)
+        })
+    }
+
+    fn put_responses<'a>(
+        &'a self,
+        task_id: &'a str,
+        responses: InputResponses,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        Box::pin(async move {
+            let key = self.key(task_id);
+            let kept = self.responses_key(task_id);
+            let script = &self.shared.put_responses;
+            let mut invocation = script.key(&key);
+            invocation.key(&kept);
+            for (name, value) in &responses {
+                invocation.arg(name).arg(value.to_string());
+            }
+            let stored: i64 = self
+                .run(|mut conn| async move { invocation.invoke_async(&mut conn).await })
+                .await?;
+            Ok(stored == 1)
+        })
+    }
+
+    fn take_responses<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<InputResponses, TaskStoreError>> {
+        Box::pin(async move {
+            let kept = self.responses_key(task_id);
+            let (entries,): (Vec<(String, String)>,) = self
+                .run(|mut conn| async move {
+                    redis::pipe()
+                        .atomic()
+                        .hgetall(&kept)
+                        .del(&kept)
+                        .ignore()
+                        .query_async(&mut conn)
+                        .await
+                })
+                .await?;
+            entries
+                .into_iter()
+                .map(|(name, json)| {
+                    serde_json::from_str(&json)
+                        .map(|value| (name, value))
+                        .map_err(|e| TaskStoreError::Corrupt {
+                            task_id: task_id.to_owned(),
+                            reason: e.to_string(),
+                        })
+                })
+                .collect()
         })
     }
 }

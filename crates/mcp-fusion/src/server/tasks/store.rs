@@ -3,7 +3,7 @@
 //! one runs.
 
 use futures::future::BoxFuture;
-use rmcp::model::DetailedTask;
+use rmcp::model::{DetailedTask, InputResponses};
 
 /// Why a task store could not answer.
 #[derive(Debug, thiserror::Error)]
@@ -70,4 +70,33 @@ pub trait TaskStore: Send + Sync + 'static {
     /// # Errors
     /// [`TaskStoreError::Unavailable`] when the backend did not answer.
     fn update(&self, task: DetailedTask) -> BoxFuture<'_, Result<bool, TaskStoreError>>;
+
+    /// Keeps `responses` (a `tasks/update`'s `inputResponses` entries, by
+    /// key) for the replica running task `task_id`, which takes them with
+    /// [`take_responses`](Self::take_responses) once a poll interval
+    /// (SEP-2663 "Task Update Requests": the acknowledgement is eventually
+    /// consistent). An entry of a key already kept is replaced. `false`, and
+    /// nothing kept, when the task is terminal or gone. Kept entries go with
+    /// the task: when it ends (an [`update`](Self::update) to a terminal
+    /// status) or its TTL passes.
+    ///
+    /// # Errors
+    /// [`TaskStoreError::Unavailable`] when the backend did not answer.
+    fn put_responses<'a>(
+        &'a self,
+        task_id: &'a str,
+        responses: InputResponses,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>>;
+
+    /// Removes and returns the entries kept for task `task_id` by
+    /// [`put_responses`](Self::put_responses) (empty when there are none),
+    /// so that each is taken once, by one replica.
+    ///
+    /// # Errors
+    /// [`TaskStoreError`] when the backend did not answer or a kept entry
+    /// cannot be read.
+    fn take_responses<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<InputResponses, TaskStoreError>>;
 }

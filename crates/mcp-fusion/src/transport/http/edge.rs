@@ -52,6 +52,7 @@ use crate::server::jsonrpc::{
     repeated_key_response, too_many_values,
 };
 use crate::server::removed_methods::removed_request;
+use crate::server::task_listen::{acknowledge_task_ids, error_answer, requested_task_ids};
 
 /// The `Mcp-Session-Id` header of the 2025-11-25 Streamable HTTP transport.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -324,7 +325,7 @@ impl Edge {
             // rmcp answers 415 (or 406 for a wrong Accept).
             return next.run(request).await;
         }
-        let (parts, body) = request.into_parts();
+        let (mut parts, body) = request.into_parts();
         let bytes = match self.read_body(body).await {
             Ok(bytes) => bytes,
             Err(refused) => return refused,
@@ -369,6 +370,18 @@ impl Edge {
         if let Some(answer) = repeated_key_response(&message, &bytes) {
             return jsonrpc_error(answer);
         }
+        // A `subscriptions/listen` naming tasks: their ids reach the server
+        // in the request head, and its acknowledgement lists them.
+        let task_ids = match requested_task_ids(&message, &bytes) {
+            Ok(ids) => ids,
+            // 400, as rmcp answers the -32021 of a `tools/call`.
+            Err((id, error)) => {
+                return jsonrpc_error_with(status_of(error.code.0), error_answer(&id, &error));
+            }
+        };
+        if let Some(ids) = &task_ids {
+            parts.extensions.insert(ids.clone());
+        }
         if let (Some(auth), Some(server)) = (&self.auth, &self.step_up)
             && let Some(refused) =
                 step_up::refusal(auth, server, &message, parts.extensions.get::<Principal>())
@@ -411,9 +424,13 @@ impl Edge {
             _ => None,
         };
         let Some(session) = session else {
-            return next
+            let response = next
                 .run(Request::from_parts(parts, Body::from(bytes)))
                 .await;
+            return match task_ids {
+                Some(ids) => acknowledging_task_ids(response, ids.0),
+                None => response,
+            };
         };
         // A request id must not be reused within a session while its first
         // use is in progress (MCP basic/messages): the second would never be
@@ -433,9 +450,12 @@ impl Edge {
         if !self.sessions.still_open(&session).await {
             return session_gone();
         }
-        let response = next
+        let mut response = next
             .run(Request::from_parts(parts, Body::from(bytes)))
             .await;
+        if let Some(ids) = task_ids {
+            response = acknowledging_task_ids(response, ids.0);
+        }
         match claim {
             // The id stays claimed until its answer's stream ends.
             Some(claim) => response.map(|body| {
@@ -447,6 +467,48 @@ impl Edge {
             None => response,
         }
     }
+}
+
+/// `response` (a `subscriptions/listen` stream) with `ids` added to its
+/// `notifications/subscriptions/acknowledged` as `notifications.taskIds`
+/// (SEP-2663: the acknowledgement lists the task ids the server agreed to;
+/// rmcp's leaves them out). Each SSE `data:` line up to the
+/// acknowledgement is read; the rest pass as they are.
+fn acknowledging_task_ids(response: Response, ids: Vec<String>) -> Response {
+    let mut done = false;
+    response.map(|body| {
+        Body::new(body.map_frame(move |frame| {
+            if done {
+                return frame;
+            }
+            frame.map_data(|data| {
+                let Ok(text) = std::str::from_utf8(&data) else {
+                    return data;
+                };
+                let mut changed = false;
+                let lines: Vec<String> = text
+                    .split('\n')
+                    .map(|line| {
+                        let json = line.strip_prefix("data:").map(str::trim_start);
+                        if let Some(mut message) =
+                            json.and_then(|j| serde_json::from_str::<serde_json::Value>(j).ok())
+                            && acknowledge_task_ids(&mut message, &ids)
+                        {
+                            changed = true;
+                            return format!("data: {message}");
+                        }
+                        line.to_owned()
+                    })
+                    .collect();
+                if changed {
+                    done = true;
+                    axum::body::Bytes::from(lines.join("\n"))
+                } else {
+                    data
+                }
+            })
+        }))
+    })
 }
 
 /// A request id as a key that keeps its JSON type: `7` and `"7"` are two
