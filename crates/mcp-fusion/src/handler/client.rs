@@ -424,9 +424,19 @@ impl CallContext {
             .elicit(key.map(str::to_owned), params)
             .await
             .map_err(|failure| client_error(failure, ELICITATION, "elicitation"))?;
-        if let Some(content) = &result.content {
+        // An `accept` carries the content (MCP "Elicitation": "content …
+        // only present when action is accept"); one without it is checked as
+        // an empty object, so that the schema's required fields are missed.
+        let content = match (&result.content, &result.action) {
+            (Some(content), _) => Some(content.clone()),
+            (None, rmcp::model::ElicitationAction::Accept) => {
+                Some(Value::Object(serde_json::Map::new()))
+            }
+            (None, _) => None,
+        };
+        if let Some(mut content) = content {
             let validator = SchemaValidator::new(&schema).map_err(ToolError::internal)?;
-            if let Err(fields) = validator.validate(&mut content.clone()) {
+            if let Err(fields) = validator.validate(&mut content) {
                 let problems: Vec<String> = fields
                     .iter()
                     .map(|f| format!("{}: {}", f.path, f.message))

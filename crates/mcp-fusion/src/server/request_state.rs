@@ -20,6 +20,12 @@ use crate::handler::{InputRounds, Stop};
 /// 10 minutes, time for a person to answer an elicitation.
 pub(crate) const DEFAULT_TTL: Duration = Duration::from_secs(600);
 
+/// The longest `requestState` the server issues: 1 MiB (1 048 576
+/// characters, base64url), a quarter of the default HTTP body limit, so that
+/// a client can always send it back with the next round's answers. Answers
+/// that would make it longer are refused with `-32602`.
+pub(crate) const MAX_REQUEST_STATE_CHARS: usize = 1 << 20;
+
 /// The server's signer of `requestState`s.
 #[derive(Clone)]
 pub(crate) struct RequestStates {
@@ -184,6 +190,18 @@ impl RequestStates {
                         )));
                     }
                 };
+                if sealed.len() > MAX_REQUEST_STATE_CHARS {
+                    return Some(Err(rmcp::ErrorData::invalid_params(
+                        format!(
+                            "The answers given so far to this {} request make a requestState of {} characters, over the {MAX_REQUEST_STATE_CHARS} this server issues (a client must be able to send it back). Answer with less, or send the request again without requestState and inputResponses to start over.",
+                            binding.method,
+                            sealed.len()
+                        ),
+                        Some(
+                            json!({ "requestState": "too_long", "maxChars": MAX_REQUEST_STATE_CHARS }),
+                        ),
+                    )));
+                }
                 Some(Ok(InputRequiredResult::new(
                     Some(rounds.asked()),
                     Some(sealed),

@@ -478,6 +478,18 @@ async fn answers_are_checked_before_the_handler_sees_them() {
         meta["message"],
         "The elicitation/create request this tool sent to the client failed: its answer does not match the requested schema (name: Wrong type. You sent: 5. Expected a string.)."
     );
+    // An accept without content misses the schema's required fields.
+    let no_content = post(
+        &served.url,
+        "tools/call",
+        json!({"name": "greet", "arguments": {"greeting": "Hi"}, "inputResponses": {"input-1": {"action": "accept"}}}),
+    )
+    .await;
+    assert_eq!(no_content["result"]["isError"], true);
+    assert_eq!(
+        no_content["result"]["_meta"]["mcp-fusion/error"]["message"],
+        "The elicitation/create request this tool sent to the client failed: its answer does not match the requested schema (name: Missing required field. You sent: (missing). Expected a string.)."
+    );
     // A missing answer (a key never asked) is asked for again.
     let missing = post(
         &served.url,
@@ -489,6 +501,42 @@ async fn answers_are_checked_before_the_handler_sees_them() {
     assert_eq!(
         missing["result"]["inputRequests"]["input-1"]["method"],
         "elicitation/create"
+    );
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_too_long_to_carry_are_refused() {
+    let served = HttpServed::start(&server_with(None)).await;
+    let first = post(
+        &served.url,
+        "tools/call",
+        json!({"name": "two_rounds", "arguments": {}}),
+    )
+    .await;
+    // 800 000 characters of answer: over 1 MiB once signed and encoded.
+    let long = "A".repeat(800_000);
+    let refused = post(
+        &served.url,
+        "tools/call",
+        json!({
+            "name": "two_rounds",
+            "arguments": {},
+            "inputResponses": {"input-1": accept(json!({"name": long}))},
+            "requestState": state_of(&first)
+        }),
+    )
+    .await;
+    assert_eq!(refused["error"]["code"], -32602);
+    assert_eq!(
+        refused["error"]["data"],
+        json!({"requestState": "too_long", "maxChars": 1_048_576})
+    );
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("The answers given so far to this tools/call request make a requestState of ")
+            && message.ends_with(" characters, over the 1048576 this server issues (a client must be able to send it back). Answer with less, or send the request again without requestState and inputResponses to start over."),
+        "{message}"
     );
     served.stop().await;
 }
