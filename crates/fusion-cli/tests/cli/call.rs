@@ -531,6 +531,15 @@ fn serve_default_database_still_creates_its_folder() {
 
 // ---------------------------------------------------------------- billing
 
+/// What `fusion call` prints for `billing.get_invoice {"id": "inv_9999"}`:
+/// the billing example's NOT_FOUND envelope, read the same on every protocol
+/// revision.
+const INV_9999_NOT_FOUND: &str = "tool error NOT_FOUND (severity: error)\n\
+     \x20 message:           No invoice with that ID\n\
+     \x20 recovery:          List invoices first, then retry with a real ID\n\
+     \x20 available actions: billing.list_invoices\n\
+     \x20 details:           requestedId = inv_9999\n";
+
 #[test]
 fn billing_success() {
     let db = BillingDb::new("success");
@@ -556,35 +565,23 @@ fn billing_over_2026_07_28() {
     let db = BillingDb::new("2026-07-28");
     // server/discover, then self-contained requests; the envelope of a
     // failure reads the same as on 2025-11-25.
-    let run = fusion(&[
-        "call",
-        "--protocol-version",
-        "2026-07-28",
-        "--cmd",
-        &db.cmd(),
-        "billing.get_invoice",
-        r#"{"id": "inv_1"}"#,
-    ]);
+    let get_invoice = |arguments: &str| {
+        fusion(&[
+            "call",
+            "--protocol-version",
+            "2026-07-28",
+            "--cmd",
+            &db.cmd(),
+            "billing.get_invoice",
+            arguments,
+        ])
+    };
+    let run = get_invoice(r#"{"id": "inv_1"}"#);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(json_of(&run.stdout)["customer_email"], "ada@example.com");
-    let run = fusion(&[
-        "call",
-        "--protocol-version",
-        "2026-07-28",
-        "--cmd",
-        &db.cmd(),
-        "billing.get_invoice",
-        r#"{"id": "inv_9999"}"#,
-    ]);
+    let run = get_invoice(r#"{"id": "inv_9999"}"#);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert_eq!(
-        run.stdout,
-        "tool error NOT_FOUND (severity: error)\n\
-         \x20 message:           No invoice with that ID\n\
-         \x20 recovery:          List invoices first, then retry with a real ID\n\
-         \x20 available actions: billing.list_invoices\n\
-         \x20 details:           requestedId = inv_9999\n"
-    );
+    assert_eq!(run.stdout, INV_9999_NOT_FOUND);
 
     let run = fusion(&[
         "call",
@@ -615,14 +612,7 @@ fn billing_not_found_with_details_and_actions() {
         r#"{"id": "inv_9999"}"#,
     ]);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert_eq!(
-        run.stdout,
-        "tool error NOT_FOUND (severity: error)\n\
-         \x20 message:           No invoice with that ID\n\
-         \x20 recovery:          List invoices first, then retry with a real ID\n\
-         \x20 available actions: billing.list_invoices\n\
-         \x20 details:           requestedId = inv_9999\n"
-    );
+    assert_eq!(run.stdout, INV_9999_NOT_FOUND);
 
     let run = fusion(&[
         "call",
