@@ -11,12 +11,12 @@
 //! installed; with node present and the packages missing they fail with the
 //! command to run.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
+use crate::interop_server::{PlainErrorsHttp, interop_dir};
 use crate::run::{FUSION, Run, fusion, fusion_with};
 
 fn json_of(text: &str) -> Value {
@@ -531,6 +531,15 @@ fn serve_default_database_still_creates_its_folder() {
 
 // ---------------------------------------------------------------- billing
 
+/// What `fusion call` prints for `billing.get_invoice {"id": "inv_9999"}`:
+/// the billing example's NOT_FOUND envelope, read the same on every protocol
+/// revision.
+const INV_9999_NOT_FOUND: &str = "tool error NOT_FOUND (severity: error)\n\
+     \x20 message:           No invoice with that ID\n\
+     \x20 recovery:          List invoices first, then retry with a real ID\n\
+     \x20 available actions: billing.list_invoices\n\
+     \x20 details:           requestedId = inv_9999\n";
+
 #[test]
 fn billing_success() {
     let db = BillingDb::new("success");
@@ -556,35 +565,23 @@ fn billing_over_2026_07_28() {
     let db = BillingDb::new("2026-07-28");
     // server/discover, then self-contained requests; the envelope of a
     // failure reads the same as on 2025-11-25.
-    let run = fusion(&[
-        "call",
-        "--protocol-version",
-        "2026-07-28",
-        "--cmd",
-        &db.cmd(),
-        "billing.get_invoice",
-        r#"{"id": "inv_1"}"#,
-    ]);
+    let get_invoice = |arguments: &str| {
+        fusion(&[
+            "call",
+            "--protocol-version",
+            "2026-07-28",
+            "--cmd",
+            &db.cmd(),
+            "billing.get_invoice",
+            arguments,
+        ])
+    };
+    let run = get_invoice(r#"{"id": "inv_1"}"#);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(json_of(&run.stdout)["customer_email"], "ada@example.com");
-    let run = fusion(&[
-        "call",
-        "--protocol-version",
-        "2026-07-28",
-        "--cmd",
-        &db.cmd(),
-        "billing.get_invoice",
-        r#"{"id": "inv_9999"}"#,
-    ]);
+    let run = get_invoice(r#"{"id": "inv_9999"}"#);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert_eq!(
-        run.stdout,
-        "tool error NOT_FOUND (severity: error)\n\
-         \x20 message:           No invoice with that ID\n\
-         \x20 recovery:          List invoices first, then retry with a real ID\n\
-         \x20 available actions: billing.list_invoices\n\
-         \x20 details:           requestedId = inv_9999\n"
-    );
+    assert_eq!(run.stdout, INV_9999_NOT_FOUND);
 
     let run = fusion(&[
         "call",
@@ -615,14 +612,7 @@ fn billing_not_found_with_details_and_actions() {
         r#"{"id": "inv_9999"}"#,
     ]);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert_eq!(
-        run.stdout,
-        "tool error NOT_FOUND (severity: error)\n\
-         \x20 message:           No invoice with that ID\n\
-         \x20 recovery:          List invoices first, then retry with a real ID\n\
-         \x20 available actions: billing.list_invoices\n\
-         \x20 details:           requestedId = inv_9999\n"
-    );
+    assert_eq!(run.stdout, INV_9999_NOT_FOUND);
 
     let run = fusion(&[
         "call",
@@ -887,28 +877,6 @@ fn colour_on_a_terminal_honours_no_color() {
 
 // ------------------------------------------------------- foreign servers
 
-fn interop_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/interop");
-    if Command::new("node")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_err()
-    {
-        eprintln!(
-            "SKIPPED: `node` is not installed, so the TypeScript SDK interop servers cannot run"
-        );
-        return None;
-    }
-    assert!(
-        dir.join("node_modules/@modelcontextprotocol/sdk").is_dir(),
-        "the interop servers' packages are missing: run `scripts/npm-install {}` from the repository root",
-        dir.display()
-    );
-    Some(dir.canonicalize().expect("tests/interop exists"))
-}
-
 fn node_cmd(dir: &Path, script: &str) -> String {
     format!("node '{}'", dir.join(script).display())
 }
@@ -1004,36 +972,11 @@ fn foreign_plain_text_errors() {
     assert!(run.stdout.contains("\n  group.list\n"));
 }
 
-/// A child process killed when dropped.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn foreign_server_over_streamable_http() {
     let Some(dir) = interop_dir() else { return };
-    let mut child = Command::new("node")
-        .arg(dir.join("plain-errors.mjs"))
-        .arg("--http")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start node");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let _guard = Guard(child);
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("URL line");
-    let url = line
-        .trim()
-        .strip_prefix("LISTENING ")
-        .expect("LISTENING line");
+    let server = PlainErrorsHttp::start(&dir);
+    let url = server.url.as_str();
 
     let run = fusion(&["call", url, "echo", r#"{"message": "over http"}"#]);
     assert_eq!(

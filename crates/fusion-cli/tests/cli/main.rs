@@ -17,6 +17,9 @@ mod call;
 mod contract;
 mod envelope;
 #[cfg(feature = "example")]
+#[path = "../../../mcp-fusion/tests/support/interop_server.rs"]
+mod interop_server;
+#[cfg(feature = "example")]
 mod oauth;
 #[cfg(feature = "example")]
 mod oauth_grants;

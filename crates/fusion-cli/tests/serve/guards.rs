@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use crate::redis_server::Redis;
 use crate::support::*;
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
@@ -82,7 +83,7 @@ async fn a_report_past_its_time_limit_times_out() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_server_processes_share_one_rate_limit_in_redis() {
     let redis = Redis::start();
-    let url = format!("redis://127.0.0.1:{}/0", redis.1);
+    let url = redis.url();
     let options = [
         "--rate-limit",
         "2/min",

@@ -12,6 +12,8 @@
 #[path = "../../../mcp-fusion/tests/support/authorization_server.rs"]
 mod authorization_server;
 mod raw;
+#[path = "../../../mcp-fusion/tests/support/redis_server.rs"]
+mod redis_server;
 #[path = "../support/mod.rs"]
 mod support;
 

@@ -8,7 +8,8 @@
 use std::time::Duration;
 
 use crate::raw::{RawHttp, initialize_request};
-use crate::support::{HttpServer, Redis, TempDb};
+use crate::redis_server::Redis;
+use crate::support::{HttpServer, TempDb};
 use serde_json::{Value, json};
 
 fn get_invoice() -> Value {
@@ -331,7 +332,7 @@ fn two_users(test: &str) -> std::path::PathBuf {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_serves_only_its_owner_on_every_replica_even_with_redis_down() {
-    let mut redis = Redis::start();
+    let redis = Redis::start();
     let url = redis.url();
     let tokens = two_users("replicas");
     let options = [
@@ -356,7 +357,7 @@ async fn a_session_serves_only_its_owner_on_every_replica_even_with_redis_down()
     assert_eq!(call(&bob_b, &session, 2).await.0, 404);
     // With Redis gone, each replica that served ada still knows her, and
     // nobody else is let in for want of the record.
-    redis.kill();
+    redis.stop();
     assert_eq!(call(&ada_a, &session, 3).await.0, 200);
     assert_eq!(call(&ada_b, &session, 4).await.0, 200);
     assert_eq!(call(&bob_a, &session, 5).await.0, 404);
@@ -386,7 +387,7 @@ async fn a_session_whose_owner_is_not_recorded_is_refused_to_everyone_else() {
     // Redis was down); the session itself is still there.
     let key = format!("mcp-fusion:session:{session}:owner");
     let deleted = std::process::Command::new("redis-cli")
-        .args(["-p", &redis.1.to_string(), "del", &key])
+        .args(["-u", &redis.url(), "del", &key])
         .output()
         .expect("redis-cli comes with redis-server");
     assert_eq!(String::from_utf8_lossy(&deleted.stdout).trim(), "1");

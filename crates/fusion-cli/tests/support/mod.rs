@@ -1,8 +1,9 @@
 //! What the `serve`, `gateway` and `cli` test binaries share: temporary databases,
-//! `fusion serve` started over stdio or Streamable HTTP, an rmcp client
-//! session and a real Redis. Each of them includes this folder as its
-//! `support` module (`#[path = "../support/mod.rs"]`); their own helpers are
-//! beside their tests (`serve/raw.rs`, `gateway/gateway.rs`).
+//! `fusion serve` started over stdio or Streamable HTTP and an rmcp client
+//! session. Each of them includes this folder as its `support` module
+//! (`#[path = "../support/mod.rs"]`); their own helpers are beside their
+//! tests (`serve/raw.rs`, `gateway/gateway.rs`). A real Redis comes from
+//! mcp-fusion's `tests/support/redis_server.rs`, which `serve` includes.
 
 // Each binary uses a part of this module: what one of them leaves unused is
 // not dead code.
@@ -208,58 +209,6 @@ impl Drop for HttpServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-    }
-}
-
-/// A `redis-server` on a free loopback port, killed on drop.
-pub struct Redis(Child, pub u16);
-
-impl Redis {
-    pub fn start() -> Redis {
-        let port = free_port();
-        let redis = Redis(
-            std::process::Command::new("redis-server")
-                .args([
-                    "--port",
-                    &port.to_string(),
-                    "--bind",
-                    "127.0.0.1",
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                ])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("redis-server must be installed (scripts/test installs it)"),
-            port,
-        );
-        for _ in 0..200 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return redis;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        panic!("redis-server did not listen on port {port}");
-    }
-
-    /// Kills the server now (as a crash would).
-    pub fn kill(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-
-    /// `redis://127.0.0.1:PORT/0`.
-    pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/0", self.1)
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
     }
 }
 

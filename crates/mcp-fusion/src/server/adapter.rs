@@ -108,9 +108,7 @@ impl ServerHandler for Connection {
                 .inner
                 .pager
                 .page(ListKind::Tools, shown, cursor_of(request.as_ref()))?;
-        let mut result = ListToolsResult::with_all_items(page.items);
-        result.next_cursor = page.next_cursor;
-        Ok(result)
+        Ok(page.into())
     }
 
     /// A standard MCP method whose params rmcp could not read arrives here as
@@ -164,9 +162,7 @@ impl ServerHandler for Connection {
             self.list_prompts_now(&viewer).into_iter(),
             cursor_of(request.as_ref()),
         )?;
-        let mut result = ListPromptsResult::with_all_items(page.items);
-        result.next_cursor = page.next_cursor;
-        Ok(result)
+        Ok(page.into())
     }
 
     async fn get_prompt(
@@ -209,9 +205,7 @@ impl ServerHandler for Connection {
             self.list_resources_now(&viewer).into_iter(),
             cursor_of(request.as_ref()),
         )?;
-        let mut result = ListResourcesResult::with_all_items(page.items);
-        result.next_cursor = page.next_cursor;
-        Ok(result)
+        Ok(page.into())
     }
 
     async fn list_resource_templates(
@@ -226,9 +220,7 @@ impl ServerHandler for Connection {
             self.list_templates_now(&viewer).into_iter(),
             cursor_of(request.as_ref()),
         )?;
-        let mut result = ListResourceTemplatesResult::with_all_items(page.items);
-        result.next_cursor = page.next_cursor;
-        Ok(result)
+        Ok(page.into())
     }
 
     async fn read_resource(

@@ -90,6 +90,28 @@ pub(crate) struct Page<T> {
     pub next_cursor: Option<String>,
 }
 
+/// An rmcp list result holding one page: its items and `nextCursor`
+/// (rmcp has no public constructor that takes a cursor, nor a trait shared
+/// by its list results, so each gets the same `From`).
+macro_rules! list_result_from_page {
+    ($($result:ident of $item:ident),* $(,)?) => {$(
+        impl From<Page<rmcp::model::$item>> for rmcp::model::$result {
+            fn from(page: Page<rmcp::model::$item>) -> Self {
+                let mut result = Self::with_all_items(page.items);
+                result.next_cursor = page.next_cursor;
+                result
+            }
+        }
+    )*};
+}
+
+list_result_from_page!(
+    ListToolsResult of Tool,
+    ListPromptsResult of Prompt,
+    ListResourcesResult of Resource,
+    ListResourceTemplatesResult of ResourceTemplate,
+);
+
 /// Cuts the server's lists into pages and reads the cursors it gave.
 #[derive(Clone)]
 pub(crate) struct Pager {

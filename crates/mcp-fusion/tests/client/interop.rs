@@ -12,9 +12,6 @@
 //! node is there but the packages are not, the tests fail with the command to
 //! run: CI installs them.
 
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mcp_fusion::client::{
@@ -24,33 +21,13 @@ use mcp_fusion::client::{
 use mcp_fusion::{ErrorCode, Severity};
 use serde_json::{Value, json};
 
+use crate::interop_server::{PlainErrorsHttp, interop_dir};
+
 /// The code of a failure that holds no envelope (wire contract §8).
 const UNKNOWN_CODE: &str = "UNKNOWN";
 /// The message of a failure the server sent nothing to explain.
 const EMPTY_ERROR_MESSAGE: &str =
     "The server reported an error (isError: true) but sent no content to explain it.";
-
-fn interop_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/interop");
-    if Command::new("node")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_err()
-    {
-        eprintln!(
-            "SKIPPED: `node` is not installed, so the TypeScript SDK interop servers cannot run"
-        );
-        return None;
-    }
-    assert!(
-        dir.join("node_modules/@modelcontextprotocol/sdk").is_dir(),
-        "the interop servers' packages are missing: run `scripts/npm-install {}` from the repository root",
-        dir.display()
-    );
-    Some(dir.canonicalize().expect("tests/interop exists"))
-}
 
 fn node_target(dir: &std::path::Path, script: &str, args: &[&str]) -> Target {
     let mut all = vec![dir.join(script).display().to_string()];
@@ -170,67 +147,23 @@ async fn plain_text_server_over_stdio() {
     client.close().await;
 }
 
-/// A child process killed when dropped.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[tokio::test]
 async fn plain_text_server_over_streamable_http() {
     let Some(dir) = interop_dir() else { return };
-    let mut child = Command::new("node")
-        .arg(dir.join("plain-errors.mjs"))
-        .arg("--http")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start node");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let guard = Guard(child);
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("the server prints its URL");
-    let url = line
-        .trim()
-        .strip_prefix("LISTENING ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_owned();
-    let client = connect(Target::http(url)).await;
+    let server = PlainErrorsHttp::start(&dir);
+    let client = connect(Target::http(&server.url)).await;
     exercise_plain_server(&client).await;
     client.close().await;
-    drop(guard);
+    drop(server);
 }
 
 #[tokio::test]
 async fn a_2025_11_25_server_is_reached_by_negotiating_and_refuses_2026_07_28() {
     let Some(dir) = interop_dir() else { return };
-    let mut child = Command::new("node")
-        .arg(dir.join("plain-errors.mjs"))
-        .arg("--http")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start node");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let guard = Guard(child);
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("the server prints its URL");
-    let url = line
-        .trim()
-        .strip_prefix("LISTENING ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_owned();
+    let server = PlainErrorsHttp::start(&dir);
     // `auto`: server/discover is refused, the 2025-11-25 handshake follows.
     let client = FusionClient::connect(
-        &Target::http(&url),
+        &Target::http(&server.url),
         options().protocol(ProtocolRevision::Negotiate),
     )
     .await
@@ -239,7 +172,7 @@ async fn a_2025_11_25_server_is_reached_by_negotiating_and_refuses_2026_07_28() 
     client.close().await;
     // 2026-07-28 only: the server's refusal is the reason given.
     let Err(err) = FusionClient::connect(
-        &Target::http(&url),
+        &Target::http(&server.url),
         options().protocol(ProtocolRevision::V2026_07_28),
     )
     .await
@@ -255,7 +188,7 @@ async fn a_2025_11_25_server_is_reached_by_negotiating_and_refuses_2026_07_28() 
         ),
         other => panic!("expected a connect error, got {other:?}"),
     }
-    drop(guard);
+    drop(server);
 }
 
 #[tokio::test]

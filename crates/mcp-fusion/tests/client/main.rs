@@ -10,6 +10,9 @@ mod support;
 #[cfg(feature = "client")]
 mod interop;
 #[cfg(feature = "client")]
+#[path = "../support/interop_server.rs"]
+mod interop_server;
+#[cfg(feature = "client")]
 mod results;
 #[cfg(all(feature = "client", feature = "http"))]
 mod revision;

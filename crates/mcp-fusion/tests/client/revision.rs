@@ -120,15 +120,14 @@ async fn record(State(recorder): State<Recorder>, request: Request, next: Next) 
         .await
 }
 
-/// Serves `router` behind the recording layer on a loopback port; returns
-/// its `/mcp` URL and the cancellation that stops it.
-async fn serve(router: axum::Router, recorder: &Recorder) -> (String, CancellationToken) {
+/// Serves `router` behind the recording layer on a loopback port until
+/// `stop` is cancelled; returns its `/mcp` URL.
+async fn serve(router: axum::Router, recorder: &Recorder, stop: &CancellationToken) -> String {
     let router = router.layer(from_fn_with_state(recorder.clone(), record));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("a port");
     let addr = listener.local_addr().expect("its address");
-    let stop = CancellationToken::new();
     let stopped = stop.clone();
     tokio::spawn(async move {
         axum::serve(
@@ -138,7 +137,7 @@ async fn serve(router: axum::Router, recorder: &Recorder) -> (String, Cancellati
         .with_graceful_shutdown(async move { stopped.cancelled().await })
         .await
     });
-    (format!("http://{addr}/mcp"), stop)
+    format!("http://{addr}/mcp")
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -161,14 +160,13 @@ async fn fusion_server(recorder: &Recorder) -> (String, CancellationToken) {
     let router = server
         .http_router(&mcp_fusion::transport::HttpOptions::default(), stop.clone())
         .expect("the router");
-    let (url, served) = serve(router, recorder).await;
-    let both = stop.clone();
-    tokio::spawn(async move {
-        served.cancelled().await;
-        both.cancel();
-    });
-    (url, stop)
+    (serve(router, recorder, &stop).await, stop)
 }
+
+/// The first request of a 2026-07-28 client, as [`headers_of`] shows it.
+const DISCOVER: &str = "server/discover mcp-protocol-version=2026-07-28 mcp-method=server/discover";
+/// A 2026-07-28 `tools/list`, as [`headers_of`] shows it.
+const TOOLS_LIST: &str = "tools/list mcp-protocol-version=2026-07-28 mcp-method=tools/list";
 
 fn modern() -> ClientOptions {
     ClientOptions::default().protocol(ProtocolRevision::V2026_07_28)
@@ -226,8 +224,8 @@ async fn a_2026_07_28_client_discovers_then_sends_self_contained_requests() {
     assert_eq!(
         headers_of(&sent),
         [
-            "server/discover mcp-protocol-version=2026-07-28 mcp-method=server/discover",
-            "tools/list mcp-protocol-version=2026-07-28 mcp-method=tools/list",
+            DISCOVER,
+            TOOLS_LIST,
             "tools/call mcp-protocol-version=2026-07-28 mcp-method=tools/call mcp-name=lookup",
         ]
     );
@@ -294,14 +292,7 @@ async fn an_unsupported_version_answer_is_retried_with_a_supported_one() {
     client.close().await;
     stop.cancel();
     let sent = recorder.sent();
-    assert_eq!(
-        headers_of(&sent),
-        [
-            "server/discover mcp-protocol-version=2026-07-28 mcp-method=server/discover",
-            "server/discover mcp-protocol-version=2026-07-28 mcp-method=server/discover",
-            "tools/list mcp-protocol-version=2026-07-28 mcp-method=tools/list",
-        ]
-    );
+    assert_eq!(headers_of(&sent), [DISCOVER, DISCOVER, TOOLS_LIST,]);
     assert_ne!(sent[0].body["id"], sent[1].body["id"], "a new JSON-RPC id");
 }
 
@@ -403,13 +394,7 @@ async fn rmcp_server(recorder: &Recorder) -> (String, CancellationToken) {
         config,
     );
     let router = axum::Router::new().nest_service("/mcp", service);
-    let (url, served) = serve(router, recorder).await;
-    let both = stop.clone();
-    tokio::spawn(async move {
-        served.cancelled().await;
-        both.cancel();
-    });
-    (url, stop)
+    (serve(router, recorder, &stop).await, stop)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -439,8 +424,8 @@ async fn x_mcp_header_parameters_are_mirrored_into_mcp_param_headers() {
     assert_eq!(
         headers_of(&sent),
         [
-            "server/discover mcp-protocol-version=2026-07-28 mcp-method=server/discover",
-            "tools/list mcp-protocol-version=2026-07-28 mcp-method=tools/list",
+            DISCOVER,
+            TOOLS_LIST,
             "tools/call mcp-protocol-version=2026-07-28 mcp-method=tools/call mcp-name=route",
             "tools/call mcp-protocol-version=2026-07-28 mcp-method=tools/call mcp-name=route",
         ]

@@ -1,6 +1,7 @@
 //! A real `redis-server` on a free loopback port, for the tests of the
-//! Redis-backed stores (the `guards` and `tasks` binaries include this file
-//! as their `redis_server` module). `scripts/test` installs redis-server.
+//! Redis-backed stores (the `guards` and `tasks` binaries, and fusion-cli's
+//! `serve`, include this file as their `redis_server` module).
+//! `scripts/test` installs redis-server.
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
