@@ -127,9 +127,11 @@ pub struct ConnectArgs {
     pub color: ColorChoice,
     /// The MCP revision to speak: 2025-11-25 (the `initialize` handshake,
     /// which every server answers), 2026-07-28 (`server/discover`, then
-    /// self-contained requests; the server asks for input through
-    /// input-required results), or auto (`server/discover` first, the
-    /// 2025-11-25 handshake when the server does not know it).
+    /// self-contained requests), or auto (`server/discover` first, the
+    /// 2025-11-25 handshake when the server does not know it). Either way
+    /// fusion declares neither elicitation, sampling and roots nor the tasks
+    /// extension: a tool that asks the client is answered
+    /// CLIENT_CAPABILITY_MISSING, a task-optional tool runs directly.
     #[arg(long, value_name = "REVISION", default_value_t = ProtocolRevision::V2025_11_25)]
     pub protocol_version: ProtocolRevision,
     /// Send this bearer token (HTTP `Authorization: Bearer TOKEN`); also read
