@@ -25,8 +25,9 @@ return 1
 /// (`fusion serve --task-store redis://…`).
 ///
 /// Each task is one hash at `{prefix}{taskId}` (default prefix
-/// `mcp-fusion:task:`) with the fields `status` (`working`, …) and `task`
-/// (the `DetailedTask` JSON `tasks/get` answers), expiring `ttlMs` after its
+/// `mcp-fusion:task:`) with the fields `status` (`working`, …), `task`
+/// (the `DetailedTask` JSON `tasks/get` answers) and `owner` (who created
+/// it, [`TaskStore::create`]), expiring `ttlMs` after its
 /// creation (`PEXPIRE`; `ttlMs: null`: no expiry). A change is one Lua script
 /// that leaves a terminal task as it is. Every command is bounded by
 /// [`timeout`](Self::timeout) (default 1 s); past it, or while Redis is down,
@@ -140,7 +141,11 @@ fn to_json(task: &DetailedTask) -> String {
 }
 
 impl TaskStore for RedisTaskStore {
-    fn create(&self, task: DetailedTask) -> BoxFuture<'_, Result<(), TaskStoreError>> {
+    fn create(
+        &self,
+        task: DetailedTask,
+        owner: String,
+    ) -> BoxFuture<'_, Result<(), TaskStoreError>> {
         Box::pin(async move {
             let key = self.key(&task.task.task_id);
             let status = task.status();
@@ -148,7 +153,14 @@ impl TaskStore for RedisTaskStore {
             self.run(|mut conn| async move {
                 let mut pipe = redis::pipe();
                 pipe.atomic()
-                    .hset_multiple(&key, &[("status", status_word(status)), ("task", &json)])
+                    .hset_multiple(
+                        &key,
+                        &[
+                            ("status", status_word(status)),
+                            ("task", &json),
+                            ("owner", &owner),
+                        ],
+                    )
                     .ignore();
                 if let Some(ms) = task.task.ttl_ms {
                     pipe.pexpire(&key, i64::try_from(ms).unwrap_or(i64::MAX))
@@ -182,6 +194,23 @@ impl TaskStore for RedisTaskStore {
                 })
             })
             .transpose()
+        })
+    }
+
+    fn owner<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, TaskStoreError>> {
+        Box::pin(async move {
+            let key = self.key(task_id);
+            self.run(|mut conn| async move {
+                redis::cmd("HGET")
+                    .arg(&key)
+                    .arg("owner")
+                    .query_async(&mut conn)
+                    .await
+            })
+            .await
         })
     }
 
