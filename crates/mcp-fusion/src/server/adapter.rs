@@ -393,7 +393,7 @@ impl ServerHandler for Connection {
             };
             let capabilities = context.client_capabilities();
             match task_call::start(&self.server, call, capabilities, support).await {
-                task_call::Started::Answer(answer) => return Ok(answer),
+                task_call::Started::Answer(answer) => return Ok(*answer),
                 // Optional, and the task store did not answer: run directly.
                 task_call::Started::Direct => {}
             }

@@ -71,7 +71,9 @@ pub(crate) async fn start(
     let (seed, token) = match tasks.create(&request.name, &owner).await {
         Ok(created) => created,
         Err(NotCreated::Busy(error)) => {
-            return Started::Answer(crate::envelope::to_call_tool_result(&error).into());
+            return Started::Answer(Box::new(
+                crate::envelope::to_call_tool_result(&error).into(),
+            ));
         }
         Err(NotCreated::Unavailable(err)) if support == TaskSupport::Optional => {
             tracing::warn!(
@@ -83,9 +85,9 @@ pub(crate) async fn start(
         }
         Err(NotCreated::Unavailable(err)) => {
             tracing::warn!(tool = %request.name, "a task was not started: {err}");
-            return Started::Answer(
+            return Started::Answer(Box::new(
                 crate::envelope::to_call_tool_result(&store_unreachable(&request.name)).into(),
-            );
+            ));
         }
     };
     request.origin.cancellation = token;
@@ -125,13 +127,16 @@ pub(crate) async fn start(
         };
         server.tasks().settle(&task, payload).await;
     });
-    Started::Answer(CallToolResponse::Task(CreateTaskResult::new(seed)))
+    Started::Answer(Box::new(CallToolResponse::Task(CreateTaskResult::new(
+        seed,
+    ))))
 }
 
 /// What [`start`] did with a call.
 pub(crate) enum Started {
-    /// The call's answer: its `CreateTaskResult`, or a `<tool_error>`.
-    Answer(CallToolResponse),
+    /// The call's answer: its `CreateTaskResult`, or a `<tool_error>`
+    /// (boxed: a response is hundreds of bytes).
+    Answer(Box<CallToolResponse>),
     /// Nothing: the task store did not answer and the action may run
     /// without a task (`Optional`); run it directly.
     Direct,
