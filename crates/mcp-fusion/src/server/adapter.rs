@@ -37,11 +37,18 @@ impl Connection {
 
     /// [`origin`](Self::origin), with the input `rounds` of a 2026-07-28
     /// `tools/call`, `prompts/get` or `resources/read`.
-    pub(super) fn origin_with(
+    /// Who sends the request of `context`: its HTTP head, its peer, the
+    /// principal the HTTP edge verified its bearer token as (none over
+    /// stdio) and its caller key.
+    fn who(
         &self,
         context: &RequestContext<RoleServer>,
-        rounds: Option<Arc<crate::handler::InputRounds>>,
-    ) -> Origin {
+    ) -> (
+        Option<::http::request::Parts>,
+        crate::handler::Peer,
+        Option<Principal>,
+        String,
+    ) {
         // Over Streamable HTTP rmcp puts the request head in the request's
         // extensions, and the transport put the caller's address in the
         // head's own; any other transport leaves none.
@@ -54,13 +61,30 @@ impl Connection {
                 .unwrap_or(crate::handler::Peer::Http(None)),
             None => crate::handler::Peer::Stdio,
         };
-        // The principal the HTTP edge verified the request's bearer token
-        // as; none over stdio.
         let principal = http
             .as_ref()
             .and_then(|parts| parts.extensions.get::<Principal>())
             .cloned();
         let caller = super::caller::caller_key(Some(&self.session), http.as_ref(), peer);
+        (http, peer, principal, caller)
+    }
+
+    /// The task owner of the request of `context` (the Tasks extension,
+    /// "Auth binding": a task answers only the one that created it).
+    fn task_owner(&self, context: &RequestContext<RoleServer>) -> String {
+        let (_, _, principal, caller) = self.who(context);
+        super::tasks::owner_key(principal.as_ref(), &caller)
+    }
+
+    pub(super) fn origin_with(
+        &self,
+        context: &RequestContext<RoleServer>,
+        rounds: Option<Arc<crate::handler::InputRounds>>,
+    ) -> Origin {
+        // Over Streamable HTTP rmcp puts the request head in the request's
+        // extensions, and the transport put the caller's address in the
+        // head's own; any other transport leaves none.
+        let (http, peer, principal, caller) = self.who(context);
         self.session.set_caller(&caller);
         Origin {
             request_id: context.id.to_string(),
@@ -355,11 +379,16 @@ impl ServerHandler for Connection {
             // A task's handler asks the client through the task
             // (`inputRequests` answered by `tasks/update`), not in rounds.
             let call = CallRequest {
-                name: request.name.into_owned(),
-                arguments: request.arguments,
+                name: request.name.to_string(),
+                arguments: request.arguments.clone(),
                 origin: self.origin_with(&context, None),
             };
-            return task_call::start(&self.server, call, context.client_capabilities()).await;
+            let capabilities = context.client_capabilities();
+            match task_call::start(&self.server, call, capabilities, support).await {
+                task_call::Started::Answer(answer) => return Ok(*answer),
+                // Optional, and the task store did not answer: run directly.
+                task_call::Started::Direct => {}
+            }
         }
         let asking = Asking {
             method: "tools/call",
@@ -393,22 +422,33 @@ impl ServerHandler for Connection {
     /// `tasks/get` (SEP-2663): the task as the store holds it, its
     /// `result` the `CallToolResult` a direct call would have returned.
     /// rmcp answers `-32601` when no action runs as a task, `-32021` when
-    /// the request did not declare the tasks extension.
+    /// the request did not declare the tasks extension; `-32602` "Unknown
+    /// task" to a caller other than the task's creator, as for a task that
+    /// does not exist (the Tasks extension, "Auth binding").
     async fn get_task(
         &self,
         request: GetTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, rmcp::ErrorData> {
-        self.server.tasks().get(&request.task_id).await
+        let tasks = self.server.tasks();
+        tasks
+            .authorize(&request.task_id, &self.task_owner(&context))
+            .await?;
+        tasks.get(&request.task_id).await
     }
 
     /// `tasks/update` (SEP-2663): the client's `inputResponses` to a task's
-    /// `inputRequests`; acknowledged for a known task.
+    /// `inputRequests`; acknowledged for a known task of the caller
+    /// (another's is unknown to it, as for `tasks/get`).
     async fn update_task(
         &self,
         request: UpdateTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), rmcp::ErrorData> {
+        self.server
+            .tasks()
+            .authorize(&request.task_id, &self.task_owner(&context))
+            .await?;
         self.server
             .tasks()
             .update(&request.task_id, request.input_responses)
@@ -418,11 +458,16 @@ impl ServerHandler for Connection {
     /// `tasks/cancel` (SEP-2663): cancels the task's handler when it runs on
     /// this replica, records `cancelled` in the store in any case; a
     /// terminal task is left as it is. The same empty acknowledgement.
+    /// Another caller's task is unknown to it, as for `tasks/get`.
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), rmcp::ErrorData> {
-        self.server.tasks().cancel(&request.task_id).await
+        let tasks = self.server.tasks();
+        tasks
+            .authorize(&request.task_id, &self.task_owner(&context))
+            .await?;
+        tasks.cancel(&request.task_id).await
     }
 }

@@ -70,6 +70,7 @@ pub struct ServerBuilder {
     task_store: Option<Arc<dyn TaskStore>>,
     task_ttl: Option<Duration>,
     task_poll_interval: Duration,
+    max_tasks_per_caller: usize,
     page_size: usize,
     signing_key: Option<secrecy::SecretSlice<u8>>,
     request_state_ttl: std::time::Duration,
@@ -109,6 +110,7 @@ impl ServerBuilder {
             task_store: None,
             task_ttl: Some(DEFAULT_TASK_TTL),
             task_poll_interval: DEFAULT_POLL_INTERVAL,
+            max_tasks_per_caller: super::tasks::DEFAULT_MAX_TASKS_PER_CALLER,
             page_size: DEFAULT_PAGE_SIZE,
             signing_key: None,
             request_state_ttl: super::request_state::DEFAULT_TTL,
@@ -138,6 +140,20 @@ impl ServerBuilder {
     /// `pollIntervalMs`. Default [`DEFAULT_POLL_INTERVAL`] (one second).
     pub fn task_poll_interval(mut self, interval: Duration) -> Self {
         self.task_poll_interval = interval;
+        self
+    }
+
+    /// The most tasks one caller may have running at once on this server
+    /// (at least 1): past it, a `tools/call` that would start a task is
+    /// answered with a `SERVER_BUSY` `<tool_error>` (`retry_after` 5 s)
+    /// until one ends or is cancelled. A caller is the verified principal's
+    /// subject when the request is authenticated, else its caller key
+    /// ([`CallContext::caller`](crate::CallContext::caller)). Counted per
+    /// replica. Default
+    /// [`DEFAULT_MAX_TASKS_PER_CALLER`](super::tasks::DEFAULT_MAX_TASKS_PER_CALLER)
+    /// (100).
+    pub fn max_tasks_per_caller(mut self, max: usize) -> Self {
+        self.max_tasks_per_caller = max.max(1);
         self
     }
 
@@ -533,13 +549,16 @@ impl ServerBuilder {
             connections: Arc::clone(&connections),
             fallback,
             before_tools_list: self.before_tools_list,
-            tasks: Arc::new(Tasks::new(
-                self.task_store
-                    .unwrap_or_else(|| Arc::new(MemoryTaskStore::new())),
-                self.task_ttl,
-                self.task_poll_interval,
-                connections,
-            )),
+            tasks: Arc::new(
+                Tasks::new(
+                    self.task_store
+                        .unwrap_or_else(|| Arc::new(MemoryTaskStore::new())),
+                    self.task_ttl,
+                    self.task_poll_interval,
+                    connections,
+                )
+                .max_per_caller(self.max_tasks_per_caller),
+            ),
             pager,
             request_states,
         });

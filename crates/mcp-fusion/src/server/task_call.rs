@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::FusionServer;
 use super::dispatch::CallRequest;
-use super::tasks::TaskChannel;
+use super::tasks::{NotCreated, TaskChannel, owner_key, store_unreachable};
 use crate::capability::TaskSupport;
 
 /// How a `tools/call` is answered, by its action's [`TaskSupport`] and
@@ -55,14 +55,41 @@ pub(crate) fn answer(support: TaskSupport, context: &RequestContext<RoleServer>)
 /// error.
 ///
 /// # Errors
-/// `-32603` when the task store did not take the task.
+/// None: a call refused for want of room (this caller's running tasks at
+/// [`ServerBuilder::max_tasks_per_caller`](super::ServerBuilder::max_tasks_per_caller),
+/// or a full store) is answered with a `SERVER_BUSY` `<tool_error>`, as is
+/// a `Required` one while the task store does not answer; an `Optional`
+/// one then runs directly ([`Started::Direct`], a warning logged).
 pub(crate) async fn start(
     server: &FusionServer,
     mut request: CallRequest,
     capabilities: Option<ClientCapabilities>,
-) -> Result<CallToolResponse, rmcp::ErrorData> {
+    support: TaskSupport,
+) -> Started {
     let tasks = server.tasks();
-    let (seed, token) = tasks.create().await?;
+    let owner = owner_key(request.origin.principal.as_ref(), &request.origin.caller);
+    let (seed, token) = match tasks.create(&request.name, &owner).await {
+        Ok(created) => created,
+        Err(NotCreated::Busy(error)) => {
+            return Started::Answer(Box::new(
+                crate::envelope::to_call_tool_result(&error).into(),
+            ));
+        }
+        Err(NotCreated::Unavailable(err)) if support == TaskSupport::Optional => {
+            tracing::warn!(
+                tool = %request.name,
+                "{} runs without a task: {err}",
+                request.name
+            );
+            return Started::Direct;
+        }
+        Err(NotCreated::Unavailable(err)) => {
+            tracing::warn!(tool = %request.name, "a task was not started: {err}");
+            return Started::Answer(Box::new(
+                crate::envelope::to_call_tool_result(&store_unreachable(&request.name)).into(),
+            ));
+        }
+    };
     request.origin.cancellation = token;
     request.origin.client = Some(Arc::new(TaskChannel {
         tasks: server.tasks_shared(),
@@ -100,7 +127,19 @@ pub(crate) async fn start(
         };
         server.tasks().settle(&task, payload).await;
     });
-    Ok(CallToolResponse::Task(CreateTaskResult::new(seed)))
+    Started::Answer(Box::new(CallToolResponse::Task(CreateTaskResult::new(
+        seed,
+    ))))
+}
+
+/// What [`start`] did with a call.
+pub(crate) enum Started {
+    /// The call's answer: its `CreateTaskResult`, or a `<tool_error>`
+    /// (boxed: a response is hundreds of bytes).
+    Answer(Box<CallToolResponse>),
+    /// Nothing: the task store did not answer and the action may run
+    /// without a task (`Optional`); run it directly.
+    Direct,
 }
 
 /// `value` as a JSON object (a result or an error object serialises as one).

@@ -1,8 +1,11 @@
 //! The task stores (the Tasks extension `io.modelcontextprotocol/tasks`,
 //! SEP-2663): `MemoryTaskStore` with tokio's clock paused, and
 //! `RedisTaskStore` against a real `redis-server` shared by two stores as
-//! two replicas would share it.
+//! two replicas would share it; over HTTP, a task bound to its creator and
+//! an unreachable store.
 
+#[cfg(all(feature = "http", feature = "redis"))]
+mod http;
 mod memory;
 #[cfg(feature = "redis")]
 mod redis;

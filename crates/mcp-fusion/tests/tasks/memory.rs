@@ -1,8 +1,9 @@
-//! `MemoryTaskStore`: what it keeps, for how long, and what it drops first.
+//! `MemoryTaskStore`: what it keeps, for how long, whom each task belongs to, and
+//! what it drops first (never a task still running: a new one is refused).
 
 use std::time::Duration;
 
-use mcp_fusion::server::tasks::{MemoryTaskStore, TaskStore};
+use mcp_fusion::server::tasks::{MemoryTaskStore, TaskStore, TaskStoreError};
 use serde_json::json;
 
 use crate::{cancelled, completed, working};
@@ -10,7 +11,10 @@ use crate::{cancelled, completed, working};
 #[tokio::test]
 async fn a_created_task_reads_back_as_tasks_get_shows_it() {
     let store = MemoryTaskStore::new();
-    store.create(working("t1", Some(60_000))).await.unwrap();
+    store
+        .create(working("t1", Some(60_000)), String::from("alice"))
+        .await
+        .unwrap();
     let read = store.get("t1").await.unwrap().unwrap();
     assert_eq!(
         serde_json::to_value(&read).unwrap(),
@@ -29,8 +33,14 @@ async fn a_created_task_reads_back_as_tasks_get_shows_it() {
 #[tokio::test(start_paused = true)]
 async fn a_task_is_kept_exactly_its_ttl() {
     let store = MemoryTaskStore::new();
-    store.create(working("t1", Some(60_000))).await.unwrap();
-    store.create(working("forever", None)).await.unwrap();
+    store
+        .create(working("t1", Some(60_000)), String::from("alice"))
+        .await
+        .unwrap();
+    store
+        .create(working("forever", None), String::from("alice"))
+        .await
+        .unwrap();
     tokio::time::advance(Duration::from_millis(59_999)).await;
     assert!(store.get("t1").await.unwrap().is_some());
     tokio::time::advance(Duration::from_millis(1)).await;
@@ -50,7 +60,10 @@ async fn a_task_is_kept_exactly_its_ttl() {
 async fn a_terminal_task_never_changes_again() {
     let store = MemoryTaskStore::new();
     let task = working("t1", Some(60_000));
-    store.create(task.clone()).await.unwrap();
+    store
+        .create(task.clone(), String::from("alice"))
+        .await
+        .unwrap();
     assert!(store.update(completed(&task, "done")).await.unwrap());
     // A cancel after the result, and a second result, are dropped.
     assert!(!store.update(cancelled(&task)).await.unwrap());
@@ -64,7 +77,10 @@ async fn a_terminal_task_never_changes_again() {
     );
     // And a result after a cancel.
     let other = working("t2", Some(60_000));
-    store.create(other.clone()).await.unwrap();
+    store
+        .create(other.clone(), String::from("alice"))
+        .await
+        .unwrap();
     assert!(store.update(cancelled(&other)).await.unwrap());
     assert!(!store.update(completed(&other, "late")).await.unwrap());
     let read = serde_json::to_value(store.get("t2").await.unwrap().unwrap()).unwrap();
@@ -81,29 +97,66 @@ async fn a_terminal_task_never_changes_again() {
 }
 
 #[tokio::test]
-async fn past_its_bound_the_oldest_terminal_task_goes_first() {
+async fn past_its_bound_the_oldest_terminal_task_goes_and_a_running_one_never() {
     let store = MemoryTaskStore::new().max_tasks(2);
     let first = working("first", None);
-    store.create(working("running", None)).await.unwrap();
-    store.create(first.clone()).await.unwrap();
+    store
+        .create(working("running", None), String::from("alice"))
+        .await
+        .unwrap();
+    store
+        .create(first.clone(), String::from("alice"))
+        .await
+        .unwrap();
     store.update(completed(&first, "done")).await.unwrap();
-    store.create(working("third", None)).await.unwrap();
+    store
+        .create(working("third", None), String::from("bob"))
+        .await
+        .unwrap();
     assert_eq!(store.len(), 2);
     assert!(store.get("first").await.unwrap().is_none());
     assert!(store.get("running").await.unwrap().is_some());
     assert!(store.get("third").await.unwrap().is_some());
-    // No terminal one left: the oldest goes.
-    store.create(working("fourth", None)).await.unwrap();
-    assert!(store.get("running").await.unwrap().is_none());
-    assert!(store.get("third").await.unwrap().is_some());
-    assert!(store.get("fourth").await.unwrap().is_some());
+    // No terminal one left: the new one is refused, no running one goes.
+    let full = store
+        .create(working("fourth", None), String::from("mallory"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        full.to_string(),
+        "the task store is full: it holds 2 tasks, none of them finished"
+    );
+    assert!(matches!(full, TaskStoreError::Full { max: 2 }));
+    assert_eq!(store.len(), 2);
+    assert_eq!(
+        store.owner("running").await.unwrap().as_deref(),
+        Some("alice")
+    );
+    assert_eq!(store.owner("third").await.unwrap().as_deref(), Some("bob"));
+    assert!(store.get("fourth").await.unwrap().is_none());
+    assert_eq!(store.owner("fourth").await.unwrap(), None);
+    // Once one ends, it makes room.
+    let third = store.get("third").await.unwrap().unwrap();
+    store.update(completed(&third, "done")).await.unwrap();
+    store
+        .create(working("fourth", None), String::from("mallory"))
+        .await
+        .unwrap();
+    assert!(store.get("third").await.unwrap().is_none());
+    assert_eq!(
+        store.owner("fourth").await.unwrap().as_deref(),
+        Some("mallory")
+    );
 }
 
 #[tokio::test]
 async fn kept_input_responses_are_taken_once_and_go_with_the_task() {
     let store = MemoryTaskStore::new();
     let task = working("t1", Some(60_000));
-    store.create(task.clone()).await.unwrap();
+    store
+        .create(task.clone(), String::from("alice"))
+        .await
+        .unwrap();
     let responses = [
         (
             String::from("input-1"),

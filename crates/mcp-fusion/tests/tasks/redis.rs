@@ -1,6 +1,6 @@
 //! `RedisTaskStore` against a real `redis-server`: a task written through
 //! one store (one replica) is read, completed and cancelled through
-//! another; its key expires `ttlMs` after creation; a terminal task never
+//! another, with the owner it was created by; its key expires `ttlMs` after creation; a terminal task never
 //! changes; Redis down is `TaskStoreError::Unavailable`.
 
 use std::time::Duration;
@@ -33,8 +33,14 @@ async fn a_task_created_on_one_replica_is_read_and_ended_on_another() {
     let one = RedisTaskStore::new(&redis.url()).unwrap();
     let other = RedisTaskStore::new(&redis.url()).unwrap();
     let task = working("t1", Some(60_000));
-    one.create(task.clone()).await.unwrap();
+    one.create(task.clone(), String::from("alice"))
+        .await
+        .unwrap();
     assert_eq!(one.key("t1"), "mcp-fusion:task:t1");
+    // Bound to its creator, read on any replica (the Tasks extension,
+    // "Auth binding").
+    assert_eq!(other.owner("t1").await.unwrap().as_deref(), Some("alice"));
+    assert_eq!(other.owner("t2").await.unwrap(), None);
     assert_eq!(
         status(&redis, "mcp-fusion:task:t1").as_deref(),
         Some("working")
@@ -88,7 +94,10 @@ async fn a_cancel_recorded_on_one_replica_drops_the_result_of_the_other() {
     let running = RedisTaskStore::new(&redis.url()).unwrap().prefix("p:");
     let other = RedisTaskStore::new(&redis.url()).unwrap().prefix("p:");
     let task = working("t1", None);
-    running.create(task.clone()).await.unwrap();
+    running
+        .create(task.clone(), String::from("alice"))
+        .await
+        .unwrap();
     // `ttlMs: null`: no expiry.
     assert_eq!(pttl(&redis, "p:t1"), -1);
     assert!(other.update(cancelled(&task)).await.unwrap());
@@ -105,7 +114,10 @@ async fn redis_down_is_unavailable() {
     let store = RedisTaskStore::new(&redis.url())
         .unwrap()
         .timeout(Duration::from_millis(300));
-    store.create(working("t1", Some(60_000))).await.unwrap();
+    store
+        .create(working("t1", Some(60_000)), String::from("alice"))
+        .await
+        .unwrap();
     redis.stop();
     let err = store.get("t1").await.unwrap_err();
     assert!(matches!(err, TaskStoreError::Unavailable { .. }), "{err:?}");
@@ -122,7 +134,10 @@ async fn input_responses_kept_by_one_replica_are_taken_once_by_the_other() {
     let running = RedisTaskStore::new(&redis.url()).unwrap();
     let other = RedisTaskStore::new(&redis.url()).unwrap();
     let task = working("t1", Some(60_000));
-    running.create(task.clone()).await.unwrap();
+    running
+        .create(task.clone(), String::from("alice"))
+        .await
+        .unwrap();
     assert_eq!(other.responses_key("t1"), "mcp-fusion:task:t1:responses");
     let responses = [
         (

@@ -11,7 +11,6 @@
 #![allow(deprecated)] // sampling: SEP-2577 deprecates it for 2026-07-28
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::future::BoxFuture;
@@ -33,12 +32,14 @@ struct Outstanding {
 }
 
 /// The outstanding input requests of the tasks running on this replica, by
-/// task id, then by key (`input-N`, unique over the process's life, so over
-/// each task's: SEP-2663 requires a key never be reused within a task).
+/// task id, then by key (`input-1`, `input-2`, … numbered per task over its
+/// life: SEP-2663 requires a key never be reused within a task).
 #[derive(Default)]
 pub(crate) struct Waits {
     tasks: Mutex<HashMap<String, BTreeMap<String, Outstanding>>>,
-    next_key: AtomicU64,
+    /// The number of each running task's last key; dropped when it ends
+    /// ([`Waits::forget`]).
+    last_keys: Mutex<HashMap<String, u64>>,
 }
 
 impl Waits {
@@ -53,10 +54,16 @@ impl Waits {
         task_id: &str,
         request: InputRequest,
     ) -> (String, oneshot::Receiver<Value>) {
-        let key = format!(
-            "input-{}",
-            self.next_key.fetch_add(1, Ordering::Relaxed) + 1
-        );
+        let number = {
+            let mut last_keys = self
+                .last_keys
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let last = last_keys.entry(task_id.to_owned()).or_default();
+            *last += 1;
+            *last
+        };
+        let key = format!("input-{number}");
         let (answer, receiver) = oneshot::channel();
         let mut tasks = self.lock();
         let outstanding = tasks.entry(task_id.to_owned()).or_default();
@@ -94,6 +101,10 @@ impl Waits {
     /// Forgets the task's outstanding requests (it ended).
     pub(crate) fn forget(&self, task_id: &str) {
         self.lock().remove(task_id);
+        self.last_keys
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(task_id);
     }
 
     /// Forgets one request (its handler stopped waiting).

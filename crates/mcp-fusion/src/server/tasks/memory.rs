@@ -16,6 +16,8 @@ pub const DEFAULT_MAX_TASKS: usize = 10_000;
 
 struct Entry {
     task: DetailedTask,
+    /// Who created it ([`TaskStore::create`]).
+    owner: String,
     /// When its `ttlMs` has passed; `None` for `ttlMs: null`.
     expires: Option<Instant>,
     /// Its creation's rank, for evicting the oldest first.
@@ -35,9 +37,18 @@ struct Table {
 ///
 /// Holds at most [`max_tasks`](Self::max_tasks) tasks (default
 /// [`DEFAULT_MAX_TASKS`]): a new one past it first drops those whose TTL has
-/// passed, then the oldest terminal one, then the oldest one. A task whose
-/// `ttlMs` (from its creation) has passed is not found. Times are tokio's
-/// clock (`tokio::time::Instant`).
+/// passed, then the oldest terminal ones; a task not yet terminal is never
+/// dropped: when all are, the new one is refused
+/// ([`TaskStoreError::Full`]; the `tools/call` is answered `SERVER_BUSY`).
+/// A task whose `ttlMs` (from its creation) has passed is not found. Times
+/// are tokio's clock (`tokio::time::Instant`).
+///
+/// Memory: a task holds its status and, once ended, its `CallToolResult`
+/// or error; never its arguments (those live only while its handler runs,
+/// bounded by the HTTP body limit,
+/// [`HttpOptions::max_body_bytes`](crate::transport::HttpOptions), 4 MiB by
+/// default). So the store holds at most `max_tasks` results, each as large
+/// as its handler made it.
 pub struct MemoryTaskStore {
     table: Mutex<Table>,
     max_tasks: usize,
@@ -66,7 +77,8 @@ impl MemoryTaskStore {
         }
     }
 
-    /// At most `max` tasks (at least 1).
+    /// At most `max` tasks (at least 1), those not yet terminal included:
+    /// past it a new task is refused ([`TaskStoreError::Full`]).
     pub fn max_tasks(mut self, max: usize) -> Self {
         self.max_tasks = max.max(1);
         self
@@ -87,7 +99,7 @@ impl MemoryTaskStore {
         self.len() == 0
     }
 
-    fn insert(&self, task: DetailedTask) {
+    fn insert(&self, task: DetailedTask, owner: String) -> Result<(), TaskStoreError> {
         let now = Instant::now();
         let expires = task.task.ttl_ms.map(|ms| now + Duration::from_millis(ms));
         let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
@@ -100,11 +112,16 @@ impl MemoryTaskStore {
             let oldest = table
                 .entries
                 .iter()
-                .min_by_key(|(_, entry)| (!entry.task.status().is_terminal(), entry.created))
+                .filter(|(_, entry)| entry.task.status().is_terminal())
+                .min_by_key(|(_, entry)| entry.created)
                 .map(|(id, _)| id.clone());
             match oldest {
                 Some(id) => table.entries.remove(&id),
-                None => break,
+                None => {
+                    return Err(TaskStoreError::Full {
+                        max: self.max_tasks,
+                    });
+                }
             };
         }
         let created = table.next;
@@ -113,20 +130,22 @@ impl MemoryTaskStore {
             task.task.task_id.clone(),
             Entry {
                 task,
+                owner,
                 expires,
                 created,
                 responses: InputResponses::new(),
             },
         );
+        Ok(())
     }
 
-    fn find(&self, task_id: &str) -> Option<DetailedTask> {
+    fn find<T>(&self, task_id: &str, read: impl FnOnce(&Entry) -> T) -> Option<T> {
         let table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
         let entry = table.entries.get(task_id)?;
         if entry.expires.is_some_and(|at| at <= Instant::now()) {
             return None;
         }
-        Some(entry.task.clone())
+        Some(read(entry))
     }
 
     fn replace(&self, task: DetailedTask) -> bool {
@@ -169,16 +188,30 @@ impl MemoryTaskStore {
 }
 
 impl TaskStore for MemoryTaskStore {
-    fn create(&self, task: DetailedTask) -> BoxFuture<'_, Result<(), TaskStoreError>> {
-        self.insert(task);
-        Box::pin(std::future::ready(Ok(())))
+    fn create(
+        &self,
+        task: DetailedTask,
+        owner: String,
+    ) -> BoxFuture<'_, Result<(), TaskStoreError>> {
+        Box::pin(std::future::ready(self.insert(task, owner)))
+    }
+
+    fn owner<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, TaskStoreError>> {
+        Box::pin(std::future::ready(Ok(
+            self.find(task_id, |entry| entry.owner.clone())
+        )))
     }
 
     fn get<'a>(
         &'a self,
         task_id: &'a str,
     ) -> BoxFuture<'a, Result<Option<DetailedTask>, TaskStoreError>> {
-        Box::pin(std::future::ready(Ok(self.find(task_id))))
+        Box::pin(std::future::ready(Ok(
+            self.find(task_id, |entry| entry.task.clone())
+        )))
     }
 
     fn update(&self, task: DetailedTask) -> BoxFuture<'_, Result<bool, TaskStoreError>> {

@@ -45,12 +45,52 @@ pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
 /// The default `pollIntervalMs` of a task: one second.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
 
+/// The default most tasks one caller may have running at once on one
+/// replica: 100.
+pub const DEFAULT_MAX_TASKS_PER_CALLER: usize = 100;
+
+/// The `retry_after` of a task refused for want of room or of a store.
+const RETRY_AFTER_SECS: u64 = 5;
+
 /// A task running on this replica.
 struct Running {
     /// What `tasks/cancel` cancels.
     token: CancellationToken,
     /// Its seed (id, creation time, TTL), for the states it records.
     seed: Task,
+    /// Who created it ([`owner_key`]).
+    owner: String,
+}
+
+/// Why a task was not created.
+#[derive(Debug)]
+pub(crate) enum NotCreated {
+    /// No room: the caller's running tasks, or the store, are at their
+    /// bound; the `SERVER_BUSY` envelope to answer with.
+    Busy(crate::ToolError),
+    /// The store did not answer.
+    Unavailable(TaskStoreError),
+}
+
+/// The owner a task is bound to: `subject:` and the verified principal's
+/// subject, else the caller key (`session:…`, `address:…`,
+/// [`CallContext::caller`](crate::CallContext::caller)). The two never
+/// collide (a caller key never starts with `subject:`).
+pub(crate) fn owner_key(principal: Option<&crate::handler::Principal>, caller: &str) -> String {
+    match principal {
+        Some(principal) => format!("subject:{}", principal.subject),
+        None => caller.to_owned(),
+    }
+}
+
+/// The `SERVER_BUSY` answer to a `Required` task call while the store does
+/// not answer.
+pub(crate) fn store_unreachable(tool: &str) -> crate::ToolError {
+    crate::ToolError::server_busy(format!(
+        "{tool} runs only as a task, and the task store is unreachable: the task was not started."
+    ))
+    .suggest("Call again in a few seconds: the task store may be back by then.")
+    .retry_after(RETRY_AFTER_SECS)
 }
 
 /// A server's tasks: its store, the tasks running here and their
@@ -67,6 +107,8 @@ pub(crate) struct Tasks {
     /// The server's connections, whose `subscriptions/listen` streams hear
     /// of the tasks' status changes.
     connections: Arc<Connections>,
+    /// The most tasks one owner may have running here.
+    max_per_caller: usize,
 }
 
 /// The time now as RFC 3339 (ISO 8601) UTC with milliseconds
@@ -97,8 +139,9 @@ pub(crate) fn unknown_task(task_id: &str) -> ErrorData {
 
 impl Tasks {
     /// Tasks kept in `store`, each with `ttl` (`None`: `ttlMs: null`) and
-    /// `poll_interval`.
-    /// Status changes are told to the listen streams of `connections`.
+    /// `poll_interval`; at most [`DEFAULT_MAX_TASKS_PER_CALLER`] running per
+    /// caller ([`Tasks::max_per_caller`]). Status changes are told to the
+    /// listen streams of `connections`.
     pub(crate) fn new(
         store: Arc<dyn TaskStore>,
         ttl: Option<Duration>,
@@ -113,7 +156,14 @@ impl Tasks {
             ttl,
             poll_interval,
             connections,
+            max_per_caller: DEFAULT_MAX_TASKS_PER_CALLER,
         }
+    }
+
+    /// At most `max` tasks (at least 1) running at once per owner.
+    pub(crate) fn max_per_caller(mut self, max: usize) -> Self {
+        self.max_per_caller = max.max(1);
+        self
     }
 
     /// Records `task`'s new state in the store; when it was recorded (the
@@ -167,13 +217,19 @@ impl Tasks {
         }
     }
 
-    /// Creates a `working` task, durable in the store when this returns; its
-    /// seed (for the `CreateTaskResult`) and the token that cancels its
-    /// handler.
+    /// Creates a `working` task of `tool` owned by `owner` ([`owner_key`]),
+    /// durable in the store when this returns; its seed (for the
+    /// `CreateTaskResult`) and the token that cancels its handler.
     ///
     /// # Errors
-    /// `-32603` when the store did not take it.
-    pub(crate) async fn create(&self) -> Result<(Task, CancellationToken), ErrorData> {
+    /// [`NotCreated::Busy`] when `owner` already has its most tasks running
+    /// here, or the store is full; [`NotCreated::Unavailable`] when the
+    /// store did not answer.
+    pub(crate) async fn create(
+        &self,
+        tool: &str,
+        owner: &str,
+    ) -> Result<(Task, CancellationToken), NotCreated> {
         let created = now();
         let mut task = Task::new(
             uuid::Uuid::new_v4().to_string(),
@@ -184,20 +240,52 @@ impl Tasks {
         .with_poll_interval_ms(millis(self.poll_interval));
         task.ttl_ms = self.ttl.map(millis);
         let token = CancellationToken::new();
-        self.lock().insert(
-            task.task_id.clone(),
-            Running {
-                token: token.clone(),
-                seed: task.clone(),
-            },
-        );
+        {
+            let mut running = self.lock();
+            let max = self.max_per_caller;
+            if running.values().filter(|r| r.owner == owner).count() >= max {
+                let tasks = if max == 1 { "task" } else { "tasks" };
+                return Err(NotCreated::Busy(
+                    crate::ToolError::server_busy(format!(
+                        "{tool} was not started: this caller already has {max} {tasks} running, the most it may have at once."
+                    ))
+                    .suggest("Wait until one of your tasks ends (tasks/get), or cancel one you no longer need (tasks/cancel), then call again.")
+                    .retry_after(RETRY_AFTER_SECS),
+                ));
+            }
+            running.insert(
+                task.task_id.clone(),
+                Running {
+                    token: token.clone(),
+                    seed: task.clone(),
+                    owner: owner.to_owned(),
+                },
+            );
+        }
         if let Err(err) = self
             .store
-            .create(DetailedTask::new(task.clone(), TaskPayload::Working))
+            .create(
+                DetailedTask::new(task.clone(), TaskPayload::Working),
+                owner.to_owned(),
+            )
             .await
         {
             self.lock().remove(&task.task_id);
-            return Err(store_error(&err));
+            return Err(match err {
+                TaskStoreError::Full { max } => NotCreated::Busy(
+                    crate::ToolError::server_busy(format!(
+                        "{tool} was not started: the server holds {}, and takes no new one until some end.",
+                        if max == 1 {
+                            String::from("1 task, not finished")
+                        } else {
+                            format!("{max} tasks, none of them finished")
+                        }
+                    ))
+                    .suggest("Call again in a few seconds, once some tasks have ended.")
+                    .retry_after(RETRY_AFTER_SECS),
+                ),
+                err => NotCreated::Unavailable(err),
+            });
         }
         Ok((task, token))
     }
@@ -212,6 +300,22 @@ impl Tasks {
         task.last_updated_at = now();
         if let Err(err) = self.record(DetailedTask::new(task, payload)).await {
             tracing::warn!(task_id = %seed.task_id, "the end of a task was not recorded: {err}");
+        }
+    }
+
+    /// Whether `owner` ([`owner_key`]) may read, answer or cancel the task
+    /// `task_id`: the owner it was created with (the Tasks extension,
+    /// "Security Considerations", "Auth binding").
+    ///
+    /// # Errors
+    /// `-32602` "Unknown task" for a task of another owner, exactly as for
+    /// one that does not exist (its existence is not revealed); `-32603`
+    /// when the store did not answer.
+    pub(crate) async fn authorize(&self, task_id: &str, owner: &str) -> Result<(), ErrorData> {
+        match self.store.owner(task_id).await {
+            Ok(Some(stored)) if stored == owner => Ok(()),
+            Ok(_) => Err(unknown_task(task_id)),
+            Err(err) => Err(store_error(&err)),
         }
     }
 
@@ -385,10 +489,11 @@ impl Tasks {
 mod tests {
     use std::sync::Arc;
 
-    use rmcp::model::{ErrorCode, TaskPayload};
+    use rmcp::model::{ErrorCode, InputResponses, TaskPayload};
     use serde_json::json;
+    use tokio_util::sync::CancellationToken;
 
-    use super::{MemoryTaskStore, Tasks};
+    use super::{MemoryTaskStore, NotCreated, Tasks};
 
     fn tasks() -> Tasks {
         Tasks::new(
@@ -419,7 +524,7 @@ mod tests {
     #[tokio::test]
     async fn a_created_task_is_working_with_its_ttl_and_poll_interval() {
         let tasks = tasks();
-        let (seed, token) = tasks.create().await.unwrap();
+        let (seed, token) = tasks.create("t", "me").await.unwrap();
         assert!(!token.is_cancelled());
         let read = serde_json::to_value(tasks.get(&seed.task_id).await.unwrap()).unwrap();
         assert_eq!(read["resultType"], "complete");
@@ -446,7 +551,7 @@ mod tests {
             std::time::Duration::from_millis(500),
             Default::default(),
         );
-        let (seed, token) = here.create().await.unwrap();
+        let (seed, token) = here.create("t", "me").await.unwrap();
         let watching = async { here.watch(&seed, &token).await };
         let cancelling = async {
             elsewhere.cancel(&seed.task_id).await.unwrap();
@@ -472,7 +577,7 @@ mod tests {
             std::time::Duration::from_millis(500),
             Default::default(),
         );
-        let (seed, token) = here.create().await.unwrap();
+        let (seed, token) = here.create("t", "me").await.unwrap();
         let request = serde_json::from_value(json!({
             "method": "elicitation/create",
             "params": {
@@ -520,14 +625,14 @@ mod tests {
     #[tokio::test]
     async fn cancel_reaches_the_handler_and_a_finished_task_stays_completed() {
         let tasks = tasks();
-        let (running, token) = tasks.create().await.unwrap();
+        let (running, token) = tasks.create("t", "me").await.unwrap();
         tasks.cancel(&running.task_id).await.unwrap();
         assert!(token.is_cancelled());
         let read = serde_json::to_value(tasks.get(&running.task_id).await.unwrap()).unwrap();
         assert_eq!(read["status"], "cancelled");
         assert_eq!(read["statusMessage"], "Cancelled by the client.");
 
-        let (finished, token) = tasks.create().await.unwrap();
+        let (finished, token) = tasks.create("t", "me").await.unwrap();
         let result = serde_json::from_value(json!({
             "content": [{"type": "text", "text": "done"}],
             "isError": false
@@ -542,5 +647,103 @@ mod tests {
         let read = serde_json::to_value(tasks.get(&finished.task_id).await.unwrap()).unwrap();
         assert_eq!(read["status"], "completed");
         assert_eq!(read["result"]["content"][0]["text"], "done");
+    }
+
+    fn busy(outcome: Result<(rmcp::model::Task, CancellationToken), NotCreated>) -> String {
+        match outcome {
+            Err(NotCreated::Busy(error)) => crate::envelope::render(&error),
+            other => panic!("not refused as busy: {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_caller_past_its_running_tasks_is_refused_and_others_are_not() {
+        let tasks = tasks().max_per_caller(2);
+        let (first, _) = tasks.create("report", "subject:alice").await.unwrap();
+        tasks.create("report", "subject:alice").await.unwrap();
+        assert_eq!(
+            busy(tasks.create("report", "subject:alice").await),
+            "<tool_error code=\"SERVER_BUSY\" severity=\"error\">\n  <message>report was not started: this caller already has 2 tasks running, the most it may have at once.</message>\n  <recovery>Wait until one of your tasks ends (tasks/get), or cancel one you no longer need (tasks/cancel), then call again.</recovery>\n  <retry_after>5 seconds</retry_after>\n</tool_error>"
+        );
+        // Another caller is not held back by alice's tasks.
+        tasks.create("report", "subject:bob").await.unwrap();
+        // One of alice's ends: she may start one again.
+        tasks.cancel(&first.task_id).await.unwrap();
+        tasks.create("report", "subject:alice").await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_full_store_refuses_a_task_and_keeps_the_running_ones() {
+        let tasks = Tasks::new(
+            Arc::new(MemoryTaskStore::new().max_tasks(1)),
+            None,
+            std::time::Duration::from_millis(500),
+            Default::default(),
+        );
+        let (running, token) = tasks.create("report", "subject:alice").await.unwrap();
+        assert_eq!(
+            busy(tasks.create("report", "subject:bob").await),
+            "<tool_error code=\"SERVER_BUSY\" severity=\"error\">\n  <message>report was not started: the server holds 1 task, not finished, and takes no new one until some end.</message>\n  <recovery>Call again in a few seconds, once some tasks have ended.</recovery>\n  <retry_after>5 seconds</retry_after>\n</tool_error>"
+        );
+        // The refused task left nothing running; alice's task is intact.
+        assert_eq!(tasks.lock().len(), 1);
+        assert!(!token.is_cancelled());
+        let read = serde_json::to_value(tasks.get(&running.task_id).await.unwrap()).unwrap();
+        assert_eq!(read["status"], "working");
+        tasks
+            .authorize(&running.task_id, "subject:alice")
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn another_owner_is_answered_as_for_a_task_that_does_not_exist() {
+        let tasks = tasks();
+        let (seed, _) = tasks.create("report", "subject:alice").await.unwrap();
+        let id = &seed.task_id;
+        tasks.authorize(id, "subject:alice").await.unwrap();
+        for stranger in ["subject:bob", "address:127.0.0.1", "alice"] {
+            let err = tasks.authorize(id, stranger).await.unwrap_err();
+            let unknown = super::unknown_task(id);
+            assert_eq!(
+                (err.code, &err.message, &err.data),
+                (unknown.code, &unknown.message, &unknown.data)
+            );
+        }
+        assert_eq!(
+            super::owner_key(
+                Some(&crate::handler::Principal::new("alice", ["a"])),
+                "session:1"
+            ),
+            "subject:alice"
+        );
+        assert_eq!(super::owner_key(None, "session:1"), "session:1");
+    }
+
+    #[tokio::test]
+    #[allow(deprecated)] // roots: SEP-2577 deprecates it for 2026-07-28
+    async fn input_keys_are_numbered_per_task_from_one() {
+        let tasks = tasks();
+        let ask = || rmcp::model::InputRequest::ListRoots(rmcp::model::ListRootsRequest::default());
+        let (one, _) = tasks.create("t", "me").await.unwrap();
+        let (two, _) = tasks.create("t", "me").await.unwrap();
+        let keys = |task_id: &str| -> Vec<String> {
+            tasks.waits.outstanding(task_id).keys().cloned().collect()
+        };
+        let (a, _a) = tasks.waits.add(&one.task_id, ask());
+        let (b, _b) = tasks.waits.add(&one.task_id, ask());
+        let (c, _c) = tasks.waits.add(&two.task_id, ask());
+        assert_eq!(
+            (a.as_str(), b.as_str(), c.as_str()),
+            ("input-1", "input-2", "input-1")
+        );
+        assert_eq!(keys(&one.task_id), ["input-1", "input-2"]);
+        // Answered: the task's next key is still new within it.
+        let mut responses = InputResponses::default();
+        responses.insert(a.clone(), json!({"roots": []}));
+        responses.insert(b.clone(), json!({"roots": []}));
+        assert!(tasks.waits.answer(&one.task_id, responses).is_some());
+        let (d, _d) = tasks.waits.add(&one.task_id, ask());
+        assert_eq!(d, "input-3");
     }
 }

@@ -45,8 +45,9 @@ return 1
 /// (`fusion serve --task-store redis://…`).
 ///
 /// Each task is one hash at `{prefix}{taskId}` (default prefix
-/// `mcp-fusion:task:`) with the fields `status` (`working`, …) and `task`
-/// (the `DetailedTask` JSON `tasks/get` answers), expiring `ttlMs` after its
+/// `mcp-fusion:task:`) with the fields `status` (`working`, …), `task`
+/// (the `DetailedTask` JSON `tasks/get` answers) and `owner` (who created
+/// it, [`TaskStore::create`]), expiring `ttlMs` after its
 /// creation (`PEXPIRE`; `ttlMs: null`: no expiry). A change is one Lua script
 /// that leaves a terminal task as it is. The `tasks/update` entries kept for
 /// the replica running a task are one hash at `{prefix}{taskId}:responses`
@@ -171,7 +172,11 @@ fn to_json(task: &DetailedTask) -> String {
 }
 
 impl TaskStore for RedisTaskStore {
-    fn create(&self, task: DetailedTask) -> BoxFuture<'_, Result<(), TaskStoreError>> {
+    fn create(
+        &self,
+        task: DetailedTask,
+        owner: String,
+    ) -> BoxFuture<'_, Result<(), TaskStoreError>> {
         Box::pin(async move {
             let key = self.key(&task.task.task_id);
             let status = task.status();
@@ -179,7 +184,14 @@ impl TaskStore for RedisTaskStore {
             self.run(|mut conn| async move {
                 let mut pipe = redis::pipe();
                 pipe.atomic()
-                    .hset_multiple(&key, &[("status", status_word(status)), ("task", &json)])
+                    .hset_multiple(
+                        &key,
+                        &[
+                            ("status", status_word(status)),
+                            ("task", &json),
+                            ("owner", &owner),
+                        ],
+                    )
                     .ignore();
                 if let Some(ms) = task.task.ttl_ms {
                     pipe.pexpire(&key, i64::try_from(ms).unwrap_or(i64::MAX))
@@ -213,6 +225,23 @@ impl TaskStore for RedisTaskStore {
                 })
             })
             .transpose()
+        })
+    }
+
+    fn owner<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, TaskStoreError>> {
+        Box::pin(async move {
+            let key = self.key(task_id);
+            self.run(|mut conn| async move {
+                redis::cmd("HGET")
+                    .arg(&key)
+                    .arg("owner")
+                    .query_async(&mut conn)
+                    .await
+            })
+            .await
         })
     }
 

@@ -17,6 +17,15 @@ pub enum TaskStoreError {
         /// What failed.
         reason: String,
     },
+    /// The store holds as many tasks as it may, none of them finished or
+    /// past its TTL: it takes no new one until some end
+    /// ([`MemoryTaskStore::max_tasks`](super::MemoryTaskStore::max_tasks)).
+    /// The `tools/call` is answered with a `SERVER_BUSY` `<tool_error>`.
+    #[error("the task store is full: it holds {max} tasks, none of them finished")]
+    Full {
+        /// The most tasks the store holds.
+        max: usize,
+    },
     /// A stored task could not be read back (written by an incompatible
     /// version).
     #[error("the stored task {task_id} cannot be read: {reason}")]
@@ -39,18 +48,42 @@ pub enum TaskStoreError {
 /// cancel that arrives after the result, or a result that arrives after the
 /// cancel, is dropped ([`TaskStore::update`] returns `false`).
 ///
+/// Each task is bound to its owner, the authorization context of the
+/// request that created it (the Tasks extension, "Security Considerations":
+/// "Servers **MUST** perform authentication and authorization checks on
+/// each task-related request to ensure that the client has permission to
+/// access a task"): `tasks/get`, `tasks/update` and `tasks/cancel` from
+/// anyone else are answered as for a task that does not exist.
+///
 /// Two implementations: [`MemoryTaskStore`](super::MemoryTaskStore) (the
 /// default: one process, bounded) and, with the `redis` feature,
 /// [`RedisTaskStore`](super::RedisTaskStore) (shared by every replica using
 /// the same Redis).
 pub trait TaskStore: Send + Sync + 'static {
-    /// Records a new task. When the future resolves the task is durable: a
+    /// Records a new task, owned by `owner` (an opaque key: `subject:` and
+    /// the verified principal's subject, else the caller key). When the future resolves the task is durable: a
     /// `get` of its id on any replica finds it (SEP-2663 "Task Creation":
     /// no `CreateTaskResult` before that).
     ///
     /// # Errors
-    /// [`TaskStoreError::Unavailable`] when the backend did not take it.
-    fn create(&self, task: DetailedTask) -> BoxFuture<'_, Result<(), TaskStoreError>>;
+    /// [`TaskStoreError::Unavailable`] when the backend did not take it,
+    /// [`TaskStoreError::Full`] when the store is full.
+    fn create(
+        &self,
+        task: DetailedTask,
+        owner: String,
+    ) -> BoxFuture<'_, Result<(), TaskStoreError>>;
+
+    /// The owner the task `task_id` was created with
+    /// ([`create`](Self::create)); `None` when there is no such task (as
+    /// for [`get`](Self::get)).
+    ///
+    /// # Errors
+    /// [`TaskStoreError::Unavailable`] when the backend did not answer.
+    fn owner<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, TaskStoreError>>;
 
     /// The task `task_id`; `None` when there is none (never created, or its
     /// TTL has passed, or evicted).
