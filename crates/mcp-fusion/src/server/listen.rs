@@ -71,7 +71,8 @@ pub(crate) fn listen_refusal(
 }
 
 /// `filter` with each resource URI once (the first time it is named), or
-/// `None` when it names none twice.
+/// `None` when it names none twice. Used by the HTTP edge.
+#[cfg(feature = "http")]
 pub(crate) fn deduplicated(filter: &SubscriptionFilter) -> Option<SubscriptionFilter> {
     let uris = filter.resource_subscriptions.as_ref()?;
     let mut seen = HashSet::with_capacity(uris.len());
