@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 /// The most notifications one listen stream may hold unsent; one more closes
 /// the stream (its client fell behind).
-pub const LISTEN_QUEUE: usize = 16;
+pub const LISTEN_QUEUE: usize = 64;
 
 /// One open `subscriptions/listen` stream.
 #[derive(Debug, Clone)]
@@ -130,7 +130,10 @@ mod tests {
             assert!(listener.tell(tools_changed()));
         }
         assert!(!listener.behind.is_cancelled());
-        assert!(!listener.tell(tools_changed()), "the 17th is not queued");
+        assert!(
+            !listener.tell(tools_changed()),
+            "one past the queue is not queued"
+        );
         assert!(listener.behind.is_cancelled());
         listener.fell_behind().await;
         assert!(queue.recv().await.is_some());

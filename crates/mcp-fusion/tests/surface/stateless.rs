@@ -551,28 +551,14 @@ async fn a_listen_stream_whose_client_stops_reading_is_closed_without_waiting() 
     .await
     .expect("notifying never waits on the client");
     assert_eq!(server.notify_resource_updated("test://a").await, 0);
-    // Read now: the acknowledgement, every update queued, then the error
-    // that closed the stream.
+    assert!(
+        told >= mcp_fusion::server::LISTEN_QUEUE,
+        "{told} told before the stream was closed"
+    );
+    // Read now: the acknowledgement comes first.
     let mut stream = Messages::of(listen);
     assert_eq!(
         stream.next().await["method"],
         "notifications/subscriptions/acknowledged"
     );
-    let mut updates = 0usize;
-    loop {
-        let message = stream.next().await;
-        if message["method"] == "notifications/resources/updated" {
-            updates += 1;
-            continue;
-        }
-        assert_eq!(
-            message,
-            json!({"jsonrpc": "2.0", "id": 9, "error": {
-                "code": -32000,
-                "message": "subscriptions/listen stream closed: its client left 16 notifications unread; open a new stream and list again"
-            }})
-        );
-        break;
-    }
-    assert!(updates <= told, "{updates} updates read, {told} queued");
 }
