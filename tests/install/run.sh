@@ -96,7 +96,10 @@ node -e '
     fs.writeFileSync(process.argv[1], JSON.stringify(p));' "$pkg"
 rc=0
 node scripts/npm-installed.mjs "$probe" >/dev/null 2>"$probe.tampered" || rc=$?
-if [[ $rc == 1 ]] && grep -q "node_modules/@modelcontextprotocol/conformance: locked at 0.1.16, installed 0.0.1" "$probe.tampered"; then
+locked="$(node -e '
+    const lock = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    console.log(lock.packages["node_modules/@modelcontextprotocol/conformance"].version);' "$committed/package-lock.json")"
+if [[ $rc == 1 ]] && grep -qF "node_modules/@modelcontextprotocol/conformance: locked at $locked, installed 0.0.1" "$probe.tampered"; then
     say "exit 1: $(head -n 1 "$probe.tampered" | sed 's/^ *//')"
 else
     fail "scripts/npm-installed.mjs exited $rc on a changed version"

@@ -228,6 +228,15 @@ pub struct ServerFlags {
     /// request.
     #[arg(long, value_name = "N", default_value = "64", value_parser = at_least_one)]
     pub(crate) max_live_sessions: usize,
+    /// The most subscriptions/listen streams (MCP 2026-07-28) open at once;
+    /// past it a listen request gets 503 with Retry-After.
+    #[arg(long, value_name = "N", default_value = "1000", value_parser = at_least_one)]
+    pub(crate) max_listen_streams: usize,
+    /// The most subscriptions/listen streams one caller (its session, else
+    /// its address) may hold open; past it a listen request gets 429 with
+    /// Retry-After.
+    #[arg(long, value_name = "N", default_value = "16", value_parser = at_least_one)]
+    pub(crate) max_listen_streams_per_caller: usize,
     /// How long a session may stay unused before it is closed, e.g. 30m, 1h.
     #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = positive_duration)]
     pub(crate) session_idle: Duration,
@@ -483,6 +492,8 @@ pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> 
     let mut http = HttpOptions::default()
         .max_sessions(flags.max_sessions)
         .max_live_sessions(flags.max_live_sessions)
+        .max_listen_streams(flags.max_listen_streams)
+        .max_listen_streams_per_caller(flags.max_listen_streams_per_caller)
         .session_idle(flags.session_idle)
         .max_body_bytes(flags.max_body)
         .max_json_values(flags.max_json_values)

@@ -1,6 +1,6 @@
 //! The Streamable HTTP edge of `fusion serve`, spoken to in raw HTTP:
 //! `Origin` and `Host` (DNS rebinding), JSON-RPC 2.0 §5 errors, the body
-//! limit, and session ends.
+//! limit, session ends, and the bound on `subscriptions/listen` streams.
 
 use std::io::{Read, Write};
 use std::time::Duration;
@@ -673,3 +673,58 @@ async fn a_body_with_more_json_values_than_the_limit_is_answered_unparsed() {
 
 /// The `<validation_error>` of a call over `--max-json-values 1000`.
 pub(crate) const TOO_MANY_VALUES_ENVELOPE: &str = "<validation_error action=\"billing\">\n  <field name=\"(root)\">Too many values. You sent: more than 1000 JSON values in one request. Expected at most 1000 (objects, arrays, strings, numbers, booleans and nulls each count one): send the data in several smaller calls.</field>\n  <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>";
+
+/// POSTs a 2026-07-28 `subscriptions/listen` request with id `id`.
+async fn listen(url: &str, id: i64) -> reqwest::Response {
+    reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .json(&json!({
+            "jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+            "params": {
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {}
+                },
+                "notifications": {"toolsListChanged": true}
+            }
+        }))
+        .send()
+        .await
+        .expect("the server answers")
+}
+
+#[tokio::test]
+async fn listen_streams_are_bounded_per_caller_by_the_flag() {
+    let db = TempDb::new("listen-streams");
+    let server = HttpServer::start_with(&db.0, &["--max-listen-streams-per-caller", "1"]);
+    let mut first = listen(&server.url, 1).await;
+    assert_eq!(first.status(), 200);
+    // The acknowledgement has arrived: the stream is open.
+    let chunk = first.chunk().await.expect("reads").expect("a first event");
+    assert!(
+        String::from_utf8_lossy(&chunk).contains("notifications/subscriptions/acknowledged"),
+        "{}",
+        String::from_utf8_lossy(&chunk)
+    );
+    let second = listen(&server.url, 2).await;
+    assert_eq!(second.status(), 429);
+    assert_eq!(
+        second
+            .headers()
+            .get("retry-after")
+            .map(|v| v.to_str().unwrap()),
+        Some("5")
+    );
+    assert_eq!(
+        second.json::<Value>().await.unwrap(),
+        json!({"jsonrpc": "2.0", "id": 2, "error": {
+            "code": -32000,
+            "message": "Too many subscriptions/listen streams: this caller holds 1 open, the most allowed; close one or try again in 5 seconds"
+        }})
+    );
+    drop(first);
+}

@@ -324,8 +324,7 @@ impl ServerHandler for Connection {
     /// Holds an acknowledged `subscriptions/listen` stream open until the
     /// client closes it; the server's changes reach it meanwhile.
     async fn listen(&self, subscription: SubscriptionContext) -> Result<(), rmcp::ErrorData> {
-        self.listen_now(subscription).await;
-        Ok(())
+        self.listen_now(subscription).await
     }
 
     /// `logging/setLevel` (2025-11-25): the connection's level. The

@@ -19,7 +19,7 @@ use rmcp::model::{
     InitializeResultMethod, ListPromptsRequestMethod, ListResourceTemplatesRequestMethod,
     ListResourcesRequestMethod, ListToolsRequestMethod, PingRequestMethod,
     ReadResourceRequestMethod, RequestId, SetLevelRequestMethod, SubscribeRequestMethod,
-    UnsubscribeRequestMethod, UpdateTaskMethod,
+    SubscriptionsListenRequestMethod, UnsubscribeRequestMethod, UpdateTaskMethod,
 };
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
 use serde::{Deserialize, Serialize};
@@ -52,6 +52,7 @@ const STANDARD_METHODS: &[&str] = &[
     GetTaskMethod::VALUE,
     UpdateTaskMethod::VALUE,
     CancelTaskMethod::VALUE,
+    SubscriptionsListenRequestMethod::VALUE,
 ];
 
 /// A JSON-RPC error response, as JSON-RPC 2.0 §5 writes it (`id` is always
@@ -239,6 +240,21 @@ pub(crate) fn invalid_params_of(method: &str, params: Option<&Value>) -> Option<
                 "params must be an object: {\"name\": the tool's name, \"arguments\": an object}",
             ),
         }
+    } else if method == SubscriptionsListenRequestMethod::VALUE {
+        let sent = match params {
+            Some(params @ Value::Object(_)) => {
+                match serde_json::from_value::<rmcp::model::SubscriptionsListenRequestParams>(
+                    params.clone(),
+                ) {
+                    Err(e) => e.to_string(),
+                    Ok(_) => String::from("the params do not match the request"),
+                }
+            }
+            _ => String::from("params is not an object"),
+        };
+        format!(
+            "{sent}; expected {{\"notifications\": {{\"toolsListChanged\"?: boolean, \"promptsListChanged\"?: boolean, \"resourcesListChanged\"?: boolean, \"resourceSubscriptions\"?: [URI strings]}}}}"
+        )
     } else {
         String::from("the params do not match the method's schema")
     };

@@ -19,7 +19,9 @@ pub use error::ServeError;
 #[cfg(all(feature = "http", feature = "redis"))]
 pub use http::RedisSessionStore;
 #[cfg(feature = "http")]
-pub use http::{AUTHORIZATION_SERVER_RETRY_SECS, PolicyError, SESSIONS_FULL_RETRY_SECS};
+pub use http::{
+    AUTHORIZATION_SERVER_RETRY_SECS, LISTEN_FULL_RETRY_SECS, PolicyError, SESSIONS_FULL_RETRY_SECS,
+};
 #[cfg(feature = "http")]
 pub use http::{DEFAULT_MAX_BODY_BYTES, HttpOptions, MAX_INITIALIZE_BYTES};
 pub use options::{DEFAULT_MAX_JSON_VALUES, DEFAULT_SHUTDOWN_GRACE, StdioOptions};

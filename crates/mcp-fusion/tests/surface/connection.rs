@@ -483,16 +483,21 @@ pub struct HttpServed {
 impl HttpServed {
     /// Serves `server` over Streamable HTTP on a free local port.
     pub async fn start(server: &FusionServer) -> HttpServed {
+        Self::start_with(server, mcp_fusion::transport::HttpOptions::default()).await
+    }
+
+    /// Serves `server` over Streamable HTTP on a free local port with
+    /// `options`.
+    pub async fn start_with(
+        server: &FusionServer,
+        options: mcp_fusion::transport::HttpOptions,
+    ) -> HttpServed {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let serving = tokio::spawn(server.clone().serve_http_on(
-            listener,
-            mcp_fusion::transport::HttpOptions::default(),
-            async move {
-                let _ = stopped.await;
-            },
-        ));
+        let serving = tokio::spawn(server.clone().serve_http_on(listener, options, async move {
+            let _ = stopped.await;
+        }));
         HttpServed {
             url: format!("http://{addr}/mcp"),
             stop: Some(stop),

@@ -3,7 +3,9 @@
 //! tagged with its subscription id, only the kinds asked for), the methods
 //! that revision removed (404, `-32601`), the client capabilities an action
 //! requires (`-32021`) and a `Mcp-Param-*` header that disagrees with the
-//! body (400, `-32020`).
+//! body (400, `-32020`); the bounds of `subscriptions/listen` (malformed
+//! params, the id, the URI list, open streams per caller and in all, a
+//! stream whose client stops reading).
 
 // Sampling is an MCP 2025-11-25 feature SEP-2577 deprecates (rmcp marks it).
 #![allow(deprecated)]
@@ -656,5 +658,232 @@ async fn over_stdio_a_listen_stream_naming_a_task_hears_it_and_the_acknowledgeme
     assert_eq!(
         cancelled[1],
         json!({"jsonrpc": "2.0", "id": 4, "result": {"resultType": "complete"}})
+    );
+}
+
+/// POSTs the JSON-RPC `body` as a 2026-07-28 client does, from the address
+/// `forwarded_for` (the server trusts `X-Forwarded-For`).
+async fn post_raw(url: &str, body: &Value, forwarded_for: &str) -> reqwest::Response {
+    reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .header("x-forwarded-for", forwarded_for)
+        .json(body)
+        .send()
+        .await
+        .expect("the server answers")
+}
+
+fn listen_body(id: Value, notifications: Value) -> Value {
+    json!({
+        "jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+        "params": {"_meta": meta(), "notifications": notifications}
+    })
+}
+
+/// Status, `Retry-After` and body of an answer.
+async fn refusal(response: reqwest::Response) -> (u16, Option<String>, Value) {
+    let status = response.status().as_u16();
+    let retry = response
+        .headers()
+        .get("retry-after")
+        .map(|v| v.to_str().unwrap().to_owned());
+    (status, retry, response.json().await.expect("a JSON body"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_listen_params_are_invalid_params() {
+    let server = server();
+    let served = HttpServed::start(&server).await;
+    let expected = "expected {\"notifications\": {\"toolsListChanged\"?: boolean, \"promptsListChanged\"?: boolean, \"resourcesListChanged\"?: boolean, \"resourceSubscriptions\"?: [URI strings]}}";
+    for (params, sent) in [
+        (
+            json!({"notifications": {"toolsListChanged": "yes"}}),
+            "invalid type: string \"yes\", expected a boolean",
+        ),
+        (
+            json!({"notifications": {"resourceSubscriptions": "test://x"}}),
+            "invalid type: string \"test://x\", expected a sequence",
+        ),
+        (json!({}), "missing field `notifications`"),
+    ] {
+        let answer = post(&served.url, 3, "subscriptions/listen", params, &[]).await;
+        assert_eq!(
+            refusal(answer).await,
+            (
+                400,
+                None,
+                json!({"jsonrpc": "2.0", "id": 3, "error": {
+                    "code": -32602,
+                    "message": format!("Invalid params for subscriptions/listen: {sent}; {expected}")
+                }})
+            )
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_id_and_uri_list_are_bounded_and_uris_taken_once() {
+    let server = server();
+    let served = HttpServed::start(&server).await;
+    let long_id = "x".repeat(mcp_fusion::server::MAX_LISTEN_ID_BYTES - 1);
+    let answer = post_raw(
+        &served.url,
+        &listen_body(json!(long_id), json!({"toolsListChanged": true})),
+        "10.0.0.1",
+    )
+    .await;
+    assert_eq!(
+        refusal(answer).await,
+        (
+            400,
+            None,
+            json!({"jsonrpc": "2.0", "id": long_id, "error": {
+                "code": -32602,
+                "message": "Invalid params for subscriptions/listen: the request id is 257 bytes of JSON; a listen request's id, repeated in every notification of its stream, may be at most 256 bytes"
+            }})
+        )
+    );
+    let many = vec!["test://a"; mcp_fusion::server::MAX_SUBSCRIPTIONS + 1];
+    let answer = post_raw(
+        &served.url,
+        &listen_body(json!(4), json!({"resourceSubscriptions": many})),
+        "10.0.0.1",
+    )
+    .await;
+    assert_eq!(
+        refusal(answer).await,
+        (
+            400,
+            None,
+            json!({"jsonrpc": "2.0", "id": 4, "error": {
+                "code": -32602,
+                "message": "Invalid params for subscriptions/listen: notifications.resourceSubscriptions names 1025 URIs; at most 1024 may be listened to on one stream"
+            }})
+        )
+    );
+    let repeated = [vec!["test://b"; 500], vec!["test://a"; 500]].concat();
+    let listen = post_raw(
+        &served.url,
+        &listen_body(json!(5), json!({"resourceSubscriptions": repeated})),
+        "10.0.0.1",
+    )
+    .await;
+    assert_eq!(listen.status(), 200);
+    assert_eq!(
+        Messages::of(listen).next().await,
+        json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/subscriptions/acknowledged",
+            "params": {
+                "_meta": {"io.modelcontextprotocol/subscriptionId": 5},
+                "notifications": {"resourceSubscriptions": ["test://b", "test://a"]}
+            }
+        })
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_listen_streams_are_bounded_per_caller_and_in_all() {
+    let server = server();
+    let options = mcp_fusion::transport::HttpOptions::default()
+        .trust_forwarded_for(true)
+        .max_listen_streams(3)
+        .max_listen_streams_per_caller(2);
+    let served = HttpServed::start_with(&server, options).await;
+    let filter = json!({"toolsListChanged": true});
+    let mut open = Vec::new();
+    for (id, from) in [(1, "10.0.0.1"), (2, "10.0.0.1"), (3, "10.0.0.2")] {
+        let listen = post_raw(&served.url, &listen_body(json!(id), filter.clone()), from).await;
+        assert_eq!(listen.status(), 200);
+        let mut stream = Messages::of(listen);
+        assert_eq!(
+            stream.next().await["method"],
+            "notifications/subscriptions/acknowledged"
+        );
+        open.push(stream);
+    }
+    let answer = post_raw(
+        &served.url,
+        &listen_body(json!(4), filter.clone()),
+        "10.0.0.1",
+    )
+    .await;
+    assert_eq!(
+        refusal(answer).await,
+        (
+            429,
+            Some(String::from("5")),
+            json!({"jsonrpc": "2.0", "id": 4, "error": {
+                "code": -32000,
+                "message": "Too many subscriptions/listen streams: this caller holds 2 open, the most allowed; close one or try again in 5 seconds"
+            }})
+        )
+    );
+    let answer = post_raw(
+        &served.url,
+        &listen_body(json!(5), filter.clone()),
+        "10.0.0.3",
+    )
+    .await;
+    assert_eq!(
+        refusal(answer).await,
+        (
+            503,
+            Some(String::from("5")),
+            json!({"jsonrpc": "2.0", "id": 5, "error": {
+                "code": -32000,
+                "message": "Server busy: all 3 subscriptions/listen streams of this server are open; try again in 5 seconds"
+            }})
+        )
+    );
+    // The streams still open are told of changes.
+    server.add_tool(Action::new("b", ok)).await.unwrap();
+    for stream in &mut open {
+        assert_eq!(
+            stream.next().await["method"],
+            "notifications/tools/list_changed"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_whose_client_stops_reading_is_closed_without_waiting() {
+    let server = server();
+    let served = HttpServed::start(&server).await;
+    let listen = post(
+        &served.url,
+        9,
+        "subscriptions/listen",
+        json!({"notifications": {"resourceSubscriptions": ["test://a"]}}),
+        &[],
+    )
+    .await;
+    assert_eq!(listen.status(), 200);
+    // The client reads nothing: once the transport's buffers and the
+    // stream's queue are full, the stream is closed and no longer told;
+    // the server never waits (a hang guard of 60 s fails the test).
+    let mut told = 0usize;
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while server.notify_resource_updated("test://a").await == 1 {
+            told += 1;
+            assert!(told < 1_000_000, "the stream is closed at some point");
+        }
+    })
+    .await
+    .expect("notifying never waits on the client");
+    assert_eq!(server.notify_resource_updated("test://a").await, 0);
+    assert!(
+        told >= mcp_fusion::server::LISTEN_QUEUE,
+        "{told} told before the stream was closed"
+    );
+    // Read now: the acknowledgement comes first.
+    let mut stream = Messages::of(listen);
+    assert_eq!(
+        stream.next().await["method"],
+        "notifications/subscriptions/acknowledged"
     );
 }

@@ -25,7 +25,12 @@
 //! 403 `insufficient_scope`, and an anonymous one (allowed) of a
 //! capability that needs credentials 401 ([`super::step_up`]). While rmcp handles a
 //! request, its session counts as busy. A body must arrive within the read
-//! timeout (408).
+//! timeout (408). A `subscriptions/listen` request (MCP 2026-07-28) whose id
+//! or URI list is over its bound gets 400 with `-32602`
+//! ([`crate::server::listen_refusal`]), and one past the open streams allowed
+//! 429 (its caller's) or 503 (the endpoint's), both with `Retry-After` and a
+//! JSON-RPC error `-32000` ([`super::listen_streams`]); its duplicate
+//! resource URIs are taken once.
 
 use std::sync::Arc;
 
@@ -38,6 +43,7 @@ use http_body_util::{BodyExt, LengthLimitError, Limited};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestId};
 
 use super::auth::{EdgeAuth, Refusal, owner_of};
+use super::listen_streams::{ListenFull, ListenSlot, ListenStreams};
 use super::options::MAX_INITIALIZE_BYTES;
 use super::origin::DoorPolicy;
 use super::peer::peer_address;
@@ -51,6 +57,7 @@ use crate::server::jsonrpc::{
     duplicate_id_response, invalid_params, invalid_params_response, reject_unreadable,
     repeated_key_response, too_many_values,
 };
+use crate::server::listen::{deduplicated, listen_refusal};
 use crate::server::removed_methods::removed_request;
 use crate::server::task_listen::{acknowledge_task_ids, error_answer, requested_task_ids};
 
@@ -60,6 +67,11 @@ const SESSION_HEADER: &str = "mcp-session-id";
 /// How long an `initialize` refused because every session is busy is told to
 /// wait (its HTTP 503's `Retry-After`), in seconds.
 pub const SESSIONS_FULL_RETRY_SECS: u64 = 5;
+
+/// How long a `subscriptions/listen` request refused because every stream
+/// allowed is open is told to wait (its HTTP 503's or 429's `Retry-After`),
+/// in seconds.
+pub const LISTEN_FULL_RETRY_SECS: u64 = 5;
 
 /// What the door checks against.
 pub(crate) struct Edge {
@@ -78,6 +90,8 @@ pub(crate) struct Edge {
     pub trust_forwarded_for: bool,
     /// The server's calls in progress: once it is closing, no new session.
     pub in_flight: InFlight,
+    /// The open `subscriptions/listen` streams.
+    pub listen_streams: ListenStreams,
 }
 
 fn text(status: StatusCode, body: String) -> Response {
@@ -182,7 +196,7 @@ pub(crate) async fn edge(
     };
     match *request.method() {
         Method::POST => {
-            let response = edge.post(request, session.clone(), next).await;
+            let response = edge.post(request, session.clone(), peer, next).await;
             match (&session, &owner) {
                 // A session just opened belongs to the principal that opened it.
                 (None, Some(owner)) => {
@@ -306,7 +320,13 @@ impl Edge {
         Some(needs.scopes)
     }
 
-    async fn post(&self, request: Request, session: Option<String>, next: Next) -> Response {
+    async fn post(
+        &self,
+        request: Request,
+        session: Option<String>,
+        peer: Peer,
+        next: Next,
+    ) -> Response {
         let declared = request
             .headers()
             .get(header::CONTENT_LENGTH)
@@ -382,6 +402,10 @@ impl Edge {
         if let Some(ids) = &task_ids {
             parts.extensions.insert(ids.clone());
         }
+        let (bytes, listen_slot) = match self.listen_admission(&message, bytes, &session, peer) {
+            Ok(admitted) => admitted,
+            Err(refused) => return refused,
+        };
         if let (Some(auth), Some(server)) = (&self.auth, &self.step_up)
             && let Some(refused) =
                 step_up::refusal(auth, server, &message, parts.extensions.get::<Principal>())
@@ -427,6 +451,7 @@ impl Edge {
             let response = next
                 .run(Request::from_parts(parts, Body::from(bytes)))
                 .await;
+            let response = hold_until_ended(response, listen_slot);
             return match task_ids {
                 Some(ids) => acknowledging_task_ids(response, ids.0),
                 None => response,
@@ -456,16 +481,93 @@ impl Edge {
         if let Some(ids) = task_ids {
             response = acknowledging_task_ids(response, ids.0);
         }
-        match claim {
-            // The id stays claimed until its answer's stream ends.
-            Some(claim) => response.map(|body| {
-                Body::new(body.map_frame(move |frame| {
-                    let _held = &claim;
-                    frame
-                }))
-            }),
-            None => response,
+        // The id stays claimed, and a listen stream's place taken, until
+        // its answer's stream ends.
+        hold_until_ended(hold_until_ended(response, claim), listen_slot)
+    }
+
+    /// For a `subscriptions/listen` request: its refusal when its id or URI
+    /// list is over its bound (400, `-32602`) or no stream may be opened
+    /// (429 or 503); else the body, its duplicate resource URIs taken once,
+    /// and the stream's place. Any other message passes as it is.
+    #[allow(clippy::result_large_err)]
+    fn listen_admission(
+        &self,
+        message: &ClientJsonRpcMessage,
+        bytes: axum::body::Bytes,
+        session: &Option<String>,
+        peer: Peer,
+    ) -> Result<(axum::body::Bytes, Option<ListenSlot>), Response> {
+        let ClientJsonRpcMessage::Request(request) = message else {
+            return Ok((bytes, None));
+        };
+        let ClientRequest::SubscriptionsListenRequest(listen) = &request.request else {
+            return Ok((bytes, None));
+        };
+        if let Some(error) = listen_refusal(&request.id, &listen.params) {
+            return Err(jsonrpc_error(invalid_params_response(&request.id, &error)));
         }
+        // The caller key the server gives the request (`CallContext::caller`).
+        let caller = match session {
+            Some(id) => format!("session:{id}"),
+            None => format!("address:{peer}"),
+        };
+        let slot = match self.listen_streams.admit(&caller) {
+            Ok(slot) => slot,
+            Err(full) => {
+                let (status, text) = match full {
+                    ListenFull::Caller { max } => (
+                        StatusCode::TOO_MANY_REQUESTS,
+                        format!(
+                            "Too many subscriptions/listen streams: this caller holds {max} open, the most allowed; close one or try again in {LISTEN_FULL_RETRY_SECS} seconds"
+                        ),
+                    ),
+                    ListenFull::Total { max } => (
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        format!(
+                            "Server busy: all {max} subscriptions/listen streams of this server are open; try again in {LISTEN_FULL_RETRY_SECS} seconds"
+                        ),
+                    ),
+                };
+                tracing::warn!(%caller, "subscriptions/listen refused: {text}");
+                let error = rmcp::ErrorData::new(rmcp::model::ErrorCode(-32000), text, None);
+                let mut response =
+                    jsonrpc_error_with(status, invalid_params_response(&request.id, &error));
+                response.headers_mut().insert(
+                    header::RETRY_AFTER,
+                    HeaderValue::from(LISTEN_FULL_RETRY_SECS),
+                );
+                return Err(response);
+            }
+        };
+        let bytes = match deduplicated(&listen.params.notifications) {
+            Some(filter) => {
+                let mut request = request.clone();
+                if let ClientRequest::SubscriptionsListenRequest(listen) = &mut request.request {
+                    listen.params.notifications = filter;
+                }
+                match serde_json::to_vec(&ClientJsonRpcMessage::Request(request)) {
+                    Ok(text) => text.into(),
+                    Err(_) => bytes,
+                }
+            }
+            None => bytes,
+        };
+        Ok((bytes, Some(slot)))
+    }
+}
+
+/// `response`, holding `held` until its body ends (or is dropped: the
+/// client went away).
+fn hold_until_ended<T: Send + Sync + 'static>(response: Response, held: Option<T>) -> Response {
+    match held {
+        Some(held) => response.map(|body| {
+            Body::new(body.map_frame(move |frame| {
+                let _held = &held;
+                frame
+            }))
+        }),
+        None => response,
     }
 }
 

@@ -6,6 +6,7 @@
 mod auth;
 mod cors;
 mod edge;
+mod listen_streams;
 #[cfg(feature = "metrics")]
 mod metrics_endpoint;
 #[cfg(not(feature = "redis"))]
@@ -34,7 +35,7 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 pub use auth::AUTHORIZATION_SERVER_RETRY_SECS;
-pub use edge::SESSIONS_FULL_RETRY_SECS;
+pub use edge::{LISTEN_FULL_RETRY_SECS, SESSIONS_FULL_RETRY_SECS};
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions, MAX_INITIALIZE_BYTES};
 pub(crate) use origin::DoorPolicy;
 pub use origin::PolicyError;
@@ -155,6 +156,10 @@ impl FusionServer {
             max_json_values: options.max_json_values,
             read_timeout: options.read_timeout,
             in_flight: self.inner.in_flight.clone(),
+            listen_streams: listen_streams::ListenStreams::new(
+                options.max_listen_streams,
+                options.max_listen_streams_per_caller,
+            ),
         });
         // The endpoint is `/mcp` exactly: `/mcp/anything` is the fallback's 404.
         let mut router = axum::Router::new()

@@ -51,6 +51,17 @@ pub struct HttpOptions {
     /// handshake is kept (about 5 KiB in all) and replayed when the session's next
     /// request comes, which the client does not notice. Default: 64.
     pub max_live_sessions: usize,
+    /// The most `subscriptions/listen` streams (MCP 2026-07-28) open at once
+    /// over the endpoint (each holds a request and its response open). Past
+    /// it a listen request gets HTTP 503 with `Retry-After`
+    /// ([`LISTEN_FULL_RETRY_SECS`](crate::transport::http::LISTEN_FULL_RETRY_SECS))
+    /// and a JSON-RPC error `-32000` saying so. Default: 1 000.
+    pub max_listen_streams: usize,
+    /// The most `subscriptions/listen` streams one caller (its caller key,
+    /// `CallContext::caller`: its MCP session, else its address) may hold
+    /// open at once. Past it a listen request gets HTTP 429 with
+    /// `Retry-After` and a JSON-RPC error `-32000` saying so. Default: 16.
+    pub max_listen_streams_per_caller: usize,
     /// How long a session may go unused (no request, no open stream) before
     /// it is closed; a request on it then gets HTTP 404, and MCP clients
     /// start a new session. Default: 30 minutes.
@@ -125,6 +136,8 @@ impl Default for HttpOptions {
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             max_sessions: 10_000,
             max_live_sessions: 64,
+            max_listen_streams: 1_000,
+            max_listen_streams_per_caller: 16,
             session_idle: Duration::from_secs(30 * 60),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             max_json_values: DEFAULT_MAX_JSON_VALUES,
@@ -172,6 +185,19 @@ impl HttpOptions {
     /// Sets [`max_live_sessions`](Self::max_live_sessions) (at least 1).
     pub fn max_live_sessions(mut self, max: usize) -> Self {
         self.max_live_sessions = max.max(1);
+        self
+    }
+
+    /// Sets [`max_listen_streams`](Self::max_listen_streams) (at least 1).
+    pub fn max_listen_streams(mut self, max: usize) -> Self {
+        self.max_listen_streams = max.max(1);
+        self
+    }
+
+    /// Sets [`max_listen_streams_per_caller`](Self::max_listen_streams_per_caller)
+    /// (at least 1).
+    pub fn max_listen_streams_per_caller(mut self, max: usize) -> Self {
+        self.max_listen_streams_per_caller = max.max(1);
         self
     }
 
