@@ -34,14 +34,15 @@ async fn serve(server: &FusionServer) -> String {
 }
 
 /// POSTs `method` with `params` as a 2026-07-28 client that declared the
-/// tasks extension, `Authorization: Bearer token` when given, `Mcp-Name`
+/// tasks extension and roots, `Authorization: Bearer token` when given, `Mcp-Name`
 /// `name`; the JSON-RPC answer.
 async fn post(url: &str, token: Option<&str>, method: &str, name: &str, params: Value) -> Value {
     let mut params = params;
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {
-            "extensions": {"io.modelcontextprotocol/tasks": {}}
+            "extensions": {"io.modelcontextprotocol/tasks": {}},
+            "roots": {}
         }
     });
     let mut request = reqwest::Client::new()
@@ -180,4 +181,72 @@ async fn an_unreachable_store_runs_an_optional_tool_directly_and_refuses_a_requi
         required["result"]["content"][0]["text"],
         "<tool_error code=\"SERVER_BUSY\" severity=\"error\">\n  <message>required runs only as a task, and the task store is unreachable: the task was not started.</message>\n  <recovery>Call again in a few seconds: the task store may be back by then.</recovery>\n  <retry_after>5 seconds</retry_after>\n</tool_error>"
     );
+}
+
+/// Asks the client for the list of roots, then says how many it got.
+async fn count_roots(ctx: CallContext, _args: NoArgs) -> Result<String, ToolError> {
+    #[allow(deprecated)] // roots: SEP-2577 deprecates them for 2026-07-28
+    let roots = ctx.roots().await?.roots.len();
+    Ok(format!("{roots} roots"))
+}
+
+#[tokio::test]
+async fn an_answer_that_is_not_the_requested_result_is_refused_and_the_task_waits() {
+    let server = FusionServer::builder("t", "1")
+        .tool(Action::new("count_roots", count_roots).task_support(TaskSupport::Required))
+        .build()
+        .unwrap();
+    let url = serve(&server).await;
+    let params = json!({"name": "count_roots", "arguments": {}});
+    let created = post(&url, None, "tools/call", "count_roots", params).await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    // Polled until the handler's request is outstanding.
+    let mut read = Value::Null;
+    for _ in 0..100 {
+        read = post(&url, None, "tasks/get", &id, json!({"taskId": id})).await;
+        if read["result"]["status"] == "input_required" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(read["result"]["status"], "input_required", "{read}");
+    assert_eq!(
+        read["result"]["inputRequests"]["input-1"]["method"],
+        "roots/list"
+    );
+    let refused = post(
+        &url,
+        None,
+        "tasks/update",
+        &id,
+        json!({"taskId": id, "inputResponses": {"input-1": "yes"}}),
+    )
+    .await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert_eq!(
+        refused["error"]["message"],
+        "inputResponses[\"input-1\"] is not a ListRootsResult: invalid type: string \"yes\", expected struct ListRootsResult. Answer each input request with the result its method returns (elicitation/create: an ElicitResult, sampling/createMessage: a CreateMessageResult, roots/list: a ListRootsResult)."
+    );
+    // The task still waits, and a right answer completes it.
+    let read = post(&url, None, "tasks/get", &id, json!({"taskId": id})).await;
+    assert_eq!(read["result"]["status"], "input_required");
+    let answered = post(
+        &url,
+        None,
+        "tasks/update",
+        &id,
+        json!({"taskId": id, "inputResponses": {"input-1": {"roots": [{"uri": "file:///a"}]}}}),
+    )
+    .await;
+    assert_eq!(answered["result"]["resultType"], "complete", "{answered}");
+    let mut done = Value::Null;
+    for _ in 0..100 {
+        done = post(&url, None, "tasks/get", &id, json!({"taskId": id})).await;
+        if done["result"]["status"] == "completed" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+    assert_eq!(done["result"]["result"]["content"][0]["text"], "1 roots");
 }

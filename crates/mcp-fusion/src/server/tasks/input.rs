@@ -25,6 +25,43 @@ use tokio::sync::oneshot;
 use super::Tasks;
 use crate::handler::{ClientChannel, ClientFailure, InputRounds, LogLevel};
 
+/// `-32602` (JSON-RPC 2.0 §5.1) for the first of `responses` whose key is
+/// one of `requests` and whose value is not the result its method returns
+/// (`elicitation/create`: an `ElicitResult`, `sampling/createMessage`: a
+/// `CreateMessageResult`, `roots/list`: a `ListRootsResult`), phrased as an
+/// input-required retry's is; `None` when every answer fits. Checked before
+/// `tasks/update` is acknowledged, so that a wrong answer is the client's to
+/// fix, not the task's end.
+pub(crate) fn misfit(
+    requests: &InputRequests,
+    responses: &InputResponses,
+) -> Option<rmcp::ErrorData> {
+    responses.iter().find_map(|(key, value)| {
+        let (what, fits) = match requests.get(key)? {
+            InputRequest::Elicitation(_) => (
+                "an ElicitResult",
+                serde_json::from_value::<ElicitResult>(value.clone()).map(drop),
+            ),
+            InputRequest::CreateMessage(_) => (
+                "a CreateMessageResult",
+                serde_json::from_value::<CreateMessageResult>(value.clone()).map(drop),
+            ),
+            InputRequest::ListRoots(_) => (
+                "a ListRootsResult",
+                serde_json::from_value::<ListRootsResult>(value.clone()).map(drop),
+            ),
+            _ => return None,
+        };
+        let error = fits.err()?;
+        Some(rmcp::ErrorData::invalid_params(
+            format!(
+                "inputResponses[\"{key}\"] is not {what}: {error}. Answer each input request with the result its method returns (elicitation/create: an ElicitResult, sampling/createMessage: a CreateMessageResult, roots/list: a ListRootsResult)."
+            ),
+            None,
+        ))
+    })
+}
+
 /// One outstanding request of a task, and where its answer goes.
 struct Outstanding {
     request: InputRequest,

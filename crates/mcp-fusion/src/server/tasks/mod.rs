@@ -378,6 +378,16 @@ impl Tasks {
         task_id: &str,
         responses: InputResponses,
     ) -> Result<(), ErrorData> {
+        let stored = match self.store.get(task_id).await {
+            Ok(Some(task)) => task,
+            Ok(None) => return Err(unknown_task(task_id)),
+            Err(err) => return Err(store_error(&err)),
+        };
+        if let TaskPayload::InputRequired { input_requests } = &stored.payload
+            && let Some(refused) = input::misfit(input_requests, &responses)
+        {
+            return Err(refused);
+        }
         if let Some(answers) = self.waits.answer(task_id, responses.clone()) {
             // Recorded before the handler resumes, so that the status
             // changes are recorded (and told) in their order.
@@ -388,11 +398,6 @@ impl Tasks {
             deliver(answers);
             return Ok(());
         }
-        let stored = match self.store.get(task_id).await {
-            Ok(Some(task)) => task,
-            Ok(None) => return Err(unknown_task(task_id)),
-            Err(err) => return Err(store_error(&err)),
-        };
         // Running here with nothing outstanding, or ended: nothing to keep.
         if self.lock().contains_key(task_id) {
             return Ok(());
