@@ -56,7 +56,13 @@ async def test_a_listen_stream_hears_a_tool_added_tagged_with_its_subscription_i
             with anyio.fail_after(HANG_GUARD_SECONDS):
                 event = await subscription.__anext__()
             assert event == ToolsListChanged()
-            assert ("notifications/tools/list_changed", subscription.subscription_id) in tagged
+            # The SDK hands the notification to the listen route and to the
+            # message handler separately, in no set order: wait for the
+            # handler's copy (bounded).
+            told = ("notifications/tools/list_changed", subscription.subscription_id)
+            with anyio.fail_after(HANG_GUARD_SECONDS):
+                while told not in tagged:
+                    await anyio.sleep(0.01)
         after = [tool.name for tool in (await session.list_tools()).tools]
         assert after == [*before, "test_dynamic_tool"]
 
