@@ -541,21 +541,23 @@ mod tests {
         assert!(humantime::parse_rfc3339(read["createdAt"].as_str().unwrap()).is_ok());
     }
 
+    /// Two replicas sharing one memory store, polling it every 500 ms.
+    fn two_replicas() -> (Tasks, Tasks) {
+        let store: Arc<dyn super::TaskStore> = Arc::new(MemoryTaskStore::new());
+        let replica = |store| {
+            Tasks::new(
+                store,
+                None,
+                std::time::Duration::from_millis(500),
+                Default::default(),
+            )
+        };
+        (replica(Arc::clone(&store)), replica(store))
+    }
+
     #[tokio::test(start_paused = true)]
     async fn a_cancel_recorded_by_another_replica_reaches_the_handler_here() {
-        let store = Arc::new(MemoryTaskStore::new());
-        let here = Tasks::new(
-            store.clone(),
-            None,
-            std::time::Duration::from_millis(500),
-            Default::default(),
-        );
-        let elsewhere = Tasks::new(
-            store,
-            None,
-            std::time::Duration::from_millis(500),
-            Default::default(),
-        );
+        let (here, elsewhere) = two_replicas();
         let (seed, token) = here.create("t", "me").await.unwrap();
         let watching = async { here.watch(&seed, &token).await };
         let cancelling = async {
@@ -569,19 +571,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn an_answer_sent_to_another_replica_reaches_the_handler_here() {
-        let store = Arc::new(MemoryTaskStore::new());
-        let here = Tasks::new(
-            store.clone(),
-            None,
-            std::time::Duration::from_millis(500),
-            Default::default(),
-        );
-        let elsewhere = Tasks::new(
-            store,
-            None,
-            std::time::Duration::from_millis(500),
-            Default::default(),
-        );
+        let (here, elsewhere) = two_replicas();
         let (seed, token) = here.create("t", "me").await.unwrap();
         let request = serde_json::from_value(json!({
             "method": "elicitation/create",
