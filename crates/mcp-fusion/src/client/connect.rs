@@ -330,7 +330,7 @@ type ToolNames = Option<HashSet<String>>;
 /// connection in the background (and stops a stdio server); [`close`](Self::close)
 /// does it and waits.
 pub struct FusionClient {
-    service: RunningService<RoleClient, ClientSide>,
+    pub(super) service: RunningService<RoleClient, ClientSide>,
     options: ClientOptions,
     tool_names: tokio::sync::Mutex<Option<Arc<ToolNames>>>,
     stderr: Option<StderrTail>,
@@ -730,7 +730,10 @@ impl FusionClient {
         let _ = self.service.cancel().await;
     }
 
-    async fn limited<T, F>(&self, request: F) -> Result<T, FusionClientError>
+    /// `request` within [`ClientOptions::call_timeout`], its error as a
+    /// [`FusionClientError`] (an authorization failure kept by the
+    /// authorizer, when there is one, takes its place).
+    pub(super) async fn limited<T, F>(&self, request: F) -> Result<T, FusionClientError>
     where
         F: Future<Output = Result<T, rmcp::ServiceError>>,
     {
@@ -757,7 +760,7 @@ impl FusionClient {
 
 /// The client's side of the connection: its handshake info, and what it
 /// does on the server's notifications.
-struct ClientSide {
+pub(super) struct ClientSide {
     config: ClientConfig,
     on_tools_changed: Option<ToolsChangedHook>,
     elicitation: Option<ElicitationHandler>,

@@ -1,7 +1,8 @@
 //! `FusionClient`: how it reads tool results (no network), against foreign
 //! servers built with the official TypeScript SDK, and against servers that
 //! lose sessions or refuse the handshake, and speaking MCP 2026-07-28
-//! (discovery, self-contained requests, input-required rounds).
+//! (discovery, self-contained requests, input-required rounds), and reading
+//! resources, prompts and completions.
 
 #[cfg(feature = "client")]
 #[path = "../support/mod.rs"]
@@ -18,3 +19,5 @@ mod results;
 mod revision;
 #[cfg(all(feature = "client", feature = "http"))]
 mod session;
+#[cfg(all(feature = "client", feature = "http"))]
+mod surface;
