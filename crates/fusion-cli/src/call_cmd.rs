@@ -6,7 +6,8 @@ use std::process::ExitCode;
 
 use clap::Args;
 use mcp_fusion::client::{FailureSource, FusionClientError, RetryPolicy, Success, ToolFailure};
-use mcp_fusion::envelope::to_meta;
+use mcp_fusion::envelope::{self, META_KEY, ParsedEnvelope, to_meta};
+use mcp_fusion::error::{AwarenessDelta, ChangeSeverity, ContractAwareness};
 use mcp_fusion::model::CallToolResult;
 use mcp_fusion::{Severity, ToolError};
 use serde_json::{Value, json};
@@ -106,7 +107,9 @@ fn positionals(args: &CallArgs) -> Result<Positionals, UsageError> {
     Ok(Positionals { url, name, json })
 }
 
-fn arguments(json: Option<&str>) -> Result<Value, UsageError> {
+/// The arguments object of one JSON word (`fusion call`'s and `fusion
+/// prompt`'s convention): `{}` when none, `-` read from stdin, `null` as `{}`.
+pub(crate) fn arguments(json: Option<&str>) -> Result<Value, UsageError> {
     let text = match json {
         None => return Ok(json!({})),
         Some("-") => {
@@ -248,7 +251,7 @@ fn success_text(success: &Success) -> String {
                 any_text = true;
                 parts.push(pretty_if_json(&text.text));
             }
-            None => parts.push(describe_block(block)),
+            None => parts.push(output::describe_block(block)),
         }
     }
     if !any_text && let Some(structured) = success.structured() {
@@ -334,6 +337,9 @@ pub fn failure_report(f: &ToolFailure, paint: &Paint) -> String {
     if let Some(recovery) = &f.recovery {
         line(&mut out, paint, "recovery", recovery);
     }
+    if let Some(awareness) = contract_awareness(f) {
+        push_awareness(&mut out, paint, &awareness);
+    }
     push_actions(&mut out, paint, &f.available_actions);
     push_details(&mut out, paint, &f.details);
     if let Some(wait) = f.retry_after_text() {
@@ -361,6 +367,82 @@ pub fn failure_report(f: &ToolFailure, paint: &Paint) -> String {
         _ => {}
     }
     out
+}
+
+/// The `<contract_awareness>` section of a validation failure (§4.1): from
+/// `_meta["mcp-fusion/error"].contract_awareness`, else from the envelope
+/// text; `None` when the failure has none.
+fn contract_awareness(f: &ToolFailure) -> Option<ContractAwareness> {
+    let from_meta = f
+        .raw
+        .meta
+        .as_ref()
+        .and_then(|meta| meta.0.get(META_KEY))
+        .and_then(|error| error.get("contract_awareness"))
+        .and_then(awareness_of_json);
+    from_meta.or_else(|| {
+        let text: Vec<&str> = f
+            .raw
+            .content
+            .iter()
+            .filter_map(|block| block.as_text().map(|t| t.text.as_str()))
+            .collect();
+        match envelope::parse(&text.join("\n")) {
+            Ok(ParsedEnvelope::Validation(failure)) => failure.contract_awareness,
+            _ => None,
+        }
+    })
+}
+
+/// `contract_awareness` of the `_meta` JSON twin: {"action", "changes",
+/// "max_severity", "deltas": [{"severity", "field", "text"}]}.
+fn awareness_of_json(value: &Value) -> Option<ContractAwareness> {
+    let severity = |v: &Value| v.as_str()?.parse::<ChangeSeverity>().ok();
+    let deltas = value
+        .get("deltas")?
+        .as_array()?
+        .iter()
+        .map(|d| {
+            Some(AwarenessDelta {
+                severity: severity(d.get("severity")?)?,
+                field: d.get("field")?.as_str()?.to_owned(),
+                text: d.get("text")?.as_str()?.to_owned(),
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(ContractAwareness {
+        action: value.get("action")?.as_str()?.to_owned(),
+        changes: usize::try_from(value.get("changes")?.as_u64()?).ok()?,
+        max_severity: severity(value.get("max_severity")?)?,
+        deltas,
+    })
+}
+
+/// The contract changes for a person: what changed and how much, then one
+/// line per change shown (`RISKY invoice_id: Field … was renamed …`).
+fn push_awareness(out: &mut String, paint: &Paint, awareness: &ContractAwareness) {
+    let changes = match awareness.changes {
+        1 => String::from("1 change"),
+        n => format!("{n} changes"),
+    };
+    let shown = if awareness.deltas.len() < awareness.changes {
+        format!(", {} shown", awareness.deltas.len())
+    } else {
+        String::new()
+    };
+    let mut lines = vec![format!(
+        "{} changed since the lockfile: {changes}{shown}, most severe {}",
+        awareness.action, awareness.max_severity
+    )];
+    lines.extend(awareness.deltas.iter().map(|delta| {
+        format!(
+            "{} {}: {}",
+            paint.yellow_bold(delta.severity.as_str()),
+            paint.bold(&delta.field),
+            delta.text
+        )
+    }));
+    line(out, paint, "contract changes", &lines.join("\n"));
 }
 
 /// A warning for a person (printed on stderr after the output).
@@ -392,33 +474,4 @@ fn push_details(out: &mut String, paint: &Paint, details: &[(String, String)]) {
     }
     let lines: Vec<String> = details.iter().map(|(k, v)| format!("{k} = {v}")).collect();
     line(out, paint, "details", &lines.join("\n"));
-}
-
-/// `[image image/png, 12 bytes base64]`, `[resource file:///x]`, …: what a
-/// content block that is not text holds, in one line.
-fn describe_block(block: &impl serde::Serialize) -> String {
-    let value = serde_json::to_value(block).unwrap_or(Value::Null);
-    let kind = value.get("type").and_then(Value::as_str).unwrap_or("block");
-    match kind {
-        "image" | "audio" => {
-            let mime = value.get("mimeType").and_then(Value::as_str).unwrap_or("?");
-            let size = value
-                .get("data")
-                .and_then(Value::as_str)
-                .map_or(0, str::len);
-            format!("[{kind} {mime}, {size} bytes base64]")
-        }
-        "resource" => {
-            let uri = value
-                .pointer("/resource/uri")
-                .and_then(Value::as_str)
-                .unwrap_or("?");
-            format!("[resource {uri}]")
-        }
-        "resource_link" => {
-            let uri = value.get("uri").and_then(Value::as_str).unwrap_or("?");
-            format!("[resource link {uri}]")
-        }
-        other => format!("[{other}]"),
-    }
 }

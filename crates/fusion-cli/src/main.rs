@@ -1,7 +1,9 @@
-//! `fusion`: serve the example server, call MCP servers, render and parse
-//! envelopes, lock and diff contracts.
+//! `fusion`: serve the example server, call MCP servers and read their
+//! resources, prompts and completions, render and parse envelopes, lock and
+//! diff contracts.
 
 mod call_cmd;
+mod complete_cmd;
 mod diff_cmd;
 mod diff_table;
 mod envelope_cmd;
@@ -9,9 +11,12 @@ mod fetch;
 mod gateway_cmd;
 mod lock_cmd;
 mod output;
+mod prompts_cmd;
+mod resources_cmd;
 #[cfg(feature = "example")]
 mod serve_cmd;
 mod server_flags;
+mod surface;
 mod target;
 mod tools_cmd;
 
@@ -25,8 +30,8 @@ use clap::{Parser, Subcommand};
 #[cfg_attr(
     not(feature = "example"),
     command(
-        about = "The `fusion` command: call and list the tools of any MCP server, render and \
-parse error envelopes, lock and diff contracts. This build has no `serve`: serving the billing \
+        about = "The `fusion` command: call and list the tools of any MCP server, read its \
+resources, prompts and completions, render and parse error envelopes, lock and diff contracts. This build has no `serve`: serving the billing \
 example needs the `example` feature (on by default)."
     )
 )]
@@ -59,6 +64,18 @@ enum Command {
     Call(call_cmd::CallArgs),
     /// List the tools of any MCP server, with their actions and required fields.
     Tools(tools_cmd::ToolsArgs),
+    /// List the resources of any MCP server: URI, name, MIME type, description.
+    Resources(resources_cmd::ResourcesArgs),
+    /// List the resource templates of any MCP server.
+    Templates(resources_cmd::TemplatesArgs),
+    /// Read one resource of any MCP server and print its contents.
+    Read(resources_cmd::ReadArgs),
+    /// List the prompts of any MCP server, with their arguments.
+    Prompts(prompts_cmd::PromptsArgs),
+    /// Get one prompt of any MCP server, with arguments, and print its messages.
+    Prompt(prompts_cmd::PromptArgs),
+    /// Ask any MCP server to complete a prompt argument or a template variable.
+    Complete(complete_cmd::CompleteArgs),
     /// Write the contract lockfile of any MCP server, or --check it (for CI).
     Lock(lock_cmd::LockArgs),
     /// Show the contract changes between two lockfiles, or a lockfile and a server.
@@ -69,7 +86,16 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     if matches!(
         cli.command,
-        Command::Call(_) | Command::Tools(_) | Command::Lock(_) | Command::Diff(_)
+        Command::Call(_)
+            | Command::Tools(_)
+            | Command::Resources(_)
+            | Command::Templates(_)
+            | Command::Read(_)
+            | Command::Prompts(_)
+            | Command::Prompt(_)
+            | Command::Complete(_)
+            | Command::Lock(_)
+            | Command::Diff(_)
     ) {
         target::install_log();
     }
@@ -80,6 +106,12 @@ fn main() -> ExitCode {
         Command::Gateway(args) => gateway_cmd::run(*args),
         Command::Call(args) => call_cmd::run(args),
         Command::Tools(args) => tools_cmd::run(args),
+        Command::Resources(args) => resources_cmd::run_resources(args),
+        Command::Templates(args) => resources_cmd::run_templates(args),
+        Command::Read(args) => resources_cmd::run_read(args),
+        Command::Prompts(args) => prompts_cmd::run_prompts(args),
+        Command::Prompt(args) => prompts_cmd::run_prompt(args),
+        Command::Complete(args) => complete_cmd::run(args),
         Command::Lock(args) => lock_cmd::run(args),
         Command::Diff(args) => diff_cmd::run(args),
     }

@@ -159,6 +159,91 @@ impl Paint {
     }
 }
 
+/// `[image image/png, 12 bytes base64]`, `[resource file:///x]`, …: what a
+/// content block that is not text holds, in one line.
+pub fn describe_block(block: &impl serde::Serialize) -> String {
+    let value = serde_json::to_value(block).unwrap_or(Value::Null);
+    let kind = value.get("type").and_then(Value::as_str).unwrap_or("block");
+    match kind {
+        "image" | "audio" => {
+            let mime = value.get("mimeType").and_then(Value::as_str).unwrap_or("?");
+            let size = value
+                .get("data")
+                .and_then(Value::as_str)
+                .map_or(0, str::len);
+            format!("[{kind} {mime}, {size} bytes base64]")
+        }
+        "resource" => {
+            let uri = value
+                .pointer("/resource/uri")
+                .and_then(Value::as_str)
+                .unwrap_or("?");
+            format!("[resource {uri}]")
+        }
+        "resource_link" => {
+            let uri = value.get("uri").and_then(Value::as_str).unwrap_or("?");
+            format!("[resource link {uri}]")
+        }
+        other => format!("[{other}]"),
+    }
+}
+
+/// The number of bytes a Base64 text (RFC 4648 §4, padded or not) holds.
+pub fn base64_bytes(text: &str) -> usize {
+    let digits = text
+        .bytes()
+        .filter(|b| !b.is_ascii_whitespace() && *b != b'=')
+        .count();
+    digits * 3 / 4
+}
+
+/// `rows` under `headers` in columns two spaces apart, each as wide as its
+/// widest cell, the last one not padded; the headers cyan. An empty cell is
+/// shown as `-`.
+pub fn table(paint: &Paint, headers: &[&str], rows: &[Vec<String>]) -> String {
+    let cell = |text: &str| {
+        if text.is_empty() {
+            String::from("-")
+        } else {
+            text.replace(['\n', '\r'], " ")
+        }
+    };
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| row.iter().map(|c| cell(c)).collect())
+        .collect();
+    let widths: Vec<usize> = (0..headers.len())
+        .map(|i| {
+            rows.iter()
+                .filter_map(|row| row.get(i))
+                .map(|c| c.chars().count())
+                .chain([headers[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: Vec<String>, painted: &dyn Fn(&str) -> String| {
+        let last = cells.len().saturating_sub(1);
+        let mut out = String::new();
+        for (i, text) in cells.iter().enumerate() {
+            out.push_str(&painted(text));
+            if i < last {
+                let pad = widths[i].saturating_sub(text.chars().count()) + 2;
+                out.push_str(&" ".repeat(pad));
+            }
+        }
+        out.push('\n');
+        out
+    };
+    let mut out = line(headers.iter().map(|h| (*h).to_owned()).collect(), &|text| {
+        paint.cyan(text)
+    });
+    for row in rows {
+        out.push_str(&line(row, &|text| text.to_owned()));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,5 +276,29 @@ mod tests {
         );
         // Characters that are not controls stay as they are.
         assert!(out.contains("nbsp\u{a0}"), "{out}");
+    }
+
+    #[test]
+    fn base64_counts_the_bytes_it_holds() {
+        assert_eq!(base64_bytes(""), 0);
+        assert_eq!(base64_bytes("AQID"), 3);
+        assert_eq!(base64_bytes("AQI="), 2);
+        assert_eq!(base64_bytes("AQ=="), 1);
+        assert_eq!(base64_bytes("AQ"), 1);
+    }
+
+    #[test]
+    fn a_table_pads_every_column_but_the_last() {
+        let paint = Paint { enabled: false };
+        let rows = vec![
+            vec![String::from("test://a"), String::new(), String::from("x")],
+            vec![String::from("b"), String::from("two\nlines"), String::new()],
+        ];
+        assert_eq!(
+            table(&paint, &["URI", "NAME", "NOTE"], &rows),
+            "URI       NAME       NOTE\n\
+             test://a  -          x\n\
+             b         two lines  -\n"
+        );
     }
 }

@@ -104,7 +104,9 @@ fn private_key_file(path: &str) -> Result<PrivateKeyFile, String> {
     })
 }
 
-/// Connection options shared by `fusion call` and `fusion tools`.
+/// Connection options shared by every command that reaches a server
+/// (`fusion call`, `tools`, `resources`, `templates`, `read`, `prompts`,
+/// `prompt`, `complete`, `lock`, `diff`).
 #[derive(Debug, Args)]
 pub struct ConnectArgs {
     /// Start this command and speak MCP over its stdio, e.g.
@@ -464,6 +466,22 @@ pub async fn connect(target: &Target, args: &ConnectArgs) -> Result<FusionClient
 /// Prints an error that is not a tool failure on stderr: `error: ...`, plus
 /// the server's stderr when there is one, plus a hint when one helps.
 pub fn print_failure(err: &FusionClientError, server_stderr: Option<String>, args: &ConnectArgs) {
+    print_failure_with_hint(
+        err,
+        server_stderr,
+        args,
+        "`fusion tools` lists the tools this server has",
+    );
+}
+
+/// [`print_failure`], with `listing` as the hint after a `-32602`,
+/// `-32601` or `-32002` JSON-RPC error (which command lists what the server has).
+pub fn print_failure_with_hint(
+    err: &FusionClientError,
+    server_stderr: Option<String>,
+    args: &ConnectArgs,
+    listing: &str,
+) {
     let paint = args.paint_stderr();
     let label = paint.red_bold("error:");
     match err {
@@ -478,11 +496,8 @@ pub fn print_failure(err: &FusionClientError, server_stderr: Option<String>, arg
             if let Some(data) = data {
                 err_line(format_args!("  data: {data}"));
             }
-            if *code == -32602 || *code == -32601 {
-                err_line(format_args!(
-                    "  {} `fusion tools` lists the tools this server has",
-                    paint.dim("hint:")
-                ));
+            if [-32602, -32601, -32002].contains(code) {
+                err_line(format_args!("  {} {listing}", paint.dim("hint:")));
             }
         }
         FusionClientError::Connect {

@@ -376,6 +376,36 @@ fn unreadable_lockfiles_and_usage_errors_exit_2() {
     assert!(!Path::new(&dir.path("x.lock")).exists());
 }
 
+/// `fusion call`'s readable output of a validation failure shows its
+/// `<contract_awareness>` section (§4.1): what changed since the lockfile.
+#[test]
+fn call_shows_contract_awareness_readably() {
+    let dir = Workdir::new("awareness");
+    let lock = dir.lock("fusion.lock");
+    older(&lock).write(&dir.path("old.lock")).unwrap();
+    let server = dir.serve(&format!(" --lock '{}'", dir.arg("old.lock")));
+    let run = fusion(&[
+        "call",
+        "--cmd",
+        &server,
+        "billing.get_invoice",
+        r#"{"invoice_id": "inv_1"}"#,
+    ]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        run.stdout,
+        "tool error VALIDATION_ERROR (severity: error)\n  \
+         action:            billing.get_invoice\n  \
+         message:           The arguments for billing.get_invoice are not valid (2 problems).\n  \
+         fields:\n    \
+         id: Missing required field. You sent: (missing). Expected a string matching the pattern '^inv_[0-9]+$'.\n    \
+         invoice_id: Unrecognized field \"invoice_id\". You sent: 'inv_1'. Known fields: \"id\". Check for typos. Did you mean \"id\"?\n  \
+         recovery:          Fix the fields above and call the tool again. Do not explain the error.\n  \
+         contract changes:  billing.get_invoice changed since the lockfile: 1 change, most severe RISKY\n                     \
+         RISKY invoice_id: Field \"invoice_id\" was renamed to \"id\". Before: string. Now: string.\n"
+    );
+}
+
 #[test]
 fn serve_with_a_lockfile_adds_contract_awareness() {
     let dir = Workdir::new("serve");

@@ -2,9 +2,12 @@
 //! `lock` and `diff` (`contract`), `envelope render|parse`, and how `call`
 //! and `tools` answer a 401 (`oauth`), and `call` authorized by a real
 //! authorization server, oidc-provider (`oauth_grants`); `tools` and `lock`
-//! reading a paginated list whole (`pages`).
+//! reading a paginated list whole (`pages`); `resources`, `templates`,
+//! `read`, `prompts`, `prompt` and `complete` against the conformance
+//! example (`surface`).
 //!
-//! `call`, `contract`, `oauth`, `oauth_grants` and `pages` start `fusion serve`:
+//! `call`, `contract`, `oauth`, `oauth_grants`, `pages` and `surface` start
+//! `fusion serve`:
 //! without the `example` feature (`--no-default-features`), they are not
 //! built.
 
@@ -29,3 +32,5 @@ mod run;
 #[cfg(feature = "example")]
 #[path = "../support/mod.rs"]
 mod support;
+#[cfg(feature = "example")]
+mod surface;

@@ -138,13 +138,35 @@ impl HttpServer {
         panic!("fusion serve did not start on port {port}; its stderr:\n{last_failure}");
     }
 
+    /// `fusion serve --example EXAMPLE` (one without a database, e.g.
+    /// `conformance`) on a free port, as [`HttpServer::start`] starts it.
+    pub fn start_example(example: &str) -> Self {
+        let mut last_failure = String::new();
+        for _ in 0..5 {
+            match HttpServer::try_start(None, free_port(), &["--example", example]) {
+                Ok(server) => return server,
+                Err(stderr) => last_failure = stderr,
+            }
+        }
+        panic!(
+            "fusion serve --example {example} did not start over HTTP; its stderr:\n{last_failure}"
+        );
+    }
+
     fn try_start_on(db: &Path, port: u16, options: &[&str]) -> Result<Self, String> {
+        HttpServer::try_start(Some(db), port, options)
+    }
+
+    fn try_start(db: Option<&Path>, port: u16, options: &[&str]) -> Result<Self, String> {
         let port_text = port.to_string();
-        let mut args: Vec<&std::ffi::OsStr> = ["serve", "--port", &port_text, "--db"]
+        let mut args: Vec<&std::ffi::OsStr> = ["serve", "--port", &port_text]
             .into_iter()
             .map(std::ffi::OsStr::new)
             .collect();
-        args.push(db.as_os_str());
+        if let Some(db) = db {
+            args.push(std::ffi::OsStr::new("--db"));
+            args.push(db.as_os_str());
+        }
         args.extend(options.iter().map(std::ffi::OsStr::new));
         let (mut child, lines_rx) = spawn_fusion(&args, "warn");
         let mut banner = Vec::new();
