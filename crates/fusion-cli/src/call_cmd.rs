@@ -319,7 +319,13 @@ fn headline(paint: &Paint, code: &str, severity: Severity, what: &str) -> String
 /// A tool failure for a person: headline with code and severity, then
 /// message, recovery, actions, details, retry-after and validation fields.
 pub fn failure_report(f: &ToolFailure, paint: &Paint) -> String {
-    let mut out = headline(paint, f.code.as_str(), f.severity, "tool error");
+    failure_report_as(f, paint, "tool error")
+}
+
+/// [`failure_report`] with `what` opening the headline (e.g. `JSON-RPC
+/// error -32602` for an envelope a prompt or resource answered with).
+pub fn failure_report_as(f: &ToolFailure, paint: &Paint, what: &str) -> String {
+    let mut out = headline(paint, f.code.as_str(), f.severity, what);
     if let Some(action) = &f.action {
         line(&mut out, paint, "action", action);
     }

@@ -6,9 +6,12 @@
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
-use mcp_fusion::client::{FusionClient, FusionClientError, Target};
+use mcp_fusion::client::{FusionClient, FusionClientError, Target, ToolFailure, check_result};
+use mcp_fusion::envelope::META_KEY;
+use mcp_fusion::model::{CallToolResult, ContentBlock, MetaObject};
 use serde_json::{Value, json};
 
+use crate::call_cmd;
 use crate::output;
 use crate::target::{self, ConnectArgs, EXIT_OK, EXIT_USAGE_OR_CONNECTION, UsageError};
 
@@ -100,8 +103,9 @@ pub fn key_values(words: &[String], flag: &str) -> Result<BTreeMap<String, Strin
 /// Connects to `target`, sends `request`, and prints its answer with
 /// `print` (exit 0); a failure (connection, JSON-RPC, transport, time-out)
 /// is printed as `fusion call` prints it, on stdout as `{"error": {...}}`
-/// with `json`, else on stderr with `listing` as the hint after a `-32602`,
-/// `-32601` or `-32002` (exit 2).
+/// with `json`, else on stderr: an mcp-fusion envelope in the error's `data`
+/// as `fusion call` prints a tool failure, any other error with `listing` as
+/// the hint after a `-32602`, `-32601` or `-32002` (exit 2).
 pub async fn run<T>(
     target: &Target,
     connect: &ConnectArgs,
@@ -139,10 +143,49 @@ fn report(
             map.entry("server_stderr").or_insert_with(|| json!(text));
         }
         output::out_json(&json!({ "error": error }));
+    } else if let Some((code, failure)) = envelope_failure(err) {
+        let paint = connect.paint_stderr();
+        let what = format!(
+            "{} the server answered with a JSON-RPC error {code}:",
+            paint.red_bold("error:")
+        );
+        output::err(format_args!(
+            "{}",
+            call_cmd::failure_report_as(&failure, &paint, &what)
+        ));
     } else {
         target::print_failure_with_hint(err, server_stderr, connect, listing);
     }
     ExitCode::from(EXIT_USAGE_OR_CONNECTION)
+}
+
+/// A JSON-RPC error whose `data` is an mcp-fusion envelope's JSON twin
+/// (`{"code", "severity", "message", ...}`, as a prompt or resource handler's
+/// failure is sent, wire contract §1), read as `fusion call` reads a tool's
+/// failure; `None` for any other error.
+fn envelope_failure(err: &FusionClientError) -> Option<(i32, ToolFailure)> {
+    let FusionClientError::JsonRpc {
+        code,
+        message,
+        data: Some(data),
+    } = err
+    else {
+        return None;
+    };
+    let is_envelope = ["code", "severity", "message"]
+        .iter()
+        .all(|key| data.get(key).is_some_and(Value::is_string));
+    if !is_envelope {
+        return None;
+    }
+    let mut result = CallToolResult::error(vec![ContentBlock::text(message.clone())]);
+    let mut meta = serde_json::Map::new();
+    meta.insert(META_KEY.to_owned(), data.clone());
+    result.meta = Some(MetaObject(meta));
+    match check_result(result) {
+        Err(FusionClientError::Tool(failure)) => Some((*code, *failure)),
+        _ => None,
+    }
 }
 
 /// The heading of a list: `NAME VERSION (N things)`, the target when the

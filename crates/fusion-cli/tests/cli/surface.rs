@@ -232,6 +232,20 @@ fn an_unknown_prompt_and_bad_arguments_exit_2() {
         lines[2],
         "  hint: `fusion prompts` lists the prompts this server has, with their arguments"
     );
+    // Arguments the prompt refuses: its <validation_error>, read as
+    // `fusion call` reads a tool's.
+    let run = over_stdio("prompt", &["test_prompt_with_arguments", "arg1=x"]);
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "error: the server answered with a JSON-RPC error -32602: VALIDATION_ERROR (severity: error)\n  \
+         action:            test_prompt_with_arguments\n  \
+         message:           The arguments for test_prompt_with_arguments are not valid (1 problem).\n  \
+         fields:\n    \
+         arg2: Missing required field. You sent: (missing). Expected a string.\n  \
+         recovery:          Fix the fields above and call the tool again. Do not explain the error.\n"
+    );
     // A word that is not key=value: a usage error before connecting.
     let run = over_stdio("prompt", &["test_prompt_with_arguments", "arg1"]);
     assert_eq!(run.code, 2);
