@@ -535,7 +535,9 @@ impl FusionClient {
 
     /// Connects over `transport` to a server this process serves on its
     /// other end (`FusionServer::connect_in_memory`), named `target` in
-    /// errors; `server_end` resolves when that server stops. A request that
+    /// errors; `server_end` resolves when that server stops. Returns once
+    /// the handshake is done and a `ping` answered (the server has then read
+    /// `notifications/initialized`). A request that
     /// finds the connection closed after the server failed gives the
     /// server's failure as its [`FusionClientError::Transport`] message;
     /// [`close`](Self::close) waits for the server's end.
@@ -564,7 +566,7 @@ impl FusionClient {
         .await;
         let (cause, reason) = match served {
             Ok(Ok(service)) => {
-                return Ok(FusionClient {
+                let client = FusionClient {
                     service,
                     notifications,
                     server_end: Some(server_end),
@@ -572,8 +574,25 @@ impl FusionClient {
                     tool_names: tokio::sync::Mutex::new(None),
                     stderr: None,
                     authorizer: None,
-                    target,
-                });
+                    target: target.clone(),
+                };
+                // `notifications/initialized` went out without an answer:
+                // once a ping is answered the server has read it, and tells
+                // this client of list changes and resource updates.
+                match tokio::time::timeout(client.options.connect_timeout, client.ping()).await {
+                    Ok(Ok(())) => return Ok(client),
+                    Ok(Err(error)) => (
+                        ConnectCause::Other,
+                        format!("the first ping failed: {error}"),
+                    ),
+                    Err(_) => (
+                        ConnectCause::TimedOut,
+                        format!(
+                            "no answer to the first ping within {} s",
+                            client.options.connect_timeout.as_secs_f64()
+                        ),
+                    ),
+                }
             }
             Ok(Err(e)) => {
                 let failure = match &e {
@@ -653,6 +672,47 @@ impl FusionClient {
         self.limited(self.service.send_request(request))
             .await
             .map(|_| ())
+    }
+
+    /// Asks to be told when the resource at `uri` changes
+    /// (`resources/subscribe`, MCP 2025-11-25 "Resources", "Subscriptions"):
+    /// the server then sends `notifications/resources/updated` for it, read
+    /// from [`notifications`](Self::notifications). Within
+    /// [`ClientOptions::call_timeout`].
+    ///
+    /// # Errors
+    /// [`FusionClientError::JsonRpc`] when the server refuses it (e.g.
+    /// `-32601` from a server without the `resources.subscribe`
+    /// capability); transport, protocol and time-out errors as for
+    /// [`call`](Self::call).
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<(), FusionClientError> {
+        let params = rmcp::model::SubscribeRequestParams::new(uri);
+        self.limited(self.service.subscribe(params)).await
+    }
+
+    /// Stops the notifications [`subscribe_resource`](Self::subscribe_resource)
+    /// asked for (`resources/unsubscribe`).
+    ///
+    /// # Errors
+    /// As for [`subscribe_resource`](Self::subscribe_resource).
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<(), FusionClientError> {
+        let params = rmcp::model::UnsubscribeRequestParams::new(uri);
+        self.limited(self.service.unsubscribe(params)).await
+    }
+
+    /// Asks the server to send only log messages at `level` or above
+    /// (`logging/setLevel`, MCP 2025-11-25 "Logging"); until then a server
+    /// decides (an mcp-fusion server sends every level). Messages arrive as
+    /// `notifications/message` on [`notifications`](Self::notifications).
+    ///
+    /// # Errors
+    /// As for [`subscribe_resource`](Self::subscribe_resource).
+    pub async fn set_logging_level(
+        &self,
+        level: rmcp::model::LoggingLevel,
+    ) -> Result<(), FusionClientError> {
+        let params = rmcp::model::SetLevelRequestParams::new(level);
+        self.limited(self.service.set_level(params)).await
     }
 
     /// The options this client was connected with.

@@ -2,7 +2,10 @@
 //! no port: [`FusionServer::connect_in_memory`], for tests.
 
 use futures::FutureExt;
+use tokio::io::DuplexStream;
+use tokio::task::JoinHandle;
 
+use super::error::ServeError;
 use super::options::StdioOptions;
 use crate::client::{ClientOptions, FusionClient, FusionClientError};
 use crate::pipeline::panic_text;
@@ -57,19 +60,110 @@ impl FusionServer {
             StdioOptions::default(),
             std::future::pending(),
         ));
-        let end = async move {
-            match serving.await {
-                Ok(Ok(())) => None,
-                Ok(Err(error)) => Some(error.to_string()),
-                Err(join) => Some(match join.try_into_panic() {
-                    Ok(panic) => format!("it panicked: {}", panic_text(panic.as_ref())),
-                    Err(join) => join.to_string(),
-                }),
-            }
-        }
-        .boxed()
-        .shared();
         let target = format!("in-memory server {}", self.inner.identity.name);
-        FusionClient::connect_in_process(client_io, target, options, end).await
+        connect_to(serving, client_io, target, options).await
+    }
+}
+
+/// The client's side of [`FusionServer::connect_in_memory`]: the handshake
+/// over `client_io` with the server that `serving` runs on its other end.
+async fn connect_to(
+    serving: JoinHandle<Result<(), ServeError>>,
+    client_io: DuplexStream,
+    target: String,
+    options: ClientOptions,
+) -> Result<FusionClient, FusionClientError> {
+    let end = async move {
+        match serving.await {
+            Ok(Ok(())) => None,
+            Ok(Err(error)) => Some(error.to_string()),
+            Err(join) => Some(match join.try_into_panic() {
+                Ok(panic) => format!("it panicked: {}", panic_text(panic.as_ref())),
+                Err(join) => join.to_string(),
+            }),
+        }
+    }
+    .boxed()
+    .shared();
+    FusionClient::connect_in_process(client_io, target, options, end).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Action, ToolError};
+
+    async fn wait() -> Result<&'static str, ToolError> {
+        std::future::pending().await
+    }
+
+    /// The serving task of `server` on `server_io`, which panics with
+    /// "the serving task failed" when `fail` is sent (or dropped).
+    fn failing_server(
+        server: FusionServer,
+        server_io: DuplexStream,
+        fail: tokio::sync::oneshot::Receiver<()>,
+    ) -> JoinHandle<Result<(), ServeError>> {
+        let (read, write) = tokio::io::split(server_io);
+        tokio::spawn(async move {
+            let serve =
+                server.serve_streams(read, write, StdioOptions::default(), std::future::pending());
+            tokio::select! {
+                served = serve => served,
+                _ = fail => panic!("the serving task failed"),
+            }
+        })
+    }
+
+    fn server() -> FusionServer {
+        FusionServer::builder("failing", "1.0.0")
+            .tool(Action::new("wait", wait))
+            .build()
+            .expect("the server builds")
+    }
+
+    #[tokio::test]
+    async fn a_call_in_flight_when_the_server_panics_fails_with_the_panic() {
+        let (client_io, server_io) = tokio::io::duplex(PIPE_BYTES);
+        let (fail, failed) = tokio::sync::oneshot::channel();
+        let serving = failing_server(server(), server_io, failed);
+        let client = connect_to(serving, client_io, "test".into(), ClientOptions::default())
+            .await
+            .expect("the handshake succeeds");
+        let call = client.call("wait", serde_json::Value::Null);
+        tokio::pin!(call);
+        // The call is on its way (the server answers the ping after reading it).
+        tokio::select! {
+            biased;
+            _ = &mut call => panic!("`wait` never answers"),
+            pinged = client.ping() => pinged.expect("the server answers the ping"),
+        }
+        fail.send(()).expect("the serving task waits");
+        let error = call.await.expect_err("the connection closed");
+        assert_eq!(
+            error.to_string(),
+            "transport error: the server stopped: it panicked: the serving task failed"
+        );
+        assert!(client.is_closed());
+    }
+
+    #[tokio::test]
+    async fn a_server_that_panics_before_the_handshake_fails_the_connection() {
+        let (client_io, server_io) = tokio::io::duplex(PIPE_BYTES);
+        let (fail, failed) = tokio::sync::oneshot::channel();
+        drop(fail);
+        let serving = failing_server(server(), server_io, failed);
+        let error = connect_to(
+            serving,
+            client_io,
+            "in-memory server failing".into(),
+            ClientOptions::default(),
+        )
+        .await
+        .expect_err("no handshake");
+        assert_eq!(
+            error.to_string(),
+            "could not connect to in-memory server failing: the server stopped: it panicked: the serving task failed"
+        );
     }
 }
