@@ -346,7 +346,7 @@ const SERVER_END_WAIT: Duration = Duration::from_secs(5);
 /// connection in the background (and stops a stdio server); [`close`](Self::close)
 /// does it and waits.
 pub struct FusionClient {
-    service: RunningService<RoleClient, Observed>,
+    pub(super) service: RunningService<RoleClient, Observed>,
     /// Every notification from the server, for [`notifications`](Self::notifications).
     notifications: tokio::sync::broadcast::Sender<ServerNotification>,
     /// For a connection to a server in this process: that server's end.
@@ -901,7 +901,10 @@ impl FusionClient {
         }
     }
 
-    async fn limited<T, F>(&self, request: F) -> Result<T, FusionClientError>
+    /// `request` within [`ClientOptions::call_timeout`], its error as a
+    /// [`FusionClientError`] (an authorization failure kept by the
+    /// authorizer, when there is one, takes its place).
+    pub(super) async fn limited<T, F>(&self, request: F) -> Result<T, FusionClientError>
     where
         F: Future<Output = Result<T, rmcp::ServiceError>>,
     {
@@ -996,7 +999,7 @@ impl Service<RoleClient> for Observed {
 
 /// The client's side of the connection: its handshake info, and what it
 /// does on the server's notifications.
-struct ClientSide {
+pub(super) struct ClientSide {
     config: ClientConfig,
     on_tools_changed: Option<ToolsChangedHook>,
     elicitation: Option<ElicitationHandler>,

@@ -55,6 +55,12 @@
 //! handlers of [`ClientOptions::elicitation`], [`ClientOptions::sampling`]
 //! and [`ClientOptions::roots`], on either revision.
 //!
+//! Beyond tools, the client reads the rest of a server's surface:
+//! [`FusionClient::list_resources`], [`FusionClient::list_resource_templates`],
+//! [`FusionClient::read_resource`], [`FusionClient::list_prompts`],
+//! [`FusionClient::get_prompt`] and [`FusionClient::complete`] (rmcp's model
+//! types in and out, every page of a list).
+//!
 //! Dotted names route to grouped tools ([`FusionClient::route`]),
 //! [`FusionClient::tool_summaries`] (or [`ToolSummary::of`] on a listed
 //! [`model::Tool`](crate::model::Tool)) tells each tool's actions and
@@ -85,6 +91,7 @@ mod revision;
 mod route;
 mod scopes;
 mod stderr;
+mod surface;
 mod token_failure;
 mod tools;
 

@@ -1,8 +1,9 @@
 //! `FusionClient`: how it reads tool results (no network), against foreign
 //! servers built with the official TypeScript SDK, and against servers that
 //! lose sessions or refuse the handshake, and speaking MCP 2026-07-28
-//! (discovery, self-contained requests, input-required rounds), and
-//! connected in memory to a server of the same process.
+//! (discovery, self-contained requests, input-required rounds), reading
+//! resources, prompts and completions, and connected in memory to a server
+//! of the same process.
 
 #[cfg(feature = "client")]
 #[path = "../support/mod.rs"]
@@ -21,3 +22,5 @@ mod results;
 mod revision;
 #[cfg(all(feature = "client", feature = "http"))]
 mod session;
+#[cfg(all(feature = "client", feature = "http"))]
+mod surface;
