@@ -953,7 +953,7 @@ async fn ended_with(end: &ServerEnd) -> Option<String> {
 /// The client's side of the connection as rmcp serves it: the
 /// [`ClientSide`] handler, with every notification also handed to the
 /// receivers of [`FusionClient::notifications`].
-struct Observed {
+pub(super) struct Observed {
     side: ClientSide,
     notifications: tokio::sync::broadcast::Sender<ServerNotification>,
 }

@@ -98,18 +98,27 @@ mod tests {
     }
 
     /// The serving task of `server` on `server_io`, which panics with
-    /// "the serving task failed" when `fail` is sent (or dropped).
+    /// "the serving task failed" when `fail` is sent (or dropped). The
+    /// server itself runs on an inner pipe the task relays to `server_io`:
+    /// the panic drops the client's end at once, with no last answer.
     fn failing_server(
         server: FusionServer,
-        server_io: DuplexStream,
+        mut server_io: DuplexStream,
         fail: tokio::sync::oneshot::Receiver<()>,
     ) -> JoinHandle<Result<(), ServeError>> {
-        let (read, write) = tokio::io::split(server_io);
+        let (mut relay_io, inner_io) = tokio::io::duplex(PIPE_BYTES);
+        let (read, write) = tokio::io::split(inner_io);
+        tokio::spawn(server.serve_streams(
+            read,
+            write,
+            StdioOptions::default(),
+            std::future::pending(),
+        ));
         tokio::spawn(async move {
-            let serve =
-                server.serve_streams(read, write, StdioOptions::default(), std::future::pending());
             tokio::select! {
-                served = serve => served,
+                relayed = tokio::io::copy_bidirectional(&mut server_io, &mut relay_io) => {
+                    relayed.map(|_| ()).map_err(|e| ServeError::Transport(Box::new(e)))
+                }
                 _ = fail => panic!("the serving task failed"),
             }
         })

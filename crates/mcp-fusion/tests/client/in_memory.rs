@@ -4,13 +4,14 @@
 //! prompts, completion, the server's notifications (tools list changed after
 //! `add_tool`, resources updated after a subscription, log messages,
 //! progress) and its requests to the client (elicitation, sampling, roots),
-//! answered by the `ClientOptions` handlers. Closing the client ends the
+//! answered by the `ClientOptions` handlers; with rmcp's 2026-07-28 lifecycle too. Closing the client ends the
 //! server's task.
 
 // Sampling, roots, logging and resource subscriptions are MCP 2025-11-25
 // features that rmcp marks deprecated (SEP-2577, 2026-07-28).
 #![allow(deprecated)]
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use mcp_fusion::client::{
@@ -19,7 +20,7 @@ use mcp_fusion::client::{
 use mcp_fusion::handler::LogLevel;
 use mcp_fusion::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitResult, ElicitationAction,
-    ElicitationSchema, LoggingLevel, Root, SamplingMessage, ServerNotification,
+    ElicitationSchema, LoggingLevel, Reference, Root, SamplingMessage, ServerNotification,
 };
 use mcp_fusion::{
     Action, CallContext, ErrorCode, FusionClientError, FusionServer, Prompt, Resource,
@@ -153,7 +154,8 @@ fn first_text(result: &mcp_fusion::model::CallToolResult) -> String {
 }
 
 /// The next notification as JSON (`method` and `params`), without the
-/// empty `_meta` rmcp's model gives every notification's params.
+/// empty `_meta` (and then empty `params`) rmcp's model gives every
+/// notification.
 async fn next(notifications: &mut broadcast::Receiver<ServerNotification>) -> Value {
     let notification = tokio::time::timeout(WAIT, notifications.recv())
         .await
@@ -164,6 +166,9 @@ async fn next(notifications: &mut broadcast::Receiver<ServerNotification>) -> Va
         && params.get("_meta") == Some(&json!({}))
     {
         params.remove("_meta");
+    }
+    if json.get("params") == Some(&json!({})) {
+        json.as_object_mut().expect("an object").remove("params");
     }
     json
 }
@@ -220,6 +225,71 @@ async fn tools_are_listed_and_called_over_the_whole_protocol() {
         Some(&ErrorCode::ValidationError),
         "{invalid:?}"
     );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn resources_prompts_and_completion_are_served() {
+    let server = server();
+    let client = connect(&server, ClientOptions::default()).await;
+
+    let resources = client.list_resources().await.expect("resources/list");
+    assert_eq!(
+        serde_json::to_value(&resources).expect("JSON"),
+        json!([{"uri": "memo://readme", "name": "readme", "mimeType": "text/plain"}])
+    );
+    let templates = client
+        .list_resource_templates()
+        .await
+        .expect("resources/templates/list");
+    assert_eq!(
+        serde_json::to_value(&templates).expect("JSON"),
+        json!([{"uriTemplate": "memo://items/{id}", "name": "item"}])
+    );
+    let readme = client
+        .read_resource("memo://readme")
+        .await
+        .expect("resources/read");
+    assert_eq!(
+        serde_json::to_value(&readme).expect("JSON")["contents"],
+        json!([{"uri": "memo://readme", "mimeType": "text/plain", "text": "Read me first."}])
+    );
+    let item = client
+        .read_resource("memo://items/7")
+        .await
+        .expect("resources/read of a template");
+    assert_eq!(
+        serde_json::to_value(&item).expect("JSON")["contents"][0]["text"],
+        "item 7"
+    );
+
+    let prompts = client.list_prompts().await.expect("prompts/list");
+    assert_eq!(
+        prompts.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
+        ["greet"]
+    );
+    let prompt = client
+        .get_prompt("greet", json!({"name": "Ada"}))
+        .await
+        .expect("prompts/get");
+    assert_eq!(
+        serde_json::to_value(&prompt.messages).expect("JSON"),
+        json!([{"role": "user", "content": {"type": "text", "text": "Greet Ada warmly."}}])
+    );
+    let missing = client
+        .get_prompt("greet", json!({}))
+        .await
+        .expect_err("`name` is required");
+    assert!(
+        matches!(missing, FusionClientError::JsonRpc { code: -32602, .. }),
+        "{missing:?}"
+    );
+
+    let completion = client
+        .complete(Reference::for_prompt("greet"), "name", "a", HashMap::new())
+        .await
+        .expect("completion/complete");
+    assert_eq!(completion.values, ["Ada", "Alan"]);
     client.close().await;
 }
 
