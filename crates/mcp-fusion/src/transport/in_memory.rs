@@ -42,6 +42,26 @@ impl FusionServer {
     /// token: a capability that requires credentials answers
     /// `AUTH_REQUIRED`, as over stdio).
     ///
+    /// ```
+    /// use mcp_fusion::{Action, ClientOptions, FusionServer, ToolError};
+    ///
+    /// async fn ping() -> Result<&'static str, ToolError> {
+    ///     Ok("pong")
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = FusionServer::builder("demo", "1.0.0")
+    ///     .tool(Action::new("ping", ping))
+    ///     .build()?;
+    /// let client = server.connect_in_memory(ClientOptions::default()).await?;
+    /// let answer = client.call_checked("ping", serde_json::Value::Null).await?;
+    /// assert_eq!(answer.text(), "pong");
+    /// client.close().await;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
     /// # Errors
     /// [`FusionClientError::Connect`] (target `in-memory server NAME`) when
     /// the handshake fails or takes longer than
