@@ -635,7 +635,9 @@ impl FusionClient {
     /// every notification sent after it was made, in order; one that falls
     /// more than [`NOTIFICATION_BUFFER`] behind loses the oldest
     /// (`RecvError::Lagged(n)`), and `recv` returns `RecvError::Closed` once
-    /// the connection has ended and the rest was read.
+    /// the client is closed or dropped and the rest was read (while the
+    /// client exists, a receiver of a broken connection waits: check
+    /// [`is_closed`](Self::is_closed) or bound the wait).
     pub fn notifications(&self) -> tokio::sync::broadcast::Receiver<ServerNotification> {
         self.notifications.subscribe()
     }
