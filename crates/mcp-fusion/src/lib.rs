@@ -19,8 +19,9 @@
 //! ([`ToolError`], [`ErrorCode`], [`Severity`], [`BoxError`]), middleware
 //! ([`from_fn`], [`Next`], [`Call`]), guards ([`RateLimit`], [`StaticTokens`],
 //! `JwtVerifier`, [`TokenVerifier`], [`Principal`]) and the client
-//! (`FusionClient`, `FusionClientError`). Everything else is reached through
-//! its module: `mcp_fusion::transport::HttpOptions`,
+//! (`FusionClient`, `ClientOptions`, `FusionClientError`; a server's tests
+//! connect one in memory with `FusionServer::connect_in_memory`).
+//! Everything else is reached through its module: `mcp_fusion::transport::HttpOptions`,
 //! `mcp_fusion::error::ValidationFailure`, `mcp_fusion::contract::Lockfile`, …
 //!
 //! Layers, lowest first: the leaf helpers (single files at the crate root:
@@ -44,7 +45,7 @@
 //! | feature | enables | dependencies |
 //! |---|---|---|
 //! | `http` | the Streamable HTTP server: `FusionServer::serve_http`, `serve_http_on`, `http_router`, `call_with_http`, the `Host`/`Origin` checks, CORS for the allowed origins | `axum`, `hyper`, `hyper-util`, `http-body-util`, `async-trait`, `tower-http` (`cors`); rmcp's `transport-streamable-http-server` |
-//! | `client` | the `client` module: `FusionClient`, over a child process or Streamable HTTP, with OAuth (`ClientOptions::oauth`) | `reqwest`, `url`, `hyper`, `hyper-util`, `http-body-util`, `sse-stream`; rmcp's `client`, `auth`, `transport-child-process`, `transport-streamable-http-client-reqwest`, `reqwest` |
+//! | `client` | the `client` module: `FusionClient`, over a child process or Streamable HTTP, with OAuth (`ClientOptions::oauth`), or in memory to a server of this process (`FusionServer::connect_in_memory`, for tests) | `reqwest`, `url`, `hyper`, `hyper-util`, `http-body-util`, `sse-stream`; rmcp's `client`, `auth`, `transport-child-process`, `transport-streamable-http-client-reqwest`, `reqwest` |
 //! | `redis` | `guard::RedisStore` (rate limits shared in Redis, `ServerBuilder::rate_limit_store`); with `http`, `transport::RedisSessionStore` (`HttpOptions::session_store`) | `redis`, `url` |
 //! | `jwt` | `JwtVerifier` | `jsonwebtoken` |
 //! | `oauth` (implies `jwt`) | `OAuthResourceServer`: the server as an OAuth 2.1 resource server (authorization server discovery, JWKS, audience-bound JWT access tokens, RFC 7662 introspection); with `http`, its RFC 9728 metadata and challenges | `reqwest`, `url`; rmcp's `reqwest` (TLS) |
@@ -109,7 +110,7 @@ pub use capability::{
     Action, BuildError, CompletionRequest, Group, Prompt, Resource, ResourceTemplate, TaskSupport,
 };
 #[cfg(feature = "client")]
-pub use client::{FusionClient, FusionClientError};
+pub use client::{ClientOptions, FusionClient, FusionClientError};
 pub use error::{BoxError, ErrorCode, Severity, ToolError};
 #[cfg(feature = "jwt")]
 pub use guard::JwtVerifier;

@@ -10,17 +10,19 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::future::{BoxFuture, Shared};
 use rmcp::ClientHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig,
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientResult,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     ElicitationAction, ElicitationCapability, ErrorData, FormElicitationCapability, Implementation,
-    ListRootsResult, ProtocolVersion, Root, RootsCapabilities, SamplingCapability, Tool,
-    UrlElicitationCapability,
+    ListRootsResult, ProtocolVersion, Root, RootsCapabilities, SamplingCapability,
+    ServerNotification, ServerRequest, Tool, UrlElicitationCapability,
 };
 use rmcp::service::{
-    ClientServiceExt, NotificationContext, RequestContext, RoleClient, RunningService,
+    ClientServiceExt, NotificationContext, RequestContext, RoleClient, RunningService, Service,
 };
+use rmcp::transport::IntoTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use secrecy::{ExposeSecret, SecretString};
@@ -314,6 +316,20 @@ async fn serve_allowing_authorization<T>(
 /// The set of tool names the server listed; `None` when listing failed.
 type ToolNames = Option<HashSet<String>>;
 
+/// How many server notifications a receiver of
+/// [`FusionClient::notifications`] may fall behind before it loses the
+/// oldest (it then gets `RecvError::Lagged` with how many it lost).
+pub const NOTIFICATION_BUFFER: usize = 256;
+
+/// The end of the server serving the other side of an in-process
+/// connection: resolves when that server stops, to why it failed (`None`
+/// when it ended normally). Awaitable from every clone.
+pub(crate) type ServerEnd = Shared<BoxFuture<'static, Option<String>>>;
+
+/// How long a request that found the in-process connection closed waits for
+/// the server's end, to give its failure as the reason.
+const SERVER_END_WAIT: Duration = Duration::from_secs(5);
+
 /// A connection to one MCP server, over rmcp's client (wire contract §8).
 ///
 /// Works with any MCP server; with an mcp-fusion server it also reads the
@@ -330,7 +346,11 @@ type ToolNames = Option<HashSet<String>>;
 /// connection in the background (and stops a stdio server); [`close`](Self::close)
 /// does it and waits.
 pub struct FusionClient {
-    pub(super) service: RunningService<RoleClient, ClientSide>,
+    pub(super) service: RunningService<RoleClient, Observed>,
+    /// Every notification from the server, for [`notifications`](Self::notifications).
+    notifications: tokio::sync::broadcast::Sender<ServerNotification>,
+    /// For a connection to a server in this process: that server's end.
+    server_end: Option<ServerEnd>,
     options: ClientOptions,
     tool_names: tokio::sync::Mutex<Option<Arc<ToolNames>>>,
     stderr: Option<StderrTail>,
@@ -373,13 +393,8 @@ impl FusionClient {
                 server_stderr,
             }
         };
-        let info = ClientSide {
-            config: client_info(&options),
-            on_tools_changed: options.on_tools_changed.clone(),
-            elicitation: options.elicitation.clone(),
-            sampling: options.sampling.clone(),
-            roots: options.roots.clone(),
-        };
+        let info = Observed::new(&options);
+        let notifications = info.notifications.clone();
         let lifecycle = options.protocol.lifecycle();
         let limit = options.connect_timeout;
         let mut authorizer = None;
@@ -481,6 +496,8 @@ impl FusionClient {
             Ok(Ok(service)) => {
                 return Ok(FusionClient {
                     service,
+                    notifications,
+                    server_end: None,
                     options,
                     tool_names: tokio::sync::Mutex::new(None),
                     stderr,
@@ -516,6 +533,115 @@ impl FusionClient {
         Err(connect_error(cause, failure, server_stderr))
     }
 
+    /// Connects over `transport` to a server this process serves on its
+    /// other end (`FusionServer::connect_in_memory`), named `target` in
+    /// errors; `server_end` resolves when that server stops. Returns once
+    /// the handshake is done and a `ping` answered (the server has then read
+    /// `notifications/initialized`). A request that
+    /// finds the connection closed after the server failed gives the
+    /// server's failure as its [`FusionClientError::Transport`] message;
+    /// [`close`](Self::close) waits for the server's end.
+    ///
+    /// # Errors
+    /// [`FusionClientError::Connect`] (cause [`ConnectCause::Other`], or
+    /// [`ConnectCause::TimedOut`] after [`ClientOptions::connect_timeout`])
+    /// when the handshake fails: with the server's failure as the reason when
+    /// the server stopped.
+    pub(crate) async fn connect_in_process<T, E, A>(
+        transport: T,
+        target: String,
+        options: ClientOptions,
+        server_end: ServerEnd,
+    ) -> Result<FusionClient, FusionClientError>
+    where
+        T: IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let info = Observed::new(&options);
+        let notifications = info.notifications.clone();
+        let served = tokio::time::timeout(
+            options.connect_timeout,
+            info.serve_with_lifecycle(transport, options.protocol.lifecycle()),
+        )
+        .await;
+        let (cause, reason) = match served {
+            Ok(Ok(service)) => {
+                let client = FusionClient {
+                    service,
+                    notifications,
+                    server_end: Some(server_end),
+                    options,
+                    tool_names: tokio::sync::Mutex::new(None),
+                    stderr: None,
+                    authorizer: None,
+                    target: target.clone(),
+                };
+                // `notifications/initialized` went out without an answer:
+                // once a ping is answered the server has read it, and tells
+                // this client of list changes and resource updates.
+                match tokio::time::timeout(client.options.connect_timeout, client.ping()).await {
+                    Ok(Ok(())) => return Ok(client),
+                    Ok(Err(error)) => (
+                        ConnectCause::Other,
+                        format!("the first ping failed: {error}"),
+                    ),
+                    Err(_) => (
+                        ConnectCause::TimedOut,
+                        format!(
+                            "no answer to the first ping within {} s",
+                            client.options.connect_timeout.as_secs_f64()
+                        ),
+                    ),
+                }
+            }
+            Ok(Err(e)) => {
+                let failure = match &e {
+                    rmcp::service::ClientInitializeError::TransportError { error, .. } => {
+                        innermost_text(error.error.as_ref())
+                    }
+                    other => innermost_text(other),
+                };
+                // The server's own failure, when it stopped, says more.
+                let ended = tokio::time::timeout(SERVER_END_WAIT, ended_with(&server_end)).await;
+                let reason = match ended {
+                    Ok(Some(server)) => format!("the server stopped: {server}"),
+                    _ => format!("MCP handshake failed: {failure}"),
+                };
+                (ConnectCause::Other, reason)
+            }
+            Err(_) => (
+                ConnectCause::TimedOut,
+                format!(
+                    "no MCP handshake within {} s",
+                    options.connect_timeout.as_secs_f64()
+                ),
+            ),
+        };
+        Err(FusionClientError::Connect {
+            target,
+            reason,
+            cause,
+            server_stderr: None,
+        })
+    }
+
+    /// Every notification the server sends from now on (MCP 2025-11-25
+    /// "Notifications"; any transport), each as rmcp's
+    /// [`ServerNotification`](crate::model::ServerNotification):
+    /// `notifications/tools/list_changed`, `prompts/list_changed`,
+    /// `resources/list_changed`, `resources/updated`, `message` (logging),
+    /// `progress`, `cancelled`, and 2026-07-28's
+    /// `subscriptions/acknowledged` and task status. Each receiver gets
+    /// every notification sent after it was made, in order; one that falls
+    /// more than [`NOTIFICATION_BUFFER`] behind loses the oldest
+    /// (`RecvError::Lagged(n)`), and `recv` returns `RecvError::Closed` once
+    /// the client is closed or dropped and the rest was read (while the
+    /// client exists, a receiver of a broken connection waits: check
+    /// [`is_closed`](Self::is_closed) or bound the wait).
+    pub fn notifications(&self) -> tokio::sync::broadcast::Receiver<ServerNotification> {
+        self.notifications.subscribe()
+    }
+
     /// The server's name and version from the handshake, e.g.
     /// `("plain-errors", "1.0.0")`.
     pub fn server_name(&self) -> Option<(String, String)> {
@@ -548,6 +674,47 @@ impl FusionClient {
         self.limited(self.service.send_request(request))
             .await
             .map(|_| ())
+    }
+
+    /// Asks to be told when the resource at `uri` changes
+    /// (`resources/subscribe`, MCP 2025-11-25 "Resources", "Subscriptions"):
+    /// the server then sends `notifications/resources/updated` for it, read
+    /// from [`notifications`](Self::notifications). Within
+    /// [`ClientOptions::call_timeout`].
+    ///
+    /// # Errors
+    /// [`FusionClientError::JsonRpc`] when the server refuses it (e.g.
+    /// `-32601` from a server without the `resources.subscribe`
+    /// capability); transport, protocol and time-out errors as for
+    /// [`call`](Self::call).
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<(), FusionClientError> {
+        let params = rmcp::model::SubscribeRequestParams::new(uri);
+        self.limited(self.service.subscribe(params)).await
+    }
+
+    /// Stops the notifications [`subscribe_resource`](Self::subscribe_resource)
+    /// asked for (`resources/unsubscribe`).
+    ///
+    /// # Errors
+    /// As for [`subscribe_resource`](Self::subscribe_resource).
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<(), FusionClientError> {
+        let params = rmcp::model::UnsubscribeRequestParams::new(uri);
+        self.limited(self.service.unsubscribe(params)).await
+    }
+
+    /// Asks the server to send only log messages at `level` or above
+    /// (`logging/setLevel`, MCP 2025-11-25 "Logging"); until then a server
+    /// decides (an mcp-fusion server sends every level). Messages arrive as
+    /// `notifications/message` on [`notifications`](Self::notifications).
+    ///
+    /// # Errors
+    /// As for [`subscribe_resource`](Self::subscribe_resource).
+    pub async fn set_logging_level(
+        &self,
+        level: rmcp::model::LoggingLevel,
+    ) -> Result<(), FusionClientError> {
+        let params = rmcp::model::SetLevelRequestParams::new(level);
+        self.limited(self.service.set_level(params)).await
     }
 
     /// The options this client was connected with.
@@ -725,9 +892,15 @@ impl FusionClient {
     }
 
     /// Closes the connection and waits for it to end; a stdio server is asked
-    /// to exit (stdin closed, then SIGTERM, then killed after a few seconds).
+    /// to exit (stdin closed, then SIGTERM, then killed after a few seconds);
+    /// a server served in this process (`FusionServer::connect_in_memory`)
+    /// sees the connection end, and `close` returns once it has stopped
+    /// serving it.
     pub async fn close(self) {
         let _ = self.service.cancel().await;
+        if let Some(end) = self.server_end {
+            end.await;
+        }
     }
 
     /// `request` within [`ClientOptions::call_timeout`], its error as a
@@ -746,15 +919,83 @@ impl FusionClient {
         };
         // A request refused after the client failed to (re)authorize: the
         // authorization failure is the reason to give.
-        outcome.map_err(
-            |error| match self.authorizer.as_ref().and_then(|a| a.take_failure()) {
+        let outcome = outcome.map_err(|error| {
+            match self.authorizer.as_ref().and_then(|a| a.take_failure()) {
                 Some(source) => FusionClientError::Authorization {
                     target: self.target.clone(),
                     source,
                 },
                 None => error,
+            }
+        });
+        match (outcome, &self.server_end) {
+            // The connection closed under the request because the server in
+            // this process stopped: its failure is the reason to give.
+            (Err(FusionClientError::Transport { message, source }), Some(end)) => {
+                let ended = tokio::time::timeout(SERVER_END_WAIT, ended_with(end)).await;
+                match ended {
+                    Ok(Some(failure)) => Err(FusionClientError::Transport {
+                        message: format!("the server stopped: {failure}"),
+                        source,
+                    }),
+                    _ => Err(FusionClientError::Transport { message, source }),
+                }
+            }
+            (outcome, _) => outcome,
+        }
+    }
+}
+
+/// Why the server of an in-process connection failed, once it has stopped;
+/// `None` when it ended normally.
+async fn ended_with(end: &ServerEnd) -> Option<String> {
+    end.clone().await
+}
+
+/// The client's side of the connection as rmcp serves it: the
+/// [`ClientSide`] handler, with every notification also handed to the
+/// receivers of [`FusionClient::notifications`].
+pub(super) struct Observed {
+    side: ClientSide,
+    notifications: tokio::sync::broadcast::Sender<ServerNotification>,
+}
+
+impl Observed {
+    fn new(options: &ClientOptions) -> Self {
+        Observed {
+            side: ClientSide {
+                config: client_info(options),
+                on_tools_changed: options.on_tools_changed.clone(),
+                elicitation: options.elicitation.clone(),
+                sampling: options.sampling.clone(),
+                roots: options.roots.clone(),
             },
-        )
+            notifications: tokio::sync::broadcast::channel(NOTIFICATION_BUFFER).0,
+        }
+    }
+}
+
+impl Service<RoleClient> for Observed {
+    async fn handle_request(
+        &self,
+        request: ServerRequest,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ClientResult, ErrorData> {
+        Service::handle_request(&self.side, request, context).await
+    }
+
+    async fn handle_notification(
+        &self,
+        notification: ServerNotification,
+        context: NotificationContext<RoleClient>,
+    ) -> Result<(), ErrorData> {
+        // No receiver is not a failure: nobody is listening.
+        let _ = self.notifications.send(notification.clone());
+        Service::handle_notification(&self.side, notification, context).await
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientHandler::get_info(&self.side)
     }
 }
 

@@ -100,7 +100,9 @@ pub use assertion::{
 };
 pub use batch::{BatchMode, ToolCall};
 pub use cause::ConnectCause;
-pub use connect::{ClientOptions, FusionClient, ServerStderr, Target, ToolsChangedHook};
+pub use connect::{
+    ClientOptions, FusionClient, NOTIFICATION_BUFFER, ServerStderr, Target, ToolsChangedHook,
+};
 pub use enterprise::EnterpriseIdentity;
 pub use error::{FailureSource, FusionClientError, ToolFailure};
 pub use features::{ElicitationHandler, Roots, SamplingHandler};

@@ -81,7 +81,9 @@ where
     }
 }
 
-fn panic_text(payload: &(dyn Any + Send)) -> String {
+/// A panic payload's message: the `&str` or `String` it was given, else a
+/// placeholder.
+pub(crate) fn panic_text(payload: &(dyn Any + Send)) -> String {
     if let Some(text) = payload.downcast_ref::<&str>() {
         (*text).to_owned()
     } else if let Some(text) = payload.downcast_ref::<String>() {

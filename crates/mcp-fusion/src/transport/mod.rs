@@ -3,13 +3,17 @@
 //! (`FusionServer::serve_http`, `serve_http_on`, `http_router`), with a clean
 //! shutdown on Ctrl-C or SIGTERM that lets calls in progress finish. The
 //! options of each are given when serving ([`StdioOptions`],
-//! `HttpOptions`), apart from what the server is.
+//! `HttpOptions`), apart from what the server is. With the `client`
+//! feature, `FusionServer::connect_in_memory` connects a `FusionClient` to
+//! the server in the same process (for tests), served as over stdio.
 //!
 //! [`FusionServer::serve_stdio`]: crate::FusionServer::serve_stdio
 
 mod error;
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "client")]
+mod in_memory;
 mod options;
 mod serve;
 mod shutdown;

@@ -1,13 +1,16 @@
 //! `FusionClient`: how it reads tool results (no network), against foreign
 //! servers built with the official TypeScript SDK, and against servers that
 //! lose sessions or refuse the handshake, and speaking MCP 2026-07-28
-//! (discovery, self-contained requests, input-required rounds), and reading
-//! resources, prompts and completions.
+//! (discovery, self-contained requests, input-required rounds), reading
+//! resources, prompts and completions, and connected in memory to a server
+//! of the same process.
 
 #[cfg(feature = "client")]
 #[path = "../support/mod.rs"]
 mod support;
 
+#[cfg(feature = "client")]
+mod in_memory;
 #[cfg(feature = "client")]
 mod interop;
 #[cfg(feature = "client")]

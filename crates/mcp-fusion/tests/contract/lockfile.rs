@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use mcp_fusion::client::{ClientOptions, FusionClient, Target};
+use mcp_fusion::client::ClientOptions;
 use mcp_fusion::contract::{
     ActionContract, Annotations, Lockfile, LockfileError, ServerContract, ServerInfo, ToolContract,
 };
@@ -340,26 +340,12 @@ async fn the_built_server_and_its_tools_list_give_the_same_contract() {
     let server = rich_server();
     let built = ServerContract::of_server(&server);
 
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(server.serve_http_on(
-        listener,
-        mcp_fusion::transport::HttpOptions::default(),
-        async move {
-            let _ = stopped.await;
-        },
-    ));
-    let client = FusionClient::connect(
-        &Target::http(format!("http://{addr}/mcp")),
-        ClientOptions::default(),
-    )
-    .await
-    .unwrap();
+    let client = server
+        .connect_in_memory(ClientOptions::default())
+        .await
+        .unwrap();
     let listed = ServerContract::from_tools(&client.list_tools().await.unwrap()).unwrap();
     client.close().await;
-    let _ = stop.send(());
-    let _ = tokio::time::timeout(Duration::from_secs(10), task).await;
 
     assert_eq!(listed, built);
     assert_eq!(listed.digest(), built.digest());

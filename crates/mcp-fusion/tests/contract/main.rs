@@ -7,7 +7,7 @@ mod support;
 
 mod diff;
 mod envelope;
-#[cfg(all(feature = "client", feature = "http"))]
+#[cfg(feature = "client")]
 mod lockfile;
-#[cfg(all(feature = "client", feature = "http"))]
+#[cfg(feature = "client")]
 mod self_healing;

@@ -1,11 +1,12 @@
 //! Self-healing (wire contract §4.1, `docs/contracts.md`) over a real MCP
-//! client: each server is served over Streamable HTTP on loopback and called
-//! with `FusionClient` (rmcp's client). The lockfile is the contract of an
+//! client: each server is connected in memory
+//! (`FusionServer::connect_in_memory`) to a `FusionClient` (rmcp's client)
+//! and called over the whole protocol. The lockfile is the contract of an
 //! older version of the same server.
 
 use std::time::Duration;
 
-use mcp_fusion::client::{ClientOptions, FusionClient, Target};
+use mcp_fusion::client::{ClientOptions, FusionClient};
 use mcp_fusion::contract::{Lockfile, ServerContract};
 use mcp_fusion::envelope::{ParsedEnvelope, parse};
 use mcp_fusion::error::ChangeSeverity;
@@ -95,38 +96,20 @@ fn lockfile_of(builder: ServerBuilder) -> Lockfile {
     Lockfile::parse(&text).expect("a lockfile reads back")
 }
 
-// ---- Serving over HTTP and calling with the real client.
+// ---- Serving in memory and calling with the real client.
 
 struct Served {
     client: FusionClient,
-    stop: tokio::sync::oneshot::Sender<()>,
-    task: tokio::task::JoinHandle<()>,
 }
 
+/// `server` connected to a `FusionClient` in memory: the whole MCP path, as
+/// over stdio.
 async fn serve(server: FusionServer) -> Served {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+    let client = server
+        .connect_in_memory(ClientOptions::default().call_timeout(Duration::from_secs(20)))
         .await
-        .expect("bind loopback");
-    let addr = listener.local_addr().expect("bound address");
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        let _ = server
-            .serve_http_on(
-                listener,
-                mcp_fusion::transport::HttpOptions::default(),
-                async move {
-                    let _ = stopped.await;
-                },
-            )
-            .await;
-    });
-    let client = FusionClient::connect(
-        &Target::http(format!("http://{addr}/mcp")),
-        ClientOptions::default().call_timeout(Duration::from_secs(20)),
-    )
-    .await
-    .expect("connect over HTTP");
-    Served { client, stop, task }
+        .expect("connect in memory");
+    Served { client }
 }
 
 impl Served {
@@ -136,8 +119,6 @@ impl Served {
 
     async fn close(self) {
         self.client.close().await;
-        let _ = self.stop.send(());
-        let _ = tokio::time::timeout(Duration::from_secs(10), self.task).await;
     }
 }
 
