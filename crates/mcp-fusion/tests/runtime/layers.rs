@@ -24,7 +24,7 @@ const LAYERS: &[&[&str]] = &[
     &["error"],
     &["envelope", "validation"],
     &["handler"],
-    &["pipeline", "client"],
+    &["pipeline", "client", "rmcp_tool"],
     &["guard"],
     &["capability"],
     &["contract"],
