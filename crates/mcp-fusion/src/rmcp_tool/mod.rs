@@ -64,3 +64,6 @@ mod tool_error;
 
 pub use carried::answer_validation;
 pub use parameters::Parameters;
+
+#[cfg(test)]
+mod tests;
