@@ -2,7 +2,9 @@
 //! `lock` and `diff` (`contract`), `envelope render|parse`, and how `call`
 //! and `tools` answer a 401 (`oauth`), and `call` authorized by a real
 //! authorization server, oidc-provider (`oauth_grants`); `tools` and `lock`
-//! reading a paginated list whole (`pages`).
+//! reading a paginated list whole (`pages`); `call` against
+//! `examples/with-rmcp`, a plain rmcp server with mcp-fusion's errors
+//! (`with_rmcp`).
 //!
 //! `call`, `contract`, `oauth`, `oauth_grants` and `pages` start `fusion serve`:
 //! without the `example` feature (`--no-default-features`), they are not
@@ -29,3 +31,4 @@ mod run;
 #[cfg(feature = "example")]
 #[path = "../support/mod.rs"]
 mod support;
+mod with_rmcp;
