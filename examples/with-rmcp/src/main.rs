@@ -1,6 +1,7 @@
 //! `with-rmcp`: a plain rmcp server — `#[tool_router]`, `#[tool]`,
 //! `#[tool_handler]`, served over stdio by rmcp — whose failures follow
-//! mcp-fusion's error contract. What it takes from mcp-fusion:
+//! mcp-fusion's error contract. What it takes from mcp-fusion (the lines
+//! marked `mcp-fusion`):
 //!
 //! - `ToolError` as the tools' error type: a missing invoice is a
 //!   `NOT_FOUND` envelope (text and `_meta`) naming `list_invoices`;
@@ -13,33 +14,18 @@
 //! least 1. Two invoices exist, `inv_1` and `inv_2`.
 //!
 //! Run it with `fusion call --cmd with-rmcp get_invoice '{"id": "inv_9", …}'`
-//! or any MCP client over stdio.
+//! or any MCP client over stdio. README.md's "Already on rmcp?" shows the
+//! server part of this file, verbatim (a test below keeps it so).
 
-use mcp_fusion::ToolError;
-use mcp_fusion::rmcp_tool::{Parameters, answer_validation};
+mod invoices;
+
+use invoices::{GetInvoice, INVOICES};
+
+use mcp_fusion::ToolError; // mcp-fusion
+use mcp_fusion::rmcp_tool::{Parameters, answer_validation}; // mcp-fusion
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
-use schemars::JsonSchema;
-use serde::Deserialize;
 
-/// The invoices this server knows: id, status, amount in cents.
-const INVOICES: [(&str, &str, u64); 2] = [("inv_1", "open", 1200), ("inv_2", "paid", 4500)];
-
-/// The arguments of `get_invoice`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct GetInvoice {
-    /// The invoice id, e.g. `inv_1`.
-    #[schemars(regex(pattern = r"^inv_[0-9]+$"))]
-    pub id: String,
-    /// Who the invoice is sent to, e.g. `user@example.com`.
-    #[schemars(email)]
-    pub email: String,
-    /// The amount, in cents (at least 1).
-    #[schemars(range(min = 1))]
-    pub amount: u64,
-}
-
-/// The server: rmcp's tool router, wrapped once by `answer_validation`.
 #[derive(Clone)]
 pub struct Billing {
     tool_router: ToolRouter<Self>,
@@ -49,7 +35,7 @@ pub struct Billing {
 impl Billing {
     fn new() -> Self {
         Billing {
-            tool_router: answer_validation(Self::tool_router()),
+            tool_router: answer_validation(Self::tool_router()), // mcp-fusion
         }
     }
 
@@ -65,7 +51,6 @@ impl Billing {
                 .actions(["list_invoices"])
                 .detail("requestedId", &args.id));
         };
-        // The ids and statuses hold nothing to escape in JSON.
         Ok(format!(
             r#"{{"id":"{id}","status":"{status}","amount":{amount}}}"#
         ))
@@ -90,4 +75,32 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let service = Billing::new().serve(rmcp::transport::stdio()).await?;
     service.waiting().await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The code block of README.md's "Already on rmcp?" section.
+    fn readme_block() -> String {
+        let readme = include_str!("../../../README.md");
+        let section = readme
+            .split("\n## Already on rmcp?\n")
+            .nth(1)
+            .expect("README.md has a section \"Already on rmcp?\"");
+        let block = section
+            .split("```rust\n")
+            .nth(1)
+            .and_then(|rest| rest.split("\n```").next())
+            .expect("the section has a rust code block");
+        block.to_owned()
+    }
+
+    #[test]
+    fn the_readme_shows_this_file_verbatim() {
+        let block = readme_block();
+        assert!(block.lines().count() > 20, "{block}");
+        assert!(
+            include_str!("main.rs").contains(&block),
+            "README.md's \"Already on rmcp?\" block is not a part of examples/with-rmcp/src/main.rs:\n{block}"
+        );
+    }
 }
