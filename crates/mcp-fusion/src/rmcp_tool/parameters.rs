@@ -34,7 +34,8 @@ use crate::validation::SchemaValidator;
 /// - **Check.** When a call arrives, its `arguments` (none is `{}`) are
 ///   checked by a [`SchemaValidator`] compiled once per `T` from
 ///   `rmcp::handler::server::common::schema_for_input::<Parameters<T>>()`,
-///   the very schema `#[tool]` lists; a `null` for an optional property is
+///   the very schema `#[tool]` lists (unless `#[tool(input_schema = …)]`
+///   lists another); a `null` for an optional property is
 ///   "not given". Then they are deserialized into `T` (a whole number written
 ///   `3.0` counts as an integer, as JSON Schema says).
 ///
