@@ -27,11 +27,12 @@
 //! Layers, lowest first: the leaf helpers (single files at the crate root:
 //! `json`, `metrics_names`, `redact`, `redis_connection`, `schema`, `suggest`,
 //! `text`, `tool_meta`) → [`error`] →
-//! [`envelope`], [`validation`] → [`handler`] → [`pipeline`], `client` →
+//! [`envelope`], [`validation`] → [`handler`] → [`pipeline`], `client`,
+//! [`rmcp_tool`] →
 //! [`guard`] → [`capability`] → [`contract`] → [`server`] → [`transport`] →
 //! `gateway`. A module imports only
 //! from its own files and the layers below it; modules that share a layer
-//! (`envelope` and `validation`, `pipeline` and `client`) do not import each
+//! (`envelope` and `validation`; `pipeline`, `client` and `rmcp_tool`) do not import each
 //! other, and a leaf helper imports only other leaf helpers. Inside a folder,
 //! files do not import each other in a circle: what two files share goes in a
 //! file both import. `tests/runtime/layers.rs` keeps this true.
@@ -95,6 +96,7 @@ pub mod pipeline;
 mod redact;
 #[cfg(feature = "redis")]
 mod redis_connection;
+pub mod rmcp_tool;
 mod schema;
 pub mod server;
 mod suggest;

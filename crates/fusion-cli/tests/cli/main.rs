@@ -4,7 +4,8 @@
 //! authorization server, oidc-provider (`oauth_grants`); `tools` and `lock`
 //! reading a paginated list whole (`pages`); `resources`, `templates`,
 //! `read`, `prompts`, `prompt` and `complete` against the conformance
-//! example (`surface`).
+//! example (`surface`); `call` against `examples/with-rmcp`, a plain rmcp
+//! server with mcp-fusion's errors (`with_rmcp`).
 //!
 //! `call`, `contract`, `oauth`, `oauth_grants`, `pages` and `surface` start
 //! `fusion serve`:
@@ -34,3 +35,4 @@ mod run;
 mod support;
 #[cfg(feature = "example")]
 mod surface;
+mod with_rmcp;

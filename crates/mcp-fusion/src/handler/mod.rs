@@ -16,6 +16,7 @@ pub(crate) use client::{ClientChannel, ClientFailure, SharedChannel};
 pub use context::{CallContext, Capability, Peer, Principal};
 pub(crate) use context::{ContextInner, LOCAL_CALLER, session_header};
 pub use extract::{FromCallContext, State, StateNeed, StateType, States};
+pub(crate) use input::deserialize_args;
 pub use input::{Input, NoArgs, ViaArgs, ViaContext};
 pub(crate) use output::FromOutput;
 pub use output::{IntoOutput, Output, PromptMessages, ResourceData};

@@ -1,0 +1,106 @@
+//! `with-rmcp`: a plain rmcp server — `#[tool_router]`, `#[tool]`,
+//! `#[tool_handler]`, served over stdio by rmcp — whose failures follow
+//! mcp-fusion's error contract. What it takes from mcp-fusion (the lines
+//! marked `mcp-fusion`):
+//!
+//! - `ToolError` as the tools' error type: a missing invoice is a
+//!   `NOT_FOUND` envelope (text and `_meta`) naming `list_invoices`;
+//! - `mcp_fusion::rmcp_tool::Parameters` in place of rmcp's: arguments that
+//!   miss the schema get the phrased `<validation_error>`;
+//! - `answer_validation` around the tool router, once.
+//!
+//! `get_invoice` has the bench example's three checks: `id` matches
+//! `^inv_[0-9]+$`, `email` is an email address, `amount` is an integer of at
+//! least 1. Two invoices exist, `inv_1` and `inv_2`.
+//!
+//! Run it with `fusion call --cmd with-rmcp get_invoice '{"id": "inv_9", …}'`
+//! or any MCP client over stdio. README.md's "Already on rmcp?" shows the
+//! server part of this file, verbatim (a test below keeps it so).
+
+mod invoices;
+
+use invoices::{GetInvoice, INVOICES};
+
+use mcp_fusion::ToolError; // mcp-fusion
+use mcp_fusion::rmcp_tool::{Parameters, answer_validation}; // mcp-fusion
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+
+#[derive(Clone)]
+pub struct Billing {
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl Billing {
+    fn new() -> Self {
+        Billing {
+            tool_router: answer_validation(Self::tool_router()), // mcp-fusion
+        }
+    }
+
+    /// Read one invoice by id.
+    #[tool]
+    async fn get_invoice(
+        &self,
+        Parameters(args): Parameters<GetInvoice>,
+    ) -> Result<String, ToolError> {
+        let Some((id, status, amount)) = INVOICES.iter().find(|(id, ..)| *id == args.id) else {
+            return Err(ToolError::not_found("No invoice with that ID")
+                .suggest("List invoices first, then retry with a real ID")
+                .actions(["list_invoices"])
+                .detail("requestedId", &args.id));
+        };
+        Ok(format!(
+            r#"{{"id":"{id}","status":"{status}","amount":{amount}}}"#
+        ))
+    }
+
+    /// List the ids of every invoice.
+    #[tool]
+    async fn list_invoices(&self) -> String {
+        let ids: Vec<String> = INVOICES
+            .iter()
+            .map(|(id, ..)| format!("\"{id}\""))
+            .collect();
+        format!("[{}]", ids.join(","))
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Billing {}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let service = Billing::new().serve(rmcp::transport::stdio()).await?;
+    service.waiting().await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The code block of README.md's "Already on rmcp?" section.
+    fn readme_block() -> String {
+        let readme = include_str!("../../../README.md");
+        let section = readme
+            .split("\n## Already on rmcp?\n")
+            .nth(1)
+            .expect("README.md has a section \"Already on rmcp?\"");
+        let block = section
+            .split("```rust\n")
+            .nth(1)
+            .and_then(|rest| rest.split("\n```").next())
+            .expect("the section has a rust code block");
+        block.to_owned()
+    }
+
+    #[test]
+    fn the_readme_shows_this_file_verbatim() {
+        let block = readme_block();
+        assert!(block.lines().count() > 20, "{block}");
+        assert!(
+            include_str!("main.rs").contains(&block),
+            "README.md's \"Already on rmcp?\" block is not a part of examples/with-rmcp/src/main.rs:\n{block}"
+        );
+    }
+}
