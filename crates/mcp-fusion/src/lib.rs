@@ -78,6 +78,9 @@
 //! `http` crate's type, `None` without the feature.
 
 #![warn(missing_docs)]
+// docs.rs (`--cfg docsrs`, Cargo.toml's `package.metadata.docs.rs`): every
+// item behind a feature is labelled with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod capability;
 #[cfg(feature = "client")]

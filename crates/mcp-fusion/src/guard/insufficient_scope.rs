@@ -15,7 +15,7 @@ pub enum InsufficientScope {
     /// group found through its discriminator), `prompts/get` and
     /// `resources/read`: an OAuth client steps up (asks for a token with
     /// the scopes) and retries. The default with a verifier that names its
-    /// protected resource ([`OAuthResourceServer`](crate::guard::OAuthResourceServer)).
+    /// protected resource (`OAuthResourceServer`, feature `oauth`).
     StepUp,
     /// The `FORBIDDEN` result naming the missing scopes (wire contract §5),
     /// for the model to read and tell the user. The default with any other

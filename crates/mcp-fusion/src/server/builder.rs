@@ -120,8 +120,8 @@ impl ServerBuilder {
     /// Where the tasks of actions that run as tasks
     /// ([`Action::task_support`]) are kept; default a
     /// [`MemoryTaskStore`](super::tasks::MemoryTaskStore) of this process.
-    /// With a shared store ([`RedisTaskStore`](super::tasks::RedisTaskStore),
-    /// feature `redis`) any replica answers `tasks/get` and `tasks/cancel`
+    /// With a shared store (`RedisTaskStore`, feature
+    /// `redis`) any replica answers `tasks/get` and `tasks/cancel`
     /// for a task another one runs.
     pub fn task_store(mut self, store: impl TaskStore) -> Self {
         self.task_store = Some(Arc::new(store));
@@ -261,7 +261,7 @@ impl ServerBuilder {
     /// `insufficient_scope` challenge, before the handler runs) or
     /// [`InsufficientScope::Envelope`] (the `FORBIDDEN` result). Default:
     /// step-up with a verifier that names its protected resource
-    /// ([`OAuthResourceServer`](crate::guard::OAuthResourceServer)), else the
+    /// (`OAuthResourceServer`, feature `oauth`), else the
     /// envelope. Under step-up, an anonymous caller
     /// ([`allow_anonymous`](Self::allow_anonymous)) of an OAuth resource
     /// server's capability that needs credentials gets the `401` challenge;

@@ -46,7 +46,7 @@ struct Table {
 /// Memory: a task holds its status and, once ended, its `CallToolResult`
 /// or error; never its arguments (those live only while its handler runs,
 /// bounded by the HTTP body limit,
-/// [`HttpOptions::max_body_bytes`](crate::transport::HttpOptions), 4 MiB by
+/// `HttpOptions::max_body_bytes` (feature `http`), 4 MiB by
 /// default). So the store holds at most `max_tasks` results, each as large
 /// as its handler made it.
 pub struct MemoryTaskStore {

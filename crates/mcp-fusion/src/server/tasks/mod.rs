@@ -1,6 +1,6 @@
 //! Tools run as tasks (the 2026-07-28 Tasks extension
 //! `io.modelcontextprotocol/tasks`, SEP-2663): the [`TaskStore`] trait and
-//! its two implementations, and the crate-private [`Tasks`] that creates,
+//! its two implementations, and the crate-private `Tasks` that creates,
 //! settles, reads and cancels a server's tasks.
 //!
 //! A task's handler runs on the replica that created it, with a

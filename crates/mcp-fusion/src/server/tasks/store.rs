@@ -57,7 +57,7 @@ pub enum TaskStoreError {
 ///
 /// Two implementations: [`MemoryTaskStore`](super::MemoryTaskStore) (the
 /// default: one process, bounded) and, with the `redis` feature,
-/// [`RedisTaskStore`](super::RedisTaskStore) (shared by every replica using
+/// `RedisTaskStore` (shared by every replica using
 /// the same Redis).
 pub trait TaskStore: Send + Sync + 'static {
     /// Records a new task, owned by `owner` (an opaque key: `subject:` and
