@@ -2,21 +2,29 @@
 # The side-by-side load bench: the same tool, get_invoice (three checks:
 # id pattern, email, integer >= 1), served by
 #   fusion   `fusion serve --example bench` (mcp-fusion)
+#   gateway  `fusion gateway` with that server mounted as its one upstream
+#            (namespace bench: the call is bench.get_invoice), forwarding
+#            over stdio (stdio section) or Streamable HTTP (HTTP section)
 #   floor    bare rmcp with three hand-written checks (benches/load/src/floor.rs)
 #   ts       the official TypeScript SDK with zod (benches/load/ts/server.mjs)
 #   fastmcp  FastMCP with pydantic (benches/load/fastmcp/server.py)
+#   before   `$FUSION_BEFORE serve --example bench`, only with FUSION_BEFORE
+#            set: a fusion built before a change, measured in the same run
 # driven by the `load` binary (raw JSON-RPC, closed loop).
 #
 # Stdio section: each server x path (fail, ok) x mode
-#   w1   one call in flight, server pinned to cpu 0 and driver to cpu 1 (taskset)
+#   w1   one call in flight, server pinned to cpu 0 and driver to cpu 1
+#        (taskset; a gateway and its upstream both on cpu 0)
 #   w32  32 calls in flight, nothing pinned
 # Streamable HTTP section: each server x path with $CONNECTIONS sessions of
 # one call in flight each (k16), nothing pinned.
 # Every combination runs $RUNS times, the servers taking turns (round-robin)
-# so that noise spreads over all of them; the table shows the medians:
+# so that noise spreads over all of them; the tables show the medians:
 # calls/s, p50 and p99 latency (µs), the server's idle RSS after the
-# handshake (MiB), and calls/s as a ratio of the floor's (stdio) or the
-# TypeScript SDK's (HTTP) on the same path and mode.
+# handshake (MiB; a gateway's own, without its upstream), and calls/s as a
+# ratio of the floor's (stdio) or the TypeScript SDK's (HTTP) on the same
+# path and mode; then the gateway's p50 against the direct call's (fusion's)
+# and, with FUSION_BEFORE, fusion against fusion (before).
 #
 # Usage: benches/load/compare.sh
 # Settings (environment):
@@ -24,16 +32,20 @@
 #   WARMUP=0.5        seconds of warm-up per run (checked, not measured)
 #   RUNS=3            runs of each combination
 #   CONNECTIONS=16    HTTP sessions
-#   STACKS="fusion floor ts fastmcp"   the servers, a subset of these
+#   STACKS="fusion gateway floor ts fastmcp"   the servers, a subset of these
+#   FUSION_BEFORE=PATH  also measure this fusion binary as "fusion (before)",
+#                     e.g. a release build of main before a change
 #   HTTP=1            0 leaves the HTTP section out
-#   HTTP_PORT=18470   the first port of the HTTP servers (one per server)
+#   HTTP_PORT=18470   the first port of the HTTP servers (one per server, and
+#                     one more for the gateway's upstream)
 #   DRIVER_THREADS=1  threads of the driver's runtime
 # Installs the TypeScript SDK (scripts/npm-install) and FastMCP
 # (scripts/venv-install) into target/load-bench/ once; a stack whose install
 # fails (no registry, no node, no python3) is left out, saying so. Progress
-# goes to stderr, one line per run; the table to stdout and
+# goes to stderr, one line per run; the tables to stdout and
 # target/load-bench/results.md; every run's JSON report to
-# target/load-bench/runs.jsonl.
+# target/load-bench/runs.jsonl. The default run takes about 12 minutes
+# (14 with FUSION_BEFORE: 90 and 108 runs of about 4.5 s, and the installs).
 # Exit codes: 0 when every run got only the answers it expects; 1 when a run
 # failed or got an unexpected answer (its rows say "failed"); 2 for a build
 # failure or a missing tool.
@@ -48,7 +60,8 @@ DURATION="${DURATION:-3}"
 WARMUP="${WARMUP:-0.5}"
 RUNS="${RUNS:-3}"
 CONNECTIONS="${CONNECTIONS:-16}"
-STACKS="${STACKS:-fusion floor ts fastmcp}"
+STACKS="${STACKS:-fusion gateway floor ts fastmcp}"
+FUSION_BEFORE="${FUSION_BEFORE:-}"
 HTTP="${HTTP:-1}"
 HTTP_PORT="${HTTP_PORT:-18470}"
 DRIVER_THREADS="${DRIVER_THREADS:-1}"
@@ -80,6 +93,10 @@ bin="${CARGO_TARGET_DIR:-$root/target}/release"
 fusion="$bin/fusion"
 load="$bin/load"
 floor="$bin/floor"
+if [ -n "$FUSION_BEFORE" ] && [ ! -x "$FUSION_BEFORE" ]; then
+    say "FUSION_BEFORE=$FUSION_BEFORE is not an executable"
+    exit 2
+fi
 
 wanted() {
     case " $STACKS " in *" $1 "*) return 0 ;; *) return 1 ;; esac
@@ -110,8 +127,12 @@ install_fastmcp() {
 }
 
 servers=()
-for stack in fusion floor ts fastmcp; do
-    wanted "$stack" || continue
+for stack in fusion before gateway floor ts fastmcp; do
+    if [ "$stack" = before ]; then
+        [ -n "$FUSION_BEFORE" ] || continue
+    else
+        wanted "$stack" || continue
+    fi
     case "$stack" in
     ts) install_ts || continue ;;
     fastmcp) install_fastmcp || continue ;;
@@ -123,18 +144,45 @@ if [ "${#servers[@]}" -eq 0 ]; then
     exit 2
 fi
 
-# The command line of a server: stdio, or Streamable HTTP on port $2.
+# The gateway's configuration: the bench server mounted under `bench`, as
+# a stdio command, or (with a port) at its Streamable HTTP URL.
+gateway_config() {
+    local port="${1:-}" file
+    if [ -n "$port" ]; then
+        file="$out/gateway-http.toml"
+        printf '[[upstream]]\nnamespace = "bench"\nurl = "http://127.0.0.1:%s/mcp"\n' "$port" >"$file"
+    else
+        file="$out/gateway-stdio.toml"
+        printf '[[upstream]]\nnamespace = "bench"\ncommand = ["%s", "serve", "--example", "bench", "--stdio"]\n' "$fusion" >"$file"
+    fi
+    printf '%s' "$file"
+}
+
+# The command line of a server: stdio, or Streamable HTTP on port $2 (a
+# gateway's upstream on port $3).
 server_command() {
-    local stack="$1" port="${2:-}"
+    local stack="$1" port="${2:-}" upstream_port="${3:-}"
     case "$stack" in
     fusion) cmd=("$fusion" serve --example bench ${port:+--port "$port"}) ;;
+    before) cmd=("$FUSION_BEFORE" serve --example bench ${port:+--port "$port"}) ;;
+    gateway) cmd=("$fusion" gateway --config "$(gateway_config "$upstream_port")" ${port:+--port "$port"}) ;;
     floor) cmd=("$floor" ${port:+--http "$port"}) ;;
     ts) cmd=(node "$out/ts/server.mjs" ${port:+--http "$port"}) ;;
     fastmcp) cmd=("$out/fastmcp-venv/bin/python" "$src/fastmcp/server.py" ${port:+--http "$port"}) ;;
     esac
-    if [ "$stack" = fusion ] && [ -z "$port" ]; then
-        cmd+=(--stdio)
-    fi
+    case "$stack" in
+    fusion | before | gateway) [ -n "$port" ] || cmd+=(--stdio) ;;
+    esac
+}
+
+# The driver's options for a server: the gateway's tool is mounted as
+# bench.get_invoice, and is listed (its upstream connected) before the
+# first call.
+call_options() {
+    case "$1" in
+    gateway) call=(--tool bench.get_invoice --list-tools) ;;
+    *) call=() ;;
+    esac
 }
 
 load_at_start="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
@@ -142,7 +190,8 @@ runs_file="$out/runs.jsonl"
 : >"$runs_file"
 failures=0
 server_pid=""
-trap 'if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi' EXIT
+upstream_pid=""
+trap 'for pid in $server_pid $upstream_pid; do kill "$pid" 2>/dev/null || true; done' EXIT
 
 # Records one run: its JSON report with the section and mode added, or a
 # failed row. Args: section mode stack path exit-code json progress-label.
@@ -179,6 +228,7 @@ for path in fail ok; do
             for stack in "${servers[@]}"; do
                 n=$((n + 1))
                 server_command "$stack"
+                call_options "$stack"
                 if [ "$mode" = w1 ]; then
                     driver=(taskset -c 1 "$load" -w 1)
                     cmd=(taskset -c 0 "${cmd[@]}")
@@ -186,7 +236,7 @@ for path in fail ok; do
                     driver=("$load" -w 32)
                 fi
                 rc=0
-                json="$("${driver[@]}" "${common[@]}" --path "$path" --label "$stack" -- "${cmd[@]}")" || rc=$?
+                json="$("${driver[@]}" "${common[@]}" ${call[@]+"${call[@]}"} --path "$path" --label "$stack" -- "${cmd[@]}")" || rc=$?
                 record stdio "$mode" "$stack" "$path" "$rc" "$json" \
                     "[$n/$total] stdio $stack $path $mode run $run/$RUNS"
             done
@@ -195,16 +245,37 @@ for path in fail ok; do
 done
 
 # --- Streamable HTTP ------------------------------------------------------
-# Waits until something listens on 127.0.0.1:$1 (10 s at most).
+# Waits until something listens on 127.0.0.1:$1 (10 s at most) while
+# process $2 runs.
 wait_for_port() {
-    local port="$1" tries=0
+    local port="$1" pid="$2" tries=0
     until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
         tries=$((tries + 1))
-        if [ "$tries" -gt 100 ] || ! kill -0 "$server_pid" 2>/dev/null; then
+        if [ "$tries" -gt 100 ] || ! kill -0 "$pid" 2>/dev/null; then
             return 1
         fi
         sleep 0.1
     done
+}
+
+# Whether something listens on 127.0.0.1:$1 already (a server left by an
+# earlier, killed run would answer in place of this one's): says so.
+port_taken() {
+    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
+        say "port $1 is already in use: stop what listens there, or set HTTP_PORT"
+        return 0
+    fi
+    return 1
+}
+
+# Stops the HTTP server (and a gateway's upstream) of a run.
+stop_servers() {
+    for pid in $server_pid $upstream_pid; do
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    server_pid=""
+    upstream_pid=""
 }
 
 if [ "$HTTP" != 0 ]; then
@@ -218,28 +289,44 @@ if [ "$HTTP" != 0 ]; then
                 n=$((n + 1))
                 port=$((HTTP_PORT + index))
                 index=$((index + 1))
-                # Another process on the port (a server left by an earlier,
-                # killed run) would answer in place of this one.
-                if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-                    say "port $port is already in use: stop what listens there, or set HTTP_PORT"
+                # The gateway's upstream: the bench server on the port after
+                # every server's.
+                upstream_port=""
+                if [ "$stack" = gateway ]; then
+                    upstream_port=$((HTTP_PORT + ${#servers[@]}))
+                fi
+                if port_taken "$port" || { [ -n "$upstream_port" ] && port_taken "$upstream_port"; }; then
                     exit 2
                 fi
-                server_command "$stack" "$port"
-                "${cmd[@]}" >/dev/null 2>"$out/http-$stack.log" &
-                server_pid=$!
                 label="[$n/$total] http $stack $path $mode run $run/$RUNS"
                 rc=0
                 json=""
-                if wait_for_port "$port"; then
-                    json="$("$load" "${common[@]}" --url "http://127.0.0.1:$port/mcp" \
-                        --pid "$server_pid" -k "$CONNECTIONS" -w 1 --path "$path" --label "$stack")" || rc=$?
-                else
-                    say "$stack did not listen on port $port; its stderr: $(tail -c 600 "$out/http-$stack.log")"
+                started=1
+                if [ -n "$upstream_port" ]; then
+                    "$fusion" serve --example bench --port "$upstream_port" >/dev/null 2>"$out/http-upstream.log" &
+                    upstream_pid=$!
+                    if ! wait_for_port "$upstream_port" "$upstream_pid"; then
+                        say "the gateway's upstream did not listen on port $upstream_port; its stderr: $(tail -c 600 "$out/http-upstream.log")"
+                        started=0
+                    fi
+                fi
+                server_command "$stack" "$port" "$upstream_port"
+                call_options "$stack"
+                if [ "$started" = 1 ]; then
+                    "${cmd[@]}" >/dev/null 2>"$out/http-$stack.log" &
+                    server_pid=$!
+                    if wait_for_port "$port" "$server_pid"; then
+                        json="$("$load" "${common[@]}" ${call[@]+"${call[@]}"} --url "http://127.0.0.1:$port/mcp" \
+                            --pid "$server_pid" -k "$CONNECTIONS" -w 1 --path "$path" --label "$stack")" || rc=$?
+                    else
+                        say "$stack did not listen on port $port; its stderr: $(tail -c 600 "$out/http-$stack.log")"
+                        started=0
+                    fi
+                fi
+                if [ "$started" = 0 ]; then
                     rc=2
                 fi
-                kill "$server_pid" 2>/dev/null || true
-                wait "$server_pid" 2>/dev/null || true
-                server_pid=""
+                stop_servers
                 record http "$mode" "$stack" "$path" "$rc" "$json" "$label"
             done
         done
@@ -254,8 +341,15 @@ import statistics
 import sys
 
 runs = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-order = {"fusion": 0, "floor": 1, "ts": 2, "fastmcp": 3}
-names = {"fusion": "fusion", "floor": "rmcp floor", "ts": "TS SDK", "fastmcp": "FastMCP"}
+order = {"fusion": 0, "before": 1, "gateway": 2, "floor": 3, "ts": 4, "fastmcp": 5}
+names = {
+    "fusion": "fusion",
+    "before": "fusion (before)",
+    "gateway": "fusion gateway",
+    "floor": "rmcp floor",
+    "ts": "TS SDK",
+    "fastmcp": "FastMCP",
+}
 
 
 def median(values):
@@ -310,10 +404,56 @@ def table(section, baseline, title):
     return lines
 
 
+def against(server, baseline, title, what):
+    """`server` against `baseline` on each section, path and mode both ran:
+    p50 and calls/s side by side, and their ratios."""
+    lines = []
+    paths = {"fail": 0, "ok": 1}
+    for section in ("stdio", "http"):
+        data = rows(section)
+        for key in sorted(data, key=lambda k: (paths.get(k[0], 9), k[1])):
+            path, mode, name = key
+            if name != server or (path, mode, baseline) not in data:
+                continue
+            mine, base = data[key], data[(path, mode, baseline)]
+            fmt = lambda v, spec: "-" if v is None else format(v, spec)
+            ratio = lambda a, b: "-" if a is None or not b else f"{a / b:.2f}×"
+            lines.append(
+                f"| {section} | {path} | {mode} | {fmt(base['p50'], '.1f')} | {fmt(mine['p50'], '.1f')} "
+                f"| {ratio(mine['p50'], base['p50'])} | {fmt(base['rate'], '.0f')} | {fmt(mine['rate'], '.0f')} "
+                f"| {ratio(mine['rate'], base['rate'])} |"
+            )
+    if not lines:
+        return []
+    b, m = names[baseline], names[server]
+    return [
+        f"### {title}",
+        "",
+        what,
+        "",
+        f"| section | path | mode | {b} p50 µs | {m} p50 µs | p50 ratio | {b} calls/s | {m} calls/s | calls/s ratio |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|",
+    ] + lines + [""]
+
+
 text = ["## Load bench: medians", "", sys.argv[4], ""]
 text += table("stdio", "floor", "stdio (w1: 1 in flight, server on cpu 0, driver on cpu 1; w32: 32 in flight, unpinned)")
 k = sys.argv[3]
 text += table("http", "ts", f"Streamable HTTP (k{k}: {k} sessions, 1 call in flight each, unpinned)")
+text += against(
+    "gateway",
+    "fusion",
+    "The gateway against the direct call",
+    "A call of bench.get_invoice through `fusion gateway` to a `fusion serve --example bench` upstream "
+    "(stdio: a child process; HTTP: a Streamable HTTP server), against get_invoice called directly.",
+)
+text += against(
+    "fusion",
+    "before",
+    "fusion against fusion (before)",
+    "The same server built before the change (FUSION_BEFORE) and after it; a p50 ratio below 1 and a "
+    "calls/s ratio above 1 mean the change made it faster.",
+)
 output = "\n".join(text)
 print(output)
 with open(sys.argv[2], "w") as f:

@@ -15,6 +15,18 @@ pub const OK_TEXT: &str = r#"{"id":"inv_1","status":"open"}"#;
 /// The id of the `initialize` request; tool calls are numbered from 1.
 pub const INITIALIZE_ID: u64 = 0;
 
+/// The tool called unless `--tool` names another (e.g. `bench.get_invoice`
+/// through a gateway that mounts the bench server under `bench`).
+pub const DEFAULT_TOOL: &str = "get_invoice";
+
+/// The id of the `tools/list` request sent after the handshake with
+/// `--list-tools` (a string: tool calls have numbers).
+pub const TOOLS_LIST_ID: &str = "tools";
+
+/// The `tools/list` request (id [`TOOLS_LIST_ID`]), one JSON object, no
+/// newline.
+pub const TOOLS_LIST_REQUEST: &str = r#"{"jsonrpc":"2.0","id":"tools","method":"tools/list"}"#;
+
 /// `notifications/initialized`, one JSON object, no newline.
 pub const INITIALIZED_NOTIFICATION: &str =
     r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
@@ -59,8 +71,8 @@ pub fn initialize_request() -> String {
     )
 }
 
-/// A `tools/call` request of `get_invoice`, prebuilt: only the id changes
-/// from one call to the next.
+/// A `tools/call` request of `get_invoice` (or the tool it is mounted as),
+/// prebuilt: only the id changes from one call to the next.
 #[derive(Clone, Debug)]
 pub struct CallTemplate {
     /// The bytes before the id.
@@ -70,12 +82,14 @@ pub struct CallTemplate {
 }
 
 impl CallTemplate {
-    /// The template of `path`'s call.
-    pub fn new(path: CallPath) -> Self {
+    /// The template of `path`'s call of the tool named `tool` (escaped as a
+    /// JSON string).
+    pub fn new(path: CallPath, tool: &str) -> Self {
+        let name = serde_json::Value::from(tool).to_string();
         CallTemplate {
             prefix: br#"{"jsonrpc":"2.0","id":"#.to_vec(),
             suffix: format!(
-                r#","method":"tools/call","params":{{"name":"get_invoice","arguments":{}}}}}"#,
+                r#","method":"tools/call","params":{{"name":{name},"arguments":{}}}}}"#,
                 path.arguments()
             )
             .into_bytes(),
@@ -138,7 +152,7 @@ mod tests {
 
     #[test]
     fn call_template_patches_only_the_id() {
-        let template = CallTemplate::new(CallPath::Fail);
+        let template = CallTemplate::new(CallPath::Fail, DEFAULT_TOOL);
         let mut out = Vec::new();
         template.write(1_234_567, &mut out);
         out.push(b'\n');
@@ -154,6 +168,18 @@ mod tests {
         let mut max = Vec::new();
         push_decimal(u64::MAX, &mut max);
         assert_eq!(max, b"18446744073709551615");
+    }
+
+    #[test]
+    fn call_template_names_the_tool_given() {
+        let mut out = Vec::new();
+        CallTemplate::new(CallPath::Ok, "bench.get_\"x").write(3, &mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"bench.get_\"x","arguments":{"id":"inv_1","email":"user@example.com","amount":5}}}"#
+        );
+        let list: serde_json::Value = serde_json::from_str(TOOLS_LIST_REQUEST).unwrap();
+        assert_eq!(list["id"], TOOLS_LIST_ID);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use tokio::time::Instant;
 
 use crate::calls::{
     CallPath, CallTemplate, INITIALIZE_ID, INITIALIZED_NOTIFICATION, Measure, PROTOCOL_VERSION,
-    RunPlan, initialize_request,
+    RunPlan, TOOLS_LIST_ID, TOOLS_LIST_REQUEST, initialize_request,
 };
 use crate::check::{Incoming, Outcome, Tally, classify};
 use crate::error::Error;
@@ -44,6 +44,13 @@ pub struct HttpOptions {
     pub pid: Option<u32>,
     /// The call repeated.
     pub path: CallPath,
+    /// The tool called ([`DEFAULT_TOOL`](crate::calls::DEFAULT_TOOL) unless the server mounts it under
+    /// another name).
+    pub tool: String,
+    /// Send `tools/list` in the first session after the handshakes and wait
+    /// for its answer before the first call (a gateway answers it once its
+    /// upstreams connected).
+    pub list_tools: bool,
     /// Sessions (each its own client and keep-alive connection).
     pub connections: u32,
     /// Calls in flight per session.
@@ -121,6 +128,11 @@ pub async fn run(options: &HttpOptions) -> Result<Report, Error> {
         })??;
         sessions.push(session);
     }
+    if options.list_tools
+        && let Some(session) = sessions.first()
+    {
+        list_tools(&url, session).await?;
+    }
     tokio::time::sleep(IDLE_SETTLE).await;
     let rss_idle_mib = options.pid.and_then(rss_mib);
 
@@ -137,7 +149,7 @@ pub async fn run(options: &HttpOptions) -> Result<Report, Error> {
         },
         deadline,
     });
-    let template = Arc::new(CallTemplate::new(options.path));
+    let template = Arc::new(CallTemplate::new(options.path, &options.tool));
     let mut tasks = Vec::with_capacity((connections * workers) as usize);
     for session in &sessions {
         for _ in 0..workers {
@@ -441,6 +453,38 @@ async fn open_session(
         return Err(failed(format!("notifications/initialized: HTTP {status}")));
     }
     Ok(Session { client, headers })
+}
+
+/// Sends `tools/list` in `session` and checks that it is answered with a
+/// result.
+async fn list_tools(url: &reqwest::Url, session: &Session) -> Result<(), Error> {
+    let failed = |what: String| Error::Protocol(format!("tools/list at {url}: {what}"));
+    let answer = match post(session, url, TOOLS_LIST_REQUEST.as_bytes().to_vec()).await {
+        Ok(answer) => answer,
+        Err(PostError::Status(status, body)) => {
+            return Err(failed(format!(
+                "HTTP {status}: {}",
+                body.chars().take(300).collect::<String>()
+            )));
+        }
+        Err(PostError::Transport(error)) => return Err(failed(describe(&error))),
+    };
+    for payload in answer.payloads() {
+        let Ok(message) = serde_json::from_str::<Incoming<'_>>(&payload) else {
+            continue;
+        };
+        if message.id.as_ref().and_then(|id| id.as_str()) != Some(TOOLS_LIST_ID) {
+            continue;
+        }
+        return match message.error {
+            Some(error) => Err(failed(format!(
+                "JSON-RPC error {}: {}",
+                error.code, error.message
+            ))),
+            None => Ok(()),
+        };
+    }
+    Err(failed("no answer to tools/list in the response".into()))
 }
 
 /// Ends a session with `DELETE` (its answer does not matter).

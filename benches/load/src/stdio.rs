@@ -23,7 +23,7 @@ use tokio::time::Instant;
 
 use crate::calls::{
     CallPath, CallTemplate, INITIALIZE_ID, INITIALIZED_NOTIFICATION, Measure, RunPlan,
-    initialize_request,
+    TOOLS_LIST_ID, TOOLS_LIST_REQUEST, initialize_request,
 };
 use crate::check::{Incoming, Tally, classify};
 use crate::error::Error;
@@ -41,8 +41,8 @@ const STDERR_TAIL: usize = 4096;
 const READ_BUFFER: usize = 256 * 1024;
 
 /// How long a server may take to exit once its stdin is closed, before it
-/// is killed.
-const EXIT_GRACE: Duration = Duration::from_secs(2);
+/// is killed, unless [`StdioOptions::exit_grace`] says otherwise.
+pub const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 /// A stdio run.
 #[derive(Clone, Debug)]
@@ -51,12 +51,22 @@ pub struct StdioOptions {
     pub command: Vec<String>,
     /// The call repeated.
     pub path: CallPath,
+    /// The tool called ([`DEFAULT_TOOL`](crate::calls::DEFAULT_TOOL) unless the server mounts it under
+    /// another name).
+    pub tool: String,
+    /// Send `tools/list` after the handshake and wait for its answer before
+    /// the first call (a gateway answers it once its upstreams connected).
+    pub list_tools: bool,
     /// Calls kept in flight (at least 1).
     pub workers: u32,
     /// Warm-up, measured part, timeout and deadline.
     pub plan: RunPlan,
     /// The server's name in the report.
     pub label: String,
+    /// How long the server may take to exit once its stdin is closed, before
+    /// it is killed ([`EXIT_GRACE`] unless a server needs longer, e.g. one
+    /// run under valgrind, which writes its profile on exit).
+    pub exit_grace: Duration,
 }
 
 /// Runs the server of `options` and measures it.
@@ -108,7 +118,9 @@ pub async fn run(options: &StdioOptions) -> Result<Report, Error> {
             .await);
     }
     session
-        .handshake(
+        .answer(
+            |message| message.numeric_id() == Some(INITIALIZE_ID),
+            "initialize",
             deadline.min(Instant::now() + options.plan.timeout),
             options.plan.timeout,
         )
@@ -118,12 +130,27 @@ pub async fn run(options: &StdioOptions) -> Result<Report, Error> {
     if let Err(source) = stdin.write_all(&initialized).await {
         return Err(session.exited("after initialize", Some(source)).await);
     }
+    if options.list_tools {
+        let mut list = TOOLS_LIST_REQUEST.as_bytes().to_vec();
+        list.push(b'\n');
+        if let Err(source) = stdin.write_all(&list).await {
+            return Err(session.exited("after initialized", Some(source)).await);
+        }
+        session
+            .answer(
+                |message| message.id.as_ref().and_then(|id| id.as_str()) == Some(TOOLS_LIST_ID),
+                "tools/list",
+                deadline.min(Instant::now() + options.plan.timeout),
+                options.plan.timeout,
+            )
+            .await?;
+    }
     tokio::time::sleep(IDLE_SETTLE).await;
     let rss_idle_mib = pid.and_then(rss_mib);
 
     let outcome = session.load(stdin, options, deadline).await?;
     let rss_after_mib = pid.and_then(rss_mib);
-    session.stop(outcome.stdin).await;
+    session.stop(outcome.stdin, options.exit_grace).await;
 
     let Measured {
         mut latencies,
@@ -215,14 +242,25 @@ impl Session {
         }
     }
 
-    /// Waits for the answer to `initialize`.
-    async fn handshake(&mut self, until: Instant, timeout: Duration) -> Result<(), Error> {
+    /// Waits for the answer to the request `method` (the message for which
+    /// `is_it` holds), skipping anything else.
+    async fn answer(
+        &mut self,
+        is_it: impl Fn(&Incoming<'_>) -> bool,
+        method: &str,
+        until: Instant,
+        timeout: Duration,
+    ) -> Result<(), Error> {
         loop {
             match self.read_line(until).await? {
-                Read::Eof => return Err(self.exited("before answering initialize", None).await),
+                Read::Eof => {
+                    return Err(self
+                        .exited(&format!("before answering {method}"), None)
+                        .await);
+                }
                 Read::TimedOut => {
                     return Err(Error::Timeout {
-                        when: format!("waiting for the answer to initialize{}", self.stderr_tail()),
+                        when: format!("waiting for the answer to {method}{}", self.stderr_tail()),
                         after: timeout,
                     });
                 }
@@ -232,12 +270,12 @@ impl Session {
                 // A server may log on stdout before it starts: skip.
                 continue;
             };
-            if message.is_from_server() || message.numeric_id() != Some(INITIALIZE_ID) {
+            if message.is_from_server() || !is_it(&message) {
                 continue;
             }
             if let Some(error) = message.error {
                 return Err(Error::Protocol(format!(
-                    "the server refused initialize: JSON-RPC error {}: {}",
+                    "the server refused {method}: JSON-RPC error {}: {}",
                     error.code, error.message
                 )));
             }
@@ -262,7 +300,7 @@ impl Session {
             stdin,
             Arc::clone(&slots),
             sent_tx,
-            CallTemplate::new(options.path),
+            CallTemplate::new(options.path, &options.tool),
         ));
 
         let mut in_flight: HashMap<u64, Instant> = HashMap::with_capacity(workers * 2);
@@ -417,11 +455,11 @@ impl Session {
         })
     }
 
-    /// Closes the server's stdin and waits a little for it to exit; kills it
-    /// otherwise.
-    async fn stop(mut self, stdin: Option<ChildStdin>) {
+    /// Closes the server's stdin and waits up to `grace` for it to exit;
+    /// kills it otherwise.
+    async fn stop(mut self, stdin: Option<ChildStdin>, grace: Duration) {
         drop(stdin);
-        if tokio::time::timeout(EXIT_GRACE, self.child.wait())
+        if tokio::time::timeout(grace, self.child.wait())
             .await
             .is_err()
         {

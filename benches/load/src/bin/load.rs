@@ -47,6 +47,15 @@ struct Args {
     /// The call repeated: fail (three failed checks) or ok (a success).
     #[arg(long, value_enum, default_value = "fail")]
     path: CallPath,
+    /// The tool called: get_invoice, or the name a gateway mounts it under
+    /// (e.g. bench.get_invoice).
+    #[arg(long, value_name = "NAME", default_value = load_bench::calls::DEFAULT_TOOL)]
+    tool: String,
+    /// Send tools/list after the handshake (over HTTP: in the first session)
+    /// and wait for its answer before the first call: a gateway answers it
+    /// once its upstreams are connected.
+    #[arg(long)]
+    list_tools: bool,
     /// Calls in flight: in all over stdio, per connection over HTTP.
     #[arg(short = 'w', long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
     workers: u32,
@@ -70,6 +79,11 @@ struct Args {
     /// timeout + 10s; with --calls, 5m].
     #[arg(long, value_parser = humantime::parse_duration)]
     deadline: Option<Duration>,
+    /// How long a stdio server may take to exit once its stdin is closed
+    /// after the run, before it is killed (longer for a server run under
+    /// valgrind, which writes its profile on exit).
+    #[arg(long, default_value = "2s", value_parser = humantime::parse_duration)]
+    exit_grace: Duration,
     /// The server's name in the report.
     #[arg(long, default_value = "")]
     label: String,
@@ -149,6 +163,8 @@ fn main() -> ExitCode {
                     url: url.clone(),
                     pid: args.pid,
                     path: args.path,
+                    tool: args.tool.clone(),
+                    list_tools: args.list_tools,
                     connections: args.connections,
                     workers: args.workers,
                     plan,
@@ -160,9 +176,12 @@ fn main() -> ExitCode {
                 stdio::run(&StdioOptions {
                     command: args.command.clone(),
                     path: args.path,
+                    tool: args.tool.clone(),
+                    list_tools: args.list_tools,
                     workers: args.workers,
                     plan,
                     label: args.label.clone(),
+                    exit_grace: args.exit_grace,
                 })
                 .await
             }
