@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::expect::{did_you_mean, pinned_expected};
 use super::path::Seg;
 use super::plan::Plan;
+use super::sent::sent_into;
 
 /// What the phrasing reads besides the error: the action's schema and the
 /// arguments as validated.
@@ -34,6 +35,28 @@ pub(crate) struct Line {
 }
 
 impl Line {
+    /// A line about the value `value` (`None`: absent), its `You sent:`
+    /// clause written straight into the message.
+    pub(crate) fn about(
+        segs: Vec<Seg>,
+        keyword: &'static str,
+        problem: &str,
+        value: Option<&Value>,
+        expected: &str,
+    ) -> Self {
+        let mut message = String::with_capacity(problem.len() + expected.len() + 40);
+        message.push_str(problem);
+        message.push_str(". You sent: ");
+        sent_into(&mut message, value);
+        message.push_str(". ");
+        message.push_str(expected);
+        Line {
+            segs,
+            keyword,
+            message,
+        }
+    }
+
     pub(crate) fn new(
         segs: Vec<Seg>,
         keyword: &'static str,

@@ -135,11 +135,11 @@ pub(crate) fn phrase(ctx: &Ctx, err: &ValidationError<'_>, out: &mut Vec<Line>) 
         }
         _ => {
             let p = single(ctx, err).unwrap_or_else(|| fallback(err.kind().keyword()));
-            out.push(Line::new(
+            out.push(Line::about(
                 here,
                 keyword_of(err.kind()),
                 &p.problem,
-                &sent(Some(value)),
+                Some(value),
                 &p.expected,
             ));
         }
