@@ -442,13 +442,10 @@ fn phrasing(
                 .filter_map(Value::as_str)
                 .filter_map(|name| {
                     let given_prop = given_view.as_ref().and_then(|v| v.prop(name));
-                    let prop = view.prop(name);
                     // Without the property declared here, the walk reads the
                     // schema that applies to the instance.
-                    if prop.is_none() {
-                        return None;
-                    }
-                    let expected = required_expected(given, given_prop, root, prop);
+                    let prop = view.prop(name)?;
+                    let expected = required_expected(given, given_prop, root, Some(prop));
                     Some((name.into(), expected.into()))
                 })
                 .collect();
