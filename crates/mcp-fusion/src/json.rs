@@ -167,7 +167,7 @@ impl<'de> serde::de::Visitor<'de> for UniqueKeys<'_> {
         const LINEAR_KEYS: usize = 16;
         let mut seen: Vec<std::borrow::Cow<'de, str>> = Vec::new();
         let mut set: Option<std::collections::HashSet<std::borrow::Cow<'de, str>>> = None;
-        while let Some(key) = entries.next_key::<std::borrow::Cow<'de, str>>()? {
+        while let Some(Key(key)) = entries.next_key::<Key<'de>>()? {
             entries.next_value_seed(UniqueKeys(self.0))?;
             let repeated = match &mut set {
                 Some(set) => !set.insert(key.clone()),
@@ -189,6 +189,38 @@ impl<'de> serde::de::Visitor<'de> for UniqueKeys<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// An object key, borrowed from the text unless it holds an escape (serde's
+/// own `Cow<str>` always copies).
+struct Key<'de>(std::borrow::Cow<'de, str>);
+
+impl<'de> serde::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(reader: D) -> Result<Self, D::Error> {
+        reader.deserialize_str(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl<'de> serde::de::Visitor<'de> for KeyVisitor {
+    type Value = Key<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Key<'de>, E> {
+        Ok(Key(std::borrow::Cow::Borrowed(key)))
+    }
+
+    fn visit_str<E>(self, key: &str) -> Result<Key<'de>, E> {
+        Ok(Key(std::borrow::Cow::Owned(key.to_owned())))
+    }
+
+    fn visit_string<E>(self, key: String) -> Result<Key<'de>, E> {
+        Ok(Key(std::borrow::Cow::Owned(key)))
     }
 }
 

@@ -2,8 +2,6 @@
 //! expected, with an example (wire contract §4). Format names schemars derives
 //! from Rust types (`uint64`, `int32`…) are never shown.
 
-use super::line::clean;
-
 /// The label and the expectation, with an example, for a `format`.
 pub(crate) fn format_phrase(format: &str) -> (String, String) {
     let known: Option<(&str, &str)> = match format {
@@ -58,6 +56,14 @@ pub(crate) fn format_phrase(format: &str) -> (String, String) {
             (name.clone(), format!("Expected a valid {name} value."))
         }
     }
+}
+
+/// Keeps schema-given names short and plain.
+pub(crate) fn clean(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_ascii_graphic())
+        .take(60)
+        .collect()
 }
 
 /// Format names schemars derives from Rust types (`uint64`, `int32`, `double`…).

@@ -28,6 +28,7 @@
 //! assert_eq!(errors[0].message, "Wrong type. You sent: 'ten'. Expected an integer.");
 //! ```
 
+mod expect;
 mod format;
 mod int_bounds;
 mod line;
@@ -35,6 +36,7 @@ mod lookup;
 mod nulls;
 mod path;
 mod phrase;
+mod plan;
 mod schema_error;
 mod sent;
 mod union;

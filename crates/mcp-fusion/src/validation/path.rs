@@ -19,15 +19,26 @@ pub(crate) enum Seg {
 /// numeric token is an index only where the instance holds an array there
 /// (an object may have a key `"2"`).
 pub(crate) fn segments(instance: &Value, pointer: &str) -> Vec<Seg> {
-    let mut out = Vec::new();
+    let mut out: Vec<Seg> = Vec::new();
+    // The value at `out[..stepped]`: stepped into only when a numeric token
+    // asks whether it is an array (a key lookup hashes the key).
     let mut here = Some(instance);
+    let mut stepped = 0;
     for raw in pointer.split('/').skip(1) {
         let token = crate::json::pointer_token(raw);
-        let seg = match (here, token.parse::<usize>()) {
-            (Some(Value::Array(_)), Ok(i)) => Seg::Index(i),
-            _ => Seg::Key(token.into_owned()),
+        let seg = match token.parse::<usize>() {
+            Ok(i) => {
+                for seg in &out[stepped..] {
+                    here = here.and_then(|v| step(v, seg));
+                }
+                stepped = out.len();
+                match here {
+                    Some(Value::Array(_)) => Seg::Index(i),
+                    _ => Seg::Key(token.into_owned()),
+                }
+            }
+            Err(_) => Seg::Key(token.into_owned()),
         };
-        here = here.and_then(|v| step(v, &seg));
         out.push(seg);
     }
     out

@@ -6,27 +6,18 @@ use jsonschema::ValidationError;
 use jsonschema::error::{TypeKind, ValidationErrorKind as Kind};
 use serde_json::Value;
 
-use super::format::format_phrase;
-use super::line::{Ctx, Line, clean, expected_pinned};
+use super::expect::{
+    Parts, bounds_phrase, count, format_parts, limit_expected, multiple_of_parts, parts,
+    pattern_expected, required_expected, type_expected,
+};
+use super::format::clean;
+use super::line::{Ctx, Line, expected_pinned};
 use super::lookup::{self, Unions};
 use super::path::{self, Seg};
 use super::sent::{MISSING, quote_cut, sent};
 use super::union::{self, Choice};
 use super::unknown_keys::{Known, unknown_keys};
 use crate::json::compact;
-
-/// The two phrased parts of a line about a single value.
-pub(crate) struct Parts {
-    pub problem: String,
-    pub expected: String,
-}
-
-fn parts(problem: impl Into<String>, expected: impl Into<String>) -> Option<Parts> {
-    Some(Parts {
-        problem: problem.into(),
-        expected: expected.into(),
-    })
-}
 
 /// Phrases `err` into one or more lines (a union may yield its chosen
 /// branch's lines; `additionalProperties` yields one line per key).
@@ -39,23 +30,12 @@ pub(crate) fn phrase(ctx: &Ctx, err: &ValidationError<'_>, out: &mut Vec<Line>) 
             let name = property
                 .as_str()
                 .map_or_else(|| compact(property), str::to_owned);
-            let prop = lookup::owner(ctx.root, schema_path, "required")
-                .and_then(|o| lookup::object_view(ctx.root, o, Unions::Skip).prop(&name))
-                .or_else(|| {
-                    let object = lookup::schema_at(ctx.root, ctx.instance, &here)?;
-                    lookup::object_view(ctx.root, object, Unions::Selected(value)).prop(&name)
-                });
-            // The bounds the user's schema gives a missing number, so that
-            // the model can pick a valid value.
-            let given = lookup::owner(ctx.given, schema_path, "required")
-                .and_then(|o| lookup::object_view(ctx.given, o, Unions::Skip).prop(&name));
-            let expected = given
-                .and_then(|g| stated_bounds(ctx.given, g).or_else(|| stated_string(ctx.given, g)))
-                .or_else(|| {
-                    prop.and_then(|p| lookup::describe(ctx.root, p))
-                        .map(|d| format!("Expected {d}."))
-                })
-                .unwrap_or_else(|| "Expected a value.".to_owned());
+            let expected = match ctx.plan.required(schema_path, &name) {
+                Some(planned) => std::borrow::Cow::Borrowed(planned),
+                None => {
+                    std::borrow::Cow::Owned(required_walked(ctx, schema_path, &here, value, &name))
+                }
+            };
             out.push(Line::new(
                 path::child(&here, &name),
                 "required",
@@ -155,11 +135,11 @@ pub(crate) fn phrase(ctx: &Ctx, err: &ValidationError<'_>, out: &mut Vec<Line>) 
         }
         _ => {
             let p = single(ctx, err).unwrap_or_else(|| fallback(err.kind().keyword()));
-            out.push(Line::new(
+            out.push(Line::about(
                 here,
                 keyword_of(err.kind()),
                 &p.problem,
-                &sent(Some(value)),
+                Some(value),
                 &p.expected,
             ));
         }
@@ -221,21 +201,39 @@ fn keyword_of(kind: &Kind) -> &'static str {
 
 /// The line for a kind whose value is not in the error kind itself: a rule
 /// the schema states and this text cannot restate. Never shows Rust names.
-fn fallback(keyword: &str) -> Parts {
+fn fallback(keyword: &str) -> Parts<'static> {
     let keyword: String = keyword
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '$' || *c == '_' || *c == '-')
         .take(40)
         .collect();
     Parts {
-        problem: "Invalid value".to_owned(),
-        expected: format!("Expected a value that satisfies the schema's '{keyword}' rule."),
+        problem: "Invalid value".into(),
+        expected: format!("Expected a value that satisfies the schema's '{keyword}' rule.").into(),
     }
 }
 
-/// `n thing` / `n things`.
-pub(crate) fn count(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
+/// The expectation of the missing field `name` of the object at `here`
+/// (`object`), read from the schema: the field's schema where the `required`
+/// failed (`schema_path`), else the schema that applies to the object.
+fn required_walked(
+    ctx: &Ctx,
+    schema_path: &str,
+    here: &[Seg],
+    object: &Value,
+    name: &str,
+) -> String {
+    let prop = lookup::owner(ctx.root, schema_path, "required")
+        .and_then(|o| lookup::object_view(ctx.root, o, Unions::Skip).prop(name))
+        .or_else(|| {
+            let schema = lookup::schema_at(ctx.root, ctx.instance, here)?;
+            lookup::object_view(ctx.root, schema, Unions::Selected(object)).prop(name)
+        });
+    // The bounds the user's schema gives a missing number, so that the model
+    // can pick a valid value.
+    let given = lookup::owner(ctx.given, schema_path, "required")
+        .and_then(|o| lookup::object_view(ctx.given, o, Unions::Skip).prop(name));
+    required_expected(ctx.given, given, ctx.root, prop)
 }
 
 fn lower_first(s: &str) -> String {
@@ -247,10 +245,14 @@ fn lower_first(s: &str) -> String {
 }
 
 /// Problem and expectation for a kind about one value (everything but
-/// required, unknown keys, property names and unions).
-pub(crate) fn single(ctx: &Ctx, err: &ValidationError<'_>) -> Option<Parts> {
+/// required, unknown keys, property names and unions): from the plan when it
+/// holds them, else read from the schema.
+pub(crate) fn single<'c>(ctx: &Ctx<'c>, err: &ValidationError<'_>) -> Option<Parts<'c>> {
     let value: &Value = err.instance();
     let schema_path = err.schema_path().as_str();
+    if let Some(planned) = ctx.plan.single(err.kind(), value, schema_path) {
+        return Some(planned);
+    }
     let owner = |kw: &str| lookup::owner(ctx.root, schema_path, kw);
     match err.kind() {
         Kind::Type { kind } => {
@@ -267,37 +269,24 @@ pub(crate) fn single(ctx: &Ctx, err: &ValidationError<'_>) -> Option<Parts> {
                 },
             };
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
-            parts(
-                "Wrong type",
-                format!("Expected {}.", lookup::type_phrase(&names)),
-            )
+            parts("Wrong type", type_expected(&names))
         }
         Kind::MinLength { limit } => {
-            let exact = owner("minLength")
+            let other = owner("minLength")
                 .and_then(|o| o.get("maxLength"))
-                .and_then(Value::as_u64)
-                == Some(*limit);
-            let bound = if exact { "exactly" } else { "at least" };
+                .and_then(Value::as_u64);
             parts(
                 "Too short",
-                format!(
-                    "Expected {bound} {}.",
-                    count(*limit, "character", "characters")
-                ),
+                limit_expected(*limit, other, "at least", "character", "characters"),
             )
         }
         Kind::MaxLength { limit } => {
-            let exact = owner("maxLength")
+            let other = owner("maxLength")
                 .and_then(|o| o.get("minLength"))
-                .and_then(Value::as_u64)
-                == Some(*limit);
-            let bound = if exact { "exactly" } else { "at most" };
+                .and_then(Value::as_u64);
             parts(
                 "Too long",
-                format!(
-                    "Expected {bound} {}.",
-                    count(*limit, "character", "characters")
-                ),
+                limit_expected(*limit, other, "at most", "character", "characters"),
             )
         }
         Kind::Minimum { limit } => parts(
@@ -317,25 +306,21 @@ pub(crate) fn single(ctx: &Ctx, err: &ValidationError<'_>) -> Option<Parts> {
             range(ctx, schema_path, "exclusiveMaximum", ("<", limit)),
         ),
         Kind::MinItems { limit } => {
-            let exact = owner("minItems")
+            let other = owner("minItems")
                 .and_then(|o| o.get("maxItems"))
-                .and_then(Value::as_u64)
-                == Some(*limit);
-            let bound = if exact { "exactly" } else { "at least" };
+                .and_then(Value::as_u64);
             parts(
                 "Too few items",
-                format!("Expected {bound} {}.", count(*limit, "item", "items")),
+                limit_expected(*limit, other, "at least", "item", "items"),
             )
         }
         Kind::MaxItems { limit } => {
-            let exact = owner("maxItems")
+            let other = owner("maxItems")
                 .and_then(|o| o.get("minItems"))
-                .and_then(Value::as_u64)
-                == Some(*limit);
-            let bound = if exact { "exactly" } else { "at most" };
+                .and_then(Value::as_u64);
             parts(
                 "Too many items",
-                format!("Expected {bound} {}.", count(*limit, "item", "items")),
+                limit_expected(*limit, other, "at most", "item", "items"),
             )
         }
         Kind::AdditionalItems { limit } => parts(
@@ -380,10 +365,7 @@ pub(crate) fn single(ctx: &Ctx, err: &ValidationError<'_>) -> Option<Parts> {
             "Invalid value",
             expected_pinned(value, &[&**expected_value], &[]),
         ),
-        Kind::Pattern { pattern } => parts(
-            "Does not match the pattern",
-            format!("Expected a string matching the pattern '{pattern}'."),
-        ),
+        Kind::Pattern { pattern } => parts("Does not match the pattern", pattern_expected(pattern)),
         Kind::BacktrackLimitExceeded { .. } | Kind::RegexEngineFailure { .. } => {
             let pattern = owner("pattern")
                 .and_then(|o| o.get("pattern"))
@@ -394,17 +376,13 @@ pub(crate) fn single(ctx: &Ctx, err: &ValidationError<'_>) -> Option<Parts> {
             )
         }
         Kind::Format { format } => {
-            let (label, expected) = format_phrase(format);
-            parts(format!("Invalid {label} format"), expected)
+            let (problem, expected) = format_parts(format);
+            parts(problem, expected)
         }
         Kind::MultipleOf { .. } => {
-            let m = owner("multipleOf")
-                .and_then(|o| o.get("multipleOf"))
-                .map(compact)?;
-            parts(
-                format!("Not a multiple of {m}"),
-                format!("Expected a multiple of {m}."),
-            )
+            let (problem, expected) =
+                multiple_of_parts(owner("multipleOf").and_then(|o| o.get("multipleOf"))?);
+            parts(problem, expected)
         }
         Kind::UniqueItems => {
             let pair = value.as_array().and_then(|items| {
@@ -528,142 +506,9 @@ fn range(ctx: &Ctx, schema_path: &str, keyword: &str, failed: (&str, &Value)) ->
     bounds_phrase(noun_owner, other_owner, failed)
 }
 
-/// `Expected an integer >= 1 and <= 10000.` for a number schema that states
-/// a bound (the lower one first); `None` for any other schema.
-fn stated_bounds(root: &Value, schema: &Value) -> Option<String> {
-    let number = lookup::members(root, schema).into_iter().find(|m| {
-        matches!(
-            m.get("type").and_then(Value::as_str),
-            Some("integer" | "number")
-        )
-    })?;
-    let failed = [
-        ("minimum", ">="),
-        ("exclusiveMinimum", ">"),
-        ("maximum", "<="),
-        ("exclusiveMaximum", "<"),
-    ]
-    .into_iter()
-    .find_map(|(kw, op)| {
-        number
-            .get(kw)
-            .filter(|v| v.is_number() && !is_64_bit_limit(v))
-            .map(|v| (op, v))
-    })?;
-    Some(bounds_phrase(Some(number), Some(number), failed))
-}
-
-/// What a missing string must look like, from the user's schema: its
-/// `format`'s expectation with an example, else its `pattern`; `None` for a
-/// string with neither, or a value that is not a string.
-fn stated_string(root: &Value, schema: &Value) -> Option<String> {
-    let string = lookup::members(root, schema)
-        .into_iter()
-        .find(|m| m.get("type").and_then(Value::as_str) == Some("string"))?;
-    if let Some(format) = string.get("format").and_then(Value::as_str) {
-        return Some(format_phrase(format).1);
-    }
-    string
-        .get("pattern")
-        .and_then(Value::as_str)
-        .map(|pattern| format!("Expected a string matching the pattern '{pattern}'."))
-}
-
-/// Whether `v` is `i64::MIN`, `i64::MAX` or `u64::MAX`.
-fn is_64_bit_limit(v: &Value) -> bool {
-    v.as_i64().is_some_and(|n| n == i64::MIN || n == i64::MAX) || v.as_u64() == Some(u64::MAX)
-}
-
-fn bounds_phrase(
-    noun_owner: Option<&Value>,
-    owner: Option<&Value>,
-    failed: (&str, &Value),
-) -> String {
-    let lower_ops = [("minimum", ">="), ("exclusiveMinimum", ">")];
-    let upper_ops = [("maximum", "<="), ("exclusiveMaximum", "<")];
-    let failed_is_lower = failed.0.starts_with('>');
-    let other_side = if failed_is_lower {
-        upper_ops
-    } else {
-        lower_ops
-    };
-    // The other side is left out when it is only a 64-bit type's limit
-    // (`u64`'s maximum, written out by the derived schemas): it tells the
-    // model nothing.
-    let other = owner.and_then(|o| {
-        other_side.iter().find_map(|(kw, op)| {
-            o.get(*kw)
-                .filter(|v| v.is_number() && !is_64_bit_limit(v))
-                .map(|v| (*op, v))
-        })
-    });
-    let noun = match noun_owner.map(|o| o.get("type")) {
-        Some(Some(Value::String(t))) if t == "integer" => "an integer",
-        Some(Some(Value::Array(ts)))
-            if ts.iter().any(|t| t == "integer") && !ts.iter().any(|t| t == "number") =>
-        {
-            "an integer"
-        }
-        _ => "a number",
-    };
-    let (lo, hi) = if failed_is_lower {
-        (Some(failed), other)
-    } else {
-        (other, Some(failed))
-    };
-    let bounds: Vec<String> = [lo, hi]
-        .into_iter()
-        .flatten()
-        .map(|(op, v)| format!("{op} {}", compact(v)))
-        .collect();
-    format!("Expected {noun} {}.", bounds.join(" and "))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn counts_are_singular_or_plural() {
-        assert_eq!(count(1, "character", "characters"), "1 character");
-        assert_eq!(count(0, "item", "items"), "0 items");
-        assert_eq!(count(2, "field", "fields"), "2 fields");
-    }
-
-    #[test]
-    fn ranges_name_both_bounds_when_the_schema_has_them() {
-        fn range(o: Option<&Value>, failed: (&str, &Value)) -> String {
-            bounds_phrase(o, o, failed)
-        }
-        let o = json!({"type": "integer", "minimum": 1, "maximum": 100});
-        assert_eq!(
-            range(Some(&o), (">=", &json!(1))),
-            "Expected an integer >= 1 and <= 100."
-        );
-        assert_eq!(
-            range(Some(&o), ("<=", &json!(100))),
-            "Expected an integer >= 1 and <= 100."
-        );
-        let o = json!({"exclusiveMinimum": 0.5});
-        assert_eq!(
-            range(Some(&o), (">", &json!(0.5))),
-            "Expected a number > 0.5."
-        );
-        assert_eq!(range(None, ("<", &json!(10))), "Expected a number < 10.");
-        let o = json!({"type": ["integer", "null"], "maximum": 3});
-        assert_eq!(
-            range(Some(&o), ("<=", &json!(3))),
-            "Expected an integer <= 3."
-        );
-        let checked = json!({"type": "integer", "minimum": 0, "maximum": 255});
-        let given = json!({"type": "integer", "minimum": 0});
-        assert_eq!(
-            bounds_phrase(Some(&checked), Some(&given), (">=", &json!(0))),
-            "Expected an integer >= 0.",
-            "a bound the user did not write is not shown beside the failing one"
-        );
-    }
 
     #[test]
     fn fallback_never_carries_more_than_a_keyword() {

@@ -22,18 +22,38 @@ const ELLIPSIS: &str = "...";
 /// Renders `value` for the `You sent:` clause; `None` is an absent value:
 /// `'abc'`, `9007199254740993`, `array(3)`, `{"a":1}`, `(missing)`.
 pub(crate) fn sent(value: Option<&Value>) -> String {
+    let mut out = String::new();
+    sent_into(&mut out, value);
+    out
+}
+
+/// [`sent`], appended to `out`.
+pub(crate) fn sent_into(out: &mut String, value: Option<&Value>) {
+    use std::fmt::Write as _;
     match value {
-        None => MISSING.to_owned(),
-        Some(Value::Null) => "null".to_owned(),
-        Some(Value::Bool(b)) => b.to_string(),
-        Some(Value::Number(n)) => n.to_string(),
-        Some(Value::String(s)) => quote_cut(s),
-        Some(Value::Array(items)) => format!("array({})", items.len()),
+        None => out.push_str(MISSING),
+        Some(Value::Null) => out.push_str("null"),
+        Some(Value::Bool(b)) => out.push_str(if *b { "true" } else { "false" }),
+        // Writing to a `String` cannot fail.
+        Some(Value::Number(n)) => {
+            let _ = write!(out, "{n}");
+        }
+        Some(Value::String(s)) => {
+            out.push('\'');
+            out.push_str(&cut_chars(s, MAX_SENT_CHARS, ELLIPSIS));
+            out.push('\'');
+        }
+        Some(Value::Array(items)) => {
+            let _ = write!(out, "array({})", items.len());
+        }
         Some(object @ Value::Object(_)) => {
             let json = compact(object);
             match first_chars(&json, MAX_SENT_CHARS) {
-                Some(head) => format!("{head}{ELLIPSIS}"),
-                None => json,
+                Some(head) => {
+                    out.push_str(head);
+                    out.push_str(ELLIPSIS);
+                }
+                None => out.push_str(&json),
             }
         }
     }

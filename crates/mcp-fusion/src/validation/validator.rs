@@ -13,6 +13,7 @@ use super::lookup;
 use super::nulls::remove_optional_nulls;
 use super::path::dotted;
 use super::phrase::phrase;
+use super::plan::Plan;
 use super::schema_error::SchemaError;
 use super::unknown_keys::pair_with_missing;
 use crate::error::FieldError;
@@ -33,6 +34,8 @@ pub struct SchemaValidator {
     /// The schema as compiled (integer formats' ranges added): what the
     /// phrasing reads.
     checked: Arc<Value>,
+    /// The phrasing of the schema's failures, resolved once here.
+    plan: Arc<Plan>,
 }
 
 impl std::fmt::Debug for SchemaValidator {
@@ -91,10 +94,12 @@ impl SchemaValidator {
                     reason: format!("{e} (at {})", e.instance_path().as_str()),
                 },
             })?;
+        let plan = Plan::new(&checked, schema);
         Ok(SchemaValidator {
             compiled: Arc::new(compiled),
             schema: Arc::new(schema.clone()),
             checked: Arc::new(checked),
+            plan: Arc::new(plan),
         })
     }
 
@@ -111,12 +116,19 @@ impl SchemaValidator {
     /// order (unknown keys after the known ones, array items by index), a
     /// field's own problems in the order the validator found them. Never empty.
     pub fn validate(&self, args: &mut Value) -> Result<(), Vec<FieldError>> {
+        self.validate_with(args, &self.plan)
+    }
+
+    /// [`SchemaValidator::validate`] phrasing with `plan` (an empty one
+    /// phrases every line from the schema).
+    fn validate_with(&self, args: &mut Value, plan: &Plan) -> Result<(), Vec<FieldError>> {
         remove_optional_nulls(&self.checked, args);
         let args: &Value = args;
         let ctx = Ctx {
             root: &self.checked,
             given: &self.schema,
             instance: args,
+            plan,
         };
         // An envelope shows about a hundred lines at most (16 KiB): phrase
         // only the first problems and count the next ones (up to
@@ -215,18 +227,123 @@ fn finish(ctx: &Ctx, lines: Vec<Line>) -> Vec<FieldError> {
         .collect();
     pair_with_missing(&mut kept);
     let mut views = lookup::RankViews::default();
-    let mut keyed: Vec<(Vec<usize>, Line)> = kept
-        .into_iter()
-        .map(|l| {
-            (
-                lookup::rank_key(ctx.root, ctx.instance, &l.segs, &mut views),
-                l,
-            )
-        })
-        .collect();
+    let mut keyed: Vec<(Vec<usize>, Line)> =
+        kept.into_iter()
+            .map(|l| {
+                let key = ctx.plan.rank_key(ctx.instance, &l.segs).unwrap_or_else(|| {
+                    lookup::rank_key(ctx.root, ctx.instance, &l.segs, &mut views)
+                });
+                (key, l)
+            })
+            .collect();
     keyed.sort_by(|a, b| a.0.cmp(&b.0));
     keyed
         .into_iter()
         .map(|(_, l)| FieldError::new(dotted(&l.segs), l.message))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Arguments against schemas that nest, refer and branch: the lines the
+    /// plan gives are the lines the schema walk gives, byte for byte.
+    #[test]
+    fn the_plan_phrases_as_the_schema_walk_does() {
+        let schema = json!({
+            "type": "object",
+            "$defs": {
+                "Line": {
+                    "type": "object",
+                    "properties": {
+                        "sku": {"type": "string", "pattern": "^sku_[0-9]+$"},
+                        "qty": {"type": "integer", "format": "uint8", "minimum": 1},
+                        "unit": {"$ref": "#/$defs/Unit"}
+                    },
+                    "required": ["sku", "qty"],
+                    "additionalProperties": false
+                },
+                "Unit": {"type": "string", "enum": ["kg", "piece"]}
+            },
+            "properties": {
+                "id": {"type": "string", "pattern": "^inv_[0-9]+$"},
+                "email": {"type": "string", "format": "email"},
+                "amount": {"type": "integer", "format": "uint64", "minimum": 1},
+                "ratio": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "multipleOf": 0.25},
+                "code": {"type": "string", "minLength": 3, "maxLength": 3},
+                "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 2},
+                "lines": {"type": "array", "items": {"$ref": "#/$defs/Line"}},
+                "note": {"type": ["string", "null"]},
+                "mode": {"const": "fast"},
+                "pricing": {"oneOf": [
+                    {"type": "object", "properties": {"model": {"const": "flat"}, "amount": {"type": "integer", "minimum": 0}}, "required": ["model", "amount"]},
+                    {"type": "object", "properties": {"model": {"const": "tiered"}, "tiers": {"type": "array", "minItems": 1}}, "required": ["model", "tiers"]}
+                ]},
+                "owner": {"anyOf": [{"$ref": "#/$defs/Line"}, {"type": "null"}]}
+            },
+            "required": ["id", "email", "amount"],
+            "additionalProperties": false
+        });
+        let validator = SchemaValidator::new(&schema).expect("compiles");
+        let cases = [
+            json!({"id": "bad", "email": "nope", "amount": 0}),
+            json!({"email": 3}),
+            json!({}),
+            json!({"id": "inv_1", "email": "a@b.co", "amount": 1, "ratio": 0, "code": "ab", "tags": [], "note": 3, "mode": "slow"}),
+            json!({"id": "inv_1", "email": "a@b.co", "amount": 1, "ratio": 0.3, "code": "abcd", "tags": ["a", "b", "c"]}),
+            json!({"id": "inv_1", "email": "a@b.co", "amount": 1, "lines": [{"sku": "x", "qty": 0, "unit": "kgs"}, {"qty": 300, "colour": "red"}, {}]}),
+            json!({"id": "inv_1", "email": "a@b.co", "amount": 1, "pricing": {"model": "flat", "amount": -1}}),
+            json!({"id": "inv_1", "email": "a@b.co", "amount": 1, "pricing": {"model": "tiered"}}),
+            json!({"id": "inv_1", "email": "a@b.co", "amount": 1, "pricing": {"model": "other"}}),
+            json!({"id": "inv_1", "email": "a@b.co", "amount": 1, "owner": {"qty": 0}}),
+            json!({"id": "inv_1", "emial": "a@b.co", "amount": 1, "extra": true}),
+            json!({"id": 1, "email": null, "amount": "1", "lines": "x"}),
+        ];
+        for args in cases {
+            let planned = validator.validate(&mut args.clone());
+            let walked = validator.validate_with(&mut args.clone(), &Plan::default());
+            assert!(planned.is_err(), "{args}");
+            assert_eq!(planned, walked, "{args}");
+        }
+    }
+
+    #[test]
+    fn the_bench_arguments_get_three_lines_in_schema_order() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": "string", "pattern": "^inv_[0-9]+$"},
+                "email": {"type": "string", "format": "email"},
+                "amount": {"type": "integer", "format": "uint64", "minimum": 1}
+            },
+            "required": ["id", "email", "amount"]
+        });
+        let validator = SchemaValidator::new(&schema).expect("compiles");
+        let errors = validator
+            .validate(&mut json!({"amount": 0, "email": "nope", "id": "bad"}))
+            .unwrap_err();
+        let lines: Vec<(&str, &str)> = errors
+            .iter()
+            .map(|e| (e.path.as_str(), e.message.as_str()))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                (
+                    "id",
+                    "Does not match the pattern. You sent: 'bad'. Expected a string matching the pattern '^inv_[0-9]+$'."
+                ),
+                (
+                    "email",
+                    "Invalid email format. You sent: 'nope'. Expected a valid email address (e.g. user@example.com)."
+                ),
+                (
+                    "amount",
+                    "Too small. You sent: 0. Expected an integer >= 1."
+                ),
+            ]
+        );
+    }
 }
