@@ -60,7 +60,7 @@ pub(crate) struct ContextInner {
     pub(crate) http: Option<http::request::Parts>,
     pub(crate) peer: Peer,
     /// Who is calling, as a key for per-caller state (see [`CallContext::caller`]).
-    pub(crate) caller: String,
+    pub(crate) caller: Arc<str>,
     pub(crate) principal: Option<Principal>,
     pub(crate) states: Arc<super::States>,
     /// The connection the call came on (progress, logging, sampling,
@@ -245,7 +245,7 @@ impl CallContext {
                 expose_internal_errors: false,
                 http: None,
                 peer: Peer::Local,
-                caller: String::from(LOCAL_CALLER),
+                caller: Arc::from(LOCAL_CALLER),
                 principal: None,
                 states: Arc::default(),
                 client: None,
