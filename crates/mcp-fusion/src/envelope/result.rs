@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use rmcp::model::{CallToolResult, ContentBlock, MetaObject};
 use serde_json::Value;
 
-use super::limits::{is_normal, normalize, normalize_validation};
+use super::limits::{is_normal, is_normal_validation, normalize, normalize_validation};
 use super::meta::{
     META_KEY, meta_json_into, meta_of_normalized, validation_meta_json_into,
     validation_meta_of_normalized,
@@ -30,11 +30,21 @@ pub(crate) fn envelope_and_meta(err: &ToolError) -> (String, Value) {
 /// The `<validation_error>` envelope of `failure` and its `_meta` twin,
 /// normalized once.
 pub(crate) fn validation_envelope_and_meta(failure: &ValidationFailure) -> (String, Value) {
-    let normalized = normalize_validation(failure);
+    let normalized = normalized_validation(failure);
     (
         render_validation_normalized(&normalized),
-        validation_meta_of_normalized(normalized),
+        validation_meta_of_normalized(normalized.into_owned()),
     )
+}
+
+/// `failure` as its envelope carries it ([`normalize_validation`]), copied
+/// only when that changes it.
+fn normalized_validation(failure: &ValidationFailure) -> Cow<'_, ValidationFailure> {
+    if is_normal_validation(failure) {
+        Cow::Borrowed(failure)
+    } else {
+        Cow::Owned(normalize_validation(failure))
+    }
 }
 
 /// `err` as a tool result (§1): `content` is exactly one text block holding the
@@ -122,7 +132,7 @@ pub(crate) fn written_result(err: &ToolError) -> CallToolResult {
 /// [`validation_result`] of `failure` as the transport writes it; see
 /// [`written_result`].
 pub(crate) fn written_validation_result(failure: &ValidationFailure) -> CallToolResult {
-    let failure = normalize_validation(failure);
+    let failure = normalized_validation(failure);
     let texts: usize = failure
         .fields
         .iter()

@@ -97,7 +97,7 @@ impl Connection {
     ) -> Origin {
         let (peer, principal, caller) = self.who(http.as_ref());
         Origin {
-            request_id: context.id.to_string(),
+            request_id: crate::handler::RequestIdText::of(context.id.clone()),
             cancellation: context.ct.clone(),
             http,
             peer,

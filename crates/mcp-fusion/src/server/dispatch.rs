@@ -21,8 +21,8 @@ use crate::envelope::{
 };
 use crate::error::{ErrorCode, ToolError, ValidationFailure};
 use crate::handler::{
-    CallContext, Capability, ContextInner, FromOutput, Peer, Principal, SharedChannel, States,
-    ToolOutput, until_input,
+    CallContext, Capability, ContextInner, FromOutput, Peer, Principal, RequestIdText,
+    SharedChannel, States, ToolOutput, until_input,
 };
 use crate::metrics_names::{self as names, ActionLabels};
 use crate::pipeline::{Call, Outcome, catch_panic};
@@ -31,7 +31,7 @@ use crate::pipeline::{Call, Outcome, catch_panic};
 /// its [`CallContext`] but what it calls.
 #[derive(Clone)]
 pub(crate) struct Origin {
-    pub request_id: String,
+    pub request_id: RequestIdText,
     pub cancellation: CancellationToken,
     pub http: Option<Parts>,
     pub peer: Peer,

@@ -288,7 +288,7 @@ impl FusionServer {
             name: name.to_owned(),
             arguments,
             origin: Origin {
-                request_id: String::from("local"),
+                request_id: crate::handler::RequestIdText::fixed("local"),
                 cancellation: CancellationToken::new(),
                 http,
                 peer,
