@@ -12,7 +12,7 @@
 // inside a longer character: scanning bytes finds exactly the characters.
 
 /// What element text writes for the byte at `i` of `s`, when not the byte itself.
-fn text_replacement(s: &[u8], i: usize) -> Option<&'static str> {
+pub(super) fn text_replacement(s: &[u8], i: usize) -> Option<&'static str> {
     match s[i] {
         b'&' => Some("&amp;"),
         b'<' => Some("&lt;"),
@@ -22,7 +22,7 @@ fn text_replacement(s: &[u8], i: usize) -> Option<&'static str> {
 }
 
 /// What an attribute value writes for `byte`, when not the byte itself.
-fn attr_replacement(byte: u8) -> Option<&'static str> {
+pub(super) fn attr_replacement(byte: u8) -> Option<&'static str> {
     match byte {
         b'&' => Some("&amp;"),
         b'<' => Some("&lt;"),

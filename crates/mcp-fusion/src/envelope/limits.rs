@@ -188,6 +188,29 @@ pub(crate) fn is_normal(err: &ToolError) -> bool {
     texts + lists <= MAX_ENVELOPE_BYTES - 1 - TOOL_ERROR_FRAME_BYTES - escape::attr_len(code)
 }
 
+/// Whether [`normalize_validation`] returns `failure` as it is: no text to
+/// substitute or cut, room for every field line, and no
+/// `<contract_awareness>` section (whose cuts are left to it).
+pub(crate) fn is_normal_validation(failure: &ValidationFailure) -> bool {
+    let name = |s: &str| s.len() <= MAX_NAME_CHARS && !needs_sanitizing(s, false);
+    let text = |s: &str| s.len() <= MAX_TEXT_CHARS && !needs_sanitizing(s, true);
+    if failure.contract_awareness.is_some()
+        || !name(&failure.action)
+        || !failure
+            .fields
+            .iter()
+            .all(|f| name(&f.path) && text(&f.message))
+    {
+        return false;
+    }
+    let total: usize = failure
+        .fields
+        .iter()
+        .map(|f| FIELD_FRAME_BYTES + escape::attr_len(&f.path) + escape::text_len(&f.message))
+        .sum();
+    total <= MAX_ENVELOPE_BYTES - 1 - TOOL_ERROR_FRAME_BYTES - escape::attr_len(&failure.action)
+}
+
 /// The failure exactly as its envelope carries it: every substitution and cut of
 /// this module applied (see the module docs). Rendering a normalized failure
 /// writes the same bytes as rendering the original.
@@ -342,6 +365,33 @@ fn normalize_awareness(awareness: &ContractAwareness, room: usize) -> Option<Con
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A failure called normal is what normalizing it returns; each kind of
+    /// change makes it not normal.
+    #[test]
+    fn a_normal_validation_failure_normalizes_to_itself() {
+        let field = |path: &str, message: &str| FieldError::new(path, message);
+        let normal = ValidationFailure::new(
+            "billing.get_invoice",
+            vec![
+                field("id", "Does not match <the> pattern & more.\nSecond line."),
+                field("items.2.price", "Too small: ]]> and \"quoted\"."),
+            ],
+        );
+        assert!(is_normal_validation(&normal));
+        assert_eq!(normalize_validation(&normal), normal);
+        let changed = [
+            ValidationFailure::new("a", vec![field("id", "bell \u{7}")]),
+            ValidationFailure::new("a", vec![field("id", "crlf\r\n")]),
+            ValidationFailure::new("a", vec![field(&"p".repeat(201), "long path")]),
+            ValidationFailure::new("a", vec![field("id", &"m".repeat(2_001))]),
+            ValidationFailure::new("a", vec![field("id", &"m".repeat(1_900)); 10]),
+        ];
+        for failure in changed {
+            assert!(!is_normal_validation(&failure), "{failure:?}");
+            assert_ne!(normalize_validation(&failure), failure);
+        }
+    }
 
     #[test]
     fn sanitize_replaces_forbidden_characters() {

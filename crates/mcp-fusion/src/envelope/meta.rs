@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::json_text::json_into;
 use super::limits::{is_normal, normalize, normalize_validation};
 use crate::error::{
     ErrorCode, Severity, ToolError, VALIDATION_RECOVERY, ValidationFailure, envelope_secs,
@@ -94,4 +95,115 @@ pub(super) fn validation_meta_of_normalized(failure: ValidationFailure) -> Value
         });
     }
     meta
+}
+
+/// Appends `s` as a JSON string, quotes included.
+pub(super) fn string_into(out: &mut String, s: &str) {
+    out.push('"');
+    json_into(out, s);
+    out.push('"');
+}
+
+/// Writes [`to_meta`]'s twin of `err`, a failure [`normalize`] already
+/// returned, as JSON text into `out`: the bytes serde_json writes for that
+/// `Value`. `false` (nothing written) when two details share a key, which
+/// the JSON object keeps once (the `Value` is written then).
+pub(super) fn meta_json_into(out: &mut String, err: &ToolError) -> bool {
+    let repeated = err
+        .details
+        .iter()
+        .enumerate()
+        .any(|(i, (key, _))| err.details[..i].iter().any(|(k, _)| k == key));
+    if repeated {
+        return false;
+    }
+    out.push_str("{\"code\":");
+    string_into(out, err.code.as_str());
+    out.push_str(",\"severity\":");
+    string_into(out, err.severity.as_str());
+    out.push_str(",\"message\":");
+    string_into(out, &err.message);
+    if let Some(recovery) = &err.recovery {
+        out.push_str(",\"recovery\":");
+        string_into(out, recovery);
+    }
+    if !err.available_actions.is_empty() {
+        out.push_str(",\"available_actions\":[");
+        for (i, action) in err.available_actions.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            string_into(out, action);
+        }
+        out.push(']');
+    }
+    if !err.details.is_empty() {
+        out.push_str(",\"details\":{");
+        for (i, (key, value)) in err.details.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            string_into(out, key);
+            out.push(':');
+            string_into(out, value);
+        }
+        out.push('}');
+    }
+    if let Some(secs) = envelope_secs(err.retry_after) {
+        out.push_str(",\"retry_after_seconds\":");
+        out.push_str(&secs.to_string());
+    }
+    out.push('}');
+    true
+}
+
+/// Writes [`validation_to_meta`]'s twin of `failure`, a failure
+/// [`normalize_validation`] already returned, as JSON text into `out`: the
+/// bytes serde_json writes for that `Value`.
+pub(super) fn validation_meta_json_into(out: &mut String, failure: &ValidationFailure) {
+    out.push_str("{\"code\":");
+    string_into(out, ErrorCode::ValidationError.as_str());
+    out.push_str(",\"severity\":");
+    string_into(out, Severity::Error.as_str());
+    out.push_str(",\"message\":");
+    string_into(out, &failure.summary());
+    out.push_str(",\"recovery\":");
+    string_into(out, VALIDATION_RECOVERY);
+    out.push_str(",\"action\":");
+    string_into(out, &failure.action);
+    out.push_str(",\"fields\":[");
+    for (i, field) in failure.fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"path\":");
+        string_into(out, &field.path);
+        out.push_str(",\"message\":");
+        string_into(out, &field.message);
+        out.push('}');
+    }
+    out.push(']');
+    if let Some(awareness) = &failure.contract_awareness {
+        out.push_str(",\"contract_awareness\":{\"action\":");
+        string_into(out, &awareness.action);
+        out.push_str(",\"changes\":");
+        out.push_str(&awareness.changes.to_string());
+        out.push_str(",\"max_severity\":");
+        string_into(out, awareness.max_severity.as_str());
+        out.push_str(",\"deltas\":[");
+        for (i, delta) in awareness.deltas.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str("{\"severity\":");
+            string_into(out, delta.severity.as_str());
+            out.push_str(",\"field\":");
+            string_into(out, &delta.field);
+            out.push_str(",\"text\":");
+            string_into(out, &delta.text);
+            out.push('}');
+        }
+        out.push_str("]}");
+    }
+    out.push('}');
 }

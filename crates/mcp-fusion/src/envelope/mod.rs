@@ -3,6 +3,7 @@
 //! and the `CallToolResult` that carries them. No other module writes XML.
 
 mod escape;
+mod json_text;
 mod limits;
 mod meta;
 mod parse;
@@ -17,5 +18,8 @@ pub use meta::{META_KEY, to_meta, validation_to_meta};
 pub(crate) use parse::opens_tool_error;
 pub use parse::{ParseError, ParsedEnvelope, parse};
 pub use render::{render, render_validation};
+pub(crate) use result::{
+    WritesEnvelopes, envelope_and_meta, validation_envelope_and_meta, written_members,
+    written_result, written_validation_result,
+};
 pub use result::{attach_warning, to_call_tool_result, validation_result};
-pub(crate) use result::{envelope_and_meta, validation_envelope_and_meta};

@@ -2,11 +2,52 @@
 //! written into one buffer.
 
 use super::escape::{attr_into, text_into};
+use super::json_text::{json_into, xml_attr_into, xml_text_into};
 use super::limits::{is_normal, normalize, normalize_validation};
 use crate::error::{
     ContractAwareness, ToolError, VALIDATION_RECOVERY, ValidationFailure, envelope_secs,
     seconds_text,
 };
+
+/// Where an envelope is written: its fixed markup, and its texts with the
+/// escapes of wire contract §2.
+pub(super) trait Xml {
+    /// Appends markup (`<`, `>`, quotes and line ends included) as it is.
+    fn markup(&mut self, s: &str);
+    /// Appends element text, escaped.
+    fn text(&mut self, s: &str);
+    /// Appends an attribute value (without its quotes), escaped.
+    fn attr(&mut self, s: &str);
+}
+
+/// The XML itself.
+impl Xml for String {
+    fn markup(&mut self, s: &str) {
+        self.push_str(s);
+    }
+    fn text(&mut self, s: &str) {
+        text_into(self, s);
+    }
+    fn attr(&mut self, s: &str) {
+        attr_into(self, s);
+    }
+}
+
+/// The XML as the contents of a JSON string, escaped for XML and JSON in
+/// one pass ([`super::json_text`]).
+pub(super) struct InJson<'a>(pub &'a mut String);
+
+impl Xml for InJson<'_> {
+    fn markup(&mut self, s: &str) {
+        json_into(self.0, s);
+    }
+    fn text(&mut self, s: &str) {
+        xml_text_into(self.0, s);
+    }
+    fn attr(&mut self, s: &str) {
+        xml_attr_into(self.0, s);
+    }
+}
 
 /// Renders `err` as the canonical `<tool_error>` envelope of wire contract §2,
 /// byte for byte: two-space indentation, one element per line, `\n` line ends,
@@ -34,45 +75,51 @@ pub fn render(err: &ToolError) -> String {
 /// [`render`] of a failure [`normalize`] already returned.
 pub(super) fn render_normalized(err: &ToolError) -> String {
     let mut out = String::with_capacity(256 + err.message.len());
-    out.push_str("<tool_error code=\"");
-    attr_into(&mut out, err.code.as_str());
-    out.push_str("\" severity=\"");
-    out.push_str(err.severity.as_str());
-    out.push_str("\">\n  <message>");
-    text_into(&mut out, &err.message);
-    out.push_str("</message>\n");
+    tool_error_into(&mut out, err);
+    out
+}
+
+/// Writes the envelope of `err`, a failure [`normalize`] already returned,
+/// into `out`.
+pub(super) fn tool_error_into(out: &mut impl Xml, err: &ToolError) {
+    out.markup("<tool_error code=\"");
+    out.attr(err.code.as_str());
+    out.markup("\" severity=\"");
+    out.markup(err.severity.as_str());
+    out.markup("\">\n  <message>");
+    out.text(&err.message);
+    out.markup("</message>\n");
     if let Some(recovery) = &err.recovery {
-        out.push_str("  <recovery>");
-        text_into(&mut out, recovery);
-        out.push_str("</recovery>\n");
+        out.markup("  <recovery>");
+        out.text(recovery);
+        out.markup("</recovery>\n");
     }
     if !err.available_actions.is_empty() {
-        out.push_str("  <available_actions>\n");
+        out.markup("  <available_actions>\n");
         for action in &err.available_actions {
-            out.push_str("    <action>");
-            text_into(&mut out, action);
-            out.push_str("</action>\n");
+            out.markup("    <action>");
+            out.text(action);
+            out.markup("</action>\n");
         }
-        out.push_str("  </available_actions>\n");
+        out.markup("  </available_actions>\n");
     }
     if !err.details.is_empty() {
-        out.push_str("  <details>\n");
+        out.markup("  <details>\n");
         for (key, value) in &err.details {
-            out.push_str("    <detail key=\"");
-            attr_into(&mut out, key);
-            out.push_str("\">");
-            text_into(&mut out, value);
-            out.push_str("</detail>\n");
+            out.markup("    <detail key=\"");
+            out.attr(key);
+            out.markup("\">");
+            out.text(value);
+            out.markup("</detail>\n");
         }
-        out.push_str("  </details>\n");
+        out.markup("  </details>\n");
     }
     if let Some(secs) = envelope_secs(err.retry_after) {
-        out.push_str("  <retry_after>");
-        out.push_str(&seconds_text(secs));
-        out.push_str("</retry_after>\n");
+        out.markup("  <retry_after>");
+        out.markup(&seconds_text(secs));
+        out.markup("</retry_after>\n");
     }
-    out.push_str("</tool_error>");
-    out
+    out.markup("</tool_error>");
 }
 
 /// Renders `failure` as the `<validation_error>` envelope of wire contract §4:
@@ -93,48 +140,54 @@ pub(super) fn render_validation_normalized(failure: &ValidationFailure) -> Strin
         .map(|f| 32 + f.path.len() + f.message.len())
         .sum();
     let mut out = String::with_capacity(256 + lines);
-    out.push_str("<validation_error action=\"");
-    attr_into(&mut out, &failure.action);
-    out.push_str("\">\n");
-    for field in &failure.fields {
-        out.push_str("  <field name=\"");
-        attr_into(&mut out, &field.path);
-        out.push_str("\">");
-        text_into(&mut out, &field.message);
-        out.push_str("</field>\n");
-    }
-    out.push_str("  <recovery>");
-    out.push_str(VALIDATION_RECOVERY);
-    out.push_str("</recovery>\n");
-    if let Some(awareness) = &failure.contract_awareness {
-        awareness_into(&mut out, awareness);
-    }
-    out.push_str("</validation_error>");
+    validation_into(&mut out, failure);
     out
+}
+
+/// Writes the envelope of `failure`, a failure [`normalize_validation`]
+/// already returned, into `out`.
+pub(super) fn validation_into(out: &mut impl Xml, failure: &ValidationFailure) {
+    out.markup("<validation_error action=\"");
+    out.attr(&failure.action);
+    out.markup("\">\n");
+    for field in &failure.fields {
+        out.markup("  <field name=\"");
+        out.attr(&field.path);
+        out.markup("\">");
+        out.text(&field.message);
+        out.markup("</field>\n");
+    }
+    out.markup("  <recovery>");
+    out.markup(VALIDATION_RECOVERY);
+    out.markup("</recovery>\n");
+    if let Some(awareness) = &failure.contract_awareness {
+        awareness_into(out, awareness);
+    }
+    out.markup("</validation_error>");
 }
 
 /// Appends the `<contract_awareness>` section of wire contract §4.1
 /// (`docs/contracts.md`): the action, how many changes concern it, how many
 /// are shown when fewer (`shown`), the most severe level, then one `<delta>`
 /// per change shown.
-fn awareness_into(out: &mut String, awareness: &ContractAwareness) {
-    out.push_str("  <contract_awareness action=\"");
-    attr_into(out, &awareness.action);
-    out.push_str(&format!("\" changes=\"{}\"", awareness.changes));
+fn awareness_into(out: &mut impl Xml, awareness: &ContractAwareness) {
+    out.markup("  <contract_awareness action=\"");
+    out.attr(&awareness.action);
+    out.markup(&format!("\" changes=\"{}\"", awareness.changes));
     if awareness.deltas.len() < awareness.changes {
-        out.push_str(&format!(" shown=\"{}\"", awareness.deltas.len()));
+        out.markup(&format!(" shown=\"{}\"", awareness.deltas.len()));
     }
-    out.push_str(" max_severity=\"");
-    out.push_str(awareness.max_severity.as_str());
-    out.push_str("\">\n");
+    out.markup(" max_severity=\"");
+    out.markup(awareness.max_severity.as_str());
+    out.markup("\">\n");
     for delta in &awareness.deltas {
-        out.push_str("    <delta severity=\"");
-        out.push_str(delta.severity.as_str());
-        out.push_str("\" field=\"");
-        attr_into(out, &delta.field);
-        out.push_str("\">");
-        text_into(out, &delta.text);
-        out.push_str("</delta>\n");
+        out.markup("    <delta severity=\"");
+        out.markup(delta.severity.as_str());
+        out.markup("\" field=\"");
+        out.attr(&delta.field);
+        out.markup("\">");
+        out.text(&delta.text);
+        out.markup("</delta>\n");
     }
-    out.push_str("  </contract_awareness>\n");
+    out.markup("  </contract_awareness>\n");
 }

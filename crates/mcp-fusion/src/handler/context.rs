@@ -55,17 +55,52 @@ pub(crate) struct ContextInner {
     pub(crate) tool: String,
     pub(crate) action: Option<String>,
     pub(crate) name: String,
-    pub(crate) request_id: String,
+    pub(crate) request_id: RequestIdText,
     pub(crate) expose_internal_errors: bool,
     pub(crate) http: Option<http::request::Parts>,
     pub(crate) peer: Peer,
     /// Who is calling, as a key for per-caller state (see [`CallContext::caller`]).
-    pub(crate) caller: String,
+    pub(crate) caller: Arc<str>,
     pub(crate) principal: Option<Principal>,
     pub(crate) states: Arc<super::States>,
     /// The connection the call came on (progress, logging, sampling,
     /// elicitation); `None` in-process.
     pub(crate) client: Option<super::client::SharedChannel>,
+}
+
+/// The JSON-RPC id of a request, written as text only when it is read
+/// ([`CallContext::request_id`]).
+#[derive(Debug, Clone)]
+pub(crate) struct RequestIdText {
+    id: Option<rmcp::model::RequestId>,
+    text: std::sync::OnceLock<String>,
+}
+
+impl RequestIdText {
+    /// The id of a JSON-RPC request.
+    pub(crate) fn of(id: rmcp::model::RequestId) -> Self {
+        RequestIdText {
+            id: Some(id),
+            text: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// A fixed text, for a call that came with no JSON-RPC request.
+    pub(crate) fn fixed(text: &str) -> Self {
+        RequestIdText {
+            id: None,
+            text: std::sync::OnceLock::from(text.to_owned()),
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        self.text.get_or_init(|| {
+            self.id
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_default()
+        })
+    }
 }
 
 /// Where a call came from, as the transport tells it. An anonymous caller of
@@ -166,7 +201,7 @@ impl CallContext {
 
     /// The JSON-RPC id of the `tools/call` request, as text.
     pub fn request_id(&self) -> &str {
-        &self.inner.request_id
+        self.inner.request_id.as_str()
     }
 
     /// Cancelled when the client cancels the call (`notifications/cancelled`)
@@ -241,11 +276,11 @@ impl CallContext {
                 tool: tool.to_owned(),
                 action: action.map(str::to_owned),
                 name,
-                request_id: String::from("0"),
+                request_id: RequestIdText::fixed("0"),
                 expose_internal_errors: false,
                 http: None,
                 peer: Peer::Local,
-                caller: String::from(LOCAL_CALLER),
+                caller: Arc::from(LOCAL_CALLER),
                 principal: None,
                 states: Arc::default(),
                 client: None,

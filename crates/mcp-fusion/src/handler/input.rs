@@ -86,7 +86,9 @@ pub struct NoArgs {}
 pub(crate) fn deserialize_args<Args: DeserializeOwned>(
     args: Value,
 ) -> Result<Args, serde_json::Error> {
-    match serde_json::from_value::<Args>(args.clone()) {
+    // Read from a borrow: the arguments are copied only when the retry
+    // needs them changed.
+    match Args::deserialize(&args) {
         Ok(args) => Ok(args),
         Err(first) => {
             let mut whole = args;

@@ -14,7 +14,7 @@ mod tool_output;
 pub use client::{Ask, LogLevel};
 pub(crate) use client::{ClientChannel, ClientFailure, SharedChannel};
 pub use context::{CallContext, Capability, Peer, Principal};
-pub(crate) use context::{ContextInner, LOCAL_CALLER, session_header};
+pub(crate) use context::{ContextInner, LOCAL_CALLER, RequestIdText, session_header};
 pub use extract::{FromCallContext, State, StateNeed, StateType, States};
 pub(crate) use input::deserialize_args;
 pub use input::{Input, NoArgs, ViaArgs, ViaContext};

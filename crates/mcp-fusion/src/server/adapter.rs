@@ -25,35 +25,27 @@ use super::input_required::{Asking, Rounds};
 use super::pagination::{ListKind, cursor_of};
 use super::task_call::{self, Answer};
 use crate::capability::Shown;
+use crate::envelope::WritesEnvelopes;
 use crate::handler::{Capability, Principal};
 
 impl Connection {
     /// Where a request came from: its request head (Streamable HTTP only),
     /// its peer, its caller key ([`crate::CallContext::caller`]), and the
-    /// connection back to the client; records the caller in the session.
+    /// connection back to the client.
     pub(super) fn origin(&self, context: &RequestContext<RoleServer>) -> Origin {
         self.origin_with(context, None)
     }
 
-    /// [`origin`](Self::origin), with the input `rounds` of a 2026-07-28
-    /// `tools/call`, `prompts/get` or `resources/read`.
-    /// Who sends the request of `context`: its HTTP head, its peer, the
-    /// principal the HTTP edge verified its bearer token as (none over
-    /// stdio) and its caller key.
+    /// Who sends a request whose HTTP head (Streamable HTTP only) is
+    /// `http`: its peer, the principal the HTTP edge verified its bearer
+    /// token as (none over stdio) and its caller key.
     fn who(
         &self,
-        context: &RequestContext<RoleServer>,
-    ) -> (
-        Option<::http::request::Parts>,
-        crate::handler::Peer,
-        Option<Principal>,
-        String,
-    ) {
-        // Over Streamable HTTP rmcp puts the request head in the request's
-        // extensions, and the transport put the caller's address in the
-        // head's own; any other transport leaves none.
-        let http = context.extensions.get::<::http::request::Parts>().cloned();
-        let peer = match &http {
+        http: Option<&::http::request::Parts>,
+    ) -> (crate::handler::Peer, Option<Principal>, Arc<str>) {
+        // The transport put the caller's address in the head's own
+        // extensions.
+        let peer = match http {
             Some(parts) => parts
                 .extensions
                 .get::<crate::handler::Peer>()
@@ -62,32 +54,50 @@ impl Connection {
             None => crate::handler::Peer::Stdio,
         };
         let principal = http
-            .as_ref()
             .and_then(|parts| parts.extensions.get::<Principal>())
             .cloned();
-        let caller = super::caller::caller_key(Some(&self.session), http.as_ref(), peer);
-        (http, peer, principal, caller)
+        let caller = super::caller::caller_of(&self.session, http, peer);
+        (peer, principal, caller)
     }
 
     /// The task owner of the request of `context` (the Tasks extension,
     /// "Auth binding": a task answers only the one that created it).
     fn task_owner(&self, context: &RequestContext<RoleServer>) -> String {
-        let (_, _, principal, caller) = self.who(context);
+        let (_, principal, caller) = self.who(http_head(context));
         super::tasks::owner_key(principal.as_ref(), &caller)
     }
 
+    /// [`origin`](Self::origin), with the input `rounds` of a 2026-07-28
+    /// `tools/call`, `prompts/get` or `resources/read`.
     pub(super) fn origin_with(
         &self,
         context: &RequestContext<RoleServer>,
         rounds: Option<Arc<crate::handler::InputRounds>>,
     ) -> Origin {
-        // Over Streamable HTTP rmcp puts the request head in the request's
-        // extensions, and the transport put the caller's address in the
-        // head's own; any other transport leaves none.
-        let (http, peer, principal, caller) = self.who(context);
-        self.session.set_caller(&caller);
+        let http = http_head(context).cloned();
+        self.origin_of(context, http, rounds)
+    }
+
+    /// [`origin_with`](Self::origin_with) of a request whose context is
+    /// not read again: its HTTP head is moved out of it, not copied.
+    fn origin_taking(
+        &self,
+        context: &mut RequestContext<RoleServer>,
+        rounds: Option<Arc<crate::handler::InputRounds>>,
+    ) -> Origin {
+        let http = context.extensions.remove::<::http::request::Parts>();
+        self.origin_of(context, http, rounds)
+    }
+
+    fn origin_of(
+        &self,
+        context: &RequestContext<RoleServer>,
+        http: Option<::http::request::Parts>,
+        rounds: Option<Arc<crate::handler::InputRounds>>,
+    ) -> Origin {
+        let (peer, principal, caller) = self.who(http.as_ref());
         Origin {
-            request_id: context.id.to_string(),
+            request_id: crate::handler::RequestIdText::of(context.id.clone()),
             cancellation: context.ct.clone(),
             http,
             peer,
@@ -96,6 +106,12 @@ impl Connection {
             principal,
         }
     }
+}
+
+/// The request head of `context`: over Streamable HTTP rmcp puts it in the
+/// request's extensions; any other transport leaves none.
+fn http_head(context: &RequestContext<RoleServer>) -> Option<&::http::request::Parts> {
+    context.extensions.get::<::http::request::Parts>()
 }
 
 impl ServerHandler for Connection {
@@ -356,7 +372,7 @@ impl ServerHandler for Connection {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
         if let Some(refused) = super::client_requirements::refusal(
             &self.server.registry(),
@@ -381,6 +397,7 @@ impl ServerHandler for Connection {
                 name: request.name.to_string(),
                 arguments: request.arguments.clone(),
                 origin: self.origin_with(&context, None),
+                written: false,
             };
             let capabilities = context.client_capabilities();
             match task_call::start(&self.server, call, capabilities, support).await {
@@ -397,10 +414,12 @@ impl ServerHandler for Connection {
             input_responses: request.input_responses.clone(),
         };
         let rounds = self.rounds(asking, &context)?;
+        let written = context.extensions.get::<WritesEnvelopes>().is_some();
         let call = CallRequest {
             name: request.name.into_owned(),
             arguments: request.arguments,
-            origin: self.origin_with(&context, rounds.as_ref().map(Rounds::shared)),
+            origin: self.origin_taking(&mut context, rounds.as_ref().map(Rounds::shared)),
+            written,
         };
         // Boxed: rmcp spawns every request's future as a task, copying it
         // whole; the pipeline's future (router, guards, middleware, handler)

@@ -16,11 +16,13 @@ use tracing::Instrument;
 
 use crate::capability::{Callable, RegisteredAction, Registry, RouteError};
 use crate::contract::SelfHealing;
-use crate::envelope::{to_call_tool_result, validation_result};
+use crate::envelope::{
+    to_call_tool_result, validation_result, written_result, written_validation_result,
+};
 use crate::error::{ErrorCode, ToolError, ValidationFailure};
 use crate::handler::{
-    CallContext, Capability, ContextInner, FromOutput, Peer, Principal, SharedChannel, States,
-    ToolOutput, until_input,
+    CallContext, Capability, ContextInner, FromOutput, Peer, Principal, RequestIdText,
+    SharedChannel, States, ToolOutput, until_input,
 };
 use crate::metrics_names::{self as names, ActionLabels};
 use crate::pipeline::{Call, Outcome, catch_panic};
@@ -29,14 +31,14 @@ use crate::pipeline::{Call, Outcome, catch_panic};
 /// its [`CallContext`] but what it calls.
 #[derive(Clone)]
 pub(crate) struct Origin {
-    pub request_id: String,
+    pub request_id: RequestIdText,
     pub cancellation: CancellationToken,
     pub http: Option<Parts>,
     pub peer: Peer,
     /// The connection, for progress, logs, sampling and elicitation.
     pub client: Option<SharedChannel>,
     /// Who is calling ([`CallContext::caller`]).
-    pub caller: String,
+    pub caller: Arc<str>,
     /// The verified caller ([`CallContext::principal`]).
     pub principal: Option<Principal>,
 }
@@ -46,6 +48,19 @@ pub(crate) struct CallRequest {
     pub name: String,
     pub arguments: Option<Map<String, Value>>,
     pub origin: Origin,
+    /// The transport writes envelope results as text
+    /// ([`WritesEnvelopes`](crate::envelope::WritesEnvelopes)): they are
+    /// made with [`envelope::written_result`](crate::envelope::written_result).
+    pub written: bool,
+}
+
+/// The result of `err` as the request wants it: see [`CallRequest::written`].
+pub(crate) fn error_result(err: &ToolError, written: bool) -> CallToolResult {
+    if written {
+        written_result(err)
+    } else {
+        to_call_tool_result(err)
+    }
 }
 
 /// Which names a fallback answers ([`ServerBuilder::fallback`](super::ServerBuilder::fallback)).
@@ -282,6 +297,7 @@ pub(crate) async fn run(
             expose_internal_errors,
             states,
             None,
+            request.written,
         )
         .await);
     }
@@ -315,7 +331,7 @@ pub(crate) async fn run(
                 expose_internal_errors,
                 &states,
             ) {
-                return Ok(to_call_tool_result(&refused));
+                return Ok(error_result(&refused, request.written));
             }
             tracing::debug!(tool = %request.name, "unknown tool");
             return Err(UnknownTool { message, data });
@@ -341,7 +357,7 @@ pub(crate) async fn run(
                     None,
                 );
             }
-            return Ok(to_call_tool_result(&err));
+            return Ok(error_result(&err, request.written));
         }
     };
     let action = routed.action;
@@ -359,13 +375,15 @@ pub(crate) async fn run(
         expose_internal_errors,
         states,
         self_healing,
+        request.written,
     )
     .await)
 }
 
 /// Runs `action`, the action a call of `target` reached, with `args`
 /// through its guarded path, and makes its result: warnings, metrics, the
-/// span, the envelope.
+/// span, the envelope (as text when `written`, see [`CallRequest::written`]).
+#[allow(clippy::too_many_arguments)] // the parts of one call, each used once
 async fn finish(
     action: &RegisteredAction,
     target: Target,
@@ -374,6 +392,7 @@ async fn finish(
     expose_internal_errors: bool,
     states: Arc<States>,
     self_healing: Option<&SelfHealing>,
+    written: bool,
 ) -> CallToolResult {
     let field_warnings: Vec<ToolError> = action
         .deprecated_fields
@@ -458,10 +477,14 @@ async fn finish(
             {
                 failure.contract_awareness = Some(awareness.clone());
             }
-            validation_result(&failure)
+            if written {
+                written_validation_result(&failure)
+            } else {
+                validation_result(&failure)
+            }
         }
         Ok(Tooled::Output(output)) => output.into_call_tool_result(action.structured),
-        Err(err) => to_call_tool_result(&err),
+        Err(err) => error_result(&err, written),
     }
 }
 

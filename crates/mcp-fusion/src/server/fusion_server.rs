@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::ServerBuilder;
 use super::caller;
 use super::connection::Connection;
-use super::dispatch::{CallRequest, Fallback, Origin, UnknownTool, run};
+use super::dispatch::{CallRequest, Fallback, Origin, UnknownTool, error_result, run};
 use super::in_flight::InFlight;
 use super::listen;
 use super::session::{Connections, Session};
@@ -283,12 +283,12 @@ impl FusionServer {
             }
             _ => None,
         };
-        let caller = caller::caller_key(None, http.as_ref(), peer);
+        let caller = caller::caller_key(None, http.as_ref(), peer).into();
         self.dispatch(CallRequest {
             name: name.to_owned(),
             arguments,
             origin: Origin {
-                request_id: String::from("local"),
+                request_id: crate::handler::RequestIdText::fixed("local"),
                 cancellation: CancellationToken::new(),
                 http,
                 peer,
@@ -296,6 +296,7 @@ impl FusionServer {
                 caller,
                 principal,
             },
+            written: false,
         })
         .await
     }
@@ -306,8 +307,9 @@ impl FusionServer {
         &self,
         request: CallRequest,
     ) -> Result<CallToolResult, UnknownToolError> {
+        let written = request.written;
         let Some(_in_flight) = self.inner.in_flight.enter() else {
-            return Ok(crate::envelope::to_call_tool_result(&shutting_down()));
+            return Ok(error_result(&shutting_down(), written));
         };
         let settings = self.inner.settings;
         let stopped = self.inner.in_flight.stopped();
@@ -324,14 +326,14 @@ impl FusionServer {
                 request,
             ) => outcome,
             () = stopped.cancelled() => {
-                return Ok(crate::envelope::to_call_tool_result(&stopped_by_shutdown(&name)));
+                return Ok(error_result(&stopped_by_shutdown(&name), written));
             }
         };
         match outcome {
             Ok(result) => Ok(result),
-            Err(unknown) if settings.unknown_tool_as_result => Ok(
-                crate::envelope::to_call_tool_result(&unknown_tool_error(&unknown)),
-            ),
+            Err(unknown) if settings.unknown_tool_as_result => {
+                Ok(error_result(&unknown_tool_error(&unknown), written))
+            }
             Err(unknown) => Err(UnknownToolError {
                 message: unknown.message,
                 data: unknown.data,

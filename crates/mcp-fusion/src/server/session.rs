@@ -84,9 +84,10 @@ pub(crate) struct Session {
     /// This connection's number (the caller of a stdio connection).
     pub(crate) id: ConnectionId,
     peer: OnceLock<Peer<RoleServer>>,
-    /// The caller key of the connection's last request (see
-    /// `super::caller`): whom a per-caller tools list change concerns.
-    caller: Mutex<Option<String>>,
+    /// The caller key of the connection's requests (see
+    /// `super::caller::caller_of`): whom a per-caller tools list change
+    /// concerns. Set once, read without a lock.
+    caller: OnceLock<Arc<str>>,
     /// The lowest level the client wants (`logging/setLevel`); `None`: all.
     log_level: Mutex<Option<LogLevel>>,
     /// The URIs of `resources/subscribe`.
@@ -109,21 +110,22 @@ impl Session {
         }
     }
 
-    /// Records the caller key of a request of this connection.
-    pub(crate) fn set_caller(&self, caller: &str) {
-        let mut slot = self.caller.lock().unwrap_or_else(PoisonError::into_inner);
-        if slot.as_deref() != Some(caller) {
-            *slot = Some(caller.to_owned());
+    /// The caller key recorded for this connection's requests.
+    pub(crate) fn caller(&self) -> Option<&Arc<str>> {
+        self.caller.get()
+    }
+
+    /// Records the caller key of a request of this connection (the first
+    /// one stays).
+    pub(crate) fn record_caller(&self, caller: &Arc<str>) {
+        if self.caller.get().is_none() {
+            let _ = self.caller.set(Arc::clone(caller));
         }
     }
 
-    /// Whether the connection's last request came from `caller`.
+    /// Whether the connection's requests came from `caller`.
     pub(crate) fn is_caller(&self, caller: &str) -> bool {
-        self.caller
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_deref()
-            == Some(caller)
+        self.caller.get().is_some_and(|key| **key == *caller)
     }
 
     /// The connection's peer, once a request or notification arrived.

@@ -27,14 +27,15 @@ use bytes::{Buf, BufMut, BytesMut};
 use futures::{Sink, SinkExt, StreamExt};
 use rmcp::RoleServer;
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, GetExtensions, RequestId, ServerJsonRpcMessage,
-    ServerNotification,
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, GetExtensions, RequestId,
+    ServerJsonRpcMessage, ServerNotification, ServerResult,
 };
 use rmcp::transport::Transport;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::Mutex;
 use tokio_util::codec::{Decoder, Encoder, FramedRead, FramedWrite};
 
+use crate::envelope::{WritesEnvelopes, written_members};
 use crate::server::jsonrpc::{
     INVALID_REQUEST, duplicate_id_response, reject_unreadable, repeated_key_response,
     too_many_values,
@@ -131,12 +132,37 @@ impl Encoder<Outgoing> for JsonLines {
 
     fn encode(&mut self, item: Outgoing, buf: &mut BytesMut) -> Result<(), std::io::Error> {
         match item {
-            Outgoing::Message(message) => serde_json::to_writer(buf.writer(), &message)?,
+            Outgoing::Message(message) => message_into(&message, buf)?,
             Outgoing::Raw(line) => buf.put_slice(line.as_bytes()),
         }
         buf.put_u8(b'\n');
         Ok(())
     }
+}
+
+/// Writes `message` as JSON into `buf`. The answer to a `tools/call` whose
+/// result the call path made as text ([`written_members`], asked for with
+/// [`WritesEnvelopes`]) gets that text between its JSON-RPC members, the
+/// bytes serde_json writes for the same result; anything else is
+/// serialized.
+fn message_into(message: &ServerJsonRpcMessage, buf: &mut BytesMut) -> serde_json::Result<()> {
+    if let ServerJsonRpcMessage::Response(response) = message
+        && let ServerResult::CallToolResult(result) = &response.result
+        && let Some(members) = written_members(result)
+    {
+        buf.put_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        serde_json::to_writer(buf.writer(), &response.id)?;
+        buf.put_slice(b",\"result\":{");
+        if let Some(result_type) = &result.result_type {
+            buf.put_slice(b"\"resultType\":");
+            serde_json::to_writer(buf.writer(), result_type)?;
+            buf.put_u8(b',');
+        }
+        buf.put_slice(members.as_bytes());
+        buf.put_slice(b"}}");
+        return Ok(());
+    }
+    serde_json::to_writer(buf.writer(), message)
 }
 
 type Writer<W> = Arc<Mutex<Option<FramedWrite<W, JsonLines>>>>;
@@ -378,6 +404,13 @@ where
                     self.unsent = Some(duplicate_id_response(&request.id));
                 }
                 Ok(mut message) => {
+                    // This transport writes envelope results as the call
+                    // path made them (`message_into`).
+                    if let ClientJsonRpcMessage::Request(request) = &mut message
+                        && let ClientRequest::CallToolRequest(call) = &mut request.request
+                    {
+                        call.extensions.insert(WritesEnvelopes);
+                    }
                     // A `subscriptions/listen` naming tasks: their ids reach
                     // the server in the request's extensions.
                     match requested_task_ids(&message, line) {
@@ -474,6 +507,51 @@ mod tests {
         assert_eq!(lines(4, b"0123456789abc\nok\n"), [None, Some("ok".into())]);
         assert_eq!(lines(4, b"01234\nok"), [None, Some("ok".into())]);
         assert_eq!(lines(4, b"0123456789"), [None]);
+    }
+
+    /// The answer carrying a result the call path made as text is the line
+    /// serde_json writes for the same answer with the result itself, with
+    /// and without `resultType`, for either kind of id.
+    #[test]
+    fn a_written_result_is_the_line_of_its_result() {
+        use crate::envelope::written_result;
+        use crate::envelope::{to_call_tool_result, validation_result, written_validation_result};
+        use crate::error::{FieldError, ValidationFailure};
+        let err = crate::ToolError::conflict("Invoice \"inv_1\" <already> paid & done.")
+            .suggest("Call billing.list.");
+        let failure = ValidationFailure::new(
+            "get_invoice",
+            vec![FieldError::new("amount", "Too small. You sent: 0.")],
+        );
+        let pairs = [
+            (written_result(&err), to_call_tool_result(&err)),
+            (
+                written_validation_result(&failure),
+                validation_result(&failure),
+            ),
+        ];
+        for (written, real) in pairs {
+            for id in [RequestId::Number(7), RequestId::String("call-\"1\"".into())] {
+                for keep_type in [true, false] {
+                    let answer = |mut result: rmcp::model::CallToolResult| {
+                        if !keep_type {
+                            result.result_type = None;
+                        }
+                        ServerJsonRpcMessage::response(
+                            ServerResult::CallToolResult(result),
+                            id.clone(),
+                        )
+                    };
+                    let mut line = BytesMut::new();
+                    message_into(&answer(written.clone()), &mut line).expect("written");
+                    let expected = serde_json::to_vec(&answer(real.clone())).expect("serialized");
+                    assert_eq!(
+                        String::from_utf8_lossy(&line),
+                        String::from_utf8_lossy(&expected)
+                    );
+                }
+            }
+        }
     }
 
     /// rmcp drops a `receive` whose `select!` arm loses; an answer of ours
