@@ -118,6 +118,12 @@ impl Prompt {
     }
 
     /// The `prompts/list` entry.
+    /// The names of the prompt's arguments, in the order they are listed
+    /// (what `completion/complete` may complete).
+    pub(crate) fn argument_names(&self) -> Vec<String> {
+        self.arguments.iter().map(|a| a.name.clone()).collect()
+    }
+
     pub(crate) fn to_rmcp(&self) -> rmcp::model::Prompt {
         let mut prompt = rmcp::model::Prompt::new(
             self.name.clone(),

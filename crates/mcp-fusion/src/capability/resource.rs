@@ -319,6 +319,16 @@ impl ResourceTemplate {
         template
     }
 
+    /// The names of the template's variables, in the order they appear
+    /// (what `completion/complete` may complete); empty when the template
+    /// could not be read.
+    pub(crate) fn variable_names(&self) -> Vec<String> {
+        self.matcher.as_ref().map_or_else(
+            |_| Vec::new(),
+            |m| m.capture_names().flatten().map(String::from).collect(),
+        )
+    }
+
     /// The variables of `uri` when it matches the template, percent-decoded;
     /// `Some(Err(reason))` when one decodes to bytes that are not UTF-8.
     pub(crate) fn variables(&self, uri: &str) -> Option<Result<Map<String, Value>, String>> {

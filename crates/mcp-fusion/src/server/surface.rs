@@ -101,6 +101,29 @@ fn unknown(
     rmcp::ErrorData::new(code, message, Some(data))
 }
 
+/// `-32602` for a `completion/complete` argument its prompt or template
+/// does not have: the closest name, the valid ones (MCP 2025-11-25,
+/// server/utilities/completion, "Error Handling": invalid arguments).
+fn unknown_argument(
+    owner_kind: &str,
+    owner: &str,
+    name: &str,
+    valid: Vec<String>,
+) -> rmcp::ErrorData {
+    let closest = crate::suggest::closest(name, valid.iter().map(String::as_str));
+    let name = crate::text::cut_chars(name, 100, "…");
+    let mut message = format!("{owner_kind} \"{owner}\" has no argument named \"{name}\".");
+    if let Some(closest) = closest {
+        message.push_str(&format!(" Did you mean \"{closest}\"?"));
+    }
+    message.push_str(&match valid.len() {
+        0 => String::from(" It takes none."),
+        _ => format!(" Valid: {}.", valid.join(", ")),
+    });
+    let data = json!({ "argument": name.as_ref(), "closest": closest, "valid": valid });
+    rmcp::ErrorData::new(RpcCode::INVALID_PARAMS, message, Some(data))
+}
+
 /// Whether the request came over the stateless 2026-07-28 protocol (its
 /// `_meta` names the protocol version): no server-to-client requests, no
 /// `logging/setLevel` or `resources/subscribe`, log levels per request.
@@ -390,12 +413,13 @@ impl Connection {
             >());
         }
         let viewer = self.viewer(Capability::Completion, context);
-        let (owner, owner_path, completers) = match &request.r#ref {
+        let (owner, owner_path, completers, names) = match &request.r#ref {
             Reference::Prompt(prompt) => match catalog.prompt(&prompt.name) {
                 Some(found) => (
                     found.prompt.name.clone(),
                     &found.callable,
                     &found.completers,
+                    found.prompt.argument_names(),
                 ),
                 None => {
                     let valid = catalog
@@ -421,6 +445,7 @@ impl Connection {
                     found.template.uri_template.clone(),
                     &found.callable,
                     &found.completers,
+                    found.template.variable_names(),
                 ),
                 None => {
                     let valid = catalog
@@ -448,6 +473,23 @@ impl Connection {
             }
         };
         let ctx = self.surface_context(Capability::Completion, &owner, context, None);
+        // A name the prompt or template does not have is a mistake in the
+        // request (a typo), not an argument with nothing to offer: -32602
+        // naming the valid ones.
+        if !names.contains(&request.argument.name)
+            && !completers.contains_key(&request.argument.name)
+        {
+            let owner_kind = match &request.r#ref {
+                Reference::Prompt(_) => "Prompt",
+                _ => "Resource template",
+            };
+            return Err(unknown_argument(
+                owner_kind,
+                &owner,
+                &request.argument.name,
+                names,
+            ));
+        }
         // An argument without a completer gets no values, once the caller
         // may use what it completes (a completer's own path checks that).
         let Some(completer) = completers.get(&request.argument.name) else {

@@ -178,12 +178,35 @@ async fn an_argument_without_a_completer_gets_no_values() {
             .unwrap(),
         completion(&[], 0, false)
     );
-    // An argument the prompt does not even have: the same.
+    connected.close().await;
+}
+
+#[tokio::test]
+async fn an_argument_the_prompt_or_template_does_not_have_is_invalid_params() {
+    let connected = connect(&server()).await;
+    let error = complete(&connected, prompt_ref("trip", "cuntry", "f"))
+        .await
+        .unwrap_err();
     assert_eq!(
-        complete(&connected, prompt_ref("trip", "colour", "r"))
-            .await
-            .unwrap(),
-        completion(&[], 0, false)
+        error_json(&error),
+        json!({
+            "code": -32602,
+            "message": "Prompt \"trip\" has no argument named \"cuntry\". Did you mean \"country\"? Valid: country, city, note.",
+            "data": {"argument": "cuntry", "closest": "country", "valid": ["country", "city", "note"]}
+        })
+    );
+    let request = json!({
+        "ref": {"type": "ref/resource", "uri": "test://items/{id}"},
+        "argument": {"name": "colour", "value": "r"}
+    });
+    let error = complete(&connected, request).await.unwrap_err();
+    assert_eq!(
+        error_json(&error),
+        json!({
+            "code": -32602,
+            "message": "Resource template \"test://items/{id}\" has no argument named \"colour\". Valid: id.",
+            "data": {"argument": "colour", "closest": null, "valid": ["id"]}
+        })
     );
     connected.close().await;
 }
