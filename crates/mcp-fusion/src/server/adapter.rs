@@ -340,7 +340,7 @@ impl ServerHandler for Connection {
     /// Holds an acknowledged `subscriptions/listen` stream open until the
     /// client closes it; the server's changes reach it meanwhile.
     async fn listen(&self, subscription: SubscriptionContext) -> Result<(), rmcp::ErrorData> {
-        self.listen_now(subscription).await
+        Box::pin(self.listen_now(subscription)).await
     }
 
     /// `logging/setLevel` (2025-11-25): the connection's level. The
@@ -400,7 +400,7 @@ impl ServerHandler for Connection {
                 written: false,
             };
             let capabilities = context.client_capabilities();
-            match task_call::start(&self.server, call, capabilities, support).await {
+            match Box::pin(task_call::start(&self.server, call, capabilities, support)).await {
                 task_call::Started::Answer(answer) => return Ok(*answer),
                 // Optional, and the task store did not answer: run directly.
                 task_call::Started::Direct => {}
@@ -448,11 +448,13 @@ impl ServerHandler for Connection {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, rmcp::ErrorData> {
-        let tasks = self.server.tasks();
-        tasks
-            .authorize(&request.task_id, &self.task_owner(&context))
-            .await?;
-        tasks.get(&request.task_id).await
+        let owner = self.task_owner(&context);
+        Box::pin(async move {
+            let tasks = self.server.tasks();
+            tasks.authorize(&request.task_id, &owner).await?;
+            tasks.get(&request.task_id).await
+        })
+        .await
     }
 
     /// `tasks/update` (SEP-2663): the client's `inputResponses` to a task's
@@ -463,14 +465,15 @@ impl ServerHandler for Connection {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), rmcp::ErrorData> {
-        self.server
-            .tasks()
-            .authorize(&request.task_id, &self.task_owner(&context))
-            .await?;
-        self.server
-            .tasks()
-            .update(&request.task_id, request.input_responses)
-            .await
+        let owner = self.task_owner(&context);
+        Box::pin(async move {
+            let tasks = self.server.tasks();
+            tasks.authorize(&request.task_id, &owner).await?;
+            tasks
+                .update(&request.task_id, request.input_responses)
+                .await
+        })
+        .await
     }
 
     /// `tasks/cancel` (SEP-2663): cancels the task's handler when it runs on
@@ -482,10 +485,12 @@ impl ServerHandler for Connection {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), rmcp::ErrorData> {
-        let tasks = self.server.tasks();
-        tasks
-            .authorize(&request.task_id, &self.task_owner(&context))
-            .await?;
-        tasks.cancel(&request.task_id).await
+        let owner = self.task_owner(&context);
+        Box::pin(async move {
+            let tasks = self.server.tasks();
+            tasks.authorize(&request.task_id, &owner).await?;
+            tasks.cancel(&request.task_id).await
+        })
+        .await
     }
 }
