@@ -211,7 +211,7 @@ fn positive_seconds(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => Ok(secs),
         _ => Err(format!(
-            "`{s}` is not a number of seconds between 0 and 86400"
+            "`{s}` is not a number of seconds above 0 and at most 86400"
         )),
     }
 }

@@ -76,7 +76,7 @@ impl FusionServer {
     /// The Streamable HTTP endpoint as an axum router with the MCP service at
     /// `/mcp` (rmcp's `StreamableHttpService`: the 2025-11-25 session
     /// handshake and the stateless 2026-07-28 protocol), behind the checks of
-    /// `options`, and with [`HttpOptions::metrics`] the Prometheus
+    /// `options`, and with `HttpOptions::metrics` (feature `metrics`) the Prometheus
     /// exposition at `/metrics`; a page of an allowed origin
     /// ([`HttpOptions::allowed_origins`]) may call every route across
     /// origins (CORS: preflights answered, `Access-Control-Allow-Origin` on
