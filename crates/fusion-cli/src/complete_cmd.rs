@@ -69,7 +69,7 @@ pub fn run(args: CompleteArgs) -> ExitCode {
         // clap's group requires one of the two.
         (None, None) => Reference::for_prompt(""),
     };
-    target::block_on(surface::run(
+    surface::run(
         &target,
         &args.connect,
         args.json,
@@ -80,9 +80,6 @@ pub fn run(args: CompleteArgs) -> ExitCode {
                 .await
         },
         |_, completion| {
-            if args.json {
-                return output::out_json(&surface::to_json(&completion));
-            }
             for value in &completion.values {
                 output::out_line(format_args!("{value}"));
             }
@@ -90,7 +87,7 @@ pub fn run(args: CompleteArgs) -> ExitCode {
                 output::err_line(format_args!("{note}"));
             }
         },
-    ))
+    )
 }
 
 /// The line after the values, on stderr: how many there are in all and

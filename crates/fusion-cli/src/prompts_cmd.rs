@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::call_cmd;
 use crate::output::{self, Paint};
 use crate::surface::{self, surface_help};
-use crate::target::{self, ConnectArgs, UsageError};
+use crate::target::{self, ConnectArgs, TargetArgs, UsageError};
 
 /// The hint after an unknown prompt or arguments it refuses.
 const LISTING: &str = "`fusion prompts` lists the prompts this server has, with their arguments";
@@ -24,11 +24,8 @@ const LISTING: &str = "`fusion prompts` lists the prompts this server has, with 
     after_help = surface_help!()
 )]
 pub struct PromptsArgs {
-    /// The server's Streamable HTTP URL (omit with --cmd).
-    #[arg(value_name = "URL")]
-    url: Option<String>,
     #[command(flatten)]
-    connect: ConnectArgs,
+    server: TargetArgs,
     /// Print the prompts as JSON, as the server listed them: [{"name",
     /// "title"?, "description"?, "arguments"?: [{"name", "description"?,
     /// "required"?}]}].
@@ -60,27 +57,19 @@ pub struct PromptArgs {
 
 /// Runs `fusion prompts`.
 pub fn run_prompts(args: PromptsArgs) -> ExitCode {
-    let target = match args.connect.target(args.url.as_deref()) {
-        Ok(target) => target,
-        Err(err) => return target::usage(err),
-    };
-    target::block_on(surface::run(
-        &target,
-        &args.connect,
+    surface::list(
+        &args.server,
         args.json,
         LISTING,
         async |client| client.list_prompts().await,
-        |client, prompts| {
-            if args.json {
-                return output::out_json(&surface::to_json(&prompts));
-            }
-            let heading = surface::heading(client, &target, prompts.len(), "prompt");
+        |client, target, prompts| {
+            let heading = surface::heading(client, target, prompts.len(), "prompt");
             output::out(format_args!(
                 "{}",
-                prompts_text(&heading, &prompts, &args.connect.paint_stdout())
+                prompts_text(&heading, &prompts, &args.server.connect.paint_stdout())
             ));
         },
-    ))
+    )
 }
 
 /// Runs `fusion prompt`.
@@ -100,23 +89,19 @@ pub fn run_prompt(args: PromptArgs) -> ExitCode {
         Ok(parts) => parts,
         Err(err) => return target::usage(err),
     };
-    target::block_on(surface::run(
+    surface::run(
         &target,
         &args.connect,
         args.json,
         LISTING,
         async |client| client.get_prompt(&name, arguments).await,
         |_, result| {
-            if args.json {
-                output::out_json(&surface::to_json(&result));
-            } else {
-                output::out(format_args!(
-                    "{}",
-                    messages_text(&result, &args.connect.paint_stdout())
-                ));
-            }
+            output::out(format_args!(
+                "{}",
+                messages_text(&result, &args.connect.paint_stdout())
+            ));
         },
-    ))
+    )
 }
 
 /// The prompt's arguments: none, ONE JSON object word (or `-`, stdin) as

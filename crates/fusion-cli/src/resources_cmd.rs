@@ -5,12 +5,13 @@
 use std::process::ExitCode;
 
 use clap::Args;
+use mcp_fusion::client::{FusionClient, FusionClientError};
 use mcp_fusion::model::{ReadResourceResult, ResourceContents};
 use serde_json::Value;
 
 use crate::output::{self, Paint};
 use crate::surface::{self, surface_help};
-use crate::target::{self, ConnectArgs};
+use crate::target::{self, ConnectArgs, TargetArgs};
 
 /// The hint after an unknown resource or a server without resources.
 const LISTING: &str = "`fusion resources` and `fusion templates` list what this server serves";
@@ -23,11 +24,8 @@ const LISTING: &str = "`fusion resources` and `fusion templates` list what this 
     after_help = surface_help!()
 )]
 pub struct ResourcesArgs {
-    /// The server's Streamable HTTP URL (omit with --cmd).
-    #[arg(value_name = "URL")]
-    url: Option<String>,
     #[command(flatten)]
-    connect: ConnectArgs,
+    server: TargetArgs,
     /// Print the resources as JSON, as the server listed them: [{"uri",
     /// "name", "title"?, "description"?, "mimeType"?, "size"?}].
     #[arg(long)]
@@ -42,11 +40,8 @@ pub struct ResourcesArgs {
     after_help = surface_help!()
 )]
 pub struct TemplatesArgs {
-    /// The server's Streamable HTTP URL (omit with --cmd).
-    #[arg(value_name = "URL")]
-    url: Option<String>,
     #[command(flatten)]
-    connect: ConnectArgs,
+    server: TargetArgs,
     /// Print the templates as JSON, as the server listed them:
     /// [{"uriTemplate", "name", "title"?, "description"?, "mimeType"?}].
     #[arg(long)]
@@ -75,80 +70,62 @@ pub struct ReadArgs {
 
 /// Runs `fusion resources`.
 pub fn run_resources(args: ResourcesArgs) -> ExitCode {
-    let target = match args.connect.target(args.url.as_deref()) {
-        Ok(target) => target,
-        Err(err) => return target::usage(err),
-    };
-    target::block_on(surface::run(
-        &target,
-        &args.connect,
+    run_table(
+        &args.server,
         args.json,
-        LISTING,
         async |client| client.list_resources().await,
-        |client, resources| {
-            if args.json {
-                return output::out_json(&surface::to_json(&resources));
-            }
-            let rows: Vec<Vec<String>> = resources
-                .iter()
-                .map(|r| {
-                    vec![
-                        r.uri.clone(),
-                        r.name.clone(),
-                        r.mime_type.clone().unwrap_or_default(),
-                        first_line(r.description.as_deref()),
-                    ]
-                })
-                .collect();
-            let heading = surface::heading(client, &target, rows.len(), "resource");
-            let paint = args.connect.paint_stdout();
-            print_table(
-                &paint,
-                &heading,
-                &["URI", "NAME", "MIME TYPE", "DESCRIPTION"],
-                &rows,
-            );
+        ("resource", &["URI", "NAME", "MIME TYPE", "DESCRIPTION"]),
+        |r| {
+            row(
+                &r.uri,
+                &r.name,
+                r.mime_type.as_deref(),
+                r.description.as_deref(),
+            )
         },
-    ))
+    )
 }
 
 /// Runs `fusion templates`.
 pub fn run_templates(args: TemplatesArgs) -> ExitCode {
-    let target = match args.connect.target(args.url.as_deref()) {
-        Ok(target) => target,
-        Err(err) => return target::usage(err),
-    };
-    target::block_on(surface::run(
-        &target,
-        &args.connect,
+    run_table(
+        &args.server,
         args.json,
-        LISTING,
         async |client| client.list_resource_templates().await,
-        |client, templates| {
-            if args.json {
-                return output::out_json(&surface::to_json(&templates));
-            }
-            let rows: Vec<Vec<String>> = templates
-                .iter()
-                .map(|t| {
-                    vec![
-                        t.uri_template.clone(),
-                        t.name.clone(),
-                        t.mime_type.clone().unwrap_or_default(),
-                        first_line(t.description.as_deref()),
-                    ]
-                })
-                .collect();
-            let heading = surface::heading(client, &target, rows.len(), "template");
-            let paint = args.connect.paint_stdout();
-            print_table(
-                &paint,
-                &heading,
-                &["URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION"],
-                &rows,
-            );
+        (
+            "template",
+            &["URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION"],
+        ),
+        |t| {
+            row(
+                &t.uri_template,
+                &t.name,
+                t.mime_type.as_deref(),
+                t.description.as_deref(),
+            )
         },
-    ))
+    )
+}
+
+/// Runs a list request and prints what it lists: its JSON with `json`,
+/// else the heading (`noun` counted) and a table with `headers`, one row a
+/// listed item.
+fn run_table<T: serde::Serialize>(
+    server: &TargetArgs,
+    json: bool,
+    request: impl AsyncFnOnce(&FusionClient) -> Result<Vec<T>, FusionClientError>,
+    (noun, headers): (&str, &[&str]),
+    row: impl Fn(&T) -> Vec<String>,
+) -> ExitCode {
+    surface::list(server, json, LISTING, request, |client, target, items| {
+        let rows: Vec<Vec<String>> = items.iter().map(row).collect();
+        let heading = surface::heading(client, target, rows.len(), noun);
+        let paint = server.connect.paint_stdout();
+        output::out_line(format_args!("{}", paint.bold(&heading)));
+        if !rows.is_empty() {
+            output::out(format_args!("\n{}", output::table(&paint, headers, &rows)));
+        }
+    })
 }
 
 /// Runs `fusion read`.
@@ -165,31 +142,30 @@ pub fn run_read(args: ReadArgs) -> ExitCode {
             Ok(parts) => parts,
             Err(err) => return target::usage(err),
         };
-    target::block_on(surface::run(
+    surface::run(
         &target,
         &args.connect,
         args.json,
         LISTING,
         async |client| client.read_resource(&uri).await,
         |_, result| {
-            if args.json {
-                output::out_json(&surface::to_json(&result));
-            } else {
-                output::out(format_args!(
-                    "{}",
-                    contents_text(&result, &args.connect.paint_stdout())
-                ));
-            }
+            output::out(format_args!(
+                "{}",
+                contents_text(&result, &args.connect.paint_stdout())
+            ));
         },
-    ))
+    )
 }
 
-/// The heading, a blank line, then the table (none for an empty list).
-fn print_table(paint: &Paint, heading: &str, headers: &[&str], rows: &[Vec<String>]) {
-    output::out_line(format_args!("{}", paint.bold(heading)));
-    if !rows.is_empty() {
-        output::out(format_args!("\n{}", output::table(paint, headers, rows)));
-    }
+/// A listed resource's or template's row: its URI (or URI template), name,
+/// MIME type (empty when not given) and the first line of its description.
+fn row(uri: &str, name: &str, mime_type: Option<&str>, description: Option<&str>) -> Vec<String> {
+    vec![
+        uri.to_owned(),
+        name.to_owned(),
+        mime_type.unwrap_or_default().to_owned(),
+        first_line(description),
+    ]
 }
 
 /// The first line of a description, or nothing.

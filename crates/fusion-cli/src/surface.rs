@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::call_cmd;
 use crate::output;
-use crate::target::{self, ConnectArgs, EXIT_OK, EXIT_USAGE_OR_CONNECTION, UsageError};
+use crate::target::{self, ConnectArgs, EXIT_OK, EXIT_USAGE_OR_CONNECTION, TargetArgs, UsageError};
 
 /// The `--help` text after the options of these commands: how TARGET is
 /// given, then their exit codes (those of `fusion call` but 1, which only a
@@ -100,33 +100,64 @@ pub fn key_values(words: &[String], flag: &str) -> Result<BTreeMap<String, Strin
     Ok(pairs)
 }
 
-/// Connects to `target`, sends `request`, and prints its answer with
-/// `print` (exit 0); a failure (connection, JSON-RPC, transport, time-out)
-/// is printed as `fusion call` prints it, on stdout as `{"error": {...}}`
-/// with `json`, else on stderr: an mcp-fusion envelope in the error's `data`
-/// as `fusion call` prints a tool failure, any other error with `listing` as
-/// the hint after a `-32602`, `-32601` or `-32002` (exit 2).
-pub async fn run<T>(
+/// Connects to `target`, sends `request`, and prints its answer (exit 0):
+/// as its JSON on stdout with `json`, else with `text`; a failure
+/// (connection, JSON-RPC, transport, time-out) is printed as `fusion call`
+/// prints it, on stdout as `{"error": {...}}` with `json`, else on stderr:
+/// an mcp-fusion envelope in the error's `data` as `fusion call` prints a
+/// tool failure, any other error with `listing` as the hint after a
+/// `-32602`, `-32601` or `-32002` (exit 2).
+pub fn run<T: serde::Serialize>(
     target: &Target,
     connect: &ConnectArgs,
     json: bool,
     listing: &str,
     request: impl AsyncFnOnce(&FusionClient) -> Result<T, FusionClientError>,
-    print: impl FnOnce(&FusionClient, T),
+    text: impl FnOnce(&FusionClient, T),
 ) -> ExitCode {
-    let client = match FusionClient::connect(target, connect.client_options()).await {
-        Ok(client) => client,
-        Err(err) => return report(&err, None, connect, json, listing),
+    target::block_on(async move {
+        let client = match FusionClient::connect(target, connect.client_options()).await {
+            Ok(client) => client,
+            Err(err) => return report(&err, None, connect, json, listing),
+        };
+        let code = match request(&client).await {
+            Ok(answer) if json => {
+                output::out_json(&to_json(&answer));
+                ExitCode::from(EXIT_OK)
+            }
+            Ok(answer) => {
+                text(&client, answer);
+                ExitCode::from(EXIT_OK)
+            }
+            Err(err) => report(&err, client.server_stderr(), connect, json, listing),
+        };
+        client.close().await;
+        code
+    })
+}
+
+/// A listing command's run: the target from `server` (a usage error exits
+/// 2), then `request` as [`run`] sends it, `text` given the target for the
+/// heading.
+pub fn list<T: serde::Serialize>(
+    server: &TargetArgs,
+    json: bool,
+    listing: &str,
+    request: impl AsyncFnOnce(&FusionClient) -> Result<T, FusionClientError>,
+    text: impl FnOnce(&FusionClient, &Target, T),
+) -> ExitCode {
+    let target = match server.target() {
+        Ok(target) => target,
+        Err(err) => return target::usage(err),
     };
-    let code = match request(&client).await {
-        Ok(answer) => {
-            print(&client, answer);
-            ExitCode::from(EXIT_OK)
-        }
-        Err(err) => report(&err, client.server_stderr(), connect, json, listing),
-    };
-    client.close().await;
-    code
+    run(
+        &target,
+        &server.connect,
+        json,
+        listing,
+        request,
+        |client, answer| text(client, &target, answer),
+    )
 }
 
 /// Prints a failure as JSON on stdout or readably on stderr; exit code 2.

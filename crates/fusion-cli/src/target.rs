@@ -230,6 +230,29 @@ fn client_metadata_url(s: &str) -> Result<String, String> {
     }
 }
 
+/// The server a listing command (`fusion tools`, `resources`, `templates`,
+/// `prompts`) reaches: its URL as the one positional word, or `--cmd`, with
+/// the connection options.
+#[derive(Debug, Args)]
+pub struct TargetArgs {
+    /// The server's Streamable HTTP URL (omit with --cmd).
+    #[arg(value_name = "URL")]
+    pub url: Option<String>,
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+}
+
+impl TargetArgs {
+    /// The target: `--cmd` or the URL ([`ConnectArgs::target`]).
+    ///
+    /// # Errors
+    /// Both or neither given, a URL that is not `http(s)://`, or an unusable
+    /// `--cmd` or connection option.
+    pub fn target(&self) -> Result<Target, UsageError> {
+        self.connect.target(self.url.as_deref())
+    }
+}
+
 /// A usage error: printed as `error: ...` and exit code 2.
 #[derive(Debug)]
 pub struct UsageError(pub String);

@@ -7,7 +7,7 @@ use mcp_fusion::client::ToolSummary;
 use serde_json::{Value, json};
 
 use crate::output::{self, Paint};
-use crate::target::{self, ConnectArgs, EXIT_OK, EXIT_USAGE_OR_CONNECTION};
+use crate::target::{self, EXIT_OK, EXIT_USAGE_OR_CONNECTION, TargetArgs};
 
 /// Options of `fusion tools`.
 #[derive(Debug, Args)]
@@ -22,11 +22,8 @@ Exit codes:
     )
 )]
 pub struct ToolsArgs {
-    /// The server's Streamable HTTP URL (omit with --cmd).
-    #[arg(value_name = "URL")]
-    url: Option<String>,
     #[command(flatten)]
-    connect: ConnectArgs,
+    server: TargetArgs,
     /// Print the tools as JSON: [{"name", "description", "required",
     /// "actions": [{"name", "required"}], "input_schema"}].
     #[arg(long)]
@@ -35,12 +32,12 @@ pub struct ToolsArgs {
 
 /// Runs `fusion tools`.
 pub fn run(args: ToolsArgs) -> ExitCode {
-    let target = match args.connect.target(args.url.as_deref()) {
+    let target = match args.server.target() {
         Ok(target) => target,
         Err(err) => return target::usage(err),
     };
     target::block_on(async move {
-        let client = match target::connect(&target, &args.connect).await {
+        let client = match target::connect(&target, &args.server.connect).await {
             Ok(client) => client,
             Err(code) => return code,
         };
@@ -68,13 +65,13 @@ pub fn run(args: ToolsArgs) -> ExitCode {
                         .collect();
                     output::out(format_args!(
                         "{}",
-                        tools_report(&server, &summaries, &args.connect.paint_stdout())
+                        tools_report(&server, &summaries, &args.server.connect.paint_stdout())
                     ));
                 }
                 ExitCode::from(EXIT_OK)
             }
             Err(err) => {
-                target::print_failure(&err, client.server_stderr(), &args.connect);
+                target::print_failure(&err, client.server_stderr(), &args.server.connect);
                 ExitCode::from(EXIT_USAGE_OR_CONNECTION)
             }
         };

@@ -37,6 +37,15 @@ fn assert_ok(run: &Run, stdout: &str) {
     assert_eq!(run.stderr, "");
 }
 
+/// `fusion COMMAND --cmd CONFORMANCE WORDS…`, which must exit 0: its
+/// stdout's JSON.
+#[track_caller]
+fn json_over_stdio(command: &str, words: &[&str]) -> Value {
+    let run = over_stdio(command, words);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    json_of(&run.stdout)
+}
+
 fn json_of(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
 }
@@ -55,10 +64,9 @@ fn resources_are_a_table_of_uri_name_mime_type_and_description() {
             heading("3 resources")
         ),
     );
-    let run = over_stdio("resources", &["--json"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = json_over_stdio("resources", &["--json"]);
     assert_eq!(
-        json_of(&run.stdout)[0],
+        json[0],
         json!({
             "uri": "test://static-text",
             "name": "Static Text Resource",
@@ -80,10 +88,9 @@ fn templates_are_a_table_of_uri_template_name_mime_type_and_description() {
             heading("1 template")
         ),
     );
-    let run = over_stdio("templates", &["--json"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = json_over_stdio("templates", &["--json"]);
     assert_eq!(
-        json_of(&run.stdout),
+        json,
         json!([{
             "uriTemplate": "test://template/{id}/data",
             "name": "Resource Template",
@@ -107,9 +114,8 @@ fn read_prints_text_as_it_is_and_summarizes_a_blob() {
         &over_stdio("read", &["test://static-binary"]),
         "[blob image/png, 70 bytes]\n",
     );
-    let run = over_stdio("read", &["--json", "test://static-binary"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let contents = &json_of(&run.stdout)["contents"];
+    let json = json_over_stdio("read", &["--json", "test://static-binary"]);
+    let contents = &json["contents"];
     assert_eq!(contents[0]["uri"], "test://static-binary");
     assert_eq!(contents[0]["mimeType"], "image/png");
     assert_eq!(
@@ -162,10 +168,9 @@ fn prompts_are_listed_with_their_arguments_required_marked() {
             heading("5 prompts")
         ),
     );
-    let run = over_stdio("prompts", &["--json"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = json_over_stdio("prompts", &["--json"]);
     assert_eq!(
-        json_of(&run.stdout)[1]["arguments"],
+        json[1]["arguments"],
         json!([
             {"name": "arg1", "description": "First test argument", "required": true},
             {"name": "arg2", "description": "Second test argument", "required": true}
@@ -207,10 +212,9 @@ fn a_prompt_takes_key_value_pairs_or_one_json_object_and_prints_its_messages() {
          user:\n  \
          Please process the embedded resource above.\n",
     );
-    let run = over_stdio("prompt", &["--json", "test_simple_prompt"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = json_over_stdio("prompt", &["--json", "test_simple_prompt"]);
     assert_eq!(
-        json_of(&run.stdout)["messages"],
+        json["messages"],
         json!([{
             "role": "user",
             "content": {"type": "text", "text": "This is a simple prompt for testing."}
@@ -286,7 +290,7 @@ fn complete_prints_one_value_a_line() {
         ),
         "123\n456\n789\n",
     );
-    let run = over_stdio(
+    let json = json_over_stdio(
         "complete",
         &[
             "--json",
@@ -298,9 +302,8 @@ fn complete_prints_one_value_a_line() {
             "4",
         ],
     );
-    assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
-        json_of(&run.stdout),
+        json,
         json!({"values": ["456"], "total": 1, "hasMore": false})
     );
     // No value starts with it: nothing on stdout, a note on stderr.

@@ -38,22 +38,27 @@ fn call(json: bool, tool: &str, args: &str) -> Run {
     fusion_with(&command, &[], b"")
 }
 
+/// `fusion call --cmd with-rmcp TOOL ARGS` is a tool error (exit 1):
+/// `text` on stdout, and with `--json` exactly `json`.
+fn assert_tool_error(tool: &str, args: &str, text: &str, json: Value) {
+    let run = call(false, tool, args);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(run.stdout, text);
+
+    let run = call(true, tool, args);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let output: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(output, json);
+}
+
 const INVALID: &str = r#"{"id": "nope", "email": "not-an-email", "amount": 0, "amout": 5}"#;
 
 #[test]
 fn invalid_arguments_are_the_phrased_validation_error() {
-    let run = call(false, "get_invoice", INVALID);
-    assert_eq!(run.code, 1, "{}", run.stderr);
-    assert_eq!(
-        run.stdout,
-        "tool error VALIDATION_ERROR (severity: error)\n  action:            get_invoice\n  message:           The arguments for get_invoice are not valid (4 problems).\n  fields:\n    id: Does not match the pattern. You sent: 'nope'. Expected a string matching the pattern '^inv_[0-9]+$'.\n    email: Invalid email format. You sent: 'not-an-email'. Expected a valid email address (e.g. user@example.com).\n    amount: Too small. You sent: 0. Expected an integer >= 1.\n    amout: Unrecognized field \"amout\". You sent: 5. Known fields: \"id\", \"email\", \"amount\". Check for typos.\n  recovery:          Fix the fields above and call the tool again. Do not explain the error.\n"
-    );
-
-    let run = call(true, "get_invoice", INVALID);
-    assert_eq!(run.code, 1, "{}", run.stderr);
-    let output: Value = serde_json::from_str(&run.stdout).expect("JSON");
-    assert_eq!(
-        output,
+    assert_tool_error(
+        "get_invoice",
+        INVALID,
+        "tool error VALIDATION_ERROR (severity: error)\n  action:            get_invoice\n  message:           The arguments for get_invoice are not valid (4 problems).\n  fields:\n    id: Does not match the pattern. You sent: 'nope'. Expected a string matching the pattern '^inv_[0-9]+$'.\n    email: Invalid email format. You sent: 'not-an-email'. Expected a valid email address (e.g. user@example.com).\n    amount: Too small. You sent: 0. Expected an integer >= 1.\n    amout: Unrecognized field \"amout\". You sent: 5. Known fields: \"id\", \"email\", \"amount\". Check for typos.\n  recovery:          Fix the fields above and call the tool again. Do not explain the error.\n",
         json!({"error": {
             "kind": "tool",
             "code": "VALIDATION_ERROR",
@@ -68,7 +73,7 @@ fn invalid_arguments_are_the_phrased_validation_error() {
                 {"path": "amout", "message": "Unrecognized field \"amout\". You sent: 5. Known fields: \"id\", \"email\", \"amount\". Check for typos."}
             ],
             "source": "meta"
-        }})
+        }}),
     );
 }
 
@@ -90,18 +95,10 @@ fn the_validation_error_is_the_one_fusion_serve_answers() {
 #[test]
 fn a_missing_invoice_is_not_found_naming_the_list_tool() {
     let args = r#"{"id": "inv_9", "email": "a@example.com", "amount": 5}"#;
-    let run = call(false, "get_invoice", args);
-    assert_eq!(run.code, 1, "{}", run.stderr);
-    assert_eq!(
-        run.stdout,
-        "tool error NOT_FOUND (severity: error)\n  message:           No invoice with that ID\n  recovery:          List invoices first, then retry with a real ID\n  available actions: list_invoices\n  details:           requestedId = inv_9\n"
-    );
-
-    let run = call(true, "get_invoice", args);
-    assert_eq!(run.code, 1, "{}", run.stderr);
-    let output: Value = serde_json::from_str(&run.stdout).expect("JSON");
-    assert_eq!(
-        output,
+    assert_tool_error(
+        "get_invoice",
+        args,
+        "tool error NOT_FOUND (severity: error)\n  message:           No invoice with that ID\n  recovery:          List invoices first, then retry with a real ID\n  available actions: list_invoices\n  details:           requestedId = inv_9\n",
         json!({"error": {
             "kind": "tool",
             "code": "NOT_FOUND",
@@ -111,7 +108,7 @@ fn a_missing_invoice_is_not_found_naming_the_list_tool() {
             "available_actions": ["list_invoices"],
             "details": {"requestedId": "inv_9"},
             "source": "meta"
-        }})
+        }}),
     );
 
     let run = call(false, "list_invoices", "{}");

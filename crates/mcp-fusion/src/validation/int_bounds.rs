@@ -11,30 +11,7 @@
 
 use serde_json::{Map, Value};
 
-/// Keywords whose value is one schema.
-const ONE_SCHEMA: [&str; 11] = [
-    "items",
-    "additionalProperties",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "additionalItems",
-    "contains",
-    "propertyNames",
-    "not",
-    "if",
-    "then",
-    "else",
-];
-/// Keywords whose value is an array of schemas.
-const SCHEMA_ARRAYS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
-/// Keywords whose value maps names to schemas.
-const SCHEMA_MAPS: [&str; 5] = [
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-];
+use super::subschemas::{ONE_SCHEMA, SCHEMA_ARRAYS, SCHEMA_MAPS};
 
 /// `schema` with the implied bounds of integer formats added where missing.
 pub(crate) fn with_integer_bounds(schema: &Value) -> Value {

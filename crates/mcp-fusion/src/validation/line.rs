@@ -44,17 +44,9 @@ impl Line {
         value: Option<&Value>,
         expected: &str,
     ) -> Self {
-        let mut message = String::with_capacity(problem.len() + expected.len() + 40);
-        message.push_str(problem);
-        message.push_str(". You sent: ");
-        sent_into(&mut message, value);
-        message.push_str(". ");
-        message.push_str(expected);
-        Line {
-            segs,
-            keyword,
-            message,
-        }
+        Self::compose(segs, keyword, problem, expected, 40, |message| {
+            sent_into(message, value);
+        })
     }
 
     pub(crate) fn new(
@@ -64,10 +56,32 @@ impl Line {
         sent: &str,
         expected: &str,
     ) -> Self {
-        let mut message = String::with_capacity(problem.len() + sent.len() + expected.len() + 14);
+        Self::compose(
+            segs,
+            keyword,
+            problem,
+            expected,
+            sent.len() + 14,
+            |message| {
+                message.push_str(sent);
+            },
+        )
+    }
+
+    /// `{problem}. You sent: {sent}. {expected}`, `sent` writing its clause;
+    /// `extra` is the capacity reserved besides `problem` and `expected`.
+    fn compose(
+        segs: Vec<Seg>,
+        keyword: &'static str,
+        problem: &str,
+        expected: &str,
+        extra: usize,
+        sent: impl FnOnce(&mut String),
+    ) -> Self {
+        let mut message = String::with_capacity(problem.len() + expected.len() + extra);
         message.push_str(problem);
         message.push_str(". You sent: ");
-        message.push_str(sent);
+        sent(&mut message);
         message.push_str(". ");
         message.push_str(expected);
         Line {

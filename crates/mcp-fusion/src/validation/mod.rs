@@ -39,6 +39,7 @@ mod phrase;
 mod plan;
 mod schema_error;
 mod sent;
+mod subschemas;
 mod union;
 mod unknown_keys;
 mod validator;

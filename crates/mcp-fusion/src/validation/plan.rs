@@ -31,34 +31,10 @@ use super::expect::{
 };
 use super::lookup::{self, Unions};
 use super::path::Seg;
+use super::subschemas::{ONE_SCHEMA, SCHEMA_ARRAYS, SCHEMA_MAPS};
 
 /// How deep the plan follows nested schemas; deeper ones are walked.
 const MAX_DEPTH: usize = 64;
-
-/// Keywords whose value is one schema.
-const ONE_SCHEMA: [&str; 11] = [
-    "items",
-    "additionalProperties",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "additionalItems",
-    "contains",
-    "propertyNames",
-    "not",
-    "if",
-    "then",
-    "else",
-];
-/// Keywords whose value is an array of schemas.
-const SCHEMA_ARRAYS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
-/// Keywords whose value maps names to schemas.
-const SCHEMA_MAPS: [&str; 5] = [
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-];
 
 /// One action's phrasing, resolved from its schema (see the module
 /// documentation). Empty for [`Plan::default`]: every line is then walked.

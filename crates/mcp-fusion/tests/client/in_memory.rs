@@ -145,6 +145,17 @@ async fn connect(server: &FusionServer, options: ClientOptions) -> FusionClient 
         .expect("the in-memory handshake succeeds")
 }
 
+/// The names of the tools the client lists, in the server's order.
+async fn tool_names(client: &FusionClient) -> Vec<String> {
+    client
+        .list_tools()
+        .await
+        .expect("tools/list")
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect()
+}
+
 /// The text of a tool result's first content block.
 fn first_text(result: &mcp_fusion::model::CallToolResult) -> String {
     result.content[0]
@@ -182,15 +193,8 @@ async fn tools_are_listed_and_called_over_the_whole_protocol() {
         Some((String::from("memory"), String::from("1.2.3")))
     );
     client.ping().await.expect("the server answers ping");
-    let names: Vec<String> = client
-        .list_tools()
-        .await
-        .expect("tools/list")
-        .iter()
-        .map(|t| t.name.to_string())
-        .collect();
     assert_eq!(
-        names,
+        tool_names(&client).await,
         ["echo", "get_invoice", "work", "confirm", "ask", "roots"]
     );
 
@@ -306,15 +310,8 @@ async fn a_tool_added_at_run_time_is_announced_and_listed() {
         next(&mut notifications).await,
         json!({"method": "notifications/tools/list_changed"})
     );
-    let names: Vec<String> = client
-        .list_tools()
-        .await
-        .expect("tools/list")
-        .iter()
-        .map(|t| t.name.to_string())
-        .collect();
     assert_eq!(
-        names,
+        tool_names(&client).await,
         [
             "echo",
             "get_invoice",

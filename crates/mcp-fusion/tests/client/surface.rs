@@ -95,6 +95,13 @@ async fn server() -> (String, CancellationToken) {
     (format!("http://{addr}/mcp"), stop)
 }
 
+/// A client connected to the server at `url` with `options`.
+async fn connect(url: &str, options: ClientOptions) -> FusionClient {
+    FusionClient::connect(&Target::http(url), options)
+        .await
+        .expect("connected")
+}
+
 /// Both revisions' options.
 fn revisions() -> [ClientOptions; 2] {
     [
@@ -108,9 +115,7 @@ async fn resources_and_templates_are_listed_across_pages_and_read() {
     let (url, stop) = server().await;
     for options in revisions() {
         let revision = options.protocol;
-        let client = FusionClient::connect(&Target::http(&url), options)
-            .await
-            .expect("connected");
+        let client = connect(&url, options).await;
 
         let resources = client.list_resources().await.expect("resources/list");
         let listed: Vec<_> = resources
@@ -183,9 +188,7 @@ async fn resources_and_templates_are_listed_across_pages_and_read() {
 async fn an_unknown_resource_is_the_servers_error_naming_the_uri() {
     let (url, stop) = server().await;
     for (options, expected) in revisions().into_iter().zip([-32002, -32602]) {
-        let client = FusionClient::connect(&Target::http(&url), options)
-            .await
-            .expect("connected");
+        let client = connect(&url, options).await;
         let error = client.read_resource("test://nothing").await.unwrap_err();
         let FusionClientError::JsonRpc { code, data, .. } = &error else {
             panic!("a JSON-RPC error, got {error:?}");
@@ -202,9 +205,7 @@ async fn prompts_are_listed_across_pages_and_got() {
     let (url, stop) = server().await;
     for options in revisions() {
         let revision = options.protocol;
-        let client = FusionClient::connect(&Target::http(&url), options)
-            .await
-            .expect("connected");
+        let client = connect(&url, options).await;
         let prompts = client.list_prompts().await.expect("prompts/list");
         let listed: Vec<_> = prompts
             .iter()
@@ -253,9 +254,7 @@ async fn prompts_are_listed_across_pages_and_got() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unknown_prompt_is_32602_and_arguments_must_be_an_object() {
     let (url, stop) = server().await;
-    let client = FusionClient::connect(&Target::http(&url), ClientOptions::default())
-        .await
-        .expect("connected");
+    let client = connect(&url, ClientOptions::default()).await;
     let error = client.get_prompt("nope", Value::Null).await.unwrap_err();
     let FusionClientError::JsonRpc { code, .. } = &error else {
         panic!("a JSON-RPC error, got {error:?}");
@@ -275,9 +274,7 @@ async fn completion_answers_for_a_prompt_and_a_template_with_context() {
     let (url, stop) = server().await;
     for options in revisions() {
         let revision = options.protocol;
-        let client = FusionClient::connect(&Target::http(&url), options)
-            .await
-            .expect("connected");
+        let client = connect(&url, options).await;
         let names = client
             .complete(Reference::for_prompt("greet"), "name", "a", HashMap::new())
             .await
