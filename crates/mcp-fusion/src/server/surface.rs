@@ -479,6 +479,11 @@ impl Connection {
         if !names.contains(&request.argument.name)
             && !completers.contains_key(&request.argument.name)
         {
+            // Only to a caller that may use the prompt or template: the
+            // names of its arguments are not told to anyone else.
+            if let Some(refused) = owner_path.visibility.auth.refusal(&ctx) {
+                return Err(failed(&refused, false));
+            }
             let owner_kind = match &request.r#ref {
                 Reference::Prompt(_) => "Prompt",
                 _ => "Resource template",
