@@ -66,16 +66,32 @@ pub fn attr_into(out: &mut String, s: &str) {
 /// The length in bytes of `s` written as element text.
 pub fn text_len(s: &str) -> usize {
     let bytes = s.as_bytes();
-    (0..bytes.len())
-        .map(|i| text_replacement(bytes, i).map_or(1, str::len))
-        .sum()
+    // A branch-free sum over the bytes (`&amp;` adds 4, `&lt;` 3), then
+    // `]]&gt;` only in a text that holds a `>` at all.
+    let added: usize = bytes
+        .iter()
+        .map(|&b| usize::from(b == b'&') * 4 + usize::from(b == b'<') * 3)
+        .sum();
+    let closes = if bytes.contains(&b'>') {
+        bytes.windows(3).filter(|w| *w == b"]]>").count() * 3
+    } else {
+        0
+    };
+    bytes.len() + added + closes
 }
 
 /// The length in bytes of `s` written as an attribute value.
 pub fn attr_len(s: &str) -> usize {
-    s.bytes()
-        .map(|byte| attr_replacement(byte).map_or(1, str::len))
-        .sum()
+    let added: usize = s
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\'' => 5,
+            b'&' | b'\n' | b'\r' => 4,
+            b'<' | b'>' | b'\t' => 3,
+            _ => 0,
+        })
+        .sum();
+    s.len() + added
 }
 
 #[cfg(test)]
@@ -105,7 +121,15 @@ mod tests {
         assert_eq!(attr("a\tb\nc\rd"), "a&#9;b&#10;c&#13;d");
         assert_eq!(text("x]]>y >"), "x]]&gt;y >");
         assert_eq!(text_len("a<b"), 6);
-        for sample in [input, "x]]>y >", "a\tb\nc\rd", "é<漢>&👍", ""] {
+        for sample in [
+            input,
+            "x]]>y >",
+            "]]]>]]>>",
+            "a\tb\nc\rd",
+            "é<漢>&👍",
+            "",
+            "&<>\"'\t\n\r",
+        ] {
             assert_eq!(text_len(sample), text(sample).len(), "{sample}");
             assert_eq!(attr_len(sample), attr(sample).len(), "{sample}");
         }

@@ -56,6 +56,14 @@ const DELTA_FRAME_BYTES: usize = 56;
 /// (CR too in element text), or U+FFFE / U+FFFF (UTF-8 `EF BF BE`/`EF BF BF`).
 fn needs_sanitizing(s: &str, text: bool) -> bool {
     let bytes = s.as_bytes();
+    // Most texts hold neither a control character nor the lead byte of
+    // U+FFFE / U+FFFF: a branch-free pass over the bytes says so.
+    if !bytes
+        .iter()
+        .fold(false, |seen, &b| seen | (b < 0x20) | (b == 0xEF))
+    {
+        return false;
+    }
     bytes.iter().enumerate().any(|(i, &b)| match b {
         b'\t' | b'\n' => false,
         b'\r' => text,

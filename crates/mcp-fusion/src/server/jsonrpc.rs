@@ -26,6 +26,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
+use super::message_text::MessageText;
+
 /// JSON-RPC 2.0's code for a message that is not JSON.
 pub(crate) const PARSE_ERROR: i32 = -32700;
 /// JSON-RPC 2.0's code for JSON that is not a valid request.
@@ -282,7 +284,10 @@ pub(crate) fn duplicate_id_response(id: &RequestId) -> String {
 /// left to each reader (RFC 8259 §4), so a proxy that reads the first
 /// `action` or `id` and this server, which would read the last, could
 /// disagree. `None` for any other message.
-pub(crate) fn repeated_key_response(message: &ClientJsonRpcMessage, text: &[u8]) -> Option<String> {
+pub(crate) fn repeated_key_response(
+    message: &ClientJsonRpcMessage,
+    text: &MessageText<'_>,
+) -> Option<String> {
     let ClientJsonRpcMessage::Request(request) = message else {
         return None;
     };
@@ -294,12 +299,12 @@ pub(crate) fn repeated_key_response(message: &ClientJsonRpcMessage, text: &[u8])
     ) {
         return None;
     }
-    let key = crate::json::repeated_key(text)?;
+    let key = text.repeated_key()?;
     let error = ErrorData::invalid_params(
         format!(
             "Invalid params for {}: the key {} appears twice in one object; send each key once",
             request.request.method(),
-            Value::String(key)
+            Value::String(key.to_owned())
         ),
         None,
     );
@@ -307,7 +312,7 @@ pub(crate) fn repeated_key_response(message: &ClientJsonRpcMessage, text: &[u8])
 }
 
 /// The answer to a message that holds more JSON values than a transport
-/// takes ([`crate::json::holds_more_values_than`]), found before the message
+/// takes ([`MessageText::over_limit`]), found before the message
 /// is parsed.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct TooManyValues {
@@ -342,17 +347,18 @@ struct HeadParams {
     name: Option<String>,
 }
 
-/// The answer to the JSON text `text` (one message) when it holds more than
-/// `max` JSON values; `None` when it holds at most `max` (or is not JSON:
-/// its parse answers it). The text is only walked, never built, so a message
-/// of millions of values costs no more memory than its bytes. A `tools/call`
-/// gets a tool result only `in_session` (a request outside any session gets
-/// the `-32600`).
-pub(crate) fn too_many_values(text: &[u8], max: usize, in_session: bool) -> Option<TooManyValues> {
-    if !crate::json::holds_more_values_than(text, max) {
+/// The answer to the message `text` when it holds more JSON values than the
+/// limit its walk counted against ([`MessageText::read`]); `None` when it
+/// holds no more (or is not JSON: its parse answers it). The text is only
+/// walked, never built, so a message of millions of values costs no more
+/// memory than its bytes. A `tools/call` gets a tool result only
+/// `in_session` (a request outside any session gets the `-32600`).
+pub(crate) fn too_many_values(text: &MessageText<'_>, in_session: bool) -> Option<TooManyValues> {
+    if !text.over_limit() {
         return None;
     }
-    let head = serde_json::from_slice::<Head<'_>>(text).ok();
+    let max = text.max_values();
+    let head = serde_json::from_slice::<Head<'_>>(text.text()).ok();
     let null = null_id();
     let id = head.as_ref().and_then(|h| h.id).filter(|raw| {
         raw.get().starts_with(['"', '-']) || raw.get().starts_with(|c: char| c.is_ascii_digit())
@@ -529,15 +535,16 @@ mod tests {
         let ping =
             br#"{"jsonrpc":"2.0","id":"p","method":"ping","params":{"_meta":{"pad":[{},{},{}]}}}"#;
         // 9 values: the message, "2.0", "p", "ping", params, _meta, pad, 3 items.
-        assert_eq!(too_many_values(ping, 10, true), None);
-        let refused = too_many_values(ping, 9, true).expect("over the limit");
+        assert_eq!(too_many_values(&MessageText::read(ping, 10), true), None);
+        let refused = too_many_values(&MessageText::read(ping, 9), true).expect("over the limit");
         assert_eq!(
             refused.answer,
             r#"{"jsonrpc":"2.0","id":"p","error":{"code":-32600,"message":"Invalid Request: the message holds more than 9 JSON values, this server's limit; send less in one message"}}"#
         );
         assert!(!refused.tool_result && !refused.notification);
         let call = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","arguments":{"xs":[1,2,3]}}}"#;
-        let in_session = too_many_values(call, 5, true).expect("over the limit");
+        let in_session =
+            too_many_values(&MessageText::read(call, 5), true).expect("over the limit");
         assert!(in_session.tool_result);
         let answer: Value = serde_json::from_str(&in_session.answer).expect("JSON");
         assert_eq!(answer["id"], 7);
@@ -548,7 +555,7 @@ mod tests {
             json!([{"path": "(root)", "message": "Too many values. You sent: more than 5 JSON values in one request. Expected at most 5 (objects, arrays, strings, numbers, booleans and nulls each count one): send the data in several smaller calls."}])
         );
         // Outside a session, a tools/call is refused as any request is.
-        let outside = too_many_values(call, 5, false).expect("over the limit");
+        let outside = too_many_values(&MessageText::read(call, 5), false).expect("over the limit");
         assert!(!outside.tool_result);
         assert!(
             outside
@@ -558,7 +565,7 @@ mod tests {
         let notification =
             br#"{"jsonrpc":"2.0","method":"notifications/x","params":{"a":[1,2,3]}}"#;
         assert!(
-            too_many_values(notification, 3, true)
+            too_many_values(&MessageText::read(notification, 3), true)
                 .expect("over")
                 .notification
         );

@@ -18,6 +18,7 @@ pub(crate) mod jsonrpc;
 mod link;
 pub(crate) mod listen;
 pub(crate) mod listener;
+pub(crate) mod message_text;
 mod pagination;
 #[cfg(feature = "http")]
 mod param_headers;

@@ -40,6 +40,7 @@ use crate::server::jsonrpc::{
     INVALID_REQUEST, duplicate_id_response, reject_unreadable, repeated_key_response,
     too_many_values,
 };
+use crate::server::message_text::MessageText;
 use crate::server::task_listen::{acknowledge_task_ids, error_answer, requested_task_ids};
 
 /// The longest line (one message) read, in bytes: 16 MiB, as rmcp's own
@@ -380,7 +381,8 @@ where
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            if let Some(refused) = too_many_values(line, self.max_json_values, true) {
+            let text = MessageText::read(line, self.max_json_values);
+            if let Some(refused) = too_many_values(&text, true) {
                 tracing::debug!(
                     max = self.max_json_values,
                     "a message with too many JSON values"
@@ -390,9 +392,9 @@ where
                 }
                 continue;
             }
-            let message = serde_json::from_slice::<ClientJsonRpcMessage>(line);
+            let message = text.message();
             if let Ok(message) = &message
-                && let Some(answer) = repeated_key_response(message, line)
+                && let Some(answer) = repeated_key_response(message, &text)
             {
                 self.unsent = Some(answer);
                 continue;

@@ -58,6 +58,7 @@ use crate::server::jsonrpc::{
     repeated_key_response, too_many_values,
 };
 use crate::server::listen::{deduplicated, listen_refusal};
+use crate::server::message_text::MessageText;
 use crate::server::removed_methods::removed_request;
 use crate::server::task_listen::{acknowledge_task_ids, error_answer, requested_task_ids};
 
@@ -312,10 +313,11 @@ impl Edge {
             return None;
         }
         let bytes = self.read_body(request.into_body()).await.ok()?;
-        if too_many_values(&bytes, self.max_json_values, false).is_some() {
+        let text = MessageText::read(&bytes, self.max_json_values);
+        if too_many_values(&text, false).is_some() {
             return None;
         }
-        let message = serde_json::from_slice::<ClientJsonRpcMessage>(&bytes).ok()?;
+        let message = text.message().ok()?;
         let needs = server.operation_needs(&step_up::operation(&message)?)?;
         Some(needs.scopes)
     }
@@ -353,7 +355,8 @@ impl Edge {
         // Counted on the text before anything is built: rmcp and this door
         // each parse the body, and every value that misses a schema costs
         // the validator an error.
-        if let Some(refused) = too_many_values(&bytes, self.max_json_values, session.is_some()) {
+        let read = MessageText::read(&bytes, self.max_json_values);
+        if let Some(refused) = too_many_values(&read, session.is_some()) {
             tracing::debug!(
                 max = self.max_json_values,
                 "a body with too many JSON values"
@@ -374,7 +377,7 @@ impl Edge {
                 jsonrpc_error(refused.answer)
             };
         }
-        let message = match serde_json::from_slice::<ClientJsonRpcMessage>(&bytes) {
+        let message = match read.message() {
             Ok(message) => message,
             Err(_) => {
                 let unreadable = reject_unreadable(&bytes);
@@ -387,7 +390,7 @@ impl Edge {
                 invalid_params_response(&id, &error),
             );
         }
-        if let Some(answer) = repeated_key_response(&message, &bytes) {
+        if let Some(answer) = repeated_key_response(&message, &read) {
             return jsonrpc_error(answer);
         }
         // A `subscriptions/listen` naming tasks: their ids reach the server
