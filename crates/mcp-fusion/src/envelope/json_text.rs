@@ -119,6 +119,8 @@ mod tests {
             "x]]>y > <tag attr='v'> & ;",
             "line\nbreak\ttab\rreturn",
             "ends with \\",
+            "eight by\"eight by<eight by&eight by'eight by]]>eight by\u{1}tail",
+            "a long run of plain text without anything to escape at all, then \"",
         ];
         for sample in samples {
             let serde = |s: &str| {

@@ -417,6 +417,18 @@ mod tests {
                 "{clean:?}"
             );
         }
+        // In every position of a 20-byte text.
+        for at in 0..20 {
+            let mut text = "x".repeat(20);
+            text.replace_range(at..=at, "\u{7}");
+            let expected = text.replace('\u{7}', "\u{fffd}");
+            assert_eq!(sanitize(&text, false), expected, "{at}");
+            let mut text = "y".repeat(20);
+            text.insert(at, '\u{ffff}');
+            let expected = text.replace('\u{ffff}', "\u{fffd}");
+            assert_eq!(sanitize(&text, true), expected, "{at}");
+            assert!(matches!(sanitize(&"z".repeat(at), true), Cow::Borrowed(_)));
+        }
         assert!(matches!(sanitize("a\rb", false), Cow::Borrowed(_)));
         assert_eq!(sanitize("a\rb", true), "a\nb");
         assert_eq!(sanitize("x\u{ffff}", true), "x\u{fffd}");
