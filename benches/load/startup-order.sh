@@ -5,8 +5,8 @@
 # `fusion serve --example bench --stdio` runs under
 # `valgrind --tool=callgrind --demangle=no`, gets an `initialize` request and
 # the `notifications/initialized` notification, then end of input; every
-# function callgrind saw is listed by its mangled name, in the order the
-# profile first names it.
+# function callgrind saw is listed by its mangled name, sorted (names the
+# binary does not define, such as glibc's, are skipped by the link).
 #
 # Run it after a change of Rust version or of dependencies (the mangled
 # names carry a hash of the crate's build settings; a name the binary no
@@ -26,7 +26,7 @@ say() {
     printf 'startup-order: %s\n' "$*" >&2
 }
 
-for tool in cargo valgrind awk; do
+for tool in cargo valgrind awk python3 sort; do
     if ! command -v "$tool" >/dev/null 2>&1; then
         say "$tool not found: needed to build and profile"
         exit 2
@@ -52,15 +52,17 @@ if ! [ -s "$profile" ]; then
 fi
 
 # `fn=(id) name` and `cfn=(id) name` name a function the first time; a
-# recursion level is suffixed `'N`; `0x…` is code without a symbol.
+# recursion level is suffixed `'N`; `0x…` is code without a symbol. The
+# names are sorted: the threads of a run meet them in a different order
+# each time, and the link only needs them together.
 listed="$(mktemp)"
 awk '
     /^c?fn=\([0-9]+\) / {
         name = $0
         sub(/^c?fn=\([0-9]+\) /, "", name)
         sub(/'"'"'[0-9]+$/, "", name)
-        if (name !~ /^0x/ && !(name in seen)) { seen[name] = 1; print name }
-    }' "$profile" >"$listed"
+        if (name !~ /^0x/) print name
+    }' "$profile" | LC_ALL=C sort -u >"$listed"
 count="$(wc -l <"$listed")"
 if [ "$count" -eq 0 ]; then
     rm -f "$listed"
@@ -69,8 +71,8 @@ if [ "$count" -eq 0 ]; then
 fi
 {
     echo "# Written by benches/load/startup-order.sh: the functions the release"
-    echo "# fusion binary runs from its start to an idle stdio session, which its"
-    echo "# link places first (crates/fusion-cli/build.rs). $count names."
+    echo "# fusion binary runs from its start to an idle stdio session, sorted, which"
+    echo "# its link places first (crates/fusion-cli/build.rs). $count names."
     cat "$listed"
 } >"$order"
 rm -f "$listed"

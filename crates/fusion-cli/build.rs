@@ -1,8 +1,8 @@
 //! Lays out the release `fusion` binary so that the functions its start-up
 //! runs sit side by side: the linker places the symbols listed in
 //! `startup.order` (one mangled name per line, `#` starts a comment) first,
-//! in that order (lld's `--symbol-ordering-file`). Start-up then touches a
-//! few hundred contiguous pages of code instead of pages spread over the
+//! in that order (lld's `--symbol-ordering-file`). The thousand or so pages
+//! of code start-up touches then sit together instead of spread over the
 //! whole text, and the kernel's fault-around, which maps the 64 KiB around
 //! every page touched, maps little else: an idle `fusion serve --stdio`
 //! stays under 10 MiB resident instead of about 20.
