@@ -38,13 +38,7 @@ impl<'t> MessageText<'t> {
     /// nothing. A text that is not JSON reads as within the limit with no
     /// repeated key: its parse reports it.
     pub(crate) fn read(text: &'t [u8], max_values: usize) -> Self {
-        let walk = WalkState {
-            left: Cell::new(max_values),
-            over: Cell::new(false),
-            repeated: RefCell::new(None),
-            method: RefCell::new(None),
-            root: Cell::new(RootMembers::default()),
-        };
+        let walk = WalkState::new(max_values);
         let mut reader = serde_json::Deserializer::from_slice(text);
         // An error is either the budget spent (in `over`) or unreadable JSON.
         let _ = Walk {
@@ -148,6 +142,19 @@ struct WalkState<'de> {
     repeated: RefCell<Option<String>>,
     method: RefCell<Option<Cow<'de, str>>>,
     root: Cell<RootMembers>,
+}
+
+impl WalkState<'_> {
+    /// A walk that may meet `max_values` values.
+    fn new(max_values: usize) -> Self {
+        Self {
+            left: Cell::new(max_values),
+            over: Cell::new(false),
+            repeated: RefCell::new(None),
+            method: RefCell::new(None),
+            root: Cell::new(RootMembers::default()),
+        }
+    }
 }
 
 /// Where the value being walked sits.
@@ -371,13 +378,7 @@ mod tests {
         // What the budget spends bounds the walk: past `max + 1` values
         // nothing more is read, however long the text (a million items).
         let text = format!("[{}]", vec!["{}"; 1_000_000].join(","));
-        let state = WalkState {
-            left: Cell::new(10),
-            over: Cell::new(false),
-            repeated: RefCell::new(None),
-            method: RefCell::new(None),
-            root: Cell::new(RootMembers::default()),
-        };
+        let state = WalkState::new(10);
         let read = Cell::new(0usize);
         let counted = CountingReader {
             text: text.as_bytes(),
