@@ -835,21 +835,32 @@ async def probe(label: str, command: str, flavor: str, root: Path) -> None:
         raise UsageError(f"{label}: the server `{command}` did not start and answer the MCP handshake: {reason}") from None
 
 
-async def run_one(stack: str, command: str, s: Scenario, root: Path, foreign: str | None) -> Result:
-    flavor = stack
+async def run_setup(session: ClientSession, s: Scenario) -> list:
+    """The scenario's setup steps (calls, sleeps); the calls left running in the background."""
+    background = []
+    for step in s.setup:
+        if "sleep" in step:
+            await asyncio.sleep(step["sleep"])
+        elif step.get("background"):
+            background.append(asyncio.create_task(call_tool(session, step["call"])))
+            await asyncio.sleep(0.05)
+        else:
+            await call_tool(session, step["call"])
+    return background
+
+
+def server_of(stack: str, command: str, s: Scenario, foreign: str | None) -> tuple[str, str]:
+    """(command, flavor) of the server a scenario runs on: the same foreign server
+    for every stack where its profile says so (its plain-text errors)."""
     if s.profile.get("server") == "foreign":
-        # The same foreign server for every stack: its plain-text errors.
-        command, flavor = foreign, "foreign"
+        return foreign, "foreign"
+    return command, stack
+
+
+async def run_one(stack: str, command: str, s: Scenario, root: Path, foreign: str | None) -> Result:
+    command, flavor = server_of(stack, command, s, foreign)
     async with serve(command, flavor, s.profile, root) as (session, tools):
-        background = []
-        for step in s.setup:
-            if "sleep" in step:
-                await asyncio.sleep(step["sleep"])
-            elif step.get("background"):
-                background.append(asyncio.create_task(call_tool(session, step["call"])))
-                await asyncio.sleep(0.05)
-            else:
-                await call_tool(session, step["call"])
+        background = await run_setup(session, s)
         first = await call_tool(session, s.call)
         failed, text = text_of(first)
         reading = read(text)
