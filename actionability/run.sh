@@ -18,14 +18,20 @@
 #
 # Writes target/actionability/results.txt (the table) and runs.jsonl (one
 # line per stack and scenario: what the agent read, what it sent, the
-# outcome). Exit 0 when mcp-fusion fixes at least 95 % of its failures in one
-# retry, 1 when it does not, 2 when something could not be set up.
+# outcome); results-NAME.txt and runs-NAME.jsonl for --scenarios NAME. Exit
+# 0 when mcp-fusion fixes at least 95 % of its failures in one retry, 1 when
+# it does not, 2 when something could not be set up.
 #
 # Options: --only ID (repeatable) runs those scenarios; --stacks LIST runs a
 # comma-separated subset of ours,ts-sdk,fastmcp; --verbose shows every
-# scenario's texts.
+# scenario's texts; --scenarios DIR runs the scenario files of DIR instead of
+# actionability/scenarios (e.g. actionability/held-out, the set kept aside
+# to check that the error texts are not tuned to the scenarios; see its
+# README); --fusion BIN measures that already-built fusion binary instead of
+# building one with cargo (then no Rust toolchain is needed).
 set -euo pipefail
 
+caller="$(pwd)"
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root="$(pwd)"
 out="$root/target/actionability"
@@ -33,15 +39,33 @@ fusion="${CARGO_TARGET_DIR:-$root/target}/debug/fusion"
 mkdir -p "$out"
 
 stacks="ours,ts-sdk,fastmcp"
+scenarios=""
+prebuilt=""
 agent_args=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --only) agent_args+=(--only "$2"); shift 2 ;;
+        --scenarios) scenarios="$2"; shift 2 ;;
+        --fusion) prebuilt="$2"; shift 2 ;;
         --stacks) stacks="$2"; shift 2 ;;
         --verbose) agent_args+=(--verbose); shift ;;
         *) echo "run.sh: unknown option $1 (see the comment at the top)" >&2; exit 2 ;;
     esac
 done
+
+# The outputs of another folder's run are named after it (results-held-out.txt…).
+tag=""
+if [ -n "$scenarios" ]; then
+    case "$scenarios" in /*) ;; *) scenarios="$caller/$scenarios" ;; esac
+    if [ ! -d "$scenarios" ]; then
+        echo "run.sh: --scenarios $scenarios: no such folder" >&2
+        exit 2
+    fi
+    scenarios="$(cd "$scenarios" && pwd)"
+    [ "$scenarios" = "$root/actionability/scenarios" ] || tag="-$(basename "$scenarios")"
+else
+    scenarios="$root/actionability/scenarios"
+fi
 
 say() {
     printf '==> %s\n' "$*" >&2
@@ -53,13 +77,25 @@ need() {
         exit 2
     fi
 }
-need cargo "the Rust toolchain builds fusion"
+if [ -z "$prebuilt" ]; then
+    need cargo "the Rust toolchain builds fusion (or give a built one with --fusion BIN)"
+fi
 need python3 "the agent and FastMCP run on it"
 need node "the TypeScript SDK server runs on it (Node.js 20 or newer)"
 need npm "installs the TypeScript SDK server"
 
-say "cargo build -p fusion-cli"
-cargo build -q -p fusion-cli
+if [ -n "$prebuilt" ]; then
+    case "$prebuilt" in /*) ;; *) prebuilt="$caller/$prebuilt" ;; esac
+    if [ ! -x "$prebuilt" ]; then
+        echo "run.sh: --fusion $prebuilt: no executable there" >&2
+        exit 2
+    fi
+    fusion="$prebuilt"
+    say "fusion: $fusion (not rebuilt)"
+else
+    say "cargo build -p fusion-cli"
+    cargo build -q -p fusion-cli
+fi
 
 say "the MCP Python SDK client the agent uses (.venv)"
 bash scripts/venv-install .venv tests/python/requirements.txt >&2 || exit 2
@@ -92,19 +128,19 @@ done
 require=()
 case ",$stacks," in *,ours,*) require=(--require ours=95) ;; esac
 
-say "the agent: $(ls actionability/scenarios/*.json | wc -l) scenario files, stacks: $stacks"
+say "the agent: $(ls "$scenarios"/*.json 2>/dev/null | wc -l) scenario files in $scenarios, stacks: $stacks"
 status=0
 .venv/bin/python actionability/agent.py \
-    --scenarios actionability/scenarios \
+    --scenarios "$scenarios" \
     --foreign "node $out/ts/server.mjs" \
-    --json "$out/runs.jsonl" \
-    "${stack_args[@]}" "${require[@]}" "${agent_args[@]}" >"$out/table.txt" || status=$?
+    --json "$out/runs$tag.jsonl" \
+    "${stack_args[@]}" "${require[@]}" "${agent_args[@]}" >"$out/table$tag.txt" || status=$?
 legend="a/b: fixed with one retry / failed at first; (+n ok): the stack accepted n bad calls as they were."
 {
-    cat "$out/table.txt"
+    cat "$out/table$tag.txt"
     echo
     echo "$legend"
     echo "$vurb_line"
-} | tee "$out/results.txt"
-echo "results: $out/results.txt, every run: $out/runs.jsonl"
+} | tee "$out/results$tag.txt"
+echo "results: $out/results$tag.txt, every run: $out/runs$tag.jsonl"
 exit "$status"
