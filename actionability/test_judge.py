@@ -171,6 +171,81 @@ def test_every_scenario_file_loads():
     assert len(BY_ID) == 77
 
 
+def test_the_amount_only_the_user_knows():
+    s = BY_ID["range-amount-zero"]
+    base = dict(s.call["arguments"])
+    for amount in (1, 1000, 1500):
+        assert judge(s, call(**{**base, "amount_cents": amount}), False, False) == "fixed"
+    for amount in (0, -5, "1000", 100000000001):
+        assert judge(s, call(**{**base, "amount_cents": amount}), False, False) == "not fixed"
+    assert judge(s, None, False, True) == "fixed"
+    # The customer's other values are kept.
+    assert judge(s, call(**{**base, "amount_cents": 1000, "customer_email": "user@example.com"}), False, False) == "not fixed"
+
+
+def test_the_meant_value_is_required_where_the_intent_is_clear():
+    s = BY_ID["enum-typo-status"]
+    assert judge(s, call(action="list_invoices", status="paid"), False, False) == "fixed"
+    for status in ("piad", "open", "PAID"):
+        assert judge(s, call(action="list_invoices", status=status), False, False) == "not fixed"
+    assert judge(s, None, False, True) == "not fixed"  # a typo is not a question for the user
+    mailto = BY_ID["fmt-email-mailto"]
+    base = dict(mailto.call["arguments"])
+    assert judge(mailto, call(**{**base, "customer_email": "ada@example.com"}), False, False) == "fixed"
+    assert judge(mailto, call(**{**base, "customer_email": "user@example.com"}), False, False) == "not fixed"
+
+
+def test_a_time_zone_not_given_may_be_any_but_the_date_and_time_are_kept():
+    s = BY_ID["fmt-datetime-space"]
+    base = dict(s.call["arguments"])
+    for at in ("2026-12-24T09:00:00Z", "2026-12-24T09:00:00+01:00", "2026-12-24T09:00Z"):
+        assert judge(s, call("reminders", **{**base, "at": at}), False, False) == "fixed", at
+    for at in ("2026-12-24 09:00", "2026-12-24T10:00:00Z", "2026-12-25T09:00:00Z", "2026-12-24T09:00:00"):
+        assert judge(s, call("reminders", **{**base, "at": at}), False, False) == "not fixed", at
+
+
+def test_a_short_note_keeps_its_words():
+    s = BY_ID["short-note"]
+    base = dict(s.call["arguments"])
+    for note in ("hi hi", "Hi there!", "hi!"):
+        assert judge(s, call("reminders", **{**base, "note": note}), False, False) == "fixed", note
+    for note in ("hi", "Please pay", "this invoice"):
+        assert judge(s, call("reminders", **{**base, "note": note}), False, False) == "not fixed", note
+    without = {k: v for k, v in base.items() if k != "note"}
+    assert judge(s, call("reminders", **without), False, False) == "not fixed"
+
+
+def test_a_capped_line_or_a_split_one():
+    s = BY_ID["range-quantity-high"]
+    base = dict(s.call["arguments"])
+    line = {"description": "Consulting", "unit_price_cents": 1500}
+    assert judge(s, call(**{**base, "items": [{**line, "quantity": 10000}]}), False, False) == "fixed"
+    assert agent.judged(s, call(**{**base, "items": [{**line, "quantity": 10000}] * 2}), False, False) == ("fixed", "accept[0]")
+    assert judge(s, call(**{**base, "items": [{**line, "quantity": 5000}]}), False, False) == "not fixed"
+    assert judge(s, call(**{**base, "items": [{**line, "quantity": 20000}]}), False, False) == "not fixed"
+
+
+def test_stop_scenarios_stay_strict():
+    stops = [s for s in BY_ID.values() if s.expect.get("stop")]
+    assert sorted(s.id for s in stops) == ["conflict-pay-void", "conflict-void-paid"]
+    for s in stops:
+        assert judge(s, None, False, True) == "fixed"
+        assert judge(s, call(action="get_invoice", id=s.call["arguments"]["id"]), False, False) == "not fixed"
+        assert judge(s, s.call, False, False) == "not fixed"
+
+
+WAIT_AND_RETRY = {"rate-list", "rate-get", "rate-minute", "busy-observed", "busy-time-limit",
+                  "busy-nothing-known", "foreign-busy"}
+
+
+@pytest.mark.parametrize("sid", sorted(BY_ID))
+def test_the_bad_call_sent_again_fixes_nothing(sid):
+    s = BY_ID[sid]
+    outcome = judge(s, s.call, False, False)
+    # Only where the fix is the same call after a wait.
+    assert outcome == ("fixed" if sid in WAIT_AND_RETRY else "not fixed")
+
+
 # ---------------------------------------------------------------- checker
 
 GOOD = {"id": "s1", "call": call(action="list_invoices"), "expect": {"tool": "billing", "arguments": {}}}
