@@ -55,6 +55,24 @@ The repair rules, in order (the first that applies decides)
   A success whose text carries a deprecation notice naming a replacement
   ("deprecated … use X instead") is switched by rule 4.
 
+Judging (the function `judge`, shared with any other runner that imports
+this file, e.g. one where a language model makes the next call)
+  A scenario's `expect` says what fixes it: `stop: true` (only stopping to
+  tell the user fixes it; any call does not), or a call: `tool` (default:
+  the bad call's tool) and `arguments`, which the next call's arguments must
+  contain (extra keys are free; a list must have as many elements, each
+  contained). `accept` lists other calls that are as right (`{tool,
+  arguments}` each); `stop_ok` (a reason) says stopping to ask the user is
+  as right as a call. A call fixes the scenario only when it did not fail.
+  In `arguments` a literal value means equality; an object whose keys all
+  start with "$" is a matcher, all of whose conditions must hold:
+    {"$gte": N} {"$gt": N} {"$lte": N} {"$lt": N}  a number in that range
+    {"$in": [V, …]}       one of the values (each a literal or a matcher)
+    {"$matches": "RE"}    a string the regular expression matches in full
+    {"$type": "T"}        string, integer, number, boolean, object, array, null
+    {"$absent": true}     the key is not sent
+  actionability/JUDGING.md describes them, with the scenarios that use them.
+
 Usage (run.sh calls it):
   agent.py --scenarios DIR --stack NAME=COMMAND [--stack …] [--foreign COMMAND]
            [--only ID …] [--require NAME=PERCENT …] [--json OUT] [--verbose]
@@ -93,8 +111,11 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcp import ClientSession, MCPError, StdioServerParameters
-from mcp.client.stdio import stdio_client
+try:
+    from mcp import ClientSession, MCPError, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+except ImportError:  # the checker and the judge need no MCP client; main() says so
+    ClientSession = MCPError = StdioServerParameters = stdio_client = None
 
 # ---------------------------------------------------------------- scenarios
 
@@ -182,16 +203,103 @@ class Checker:
             self.get(call, "arguments", "object", where, at)
 
 
+def check_expect(c: Checker, expect: dict, where: str) -> None:
+    """`expect` and its judging vocabulary (see judge())."""
+    c.only(expect, {"tool", "arguments", "stop", "accept", "stop_ok"}, where, "expect.")
+    c.get(expect, "tool", "string", where, "expect.", required=False)
+    arguments = c.get(expect, "arguments", "object", where, "expect.", required=False)
+    if arguments is not MISSING:
+        check_arguments(c, arguments, where, "expect.arguments")
+    stop = c.get(expect, "stop", "boolean", where, "expect.", required=False)
+    c.get(expect, "stop_ok", "string", where, "expect.", required=False)
+    accept = c.get(expect, "accept", "array", where, "expect.", required=False)
+    if accept is not MISSING:
+        if not accept:
+            c.fail(where, "key 'expect.accept' is empty: leave it out, or list the other right calls")
+        for j, alt in enumerate(accept):
+            at = f"expect.accept[{j}]"
+            if not isinstance(alt, dict):
+                c.fail(where, f"key {at!r} must be an object ({{tool, arguments}}), got {shown(alt)}")
+                continue
+            c.only(alt, {"tool", "arguments"}, where, at + ".")
+            c.get(alt, "tool", "string", where, at + ".", required=False)
+            alt_args = c.get(alt, "arguments", "object", where, at + ".")
+            if alt_args is not MISSING:
+                check_arguments(c, alt_args, where, at + ".arguments")
+    if stop is True:
+        for key in ("tool", "arguments", "accept", "stop_ok"):
+            if key in expect:
+                c.fail(where, f"key 'expect.{key}' cannot go with 'expect.stop': true "
+                              "(only a stop fixes such a scenario; no call does)")
+
+
+MATCHERS = ("$gte", "$gt", "$lte", "$lt", "$in", "$matches", "$type", "$absent")
+TYPES = ("string", "integer", "number", "boolean", "object", "array", "null")
+
+
+def is_matcher(value) -> bool:
+    """An expected value that is a matcher: a non-empty object whose keys all
+    start with "$" (tool arguments have no such keys)."""
+    return isinstance(value, dict) and bool(value) and all(isinstance(k, str) and k.startswith("$") for k in value)
+
+
+def check_arguments(c: Checker, value, where: str, at: str, under_key: bool = False) -> None:
+    """The matchers in an expected value, at every depth; `at` names the key."""
+    if isinstance(value, list):
+        for j, item in enumerate(value):
+            check_arguments(c, item, where, f"{at}[{j}]")
+        return
+    if not isinstance(value, dict):
+        return
+    if not is_matcher(value):
+        odd = [k for k in value if k.startswith("$")]
+        if odd:
+            c.fail(where, f"key {at!r} mixes matcher keys ({', '.join(odd)}) with plain keys: "
+                          "a matcher holds only $ keys")
+        for k, v in value.items():
+            check_arguments(c, v, where, f"{at}.{k}", under_key=True)
+        return
+    for op, arg in value.items():
+        key = f"{at}.{op}"
+        if op not in MATCHERS:
+            c.fail(where, f"unknown matcher {key!r} (known: {', '.join(MATCHERS)})")
+        elif op in ("$gte", "$gt", "$lte", "$lt"):
+            if json_type(arg) != "number":
+                c.fail(where, f"key {key!r} must be a number, got {shown(arg)}")
+        elif op == "$in":
+            if not isinstance(arg, list) or not arg:
+                c.fail(where, f"key {key!r} must be a non-empty array of values, got {shown(arg)}")
+            else:
+                for j, item in enumerate(arg):
+                    check_arguments(c, item, where, f"{key}[{j}]", under_key)
+        elif op == "$matches":
+            if not isinstance(arg, str):
+                c.fail(where, f"key {key!r} must be a regular expression (a string), got {shown(arg)}")
+            else:
+                try:
+                    re.compile(arg)
+                except re.error as e:
+                    c.fail(where, f"key {key!r} is not a valid regular expression: {e}")
+        elif op == "$type":
+            if arg not in TYPES:
+                c.fail(where, f"key {key!r} must be one of {', '.join(TYPES)}, got {shown(arg)}")
+        elif op == "$absent":
+            if arg is not True:
+                c.fail(where, f"key {key!r} must be true (a key that must be sent is said with a value "
+                              f"or another matcher), got {shown(arg)}")
+            elif len(value) > 1:
+                c.fail(where, f"key {key!r} cannot go with other matchers: an absent key has no value")
+            elif not under_key:
+                c.fail(where, f"key {key!r} only means something as the value of an object's key")
+
+
 def check_scenario(c: Checker, raw: dict, where: str, root: Path) -> None:
     c.only(raw, {"id", "note", "call", "expect", "profile", "setup"}, where)
     c.get(raw, "note", "string", where, required=False)
     c.call(raw, "call", where)
     expect = c.get(raw, "expect", "object", where)
     if expect is not MISSING:
-        c.only(expect, {"tool", "arguments", "stop"}, where, "expect.")
-        c.get(expect, "tool", "string", where, "expect.", required=False)
-        c.get(expect, "arguments", "object", where, "expect.", required=False)
-        c.get(expect, "stop", "boolean", where, "expect.", required=False)
+        check_expect(c, expect, where)
     profile = c.get(raw, "profile", "object", where, required=False)
     if profile is not MISSING:
         c.only(profile, PROFILE_KEYS, where, "profile.")
@@ -757,12 +865,97 @@ def repair(call: dict, reading: Reading, tools: dict, failed: bool) -> tuple[str
 # ---------------------------------------------------------------- judging
 
 
-def contains(actual, expected) -> bool:
+FIXED, NOT_FIXED = "fixed", "not fixed"
+
+
+def is_type(value, name: str) -> bool:
+    """Whether `value` (a parsed JSON value) is of the JSON Schema type `name`."""
+    kind = json_type(value)
+    if name == "integer":
+        return kind == "number" and float(value).is_integer()
+    return kind == name
+
+
+def matches(actual, expected) -> bool:
+    """Whether `actual` meets the expected value: a matcher's conditions, all
+    of them; else equal (true is not 1), an object containing the expected
+    keys (more are free), a list of as many elements, each meeting its own.
+    `actual` is MISSING for a key that was not sent: only {"$absent": true}
+    (alone or in an "$in") is met then."""
+    if is_matcher(expected):
+        return all(meets(op, arg, actual) for op, arg in expected.items())
+    if actual is MISSING:
+        return False
     if isinstance(expected, dict):
-        return isinstance(actual, dict) and all(k in actual and contains(actual[k], v) for k, v in expected.items())
+        return isinstance(actual, dict) and all(matches(actual.get(k, MISSING), v) for k, v in expected.items())
     if isinstance(expected, list):
-        return isinstance(actual, list) and len(actual) == len(expected) and all(contains(a, e) for a, e in zip(actual, expected))
-    return actual == expected
+        return (isinstance(actual, list) and len(actual) == len(expected)
+                and all(matches(a, e) for a, e in zip(actual, expected)))
+    return json_type(actual) == json_type(expected) and actual == expected  # true is not 1
+
+
+def meets(op: str, arg, actual) -> bool:
+    if op == "$absent":
+        return actual is MISSING
+    if op == "$in":
+        return any(matches(actual, option) for option in arg)
+    if actual is MISSING:
+        return False
+    if op == "$type":
+        return is_type(actual, arg)
+    if op == "$matches":
+        return isinstance(actual, str) and re.fullmatch(arg, actual) is not None
+    if json_type(actual) != "number":
+        return False
+    return {"$gte": actual >= arg, "$gt": actual > arg, "$lte": actual <= arg, "$lt": actual < arg}[op]
+
+
+def contains(actual, expected) -> bool:
+    """`matches` under its former name."""
+    return matches(actual, expected)
+
+
+def judge(scenario, next_call: dict | None, second_failed: bool, stopped: bool) -> str:
+    """"fixed" or "not fixed": what the next step after a scenario's bad call
+    did. `scenario` is a Scenario or a scenario's JSON object; `next_call`
+    ({tool, arguments}) the call sent after the failure, None when there was
+    none; `second_failed` whether that call failed; `stopped` whether the
+    agent stopped to tell or ask the user instead of calling.
+
+    A stop fixes a scenario whose `expect` has `stop: true` or `stop_ok`. A
+    call fixes one whose `expect` is not a stop, when it did not fail and it
+    is the expected call or one of `expect.accept`: the same tool (default:
+    the bad call's) and arguments meeting the expected ones (`matches`)."""
+    return judged(scenario, next_call, second_failed, stopped)[0]
+
+
+def judged(scenario, next_call: dict | None, second_failed: bool, stopped: bool) -> tuple[str, str]:
+    """judge()'s outcome and why, in a few words: "stop", "stop_ok", "expect"
+    or "accept[i]" (what fixed it), or the reason it did not."""
+    if isinstance(scenario, Scenario):
+        call, expect = scenario.call, scenario.expect
+    else:
+        call, expect = scenario["call"], scenario["expect"]
+    if stopped:
+        if next_call is not None:
+            raise ValueError("judge: a stop has no next call (next_call must be None when stopped)")
+        if expect.get("stop") is True:
+            return FIXED, "stop"
+        if "stop_ok" in expect:
+            return FIXED, "stop_ok"
+        return NOT_FIXED, "stopped where a call fixes it"
+    if next_call is None:
+        return NOT_FIXED, "no next call"
+    if expect.get("stop") is True:
+        return NOT_FIXED, "a call where only a stop fixes it"
+    if second_failed:
+        return NOT_FIXED, "the next call failed"
+    rights = [("expect", expect)] + [(f"accept[{i}]", alt) for i, alt in enumerate(expect.get("accept", []))]
+    for name, right in rights:
+        if (next_call.get("tool") == right.get("tool", call["tool"])
+                and matches(next_call.get("arguments", {}), right.get("arguments", {}))):
+            return FIXED, name
+    return NOT_FIXED, "not the expected call"
 
 
 def text_of(outcome) -> tuple[bool, str]:
@@ -790,6 +983,7 @@ class Result:
     second: str = ""
     next_call: dict | None = None
     waited: float = 0.0
+    judged: str = ""  # judged()'s why: what fixed it, or why not
 
 
 SCENARIO_TIMEOUT = 90  # seconds for one scenario, its server's start included
@@ -865,11 +1059,11 @@ async def run_one(stack: str, command: str, s: Scenario, root: Path, foreign: st
         failed, text = text_of(first)
         reading = read(text)
         what, nxt, wait = repair(s.call, reading, tools, failed)
-        result = Result(stack, s, "not fixed", what, text)
+        result = Result(stack, s, NOT_FIXED, what, text)
         if what == "accepted":
             result.outcome = "accepted"
         elif what == "stop":
-            result.outcome = "fixed" if s.expect.get("stop") else "not fixed"
+            result.outcome, result.judged = judged(s, None, False, stopped=True)
         elif nxt is not None and not s.expect.get("stop"):
             if wait:
                 await asyncio.sleep(wait)
@@ -877,11 +1071,10 @@ async def run_one(stack: str, command: str, s: Scenario, root: Path, foreign: st
             second = await call_tool(session, nxt)
             failed2, text2 = text_of(second)
             result.second, result.next_call = text2, nxt
-            ok = (not failed2 and nxt["tool"] == s.expect.get("tool", s.call["tool"])
-                  and contains(nxt["arguments"], s.expect.get("arguments", {})))
-            result.outcome = "fixed" if ok else "not fixed"
-        elif nxt is not None:
+            result.outcome, result.judged = judged(s, nxt, failed2, stopped=False)
+        else:  # gave up, or a call where only a stop fixes it (not sent)
             result.next_call = nxt
+            result.outcome, result.judged = judged(s, nxt, False, stopped=False)
         for task in background:
             await task
         return result
@@ -1004,6 +1197,9 @@ async def main_async(args) -> int:
     if foreign_ids and not args.foreign:
         raise UsageError(f"scenarios {', '.join(foreign_ids)} need --foreign COMMAND")
 
+    if StdioServerParameters is None:
+        raise UsageError("the MCP Python SDK (the `mcp` package) is needed to run servers: "
+                         "use a Python that has it, e.g. the repository's .venv (tests/python/requirements.txt)")
     # Every server must start and answer the handshake once.
     for name, command in stacks:
         await probe(f"--stack {name}", command, name, root)
@@ -1025,7 +1221,7 @@ async def main_async(args) -> int:
             if r.outcome == "error":  # every stack's: the table leaves these out
                 print(f"{lead}  [error] {name} {s.id}: {r.step.removeprefix('error: ')}", file=sys.stderr)
             elif args.verbose or (r.outcome == "not fixed" and name == "ours"):
-                print(f"{lead}  [{r.outcome}] {s.id} ({r.step}) next={json.dumps(r.next_call)}\n    first: {' '.join(r.first.split())[:600]}\n    second: {' '.join(r.second.split())[:300]}", file=sys.stderr)
+                print(f"{lead}  [{r.outcome}: {r.judged}] {s.id} ({r.step}) next={json.dumps(r.next_call)}\n    first: {' '.join(r.first.split())[:600]}\n    second: {' '.join(r.second.split())[:300]}", file=sys.stderr)
         if sys.stderr.isatty():
             print(file=sys.stderr)
     print(table(results, [n for n, _ in stacks]))
@@ -1034,7 +1230,8 @@ async def main_async(args) -> int:
             for r in results:
                 out.write(json.dumps({
                     "stack": r.stack, "scenario": r.scenario.id, "category": r.scenario.category,
-                    "outcome": r.outcome, "step": r.step, "next_call": r.next_call, "waited": r.waited,
+                    "outcome": r.outcome, "judged": r.judged, "step": r.step, "next_call": r.next_call,
+                    "waited": r.waited,
                     "first": r.first, "second": r.second,
                 }) + "\n")
     status = 0
