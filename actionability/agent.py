@@ -63,7 +63,10 @@ this file, e.g. one where a language model makes the next call)
   contain (extra keys are free; a list must have as many elements, each
   contained). `accept` lists other calls that are as right (`{tool,
   arguments}` each); `stop_ok` (a reason) says stopping to ask the user is
-  as right as a call. A call fixes the scenario only when it did not fail.
+  as right as a call, when the stop's message names what the user must
+  decide: one of `stop_mentions` (words, case-insensitive; required with
+  `stop_ok`), so that "please check your input" is not credited. A call
+  fixes the scenario only when it did not fail.
   In `arguments` a literal value means equality; an object whose keys all
   start with "$" is a matcher, all of whose conditions must hold:
     {"$gte": N} {"$gt": N} {"$lte": N} {"$lt": N}  a number in that range
@@ -205,13 +208,19 @@ class Checker:
 
 def check_expect(c: Checker, expect: dict, where: str) -> None:
     """`expect` and its judging vocabulary (see judge())."""
-    c.only(expect, {"tool", "arguments", "stop", "accept", "stop_ok"}, where, "expect.")
+    c.only(expect, {"tool", "arguments", "stop", "accept", "stop_ok", "stop_mentions"}, where, "expect.")
     c.get(expect, "tool", "string", where, "expect.", required=False)
     arguments = c.get(expect, "arguments", "object", where, "expect.", required=False)
     if arguments is not MISSING:
         check_arguments(c, arguments, where, "expect.arguments")
     stop = c.get(expect, "stop", "boolean", where, "expect.", required=False)
-    c.get(expect, "stop_ok", "string", where, "expect.", required=False)
+    stop_ok = c.get(expect, "stop_ok", "string", where, "expect.", required=False)
+    mentions = c.get(expect, "stop_mentions", "array", where, "expect.",
+                     required=stop_ok is not MISSING and stop is not True)
+    if mentions is not MISSING and (not mentions or not all(isinstance(m, str) and m.strip() for m in mentions)):
+        c.fail(where, "key 'expect.stop_mentions' must list the words (non-empty strings) a right stop names")
+    if mentions is not MISSING and "stop_ok" not in expect:
+        c.fail(where, "key 'expect.stop_mentions' goes with 'expect.stop_ok'")
     accept = c.get(expect, "accept", "array", where, "expect.", required=False)
     if accept is not MISSING:
         if not accept:
@@ -227,7 +236,7 @@ def check_expect(c: Checker, expect: dict, where: str) -> None:
             if alt_args is not MISSING:
                 check_arguments(c, alt_args, where, at + ".arguments")
     if stop is True:
-        for key in ("tool", "arguments", "accept", "stop_ok"):
+        for key in ("tool", "arguments", "accept", "stop_ok", "stop_mentions"):
             if key in expect:
                 c.fail(where, f"key 'expect.{key}' cannot go with 'expect.stop': true "
                               "(only a stop fixes such a scenario; no call does)")
@@ -915,21 +924,24 @@ def contains(actual, expected) -> bool:
     return matches(actual, expected)
 
 
-def judge(scenario, next_call: dict | None, second_failed: bool, stopped: bool) -> str:
+def judge(scenario, next_call: dict | None, second_failed: bool, stopped: bool, message: str = "") -> str:
     """"fixed" or "not fixed": what the next step after a scenario's bad call
     did. `scenario` is a Scenario or a scenario's JSON object; `next_call`
     ({tool, arguments}) the call sent after the failure, None when there was
     none; `second_failed` whether that call failed; `stopped` whether the
-    agent stopped to tell or ask the user instead of calling.
+    agent stopped to tell or ask the user instead of calling; `message` what
+    the stop said to the user.
 
-    A stop fixes a scenario whose `expect` has `stop: true` or `stop_ok`. A
+    A stop fixes a scenario whose `expect` has `stop: true`, or `stop_ok`
+    when `message` names one of `stop_mentions` (case-insensitive). A
     call fixes one whose `expect` is not a stop, when it did not fail and it
     is the expected call or one of `expect.accept`: the same tool (default:
     the bad call's) and arguments meeting the expected ones (`matches`)."""
-    return judged(scenario, next_call, second_failed, stopped)[0]
+    return judged(scenario, next_call, second_failed, stopped, message)[0]
 
 
-def judged(scenario, next_call: dict | None, second_failed: bool, stopped: bool) -> tuple[str, str]:
+def judged(scenario, next_call: dict | None, second_failed: bool, stopped: bool,
+           message: str = "") -> tuple[str, str]:
     """judge()'s outcome and why, in a few words: "stop", "stop_ok", "expect"
     or "accept[i]" (what fixed it), or the reason it did not."""
     if isinstance(scenario, Scenario):
@@ -942,7 +954,10 @@ def judged(scenario, next_call: dict | None, second_failed: bool, stopped: bool)
         if expect.get("stop") is True:
             return FIXED, "stop"
         if "stop_ok" in expect:
-            return FIXED, "stop_ok"
+            words = expect.get("stop_mentions", [])
+            if any(w.lower() in message.lower() for w in words):
+                return FIXED, "stop_ok"
+            return NOT_FIXED, f"a stop that names none of {', '.join(map(repr, words))}"
         return NOT_FIXED, "stopped where a call fixes it"
     if next_call is None:
         return NOT_FIXED, "no next call"
@@ -1063,7 +1078,7 @@ async def run_one(stack: str, command: str, s: Scenario, root: Path, foreign: st
         if what == "accepted":
             result.outcome = "accepted"
         elif what == "stop":
-            result.outcome, result.judged = judged(s, None, False, stopped=True)
+            result.outcome, result.judged = judged(s, None, False, stopped=True, message=text)
         elif nxt is not None and not s.expect.get("stop"):
             if wait:
                 await asyncio.sleep(wait)

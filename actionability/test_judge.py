@@ -119,8 +119,10 @@ SCENARIO = {
         "arguments": {"action": "create_invoice", "amount_cents": {"$gte": 1}, "currency": "EUR"},
         "accept": [{"tool": "billing_health", "arguments": {}}],
         "stop_ok": "the amount is one only the user knows",
+        "stop_mentions": ["amount"],
     },
 }
+ASKS = "What amount should the invoice be for?"
 
 
 def test_judge_a_call_against_the_expectation_and_its_alternatives():
@@ -136,8 +138,12 @@ def test_judge_a_call_against_the_expectation_and_its_alternatives():
 
 
 def test_judge_a_stop():
-    assert judge(SCENARIO, None, False, True) == "fixed"  # stop_ok
-    strict = {**SCENARIO, "expect": {k: v for k, v in SCENARIO["expect"].items() if k != "stop_ok"}}
+    assert judge(SCENARIO, None, False, True, ASKS) == "fixed"  # stop_ok, and it names the amount
+    # A stop that names nothing the user must decide is giving up, not asking.
+    assert agent.judged(SCENARIO, None, False, True, "The input was invalid. Please check it and try again.") == (
+        "not fixed", "a stop that names none of 'amount'")
+    assert judge(SCENARIO, None, False, True) == "not fixed"
+    strict = {**SCENARIO, "expect": {k: v for k, v in SCENARIO["expect"].items() if k not in ("stop_ok", "stop_mentions")}}
     assert judge(strict, None, False, True) == "not fixed"
     assert agent.judged(strict, None, False, True) == ("not fixed", "stopped where a call fixes it")
     stop = {"id": "v", "call": call(action="void_invoice", id="inv_12"), "expect": {"stop": True}}
@@ -152,7 +158,7 @@ def test_judge_a_stop():
 def test_judge_says_what_fixed_it():
     assert agent.judged(SCENARIO, call(action="create_invoice", amount_cents=7, currency="EUR"), False, False) == ("fixed", "expect")
     assert agent.judged(SCENARIO, call("billing_health"), False, False) == ("fixed", "accept[0]")
-    assert agent.judged(SCENARIO, None, False, True) == ("fixed", "stop_ok")
+    assert agent.judged(SCENARIO, None, False, True, ASKS) == ("fixed", "stop_ok")
     assert agent.judged(SCENARIO, call(action="create_invoice", amount_cents=7, currency="EUR"), True, False) == (
         "not fixed", "the next call failed")
 
@@ -178,7 +184,8 @@ def test_the_amount_only_the_user_knows():
         assert judge(s, call(**{**base, "amount_cents": amount}), False, False) == "fixed"
     for amount in (0, -5, "1000", 100000000001):
         assert judge(s, call(**{**base, "amount_cents": amount}), False, False) == "not fixed"
-    assert judge(s, None, False, True) == "fixed"
+    assert judge(s, None, False, True, "What amount, in cents, should the invoice be for?") == "fixed"
+    assert judge(s, None, False, True, "The input provided was invalid. Please check the input and try again.") == "not fixed"
     # The customer's other values are kept.
     assert judge(s, call(**{**base, "amount_cents": 1000, "customer_email": "user@example.com"}), False, False) == "not fixed"
 
@@ -272,19 +279,24 @@ def test_good_vocabulary_passes():
                       "items": [{"quantity": {"$gt": 0, "$lt": 5}, "d": {"$matches": "\\w+", "$type": "string"}}]},
         "accept": [{"arguments": {"action": "list_invoices"}}, {"tool": "billing", "arguments": {}}],
         "stop_ok": "only the user knows",
+        "stop_mentions": ["limit", "page size"],
     }) == []
 
 
 @pytest.mark.parametrize("expect, says", [
-    ({"arguments": {}, "stop_ok": ""}, "key 'expect.stop_ok' must be a non-empty string, got \"\""),
-    ({"arguments": {}, "stop_ok": True}, "key 'expect.stop_ok' must be a non-empty string, got true"),
+    ({"arguments": {}, "stop_ok": "", "stop_mentions": ["x"]}, "key 'expect.stop_ok' must be a non-empty string, got \"\""),
+    ({"arguments": {}, "stop_ok": True, "stop_mentions": ["x"]}, "key 'expect.stop_ok' must be a non-empty string, got true"),
+    ({"arguments": {}, "stop_ok": "only the user knows"}, "missing key 'expect.stop_mentions'"),
+    ({"arguments": {}, "stop_ok": "x", "stop_mentions": []}, "key 'expect.stop_mentions' must list the words"),
+    ({"arguments": {}, "stop_ok": "x", "stop_mentions": ["amount", " "]}, "key 'expect.stop_mentions' must list the words"),
+    ({"arguments": {}, "stop_mentions": ["amount"]}, "key 'expect.stop_mentions' goes with 'expect.stop_ok'"),
     ({"arguments": {}, "accept": {"tool": "billing"}}, "key 'expect.accept' must be an array, got an object"),
     ({"arguments": {}, "accept": []}, "key 'expect.accept' is empty"),
     ({"arguments": {}, "accept": ["billing"]}, "key 'expect.accept[0]' must be an object ({tool, arguments}), got \"billing\""),
     ({"arguments": {}, "accept": [{"tool": "billing"}]}, "missing key 'expect.accept[0].arguments'"),
     ({"arguments": {}, "accept": [{"arguments": {}, "stop": True}]}, "unknown key 'expect.accept[0].stop'"),
     ({"arguments": {}, "accept": [{"tool": 3, "arguments": {}}]}, "key 'expect.accept[0].tool' must be a non-empty string, got 3"),
-    ({"arguments": {}, "acept": []}, "unknown key 'expect.acept' (known: accept, arguments, stop, stop_ok, tool)"),
+    ({"arguments": {}, "acept": []}, "unknown key 'expect.acept' (known: accept, arguments, stop, stop_mentions, stop_ok, tool)"),
     ({"stop": True, "stop_ok": "x"}, "key 'expect.stop_ok' cannot go with 'expect.stop': true"),
     ({"stop": True, "accept": [{"arguments": {}}]}, "key 'expect.accept' cannot go with 'expect.stop': true"),
     ({"stop": True, "arguments": {}}, "key 'expect.arguments' cannot go with 'expect.stop': true"),

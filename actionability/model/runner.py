@@ -202,12 +202,7 @@ class Run:
     failure_tokens: int = 0
     seconds: float = 0.0
     second_failed: bool | None = None
-
-
-def judged(s: agent.Scenario, nxt: dict, second_failed: bool) -> str:
-    ok = (not second_failed and nxt["tool"] == s.expect.get("tool", s.call["tool"])
-          and agent.contains(nxt["arguments"], s.expect.get("arguments", {})))
-    return "fixed" if ok else "not fixed"
+    why: str = ""  # agent.judged's reason: what fixed it, or why not
 
 
 async def follow(session, s: agent.Scenario, run: Run, max_wait: float) -> None:
@@ -215,18 +210,19 @@ async def follow(session, s: agent.Scenario, run: Run, max_wait: float) -> None:
     d, r = run.decision, run.result
     r.step = d.kind
     if d.kind == "stop":
-        r.outcome = "fixed" if s.expect.get("stop") else "not fixed"
+        r.outcome, run.why = agent.judged(s, None, False, True, d.message)
         return
     if d.kind != "call":
         return  # invalid: not fixed
     r.next_call = d.call
     if s.expect.get("stop"):
+        r.outcome, run.why = agent.judged(s, d.call, False, False)
         return  # a call where a stop is expected is not sent
     if d.wait:
         r.waited = min(d.wait, max_wait)
         await asyncio.sleep(r.waited)
     run.second_failed, r.second = result_text(await agent.call_tool(session, d.call))
-    r.outcome = judged(s, d.call, run.second_failed)
+    r.outcome, run.why = agent.judged(s, d.call, run.second_failed, False)
 
 
 async def run_one(stack: str, command: str, s: agent.Scenario, root: Path, foreign: str | None,
@@ -276,7 +272,7 @@ def record(run: Run, set_name: str, model: str) -> dict:
         "decision": run.decision.kind if run.decision else None, "first": r.first,
         "failure_tokens": run.failure_tokens, "prompt": run.prompt, "raw": reply.get("text"),
         "next_call": r.next_call, "wait_seconds": run.decision.wait if run.decision else None,
-        "waited": r.waited, "second": r.second, "second_failed": run.second_failed, "error": r.step if r.outcome == "error" else None,
+        "waited": r.waited, "second": r.second, "second_failed": run.second_failed, "judged": run.why, "error": r.step if r.outcome == "error" else None,
         "tokens_in": reply.get("tokens_in", 0), "tokens_evaluated": reply.get("tokens_evaluated", 0),
         "tokens_out": reply.get("tokens_out", 0), "seconds": round(run.seconds, 3),
     }
