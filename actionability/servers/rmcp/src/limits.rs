@@ -97,6 +97,21 @@ impl Limits {
         }
     }
 
+    /// The rate limit, if any.
+    pub fn rate(&self) -> Option<RateLimit> {
+        self.rate
+    }
+
+    /// The most calls running at once, if limited.
+    pub fn max_active(&self) -> Option<usize> {
+        self.max_active
+    }
+
+    /// The time limit of a call, if any.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
     /// `call` under the guards, in the twin's order: the rate limit (a
     /// refused call is not counted), the count of running calls, then the
     /// time limit.

@@ -1,11 +1,16 @@
 //! `actionability-rmcp`: the tools of `fusion serve --example actionability`
 //! on rmcp, the official Rust SDK, for the actionability measurement
-//! (`actionability/run.sh`): the `rmcp` stack, a plain rmcp server
-//! (`plain.rs`): `#[tool_router]` / `#[tool]`, rmcp's `Parameters<T>` with
-//! `schemars::JsonSchema` derives, and rmcp's errors: serde's text for
-//! arguments that do not deserialize, `invalid_params` for the checks it
-//! writes by hand, `CallToolResult::error` with a plain sentence for a
-//! failed call.
+//! (`actionability/run.sh`), two ways:
+//!
+//! - `actionability-rmcp`: the `rmcp` stack, a plain rmcp server
+//!   (`plain.rs`): `#[tool_router]` / `#[tool]`, rmcp's `Parameters<T>` with
+//!   `schemars::JsonSchema` derives, and rmcp's errors: serde's text for
+//!   arguments that do not deserialize, `invalid_params` for the checks it
+//!   writes by hand, `CallToolResult::error` with a plain sentence for a
+//!   failed call;
+//! - `actionability-rmcp --adapter`: the `ours-rmcp` stack, the same router
+//!   with mcp-fusion's rmcp adapter (`fused.rs`): the failures become
+//!   mcp-fusion's `<validation_error>` and `<tool_error>` envelopes.
 //!
 //! The same tools as the TypeScript SDK and FastMCP twins
 //! (`actionability/servers/ts`, `actionability/servers/fastmcp`): `billing`
@@ -21,12 +26,13 @@
 //! options spelt as the TypeScript twin spells them:
 //!
 //! ```text
-//! actionability-rmcp [--report-ms N] [--max-active N] [--rate-limit N/PERIOD]
-//!                    [--timeout-ms N]
+//! actionability-rmcp [--adapter] [--report-ms N] [--max-active N]
+//!                    [--rate-limit N/PERIOD] [--timeout-ms N]
 //! ```
 
 mod args;
 mod checks;
+mod fused;
 mod limits;
 mod plain;
 mod store;
@@ -44,9 +50,13 @@ use crate::store::App;
 #[derive(Debug, Parser)]
 #[command(
     name = "actionability-rmcp",
-    about = "The actionability tools on plain rmcp over stdio."
+    about = "The actionability tools on plain rmcp over stdio (--adapter: with mcp-fusion's rmcp adapter)."
 )]
 struct Cli {
+    /// Serve the router through mcp-fusion's rmcp adapter: failures as
+    /// mcp-fusion envelopes (the `ours-rmcp` stack).
+    #[arg(long)]
+    adapter: bool,
     /// How long generate_report takes, in ms.
     #[arg(long, value_name = "N", default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..))]
     report_ms: u64,
@@ -72,10 +82,65 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let app = Arc::new(App::new(limits, Duration::from_millis(cli.report_ms)));
     let transport = rmcp::transport::stdio();
-    plain::Server::new(app)
-        .serve(transport)
-        .await?
-        .waiting()
-        .await?;
+    if cli.adapter {
+        fused::Server::new(app)
+            .serve(transport)
+            .await?
+            .waiting()
+            .await?;
+    } else {
+        plain::Server::new(app)
+            .serve(transport)
+            .await?
+            .waiting()
+            .await?;
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::ServerHandler;
+    use rmcp::model::Tool;
+    use serde_json::Value;
+
+    use super::*;
+
+    /// A tool's property names and required fields.
+    fn fields(tool: &Tool) -> (Vec<String>, Value) {
+        let schema = &tool.input_schema;
+        let names = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
+        let required = schema.get("required").cloned().unwrap_or(Value::Null);
+        (names, required)
+    }
+
+    #[test]
+    fn both_servers_list_the_same_tools() {
+        let app = Arc::new(App::new(Limits::default(), Duration::ZERO));
+        let plain = plain::Server::new(Arc::clone(&app));
+        let fused = fused::Server::new(app);
+        for name in ["billing", "billing_health", "reminders"] {
+            let (a, b) = (plain.get_tool(name).unwrap(), fused.get_tool(name).unwrap());
+            assert_eq!(a.description, b.description, "{name}");
+            assert_eq!(a.annotations, b.annotations, "{name}");
+            assert_eq!(fields(&a), fields(&b), "{name}");
+        }
+        let billing = plain.get_tool("billing").unwrap();
+        assert!(
+            billing
+                .description
+                .as_deref()
+                .unwrap()
+                .starts_with("Invoices: list")
+        );
+        // `deny_unknown_fields`: rmcp's schema refuses unknown keys too.
+        assert_eq!(billing.input_schema["additionalProperties"], false);
+        let (names, required) = fields(&billing);
+        assert_eq!(names.len(), 12);
+        assert_eq!(required, serde_json::json!(["action"]));
+    }
 }
