@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
 # The actionability measurement: the scripted agent (actionability/agent.py)
-# runs every scenario of actionability/scenarios/ against three servers with
-# the same tools, and prints the share of failures it fixed with one retry,
-# per category:
-#   ours     fusion serve --example actionability (mcp-fusion)
-#   ts-sdk   actionability/servers/ts: the official TypeScript SDK + zod
-#   fastmcp  actionability/servers/fastmcp: FastMCP + pydantic
+# runs every scenario of actionability/scenarios/ against servers with the
+# same tools, and prints the share of failures it fixed with one retry, per
+# category:
+#   ours       fusion serve --example actionability (mcp-fusion)
+#   ts-sdk     actionability/servers/ts: the official TypeScript SDK + zod
+#   fastmcp    actionability/servers/fastmcp: FastMCP + pydantic
+#   rmcp       actionability/servers/rmcp: plain rmcp (the official Rust SDK),
+#              `#[tool]` with rmcp's Parameters<T> and plain-text errors
+#   ours-rmcp  the same rmcp router through mcp-fusion's rmcp adapter
+#              (`actionability-rmcp --adapter`): mcp-fusion's envelopes
+# The first three run by default; `--stacks ours,rmcp,ours-rmcp` (or any
+# list) picks others. The two rmcp stacks are left out of the default: they
+# add close to two minutes of runs (ours-rmcp waits out a real minute of
+# rate limit) and the build of actionability-rmcp.
 # It installs what it needs under target/actionability/ (the TypeScript
 # server with scripts/npm-install, FastMCP with scripts/venv-install, the
-# MCP Python SDK client in the repository's .venv), builds `fusion`, and
-# says whether the original TypeScript implementation (@vurb/core) can be
-# installed from npm.
+# MCP Python SDK client in the repository's .venv), builds `fusion` (and
+# `actionability-rmcp` when an rmcp stack is chosen), and says whether the
+# original TypeScript implementation (@vurb/core) can be installed from npm.
 #
 # Needs: a Rust toolchain, python3 with venv, Node.js 20+ with npm, network
-# access to crates.io, PyPI and npm. Takes about 5 minutes (the busy and
-# rate-limit scenarios wait for real).
+# access to crates.io, PyPI and npm. Takes about 5 minutes for the default
+# stacks (the busy and rate-limit scenarios wait for real).
 #
 # Writes target/actionability/results.txt (the table) and runs.jsonl (one
 # line per stack and scenario: what the agent read, what it sent, the
@@ -22,14 +30,15 @@
 # retry, 1 when it does not, 2 when something could not be set up.
 #
 # Options: --only ID (repeatable) runs those scenarios; --stacks LIST runs a
-# comma-separated subset of ours,ts-sdk,fastmcp; --verbose shows every
-# scenario's texts.
+# comma-separated list of ours,ts-sdk,fastmcp,rmcp,ours-rmcp (default
+# ours,ts-sdk,fastmcp); --verbose shows every scenario's texts.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root="$(pwd)"
 out="$root/target/actionability"
 fusion="${CARGO_TARGET_DIR:-$root/target}/debug/fusion"
+rmcp_server="${CARGO_TARGET_DIR:-$root/target}/debug/actionability-rmcp"
 mkdir -p "$out"
 
 stacks="ours,ts-sdk,fastmcp"
@@ -58,8 +67,16 @@ need python3 "the agent and FastMCP run on it"
 need node "the TypeScript SDK server runs on it (Node.js 20 or newer)"
 need npm "installs the TypeScript SDK server"
 
-say "cargo build -p fusion-cli"
-cargo build -q -p fusion-cli
+# The rmcp stacks' server is built with fusion, in one build, so that
+# mcp-fusion is compiled once with the features of both.
+case ",$stacks," in
+    *,rmcp,* | *,ours-rmcp,*)
+        say "cargo build -p fusion-cli -p actionability-rmcp"
+        cargo build -q -p fusion-cli -p actionability-rmcp ;;
+    *)
+        say "cargo build -p fusion-cli"
+        cargo build -q -p fusion-cli ;;
+esac
 
 say "the MCP Python SDK client the agent uses (.venv)"
 bash scripts/venv-install .venv tests/python/requirements.txt >&2 || exit 2
@@ -85,7 +102,9 @@ for stack in "${chosen[@]}"; do
         ours) stack_args+=(--stack "ours=$fusion serve --example actionability --stdio") ;;
         ts-sdk) stack_args+=(--stack "ts-sdk=node $out/ts/server.mjs") ;;
         fastmcp) stack_args+=(--stack "fastmcp=$out/fastmcp/venv/bin/python $root/actionability/servers/fastmcp/server.py") ;;
-        *) echo "run.sh: unknown stack $stack (ours, ts-sdk, fastmcp)" >&2; exit 2 ;;
+        rmcp) stack_args+=(--stack "rmcp=$rmcp_server") ;;
+        ours-rmcp) stack_args+=(--stack "ours-rmcp=$rmcp_server --adapter") ;;
+        *) echo "run.sh: unknown stack $stack (ours, ts-sdk, fastmcp, rmcp, ours-rmcp)" >&2; exit 2 ;;
     esac
 done
 
