@@ -80,7 +80,8 @@ Usage (run.sh calls it):
   agent.py --scenarios DIR --stack NAME=COMMAND [--stack …] [--foreign COMMAND]
            [--only ID …] [--require NAME=PERCENT …] [--json OUT] [--verbose]
 COMMAND is a stdio server command; the agent adds the scenario profile's
-flags in that stack's spelling (the stack named `ours` is mcp-fusion).
+flags in that stack's spelling (the stack named `ours` is `fusion serve`;
+every other stack, `ours-rmcp` included, takes the TypeScript twin's).
 --foreign is needed when a selected scenario has profile server: foreign.
 
 Before any server starts, the agent checks the options and every scenario
@@ -389,8 +390,11 @@ def load_scenarios(folder: Path) -> list[Scenario]:
 
 
 def profile_flags(stack: str, profile: dict, root: Path) -> list[str]:
-    """A scenario profile's server flags in the stack's spelling (ours takes
-    durations and --timeout; the others milliseconds)."""
+    """A scenario profile's server flags in the stack's spelling: ours
+    (`fusion serve`) takes durations and --timeout; the others (ts-sdk,
+    fastmcp, rmcp and ours-rmcp, the rmcp router with mcp-fusion's adapter)
+    take the TypeScript twin's --report-ms N, --max-active N, --rate-limit
+    N/PERIOD and --timeout-ms N."""
     ours = stack == "ours"
     flags: list[str] = []
     if "report_ms" in profile:
@@ -404,8 +408,9 @@ def profile_flags(stack: str, profile: dict, root: Path) -> list[str]:
         ms = profile["timeout_ms"]
         flags += ["--timeout", f"{ms}ms"] if ours else ["--timeout-ms", str(ms)]
     if "lock" in profile and ours:
-        # Only mcp-fusion keeps a contract lockfile; the others serve the
-        # current contract and say nothing about the change.
+        # Only a FusionServer keeps a contract lockfile; the others (ours-rmcp
+        # too: the adapter has none) serve the current contract and say
+        # nothing about the change.
         flags += ["--lock", str(root / profile["lock"])]
     return flags
 

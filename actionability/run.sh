@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
 # The actionability measurement: the scripted agent (actionability/agent.py)
-# runs every scenario of actionability/scenarios/ against three servers with
-# the same tools, and prints the share of failures it fixed with one retry,
-# per category:
-#   ours     fusion serve --example actionability (mcp-fusion)
-#   ts-sdk   actionability/servers/ts: the official TypeScript SDK + zod
-#   fastmcp  actionability/servers/fastmcp: FastMCP + pydantic
+# runs every scenario of actionability/scenarios/ against servers with the
+# same tools, and prints the share of failures it fixed with one retry, per
+# category:
+#   ours       fusion serve --example actionability (mcp-fusion)
+#   ts-sdk     actionability/servers/ts: the official TypeScript SDK + zod
+#   fastmcp    actionability/servers/fastmcp: FastMCP + pydantic
+#   rmcp       actionability/servers/rmcp: plain rmcp (the official Rust SDK),
+#              `#[tool]` with rmcp's Parameters<T> and plain-text errors
+#   ours-rmcp  the same rmcp router through mcp-fusion's rmcp adapter
+#              (`actionability-rmcp --adapter`): mcp-fusion's envelopes
+# The first three run by default; `--stacks ours,rmcp,ours-rmcp` (or any
+# list) picks others. The two rmcp stacks are left out of the default: they
+# add close to two minutes of runs (ours-rmcp waits out a real minute of
+# rate limit) and the build of actionability-rmcp.
 # It installs what it needs under target/actionability/ (the TypeScript
 # server with scripts/npm-install, FastMCP with scripts/venv-install, the
-# MCP Python SDK client in the repository's .venv), builds `fusion`, and
-# says whether the original TypeScript implementation (@vurb/core) can be
-# installed from npm.
+# MCP Python SDK client in the repository's .venv), builds `fusion` (and
+# `actionability-rmcp` when an rmcp stack is chosen), and says whether the
+# original TypeScript implementation (@vurb/core) can be installed from npm.
 #
 # Needs: a Rust toolchain, python3 with venv, Node.js 20+ with npm, network
-# access to crates.io, PyPI and npm. Takes about 5 minutes (the busy and
-# rate-limit scenarios wait for real).
+# access to crates.io, PyPI and npm. Takes about 5 minutes for the default
+# stacks (the busy and rate-limit scenarios wait for real).
 #
 # Writes target/actionability/results.txt (the table) and runs.jsonl (one
 # line per stack and scenario: what the agent read, what it sent, the
@@ -23,12 +31,13 @@
 # it does not, 2 when something could not be set up.
 #
 # Options: --only ID (repeatable) runs those scenarios; --stacks LIST runs a
-# comma-separated subset of ours,ts-sdk,fastmcp; --verbose shows every
-# scenario's texts; --scenarios DIR runs the scenario files of DIR instead of
-# actionability/scenarios (e.g. actionability/held-out, the set kept aside
-# to check that the error texts are not tuned to the scenarios; see its
-# README); --fusion BIN measures that already-built fusion binary instead of
-# building one with cargo (then no Rust toolchain is needed).
+# comma-separated list of ours,ts-sdk,fastmcp,rmcp,ours-rmcp (default
+# ours,ts-sdk,fastmcp); --verbose shows every scenario's texts; --scenarios
+# DIR runs the scenario files of DIR instead of actionability/scenarios (e.g.
+# actionability/held-out, the set kept aside to check that the error texts
+# are not tuned to the scenarios; see its README); --fusion BIN measures that
+# already-built fusion binary instead of building one with cargo (the rmcp
+# stacks are still built).
 set -euo pipefail
 
 caller="$(pwd)"
@@ -36,6 +45,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root="$(pwd)"
 out="$root/target/actionability"
 fusion="${CARGO_TARGET_DIR:-$root/target}/debug/fusion"
+rmcp_server="${CARGO_TARGET_DIR:-$root/target}/debug/actionability-rmcp"
 mkdir -p "$out"
 
 stacks="ours,ts-sdk,fastmcp"
@@ -84,6 +94,11 @@ need python3 "the agent and FastMCP run on it"
 need node "the TypeScript SDK server runs on it (Node.js 20 or newer)"
 need npm "installs the TypeScript SDK server"
 
+# The rmcp stacks' server is built with fusion, in one build, so that
+# mcp-fusion is compiled once with the features of both.
+packages=()
+[ -n "$prebuilt" ] || packages+=(-p fusion-cli)
+case ",$stacks," in *,rmcp,* | *,ours-rmcp,*) packages+=(-p actionability-rmcp) ;; esac
 if [ -n "$prebuilt" ]; then
     case "$prebuilt" in /*) ;; *) prebuilt="$caller/$prebuilt" ;; esac
     if [ ! -x "$prebuilt" ]; then
@@ -92,9 +107,10 @@ if [ -n "$prebuilt" ]; then
     fi
     fusion="$prebuilt"
     say "fusion: $fusion (not rebuilt)"
-else
-    say "cargo build -p fusion-cli"
-    cargo build -q -p fusion-cli
+fi
+if [ ${#packages[@]} -gt 0 ]; then
+    say "cargo build ${packages[*]}"
+    cargo build -q "${packages[@]}"
 fi
 
 say "the MCP Python SDK client the agent uses (.venv)"
@@ -121,7 +137,9 @@ for stack in "${chosen[@]}"; do
         ours) stack_args+=(--stack "ours=$fusion serve --example actionability --stdio") ;;
         ts-sdk) stack_args+=(--stack "ts-sdk=node $out/ts/server.mjs") ;;
         fastmcp) stack_args+=(--stack "fastmcp=$out/fastmcp/venv/bin/python $root/actionability/servers/fastmcp/server.py") ;;
-        *) echo "run.sh: unknown stack $stack (ours, ts-sdk, fastmcp)" >&2; exit 2 ;;
+        rmcp) stack_args+=(--stack "rmcp=$rmcp_server") ;;
+        ours-rmcp) stack_args+=(--stack "ours-rmcp=$rmcp_server --adapter") ;;
+        *) echo "run.sh: unknown stack $stack (ours, ts-sdk, fastmcp, rmcp, ours-rmcp)" >&2; exit 2 ;;
     esac
 done
 
