@@ -161,12 +161,12 @@ impl ServerHandler for Connection {
         // A method 2026-07-28 removed, on a request that names that
         // revision in `_meta` (rmcp holds it apart from the params): -32601.
         if super::surface::is_stateless(&context)
-            && let Some(removed) = super::removed_methods::method_not_found(&request.method)
+            && let Some(removed) = crate::wire::removed_methods::method_not_found(&request.method)
         {
             return Err(removed);
         }
         Err(
-            super::jsonrpc::invalid_params_of(&request.method, request.params.as_ref())
+            crate::wire::jsonrpc::invalid_params_of(&request.method, request.params.as_ref())
                 .unwrap_or_else(|| {
                     rmcp::ErrorData::new(
                         rmcp::model::ErrorCode::METHOD_NOT_FOUND,

@@ -14,15 +14,12 @@ mod dispatch;
 mod fusion_server;
 pub(crate) mod in_flight;
 mod input_required;
-pub(crate) mod jsonrpc;
 mod link;
 pub(crate) mod listen;
 pub(crate) mod listener;
-pub(crate) mod message_text;
 mod pagination;
 #[cfg(feature = "http")]
 mod param_headers;
-pub(crate) mod removed_methods;
 mod request_state;
 #[cfg(feature = "http")]
 pub(crate) mod scopes;
