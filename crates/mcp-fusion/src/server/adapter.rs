@@ -334,7 +334,7 @@ impl ServerHandler for Connection {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(super::listen::accepted(self, requested))
+        Some(super::listen::stream::accepted(self, requested))
     }
 
     /// Holds an acknowledged `subscriptions/listen` stream open until the

@@ -16,7 +16,6 @@ pub(crate) mod in_flight;
 mod input_required;
 mod link;
 pub(crate) mod listen;
-pub(crate) mod listener;
 mod pagination;
 #[cfg(feature = "http")]
 mod param_headers;
@@ -27,15 +26,13 @@ mod session;
 mod signing_key;
 mod surface;
 mod task_call;
-pub(crate) mod task_listen;
 pub mod tasks;
 mod tool_set;
 
 pub use builder::ServerBuilder;
 pub(crate) use connection::Connection;
 pub use fusion_server::{FusionServer, UnknownToolError, WeakFusionServer};
-pub use listen::MAX_LISTEN_ID_BYTES;
-pub use listener::LISTEN_QUEUE;
+pub use listen::{LISTEN_QUEUE, MAX_LISTEN_ID_BYTES};
 pub use pagination::DEFAULT_PAGE_SIZE;
 pub use session::MAX_SUBSCRIPTIONS;
 pub use signing_key::MIN_SIGNING_KEY_BYTES;

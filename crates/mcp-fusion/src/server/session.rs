@@ -11,7 +11,7 @@ use rmcp::Peer;
 use rmcp::model::ServerNotification;
 use rmcp::service::RoleServer;
 
-use super::listener::Listener;
+use super::listen::listener::Listener;
 use crate::handler::LogLevel;
 
 /// The most resources one connection may be subscribed to at once (and the

@@ -41,7 +41,7 @@ use crate::wire::jsonrpc::{
     too_many_values,
 };
 use crate::wire::message_text::MessageText;
-use crate::server::task_listen::{acknowledge_task_ids, error_answer, requested_task_ids};
+use crate::server::listen::task_ids::{acknowledge_task_ids, error_answer, requested_task_ids};
 
 /// The longest line (one message) read, in bytes: 16 MiB, as rmcp's own
 /// stdio transport.
@@ -180,7 +180,7 @@ struct RequestIds {
     cancelled: VecDeque<RequestId>,
     /// The `subscriptions/listen` requests naming tasks whose
     /// acknowledgement is not yet written, with those task ids (see
-    /// `crate::server::task_listen`).
+    /// `crate::server::listen::task_ids`).
     listening: HashMap<RequestId, Vec<String>>,
 }
 

@@ -12,7 +12,7 @@ use rmcp::model::{ClientCapabilities, ClientJsonRpcMessage, ClientRequest, Error
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
-use super::session::MAX_SUBSCRIPTIONS;
+use crate::server::MAX_SUBSCRIPTIONS;
 
 /// The `notifications.taskIds` of a `subscriptions/listen` request (at most
 /// [`MAX_SUBSCRIPTIONS`], duplicates dropped, in the request's order): the

@@ -22,7 +22,7 @@
 //!
 //! A stream is also told the status changes of its tasks
 //! (`notifications/tasks`, to the streams whose `taskIds` name the task,
-//! the Tasks extension's SEP-2663; see [`super::task_listen`]); rmcp's sink
+//! the Tasks extension's SEP-2663; see [`super::task_ids`]); rmcp's sink
 //! refuses those, so they go through the connection's peer, tagged with
 //! the subscription id as the sink tags the others.
 
@@ -35,10 +35,10 @@ use rmcp::model::{
 };
 use rmcp::service::SubscriptionContext;
 
-use super::Connection;
+use crate::server::Connection;
 use super::listener::{LISTEN_QUEUE, Listener};
-use super::session::{MAX_SUBSCRIPTIONS, Session};
-use super::task_listen::task_ids_of;
+use crate::server::session::{MAX_SUBSCRIPTIONS, Session};
+use super::task_ids::task_ids_of;
 use crate::handler::Capability;
 
 /// The longest JSON-RPC id a `subscriptions/listen` request may carry, in
@@ -134,7 +134,7 @@ impl Connection {
     /// HTTP edge refuses those before they are acknowledged); `-32000` when
     /// the stream fell behind (its client left [`LISTEN_QUEUE`]
     /// notifications unread) and was closed.
-    pub(super) async fn listen_now(
+    pub(crate) async fn listen_now(
         &self,
         subscription: SubscriptionContext,
     ) -> Result<(), rmcp::ErrorData> {

@@ -1,6 +1,6 @@
 //! [`Listener`]: one open `subscriptions/listen` stream (MCP 2026-07-28,
 //! basic/patterns/subscriptions) as a session holds it; opened and told by
-//! [`super::listen`].
+//! [`super::stream`].
 //!
 //! The server never waits on a listen stream's client: a notification is put
 //! in the stream's queue of [`LISTEN_QUEUE`] (at once, or not at all), and
@@ -32,7 +32,7 @@ pub(crate) struct Listener {
     /// The tasks whose `notifications/tasks` it asked for (its `taskIds`,
     /// SEP-2663): rmcp's filter does not carry them.
     task_ids: Arc<HashSet<String>>,
-    /// The stream's queue, drained by its task ([`super::listen`]).
+    /// The stream's queue, drained by its task ([`super::stream`]).
     queue: mpsc::Sender<ServerNotification>,
     /// Cancelled when the queue overflowed: the stream is to be closed.
     behind: CancellationToken,
