@@ -4,7 +4,7 @@
 //! [`super::pagination`]; `subscriptions/listen` through
 //! [`super::listen`]. Over 2026-07-28 a `tools/call`, `prompts/get`
 //! or `resources/read` whose handler asks the client is answered with an
-//! input-required result ([`super::input_required`]).
+//! input-required result ([`super::rounds`]).
 
 use std::sync::Arc;
 
@@ -21,7 +21,7 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 
 use super::Connection;
 use super::dispatch::{CallRequest, Origin};
-use super::input_required::{Asking, Rounds};
+use super::rounds::{self, Asking, Rounds};
 use super::pagination::{ListKind, cursor_of};
 use super::task_call::{self, Answer};
 use crate::capability::Shown;
@@ -160,7 +160,7 @@ impl ServerHandler for Connection {
     ) -> Result<CustomResult, rmcp::ErrorData> {
         // A method 2026-07-28 removed, on a request that names that
         // revision in `_meta` (rmcp holds it apart from the params): -32601.
-        if super::surface::is_stateless(&context)
+        if super::revision::is_stateless(&context)
             && let Some(removed) = crate::wire::removed_methods::method_not_found(&request.method)
         {
             return Err(removed);
@@ -217,7 +217,7 @@ impl ServerHandler for Connection {
             request_state: request.request_state.as_deref(),
             input_responses: request.input_responses.clone(),
         };
-        let rounds = self.rounds(asking, &context)?;
+        let rounds = rounds::rounds_of(&self.server.inner.request_states, asking, &context)?;
         // Boxed: rmcp copies each request's future into a new task, and its
         // size is that of the largest handler future (see `call_tool`).
         let answer = Box::pin(self.get_prompt_now(
@@ -227,7 +227,7 @@ impl ServerHandler for Connection {
             rounds.as_ref().map(Rounds::shared),
         ))
         .await;
-        match self.input_required(rounds.as_ref()) {
+        match rounds::input_required(&self.server.inner.request_states, rounds.as_ref()) {
             Some(input) => input.map(Into::into),
             None => answer.map(Into::into),
         }
@@ -275,14 +275,14 @@ impl ServerHandler for Connection {
             request_state: request.request_state.as_deref(),
             input_responses: request.input_responses.clone(),
         };
-        let rounds = self.rounds(asking, &context)?;
+        let rounds = rounds::rounds_of(&self.server.inner.request_states, asking, &context)?;
         let answer = Box::pin(self.read_resource_now(
             &request.uri,
             &context,
             rounds.as_ref().map(Rounds::shared),
         ))
         .await;
-        match self.input_required(rounds.as_ref()) {
+        match rounds::input_required(&self.server.inner.request_states, rounds.as_ref()) {
             Some(input) => input.map(Into::into),
             None => answer.map(Into::into),
         }
@@ -351,7 +351,7 @@ impl ServerHandler for Connection {
         request: rmcp::model::SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), rmcp::ErrorData> {
-        if super::surface::is_stateless(&context) {
+        if super::revision::is_stateless(&context) {
             return Err(rmcp::ErrorData::method_not_found::<
                 rmcp::model::SetLevelRequestMethod,
             >());
@@ -413,7 +413,7 @@ impl ServerHandler for Connection {
             request_state: request.request_state.as_deref(),
             input_responses: request.input_responses.clone(),
         };
-        let rounds = self.rounds(asking, &context)?;
+        let rounds = rounds::rounds_of(&self.server.inner.request_states, asking, &context)?;
         let written = context.extensions.get::<WritesEnvelopes>().is_some();
         let call = CallRequest {
             name: request.name.into_owned(),
@@ -425,7 +425,7 @@ impl ServerHandler for Connection {
         // whole; the pipeline's future (router, guards, middleware, handler)
         // is kilobytes, a box is a pointer.
         let answer = Box::pin(self.server.dispatch(call)).await;
-        if let Some(input) = self.input_required(rounds.as_ref()) {
+        if let Some(input) = rounds::input_required(&self.server.inner.request_states, rounds.as_ref()) {
             return input.map(Into::into);
         }
         match answer {

@@ -11,7 +11,7 @@ use super::dispatch::{Claims, Fallback};
 use super::fusion_server::{ListHook, ServerIdentity, ServerInner, Settings};
 use super::in_flight::InFlight;
 use super::pagination::{DEFAULT_PAGE_SIZE, Pager};
-use super::request_state::RequestStates;
+use super::rounds::RequestStates;
 use super::tasks::{DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore, Tasks};
 
 use crate::capability::{
@@ -113,7 +113,7 @@ impl ServerBuilder {
             max_tasks_per_caller: super::tasks::DEFAULT_MAX_TASKS_PER_CALLER,
             page_size: DEFAULT_PAGE_SIZE,
             signing_key: None,
-            request_state_ttl: super::request_state::DEFAULT_TTL,
+            request_state_ttl: super::rounds::request_state::DEFAULT_TTL,
         }
     }
 

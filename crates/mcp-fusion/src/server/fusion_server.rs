@@ -74,7 +74,7 @@ pub(crate) struct ServerInner {
     pub(crate) pager: super::pagination::Pager,
     /// The signer of 2026-07-28 `requestState`s
     /// ([`ServerBuilder::signing_key`]).
-    pub(crate) request_states: super::request_state::RequestStates,
+    pub(crate) request_states: super::rounds::RequestStates,
 }
 
 /// What changed in the catalog, for `notifications/*/list_changed`.

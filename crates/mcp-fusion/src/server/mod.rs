@@ -13,13 +13,13 @@ mod connection;
 mod dispatch;
 mod fusion_server;
 pub(crate) mod in_flight;
-mod input_required;
 mod link;
 pub(crate) mod listen;
 mod pagination;
 #[cfg(feature = "http")]
 mod param_headers;
-mod request_state;
+mod revision;
+mod rounds;
 #[cfg(feature = "http")]
 pub(crate) mod scopes;
 mod session;

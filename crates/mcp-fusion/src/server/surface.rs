@@ -17,6 +17,7 @@ use serde_json::{Map, Value, json};
 use super::Connection;
 use super::dispatch::{self, Target, guarded};
 use super::link::{ClientLink, LogFilter, log_level_of};
+use super::revision::is_stateless;
 use crate::capability::{Completed, CompletionRequest, Resolved, contents};
 use crate::envelope::{envelope_and_meta, validation_envelope_and_meta};
 use crate::error::{ErrorCode, ToolError, ValidationFailure};
@@ -122,16 +123,6 @@ fn unknown_argument(
     });
     let data = json!({ "argument": name.as_ref(), "closest": closest, "valid": valid });
     rmcp::ErrorData::new(RpcCode::INVALID_PARAMS, message, Some(data))
-}
-
-/// Whether the request came over the stateless 2026-07-28 protocol (its
-/// `_meta` names the protocol version): no server-to-client requests, no
-/// `logging/setLevel` or `resources/subscribe`, log levels per request.
-pub(crate) fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
-    context
-        .meta
-        .protocol_version()
-        .is_some_and(|version| version.as_str() >= "2026-07-28")
 }
 
 impl Connection {

@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 use crate::handler::{InputRounds, Stop};
 
 /// How long a `requestState` may be echoed after it was issued, unless the
-/// builder sets another ([`ServerBuilder::request_state_ttl`](super::ServerBuilder::request_state_ttl)):
+/// builder sets another ([`ServerBuilder::request_state_ttl`](crate::server::ServerBuilder::request_state_ttl)):
 /// 10 minutes, time for a person to answer an elicitation.
 pub(crate) const DEFAULT_TTL: Duration = Duration::from_secs(600);
 
