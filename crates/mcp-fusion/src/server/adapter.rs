@@ -23,7 +23,7 @@ use super::Connection;
 use super::dispatch::{CallRequest, Origin};
 use super::rounds::{self, Asking, Rounds};
 use super::pagination::{ListKind, cursor_of};
-use super::task_call::{self, Answer};
+use super::tasks::call::{self as task_call, Answer};
 use crate::capability::Shown;
 use crate::envelope::WritesEnvelopes;
 use crate::handler::{Capability, Principal};

@@ -25,7 +25,6 @@ pub(crate) mod scopes;
 mod session;
 mod signing_key;
 mod surface;
-mod task_call;
 pub mod tasks;
 mod tool_set;
 

@@ -9,9 +9,9 @@ use rmcp::service::{RequestContext, RoleServer};
 
 use std::sync::Arc;
 
-use super::FusionServer;
-use super::dispatch::CallRequest;
-use super::tasks::{NotCreated, TaskChannel, owner_key, store_unreachable};
+use super::{NotCreated, TaskChannel, owner_key, store_unreachable};
+use crate::server::FusionServer;
+use crate::server::dispatch::CallRequest;
 use crate::capability::TaskSupport;
 
 /// How a `tools/call` is answered, by its action's [`TaskSupport`] and
@@ -56,7 +56,7 @@ pub(crate) fn answer(support: TaskSupport, context: &RequestContext<RoleServer>)
 ///
 /// # Errors
 /// None: a call refused for want of room (this caller's running tasks at
-/// [`ServerBuilder::max_tasks_per_caller`](super::ServerBuilder::max_tasks_per_caller),
+/// [`ServerBuilder::max_tasks_per_caller`](crate::server::ServerBuilder::max_tasks_per_caller),
 /// or a full store) is answered with a `SERVER_BUSY` `<tool_error>`, as is
 /// a `Required` one while the task store does not answer; an `Optional`
 /// one then runs directly ([`Started::Direct`], a warning logged).
