@@ -1,72 +1,28 @@
-//! The one path every capability request takes after the transport: route
-//! → guards → validate → middleware → handler → response (DESIGN "The one
-//! path a request takes"). [`guarded`] runs a capability's [`Callable`];
-//! [`run`] is `tools/call` around it (routing, deprecation warnings, the
-//! envelope of the result); `super::surface` the other capabilities'.
+//! `tools/call` around [`guarded`]: routing (the fallback, the refusals of
+//! hidden actions), deprecation warnings, the envelope of the result, and
+//! the call's metrics.
 
 use std::sync::Arc;
 
-use ::http::request::Parts;
 use metrics::SharedString;
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
-use tokio_util::sync::CancellationToken;
-use tower::ServiceExt;
 use tracing::Instrument;
 
-use crate::capability::{Callable, RegisteredAction, Registry, RouteError};
+use super::guarded::guarded;
+use super::request::{CallRequest, Origin, Target, context, error_result};
+use crate::capability::{RegisteredAction, Registry, RouteError};
 use crate::contract::SelfHealing;
-use crate::envelope::{
-    to_call_tool_result, validation_result, written_result, written_validation_result,
-};
+use crate::envelope::{validation_result, written_validation_result};
 use crate::error::{ErrorCode, ToolError, ValidationFailure};
-use crate::handler::{
-    CallContext, Capability, ContextInner, FromOutput, Peer, Principal, RequestIdText,
-    SharedChannel, States, ToolOutput, until_input,
-};
+use crate::handler::{Capability, FromOutput, States, ToolOutput};
 use crate::metrics_names::{self as names, ActionLabels};
-use crate::pipeline::{Call, Outcome, catch_panic};
+use crate::pipeline::Outcome;
 
-/// Where a request came from, as the transport hands it over: everything of
-/// its [`CallContext`] but what it calls.
-#[derive(Clone)]
-pub(crate) struct Origin {
-    pub request_id: RequestIdText,
-    pub cancellation: CancellationToken,
-    pub http: Option<Parts>,
-    pub peer: Peer,
-    /// The connection, for progress, logs, sampling and elicitation.
-    pub client: Option<SharedChannel>,
-    /// Who is calling ([`CallContext::caller`]).
-    pub caller: Arc<str>,
-    /// The verified caller ([`CallContext::principal`]).
-    pub principal: Option<Principal>,
-}
-
-/// One `tools/call` as the transport hands it over.
-pub(crate) struct CallRequest {
-    pub name: String,
-    pub arguments: Option<Map<String, Value>>,
-    pub origin: Origin,
-    /// The transport writes envelope results as text
-    /// ([`WritesEnvelopes`](crate::envelope::WritesEnvelopes)): they are
-    /// made with [`envelope::written_result`](crate::envelope::written_result).
-    pub written: bool,
-}
-
-/// The result of `err` as the request wants it: see [`CallRequest::written`].
-pub(crate) fn error_result(err: &ToolError, written: bool) -> CallToolResult {
-    if written {
-        written_result(err)
-    } else {
-        to_call_tool_result(err)
-    }
-}
-
-/// Which names a fallback answers ([`ServerBuilder::fallback`](super::ServerBuilder::fallback)).
+/// Which names a fallback answers ([`ServerBuilder::fallback`](crate::server::ServerBuilder::fallback)).
 pub(crate) type Claims = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
-/// The fallback of a server ([`ServerBuilder::fallback`](super::ServerBuilder::fallback)):
+/// The fallback of a server ([`ServerBuilder::fallback`](crate::server::ServerBuilder::fallback)):
 /// which names it answers, and its action.
 pub(crate) struct Fallback {
     /// Whether it answers a name no tool has.
@@ -92,91 +48,6 @@ impl Fallback {
             && (self.claims)(name)
     }
 }
-
-/// What a request calls, for its [`CallContext`].
-pub(crate) struct Target {
-    pub capability: Capability,
-    /// The tool, prompt, URI or completed capability's name.
-    pub tool: String,
-    /// The action key inside a group.
-    pub action: Option<String>,
-    /// The name errors and logs use (`billing.get_invoice`).
-    pub name: String,
-}
-
-impl Target {
-    /// The target of a list (`tools/list`, …) of `capability`, for the
-    /// lists' filter: the caller's context with no name called.
-    pub fn list(capability: Capability) -> Self {
-        Target {
-            capability,
-            tool: String::new(),
-            action: None,
-            name: String::new(),
-        }
-    }
-}
-
-/// The context of a call of `target` from `origin`.
-pub(crate) fn context(
-    target: Target,
-    origin: Origin,
-    expose_internal_errors: bool,
-    states: Arc<States>,
-) -> CallContext {
-    CallContext {
-        inner: Arc::new(ContextInner {
-            capability: target.capability,
-            tool: target.tool,
-            action: target.action,
-            name: target.name,
-            request_id: origin.request_id,
-            expose_internal_errors,
-            http: origin.http,
-            peer: origin.peer,
-            caller: origin.caller,
-            principal: origin.principal,
-            states,
-            client: origin.client,
-        }),
-        cancellation: origin.cancellation,
-    }
-}
-
-/// Runs `callable` (guards, validation, middleware, handler) for the call
-/// in `ctx` with `args`: a panic becomes `INTERNAL_ERROR`, the client's
-/// cancellation ends it with `CANCELLED`; on MCP 2026-07-28 a handler that
-/// waits for an answer the client has not given yet is stopped there
-/// ([`Outcome::Stopped`]).
-pub(crate) async fn guarded(
-    callable: &Callable,
-    ctx: &CallContext,
-    args: Value,
-) -> Result<Outcome, ToolError> {
-    let call = Call {
-        ctx: ctx.clone(),
-        args,
-    };
-    let work = catch_panic(ctx, callable.service.clone().oneshot(call));
-    // On 2026-07-28 the handler stops where it waits for an answer the
-    // client has not given yet (`InputRounds`).
-    let work = async {
-        match ctx.inner.client.as_ref().and_then(|c| c.rounds()) {
-            Some(rounds) => until_input(rounds, work)
-                .await
-                .unwrap_or(Ok(Outcome::Stopped)),
-            None => work.await,
-        }
-    };
-    tokio::select! {
-        biased;
-        () = ctx.cancellation().cancelled() => Err(
-            ToolError::new(ErrorCode::Cancelled, format!("The call of {} was cancelled by the client.", ctx.name()))
-        ),
-        outcome = work => outcome,
-    }
-}
-
 /// The `AUTH_REQUIRED` or `FORBIDDEN` of the action `name` names as
 /// `group.action`, when the caller of `origin` may not use it: the router
 /// hides such an action (it names only what the caller sees), but a caller
