@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use super::FusionServer;
+use super::adapter::pagination::{DEFAULT_PAGE_SIZE, Pager};
 use super::dispatch::{Claims, Fallback};
 use super::fusion_server::{ListHook, ServerIdentity, ServerInner, Settings};
 use super::in_flight::InFlight;
-use super::pagination::{DEFAULT_PAGE_SIZE, Pager};
 use super::rounds::RequestStates;
 use super::tasks::{DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore, Tasks};
 

@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::ServerBuilder;
-use super::caller;
-use super::connection::Connection;
+use super::adapter::Connection;
+use super::adapter::caller;
 use super::dispatch::{CallRequest, Fallback, Origin, UnknownTool, error_result, run};
 use super::in_flight::InFlight;
 use super::listen;
@@ -71,7 +71,7 @@ pub(crate) struct ServerInner {
     pub(crate) tasks: Arc<Tasks>,
     /// Cuts the lists into pages ([`ServerBuilder::page_size`],
     /// [`ServerBuilder::signing_key`]).
-    pub(crate) pager: super::pagination::Pager,
+    pub(crate) pager: super::adapter::pagination::Pager,
     /// The signer of 2026-07-28 `requestState`s
     /// ([`ServerBuilder::signing_key`]).
     pub(crate) request_states: super::rounds::RequestStates,

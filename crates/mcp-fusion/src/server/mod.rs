@@ -7,15 +7,10 @@
 
 mod adapter;
 mod builder;
-mod caller;
-mod client_requirements;
-mod connection;
 mod dispatch;
 mod fusion_server;
 pub(crate) mod in_flight;
-mod link;
 pub(crate) mod listen;
-mod pagination;
 #[cfg(feature = "http")]
 mod param_headers;
 mod revision;
@@ -24,15 +19,14 @@ mod rounds;
 pub(crate) mod scopes;
 mod session;
 mod signing_key;
-mod surface;
 pub mod tasks;
 mod tool_set;
 
+pub(crate) use adapter::Connection;
+pub use adapter::pagination::DEFAULT_PAGE_SIZE;
 pub use builder::ServerBuilder;
-pub(crate) use connection::Connection;
 pub use fusion_server::{FusionServer, UnknownToolError, WeakFusionServer};
 pub use listen::{LISTEN_QUEUE, MAX_LISTEN_ID_BYTES};
-pub use pagination::DEFAULT_PAGE_SIZE;
 pub use session::MAX_SUBSCRIPTIONS;
 pub use signing_key::MIN_SIGNING_KEY_BYTES;
 pub use tool_set::ToolSet;

@@ -85,7 +85,7 @@ pub(crate) struct Session {
     pub(crate) id: ConnectionId,
     peer: OnceLock<Peer<RoleServer>>,
     /// The caller key of the connection's requests (see
-    /// `super::caller::caller_of`): whom a per-caller tools list change
+    /// `super::adapter::caller::caller_of`): whom a per-caller tools list change
     /// concerns. Set once, read without a lock.
     caller: OnceLock<Arc<str>>,
     /// The lowest level the client wants (`logging/setLevel`); `None`: all.

@@ -36,12 +36,12 @@ use tokio::sync::Mutex;
 use tokio_util::codec::{Decoder, Encoder, FramedRead, FramedWrite};
 
 use crate::envelope::{WritesEnvelopes, written_members};
+use crate::server::listen::task_ids::{acknowledge_task_ids, error_answer, requested_task_ids};
 use crate::wire::jsonrpc::{
     INVALID_REQUEST, duplicate_id_response, reject_unreadable, repeated_key_response,
     too_many_values,
 };
 use crate::wire::message_text::MessageText;
-use crate::server::listen::task_ids::{acknowledge_task_ids, error_answer, requested_task_ids};
 
 /// The longest line (one message) read, in bytes: 16 MiB, as rmcp's own
 /// stdio transport.

@@ -35,11 +35,11 @@ use rmcp::model::{
 };
 use rmcp::service::SubscriptionContext;
 
-use crate::server::Connection;
 use super::listener::{LISTEN_QUEUE, Listener};
-use crate::server::session::{MAX_SUBSCRIPTIONS, Session};
 use super::task_ids::task_ids_of;
 use crate::handler::Capability;
+use crate::server::Connection;
+use crate::server::session::{MAX_SUBSCRIPTIONS, Session};
 
 /// The longest JSON-RPC id a `subscriptions/listen` request may carry, in
 /// bytes of its JSON text (`"abc"` is 5): every notification of the stream
@@ -101,7 +101,7 @@ pub(crate) fn deduplicated(filter: &SubscriptionFilter) -> Option<SubscriptionFi
 /// those the server advertises), and the resource URIs of `connection`'s
 /// server that name a resource or match a template, at most
 /// [`MAX_SUBSCRIPTIONS`] of them, each once. The connection notes the stream as being
-/// opened: rmcp acknowledges it before [`Connection::listen_now`] registers
+/// opened: rmcp acknowledges it before [`serve`] registers
 /// it, and a change made in between is kept for it.
 pub(crate) fn accepted(
     connection: &Connection,
@@ -123,88 +123,85 @@ pub(crate) fn accepted(
     accepted
 }
 
-impl Connection {
-    /// Serves one acknowledged `subscriptions/listen` stream until the client
-    /// closes it (or cancels it): registered with the connection's session,
-    /// told of every change the server makes meanwhile, through a queue of
-    /// [`LISTEN_QUEUE`] notifications.
-    ///
-    /// # Errors
-    /// `-32602` for a request past the bounds of [`listen_refusal`] (the
-    /// HTTP edge refuses those before they are acknowledged); `-32000` when
-    /// the stream fell behind (its client left [`LISTEN_QUEUE`]
-    /// notifications unread) and was closed.
-    pub(crate) async fn listen_now(
-        &self,
-        subscription: SubscriptionContext,
-    ) -> Result<(), rmcp::ErrorData> {
-        let context = subscription.request_context();
-        let requested = SubscriptionsListenRequestParams::new(subscription.requested().clone());
-        if let Some(refused) = listen_refusal(&context.id, &requested) {
-            return Err(refused);
-        }
-        // Records the caller of the stream, for changes told to one caller
-        // only (`notify_tool_list_changed_for`).
-        let _ = self.origin(context);
-        let catalog = self.server.catalog();
-        let hidden = subscription
-            .accepted()
-            .resource_subscriptions
-            .iter()
-            .flatten()
-            .filter(|uri| match catalog.resolve(uri) {
-                Some(Ok(resolved)) => {
-                    let ctx = self.surface_context(Capability::Resource, uri, context, None);
-                    resolved.callable().visibility.auth.refusal(&ctx).is_some()
-                }
-                _ => true,
-            })
-            .cloned()
-            .collect();
-        let task_ids = task_ids_of(context).into_iter().collect();
-        let sink = subscription.sink().clone();
-        let peer = context.peer.clone();
-        let (listener, mut queue) = Listener::new(
-            sink.id().to_string(),
-            sink.accepted().clone(),
-            hidden,
-            task_ids,
-        );
-        for missed in self.session.add_listener(listener.clone()) {
-            listener.tell(missed);
-        }
-        let drain = async {
-            while let Some(mut notification) = queue.recv().await {
-                let sent = if matches!(notification, ServerNotification::TaskStatusNotification(_))
-                {
-                    notification
-                        .get_meta_mut()
-                        .set_subscription_id(sink.id().clone());
-                    peer.send_notification(notification).await.is_ok()
-                } else {
-                    sink.send(notification).await.is_ok()
-                };
-                if !sent {
-                    break;
-                }
-            }
-            // The stream is closed: wait for rmcp to end the request.
-            std::future::pending::<()>().await;
-        };
-        let outcome = tokio::select! {
-            () = subscription.cancelled() => Ok(()),
-            () = drain => Ok(()),
-            () = listener.fell_behind() => Err(rmcp::ErrorData::new(
-                ErrorCode(-32000),
-                format!(
-                    "subscriptions/listen stream closed: its client left {LISTEN_QUEUE} notifications unread; open a new stream and list again"
-                ),
-                None,
-            )),
-        };
-        self.session.remove_listener(listener.id());
-        outcome
+/// Serves one acknowledged `subscriptions/listen` stream until the client
+/// closes it (or cancels it): registered with the connection's session,
+/// told of every change the server makes meanwhile, through a queue of
+/// [`LISTEN_QUEUE`] notifications.
+///
+/// # Errors
+/// `-32602` for a request past the bounds of [`listen_refusal`] (the
+/// HTTP edge refuses those before they are acknowledged); `-32000` when
+/// the stream fell behind (its client left [`LISTEN_QUEUE`]
+/// notifications unread) and was closed.
+pub(crate) async fn serve(
+    connection: &Connection,
+    subscription: SubscriptionContext,
+) -> Result<(), rmcp::ErrorData> {
+    let context = subscription.request_context();
+    let requested = SubscriptionsListenRequestParams::new(subscription.requested().clone());
+    if let Some(refused) = listen_refusal(&context.id, &requested) {
+        return Err(refused);
     }
+    // Records the caller of the stream, for changes told to one caller
+    // only (`notify_tool_list_changed_for`).
+    let _ = connection.origin(context);
+    let catalog = connection.server.catalog();
+    let hidden = subscription
+        .accepted()
+        .resource_subscriptions
+        .iter()
+        .flatten()
+        .filter(|uri| match catalog.resolve(uri) {
+            Some(Ok(resolved)) => {
+                let ctx = connection.surface_context(Capability::Resource, uri, context, None);
+                resolved.callable().visibility.auth.refusal(&ctx).is_some()
+            }
+            _ => true,
+        })
+        .cloned()
+        .collect();
+    let task_ids = task_ids_of(context).into_iter().collect();
+    let sink = subscription.sink().clone();
+    let peer = context.peer.clone();
+    let (listener, mut queue) = Listener::new(
+        sink.id().to_string(),
+        sink.accepted().clone(),
+        hidden,
+        task_ids,
+    );
+    for missed in connection.session.add_listener(listener.clone()) {
+        listener.tell(missed);
+    }
+    let drain = async {
+        while let Some(mut notification) = queue.recv().await {
+            let sent = if matches!(notification, ServerNotification::TaskStatusNotification(_)) {
+                notification
+                    .get_meta_mut()
+                    .set_subscription_id(sink.id().clone());
+                peer.send_notification(notification).await.is_ok()
+            } else {
+                sink.send(notification).await.is_ok()
+            };
+            if !sent {
+                break;
+            }
+        }
+        // The stream is closed: wait for rmcp to end the request.
+        std::future::pending::<()>().await;
+    };
+    let outcome = tokio::select! {
+        () = subscription.cancelled() => Ok(()),
+        () = drain => Ok(()),
+        () = listener.fell_behind() => Err(rmcp::ErrorData::new(
+            ErrorCode(-32000),
+            format!(
+                "subscriptions/listen stream closed: its client left {LISTEN_QUEUE} notifications unread; open a new stream and list again"
+            ),
+            None,
+        )),
+    };
+    connection.session.remove_listener(listener.id());
+    outcome
 }
 
 /// Sends the notification `make` builds to every open listen stream of

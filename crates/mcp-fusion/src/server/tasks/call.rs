@@ -10,9 +10,9 @@ use rmcp::service::{RequestContext, RoleServer};
 use std::sync::Arc;
 
 use super::{NotCreated, TaskChannel, owner_key, store_unreachable};
+use crate::capability::TaskSupport;
 use crate::server::FusionServer;
 use crate::server::dispatch::CallRequest;
-use crate::capability::TaskSupport;
 
 /// How a `tools/call` is answered, by its action's [`TaskSupport`] and
 /// whether the request declared the tasks extension.

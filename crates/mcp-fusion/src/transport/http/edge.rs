@@ -53,14 +53,14 @@ use crate::error::seconds_text;
 use crate::handler::{Peer, Principal};
 use crate::server::FusionServer;
 use crate::server::in_flight::InFlight;
+use crate::server::listen::stream::{deduplicated, listen_refusal};
+use crate::server::listen::task_ids::{acknowledge_task_ids, error_answer, requested_task_ids};
 use crate::wire::jsonrpc::{
     duplicate_id_response, invalid_params, invalid_params_response, reject_unreadable,
     repeated_key_response, too_many_values,
 };
-use crate::server::listen::stream::{deduplicated, listen_refusal};
 use crate::wire::message_text::MessageText;
 use crate::wire::removed_methods::removed_request;
-use crate::server::listen::task_ids::{acknowledge_task_ids, error_answer, requested_task_ids};
 
 /// The `Mcp-Session-Id` header of the 2025-11-25 Streamable HTTP transport.
 const SESSION_HEADER: &str = "mcp-session-id";

@@ -17,8 +17,8 @@ use rmcp::model::{
 use rmcp::service::{RoleServer, ServiceError};
 use serde_json::Value;
 
-use super::session::Session;
 use crate::handler::{ClientChannel, ClientFailure, InputRounds, LogLevel};
+use crate::server::session::Session;
 
 /// Which log messages a request lets through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

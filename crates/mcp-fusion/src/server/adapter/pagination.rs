@@ -1,6 +1,6 @@
 //! Pagination of `tools/list`, `prompts/list`, `resources/list` and
 //! `resources/templates/list` (MCP 2025-11-25 and 2026-07-28, "Pagination"):
-//! pages of [`ServerBuilder::page_size`](super::ServerBuilder::page_size)
+//! pages of [`ServerBuilder::page_size`](crate::server::ServerBuilder::page_size)
 //! items of the list the caller sees, each but the last with an opaque
 //! `nextCursor`.
 //!
@@ -21,7 +21,7 @@ use sha2::Sha256;
 type HmacSha256 = Hmac<Sha256>;
 
 /// The page size a server uses unless
-/// [`ServerBuilder::page_size`](super::ServerBuilder::page_size) says
+/// [`ServerBuilder::page_size`](crate::server::ServerBuilder::page_size) says
 /// otherwise: 100 items. A list of at most 100 items is one page, as
 /// before pagination, so small servers (and clients that read only the
 /// first page) see everything at once; a gateway in front of large servers

@@ -2,11 +2,9 @@
 //! through the call path; prompts, resources, completion and logging
 //! through [`super::surface`]; every list cut into pages by
 //! [`super::pagination`]; `subscriptions/listen` through
-//! [`super::listen`]. Over 2026-07-28 a `tools/call`, `prompts/get`
+//! [`crate::server::listen`]. Over 2026-07-28 a `tools/call`, `prompts/get`
 //! or `resources/read` whose handler asks the client is answered with an
-//! input-required result ([`super::rounds`]).
-
-use std::sync::Arc;
+//! input-required result ([`crate::server::rounds`]).
 
 use rmcp::ServerHandler;
 use rmcp::model::{
@@ -19,100 +17,16 @@ use rmcp::model::{
 use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
-use super::Connection;
-use super::dispatch::{CallRequest, Origin};
-use super::rounds::{self, Asking, Rounds};
+use super::connection::Connection;
 use super::pagination::{ListKind, cursor_of};
-use super::tasks::call::{self as task_call, Answer};
+use super::surface;
 use crate::capability::Shown;
 use crate::envelope::WritesEnvelopes;
-use crate::handler::{Capability, Principal};
-
-impl Connection {
-    /// Where a request came from: its request head (Streamable HTTP only),
-    /// its peer, its caller key ([`crate::CallContext::caller`]), and the
-    /// connection back to the client.
-    pub(super) fn origin(&self, context: &RequestContext<RoleServer>) -> Origin {
-        self.origin_with(context, None)
-    }
-
-    /// Who sends a request whose HTTP head (Streamable HTTP only) is
-    /// `http`: its peer, the principal the HTTP edge verified its bearer
-    /// token as (none over stdio) and its caller key.
-    fn who(
-        &self,
-        http: Option<&::http::request::Parts>,
-    ) -> (crate::handler::Peer, Option<Principal>, Arc<str>) {
-        // The transport put the caller's address in the head's own
-        // extensions.
-        let peer = match http {
-            Some(parts) => parts
-                .extensions
-                .get::<crate::handler::Peer>()
-                .copied()
-                .unwrap_or(crate::handler::Peer::Http(None)),
-            None => crate::handler::Peer::Stdio,
-        };
-        let principal = http
-            .and_then(|parts| parts.extensions.get::<Principal>())
-            .cloned();
-        let caller = super::caller::caller_of(&self.session, http, peer);
-        (peer, principal, caller)
-    }
-
-    /// The task owner of the request of `context` (the Tasks extension,
-    /// "Auth binding": a task answers only the one that created it).
-    fn task_owner(&self, context: &RequestContext<RoleServer>) -> String {
-        let (_, principal, caller) = self.who(http_head(context));
-        super::tasks::owner_key(principal.as_ref(), &caller)
-    }
-
-    /// [`origin`](Self::origin), with the input `rounds` of a 2026-07-28
-    /// `tools/call`, `prompts/get` or `resources/read`.
-    pub(super) fn origin_with(
-        &self,
-        context: &RequestContext<RoleServer>,
-        rounds: Option<Arc<crate::handler::InputRounds>>,
-    ) -> Origin {
-        let http = http_head(context).cloned();
-        self.origin_of(context, http, rounds)
-    }
-
-    /// [`origin_with`](Self::origin_with) of a request whose context is
-    /// not read again: its HTTP head is moved out of it, not copied.
-    fn origin_taking(
-        &self,
-        context: &mut RequestContext<RoleServer>,
-        rounds: Option<Arc<crate::handler::InputRounds>>,
-    ) -> Origin {
-        let http = context.extensions.remove::<::http::request::Parts>();
-        self.origin_of(context, http, rounds)
-    }
-
-    fn origin_of(
-        &self,
-        context: &RequestContext<RoleServer>,
-        http: Option<::http::request::Parts>,
-        rounds: Option<Arc<crate::handler::InputRounds>>,
-    ) -> Origin {
-        let (peer, principal, caller) = self.who(http.as_ref());
-        Origin {
-            request_id: crate::handler::RequestIdText::of(context.id.clone()),
-            cancellation: context.ct.clone(),
-            http,
-            peer,
-            client: Some(self.link(context, rounds)),
-            caller,
-            principal,
-        }
-    }
-}
-
-/// The request head of `context`: over Streamable HTTP rmcp puts it in the
-/// request's extensions; any other transport leaves none.
-fn http_head(context: &RequestContext<RoleServer>) -> Option<&::http::request::Parts> {
-    context.extensions.get::<::http::request::Parts>()
-}
+use crate::handler::Capability;
+use crate::server::dispatch::CallRequest;
+use crate::server::listen;
+use crate::server::rounds::{self, Asking, Rounds};
+use crate::server::tasks::call::{self as task_call, Answer};
 
 impl ServerHandler for Connection {
     fn get_info(&self) -> ServerConfig {
@@ -160,7 +74,7 @@ impl ServerHandler for Connection {
     ) -> Result<CustomResult, rmcp::ErrorData> {
         // A method 2026-07-28 removed, on a request that names that
         // revision in `_meta` (rmcp holds it apart from the params): -32601.
-        if super::revision::is_stateless(&context)
+        if crate::server::revision::is_stateless(&context)
             && let Some(removed) = crate::wire::removed_methods::method_not_found(&request.method)
         {
             return Err(removed);
@@ -199,7 +113,7 @@ impl ServerHandler for Connection {
         let viewer = self.viewer(Capability::Prompt, &context);
         let page = self.server.inner.pager.page(
             ListKind::Prompts,
-            self.list_prompts_now(&viewer).into_iter(),
+            surface::list_prompts(self, &viewer).into_iter(),
             cursor_of(request.as_ref()),
         )?;
         Ok(page.into())
@@ -220,7 +134,8 @@ impl ServerHandler for Connection {
         let rounds = rounds::rounds_of(&self.server.inner.request_states, asking, &context)?;
         // Boxed: rmcp copies each request's future into a new task, and its
         // size is that of the largest handler future (see `call_tool`).
-        let answer = Box::pin(self.get_prompt_now(
+        let answer = Box::pin(surface::get_prompt(
+            self,
             &request.name,
             request.arguments,
             &context,
@@ -242,7 +157,7 @@ impl ServerHandler for Connection {
         let viewer = self.viewer(Capability::Resource, &context);
         let page = self.server.inner.pager.page(
             ListKind::Resources,
-            self.list_resources_now(&viewer).into_iter(),
+            surface::list_resources(self, &viewer).into_iter(),
             cursor_of(request.as_ref()),
         )?;
         Ok(page.into())
@@ -257,7 +172,7 @@ impl ServerHandler for Connection {
         let viewer = self.viewer(Capability::Resource, &context);
         let page = self.server.inner.pager.page(
             ListKind::ResourceTemplates,
-            self.list_templates_now(&viewer).into_iter(),
+            surface::list_templates(self, &viewer).into_iter(),
             cursor_of(request.as_ref()),
         )?;
         Ok(page.into())
@@ -276,7 +191,8 @@ impl ServerHandler for Connection {
             input_responses: request.input_responses.clone(),
         };
         let rounds = rounds::rounds_of(&self.server.inner.request_states, asking, &context)?;
-        let answer = Box::pin(self.read_resource_now(
+        let answer = Box::pin(surface::read_resource(
+            self,
             &request.uri,
             &context,
             rounds.as_ref().map(Rounds::shared),
@@ -294,7 +210,7 @@ impl ServerHandler for Connection {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), rmcp::ErrorData> {
-        self.subscribe_now(&request.uri, &context)
+        surface::subscribe(self, &request.uri, &context)
     }
 
     #[allow(deprecated)]
@@ -303,7 +219,7 @@ impl ServerHandler for Connection {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), rmcp::ErrorData> {
-        self.unsubscribe_now(&request.uri);
+        surface::unsubscribe(self, &request.uri);
         Ok(())
     }
 
@@ -313,7 +229,7 @@ impl ServerHandler for Connection {
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, rmcp::ErrorData> {
         self.session.bind(&context.peer);
-        Box::pin(self.complete_now(request, &context)).await
+        Box::pin(surface::complete(self, request, &context)).await
     }
 
     /// The 2026-07-28 discovery: what `initialize` advertises, `listChanged`
@@ -334,13 +250,13 @@ impl ServerHandler for Connection {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(super::listen::stream::accepted(self, requested))
+        Some(listen::stream::accepted(self, requested))
     }
 
     /// Holds an acknowledged `subscriptions/listen` stream open until the
     /// client closes it; the server's changes reach it meanwhile.
     async fn listen(&self, subscription: SubscriptionContext) -> Result<(), rmcp::ErrorData> {
-        Box::pin(self.listen_now(subscription)).await
+        Box::pin(listen::stream::serve(self, subscription)).await
     }
 
     /// `logging/setLevel` (2025-11-25): the connection's level. The
@@ -351,7 +267,7 @@ impl ServerHandler for Connection {
         request: rmcp::model::SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), rmcp::ErrorData> {
-        if super::revision::is_stateless(&context) {
+        if crate::server::revision::is_stateless(&context) {
             return Err(rmcp::ErrorData::method_not_found::<
                 rmcp::model::SetLevelRequestMethod,
             >());
@@ -425,7 +341,9 @@ impl ServerHandler for Connection {
         // whole; the pipeline's future (router, guards, middleware, handler)
         // is kilobytes, a box is a pointer.
         let answer = Box::pin(self.server.dispatch(call)).await;
-        if let Some(input) = rounds::input_required(&self.server.inner.request_states, rounds.as_ref()) {
+        if let Some(input) =
+            rounds::input_required(&self.server.inner.request_states, rounds.as_ref())
+        {
             return input.map(Into::into);
         }
         match answer {

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use ::http::request::Parts;
 
-use super::session::Session;
 use crate::handler::{LOCAL_CALLER, Peer, session_header};
+use crate::server::session::Session;
 
 /// The key of the caller of a request that came on `session`: its MCP
 /// session over Streamable HTTP, else its address (stateless HTTP), else the
