@@ -11,12 +11,12 @@ use tokio_util::sync::CancellationToken;
 use super::ServerBuilder;
 use super::adapter::Connection;
 use super::adapter::caller;
+use super::build::ToolSet;
 use super::dispatch::{CallRequest, Fallback, Origin, UnknownTool, error_result, run};
 use super::in_flight::InFlight;
 use super::listen;
 use super::session::{Connections, Session};
 use super::tasks::Tasks;
-use super::tool_set::ToolSet;
 use crate::capability::{
     Action, Assembly, BuildError, Catalog, Group, Prompt, Registry, Resource, ResourceTemplate,
     ToolListing,

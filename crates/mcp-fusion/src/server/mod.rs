@@ -6,7 +6,7 @@
 //! protocol types.
 
 mod adapter;
-mod builder;
+mod build;
 mod dispatch;
 mod fusion_server;
 pub(crate) mod in_flight;
@@ -18,15 +18,11 @@ mod rounds;
 #[cfg(feature = "http")]
 pub(crate) mod scopes;
 mod session;
-mod signing_key;
 pub mod tasks;
-mod tool_set;
 
 pub(crate) use adapter::Connection;
 pub use adapter::pagination::DEFAULT_PAGE_SIZE;
-pub use builder::ServerBuilder;
+pub use build::{MIN_SIGNING_KEY_BYTES, ServerBuilder, ToolSet};
 pub use fusion_server::{FusionServer, UnknownToolError, WeakFusionServer};
 pub use listen::{LISTEN_QUEUE, MAX_LISTEN_ID_BYTES};
 pub use session::MAX_SUBSCRIPTIONS;
-pub use signing_key::MIN_SIGNING_KEY_BYTES;
-pub use tool_set::ToolSet;

@@ -6,13 +6,15 @@ use std::future::Future;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use super::FusionServer;
-use super::adapter::pagination::{DEFAULT_PAGE_SIZE, Pager};
-use super::dispatch::{Claims, Fallback};
-use super::fusion_server::{ListHook, ServerIdentity, ServerInner, Settings};
-use super::in_flight::InFlight;
-use super::rounds::RequestStates;
-use super::tasks::{DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore, Tasks};
+use crate::server::FusionServer;
+use crate::server::adapter::pagination::{DEFAULT_PAGE_SIZE, Pager};
+use crate::server::dispatch::{Claims, Fallback};
+use crate::server::fusion_server::{ListHook, ServerIdentity, ServerInner, Settings};
+use crate::server::in_flight::InFlight;
+use crate::server::rounds::RequestStates;
+use crate::server::tasks::{
+    DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore, Tasks,
+};
 
 use crate::capability::{
     Action, Assembly, BuildError, Catalog, Definition, Group, Prompt, Registry, Resource,
@@ -110,16 +112,16 @@ impl ServerBuilder {
             task_store: None,
             task_ttl: Some(DEFAULT_TASK_TTL),
             task_poll_interval: DEFAULT_POLL_INTERVAL,
-            max_tasks_per_caller: super::tasks::DEFAULT_MAX_TASKS_PER_CALLER,
+            max_tasks_per_caller: crate::server::tasks::DEFAULT_MAX_TASKS_PER_CALLER,
             page_size: DEFAULT_PAGE_SIZE,
             signing_key: None,
-            request_state_ttl: super::rounds::request_state::DEFAULT_TTL,
+            request_state_ttl: crate::server::rounds::request_state::DEFAULT_TTL,
         }
     }
 
     /// Where the tasks of actions that run as tasks
     /// ([`Action::task_support`]) are kept; default a
-    /// [`MemoryTaskStore`](super::tasks::MemoryTaskStore) of this process.
+    /// [`MemoryTaskStore`](crate::server::tasks::MemoryTaskStore) of this process.
     /// With a shared store (`RedisTaskStore`, feature
     /// `redis`) any replica answers `tasks/get` and `tasks/cancel`
     /// for a task another one runs.
@@ -150,7 +152,7 @@ impl ServerBuilder {
     /// subject when the request is authenticated, else its caller key
     /// ([`CallContext::caller`](crate::CallContext::caller)). Counted per
     /// replica. Default
-    /// [`DEFAULT_MAX_TASKS_PER_CALLER`](super::tasks::DEFAULT_MAX_TASKS_PER_CALLER)
+    /// [`DEFAULT_MAX_TASKS_PER_CALLER`](crate::server::tasks::DEFAULT_MAX_TASKS_PER_CALLER)
     /// (100).
     pub fn max_tasks_per_caller(mut self, max: usize) -> Self {
         self.max_tasks_per_caller = max.max(1);
@@ -414,7 +416,7 @@ impl ServerBuilder {
     /// succeeds, before `build` returns it: for a part of the server that
     /// changes it while it runs (adds and removes tools as another server's
     /// come and go, tells callers their tools changed) and is declared on
-    /// the builder. Keep a [`WeakFusionServer`](super::WeakFusionServer)
+    /// the builder. Keep a [`WeakFusionServer`](crate::server::WeakFusionServer)
     /// ([`FusionServer::downgrade`]) rather than the server itself, when
     /// what keeps it is held by the server (a state, a handler): the server
     /// would never be dropped. Hooks run in the order given.
@@ -424,7 +426,7 @@ impl ServerBuilder {
     }
 
     /// The server's signing key: at least
-    /// [`MIN_SIGNING_KEY_BYTES`](super::MIN_SIGNING_KEY_BYTES) (32) bytes of
+    /// [`MIN_SIGNING_KEY_BYTES`](super::signing_key::MIN_SIGNING_KEY_BYTES) (32) bytes of
     /// secret, random data, e.g. the UTF-8 bytes of `openssl rand -base64
     /// 48` (`fusion serve` and `fusion gateway` read it from
     /// `FUSION_SIGNING_KEY`). It signs, with HMAC-SHA256 (RFC 2104) and a
@@ -487,7 +489,7 @@ impl ServerBuilder {
         let signing_key = match &self.signing_key {
             Some(key) => {
                 let key = secrecy::ExposeSecret::expose_secret(key);
-                if key.len() < super::MIN_SIGNING_KEY_BYTES {
+                if key.len() < super::signing_key::MIN_SIGNING_KEY_BYTES {
                     return Err(BuildError::SigningKeyTooShort { length: key.len() });
                 }
                 key.to_vec()
@@ -529,7 +531,7 @@ impl ServerBuilder {
                 self.self_healing_options,
             )
         });
-        let connections: Arc<super::session::Connections> = Arc::default();
+        let connections: Arc<crate::server::session::Connections> = Arc::default();
         let inner = Arc::new(ServerInner {
             registry: RwLock::new(Arc::new(registry)),
             tools_change: Mutex::new(()),

@@ -1,7 +1,7 @@
 //! The server's signing key ([`ServerBuilder::signing_key`](super::ServerBuilder::signing_key)):
 //! one secret for what the server hands to clients and must know again, each
-//! use under its own domain: the lists' cursors ([`super::pagination`]) and
-//! the `requestState` of input-required results ([`super::request_state`]).
+//! use under its own domain: the lists' cursors ([`crate::server::adapter::pagination`]) and
+//! the `requestState` of input-required results ([`crate::server::rounds::request_state`]).
 
 /// The fewest bytes a signing key may have: 32, the output size of SHA-256
 /// (RFC 2104 §3: keys shorter than the hash output weaken the MAC).

@@ -1,11 +1,11 @@
 //! [`ToolSet`]: the tools of a running server while
-//! [`FusionServer::update_tools`](super::FusionServer::update_tools) changes
+//! [`FusionServer::update_tools`](crate::server::FusionServer::update_tools) changes
 //! them.
 
 use crate::capability::{Action, Assembly, BuildError, Definition, Group, Registry};
 
 /// A copy of a running server's tools, changed inside
-/// [`FusionServer::update_tools`](super::FusionServer::update_tools): each
+/// [`FusionServer::update_tools`](crate::server::FusionServer::update_tools): each
 /// addition is built and checked at once, exactly as
 /// [`ServerBuilder::build`](super::ServerBuilder::build) builds a tool (the
 /// server's layers, guard settings and states), and a failed one leaves the
