@@ -8,15 +8,13 @@
 mod adapter;
 mod build;
 mod dispatch;
+#[cfg(feature = "http")]
+pub(crate) mod edge;
 mod fusion_server;
 pub(crate) mod in_flight;
 pub(crate) mod listen;
-#[cfg(feature = "http")]
-mod param_headers;
 mod revision;
 mod rounds;
-#[cfg(feature = "http")]
-pub(crate) mod scopes;
 mod session;
 pub mod tasks;
 

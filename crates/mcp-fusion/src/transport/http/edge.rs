@@ -318,7 +318,8 @@ impl Edge {
             return None;
         }
         let message = text.message().ok()?;
-        let needs = server.operation_needs(&step_up::operation(&message)?)?;
+        let needs =
+            crate::server::edge::scopes::operation_needs(server, &step_up::operation(&message)?)?;
         Some(needs.scopes)
     }
 
