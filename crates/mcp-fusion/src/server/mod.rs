@@ -4,6 +4,25 @@
 //! method per MCP request). How it is served (stdio, Streamable HTTP) is
 //! [`crate::transport`]'s. With `client/`, the only module that knows rmcp's
 //! protocol types.
+//!
+//! Its folders, in the order a request meets them:
+//!
+//! - `build/`: [`ServerBuilder`], [`ToolSet`], the signing key;
+//! - `fusion_server.rs`: [`FusionServer`], the built server, and its one
+//!   `impl`; `session.rs`: what it keeps about one connection;
+//!   `in_flight.rs`: the calls in progress; `revision.rs`: which MCP
+//!   revision a request speaks;
+//! - `adapter/`: the adapter onto rmcp (`Connection`, rmcp's
+//!   `ServerHandler`, prompts, resources, completion, pages of lists);
+//! - `dispatch/`: the one path a call takes (route, guards, validation,
+//!   middleware, handler, envelope);
+//! - `rounds/`: the input-required rounds of MCP 2026-07-28;
+//! - `listen/`: `subscriptions/listen` streams;
+//! - [`tasks`]: tools run as tasks;
+//! - `edge/` (feature `http`): what the HTTP edge asks of the server
+//!   (scopes, `Mcp-Param-*` headers).
+//!
+//! Reading and repairing JSON-RPC messages is below, in `crate::wire`.
 
 mod adapter;
 mod build;
