@@ -19,6 +19,11 @@ use crate::handler::{Capability, FromOutput, States, ToolOutput};
 use crate::metrics_names::{self as names, ActionLabels};
 use crate::pipeline::Outcome;
 
+/// The target of this file's logs: its module's path before
+/// `dispatch.rs` was split, so that log filters and readers see the same
+/// target.
+const TARGET: &str = "mcp_fusion::server::dispatch";
+
 /// Which names a fallback answers ([`ServerBuilder::fallback`](crate::server::ServerBuilder::fallback)).
 pub(crate) type Claims = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
@@ -204,11 +209,11 @@ pub(crate) async fn run(
             ) {
                 return Ok(error_result(&refused, request.written));
             }
-            tracing::debug!(tool = %request.name, "unknown tool");
+            tracing::debug!(target: TARGET, tool = %request.name, "unknown tool");
             return Err(UnknownTool { message, data });
         }
         Err(RouteError::Envelope(err)) => {
-            tracing::debug!(tool = %request.name, code = %err.code, "call not routed");
+            tracing::debug!(target: TARGET, tool = %request.name, code = %err.code, "call not routed");
             let err = refusal_of_hidden_tool(
                 registry,
                 &request.name,
@@ -276,6 +281,7 @@ async fn finish(
     // One span per call (level debug: failures are normal traffic and must
     // cost nothing unless asked for, DESIGN "Speed").
     let span = tracing::debug_span!(
+        target: TARGET,
         "tool_call",
         tool = %ctx.tool(),
         action = %ctx.action().unwrap_or(""),
@@ -314,7 +320,7 @@ async fn finish(
             // Not finished: the adapter answers with the input-required
             // result of the call's rounds; the call is counted when it
             // finishes.
-            tracing::debug!(parent: &span, "tool call waits for the client's input");
+            tracing::debug!(target: TARGET, parent: &span, "tool call waits for the client's input");
             return CallToolResult::success(Vec::new());
         }
         Err(err) => Err(err),
@@ -337,7 +343,7 @@ async fn finish(
         span.record("outcome", tracing::field::display(result));
         span.record("code", tracing::field::display(&*code));
         span.record("duration_ms", took.as_secs_f64() * 1000.0);
-        tracing::debug!(parent: &span, "tool call finished");
+        tracing::debug!(target: TARGET, parent: &span, "tool call finished");
     }
     record_call(&action.callable.labels, result, code, Some(took));
     match outcome {

@@ -14,6 +14,10 @@ use rmcp::model::{ServerNotification, SubscriptionFilter};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+/// The target of this file's logs: its module's path before it
+/// moved into `listen/`, so that log filters and readers see the same target.
+const TARGET: &str = "mcp_fusion::server::listener";
+
 /// The most notifications one listen stream may hold unsent; one more closes
 /// the stream (its client fell behind).
 pub const LISTEN_QUEUE: usize = 64;
@@ -81,6 +85,7 @@ impl Listener {
             Ok(()) => true,
             Err(mpsc::error::TrySendError::Full(_)) => {
                 tracing::debug!(
+                    target: TARGET,
                     subscription = %self.id.chars().take(64).collect::<String>(),
                     "a listen stream fell behind: closed"
                 );

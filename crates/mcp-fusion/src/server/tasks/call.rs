@@ -14,6 +14,10 @@ use crate::capability::TaskSupport;
 use crate::server::FusionServer;
 use crate::server::dispatch::CallRequest;
 
+/// The target of this file's logs: its module's path before it
+/// moved into `tasks/`, so that log filters and readers see the same target.
+const TARGET: &str = "mcp_fusion::server::task_call";
+
 /// How a `tools/call` is answered, by its action's [`TaskSupport`] and
 /// whether the request declared the tasks extension.
 pub(crate) enum Answer {
@@ -77,6 +81,7 @@ pub(crate) async fn start(
         }
         Err(NotCreated::Unavailable(err)) if support == TaskSupport::Optional => {
             tracing::warn!(
+                target: TARGET,
                 tool = %request.name,
                 "{} runs without a task: {err}",
                 request.name
@@ -84,7 +89,7 @@ pub(crate) async fn start(
             return Started::Direct;
         }
         Err(NotCreated::Unavailable(err)) => {
-            tracing::warn!(tool = %request.name, "a task was not started: {err}");
+            tracing::warn!(target: TARGET, tool = %request.name, "a task was not started: {err}");
             return Started::Answer(Box::new(
                 crate::envelope::to_call_tool_result(&store_unreachable(&request.name)).into(),
             ));
