@@ -28,11 +28,11 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::{Map, Value};
 
-use super::authorizing::{Authorizer, Authorizing};
 use super::cause::{ConnectCause, innermost_text, known_cause};
 use super::error::FusionClientError;
 use super::features::{ElicitationHandler, Roots, SamplingHandler};
 use super::oauth::OAuthOptions;
+use super::oauth::authorizing::{Authorizer, Authorizing};
 use super::outcome::{Success, check_result};
 use super::retry::{self, RetryPolicy};
 use super::revision::ProtocolRevision;

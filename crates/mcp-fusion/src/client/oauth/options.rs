@@ -1,4 +1,4 @@
-//! [`OAuthOptions`]: how a [`FusionClient`](super::FusionClient) obtains an
+//! [`OAuthOptions`]: how a [`FusionClient`](crate::client::FusionClient) obtains an
 //! access token when a Streamable HTTP server answers `401 Unauthorized`
 //! (MCP 2025-11-25 / 2026-07-28 "Authorization"), and [`AuthorizationError`],
 //! why it could not.
@@ -281,7 +281,7 @@ impl OAuthOptions {
 }
 
 /// Why the client could not obtain a token the server accepts. Carried by
-/// [`FusionClientError::Authorization`](super::FusionClientError::Authorization);
+/// [`FusionClientError::Authorization`](crate::client::FusionClientError::Authorization);
 /// `source()` leads to rmcp's [`AuthError`] or the operating system's error.
 /// No variant holds a token.
 #[derive(Debug, thiserror::Error)]
@@ -292,7 +292,7 @@ pub enum AuthorizationError {
     /// protected resource metadata at the well-known URIs (RFC 9728 §3.1,
     /// path form then root form) nor authorization server metadata at its
     /// origin (RFC 8414 §3). Such a server takes a bearer token given as it
-    /// is ([`ClientOptions::bearer`](super::ClientOptions::bearer)). Not
+    /// is ([`ClientOptions::bearer`](crate::client::ClientOptions::bearer)). Not
     /// returned with [`OAuthOptions::legacy_endpoints`].
     #[error("the server needs a bearer token and publishes no OAuth metadata: its challenge ({challenge}) names no resource_metadata, and there is no protected resource metadata at {}", .probed.join(" or "))]
     NoMetadata {
@@ -473,11 +473,12 @@ fn refused_token(error: Option<&str>, description: Option<&str>) -> String {
 fn discovery_text(error: &AuthError) -> String {
     match error {
         AuthError::DiscoveryRequestFailed { url, source } => {
-            let cause = super::cause::known_cause(source.as_ref(), Some(url.as_str()), false)
-                .map_or_else(
-                    || super::cause::innermost_text(source.as_ref()),
-                    |(_, text)| text,
-                );
+            let cause =
+                crate::client::cause::known_cause(source.as_ref(), Some(url.as_str()), false)
+                    .map_or_else(
+                        || crate::client::cause::innermost_text(source.as_ref()),
+                        |(_, text)| text,
+                    );
             format!("{error}: {cause}")
         }
         other => other.to_string(),

@@ -17,7 +17,7 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot};
 
-use super::oauth::AuthorizationError;
+use super::options::AuthorizationError;
 
 /// The path the redirect URI names.
 const CALLBACK_PATH: &str = "/callback";

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::oauth::AuthorizationError;
+use super::options::AuthorizationError;
 
 /// `exchange` (the `stage` of authorizing it is) within `limit`.
 ///

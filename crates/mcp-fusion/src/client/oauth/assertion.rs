@@ -220,7 +220,7 @@ mod tests {
 
     #[test]
     fn the_algorithm_is_read_from_the_key() {
-        let keyed = include_str!("../../../../tests/oauth/billing-keyed.pem");
+        let keyed = include_str!("../../../../../tests/oauth/billing-keyed.pem");
         assert_eq!(
             ClientAssertionAlgorithm::for_key(keyed),
             Ok(ClientAssertionAlgorithm::Es256)

@@ -9,7 +9,7 @@ use std::net::IpAddr;
 
 use rmcp::transport::auth::AuthorizationMetadata;
 
-use super::oauth::AuthorizationError;
+use super::options::AuthorizationError;
 
 /// Refuses `metadata` when its issuer or its authorization, token or
 /// registration endpoint is not `https://`, unless it is `http://` on

@@ -1,4 +1,4 @@
-//! The client a [`FusionClient`](super::FusionClient) registered
+//! The client a [`FusionClient`](crate::client::FusionClient) registered
 //! dynamically (RFC 7591), kept for the life of the client so that a later
 //! authorization (step-up, a new token) reuses it instead of registering
 //! again (MCP "Client Registration": credentials are kept per authorization

@@ -7,7 +7,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use rmcp::transport::auth::AuthError;
 
-use super::oauth::AuthorizationError;
+use super::options::AuthorizationError;
 
 /// The [`AuthorizationError`] of rmcp's discovery `error` for the server at
 /// `server_url`:

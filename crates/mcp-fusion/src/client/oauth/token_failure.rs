@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use rmcp::transport::auth::AuthError;
 
-use super::oauth::AuthorizationError;
+use super::options::AuthorizationError;
 
 /// The oauth2 crate's text for a request that got no HTTP answer.
 const NO_ANSWER: &str = "Request failed";

@@ -15,7 +15,7 @@ use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 
 use super::authorize::authorize;
-use super::oauth::OAuthOptions;
+use super::options::OAuthOptions;
 
 /// The answer of the stub to one path: a JSON document, or none ever.
 type Route = Arc<dyn Fn(&str, &str) -> Option<Value> + Send + Sync>;

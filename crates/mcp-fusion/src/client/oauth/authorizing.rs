@@ -1,4 +1,4 @@
-//! [`Authorizing`]: the Streamable HTTP client of a [`FusionClient`](super::FusionClient)
+//! [`Authorizing`]: the Streamable HTTP client of a [`FusionClient`](crate::client::FusionClient)
 //! with [`OAuthOptions`]. It sends each request through rmcp's [`AuthClient`]
 //! (the token, refreshed when it expires) and answers the server's
 //! challenges:
@@ -16,7 +16,7 @@
 //! the request sent with the new token), each once. When authorizing fails,
 //! or the step-up did not get the scopes, the server's answer goes back to
 //! rmcp as it was and the failure is kept ([`Authorizer::take_failure`]) for
-//! the [`FusionClientError`](super::FusionClientError) the caller gets.
+//! the [`FusionClientError`](crate::client::FusionClientError) the caller gets.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -33,10 +33,14 @@ use rmcp::transport::streamable_http_client::{
 };
 
 use super::authorize::authorize;
-use super::oauth::{AuthorizationError, OAuthOptions};
+use super::options::{AuthorizationError, OAuthOptions};
 use super::registration::Registration;
 use super::scopes;
 use super::token_failure;
+
+/// The target of this file's logs: its module's path before it
+/// moved into `oauth/`, so that log filters and readers see the same target.
+const TARGET: &str = "mcp_fusion::client::authorizing";
 
 type HttpError = StreamableHttpError<reqwest::Error>;
 
@@ -70,7 +74,7 @@ impl Authorizer {
     }
 
     fn keep_failure(&self, error: AuthorizationError) {
-        tracing::debug!(%error, "OAuth authorization failed");
+        tracing::debug!(target: TARGET, %error, "OAuth authorization failed");
         if let Ok(mut slot) = self.failure.lock() {
             *slot = Some(error);
         }

@@ -19,9 +19,13 @@ use secrecy::{ExposeSecret, SecretString};
 
 use super::deadline::within;
 use super::loopback::{Loopback, Verdict};
-use super::oauth::{AuthorizationError, OAuthGrant, OAuthOptions};
+use super::options::{AuthorizationError, OAuthGrant, OAuthOptions};
 use super::registration::{Registered, Registration};
 use super::{discovery, endpoints, scopes, token_failure};
+
+/// The target of this file's logs: its module's path before it
+/// moved into `oauth/`, so that log filters and readers see the same target.
+const TARGET: &str = "mcp_fusion::client::authorize";
 
 /// The OIDC Dynamic Client Registration `application_type` of a client on
 /// the user's machine with a loopback redirect (SEP-837).
@@ -149,6 +153,7 @@ async fn client_credentials(
     });
     let resource = resource(server_url);
     tracing::debug!(
+        target: TARGET,
         "client credentials token request for {resource} with scope \"{}\"",
         scopes.join(" ")
     );
@@ -278,7 +283,7 @@ async fn authorization_code(
     } else if dynamic {
         Some(match held {
             Some((client_id, secret, _)) => {
-                tracing::debug!("reusing the client {client_id} registered before");
+                tracing::debug!(target: TARGET, "reusing the client {client_id} registered before");
                 (client_id, secret)
             }
             None => {
@@ -402,6 +407,7 @@ async fn register(
         .await
         .map_err(AuthorizationError::Registration)?;
     tracing::debug!(
+        target: TARGET,
         "registered the client {} with scope \"{}\"",
         config.client_id,
         scopes.join(" ")
@@ -480,6 +486,7 @@ async fn enterprise_managed(
     )
     .with_client_authentication(client_authentication(&metadata, options));
     tracing::debug!(
+        target: TARGET,
         "enterprise-managed authorization for {resource} at {issuer} with scope \"{}\"",
         scopes.join(" ")
     );
