@@ -69,9 +69,9 @@
 
 mod batch;
 mod cause;
-mod connect;
 mod error;
 mod features;
+mod fusion_client;
 mod oauth;
 mod outcome;
 mod pages;
@@ -84,11 +84,11 @@ mod tools;
 
 pub use batch::{BatchMode, ToolCall};
 pub use cause::ConnectCause;
-pub use connect::{
-    ClientOptions, FusionClient, NOTIFICATION_BUFFER, ServerStderr, Target, ToolsChangedHook,
-};
 pub use error::{FailureSource, FusionClientError, ToolFailure};
 pub use features::{ElicitationHandler, Roots, SamplingHandler};
+pub use fusion_client::{
+    ClientOptions, FusionClient, NOTIFICATION_BUFFER, ServerStderr, Target, ToolsChangedHook,
+};
 pub use oauth::{
     AuthorizationError, AuthorizationUrlHook, ClientAssertionAlgorithm, ClientAssertionKey,
     EnterpriseIdentity, OAuthGrant, OAuthOptions, UnknownAlgorithm, UnsupportedKey,
