@@ -69,10 +69,13 @@
 
 mod batch;
 mod cause;
+mod client_side;
+mod connect;
 mod error;
 mod features;
 mod fusion_client;
 mod oauth;
+mod options;
 mod outcome;
 mod pages;
 mod retry;
@@ -80,22 +83,24 @@ mod revision;
 mod route;
 mod stderr;
 mod surface;
+mod target;
 mod tools;
 
 pub use batch::{BatchMode, ToolCall};
 pub use cause::ConnectCause;
+pub use client_side::NOTIFICATION_BUFFER;
 pub use error::{FailureSource, FusionClientError, ToolFailure};
 pub use features::{ElicitationHandler, Roots, SamplingHandler};
-pub use fusion_client::{
-    ClientOptions, FusionClient, NOTIFICATION_BUFFER, ServerStderr, Target, ToolsChangedHook,
-};
+pub use fusion_client::FusionClient;
 pub use oauth::{
     AuthorizationError, AuthorizationUrlHook, ClientAssertionAlgorithm, ClientAssertionKey,
     EnterpriseIdentity, OAuthGrant, OAuthOptions, UnknownAlgorithm, UnsupportedKey,
 };
+pub use options::{ClientOptions, ServerStderr, ToolsChangedHook};
 pub use outcome::{Success, check_result};
 pub use pages::MAX_LIST_PAGES;
 pub use retry::RetryPolicy;
 pub use revision::{ProtocolRevision, UnknownRevision};
 pub use route::Route;
+pub use target::Target;
 pub use tools::{ActionSummary, ToolSummary};
