@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::ServerBuilder;
 use super::adapter::Connection;
 use super::adapter::caller;
-use super::build::ToolSet;
+use super::building::ToolSet;
 use super::dispatch::{CallRequest, Fallback, Origin, UnknownTool, error_result, run};
 use super::in_flight::InFlight;
 use super::listen;

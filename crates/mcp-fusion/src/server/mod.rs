@@ -7,7 +7,7 @@
 //!
 //! Its folders, in the order a request meets them:
 //!
-//! - `build/`: [`ServerBuilder`], [`ToolSet`], the signing key;
+//! - `building/`: [`ServerBuilder`], [`ToolSet`], the signing key;
 //! - `fusion_server.rs`: [`FusionServer`], the built server, and its one
 //!   `impl`; `session.rs`: what it keeps about one connection;
 //!   `in_flight.rs`: the calls in progress; `revision.rs`: which MCP
@@ -25,7 +25,7 @@
 //! Reading and repairing JSON-RPC messages is below, in `crate::wire`.
 
 mod adapter;
-mod build;
+mod building;
 mod dispatch;
 #[cfg(feature = "http")]
 pub(crate) mod edge;
@@ -39,7 +39,7 @@ pub mod tasks;
 
 pub(crate) use adapter::Connection;
 pub use adapter::pagination::DEFAULT_PAGE_SIZE;
-pub use build::{MIN_SIGNING_KEY_BYTES, ServerBuilder, ToolSet};
+pub use building::{MIN_SIGNING_KEY_BYTES, ServerBuilder, ToolSet};
 pub use fusion_server::{FusionServer, UnknownToolError, WeakFusionServer};
 pub use listen::{LISTEN_QUEUE, MAX_LISTEN_ID_BYTES};
 pub use session::MAX_SUBSCRIPTIONS;
