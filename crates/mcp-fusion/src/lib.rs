@@ -27,7 +27,8 @@
 //! Layers, lowest first: the leaf helpers (single files at the crate root:
 //! `json`, `metrics_names`, `redact`, `redis_connection`, `schema`, `suggest`,
 //! `text`, `tool_meta`) → [`error`] →
-//! [`envelope`], [`validation`] → [`handler`] → [`pipeline`], `client`,
+//! [`envelope`], [`validation`] → `wire` (reading and repairing JSON-RPC
+//! messages) → [`handler`] → [`pipeline`], `client`,
 //! [`rmcp_tool`] →
 //! [`guard`] → [`capability`] → [`contract`] → [`server`] → [`transport`] →
 //! `gateway`. A module imports only
@@ -107,6 +108,7 @@ mod text;
 mod tool_meta;
 pub mod transport;
 pub mod validation;
+mod wire;
 
 // The crate root holds what a user writes first; everything else is reached
 // through its module (`mcp_fusion::transport::HttpOptions`,

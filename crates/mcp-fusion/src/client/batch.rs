@@ -3,8 +3,8 @@
 use futures::StreamExt;
 use serde_json::Value;
 
-use super::connect::FusionClient;
 use super::error::FusionClientError;
+use super::fusion_client::FusionClient;
 use super::outcome::Success;
 
 /// One call of a batch ([`FusionClient::call_many`]): a tool (or dotted

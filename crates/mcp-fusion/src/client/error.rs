@@ -313,7 +313,7 @@ impl FusionClientError {
         // Only `scope` is read; the base resolves a relative
         // `resource_metadata`, which is not.
         let base = url::Url::parse("http://localhost/").ok()?;
-        Some(super::scopes::challenged(&challenge, &base))
+        Some(super::oauth::scopes::challenged(&challenge, &base))
     }
 
     /// A short name of the variant: `tool`, `jsonrpc`, `connect`,

@@ -67,49 +67,40 @@
 //! required fields, and an opt-in [`RetryPolicy`] retries `RATE_LIMITED`,
 //! `SERVER_BUSY` and `HANDOFF_CONNECTING` after their `retry_after`.
 
-mod assertion;
-mod authorize;
-mod authorizing;
 mod batch;
 mod cause;
+mod client_side;
 mod connect;
-mod deadline;
-mod discovery;
-mod endpoints;
-mod enterprise;
 mod error;
 mod features;
-#[cfg(test)]
-mod flow_tests;
-mod loopback;
+mod fusion_client;
 mod oauth;
+mod options;
 mod outcome;
 mod pages;
-mod registration;
 mod retry;
 mod revision;
 mod route;
-mod scopes;
 mod stderr;
 mod surface;
-mod token_failure;
+mod target;
 mod tools;
 
-pub use assertion::{
-    ClientAssertionAlgorithm, ClientAssertionKey, UnknownAlgorithm, UnsupportedKey,
-};
 pub use batch::{BatchMode, ToolCall};
 pub use cause::ConnectCause;
-pub use connect::{
-    ClientOptions, FusionClient, NOTIFICATION_BUFFER, ServerStderr, Target, ToolsChangedHook,
-};
-pub use enterprise::EnterpriseIdentity;
+pub use client_side::NOTIFICATION_BUFFER;
 pub use error::{FailureSource, FusionClientError, ToolFailure};
 pub use features::{ElicitationHandler, Roots, SamplingHandler};
-pub use oauth::{AuthorizationError, AuthorizationUrlHook, OAuthGrant, OAuthOptions};
+pub use fusion_client::FusionClient;
+pub use oauth::{
+    AuthorizationError, AuthorizationUrlHook, ClientAssertionAlgorithm, ClientAssertionKey,
+    EnterpriseIdentity, OAuthGrant, OAuthOptions, UnknownAlgorithm, UnsupportedKey,
+};
+pub use options::{ClientOptions, ServerStderr, ToolsChangedHook};
 pub use outcome::{Success, check_result};
 pub use pages::MAX_LIST_PAGES;
 pub use retry::RetryPolicy;
 pub use revision::{ProtocolRevision, UnknownRevision};
 pub use route::Route;
+pub use target::Target;
 pub use tools::{ActionSummary, ToolSummary};

@@ -17,8 +17,8 @@ use rmcp::model::{
 };
 use serde_json::Value;
 
-use super::connect::FusionClient;
 use super::error::FusionClientError;
+use super::fusion_client::FusionClient;
 use super::pages::every_page;
 use crate::json::{json_type, type_noun};
 

@@ -9,14 +9,14 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::ServerBuilder;
-use super::caller;
-use super::connection::Connection;
+use super::adapter::Connection;
+use super::adapter::caller;
+use super::building::ToolSet;
 use super::dispatch::{CallRequest, Fallback, Origin, UnknownTool, error_result, run};
 use super::in_flight::InFlight;
 use super::listen;
 use super::session::{Connections, Session};
 use super::tasks::Tasks;
-use super::tool_set::ToolSet;
 use crate::capability::{
     Action, Assembly, BuildError, Catalog, Group, Prompt, Registry, Resource, ResourceTemplate,
     ToolListing,
@@ -71,10 +71,10 @@ pub(crate) struct ServerInner {
     pub(crate) tasks: Arc<Tasks>,
     /// Cuts the lists into pages ([`ServerBuilder::page_size`],
     /// [`ServerBuilder::signing_key`]).
-    pub(crate) pager: super::pagination::Pager,
+    pub(crate) pager: super::adapter::pagination::Pager,
     /// The signer of 2026-07-28 `requestState`s
     /// ([`ServerBuilder::signing_key`]).
-    pub(crate) request_states: super::request_state::RequestStates,
+    pub(crate) request_states: super::rounds::RequestStates,
 }
 
 /// What changed in the catalog, for `notifications/*/list_changed`.
@@ -89,6 +89,16 @@ enum Listed {
 /// or call it in-process with [`FusionServer::call`]. Its tools, prompts and
 /// resources may change while it runs ([`add_tool`](Self::add_tool),
 /// [`add_prompt`](Self::add_prompt), …): connected clients are told.
+///
+/// Changing the tools of a running server (MCP 2025-11-25 "Tools", "List
+/// Changed Notification"; the server advertises `tools.listChanged`): a tool
+/// added with [`add_tool`](Self::add_tool) is built exactly as
+/// [`ServerBuilder::tool`] builds one at build: the server's layers, guard
+/// settings and states, its own guards, layers and validation. A change is
+/// copy-on-write: calls in progress keep the table they started with, the
+/// next call sees the new one. Only the tool list changes: the contract
+/// deltas of [`self_healing`](FusionServer::self_healing) stay those
+/// computed at build.
 #[derive(Clone)]
 pub struct FusionServer {
     pub(crate) inner: Arc<ServerInner>,
@@ -370,9 +380,7 @@ impl FusionServer {
     pub fn calls_in_flight(&self) -> usize {
         self.inner.in_flight.count()
     }
-}
 
-impl FusionServer {
     /// One new client connection: this server, with its own [`Session`]
     /// (log level, subscriptions), registered for notifications.
     pub(crate) fn connection(&self) -> Connection {
@@ -563,18 +571,7 @@ impl FusionServer {
         }
         told
     }
-}
 
-/// Changing the tools of a running server (MCP 2025-11-25 "Tools", "List
-/// Changed Notification"; the server advertises `tools.listChanged`). A tool
-/// added here is built exactly as [`ServerBuilder::tool`] builds one at
-/// build: the server's layers, guard settings and states, its own guards,
-/// layers and validation. A change is copy-on-write: calls in progress keep
-/// the table they started with, the next call sees the new one. Only the
-/// tool list changes: the contract deltas of
-/// [`self_healing`](FusionServer::self_healing) stay those computed at
-/// build.
-impl FusionServer {
     /// Adds a plain tool to the running server and sends
     /// `notifications/tools/list_changed` to every connected client that
     /// was told the server has tools.

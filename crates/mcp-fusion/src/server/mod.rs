@@ -4,42 +4,42 @@
 //! method per MCP request). How it is served (stdio, Streamable HTTP) is
 //! [`crate::transport`]'s. With `client/`, the only module that knows rmcp's
 //! protocol types.
+//!
+//! Its folders, in the order a request meets them:
+//!
+//! - `building/`: [`ServerBuilder`], [`ToolSet`], the signing key;
+//! - `fusion_server.rs`: [`FusionServer`], the built server, and its one
+//!   `impl`; `session.rs`: what it keeps about one connection;
+//!   `in_flight.rs`: the calls in progress; `revision.rs`: which MCP
+//!   revision a request speaks;
+//! - `adapter/`: the adapter onto rmcp (`Connection`, rmcp's
+//!   `ServerHandler`, prompts, resources, completion, pages of lists);
+//! - `dispatch/`: the one path a call takes (route, guards, validation,
+//!   middleware, handler, envelope);
+//! - `rounds/`: the input-required rounds of MCP 2026-07-28;
+//! - `listen/`: `subscriptions/listen` streams;
+//! - [`tasks`]: tools run as tasks;
+//! - `edge/` (feature `http`): what the HTTP edge asks of the server
+//!   (scopes, `Mcp-Param-*` headers).
+//!
+//! Reading and repairing JSON-RPC messages is below, in `crate::wire`.
 
 mod adapter;
-mod builder;
-mod caller;
-mod client_requirements;
-mod connection;
+mod building;
 mod dispatch;
+#[cfg(feature = "http")]
+pub(crate) mod edge;
 mod fusion_server;
 pub(crate) mod in_flight;
-mod input_required;
-pub(crate) mod jsonrpc;
-mod link;
 pub(crate) mod listen;
-pub(crate) mod listener;
-pub(crate) mod message_text;
-mod pagination;
-#[cfg(feature = "http")]
-mod param_headers;
-pub(crate) mod removed_methods;
-mod request_state;
-#[cfg(feature = "http")]
-pub(crate) mod scopes;
+mod revision;
+mod rounds;
 mod session;
-mod signing_key;
-mod surface;
-mod task_call;
-pub(crate) mod task_listen;
 pub mod tasks;
-mod tool_set;
 
-pub use builder::ServerBuilder;
-pub(crate) use connection::Connection;
+pub(crate) use adapter::Connection;
+pub use adapter::pagination::DEFAULT_PAGE_SIZE;
+pub use building::{MIN_SIGNING_KEY_BYTES, ServerBuilder, ToolSet};
 pub use fusion_server::{FusionServer, UnknownToolError, WeakFusionServer};
-pub use listen::MAX_LISTEN_ID_BYTES;
-pub use listener::LISTEN_QUEUE;
-pub use pagination::DEFAULT_PAGE_SIZE;
+pub use listen::{LISTEN_QUEUE, MAX_LISTEN_ID_BYTES};
 pub use session::MAX_SUBSCRIPTIONS;
-pub use signing_key::MIN_SIGNING_KEY_BYTES;
-pub use tool_set::ToolSet;

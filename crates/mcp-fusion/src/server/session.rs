@@ -11,7 +11,7 @@ use rmcp::Peer;
 use rmcp::model::ServerNotification;
 use rmcp::service::RoleServer;
 
-use super::listener::Listener;
+use super::listen::listener::Listener;
 use crate::handler::LogLevel;
 
 /// The most resources one connection may be subscribed to at once (and the
@@ -85,7 +85,7 @@ pub(crate) struct Session {
     pub(crate) id: ConnectionId,
     peer: OnceLock<Peer<RoleServer>>,
     /// The caller key of the connection's requests (see
-    /// `super::caller::caller_of`): whom a per-caller tools list change
+    /// `super::adapter::caller::caller_of`): whom a per-caller tools list change
     /// concerns. Set once, read without a lock.
     caller: OnceLock<Arc<str>>,
     /// The lowest level the client wants (`logging/setLevel`); `None`: all.

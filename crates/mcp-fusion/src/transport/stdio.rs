@@ -1,6 +1,6 @@
 //! The stdio transport: newline-delimited JSON-RPC on a pair of byte streams
 //! (stdin/stdout through rmcp's non-blocking `stdio_pipes()`), answering the
-//! messages rmcp cannot read as JSON-RPC 2.0 §5 says (`crate::server::jsonrpc`).
+//! messages rmcp cannot read as JSON-RPC 2.0 §5 says (`crate::wire::jsonrpc`).
 //!
 //! A line is one message. A line longer than [`MAX_LINE_BYTES`] is discarded
 //! (without buffering it) and answered with `-32600`; a line holding more
@@ -36,12 +36,12 @@ use tokio::sync::Mutex;
 use tokio_util::codec::{Decoder, Encoder, FramedRead, FramedWrite};
 
 use crate::envelope::{WritesEnvelopes, written_members};
-use crate::server::jsonrpc::{
+use crate::server::listen::task_ids::{acknowledge_task_ids, error_answer, requested_task_ids};
+use crate::wire::jsonrpc::{
     INVALID_REQUEST, duplicate_id_response, reject_unreadable, repeated_key_response,
     too_many_values,
 };
-use crate::server::message_text::MessageText;
-use crate::server::task_listen::{acknowledge_task_ids, error_answer, requested_task_ids};
+use crate::wire::message_text::MessageText;
 
 /// The longest line (one message) read, in bytes: 16 MiB, as rmcp's own
 /// stdio transport.
@@ -180,7 +180,7 @@ struct RequestIds {
     cancelled: VecDeque<RequestId>,
     /// The `subscriptions/listen` requests naming tasks whose
     /// acknowledgement is not yet written, with those task ids (see
-    /// `crate::server::task_listen`).
+    /// `crate::server::listen::task_ids`).
     listening: HashMap<RequestId, Vec<String>>,
 }
 

@@ -23,6 +23,7 @@ use std::path::Path;
 const LAYERS: &[&[&str]] = &[
     &["error"],
     &["envelope", "validation"],
+    &["wire"],
     &["handler"],
     &["pipeline", "client", "rmcp_tool"],
     &["guard"],
@@ -642,7 +643,7 @@ fn a_back_import_is_reported_with_file_line_and_path() {
         ]
     );
     let message = report(&problems);
-    assert!(message.starts_with("1 layer problem in crates/mcp-fusion/src (order, lowest first: leaf modules → error → envelope, validation → handler → pipeline, client, rmcp_tool → "), "{message}");
+    assert!(message.starts_with("1 layer problem in crates/mcp-fusion/src (order, lowest first: leaf modules → error → envelope, validation → wire → handler → pipeline, client, rmcp_tool → "), "{message}");
 }
 
 #[test]

@@ -10,7 +10,12 @@
 //! result is then dropped). Likewise `tasks/update`: on the running replica
 //! its responses reach the handler at once, on another one they are kept in
 //! the store until the running replica takes them (once a poll interval).
+//!
+//! Files: `call` (a `tools/call` that may become a task, and its run),
+//! `input` (a task's questions to the client), `store` (the [`TaskStore`]
+//! trait), `memory` and `redis_store` (its two implementations).
 
+pub(crate) mod call;
 mod input;
 mod memory;
 #[cfg(feature = "redis")]

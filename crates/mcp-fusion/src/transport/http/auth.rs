@@ -156,9 +156,9 @@ impl EdgeAuth {
         if let Some(scopes) = &oauth.challenge_scopes {
             return scopes.clone();
         }
-        let read_only = oauth.server.read_only_scopes();
+        let read_only = crate::server::edge::scopes::read_only_scopes(&oauth.server);
         if read_only.is_empty() {
-            oauth.server.scopes_supported()
+            crate::server::edge::scopes::scopes_supported(&oauth.server)
         } else {
             read_only
         }

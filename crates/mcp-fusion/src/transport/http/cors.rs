@@ -106,7 +106,7 @@ impl Cors {
     /// the `Mcp-Param-*` ones the tools declare now.
     fn layer_for(&self, request: &Request) -> CorsLayer {
         let params = if request.method() == Method::OPTIONS {
-            self.server.param_headers()
+            crate::server::edge::param_headers::param_headers(&self.server)
         } else {
             Vec::new()
         };

@@ -13,10 +13,10 @@
 //! within the limit (413), its JSON values counted before it is parsed (over
 //! the limit: 200 with a `<validation_error>` tool result for a `tools/call`,
 //! else 400 with `-32600`), and checked as one JSON-RPC message (400 with a
-//! JSON-RPC error body, [`crate::server::jsonrpc`]; 415 stays rmcp's answer to
+//! JSON-RPC error body, [`crate::wire::jsonrpc`]; 415 stays rmcp's answer to
 //! a wrong `Content-Type`); a request that names MCP 2026-07-28 in its
 //! `_meta` and a method that revision removed gets 404 with `-32601`
-//! ([`crate::server::removed_methods`]); an `initialize` must find room among the sessions
+//! ([`crate::wire::removed_methods`]); an `initialize` must find room among the sessions
 //! (503 with `Retry-After`, also while the server shuts down) and be at most
 //! 16 KiB; a request id may not be reused while its first use runs (400); a
 //! `DELETE` must name a session that exists (404); with Redis, a session
@@ -53,14 +53,14 @@ use crate::error::seconds_text;
 use crate::handler::{Peer, Principal};
 use crate::server::FusionServer;
 use crate::server::in_flight::InFlight;
-use crate::server::jsonrpc::{
+use crate::server::listen::stream::{deduplicated, listen_refusal};
+use crate::server::listen::task_ids::{acknowledge_task_ids, error_answer, requested_task_ids};
+use crate::wire::jsonrpc::{
     duplicate_id_response, invalid_params, invalid_params_response, reject_unreadable,
     repeated_key_response, too_many_values,
 };
-use crate::server::listen::{deduplicated, listen_refusal};
-use crate::server::message_text::MessageText;
-use crate::server::removed_methods::removed_request;
-use crate::server::task_listen::{acknowledge_task_ids, error_answer, requested_task_ids};
+use crate::wire::message_text::MessageText;
+use crate::wire::removed_methods::removed_request;
 
 /// The `Mcp-Session-Id` header of the 2025-11-25 Streamable HTTP transport.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -318,7 +318,8 @@ impl Edge {
             return None;
         }
         let message = text.message().ok()?;
-        let needs = server.operation_needs(&step_up::operation(&message)?)?;
+        let needs =
+            crate::server::edge::scopes::operation_needs(server, &step_up::operation(&message)?)?;
         Some(needs.scopes)
     }
 

@@ -83,7 +83,7 @@ async fn document(State(served): State<Served>, request: Request) -> Response {
     let body = json!({
         "resource": served.resource.resource,
         "authorization_servers": served.resource.authorization_servers,
-        "scopes_supported": served.server.scopes_supported(),
+        "scopes_supported": crate::server::edge::scopes::scopes_supported(&served.server),
         "bearer_methods_supported": ["header"],
     });
     (

@@ -18,7 +18,7 @@ use rmcp::model::{ClientJsonRpcMessage, ClientRequest, Reference};
 use super::auth::{EdgeAuth, shown_name};
 use crate::handler::Principal;
 use crate::server::FusionServer;
-use crate::server::scopes::Operation;
+use crate::server::edge::scopes::{self, Operation};
 
 /// The capability `message` calls, when it is a request that calls one:
 /// `tools/call` (a tool, a group's action through its discriminator),
@@ -63,11 +63,11 @@ pub(crate) fn refusal(
     let operation = operation(message)?;
     match principal {
         Some(principal) => {
-            let (name, missing) = server.missing_scopes(&operation, principal)?;
+            let (name, missing) = scopes::missing_scopes(server, &operation, principal)?;
             Some(auth.insufficient_scope(&name, &missing))
         }
         None if auth.scopes_by_operation() => {
-            let needs = server.operation_needs(&operation)?;
+            let needs = scopes::operation_needs(server, &operation)?;
             needs.credentials.then(|| {
                 auth.unauthorized(
                     None,

@@ -1,0 +1,655 @@
+//! [`FusionClient`]: connecting to a server and calling its tools.
+
+// Sampling and roots, deprecated by SEP-2577 (2026-07-28) in rmcp's types,
+// are still client features of both revisions: the client answers them.
+#![allow(deprecated)]
+
+use std::collections::HashSet;
+use std::fmt;
+use std::process::Stdio;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ProtocolVersion, ServerNotification, Tool,
+};
+use rmcp::service::{ClientServiceExt, RoleClient, RunningService};
+use rmcp::transport::IntoTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use secrecy::ExposeSecret;
+use serde_json::{Map, Value};
+
+use super::cause::{ConnectCause, innermost_text};
+use super::client_side::Observed;
+use super::connect::{
+    BEARER_NOT_A_HEADER, SERVER_END_WAIT, STDERR_SETTLE, ServerEnd, ended_with, fits_a_header,
+    handshake_failure, serve_allowing_authorization,
+};
+use super::error::FusionClientError;
+use super::oauth::authorizing::{Authorizer, Authorizing};
+use super::options::{ClientOptions, ServerStderr};
+use super::outcome::{Success, check_result};
+use super::retry::{self};
+use super::route::{Route, build_arguments, route};
+use super::stderr::StderrTail;
+use super::target::Target;
+use super::tools::ToolSummary;
+
+/// The set of tool names the server listed; `None` when listing failed.
+type ToolNames = Option<HashSet<String>>;
+
+/// A connection to one MCP server, over rmcp's client (wire contract §8).
+///
+/// Works with any MCP server; with an mcp-fusion server it also reads the
+/// `_meta` envelope and the routing of grouped tools.
+///
+/// Over Streamable HTTP, when the server answers a request with 404 for the
+/// client's `Mcp-Session-Id` (it restarted, or closed the session), the client
+/// repeats the handshake once to start a new session and sends the request
+/// again, once; if that gets a 404 too, the call fails with
+/// [`FusionClientError::Transport`] (`the server no longer knows this session
+/// (HTTP 404), even after a new session was started`), never a loop. Every
+/// later call may start one new session in the same way. Methods take `&self`, so
+/// one client can run many calls at once. Dropping the client closes the
+/// connection in the background (and stops a stdio server); [`close`](Self::close)
+/// does it and waits.
+pub struct FusionClient {
+    pub(super) service: RunningService<RoleClient, Observed>,
+    /// Every notification from the server, for [`notifications`](Self::notifications).
+    notifications: tokio::sync::broadcast::Sender<ServerNotification>,
+    /// For a connection to a server in this process: that server's end.
+    server_end: Option<ServerEnd>,
+    options: ClientOptions,
+    tool_names: tokio::sync::Mutex<Option<Arc<ToolNames>>>,
+    stderr: Option<StderrTail>,
+    /// With [`ClientOptions::oauth`] over HTTP: where authorization failures
+    /// are kept.
+    authorizer: Option<Arc<Authorizer>>,
+    /// The target as displayed (its password masked).
+    target: String,
+}
+
+impl fmt::Debug for FusionClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FusionClient")
+            .field("server", &self.server_name())
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FusionClient {
+    /// Connects to `target` and completes the MCP handshake.
+    ///
+    /// # Errors
+    ///
+    /// [`FusionClientError::Connect`] when the URL cannot be reached, the
+    /// program cannot be started, the handshake fails, or it takes longer than
+    /// [`ClientOptions::connect_timeout`], or the bearer token cannot be sent
+    /// in a header (`the bearer token has a character an HTTP header cannot
+    /// carry …`); [`FusionClientError::Authorization`] when, with
+    /// [`ClientOptions::oauth`], no token the server accepts was obtained.
+    pub async fn connect(
+        target: &Target,
+        options: ClientOptions,
+    ) -> Result<FusionClient, FusionClientError> {
+        let connect_error = |cause: ConnectCause, reason: String, server_stderr: Option<String>| {
+            FusionClientError::Connect {
+                target: target.to_string(),
+                reason,
+                cause,
+                server_stderr,
+            }
+        };
+        let info = Observed::new(&options);
+        let notifications = info.notifications.clone();
+        let lifecycle = options.protocol.lifecycle();
+        let limit = options.connect_timeout;
+        let mut authorizer = None;
+        let (served, stderr) = match target {
+            Target::Http { url } => {
+                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+                // A 404 for the session (the server restarted, or dropped an
+                // idle session): one new session, the request sent once more;
+                // a second 404 is returned (rmcp does it; set, not assumed).
+                config.reinit_on_expired_session = true;
+                match (&options.bearer, &options.oauth) {
+                    (Some(token), _) => {
+                        let token = token.expose_secret();
+                        if !fits_a_header(token) {
+                            return Err(connect_error(
+                                ConnectCause::Other,
+                                String::from(BEARER_NOT_A_HEADER),
+                                None,
+                            ));
+                        }
+                        config = config.auth_header(token.to_owned());
+                        let transport = StreamableHttpClientTransport::from_config(config);
+                        (
+                            tokio::time::timeout(
+                                limit,
+                                info.serve_with_lifecycle(transport, lifecycle.clone()),
+                            )
+                            .await,
+                            None,
+                        )
+                    }
+                    (None, Some(oauth)) => {
+                        let authorization = |source| FusionClientError::Authorization {
+                            target: target.to_string(),
+                            source,
+                        };
+                        let server_url = url::Url::parse(url).map_err(|e| {
+                            connect_error(ConnectCause::Other, format!("not a URL: {e}"), None)
+                        })?;
+                        let (client, shared) = Authorizing::new(server_url, oauth.clone())
+                            .await
+                            .map_err(authorization)?;
+                        let transport = StreamableHttpClientTransport::with_client(client, config);
+                        let served = serve_allowing_authorization(
+                            info.serve_with_lifecycle(transport, lifecycle.clone()),
+                            limit,
+                            &shared,
+                            oauth.redirect_timeout,
+                        )
+                        .await;
+                        authorizer = Some(shared);
+                        (served, None)
+                    }
+                    (None, None) => {
+                        let transport = StreamableHttpClientTransport::from_config(config);
+                        (
+                            tokio::time::timeout(
+                                limit,
+                                info.serve_with_lifecycle(transport, lifecycle.clone()),
+                            )
+                            .await,
+                            None,
+                        )
+                    }
+                }
+            }
+            Target::Stdio { program, args } => {
+                let mut command = tokio::process::Command::new(program);
+                // Killed when dropped: also when the client is dropped
+                // during its handshake, or its process exits then.
+                command.args(args).kill_on_drop(true);
+                let stderr_io = match options.stderr {
+                    ServerStderr::Inherit => Stdio::inherit(),
+                    ServerStderr::Discard => Stdio::null(),
+                    ServerStderr::Capture => Stdio::piped(),
+                };
+                let (transport, child_stderr) = TokioChildProcess::builder(command)
+                    .stderr(stderr_io)
+                    .spawn()
+                    .map_err(|e| {
+                        connect_error(
+                            ConnectCause::NotStarted,
+                            format!("cannot start `{program}`: {e}"),
+                            None,
+                        )
+                    })?;
+                let stderr = child_stderr.map(StderrTail::spawn);
+                (
+                    tokio::time::timeout(
+                        limit,
+                        info.serve_with_lifecycle(transport, lifecycle.clone()),
+                    )
+                    .await,
+                    stderr,
+                )
+            }
+        };
+        let (cause, failure) = match served {
+            Ok(Ok(service)) => {
+                return Ok(FusionClient {
+                    service,
+                    notifications,
+                    server_end: None,
+                    options,
+                    tool_names: tokio::sync::Mutex::new(None),
+                    stderr,
+                    authorizer,
+                    target: target.to_string(),
+                });
+            }
+            Ok(Err(e)) => match &e {
+                // The transport's own error, without rmcp's type names.
+                rmcp::service::ClientInitializeError::TransportError { error, .. } => {
+                    handshake_failure(error.error.as_ref(), target)
+                }
+                other => handshake_failure(other, target),
+            },
+            Err(_) => (
+                ConnectCause::TimedOut,
+                format!(
+                    "no MCP handshake within {} s",
+                    options.connect_timeout.as_secs_f64()
+                ),
+            ),
+        };
+        if let Some(source) = authorizer.as_ref().and_then(|a| a.take_failure()) {
+            return Err(FusionClientError::Authorization {
+                target: target.to_string(),
+                source,
+            });
+        }
+        let server_stderr = match &stderr {
+            Some(tail) => tail.settle(STDERR_SETTLE).await,
+            None => None,
+        };
+        Err(connect_error(cause, failure, server_stderr))
+    }
+
+    /// Connects over `transport` to a server this process serves on its
+    /// other end (`FusionServer::connect_in_memory`), named `target` in
+    /// errors; `server_end` resolves when that server stops. Returns once
+    /// the handshake is done and a `ping` answered (the server has then read
+    /// `notifications/initialized`). A request that
+    /// finds the connection closed after the server failed gives the
+    /// server's failure as its [`FusionClientError::Transport`] message;
+    /// [`close`](Self::close) waits for the server's end.
+    ///
+    /// # Errors
+    /// [`FusionClientError::Connect`] (cause [`ConnectCause::Other`], or
+    /// [`ConnectCause::TimedOut`] after [`ClientOptions::connect_timeout`])
+    /// when the handshake fails: with the server's failure as the reason when
+    /// the server stopped.
+    pub(crate) async fn connect_in_process<T, E, A>(
+        transport: T,
+        target: String,
+        options: ClientOptions,
+        server_end: ServerEnd,
+    ) -> Result<FusionClient, FusionClientError>
+    where
+        T: IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let info = Observed::new(&options);
+        let notifications = info.notifications.clone();
+        let served = tokio::time::timeout(
+            options.connect_timeout,
+            info.serve_with_lifecycle(transport, options.protocol.lifecycle()),
+        )
+        .await;
+        let (cause, reason) = match served {
+            Ok(Ok(service)) => {
+                let client = FusionClient {
+                    service,
+                    notifications,
+                    server_end: Some(server_end),
+                    options,
+                    tool_names: tokio::sync::Mutex::new(None),
+                    stderr: None,
+                    authorizer: None,
+                    target: target.clone(),
+                };
+                // `notifications/initialized` went out without an answer:
+                // once a ping is answered the server has read it, and tells
+                // this client of list changes and resource updates.
+                match tokio::time::timeout(client.options.connect_timeout, client.ping()).await {
+                    Ok(Ok(())) => return Ok(client),
+                    Ok(Err(error)) => (
+                        ConnectCause::Other,
+                        format!("the first ping failed: {error}"),
+                    ),
+                    Err(_) => (
+                        ConnectCause::TimedOut,
+                        format!(
+                            "no answer to the first ping within {} s",
+                            client.options.connect_timeout.as_secs_f64()
+                        ),
+                    ),
+                }
+            }
+            Ok(Err(e)) => {
+                let failure = match &e {
+                    rmcp::service::ClientInitializeError::TransportError { error, .. } => {
+                        innermost_text(error.error.as_ref())
+                    }
+                    other => innermost_text(other),
+                };
+                // The server's own failure, when it stopped, says more.
+                let ended = tokio::time::timeout(SERVER_END_WAIT, ended_with(&server_end)).await;
+                let reason = match ended {
+                    Ok(Some(server)) => format!("the server stopped: {server}"),
+                    _ => format!("MCP handshake failed: {failure}"),
+                };
+                (ConnectCause::Other, reason)
+            }
+            Err(_) => (
+                ConnectCause::TimedOut,
+                format!(
+                    "no MCP handshake within {} s",
+                    options.connect_timeout.as_secs_f64()
+                ),
+            ),
+        };
+        Err(FusionClientError::Connect {
+            target,
+            reason,
+            cause,
+            server_stderr: None,
+        })
+    }
+
+    /// Every notification the server sends from now on (MCP 2025-11-25
+    /// "Notifications"; any transport), each as rmcp's
+    /// [`ServerNotification`](crate::model::ServerNotification):
+    /// `notifications/tools/list_changed`, `prompts/list_changed`,
+    /// `resources/list_changed`, `resources/updated`, `message` (logging),
+    /// `progress`, `cancelled`, and 2026-07-28's
+    /// `subscriptions/acknowledged` and task status. Each receiver gets
+    /// every notification sent after it was made, in order; one that falls
+    /// more than [`NOTIFICATION_BUFFER`](super::NOTIFICATION_BUFFER) behind loses the oldest
+    /// (`RecvError::Lagged(n)`), and `recv` returns `RecvError::Closed` once
+    /// the client is closed or dropped and the rest was read (while the
+    /// client exists, a receiver of a broken connection waits: check
+    /// [`is_closed`](Self::is_closed) or bound the wait).
+    pub fn notifications(&self) -> tokio::sync::broadcast::Receiver<ServerNotification> {
+        self.notifications.subscribe()
+    }
+
+    /// The server's name and version from the handshake, e.g.
+    /// `("plain-errors", "1.0.0")`.
+    pub fn server_name(&self) -> Option<(String, String)> {
+        self.service
+            .peer_info()
+            .and_then(|info| info.server_info.clone())
+            .map(|server| (server.name, server.version))
+    }
+
+    /// What a stdio server wrote on stderr so far (its last 8 KiB), when
+    /// started with [`ServerStderr::Capture`]; `None` otherwise or when empty.
+    pub fn server_stderr(&self) -> Option<String> {
+        self.stderr.as_ref().and_then(StderrTail::text)
+    }
+
+    /// Whether the connection has ended (a stdio server exited, the
+    /// transport closed, or the client was cancelled): every later request
+    /// fails with [`FusionClientError::Transport`].
+    pub fn is_closed(&self) -> bool {
+        self.service.is_closed() || self.service.is_transport_closed()
+    }
+
+    /// Sends `ping` (MCP "Ping") and waits for the answer, within
+    /// [`ClientOptions::call_timeout`]: whether the server is still there.
+    ///
+    /// # Errors
+    /// Transport, protocol and time-out errors as for [`call`](Self::call).
+    pub async fn ping(&self) -> Result<(), FusionClientError> {
+        let request = rmcp::model::ClientRequest::PingRequest(Default::default());
+        self.limited(self.service.send_request(request))
+            .await
+            .map(|_| ())
+    }
+
+    /// Asks to be told when the resource at `uri` changes
+    /// (`resources/subscribe`, MCP 2025-11-25 "Resources", "Subscriptions"):
+    /// the server then sends `notifications/resources/updated` for it, read
+    /// from [`notifications`](Self::notifications). Within
+    /// [`ClientOptions::call_timeout`].
+    ///
+    /// # Errors
+    /// [`FusionClientError::JsonRpc`] when the server refuses it (e.g.
+    /// `-32601` from a server without the `resources.subscribe`
+    /// capability); transport, protocol and time-out errors as for
+    /// [`call`](Self::call).
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<(), FusionClientError> {
+        let params = rmcp::model::SubscribeRequestParams::new(uri);
+        self.limited(self.service.subscribe(params)).await
+    }
+
+    /// Stops the notifications [`subscribe_resource`](Self::subscribe_resource)
+    /// asked for (`resources/unsubscribe`).
+    ///
+    /// # Errors
+    /// As for [`subscribe_resource`](Self::subscribe_resource).
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<(), FusionClientError> {
+        let params = rmcp::model::UnsubscribeRequestParams::new(uri);
+        self.limited(self.service.unsubscribe(params)).await
+    }
+
+    /// Asks the server to send only log messages at `level` or above
+    /// (`logging/setLevel`, MCP 2025-11-25 "Logging"); until then a server
+    /// decides (an mcp-fusion server sends every level). Messages arrive as
+    /// `notifications/message` on [`notifications`](Self::notifications).
+    ///
+    /// # Errors
+    /// As for [`subscribe_resource`](Self::subscribe_resource).
+    pub async fn set_logging_level(
+        &self,
+        level: rmcp::model::LoggingLevel,
+    ) -> Result<(), FusionClientError> {
+        let params = rmcp::model::SetLevelRequestParams::new(level);
+        self.limited(self.service.set_level(params)).await
+    }
+
+    /// The options this client was connected with.
+    pub fn options(&self) -> &ClientOptions {
+        &self.options
+    }
+
+    /// Every tool the server lists: every page of `tools/list`, following
+    /// `nextCursor` from the first page to the last (at most
+    /// [`MAX_LIST_PAGES`](super::MAX_LIST_PAGES) pages; each page within
+    /// [`ClientOptions::call_timeout`]). Also refreshes the list used to
+    /// route dotted names.
+    ///
+    /// # Errors
+    ///
+    /// [`FusionClientError::JsonRpc`] if the server refuses `tools/list`
+    /// (a page's cursor too); [`FusionClientError::Protocol`] when the list
+    /// goes on past [`MAX_LIST_PAGES`](super::MAX_LIST_PAGES) pages or a
+    /// page repeats an earlier page's `nextCursor`; transport, protocol and
+    /// time-out errors as for [`call`](Self::call).
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, FusionClientError> {
+        let tools = self.every_tool().await?;
+        let names = tools.iter().map(|t| t.name.to_string()).collect();
+        *self.tool_names.lock().await = Some(Arc::new(Some(names)));
+        Ok(tools)
+    }
+
+    /// Every page of `tools/list` (see [`list_tools`](Self::list_tools)).
+    async fn every_tool(&self) -> Result<Vec<Tool>, FusionClientError> {
+        super::pages::every_page("tools/list", |cursor| async move {
+            let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor);
+            let page = self.limited(self.service.list_tools(Some(params))).await?;
+            Ok((page.tools, page.next_cursor))
+        })
+        .await
+    }
+
+    /// [`list_tools`](Self::list_tools), each summarised with its actions and
+    /// required fields ([`ToolSummary::of`]: an mcp-fusion tool's from its
+    /// `_meta`, a foreign tool's for the client's discriminator key).
+    ///
+    /// # Errors
+    ///
+    /// As for [`list_tools`](Self::list_tools).
+    pub async fn tool_summaries(&self) -> Result<Vec<ToolSummary>, FusionClientError> {
+        let tools = self.list_tools().await?;
+        Ok(tools
+            .iter()
+            .map(|tool| ToolSummary::of(tool, &self.options.discriminator))
+            .collect())
+    }
+
+    /// Where a call to `name` goes:
+    ///
+    /// - a name without a dot, or a name that is itself a listed tool, is
+    ///   called as it is;
+    /// - otherwise the name is split at the dot after its longest listed
+    ///   prefix: `finance.billing.get_invoice` → tool `finance.billing` (a
+    ///   gateway's namespaced group), action `get_invoice`;
+    /// - when the list names neither the name nor any prefix of it, or when
+    ///   the tool list cannot be fetched, the name is split at its first dot
+    ///   (`a.b.c` → tool `a`, action `b.c`): a server lists only what this
+    ///   caller may see, so a group hidden from an anonymous `tools/list` is
+    ///   still reached, and the server answers for it (401/403 naming the
+    ///   scopes, `AUTH_REQUIRED`, or its own "unknown tool" error).
+    ///
+    /// A dotted name fetches the tool list once (and caches it).
+    pub async fn route(&self, name: &str) -> Route {
+        if !name.contains('.') {
+            return route(name, None::<[&str; 0]>);
+        }
+        let names = self.tool_names().await;
+        match names.as_ref() {
+            Some(names) => route(name, Some(names.iter().map(String::as_str))),
+            None => route(name, None::<[&str; 0]>),
+        }
+    }
+
+    async fn tool_names(&self) -> Arc<ToolNames> {
+        let mut cached = self.tool_names.lock().await;
+        if let Some(names) = cached.as_ref() {
+            return Arc::clone(names);
+        }
+        let names = match self.every_tool().await {
+            Ok(tools) => Some(tools.iter().map(|t| t.name.to_string()).collect()),
+            Err(_) => None,
+        };
+        let names = Arc::new(names);
+        *cached = Some(Arc::clone(&names));
+        names
+    }
+
+    /// Calls tool `name` (dotted names route to grouped tools, see
+    /// [`route`](Self::route)) with `args`, a JSON object or `null`, and
+    /// returns the result as the server sent it, `isError` or not.
+    ///
+    /// # Errors
+    ///
+    /// - [`FusionClientError::InvalidArguments`]: `args` is not an object or `null`;
+    /// - [`FusionClientError::JsonRpc`]: the server answered with a JSON-RPC
+    ///   error (e.g. `-32602` for an unknown tool);
+    /// - [`FusionClientError::Transport`] / [`FusionClientError::Protocol`]:
+    ///   the connection broke or the answer was not a tool result;
+    /// - [`FusionClientError::Timeout`]: [`ClientOptions::call_timeout`] passed;
+    /// - [`FusionClientError::Authorization`]: with [`ClientOptions::oauth`],
+    ///   authorizing again failed, a step-up did not get the scopes the
+    ///   server asks for ([`AuthorizationError::InsufficientScope`](super::AuthorizationError::InsufficientScope)),
+    ///   or the authorization server refused it ([`AuthorizationError::StepUpRefused`](super::AuthorizationError::StepUpRefused)).
+    pub async fn call(&self, name: &str, args: Value) -> Result<CallToolResult, FusionClientError> {
+        self.call_with_meta(name, args, Map::new()).await
+    }
+
+    /// [`call`](Self::call), with `meta` as the request's `_meta` (MCP
+    /// 2025-11-25 "`_meta`"; nothing is sent when it is empty), e.g. context
+    /// a gateway carries over to the server it hands a caller to.
+    ///
+    /// # Errors
+    ///
+    /// As for [`call`](Self::call).
+    pub async fn call_with_meta(
+        &self,
+        name: &str,
+        args: Value,
+        meta: Map<String, Value>,
+    ) -> Result<CallToolResult, FusionClientError> {
+        let route = self.route(name).await;
+        if self.sends_param_headers() {
+            // The tool's `x-mcp-header` parameters are read from its listed
+            // input schema: list once (cached) before the first call.
+            self.tool_names().await;
+        }
+        let arguments = build_arguments(args, &route, &self.options.discriminator)?;
+        let mut params = CallToolRequestParams::new(route.tool);
+        params.arguments = arguments;
+        if !meta.is_empty() {
+            params.meta = Some(rmcp::model::RequestMetaObject(rmcp::model::MetaObject(
+                meta,
+            )));
+        }
+        self.limited(self.service.call_tool(params)).await
+    }
+
+    /// Whether the connection speaks 2026-07-28 or later, where a
+    /// `tools/call` over Streamable HTTP mirrors each `x-mcp-header`
+    /// parameter of the tool's input schema into an `Mcp-Param-*` header
+    /// (2026-07-28 basic/transports/streamable-http "Custom Headers from Tool
+    /// Parameters"; a server MUST reject a call whose headers are missing).
+    fn sends_param_headers(&self) -> bool {
+        self.service
+            .peer_info()
+            .is_some_and(|info| info.protocol_version >= ProtocolVersion::STANDARD_HEADERS)
+    }
+
+    /// [`call`](Self::call), then [`check_result`](super::check_result): a
+    /// success (with its warnings) or a typed error. Retries per
+    /// [`ClientOptions::retry`] when set.
+    ///
+    /// # Errors
+    ///
+    /// [`FusionClientError::Tool`] when the tool failed (`isError: true`), with
+    /// the envelope's code, severity, message, recovery, available actions,
+    /// details, retry-after and, for a validation failure, its fields; the
+    /// other variants as for [`call`](Self::call).
+    pub async fn call_checked(
+        &self,
+        name: &str,
+        args: Value,
+    ) -> Result<Success, FusionClientError> {
+        retry::run(
+            self.options.retry.as_ref(),
+            || async { check_result(self.call(name, args.clone()).await?) },
+            tokio::time::sleep,
+        )
+        .await
+    }
+
+    /// Closes the connection and waits for it to end; a stdio server is asked
+    /// to exit (stdin closed, then SIGTERM, then killed after a few seconds);
+    /// a server served in this process (`FusionServer::connect_in_memory`)
+    /// sees the connection end, and `close` returns once it has stopped
+    /// serving it.
+    pub async fn close(self) {
+        let _ = self.service.cancel().await;
+        if let Some(end) = self.server_end {
+            end.await;
+        }
+    }
+
+    /// `request` within [`ClientOptions::call_timeout`], its error as a
+    /// [`FusionClientError`] (an authorization failure kept by the
+    /// authorizer, when there is one, takes its place).
+    pub(super) async fn limited<T, F>(&self, request: F) -> Result<T, FusionClientError>
+    where
+        F: Future<Output = Result<T, rmcp::ServiceError>>,
+    {
+        let outcome = match self.options.call_timeout {
+            Some(limit) => match tokio::time::timeout(limit, request).await {
+                Ok(outcome) => outcome.map_err(Into::into),
+                Err(_) => Err(FusionClientError::Timeout(limit)),
+            },
+            None => request.await.map_err(Into::into),
+        };
+        // A request refused after the client failed to (re)authorize: the
+        // authorization failure is the reason to give.
+        let outcome = outcome.map_err(|error| {
+            match self.authorizer.as_ref().and_then(|a| a.take_failure()) {
+                Some(source) => FusionClientError::Authorization {
+                    target: self.target.clone(),
+                    source,
+                },
+                None => error,
+            }
+        });
+        match (outcome, &self.server_end) {
+            // The connection closed under the request because the server in
+            // this process stopped: its failure is the reason to give.
+            (Err(FusionClientError::Transport { message, source }), Some(end)) => {
+                let ended = tokio::time::timeout(SERVER_END_WAIT, ended_with(end)).await;
+                match ended {
+                    Ok(Some(failure)) => Err(FusionClientError::Transport {
+                        message: format!("the server stopped: {failure}"),
+                        source,
+                    }),
+                    _ => Err(FusionClientError::Transport { message, source }),
+                }
+            }
+            (outcome, _) => outcome,
+        }
+    }
+}

@@ -1,0 +1,21 @@
+//! The adapter onto rmcp: a [`Connection`] is one client's connection to a
+//! [`FusionServer`](crate::server::FusionServer), and what rmcp serves.
+//!
+//! - [`connection`]: the type and its one `impl` (where a request came
+//!   from, its client link, what the server advertises);
+//! - [`server_handler`]: rmcp's `ServerHandler`, one method per MCP request;
+//! - [`surface`]: prompts, resources, completion and subscriptions, through
+//!   the call path; [`pagination`]: every list cut into pages;
+//! - [`link`]: the connection back to the client of one request;
+//!   [`caller`]: whom per-caller state belongs to; [`client_requirements`]:
+//!   the client capabilities a `tools/call` needs.
+
+pub(crate) mod caller;
+pub(crate) mod client_requirements;
+pub(crate) mod connection;
+pub(crate) mod link;
+pub(crate) mod pagination;
+mod server_handler;
+pub(crate) mod surface;
+
+pub(crate) use connection::Connection;

@@ -1,0 +1,388 @@
+//! Pagination of `tools/list`, `prompts/list`, `resources/list` and
+//! `resources/templates/list` (MCP 2025-11-25 and 2026-07-28, "Pagination"):
+//! pages of [`ServerBuilder::page_size`](crate::server::ServerBuilder::page_size)
+//! items of the list the caller sees, each but the last with an opaque
+//! `nextCursor`.
+//!
+//! A cursor is the position of the next page in one list, sealed with
+//! HMAC-SHA256 (RFC 2104) under the server's signing key: a cursor that was
+//! not given by a server with the same key, or that was given by another
+//! list, is refused with `-32602` (the spec: "Invalid cursors SHOULD result
+//! in an error with code -32602"). The position counts items of the
+//! caller's own list (after visibility), so a cursor carries no item and
+//! shows nothing another caller could not see.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, KeyInit, Mac};
+use serde_json::json;
+use sha2::Sha256;
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// The page size a server uses unless
+/// [`ServerBuilder::page_size`](crate::server::ServerBuilder::page_size) says
+/// otherwise: 100 items. A list of at most 100 items is one page, as
+/// before pagination, so small servers (and clients that read only the
+/// first page) see everything at once; a gateway in front of large servers
+/// sends its hundreds of tools in pages of a size every client handles.
+pub const DEFAULT_PAGE_SIZE: usize = 100;
+
+/// Mixed into every cursor's MAC so that its tag never equals a tag the
+/// same key computes for another purpose.
+const DOMAIN: &[u8] = b"mcp-fusion/list-cursor/v1";
+/// The first byte of every cursor: its format.
+const VERSION: u8 = 1;
+/// Format byte, list byte, position (u32, big-endian).
+const PAYLOAD_LEN: usize = 6;
+/// The HMAC-SHA256 tag, whole.
+const TAG_LEN: usize = 32;
+/// How much of a refused cursor its error repeats.
+const SHOWN_CURSOR_CHARS: usize = 100;
+
+/// One of the four paginated lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ListKind {
+    Tools,
+    Prompts,
+    Resources,
+    ResourceTemplates,
+}
+
+impl ListKind {
+    const ALL: [ListKind; 4] = [
+        ListKind::Tools,
+        ListKind::Prompts,
+        ListKind::Resources,
+        ListKind::ResourceTemplates,
+    ];
+
+    /// The list's MCP method.
+    pub(crate) fn method(self) -> &'static str {
+        match self {
+            ListKind::Tools => "tools/list",
+            ListKind::Prompts => "prompts/list",
+            ListKind::Resources => "resources/list",
+            ListKind::ResourceTemplates => "resources/templates/list",
+        }
+    }
+
+    /// The byte that names the list in a cursor.
+    fn byte(self) -> u8 {
+        match self {
+            ListKind::Tools => 1,
+            ListKind::Prompts => 2,
+            ListKind::Resources => 3,
+            ListKind::ResourceTemplates => 4,
+        }
+    }
+
+    fn of_byte(byte: u8) -> Option<ListKind> {
+        ListKind::ALL.into_iter().find(|kind| kind.byte() == byte)
+    }
+}
+
+/// One page of a list: its items, and the cursor of the next page unless
+/// it is the last.
+#[derive(Debug)]
+pub(crate) struct Page<T> {
+    pub items: Vec<T>,
+    pub next_cursor: Option<String>,
+}
+
+/// An rmcp list result holding one page: its items and `nextCursor`
+/// (rmcp has no public constructor that takes a cursor, nor a trait shared
+/// by its list results, so each gets the same `From`).
+macro_rules! list_result_from_page {
+    ($($result:ident of $item:ident),* $(,)?) => {$(
+        impl From<Page<rmcp::model::$item>> for rmcp::model::$result {
+            fn from(page: Page<rmcp::model::$item>) -> Self {
+                let mut result = Self::with_all_items(page.items);
+                result.next_cursor = page.next_cursor;
+                result
+            }
+        }
+    )*};
+}
+
+list_result_from_page!(
+    ListToolsResult of Tool,
+    ListPromptsResult of Prompt,
+    ListResourcesResult of Resource,
+    ListResourceTemplatesResult of ResourceTemplate,
+);
+
+/// Cuts the server's lists into pages and reads the cursors it gave.
+#[derive(Clone)]
+pub(crate) struct Pager {
+    /// Items per page; `0` sends every list whole.
+    page_size: usize,
+    /// The MAC keyed with the server's signing key (cloned for each use).
+    mac: HmacSha256,
+}
+
+impl std::fmt::Debug for Pager {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pager")
+            .field("page_size", &self.page_size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Pager {
+    /// Pages of `page_size` items (`0`: one page), cursors sealed with
+    /// the server's signing `key` (its length checked by the builder).
+    pub(crate) fn new(page_size: usize, key: &[u8]) -> Pager {
+        let mac = HmacSha256::new_from_slice(key).expect("HMAC accepts keys of any length");
+        Pager { page_size, mac }
+    }
+
+    /// The page of `kind` at `cursor` (the first page without one), cut
+    /// from `items`: the caller's whole list, in list order.
+    ///
+    /// # Errors
+    /// `-32602` naming the cursor sent, what is wrong with it and what to
+    /// send instead, for a cursor this server (or one with the same key)
+    /// did not give for `kind`.
+    pub(crate) fn page<T>(
+        &self,
+        kind: ListKind,
+        items: impl Iterator<Item = T>,
+        cursor: Option<&str>,
+    ) -> Result<Page<T>, rmcp::ErrorData> {
+        let start = match cursor {
+            Some(cursor) => self.open(kind, cursor)?,
+            None => 0,
+        };
+        if self.page_size == 0 {
+            return Ok(Page {
+                items: items.skip(start).collect(),
+                next_cursor: None,
+            });
+        }
+        let mut items = items.skip(start);
+        let page: Vec<T> = items.by_ref().take(self.page_size).collect();
+        let more = items.next().is_some();
+        let next_cursor = match u32::try_from(start + page.len()) {
+            Ok(next) if more => Some(self.seal(kind, next)),
+            _ => None,
+        };
+        Ok(Page {
+            items: page,
+            next_cursor,
+        })
+    }
+
+    /// The cursor of the page of `kind` that starts at item `position`:
+    /// base64url (RFC 4648 §5, unpadded) of the format byte, the list byte,
+    /// the position (big-endian u32) and their HMAC-SHA256 tag.
+    pub(crate) fn seal(&self, kind: ListKind, position: u32) -> String {
+        let mut bytes = Vec::with_capacity(PAYLOAD_LEN + TAG_LEN);
+        bytes.push(VERSION);
+        bytes.push(kind.byte());
+        bytes.extend_from_slice(&position.to_be_bytes());
+        let tag = self.tagged(&bytes).finalize().into_bytes();
+        bytes.extend_from_slice(&tag);
+        URL_SAFE_NO_PAD.encode(bytes)
+    }
+
+    /// The position `cursor` seals, if it is a cursor of `kind` this key
+    /// sealed.
+    fn open(&self, kind: ListKind, cursor: &str) -> Result<usize, rmcp::ErrorData> {
+        let bytes = URL_SAFE_NO_PAD
+            .decode(cursor)
+            .ok()
+            .filter(|bytes| bytes.len() == PAYLOAD_LEN + TAG_LEN && bytes[0] == VERSION)
+            .filter(|bytes| {
+                let (payload, tag) = bytes.split_at(PAYLOAD_LEN);
+                self.tagged(payload).verify_slice(tag).is_ok()
+            })
+            .ok_or_else(|| invalid_cursor(kind, cursor, None))?;
+        let sealed_for = ListKind::of_byte(bytes[1]);
+        if sealed_for != Some(kind) {
+            return Err(invalid_cursor(kind, cursor, sealed_for));
+        }
+        let position = u32::from_be_bytes([bytes[2], bytes[3], bytes[4], bytes[5]]);
+        Ok(position as usize)
+    }
+
+    /// The MAC over the domain label and `payload`.
+    fn tagged(&self, payload: &[u8]) -> HmacSha256 {
+        let mut mac = self.mac.clone();
+        mac.update(DOMAIN);
+        mac.update(payload);
+        mac
+    }
+}
+
+/// The `cursor` of a list request's params, if any.
+pub(crate) fn cursor_of(request: Option<&rmcp::model::PaginatedRequestParams>) -> Option<&str> {
+    request.and_then(|params| params.cursor.as_deref())
+}
+
+/// `-32602` for `cursor` sent to the list `kind`: what was sent, what is
+/// wrong (a cursor of the list `foreign`, else not one this server gave),
+/// and what to send. `data`: `{"cursor": sent (cut to 100 characters),
+/// "method": the list's method, "cursorOf": foreign's method or null}`.
+fn invalid_cursor(kind: ListKind, cursor: &str, foreign: Option<ListKind>) -> rmcp::ErrorData {
+    let method = kind.method();
+    let shown = crate::text::cut_chars(cursor, SHOWN_CURSOR_CHARS, "…");
+    let why = match foreign {
+        Some(other) => format!(
+            "is the nextCursor of a {} page, not of {method}",
+            other.method()
+        ),
+        None => String::from(
+            "is not a nextCursor this server gave (a cursor is valid only as this server sent it)",
+        ),
+    };
+    let message = format!(
+        "Invalid cursor \"{shown}\" for {method}: it {why}. Pass the nextCursor of the previous page of {method}, or no cursor for the first page."
+    );
+    let data = json!({
+        "cursor": shown.as_ref(),
+        "method": method,
+        "cursorOf": foreign.map(ListKind::method),
+    });
+    rmcp::ErrorData::invalid_params(message, Some(data))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEY: &[u8; 32] = b"0123456789abcdef0123456789abcdef";
+
+    fn pager(size: usize) -> Pager {
+        Pager::new(size, KEY)
+    }
+
+    /// Every page of `kind` over `n` numbers, following the cursors.
+    fn pages(pager: &Pager, kind: ListKind, n: u32) -> Vec<Vec<u32>> {
+        let mut out = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = pager.page(kind, 0..n, cursor.as_deref()).unwrap();
+            out.push(page.items);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return out,
+            }
+        }
+    }
+
+    #[test]
+    fn pages_hold_page_size_items_and_the_last_has_no_next_cursor() {
+        let pages = pages(&pager(2), ListKind::Tools, 5);
+        assert_eq!(pages, vec![vec![0, 1], vec![2, 3], vec![4]]);
+    }
+
+    #[test]
+    fn a_list_of_exactly_one_page_has_no_next_cursor() {
+        let page = pager(3).page(ListKind::Prompts, 0..3, None).unwrap();
+        assert_eq!(page.items, vec![0, 1, 2]);
+        assert_eq!(page.next_cursor, None);
+        let empty = pager(3).page(ListKind::Prompts, 0..0, None).unwrap();
+        assert_eq!((empty.items, empty.next_cursor), (vec![], None));
+    }
+
+    #[test]
+    fn page_size_zero_sends_the_list_whole() {
+        let page = pager(0).page(ListKind::Tools, 0..1000, None).unwrap();
+        assert_eq!(page.items.len(), 1000);
+        assert_eq!(page.next_cursor, None);
+    }
+
+    #[test]
+    fn the_default_page_size_keeps_a_hundred_items_on_one_page() {
+        let pager = Pager::new(DEFAULT_PAGE_SIZE, KEY);
+        let page = pager.page(ListKind::Tools, 0..100, None).unwrap();
+        assert_eq!((page.items.len(), page.next_cursor), (100, None));
+        let page = pager.page(ListKind::Tools, 0..101, None).unwrap();
+        assert_eq!(page.items.len(), 100);
+        let next = page.next_cursor.expect("a second page");
+        let last = pager.page(ListKind::Tools, 0..101, Some(&next)).unwrap();
+        assert_eq!((last.items, last.next_cursor), (vec![100], None));
+    }
+
+    #[test]
+    fn a_cursor_is_the_same_for_the_same_position_and_key() {
+        // Deterministic: replicas with the same key give and read the same
+        // cursors.
+        let cursor = pager(2).seal(ListKind::Tools, 2);
+        assert_eq!(cursor, pager(7).seal(ListKind::Tools, 2));
+        assert_eq!(cursor.len(), 51);
+        assert_eq!(pager(2).open(ListKind::Tools, &cursor).unwrap(), 2);
+    }
+
+    #[test]
+    fn a_cursor_of_another_list_is_refused_naming_both() {
+        let cursor = pager(2).seal(ListKind::Prompts, 2);
+        let error = pager(2)
+            .page(ListKind::Tools, 0..5, Some(&cursor))
+            .unwrap_err();
+        assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
+        assert_eq!(
+            error.message,
+            format!(
+                "Invalid cursor \"{cursor}\" for tools/list: it is the nextCursor of a prompts/list page, not of tools/list. Pass the nextCursor of the previous page of tools/list, or no cursor for the first page."
+            )
+        );
+        assert_eq!(
+            error.data,
+            Some(json!({"cursor": cursor, "method": "tools/list", "cursorOf": "prompts/list"}))
+        );
+    }
+
+    #[test]
+    fn a_forged_or_tampered_cursor_is_refused() {
+        let expected = |cursor: &str, method: &str| {
+            format!(
+                "Invalid cursor \"{cursor}\" for {method}: it is not a nextCursor this server gave (a cursor is valid only as this server sent it). Pass the nextCursor of the previous page of {method}, or no cursor for the first page."
+            )
+        };
+        // Not base64url, the wrong length, another key, a changed position.
+        let other_key = Pager::new(2, &[7u8; 32]).seal(ListKind::Resources, 2);
+        let mut bytes = URL_SAFE_NO_PAD
+            .decode(pager(2).seal(ListKind::Resources, 2))
+            .unwrap();
+        bytes[5] = 0;
+        let moved = URL_SAFE_NO_PAD.encode(bytes);
+        for cursor in ["2", "not a cursor!", "AQMAAAAC", &other_key, &moved] {
+            let error = pager(2)
+                .page(ListKind::Resources, 0..5, Some(cursor))
+                .unwrap_err();
+            assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
+            assert_eq!(error.message, expected(cursor, "resources/list"));
+            assert_eq!(
+                error.data,
+                Some(json!({"cursor": cursor, "method": "resources/list", "cursorOf": null}))
+            );
+        }
+    }
+
+    #[test]
+    fn a_long_cursor_is_repeated_cut_to_a_hundred_characters() {
+        let cursor = "x".repeat(5000);
+        let error = pager(2)
+            .page(ListKind::ResourceTemplates, 0..5, Some(&cursor))
+            .unwrap_err();
+        let shown = format!("{}…", "x".repeat(99));
+        assert!(
+            error.message.starts_with(&format!(
+                "Invalid cursor \"{shown}\" for resources/templates/list: "
+            )),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn a_cursor_past_the_end_of_a_shorter_list_is_an_empty_last_page() {
+        // The list shrank between pages (or another caller, who sees fewer
+        // items, sent it): a position, valid, past the end.
+        let cursor = pager(2).seal(ListKind::Tools, 4);
+        let page = pager(2).page(ListKind::Tools, 0..3, Some(&cursor)).unwrap();
+        assert_eq!((page.items, page.next_cursor), (vec![], None));
+    }
+}

@@ -1,0 +1,573 @@
+//! [`ServerBuilder`]: declaring a server's tools, groups and layers.
+
+use tower::{Layer, Service};
+
+use std::future::Future;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use crate::server::FusionServer;
+use crate::server::adapter::pagination::{DEFAULT_PAGE_SIZE, Pager};
+use crate::server::dispatch::{Claims, Fallback};
+use crate::server::fusion_server::{ListHook, ServerIdentity, ServerInner, Settings};
+use crate::server::in_flight::InFlight;
+use crate::server::rounds::RequestStates;
+use crate::server::tasks::{
+    DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore, Tasks,
+};
+
+use crate::capability::{
+    Action, Assembly, BuildError, Catalog, Definition, Group, Prompt, Registry, Resource,
+    ResourceTemplate,
+};
+use crate::contract::{Lockfile, SelfHealing, SelfHealingOptions, ServerContract};
+use crate::error::ToolError;
+#[cfg(feature = "redis")]
+use crate::guard::RedisStore;
+use crate::guard::{GuardSettings, InsufficientScope, TokenVerifier};
+use crate::handler::{CallContext, Output, States};
+use crate::pipeline::{BoxLayer, Call, CallService, box_layer};
+use crate::schema::SchemaProfile;
+
+/// A hook run once with the built server ([`ServerBuilder::on_built`]).
+type BuiltHook = Box<dyn FnOnce(&FusionServer) + Send>;
+
+/// Declares a server, then [`build`](ServerBuilder::build)s it.
+///
+/// ```
+/// use mcp_fusion::FusionServer;
+/// use mcp_fusion::capability::Action;
+/// use mcp_fusion::ToolError;
+///
+/// async fn health() -> Result<&'static str, ToolError> {
+///     Ok("ok")
+/// }
+///
+/// let server = FusionServer::builder("billing", "1.0.0")
+///     .tool(Action::new("billing_health", health).read_only())
+///     .build()
+///     .expect("a valid definition");
+/// # let _ = server;
+/// ```
+pub struct ServerBuilder {
+    pub(crate) name: String,
+    pub(crate) version: String,
+    pub(crate) instructions: Option<String>,
+    definitions: Vec<Definition>,
+    layers: Vec<BoxLayer>,
+    guards: GuardSettings,
+    pub(crate) expose_internal_errors: bool,
+    pub(crate) unknown_tool_as_result: bool,
+    self_healing: Option<Lockfile>,
+    self_healing_options: SelfHealingOptions,
+    states: States,
+    prompts: Vec<Prompt>,
+    resources: Vec<Resource>,
+    templates: Vec<ResourceTemplate>,
+    schema_profile: SchemaProfile,
+    /// What answers the calls of names no tool has, and which.
+    fallback: Option<(Claims, Action)>,
+    before_tools_list: Vec<ListHook>,
+    on_built: Vec<BuiltHook>,
+    task_store: Option<Arc<dyn TaskStore>>,
+    task_ttl: Option<Duration>,
+    task_poll_interval: Duration,
+    max_tasks_per_caller: usize,
+    page_size: usize,
+    signing_key: Option<secrecy::SecretSlice<u8>>,
+    request_state_ttl: std::time::Duration,
+}
+
+impl std::fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("name", &self.name)
+            .field("version", &self.version)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerBuilder {
+    /// A server named `name` at `version` (sent as `serverInfo`).
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        ServerBuilder {
+            name: name.into(),
+            version: version.into(),
+            instructions: None,
+            definitions: Vec::new(),
+            layers: Vec::new(),
+            guards: GuardSettings::default(),
+            expose_internal_errors: false,
+            unknown_tool_as_result: false,
+            self_healing: None,
+            self_healing_options: SelfHealingOptions::default(),
+            states: States::default(),
+            prompts: Vec::new(),
+            resources: Vec::new(),
+            templates: Vec::new(),
+            schema_profile: SchemaProfile::Standard,
+            fallback: None,
+            before_tools_list: Vec::new(),
+            on_built: Vec::new(),
+            task_store: None,
+            task_ttl: Some(DEFAULT_TASK_TTL),
+            task_poll_interval: DEFAULT_POLL_INTERVAL,
+            max_tasks_per_caller: crate::server::tasks::DEFAULT_MAX_TASKS_PER_CALLER,
+            page_size: DEFAULT_PAGE_SIZE,
+            signing_key: None,
+            request_state_ttl: crate::server::rounds::request_state::DEFAULT_TTL,
+        }
+    }
+
+    /// Where the tasks of actions that run as tasks
+    /// ([`Action::task_support`]) are kept; default a
+    /// [`MemoryTaskStore`](crate::server::tasks::MemoryTaskStore) of this process.
+    /// With a shared store (`RedisTaskStore`, feature
+    /// `redis`) any replica answers `tasks/get` and `tasks/cancel`
+    /// for a task another one runs.
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.task_store = Some(Arc::new(store));
+        self
+    }
+
+    /// How long a task is kept after its creation, sent as its `ttlMs`
+    /// (SEP-2663 `Task.ttlMs`); `None` keeps it until the store evicts it
+    /// (`ttlMs: null`). Default [`DEFAULT_TASK_TTL`] (one hour).
+    pub fn task_ttl(mut self, ttl: Option<Duration>) -> Self {
+        self.task_ttl = ttl;
+        self
+    }
+
+    /// How often a client should poll `tasks/get`, sent as each task's
+    /// `pollIntervalMs`. Default [`DEFAULT_POLL_INTERVAL`] (one second).
+    pub fn task_poll_interval(mut self, interval: Duration) -> Self {
+        self.task_poll_interval = interval;
+        self
+    }
+
+    /// The most tasks one caller may have running at once on this server
+    /// (at least 1): past it, a `tools/call` that would start a task is
+    /// answered with a `SERVER_BUSY` `<tool_error>` (`retry_after` 5 s)
+    /// until one ends or is cancelled. A caller is the verified principal's
+    /// subject when the request is authenticated, else its caller key
+    /// ([`CallContext::caller`](crate::CallContext::caller)). Counted per
+    /// replica. Default
+    /// [`DEFAULT_MAX_TASKS_PER_CALLER`](crate::server::tasks::DEFAULT_MAX_TASKS_PER_CALLER)
+    /// (100).
+    pub fn max_tasks_per_caller(mut self, max: usize) -> Self {
+        self.max_tasks_per_caller = max.max(1);
+        self
+    }
+
+    /// Instructions for the client, sent at initialization.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Gives the handlers an application state: a handler takes it as a
+    /// [`State<T>`](crate::State) parameter (cloned for each call, so make it
+    /// cheap to clone: an `Arc`, a connection pool). One state per type; a
+    /// second one of the same type replaces the first. A handler that takes a
+    /// state the server was not given is a [`BuildError::MissingState`].
+    pub fn state<T: Clone + Send + Sync + 'static>(mut self, state: T) -> Self {
+        self.states.insert(state);
+        self
+    }
+
+    /// Adds a plain tool: one MCP tool named after the action.
+    pub fn tool(mut self, action: Action) -> Self {
+        self.definitions.push(Definition::Plain(action));
+        self
+    }
+
+    /// Adds a group: one MCP tool whose discriminator selects an action.
+    pub fn group(mut self, group: Group) -> Self {
+        self.definitions.push(Definition::Group(group));
+        self
+    }
+
+    /// Adds a prompt (`prompts/list`, `prompts/get`); the server then
+    /// advertises the `prompts` capability. See [`Prompt`].
+    pub fn prompt(mut self, prompt: Prompt) -> Self {
+        self.prompts.push(prompt);
+        self
+    }
+
+    /// Adds a resource at a fixed URI (`resources/list`, `resources/read`,
+    /// `resources/subscribe`); the server then advertises the `resources`
+    /// capability. See [`Resource`].
+    pub fn resource(mut self, resource: Resource) -> Self {
+        self.resources.push(resource);
+        self
+    }
+
+    /// Adds a resource template (`resources/templates/list`, and
+    /// `resources/read` of any URI it matches). See [`ResourceTemplate`].
+    pub fn resource_template(mut self, template: ResourceTemplate) -> Self {
+        self.templates.push(template);
+        self
+    }
+
+    /// Adds a tower layer around every capability's handler — each action,
+    /// prompt, resource, resource template and completer — outside group
+    /// and capability layers, after validation: it sees the validated
+    /// [`Call`] ([`CallContext::capability`] says what is called) and returns
+    /// an [`Output`]. Layers added first run first. See
+    /// [`crate::pipeline::from_fn`].
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<CallService> + Send + Sync + 'static,
+        L::Service:
+            Service<Call, Response = Output, Error = ToolError> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Call>>::Future: Send + 'static,
+    {
+        self.layers.push(box_layer(layer));
+        self
+    }
+
+    /// Protects the server with bearer tokens checked by `verifier`. Over
+    /// Streamable HTTP every request to the MCP endpoint then needs a valid
+    /// token, checked before any JSON-RPC is read: without one it gets
+    /// `401` with `WWW-Authenticate: Bearer` (RFC 6750 §3; with a refused
+    /// token `error="invalid_token"` and what was wrong), and no session is
+    /// made; a session serves only the principal that opened it. The
+    /// principal reaches every handler of every capability through
+    /// [`CallContext::principal`]; capabilities that require scopes refuse
+    /// a principal without them with `FORBIDDEN` naming them. stdio carries
+    /// no token: there every caller is anonymous, and a capability that
+    /// requires credentials answers `AUTH_REQUIRED`. See
+    /// [`allow_anonymous`](Self::allow_anonymous) to serve callers without
+    /// a token beside protected capabilities.
+    pub fn auth(mut self, verifier: impl TokenVerifier) -> Self {
+        self.guards.verifier = Some(Arc::new(verifier));
+        self
+    }
+
+    /// With [`auth`](Self::auth): serves HTTP requests that carry no token
+    /// instead of refusing them with `401` (a refused token is still `401`).
+    /// Such an anonymous caller is shown in the lists only the capabilities
+    /// that need no credentials (`requires_auth`, `requires_scopes`), and a
+    /// call of one that does answers `AUTH_REQUIRED` — over HTTP with an
+    /// OAuth resource server under the step-up policy, the `401` challenge
+    /// naming that capability's scopes instead, so that the client
+    /// authorizes (MCP authorization, "Scope Selection Strategy"). Default `false`:
+    /// anonymous access beside protected capabilities is a choice made here.
+    pub fn allow_anonymous(mut self, allow: bool) -> Self {
+        self.guards.allow_anonymous = allow;
+        self
+    }
+
+    /// How a caller whose token lacks a scope a capability needs is answered
+    /// over Streamable HTTP: [`InsufficientScope::StepUp`] (HTTP 403 with the
+    /// `insufficient_scope` challenge, before the handler runs) or
+    /// [`InsufficientScope::Envelope`] (the `FORBIDDEN` result). Default:
+    /// step-up with a verifier that names its protected resource
+    /// (`OAuthResourceServer`, feature `oauth`), else the
+    /// envelope. Under step-up, an anonymous caller
+    /// ([`allow_anonymous`](Self::allow_anonymous)) of an OAuth resource
+    /// server's capability that needs credentials gets the `401` challenge;
+    /// under the envelope `AUTH_REQUIRED`.
+    pub fn insufficient_scope(mut self, policy: InsufficientScope) -> Self {
+        self.guards.insufficient_scope = Some(policy);
+        self
+    }
+
+    /// Keeps every rate limit's state in Redis, shared by all the servers
+    /// that use the same store (instead of in this process's memory).
+    #[cfg(feature = "redis")]
+    pub fn rate_limit_store(mut self, store: RedisStore) -> Self {
+        self.guards.redis = Some(store);
+        self
+    }
+
+    /// How to tell callers apart for per-caller rate limits when a call has
+    /// no auth subject (e.g. a tenant header). Return `None` to fall back to
+    /// where the call came from: the HTTP client's address (see
+    /// `HttpOptions::trust_forwarded_for`), the
+    /// stdio client, or the in-process caller. The key is never shown to the
+    /// model.
+    pub fn rate_limit_key(
+        mut self,
+        key: impl Fn(&CallContext) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.guards.key_fn = Some(Arc::new(key));
+        self
+    }
+
+    /// Puts the internal error text of `INTERNAL_ERROR`s into their envelope
+    /// (detail `internal_error`). For development only: off by default, since
+    /// internal texts can carry secrets (wire contract §6). Validation field
+    /// lines are always shown in full, whatever this says.
+    pub fn expose_internal_errors(mut self, expose: bool) -> Self {
+        self.expose_internal_errors = expose;
+        self
+    }
+
+    /// How a call of a tool that does not exist is answered. By default
+    /// (`false`) with JSON-RPC error -32602 naming the closest tool and every
+    /// valid one, as the MCP specification does for unknown tools. With
+    /// `true`, as a tool result the model reads (wire contract §1): a
+    /// `<tool_error code="UNKNOWN_TOOL">` whose available actions are the
+    /// valid tools.
+    pub fn unknown_tool_as_result(mut self, as_result: bool) -> Self {
+        self.unknown_tool_as_result = as_result;
+        self
+    }
+
+    /// Turns self-healing on (wire contract §4.1): when the server is built,
+    /// its contract is compared with `lockfile`'s (the known-good one), and
+    /// from then on every validation failure of an action that changed
+    /// carries a `<contract_awareness>` section naming the changes of that
+    /// action and of its tool. See `docs/contracts.md`.
+    pub fn self_healing(mut self, lockfile: Lockfile) -> Self {
+        self.self_healing = Some(lockfile);
+        self
+    }
+
+    /// The most deltas one `<contract_awareness>` shows (default 5); the
+    /// section still counts all of them and names their true maximum
+    /// severity. Only used with [`self_healing`](Self::self_healing).
+    pub fn self_healing_max_deltas(mut self, max: usize) -> Self {
+        self.self_healing_options.max_deltas = max;
+        self
+    }
+
+    /// Whether `<contract_awareness>` also shows SAFE and COSMETIC changes
+    /// (default `false`: BREAKING and RISKY only). Only used with
+    /// [`self_healing`](Self::self_healing).
+    pub fn self_healing_all_severities(mut self, all: bool) -> Self {
+        self.self_healing_options.include_all_severities = all;
+        self
+    }
+
+    /// Which form of the input and output schemas `tools/list` shows
+    /// ([`SchemaProfile::Standard`] by default). [`SchemaProfile::Portable`]
+    /// shows the subset strict model APIs accept; calls are validated
+    /// against the full standard schema either way, and each action's
+    /// schema in `_meta["mcp-fusion/actions"]` (what `fusion lock` and
+    /// [`ServerContract`] read) stays the standard one, so lockfile digests
+    /// do not depend on the profile.
+    pub fn schema_profile(mut self, profile: SchemaProfile) -> Self {
+        self.schema_profile = profile;
+        self
+    }
+
+    /// Answers the `tools/call`s of names no tool has, and that `claims`
+    /// accepts, with `action` — as axum's `Router::fallback` answers the
+    /// requests no route matches — instead of the unknown-tool answer: for
+    /// a proxy or gateway whose tools are not all known yet (another
+    /// server still connecting, or not connected until it is needed), so
+    /// that a call of one of them gets an answer the model can act on. The
+    /// call takes `action`'s guarded path (the server's layers, its guards,
+    /// its handler); its context names the tool called
+    /// ([`CallContext::name`] and [`tool`](CallContext::tool) are the name
+    /// sent, so guard errors name it too), its arguments are those sent
+    /// (build it with [`Action::raw`] to take them unvalidated), and its
+    /// metrics count under `action`'s name. It is never listed. A name whose
+    /// part before the first dot is a tool (`billing.get_invoice` beside a
+    /// group `billing`) is not offered to it: the unknown-tool answer says
+    /// how to call that action. One fallback per server: a second replaces
+    /// the first. A server with a fallback advertises the `tools` capability
+    /// even while it has no tool.
+    pub fn fallback(
+        mut self,
+        claims: impl Fn(&str) -> bool + Send + Sync + 'static,
+        action: Action,
+    ) -> Self {
+        self.fallback = Some((Arc::new(claims), action));
+        self
+    }
+
+    /// Waits for `hook` before answering each `tools/list`: for a server
+    /// whose tools arrive after it starts (loaded, or another server's,
+    /// connecting), so that a client that lists the tools at once sees
+    /// them. `hook` gets the caller's context (its
+    /// [`caller`](CallContext::caller), [`principal`](CallContext::principal),
+    /// …) and should end quickly once the tools are there; bound its wait
+    /// (it holds that `tools/list` up). Only `tools/list` waits: calls do
+    /// not. Several hooks run one after the other, in the order given.
+    pub fn before_tools_list<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: Fn(CallContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        self.before_tools_list
+            .push(Arc::new(move |ctx| Box::pin(hook(ctx))));
+        self
+    }
+
+    /// How many items one page of `tools/list`, `prompts/list`,
+    /// `resources/list` and `resources/templates/list` holds (MCP
+    /// "Pagination"); default [`DEFAULT_PAGE_SIZE`] (100), so that a list of
+    /// up to 100 items stays one page. `0` sends every list whole, without
+    /// `nextCursor`. A page is cut from the list the caller sees (after
+    /// [`allow_anonymous`](Self::allow_anonymous), scopes and visibility),
+    /// in the list's order: tools as given, then as added; prompts,
+    /// resources and templates as given. Every page but the last carries a
+    /// `nextCursor` (see [`signing_key`](Self::signing_key)); a cursor this
+    /// server did not give for that list is answered `-32602`.
+    pub fn page_size(mut self, items: usize) -> Self {
+        self.page_size = items;
+        self
+    }
+
+    /// Runs `hook` once with the server when [`build`](Self::build)
+    /// succeeds, before `build` returns it: for a part of the server that
+    /// changes it while it runs (adds and removes tools as another server's
+    /// come and go, tells callers their tools changed) and is declared on
+    /// the builder. Keep a [`WeakFusionServer`](crate::server::WeakFusionServer)
+    /// ([`FusionServer::downgrade`]) rather than the server itself, when
+    /// what keeps it is held by the server (a state, a handler): the server
+    /// would never be dropped. Hooks run in the order given.
+    pub fn on_built(mut self, hook: impl FnOnce(&FusionServer) + Send + 'static) -> Self {
+        self.on_built.push(Box::new(hook));
+        self
+    }
+
+    /// The server's signing key: at least
+    /// [`MIN_SIGNING_KEY_BYTES`](super::signing_key::MIN_SIGNING_KEY_BYTES) (32) bytes of
+    /// secret, random data, e.g. the UTF-8 bytes of `openssl rand -base64
+    /// 48` (`fusion serve` and `fusion gateway` read it from
+    /// `FUSION_SIGNING_KEY`). It signs, with HMAC-SHA256 (RFC 2104) and a
+    /// separate domain for each:
+    /// - the lists' `nextCursor` ([`page_size`](Self::page_size)): a cursor
+    ///   this server did not give, or gave for another list, is refused with
+    ///   JSON-RPC `-32602`;
+    /// - the `requestState` of MCP 2026-07-28's input-required results
+    ///   (through rmcp's `RequestStateCodec`; SEP-2322 "Multi Round-Trip
+    ///   Requests": a server must protect the integrity of a state it relies
+    ///   on). A state is bound to its request: the method, the tool, prompt
+    ///   or resource URI, the arguments (a SHA-256 of them, keys sorted) and
+    ///   the verified caller's subject; one that was altered, is sent with
+    ///   another request, or has expired
+    ///   ([`request_state_ttl`](Self::request_state_ttl)) is refused with
+    ///   `-32602`. The same state may be sent again with the same request (it
+    ///   carries answers, not permissions).
+    ///
+    /// Give every replica behind one endpoint the same key, so that a cursor
+    /// or a client's retry may reach any of them. Without one, the server
+    /// draws 32 random bytes when built: its cursors and states are refused
+    /// by other processes and after a restart (a client then lists again
+    /// from the first page, or asks again).
+    ///
+    /// [`build`](Self::build) fails with [`BuildError::SigningKeyTooShort`]
+    /// for a shorter key.
+    pub fn signing_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.signing_key = Some(key.into().into());
+        self
+    }
+
+    /// How long after it was issued a `requestState` may be sent back
+    /// (default 10 minutes: time for a person to answer an elicitation).
+    pub fn request_state_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.request_state_ttl = ttl;
+        self
+    }
+
+    /// Builds the server: checks every name, derives and compiles every
+    /// schema, composes the layers.
+    ///
+    /// # Errors
+    /// [`BuildError`] for an empty server (no tool, fallback, prompt or
+    /// resource), an
+    /// invalid or repeated name (tools, prompts, resource URIs and
+    /// templates), a resource template that cannot be matched, an empty group, a discriminator that is empty or also an input field, an
+    /// input type whose schema is not an object or does not compile, or a
+    /// guard setting that cannot work (`max_active` 0, a zero rate or time
+    /// limit, scopes without a token verifier), or a
+    /// [`signing_key`](Self::signing_key) shorter than 32 bytes.
+    pub fn build(self) -> Result<FusionServer, BuildError> {
+        if self.definitions.is_empty()
+            && self.fallback.is_none()
+            && self.prompts.is_empty()
+            && self.resources.is_empty()
+            && self.templates.is_empty()
+        {
+            return Err(BuildError::NoTools);
+        }
+        let signing_key = match &self.signing_key {
+            Some(key) => {
+                let key = secrecy::ExposeSecret::expose_secret(key);
+                if key.len() < super::signing_key::MIN_SIGNING_KEY_BYTES {
+                    return Err(BuildError::SigningKeyTooShort { length: key.len() });
+                }
+                key.to_vec()
+            }
+            None => super::signing_key::random(),
+        };
+        let pager = Pager::new(self.page_size, &signing_key);
+        let request_states = RequestStates::new(&signing_key, self.request_state_ttl);
+        let assembly = Arc::new(Assembly {
+            server_layers: self.layers,
+            guards: self.guards,
+            states: Arc::new(self.states),
+            schema_profile: self.schema_profile,
+        });
+        let mut catalog = Catalog::default();
+        for prompt in self.prompts {
+            catalog.add_prompt(prompt, &assembly)?;
+        }
+        for resource in self.resources {
+            catalog.add_resource(resource, &assembly)?;
+        }
+        for template in self.templates {
+            catalog.add_template(template, &assembly)?;
+        }
+        let build = &*assembly;
+        let registry = Registry::build(self.definitions, build)?;
+        let fallback = match self.fallback {
+            Some((claims, action)) => Some(Fallback {
+                claims,
+                registry: Registry::build(vec![Definition::Plain(action)], build)?,
+            }),
+            None => None,
+        };
+        let self_healing = self.self_healing.map(|lockfile| {
+            let listings: Vec<_> = registry.tools().iter().map(|t| t.listing.clone()).collect();
+            SelfHealing::new(
+                &lockfile.contract,
+                &ServerContract::from_listings(&listings),
+                self.self_healing_options,
+            )
+        });
+        let connections: Arc<crate::server::session::Connections> = Arc::default();
+        let inner = Arc::new(ServerInner {
+            registry: RwLock::new(Arc::new(registry)),
+            tools_change: Mutex::new(()),
+            identity: ServerIdentity {
+                name: self.name,
+                version: self.version,
+                instructions: self.instructions,
+            },
+            settings: Settings {
+                expose_internal_errors: self.expose_internal_errors,
+                unknown_tool_as_result: self.unknown_tool_as_result,
+            },
+            in_flight: InFlight::default(),
+            self_healing,
+            assembly,
+            catalog: RwLock::new(Arc::new(catalog)),
+            connections: Arc::clone(&connections),
+            fallback,
+            before_tools_list: self.before_tools_list,
+            tasks: Arc::new(
+                Tasks::new(
+                    self.task_store
+                        .unwrap_or_else(|| Arc::new(MemoryTaskStore::new())),
+                    self.task_ttl,
+                    self.task_poll_interval,
+                    connections,
+                )
+                .max_per_caller(self.max_tasks_per_caller),
+            ),
+            pager,
+            request_states,
+        });
+        let server = FusionServer { inner };
+        for hook in self.on_built {
+            hook(&server);
+        }
+        Ok(server)
+    }
+}
