@@ -23,7 +23,9 @@ import servers
 from servers import TRANSPORTS, texts
 
 META_KEY = "mcp-fusion/error"
-VALIDATION_RECOVERY = "Fix the fields above and call the tool again. Do not explain the error."
+# The <recovery> line of every <validation_error> (wire contract §4); the
+# instruction of what to fix comes first, on the line before the envelope.
+VALIDATION_RECOVERY = "Do not explain the error."
 
 pytestmark = pytest.mark.anyio
 
@@ -150,7 +152,7 @@ async def test_validation_failure_reports_every_field(transport: str, db: Path) 
         for path, message in fields
     )
     assert texts(result) == [
-        '<validation_error action="billing.create_invoice">\n'
+        'Fix the fields below and call billing again.\n<validation_error action="billing.create_invoice">\n'
         f"{lines}"
         f"  <recovery>{VALIDATION_RECOVERY}</recovery>\n"
         "</validation_error>"
@@ -161,7 +163,7 @@ async def test_validation_failure_reports_every_field(transport: str, db: Path) 
         "code": "VALIDATION_ERROR",
         "severity": "error",
         "message": "The arguments for billing.create_invoice are not valid (4 problems).",
-        "recovery": VALIDATION_RECOVERY,
+        "recovery": f"Fix the fields below and call billing again. {VALIDATION_RECOVERY}",
         "action": "billing.create_invoice",
         "fields": [{"path": path, "message": message} for path, message in fields],
     }
@@ -182,7 +184,7 @@ async def test_nested_item_field_is_named_by_its_dotted_path(transport: str, db:
             },
         )
     assert texts(result) == [
-        '<validation_error action="billing.create_invoice">\n'
+        'Fix the fields below and call billing again.\n<validation_error action="billing.create_invoice">\n'
         '  <field name="items.0.quantity">Too small. You sent: 0. Expected an integer >= 1 and &lt;= 10000.</field>\n'
         f"  <recovery>{VALIDATION_RECOVERY}</recovery>\n"
         "</validation_error>"

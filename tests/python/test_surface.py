@@ -25,7 +25,9 @@ pytestmark = pytest.mark.anyio
 
 CONFORMANCE = ["--example", "conformance"]
 META_KEY = "mcp-fusion/error"
-VALIDATION_RECOVERY = "Fix the fields above and call the tool again. Do not explain the error."
+# The <recovery> line of every <validation_error> (wire contract §4); the
+# instruction of what to fix comes first, on the line before the envelope.
+VALIDATION_RECOVERY = "Do not explain the error."
 
 # The transports with the 2025-11-25 `initialize` handshake only. The tests
 # that use them exercise what the 2026-07-28 protocol does not have: requests
@@ -140,7 +142,7 @@ async def test_get_prompt_without_a_required_argument_is_a_validation_error(tran
     field = "Missing required field. You sent: (missing). Expected a string."
     assert raised.value.code == -32602
     assert raised.value.message == (
-        '<validation_error action="test_prompt_with_arguments">\n'
+        'Fix the fields below and call test_prompt_with_arguments again.\n<validation_error action="test_prompt_with_arguments">\n'
         f'  <field name="arg2">{field}</field>\n'
         f"  <recovery>{VALIDATION_RECOVERY}</recovery>\n"
         "</validation_error>"
@@ -149,7 +151,7 @@ async def test_get_prompt_without_a_required_argument_is_a_validation_error(tran
         "code": "VALIDATION_ERROR",
         "severity": "error",
         "message": "The arguments for test_prompt_with_arguments are not valid (1 problem).",
-        "recovery": VALIDATION_RECOVERY,
+        "recovery": f"Fix the fields below and call test_prompt_with_arguments again. {VALIDATION_RECOVERY}",
         "action": "test_prompt_with_arguments",
         "fields": [{"path": "arg2", "message": field}],
     }

@@ -23,7 +23,9 @@ from servers import FUSION_BIN, texts
 
 WITH_RMCP_BIN = os.environ.get("WITH_RMCP_BIN", str(Path(FUSION_BIN).parent / "with-rmcp"))
 META_KEY = "mcp-fusion/error"
-VALIDATION_RECOVERY = "Fix the fields above and call the tool again. Do not explain the error."
+# The <recovery> line of every <validation_error> (wire contract §4); the
+# instruction of what to fix comes first, on the line before the envelope.
+VALIDATION_RECOVERY = "Do not explain the error."
 TRANSPORTS = ["stdio", "stdio-2026"]
 
 pytestmark = pytest.mark.anyio
@@ -67,7 +69,7 @@ async def test_invalid_arguments_are_the_phrased_validation_error(transport: str
         result = await session.call_tool("get_invoice", INVALID)
     lines = "".join(f'  <field name="{path}">{message}</field>\n' for path, message in FIELDS)
     assert texts(result) == [
-        '<validation_error action="get_invoice">\n'
+        'Fix the fields below and call get_invoice again.\n<validation_error action="get_invoice">\n'
         f"{lines}"
         f"  <recovery>{VALIDATION_RECOVERY}</recovery>\n"
         "</validation_error>"
@@ -78,7 +80,7 @@ async def test_invalid_arguments_are_the_phrased_validation_error(transport: str
         "code": "VALIDATION_ERROR",
         "severity": "error",
         "message": "The arguments for get_invoice are not valid (3 problems).",
-        "recovery": VALIDATION_RECOVERY,
+        "recovery": f"Fix the fields below and call get_invoice again. {VALIDATION_RECOVERY}",
         "action": "get_invoice",
         "fields": [{"path": path, "message": message} for path, message in FIELDS],
     }

@@ -673,7 +673,7 @@ fn billing_validation_failure_lists_fields() {
     assert!(run.stdout.contains("\n    emial: "), "{}", run.stdout);
     assert!(
         run.stdout.contains(
-            "  recovery:          Fix the fields above and call the tool again. Do not explain the error.\n"
+            "  recovery:          Fix the fields below and call billing again. Do not explain the error.\n"
         ),
         "{}",
         run.stdout

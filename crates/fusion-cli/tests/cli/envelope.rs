@@ -422,9 +422,9 @@ fn parse_keeps_an_envelope_whose_retry_after_is_foreign() {
 
 #[test]
 fn parse_validation_envelope() {
-    let text = "<validation_error action=\"billing.get_invoice\">\n  \
+    let text = "Fix the fields below and call billing again.\n<validation_error action=\"billing.get_invoice\">\n  \
                 <field name=\"email\">Invalid email format. You sent: 'x'.</field>\n  \
-                <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n\
+                <recovery>Do not explain the error.</recovery>\n\
                 </validation_error>";
     assert_ok(
         &fusion(&["envelope", "parse"], text.as_bytes()),
@@ -432,7 +432,7 @@ fn parse_validation_envelope() {
   "code": "VALIDATION_ERROR",
   "severity": "error",
   "message": "The arguments for billing.get_invoice are not valid (1 problem).",
-  "recovery": "Fix the fields above and call the tool again. Do not explain the error.",
+  "recovery": "Fix the fields below and call billing again. Do not explain the error.",
   "action": "billing.get_invoice",
   "fields": [
     {

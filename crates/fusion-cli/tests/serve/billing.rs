@@ -570,7 +570,7 @@ async fn legacy_and_health(t: Transport) {
     assert_eq!(health.meta, None);
 
     let extra = s.call("billing_health", json!({"verbose": true})).await;
-    let text = "<validation_error action=\"billing_health\">\n  <field name=\"verbose\">Unrecognized field \"verbose\". You sent: true. This object accepts no fields; remove it.</field>\n  <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>";
+    let text = "Fix the fields below and call billing_health again.\n<validation_error action=\"billing_health\">\n  <field name=\"verbose\">Unrecognized field \"verbose\". You sent: true. This object accepts no fields; remove it.</field>\n  <recovery>Do not explain the error.</recovery>\n</validation_error>";
     assert_failure(
         &extra,
         text,
@@ -578,7 +578,7 @@ async fn legacy_and_health(t: Transport) {
             "code": "VALIDATION_ERROR",
             "severity": "error",
             "message": "The arguments for billing_health are not valid (1 problem).",
-            "recovery": VALIDATION_RECOVERY,
+            "recovery": validation_meta_recovery("billing_health"),
             "action": "billing_health",
             "fields": [{"path": "verbose", "message": "Unrecognized field \"verbose\". You sent: true. This object accepts no fields; remove it."}]
         }),

@@ -672,7 +672,7 @@ async fn a_body_with_more_json_values_than_the_limit_is_answered_unparsed() {
 }
 
 /// The `<validation_error>` of a call over `--max-json-values 1000`.
-pub(crate) const TOO_MANY_VALUES_ENVELOPE: &str = "<validation_error action=\"billing\">\n  <field name=\"(root)\">Too many values. You sent: more than 1000 JSON values in one request. Expected at most 1000 (objects, arrays, strings, numbers, booleans and nulls each count one): send the data in several smaller calls.</field>\n  <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>";
+pub(crate) const TOO_MANY_VALUES_ENVELOPE: &str = "Fix the fields below and call billing again.\n<validation_error action=\"billing\">\n  <field name=\"(root)\">Too many values. You sent: more than 1000 JSON values in one request. Expected at most 1000 (objects, arrays, strings, numbers, booleans and nulls each count one): send the data in several smaller calls.</field>\n  <recovery>Do not explain the error.</recovery>\n</validation_error>";
 
 /// POSTs a 2026-07-28 `subscriptions/listen` request with id `id`.
 async fn listen(url: &str, id: i64) -> reqwest::Response {

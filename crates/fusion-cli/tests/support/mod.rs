@@ -361,9 +361,15 @@ pub fn meta_of(result: &CallToolResult) -> Option<Value> {
 // ---------------------------------------------------------------------------
 // Envelope assertions
 
-/// The last line of every `<validation_error>` (wire contract §4).
-pub const VALIDATION_RECOVERY: &str =
-    "Fix the fields above and call the tool again. Do not explain the error.";
+/// The `<recovery>` line of every `<validation_error>` (wire contract §4);
+/// what to fix comes first, on the line before the envelope.
+pub const VALIDATION_RECOVERY: &str = "Do not explain the error.";
+
+/// `_meta`'s `recovery` of a `<validation_error>` of `tool` (§4): the line
+/// before the envelope, then [`VALIDATION_RECOVERY`].
+pub fn validation_meta_recovery(tool: &str) -> String {
+    format!("Fix the fields below and call {tool} again. {VALIDATION_RECOVERY}")
+}
 
 /// A failure (§1): one text block equal to `text`, `isError` as the severity
 /// says, no `structuredContent`, `_meta` equal to `meta`.
@@ -379,7 +385,9 @@ pub fn assert_failure(result: &CallToolResult, text: &str, meta: &Value, is_erro
 #[track_caller]
 pub fn assert_invalid(result: &CallToolResult, action: &str, lines: &[(&str, &str)]) {
     let dotted = format!("billing.{action}");
-    let mut text = format!("<validation_error action=\"{dotted}\">\n");
+    let mut text = format!(
+        "Fix the fields below and call billing again.\n<validation_error action=\"{dotted}\">\n"
+    );
     for (path, message) in lines {
         let escaped = message.replace('&', "&amp;").replace('<', "&lt;");
         text.push_str(&format!("  <field name=\"{path}\">{escaped}</field>\n"));
@@ -395,7 +403,7 @@ pub fn assert_invalid(result: &CallToolResult, action: &str, lines: &[(&str, &st
             "The arguments for {dotted} are not valid ({n} {}).",
             if n == 1 { "problem" } else { "problems" }
         ),
-        "recovery": VALIDATION_RECOVERY,
+        "recovery": validation_meta_recovery("billing"),
         "action": dotted,
         "fields": lines.iter().map(|(p, m)| json!({"path": p, "message": m})).collect::<Vec<_>>(),
     });

@@ -7,8 +7,8 @@ use serde_json::{Map, Value};
 use super::error::{FailureSource, FusionClientError, ToolFailure, UNKNOWN_CODE};
 use crate::envelope::{self, META_KEY, ParsedEnvelope};
 use crate::error::{
-    ErrorCode, FieldError, Severity, ToolError, VALIDATION_RECOVERY, envelope_secs,
-    retry_after_from_secs, retry_after_from_text,
+    ErrorCode, FieldError, Severity, ToolError, envelope_secs, retry_after_from_secs,
+    retry_after_from_text,
 };
 use crate::json::value_text;
 
@@ -210,7 +210,7 @@ fn from_envelope(parsed: ParsedEnvelope, raw: CallToolResult) -> ToolFailure {
             code: ErrorCode::ValidationError,
             severity: Severity::Error,
             message: failure.summary(),
-            recovery: Some(VALIDATION_RECOVERY.to_owned()),
+            recovery: Some(failure.recovery()),
             available_actions: Vec::new(),
             details: Vec::new(),
             retry_after: None,

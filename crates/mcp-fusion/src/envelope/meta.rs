@@ -4,9 +4,7 @@ use serde_json::{Map, Value, json};
 
 use super::json_text::json_into;
 use super::limits::{is_normal, normalize, normalize_validation};
-use crate::error::{
-    ErrorCode, Severity, ToolError, VALIDATION_RECOVERY, ValidationFailure, envelope_secs,
-};
+use crate::error::{ErrorCode, Severity, ToolError, ValidationFailure, envelope_secs};
 
 /// The `_meta` key under which a result carries its envelope as JSON (§1).
 pub const META_KEY: &str = "mcp-fusion/error";
@@ -51,8 +49,9 @@ pub(super) fn meta_of_normalized(err: &ToolError) -> Value {
 }
 
 /// The JSON twin of [`render_validation`](super::render_validation)'s envelope:
-/// code `VALIDATION_ERROR`, severity `error`, a one-sentence message, the fixed
-/// recovery, the dotted `action`, and `fields: [{"path", "message"}]` (§1, §4);
+/// code `VALIDATION_ERROR`, severity `error`, a one-sentence message, the
+/// recovery ([`ValidationFailure::recovery`]: the line before the envelope and
+/// the `<recovery>` line), the dotted `action`, and `fields: [{"path", "message"}]` (§1, §4);
 /// with self-healing, also `contract_awareness: {"action", "changes",
 /// "max_severity", "deltas": [{"severity", "field", "text"}]}` (§4.1).
 pub fn validation_to_meta(failure: &ValidationFailure) -> Value {
@@ -63,6 +62,7 @@ pub fn validation_to_meta(failure: &ValidationFailure) -> Value {
 /// returned (its texts move into the JSON).
 pub(super) fn validation_meta_of_normalized(failure: ValidationFailure) -> Value {
     let message = failure.summary();
+    let recovery = failure.recovery();
     let fields: Vec<Value> = failure
         .fields
         .into_iter()
@@ -77,7 +77,7 @@ pub(super) fn validation_meta_of_normalized(failure: ValidationFailure) -> Value
     meta.insert("code".into(), json!(ErrorCode::ValidationError.as_str()));
     meta.insert("severity".into(), json!(Severity::Error.as_str()));
     meta.insert("message".into(), Value::String(message));
-    meta.insert("recovery".into(), json!(VALIDATION_RECOVERY));
+    meta.insert("recovery".into(), Value::String(recovery));
     meta.insert("action".into(), Value::String(failure.action));
     meta.insert("fields".into(), Value::Array(fields));
     let mut meta = Value::Object(meta);
@@ -168,7 +168,7 @@ pub(super) fn validation_meta_json_into(out: &mut String, failure: &ValidationFa
     out.push_str(",\"message\":");
     string_into(out, &failure.summary());
     out.push_str(",\"recovery\":");
-    string_into(out, VALIDATION_RECOVERY);
+    string_into(out, &failure.recovery());
     out.push_str(",\"action\":");
     string_into(out, &failure.action);
     out.push_str(",\"fields\":[");

@@ -69,7 +69,8 @@
 //! - unknown elements are skipped with their text and attributes, wherever
 //!   they are;
 //! - `<validation_error>`'s `<recovery>` is not returned: it is always
-//!   [`VALIDATION_RECOVERY`](crate::error::VALIDATION_RECOVERY);
+//!   [`VALIDATION_RECOVERY`](crate::error::VALIDATION_RECOVERY), and the line
+//!   before the envelope is [`ValidationFailure::next_step`] of its action;
 //! - `<contract_awareness>` counts only with an `action`, a whole-number
 //!   `changes` and a known `max_severity`, and a `<delta>` only with a known
 //!   `severity` and a `field`: a section or a delta without them (a foreign

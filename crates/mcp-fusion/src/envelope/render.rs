@@ -147,7 +147,8 @@ pub(super) fn render_validation_normalized(failure: &ValidationFailure) -> Strin
 /// Writes the envelope of `failure`, a failure [`normalize_validation`]
 /// already returned, into `out`.
 pub(super) fn validation_into(out: &mut impl Xml, failure: &ValidationFailure) {
-    out.markup("<validation_error action=\"");
+    out.text(&failure.next_step());
+    out.markup("\n<validation_error action=\"");
     out.attr(&failure.action);
     out.markup("\">\n");
     for field in &failure.fields {

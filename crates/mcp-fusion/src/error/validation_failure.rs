@@ -25,9 +25,11 @@ impl FieldError {
 
 /// A validation failure: the arguments of `action` did not match its JSON Schema.
 ///
-/// Rendered by [`crate::envelope`] as `<validation_error action="…">` with one
-/// `<field>` per entry and the fixed recovery line [`VALIDATION_RECOVERY`];
-/// `isError` is true and the `_meta` code is `VALIDATION_ERROR` (§4).
+/// Rendered by [`crate::envelope`] as the next step in one plain line
+/// ([`ValidationFailure::next_step`], e.g. `Fix the fields below and call
+/// billing again.`), then `<validation_error action="…">` with one `<field>`
+/// per entry and the fixed recovery line [`VALIDATION_RECOVERY`]; `isError`
+/// is true and the `_meta` code is `VALIDATION_ERROR` (§4).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ValidationFailure {
     /// The dotted action name (`billing.get_invoice`), or the tool name for an
@@ -41,9 +43,11 @@ pub struct ValidationFailure {
     pub contract_awareness: Option<ContractAwareness>,
 }
 
-/// The final line of every `<validation_error>`, exactly as §4 fixes it.
-pub const VALIDATION_RECOVERY: &str =
-    "Fix the fields above and call the tool again. Do not explain the error.";
+/// The `<recovery>` line of every `<validation_error>`, exactly as §4 fixes
+/// it: the instruction the seed gives, against the model's reflex of
+/// apologising to the user instead of calling again. What to fix and which
+/// tool to call comes first, before the envelope ([`ValidationFailure::next_step`]).
+pub const VALIDATION_RECOVERY: &str = "Do not explain the error.";
 
 impl ValidationFailure {
     /// A failure of `action` with the given field lines (and no contract
@@ -60,6 +64,39 @@ impl ValidationFailure {
     pub fn with_contract_awareness(mut self, awareness: ContractAwareness) -> Self {
         self.contract_awareness = Some(awareness);
         self
+    }
+
+    /// The line written before the envelope (§4): `Fix the fields below and
+    /// call TOOL again.`, TOOL being the action's tool (the part before the
+    /// first dot), or `the tool` when the action is empty (a foreign envelope
+    /// that named none, or one longer than the 128 characters a tool name may
+    /// have, MCP 2025-11-25 "Tool names"); for a resource template's variables (an action that
+    /// is a URI, with `://`), `Fix the fields below and read the resource
+    /// again.` A real model reads an instruction at the top and
+    /// acts on it; the same words at the end it relays to the user
+    /// (`docs/actionability.md`).
+    pub fn next_step(&self) -> String {
+        if self.action.contains("://") {
+            return String::from("Fix the fields below and read the resource again.");
+        }
+        match self.action.split('.').next() {
+            // One line whatever the name holds: a control character is a space.
+            Some(tool) if !tool.trim().is_empty() && tool.chars().count() <= MAX_TOOL_NAME => {
+                let tool: String = tool
+                    .chars()
+                    .map(|c| if c.is_control() { ' ' } else { c })
+                    .collect();
+                format!("Fix the fields below and call {tool} again.")
+            }
+            _ => String::from("Fix the fields below and call the tool again."),
+        }
+    }
+
+    /// The whole instruction, as `_meta` and the client's typed error carry
+    /// it in `recovery`: [`next_step`](Self::next_step), then
+    /// [`VALIDATION_RECOVERY`].
+    pub fn recovery(&self) -> String {
+        format!("{} {VALIDATION_RECOVERY}", self.next_step())
     }
 
     /// The one-sentence summary used as `message` in `_meta` and in `Display`:
@@ -84,6 +121,10 @@ impl ValidationFailure {
         )
     }
 }
+
+/// The longest tool name [`ValidationFailure::next_step`] repeats, in
+/// characters (MCP 2025-11-25, "Tool names": 1 to 128 characters).
+const MAX_TOOL_NAME: usize = 128;
 
 /// The path of the last field line when some problems are not listed; its
 /// message starts with how many (`12 more problems are not shown. …`).

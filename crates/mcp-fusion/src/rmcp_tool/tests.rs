@@ -171,12 +171,13 @@ fn wire(result: CallToolResult) -> Value {
     wire
 }
 
-const INVALID_ENVELOPE: &str = r#"<validation_error action="get_invoice">
+const INVALID_ENVELOPE: &str = r#"Fix the fields below and call get_invoice again.
+<validation_error action="get_invoice">
   <field name="id">Does not match the pattern. You sent: 'nope'. Expected a string matching the pattern '^inv_[0-9]+$'.</field>
   <field name="email">Invalid email format. You sent: 'not-an-email'. Expected a valid email address (e.g. user@example.com).</field>
   <field name="amount">Too small. You sent: 0. Expected an integer >= 1.</field>
   <field name="extra">Unrecognized field "extra". You sent: 1. Known fields: "id", "email", "amount". Check for typos.</field>
-  <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>
+  <recovery>Do not explain the error.</recovery>
 </validation_error>"#;
 
 fn invalid_args() -> Value {
@@ -198,7 +199,7 @@ async fn invalid_arguments_answer_the_validation_error_result() {
             "code": "VALIDATION_ERROR",
             "severity": "error",
             "message": "The arguments for get_invoice are not valid (4 problems).",
-            "recovery": "Fix the fields above and call the tool again. Do not explain the error.",
+            "recovery": "Fix the fields below and call get_invoice again. Do not explain the error.",
             "action": "get_invoice",
             "fields": [
                 {"path": "id", "message": "Does not match the pattern. You sent: 'nope'. Expected a string matching the pattern '^inv_[0-9]+$'."},

@@ -182,7 +182,7 @@ fn assert_validation(f: &ToolFailure) {
     );
     assert_eq!(
         f.recovery.as_deref(),
-        Some("Fix the fields above and call the tool again. Do not explain the error.")
+        Some("Fix the fields below and call billing again. Do not explain the error.")
     );
 }
 
@@ -454,7 +454,10 @@ mod never_panics {
             Just("</action></available_actions>".to_owned()),
             Just("<retry_after>".to_owned()),
             Just("</retry_after>".to_owned()),
-            Just("<validation_error action=\"a.b\">".to_owned()),
+            Just(
+                "Fix the fields below and call a again.\n<validation_error action=\"a.b\">"
+                    .to_owned()
+            ),
             Just("<field name=\"x\">".to_owned()),
             Just("</field></validation_error>".to_owned()),
             Just("&amp;&lt;&#0;&#xFFFFFF;&bogus;".to_owned()),

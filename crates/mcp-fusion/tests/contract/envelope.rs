@@ -47,9 +47,9 @@ fn exact_bytes_with_shown_when_capped() {
     };
     assert_eq!(
         render_validation(&failure(awareness)),
-        "<validation_error action=\"reports.summary\">\n  \
+        "Fix the fields below and call reports again.\n<validation_error action=\"reports.summary\">\n  \
          <field name=\"time_range\">Missing required field. You sent: (missing).</field>\n  \
-         <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n  \
+         <recovery>Do not explain the error.</recovery>\n  \
          <contract_awareness action=\"reports.summary\" changes=\"3\" shown=\"2\" max_severity=\"BREAKING\">\n    \
          <delta severity=\"BREAKING\" field=\"limit\">Field \"limit\" changed type from integer to string. Before: integer. Now: string.</delta>\n    \
          <delta severity=\"RISKY\" field=\"a&lt;b\">x &lt; y &amp; z > w</delta>\n  \
@@ -98,7 +98,7 @@ fn parse_reads_the_section_back() {
     };
     let original = failure(awareness);
     let xml = render_validation(&original);
-    crate::support::check_well_formed(&xml).unwrap();
+    crate::support::check_envelope(&xml).unwrap();
     assert_eq!(
         parse(&xml),
         Ok(ParsedEnvelope::Validation(normalize_validation(&original)))
@@ -110,7 +110,7 @@ fn parse_reads_the_section_back() {
 fn a_section_or_delta_without_its_attributes_is_skipped() {
     let wrap = |section: &str| {
         format!(
-            "<validation_error action=\"a\">\n  <field name=\"x\">bad</field>\n  {section}\n</validation_error>"
+            "Fix the fields below and call a again.\n<validation_error action=\"a\">\n  <field name=\"x\">bad</field>\n  {section}\n</validation_error>"
         )
     };
     let awareness_of = |text: &str| match parse(text) {
@@ -239,7 +239,7 @@ proptest! {
                 .collect(),
         });
         let xml = render_validation(&failure);
-        prop_assert!(crate::support::check_well_formed(&xml).is_ok(), "{}", xml);
+        prop_assert!(crate::support::check_envelope(&xml).is_ok(), "{}", xml);
         prop_assert!(xml.len() < MAX_ENVELOPE_BYTES);
         let normalized = normalize_validation(&failure);
         prop_assert_eq!(parse(&xml), Ok(ParsedEnvelope::Validation(normalized.clone())));

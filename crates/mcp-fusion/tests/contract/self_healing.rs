@@ -152,10 +152,10 @@ async fn renamed_field_is_named_in_the_validation_error() {
     let text = text_of(&result);
     assert_eq!(
         text,
-        "<validation_error action=\"reports.summary\">\n  \
+        "Fix the fields below and call reports again.\n<validation_error action=\"reports.summary\">\n  \
          <field name=\"time_range\">Missing required field. You sent: (missing). Expected one of: 'day', 'week', 'month'.</field>\n  \
          <field name=\"period\">Unrecognized field \"period\". You sent: 'day'. Known fields: \"time_range\". Check for typos. Did you mean \"time_range\"?</field>\n  \
-         <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n  \
+         <recovery>Do not explain the error.</recovery>\n  \
          <contract_awareness action=\"reports.summary\" changes=\"1\" max_severity=\"RISKY\">\n    \
          <delta severity=\"RISKY\" field=\"period\">Field \"period\" was renamed to \"time_range\". Before: enum day|week. Now: enum day|week|month.</delta>\n  \
          </contract_awareness>\n\
@@ -181,7 +181,7 @@ async fn renamed_field_is_named_in_the_validation_error() {
     let awareness = parsed.contract_awareness.expect("the section reads back");
     assert_eq!(awareness.max_severity, ChangeSeverity::Risky);
     assert_eq!(awareness.deltas[0].field, "period");
-    crate::support::check_well_formed(&text).unwrap();
+    crate::support::check_envelope(&text).unwrap();
 
     // A valid call of the changed action gets no contract text at all.
     let result = served
@@ -202,7 +202,7 @@ async fn without_self_healing_nothing_is_added() {
             .call("reports.summary", json!({"period": "day"}))
             .await,
     );
-    assert!(text.starts_with("<validation_error action=\"reports.summary\">"));
+    assert!(text.starts_with("Fix the fields below and call reports again.\n<validation_error action=\"reports.summary\">"));
     assert!(!text.contains("contract_awareness"), "{text}");
     served.close().await;
 }
@@ -218,7 +218,7 @@ async fn actions_match_exactly_get_is_not_get_all() {
     // `get` did not change: its failure has no section, though `get_all` did.
     let text = text_of(&served.call("reports.get", json!({"id": 7})).await);
     assert!(
-        text.starts_with("<validation_error action=\"reports.get\">"),
+        text.starts_with("Fix the fields below and call reports again.\n<validation_error action=\"reports.get\">"),
         "{text}"
     );
     assert!(!text.contains("contract_awareness"), "{text}");
@@ -441,7 +441,7 @@ async fn hostile_names_are_escaped_and_read_back() {
     let server = v2.self_healing(lockfile_of(v1)).build().unwrap();
     let served = serve(server).await;
     let text = text_of(&served.call("hostile", json!({})).await);
-    crate::support::check_well_formed(&text).unwrap();
+    crate::support::check_envelope(&text).unwrap();
     assert!(
         text.contains(
             "<delta severity=\"BREAKING\" field=\"na&quot;me&lt;&amp;&apos;&gt;&#9;x\">Field \"na\"me&lt;&amp;'>\tx\" changed type from string to integer."

@@ -322,10 +322,10 @@ fn elements_count_only_where_the_contract_puts_them() {
 
 #[test]
 fn validation_envelope_and_its_unknown_sections() {
-    let text = "<validation_error action=\"billing.get_invoice\" extra=\"1\">\n  \
+    let text = "Fix the fields below and call billing again.\n<validation_error action=\"billing.get_invoice\" extra=\"1\">\n  \
                 <field name=\"email\">Invalid email format. You sent: 'x'.</field>\n  \
                 <field name=\"items.2.price\">Must be &gt;= 0. You sent: -1.</field>\n  \
-                <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n  \
+                <recovery>Do not explain the error.</recovery>\n  \
                 <contract_awareness action=\"billing.get_invoice\">\n    \
                 <field name=\"nested\">not a field line</field>\n  </contract_awareness>\n\
                 </validation_error>";
@@ -352,7 +352,7 @@ fn validation_envelope_and_its_unknown_sections() {
         json!({"path": "items.2.price", "message": "Must be >= 0. You sent: -1."})
     );
     // A tool_error's sections mean nothing in a validation_error, and vice versa.
-    let text = "<validation_error action=\"a\"><message>m</message></validation_error>";
+    let text = "Fix the fields below and call a again.\n<validation_error action=\"a\"><message>m</message></validation_error>";
     assert_eq!(
         parse(text),
         Ok(ParsedEnvelope::Validation(ValidationFailure::new(
@@ -412,7 +412,7 @@ fn truncated_envelope_is_unclosed() {
         );
     }
     assert_eq!(
-        parse("<validation_error action=\"a\">"),
+        parse("Fix the fields below and call a again.\n<validation_error action=\"a\">"),
         Err(ParseError::Unclosed {
             element: "validation_error".into()
         })
@@ -462,7 +462,7 @@ fn malformed_envelopes() {
 fn validation_envelope_with_bad_parts_keeps_the_good_lines() {
     assert_eq!(
         parse(
-            "<validation_error action=\"a\"><field>no name</field>\
+            "Fix the fields below and call a again.\n<validation_error action=\"a\"><field>no name</field>\
              <field name=\"f\">x</field></validation_error>"
         ),
         Ok(ParsedEnvelope::Validation(ValidationFailure::new(

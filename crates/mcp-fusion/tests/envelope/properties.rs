@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::support::check_well_formed;
+use crate::support::{check_envelope, check_well_formed};
 use mcp_fusion::envelope::{
     self, MAX_ENVELOPE_BYTES, ParsedEnvelope, normalize, normalize_validation, parse,
 };
@@ -162,7 +162,7 @@ proptest! {
         let normalized = normalize(&err);
 
         prop_assert!(xml.len() < MAX_ENVELOPE_BYTES, "{} bytes", xml.len());
-        if let Err(why) = check_well_formed(&xml) {
+        if let Err(why) = check_envelope(&xml) {
             prop_assert!(false, "not well-formed ({why}):\n{xml}");
         }
         prop_assert_eq!(parse(&xml), Ok(ParsedEnvelope::Tool(normalized.clone())));
@@ -186,7 +186,7 @@ proptest! {
         let normalized = normalize_validation(&failure);
 
         prop_assert!(xml.len() < MAX_ENVELOPE_BYTES, "{} bytes", xml.len());
-        if let Err(why) = check_well_formed(&xml) {
+        if let Err(why) = check_envelope(&xml) {
             prop_assert!(false, "not well-formed ({why}):\n{xml}");
         }
         prop_assert_eq!(parse(&xml), Ok(ParsedEnvelope::Validation(normalized.clone())));
@@ -205,7 +205,7 @@ proptest! {
     fn oversized_tool_error_round_trips(err in heavy_tool_error()) {
         let xml = envelope::render(&err);
         prop_assert!(xml.len() < MAX_ENVELOPE_BYTES, "{} bytes", xml.len());
-        if let Err(why) = check_well_formed(&xml) {
+        if let Err(why) = check_envelope(&xml) {
             prop_assert!(false, "not well-formed ({why}):\n{xml}");
         }
         let normalized = normalize(&err);
@@ -257,7 +257,7 @@ proptest! {
         let _ = parse(&input);
         let _ = parse(&format!("<tool_error code=\"X\">{input}"));
         let _ = parse(&format!("<tool_error code=\"X\"><message>{input}</message></tool_error>"));
-        let _ = parse(&format!("<validation_error action=\"a\"><field name=\"f\">{input}</field></validation_error>"));
+        let _ = parse(&format!("Fix the fields below and call a again.\n<validation_error action=\"a\"><field name=\"f\">{input}</field></validation_error>"));
     }
 
     /// Every proper prefix of an envelope is an error, never a wrong envelope.

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::support::check_well_formed;
+use crate::support::check_envelope;
 use mcp_fusion::envelope::{
     self, MAX_ENVELOPE_BYTES, META_KEY, ParsedEnvelope, attach_warning, normalize, parse, render,
     render_validation, to_call_tool_result, to_meta, validation_result,
@@ -184,9 +184,9 @@ fn escaping_table_in_every_attribute() {
     assert_eq!(
         xml,
         format!(
-            "<validation_error action=\"{TABLE_ATTR}\">\n  \
+            "Fix the fields below and call {TABLE_TEXT} again.\n<validation_error action=\"{TABLE_ATTR}\">\n  \
              <field name=\"{TABLE_ATTR}\">{TABLE_TEXT}</field>\n  \
-             <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n\
+             <recovery>Do not explain the error.</recovery>\n\
              </validation_error>"
         )
     );
@@ -237,7 +237,7 @@ fn forbidden_characters_become_replacement_characters() {
          <message>bell\u{fffd} esc\u{fffd} nul\u{fffd} \u{fffd}</message>\n  \
          <details>\n    <detail key=\"k\u{fffd}\">\u{fffd}</detail>\n  </details>\n</tool_error>"
     );
-    assert_eq!(check_well_formed(&xml), Ok(()));
+    assert_eq!(check_envelope(&xml), Ok(()));
 }
 
 #[test]
@@ -248,7 +248,7 @@ fn cdata_end_and_tag_lookalikes_in_text() {
         xml.contains("<message>a]]&gt;b &lt;/message>&lt;x/> ]] > >= 1 &amp;amp;</message>"),
         "{xml}"
     );
-    assert_eq!(check_well_formed(&xml), Ok(()));
+    assert_eq!(check_envelope(&xml), Ok(()));
     assert_eq!(tool(&xml).message, err.message);
 }
 
@@ -349,7 +349,7 @@ fn ten_thousand_multibyte_characters_are_cut_on_a_char_boundary() {
              <message>{expected}</message>\n</tool_error>"
         )
     );
-    assert_eq!(check_well_formed(&xml), Ok(()));
+    assert_eq!(check_envelope(&xml), Ok(()));
     assert_eq!(tool(&xml).message, expected);
     assert_eq!(expected.chars().count(), 2_000);
 }
@@ -364,7 +364,7 @@ fn long_values_everywhere_stay_under_16_kib_and_parse() {
         .retry_after(1e9);
     let xml = render(&err);
     assert!(xml.len() < MAX_ENVELOPE_BYTES, "{} bytes", xml.len());
-    assert_eq!(check_well_formed(&xml), Ok(()));
+    assert_eq!(check_envelope(&xml), Ok(()));
     let normalized = normalize(&err);
     assert_eq!(tool(&xml), normalized);
     assert!(normalized.message.ends_with('…'));
@@ -378,7 +378,7 @@ fn long_values_everywhere_stay_under_16_kib_and_parse() {
     );
     let xml = render_validation(&failure);
     assert!(xml.len() < MAX_ENVELOPE_BYTES, "{} bytes", xml.len());
-    assert_eq!(check_well_formed(&xml), Ok(()));
+    assert_eq!(check_envelope(&xml), Ok(()));
     assert!(xml.contains("<field name=\"(more)\">"), "{xml}");
 }
 
@@ -464,9 +464,9 @@ fn validation_result_carries_fields_in_meta() {
     );
     assert_eq!(
         render_validation(&failure),
-        "<validation_error action=\"billing.get_invoice\">\n  \
+        "Fix the fields below and call billing again.\n<validation_error action=\"billing.get_invoice\">\n  \
          <field name=\"email\">Invalid email format. You sent: 'not-an-email'. Expected a valid email address.</field>\n  \
-         <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n\
+         <recovery>Do not explain the error.</recovery>\n\
          </validation_error>"
     );
     let result = validation_result(&failure);
@@ -530,7 +530,7 @@ fn twenty_thousand_details_keep_the_first_ones_in_budget() {
     assert_eq!(err.details.len(), 20_000);
     let xml = render(&err);
     assert!(xml.len() < 16 * 1024);
-    check_well_formed(&xml).unwrap();
+    check_envelope(&xml).unwrap();
     let normalized = mcp_fusion::envelope::normalize(&err);
     let kept = normalized.details.len();
     assert!(kept > 100 && kept < 20_000, "{kept}");

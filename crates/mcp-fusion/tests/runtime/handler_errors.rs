@@ -12,7 +12,7 @@ use mcp_fusion::envelope::{ParsedEnvelope, parse};
 use serde_json::json;
 
 use crate::server::{Calls, builder, call, fixture};
-use crate::support::{assert_error, check_well_formed, error_id_of, internal_envelope, texts};
+use crate::support::{assert_error, check_envelope, error_id_of, internal_envelope, texts};
 
 #[tokio::test]
 async fn empty_message_becomes_the_codes_default_sentence() {
@@ -148,7 +148,7 @@ async fn control_characters_and_lossy_text_still_give_a_well_formed_envelope() {
             "details": {"raw\u{fffd}key": "tab\there\u{fffd}"}
         }),
     );
-    check_well_formed(text).expect("well-formed XML");
+    check_envelope(text).expect("well-formed XML");
     let Ok(ParsedEnvelope::Tool(parsed)) = parse(text) else {
         panic!("the envelope parses back")
     };

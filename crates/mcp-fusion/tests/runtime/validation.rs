@@ -21,21 +21,22 @@ fn one_field(action: &str, path: &str, message: &str) -> (String, Value) {
 
 /// The `<validation_error>` text and `_meta` for `lines`, as §4 writes them.
 fn fields(action: &str, lines: &[(&str, &str)]) -> (String, Value) {
-    let mut text = format!("<validation_error action=\"{action}\">\n");
+    let tool = action.split('.').next().unwrap();
+    let mut text = format!(
+        "Fix the fields below and call {tool} again.\n<validation_error action=\"{action}\">\n"
+    );
     for (path, message) in lines {
         let escaped = message.replace('&', "&amp;").replace('<', "&lt;");
         text.push_str(&format!("  <field name=\"{path}\">{escaped}</field>\n"));
     }
-    text.push_str(
-        "  <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>",
-    );
+    text.push_str("  <recovery>Do not explain the error.</recovery>\n</validation_error>");
     let n = lines.len();
     let problems = if n == 1 { "problem" } else { "problems" };
     let meta = json!({
         "code": "VALIDATION_ERROR",
         "severity": "error",
         "message": format!("The arguments for {action} are not valid ({n} {problems})."),
-        "recovery": VALIDATION_RECOVERY,
+        "recovery": format!("Fix the fields below and call {tool} again. {VALIDATION_RECOVERY}"),
         "action": action,
         "fields": lines.iter().map(|(p, m)| json!({"path": p, "message": m})).collect::<Vec<_>>(),
     });

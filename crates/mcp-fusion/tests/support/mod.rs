@@ -11,7 +11,7 @@
 
 mod xml;
 
-pub use xml::check_well_formed;
+pub use xml::{check_envelope, check_well_formed};
 
 use mcp_fusion::envelope::META_KEY;
 use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence};
@@ -59,13 +59,17 @@ pub fn assert_error(result: &CallToolResult, text: &str, meta: &Value) {
     assert_eq!(result.is_error, Some(true), "isError");
     assert_eq!(result.structured_content, None, "structuredContent");
     assert_eq!(&meta_of(result), meta, "_meta");
-    check_well_formed(text).expect("the envelope is well-formed XML");
+    check_envelope(text).expect("the envelope is well-formed XML");
 }
 
 /// [`assert_error`] for a `<validation_error>` (§4).
 #[track_caller]
 pub fn assert_validation(result: &CallToolResult, text: &str, meta: &Value) {
-    assert!(text.starts_with("<validation_error action=\""));
+    assert!(text.starts_with("Fix the fields below and "), "{text}");
+    assert!(
+        text.contains(" again.\n<validation_error action=\""),
+        "{text}"
+    );
     assert_eq!(meta["code"], "VALIDATION_ERROR");
     assert_error(result, text, meta);
 }

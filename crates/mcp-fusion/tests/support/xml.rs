@@ -5,6 +5,25 @@ use quick_xml::XmlVersion;
 use quick_xml::events::Event;
 use quick_xml::reader::Reader;
 
+/// Checks a failure's text: at most one plain line before the envelope (a
+/// `<validation_error>`'s next step, wire contract §4: no `<` in it, ended by
+/// a newline), then [`check_well_formed`] of the envelope.
+pub fn check_envelope(text: &str) -> Result<(), String> {
+    let xml = match text.find('<') {
+        Some(0) | None => text,
+        Some(i) => {
+            let lead = &text[..i];
+            if !lead.ends_with('\n') || lead[..lead.len() - 1].contains('\n') {
+                return Err(format!(
+                    "more than one plain line before the envelope: {lead:?}"
+                ));
+            }
+            &text[i..]
+        }
+    };
+    check_well_formed(xml)
+}
+
 /// Checks that `xml` is one well-formed XML element and nothing else: every
 /// event up to `Eof` reads without error, every attribute reads, every
 /// reference is predefined or a character reference, start and end tags

@@ -10,7 +10,7 @@ use mcp_fusion::{Action, CallContext, FusionServer, Prompt, State, ToolError};
 use serde_json::{Value, json};
 
 use crate::connection::{Connected, answer, connect, error_json, from_json, to_json};
-use crate::support::{check_well_formed, internal_envelope};
+use crate::support::{check_envelope, internal_envelope};
 
 async fn ping() -> Result<&'static str, ToolError> {
     Ok("pong")
@@ -177,20 +177,20 @@ async fn prompts_get_runs_the_handler_with_its_extractors() {
 }
 
 fn validation(action: &str, lines: &[(&str, &str)]) -> (String, Value) {
-    let mut text = format!("<validation_error action=\"{action}\">\n");
+    let mut text = format!(
+        "Fix the fields below and call {action} again.\n<validation_error action=\"{action}\">\n"
+    );
     for (path, message) in lines {
         text.push_str(&format!("  <field name=\"{path}\">{message}</field>\n"));
     }
-    text.push_str(
-        "  <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>",
-    );
+    text.push_str("  <recovery>Do not explain the error.</recovery>\n</validation_error>");
     let n = lines.len();
     let problems = if n == 1 { "problem" } else { "problems" };
     let data = json!({
         "code": "VALIDATION_ERROR",
         "severity": "error",
         "message": format!("The arguments for {action} are not valid ({n} {problems})."),
-        "recovery": VALIDATION_RECOVERY,
+        "recovery": format!("Fix the fields below and call {action} again. {VALIDATION_RECOVERY}"),
         "action": action,
         "fields": lines.iter().map(|(p, m)| json!({"path": p, "message": m})).collect::<Vec<_>>(),
     });
@@ -217,7 +217,7 @@ async fn a_missing_argument_is_invalid_params_with_the_validation_envelope() {
         error_json(&error),
         json!({"code": -32602, "message": text, "data": data})
     );
-    check_well_formed(&error.message).unwrap();
+    check_envelope(&error.message).unwrap();
 
     // No arguments at all: the same.
     let error = get(&connected, json!({"name": "code_review"}))

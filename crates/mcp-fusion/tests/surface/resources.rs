@@ -163,13 +163,13 @@ fn validation(action: &str, path: &str, message: &str) -> Value {
     json!({
         "code": -32602,
         "message": format!(
-            "<validation_error action=\"{action}\">\n  <field name=\"{path}\">{message}</field>\n  <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>"
+            "Fix the fields below and read the resource again.\n<validation_error action=\"{action}\">\n  <field name=\"{path}\">{message}</field>\n  <recovery>Do not explain the error.</recovery>\n</validation_error>"
         ),
         "data": {
             "code": "VALIDATION_ERROR",
             "severity": "error",
             "message": format!("The arguments for {action} are not valid (1 problem)."),
-            "recovery": VALIDATION_RECOVERY,
+            "recovery": format!("Fix the fields below and read the resource again. {VALIDATION_RECOVERY}"),
             "action": action,
             "fields": [{"path": path, "message": message}],
         }

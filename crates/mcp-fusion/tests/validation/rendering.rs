@@ -60,10 +60,11 @@ fn lines_render_into_the_validation_envelope() {
         .validate(&mut json!({"email": "not-an-email", "amount": 1000}))
         .unwrap_err();
     let failure = mcp_fusion::error::ValidationFailure::new("billing.create_invoice", fields);
-    let expected = r#"<validation_error action="billing.create_invoice">
+    let expected = r#"Fix the fields below and call billing again.
+<validation_error action="billing.create_invoice">
   <field name="email">Invalid email format. You sent: 'not-an-email'. Expected a valid email address (e.g. user@example.com).</field>
   <field name="amount">Too large. You sent: 1000. Expected an integer > 0 and &lt; 1000.</field>
-  <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>
+  <recovery>Do not explain the error.</recovery>
 </validation_error>"#;
     assert_eq!(mcp_fusion::envelope::render_validation(&failure), expected);
 }
