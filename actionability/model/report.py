@@ -50,6 +50,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 ROOT = Path(__file__).resolve().parents[2]
 JUDGING = ROOT / "actionability" / "JUDGING.md"
+FINDINGS = ROOT / "actionability" / "model" / "FINDINGS.md"
 DEFAULT_SCENARIOS = [ROOT / "actionability" / "scenarios", ROOT / "actionability" / "held-out"]
 
 STACK_ORDER = ["ours", "ours-rmcp", "rmcp", "ts-sdk", "fastmcp"]
@@ -382,6 +383,7 @@ def render_page(*, lines: list[dict], agent: list[dict] | None, scenarios: Scena
     n_held = len({line["scenario"] for line in held})
     svg_link = os.path.relpath(svg, out.parent).replace(os.sep, "/")
     judging_link = os.path.relpath(JUDGING, out.parent).replace(os.sep, "/")
+    findings_link = os.path.relpath(FINDINGS, out.parent).replace(os.sep, "/")
 
     p: list[str] = ["# Actionability with a language model", ""]
     p += [
@@ -438,6 +440,9 @@ def render_page(*, lines: list[dict], agent: list[dict] | None, scenarios: Scena
           "The scenarios mcp-fusion's failure did not get fixed (or that it accepted, or that failed in "
           f"the harness), with what the model answered (on one line, cut at {ANSWER_CHARS} characters).", ""]
     p += misses(lines, scenarios, categories) + [""]
+    p += ["## What the model did with our text, and what changed", "",
+          f"The experiments behind the wording, and what no text helped: [actionability/model/FINDINGS.md]({findings_link}).",
+          ""]
     p += ["## How the expectations were judged", "",
           f"How each scenario's expected next call was chosen and reviewed: [actionability/JUDGING.md]({judging_link}).",
           ""]

@@ -199,14 +199,14 @@ def test_record_of_a_call_that_was_sent():
     reply = {"text": '{"tool": "billing", "arguments": {}, "wait_seconds": 3}', "tokens_in": 812,
              "tokens_evaluated": 40, "tokens_out": 19, "seconds": 2.2}
     run = runner.Run(r, D("call", call, 3.0), "PROMPT", reply, failure_tokens=35, seconds=2.34567,
-                     second_failed=False)
+                     second_failed=False, why="expect")
     assert runner.record(run, "scenarios", "qwen") == {
         "stack": "ours", "scenario": "rate-get", "category": "rate limited (wait, retry)", "set": "scenarios",
         "model": "qwen", "expect_stop": False, "outcome": "fixed", "decision": "call",
         "first": "<tool_error>slow down</tool_error>", "failure_tokens": 35, "prompt": "PROMPT",
         "raw": '{"tool": "billing", "arguments": {}, "wait_seconds": 3}', "next_call": call,
-        "wait_seconds": 3.0, "waited": 1.0, "second": '{"id":"inv_2"}', "second_failed": False, "error": None,
-        "tokens_in": 812, "tokens_evaluated": 40, "tokens_out": 19, "seconds": 2.346,
+        "wait_seconds": 3.0, "waited": 1.0, "second": '{"id":"inv_2"}', "second_failed": False, "judged": "expect",
+        "error": None, "tokens_in": 812, "tokens_evaluated": 40, "tokens_out": 19, "seconds": 2.346,
     }
 
 
@@ -281,11 +281,11 @@ MAIN_RULES = [
                     items=ITEMS)},
     {"when": "Wrong type. You sent: '5'. Expected an integer or null.", "answer": call("list_invoices", limit=5)},
     {"when": "Too large. You sent: 500.", "answer": call("list_invoices", limit=1000)},
-    {"when": "Too small. You sent: 0.", "answer": call("list_invoices", limit=2)},
+    {"when": "Too small. You sent: 0.", "answer": call("get_invoice", id="inv_2")},
     {"when": "Invoice inv_12 is paid", "answer": {"stop": "Invoice inv_12 is paid: a person must refund it."}},
     {"when": "Invoice inv_5 is void", "answer": call("pay_invoice", id="inv_5")},
     {"when": "You sent: 'PAID'", "answer": "I would list the paid invoices."},
-    {"when": '<field name="period">Missing required field.', "answer": {"stop": "Which period do you want?"}},
+    {"when": '<field name="period">Missing required field.', "answer": {"stop": "I cannot do that."}},
     {"when": "the limit is 1 per second", "answer": {**call("get_invoice", id="inv_2"), "wait_seconds": 1.5}},
 ]
 MAIN_ONLY = ["type-amount-string", "type-limit-string", "range-limit-high", "range-limit-zero", "enum-case-status",
@@ -355,11 +355,12 @@ def test_a_call_matching_the_expectation_that_the_server_refuses_is_not_fixed(ma
 
 @needs_fusion
 def test_an_accepted_call_other_than_the_expected_one_is_not_fixed(main_run):
-    # The scenario expects limit 1 (the bound named); limit 2 is accepted but not that.
+    # The scenario expects a listing with a limit from 1 to 100; reading an
+    # invoice succeeds but is not that.
     x = main_run["lines"]["range-limit-zero"]
-    assert (x["outcome"], x["decision"], x["next_call"], x["second_failed"]) == (
-        "not fixed", "call", call("list_invoices", limit=2), False)
-    assert json.loads(x["second"])["next_cursor"] == "after_2"
+    assert (x["outcome"], x["judged"], x["decision"], x["next_call"], x["second_failed"]) == (
+        "not fixed", "not the expected call", "call", call("get_invoice", id="inv_2"), False)
+    assert json.loads(x["second"])["id"] == "inv_2"
 
 
 @needs_fusion
@@ -372,9 +373,12 @@ def test_a_stop_where_a_stop_is_expected_is_fixed_and_sends_nothing(main_run):
 
 @needs_fusion
 def test_a_stop_where_a_call_is_expected_is_not_fixed(main_run):
+    # Asking the user for the period would be as right (stop_ok); a stop that
+    # names nothing the user must decide is not.
     x = main_run["lines"]["missing-period"]
     assert (x["expect_stop"], x["outcome"], x["decision"], x["next_call"], x["second"], x["second_failed"]) == (
         False, "not fixed", "stop", None, "", None)
+    assert x["judged"] == "a stop that names none of 'period'"
 
 
 @needs_fusion
