@@ -5,7 +5,8 @@
 
 use std::time::Duration;
 
-use crate::support::{check_envelope, check_well_formed};
+use crate::support::check_envelope;
+use crate::support::xml::check_well_formed;
 use mcp_fusion::envelope::{
     self, MAX_ENVELOPE_BYTES, ParsedEnvelope, normalize, normalize_validation, parse,
 };

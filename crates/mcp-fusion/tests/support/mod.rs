@@ -9,9 +9,9 @@
 // not dead code.
 #![allow(dead_code)]
 
-mod xml;
+pub mod xml;
 
-pub use xml::{check_envelope, check_well_formed};
+pub use xml::check_envelope;
 
 use mcp_fusion::envelope::META_KEY;
 use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence};
