@@ -40,6 +40,11 @@ def main():
         for option in branch.get("oneOf", []):
             if option.get("const") == "open":
                 option["const"] = "sent"
+    write_with_digests(lock)
+
+
+def write_with_digests(lock):
+    """`lock` on stdout with every digest computed again, as `fusion lock` writes them."""
     tool_digests = {}
     for name, tool in lock["tools"].items():
         action_digests = {}
@@ -53,4 +58,5 @@ def main():
     sys.stdout.write("\n")
 
 
-main()
+if __name__ == "__main__":
+    main()

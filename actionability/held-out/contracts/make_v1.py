@@ -16,17 +16,13 @@ Usage: make_v1.py CURRENT.lock > v1.lock
   where CURRENT.lock is written by
   fusion lock --cmd 'fusion serve --example actionability --stdio --db DB' -o CURRENT.lock
 """
-import hashlib
 import json
 import sys
+from pathlib import Path
 
-
-def canonical(value):
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def digest(value):
-    return "sha256:" + hashlib.sha256(canonical(value).encode()).hexdigest()
+# The digests are computed as the main set's script computes them.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "contracts"))
+from make_v1 import write_with_digests  # noqa: E402
 
 
 def rename_field(schema, old, new):
@@ -40,17 +36,7 @@ def main():
     tools = lock["tools"]
     rename_field(tools["billing"]["actions"]["list_invoices"]["inputSchema"], "limit", "page_size")
     rename_field(tools["reminders"]["actions"]["schedule"]["inputSchema"], "at", "send_at")
-    tool_digests = {}
-    for name, tool in tools.items():
-        action_digests = {}
-        for action_name, action in tool["actions"].items():
-            action.pop("digest", None)
-            action["digest"] = action_digests[action_name] = digest(action)
-        own = {k: v for k, v in tool.items() if k not in ("actions", "digest")}
-        tool["digest"] = tool_digests[name] = digest({"actions": action_digests, **own})
-    lock["digest"] = digest(tool_digests)
-    json.dump(lock, sys.stdout, indent=2, sort_keys=True, ensure_ascii=False)
-    sys.stdout.write("\n")
+    write_with_digests(lock)
 
 
 main()
