@@ -113,9 +113,11 @@ mod wire;
 // The crate root holds what a user writes first; everything else is reached
 // through its module (`mcp_fusion::transport::HttpOptions`,
 // `mcp_fusion::error::ValidationFailure`, `mcp_fusion::contract::Lockfile`, …).
-pub use capability::{
-    Action, BuildError, CompletionRequest, Group, Prompt, Resource, ResourceTemplate, TaskSupport,
-};
+pub use capability::build_error::BuildError;
+pub use capability::completion::CompletionRequest;
+pub use capability::prompt::Prompt;
+pub use capability::resource::{Resource, ResourceTemplate};
+pub use capability::tool::{Action, Group, TaskSupport};
 #[cfg(feature = "client")]
 pub use client::{ClientOptions, FusionClient, FusionClientError};
 pub use error::{BoxError, ErrorCode, Severity, ToolError};

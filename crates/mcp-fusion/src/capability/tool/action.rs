@@ -27,7 +27,7 @@ pub struct Hints {
 /// one action of a [`Group`](super::Group).
 ///
 /// ```
-/// use mcp_fusion::capability::Action;
+/// use mcp_fusion::Action;
 /// use mcp_fusion::ToolError;
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]

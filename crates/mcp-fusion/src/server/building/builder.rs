@@ -36,7 +36,7 @@ type BuiltHook = Box<dyn FnOnce(&FusionServer) + Send>;
 ///
 /// ```
 /// use mcp_fusion::FusionServer;
-/// use mcp_fusion::capability::Action;
+/// use mcp_fusion::Action;
 /// use mcp_fusion::ToolError;
 ///
 /// async fn health() -> Result<&'static str, ToolError> {
