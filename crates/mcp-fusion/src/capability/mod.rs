@@ -20,6 +20,9 @@ pub use completion::MAX_COMPLETION_VALUES;
 pub(crate) use prompt::Prompt;
 pub(crate) use resource::contents;
 pub(crate) use resource::{Resource, ResourceTemplate};
-pub use tool::{ACTIONS_META_KEY, ActionListing, DEFAULT_DISCRIMINATOR, DISCRIMINATOR_META_KEY, Hints, ToolListing};
+pub use tool::{
+    ACTIONS_META_KEY, ActionListing, Annotations, DEFAULT_DISCRIMINATOR, DISCRIMINATOR_META_KEY,
+    ToolListing,
+};
 pub(crate) use tool::{Action, Group, TaskSupport};
 pub(crate) use tool::{Definition, RegisteredAction, Registry, RouteError, Shown};

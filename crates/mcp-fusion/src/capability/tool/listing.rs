@@ -15,7 +15,7 @@ use std::sync::Arc;
 use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
-use super::Hints;
+use super::Annotations;
 use crate::capability::BuildError;
 use crate::json::required_of;
 use crate::schema::merge_alternatives;
@@ -34,7 +34,7 @@ pub struct ToolListing {
     pub output_schema: Option<Value>,
     /// Behaviour hints. For a group: read-only and idempotent when every
     /// action is, destructive when any action is.
-    pub hints: Hints,
+    pub annotations: Annotations,
     /// The discriminator field, for a group.
     pub discriminator: Option<String>,
     /// Every action with its own schema and settings (one for a plain tool),
@@ -56,7 +56,7 @@ pub struct ActionListing {
     /// The output schema, if the action declared one.
     pub output_schema: Option<Value>,
     /// Behaviour hints.
-    pub hints: Hints,
+    pub annotations: Annotations,
     /// The replacement, when the action is deprecated.
     pub deprecated: Option<String>,
     /// Scopes the caller's credentials must carry.
@@ -84,9 +84,9 @@ impl ActionListing {
         object.insert(
             "annotations".into(),
             json!({
-                "readOnlyHint": self.hints.read_only,
-                "destructiveHint": self.hints.destructive,
-                "idempotentHint": self.hints.idempotent,
+                "readOnlyHint": self.annotations.read_only,
+                "destructiveHint": self.annotations.destructive,
+                "idempotentHint": self.annotations.idempotent,
             }),
         );
         if let Some(replacement) = &self.deprecated {
@@ -127,11 +127,11 @@ impl ToolListing {
             );
         }
         tool = tool.with_meta(meta);
-        if self.hints.any() {
+        if self.annotations.any() {
             let annotations = ToolAnnotations::new()
-                .read_only(self.hints.read_only)
-                .destructive(self.hints.destructive)
-                .idempotent(self.hints.idempotent);
+                .read_only(self.annotations.read_only)
+                .destructive(self.annotations.destructive)
+                .idempotent(self.annotations.idempotent);
             tool = tool.with_annotations(annotations);
         }
         tool
@@ -180,7 +180,7 @@ impl ToolListing {
                     description: description.clone(),
                     input_schema: input_schema.clone(),
                     output_schema: output_schema.clone(),
-                    hints: Hints {
+                    annotations: Annotations {
                         read_only: hint(|a| a.read_only_hint, false),
                         destructive: hint(|a| a.destructive_hint, true),
                         idempotent: hint(|a| a.idempotent_hint, false),
@@ -196,7 +196,7 @@ impl ToolListing {
             description: description.unwrap_or_default(),
             input_schema,
             output_schema,
-            hints: Hints {
+            annotations: Annotations {
                 read_only: hint(|a| a.read_only_hint, false),
                 destructive: hint(|a| a.destructive_hint, false),
                 idempotent: hint(|a| a.idempotent_hint, false),
@@ -230,15 +230,15 @@ impl ActionListing {
             Some(schema @ Value::Object(_)) => Some(schema.clone()),
             Some(_) => return None,
         };
-        let hints = match object.get("annotations") {
-            None | Some(Value::Null) => Hints::default(),
-            Some(Value::Object(hints)) => {
-                let hint = |key: &str| match hints.get(key) {
+        let annotations = match object.get("annotations") {
+            None | Some(Value::Null) => Annotations::default(),
+            Some(Value::Object(annotations)) => {
+                let hint = |key: &str| match annotations.get(key) {
                     None | Some(Value::Null) => Some(false),
                     Some(Value::Bool(b)) => Some(*b),
                     Some(_) => None,
                 };
-                Hints {
+                Annotations {
                     read_only: hint("readOnlyHint")?,
                     destructive: hint("destructiveHint")?,
                     idempotent: hint("idempotentHint")?,
@@ -264,7 +264,7 @@ impl ActionListing {
             description: text("description")?,
             input_schema: input_schema.clone(),
             output_schema,
-            hints,
+            annotations,
             deprecated: text("deprecated")?,
             required_scopes,
             guards,
@@ -277,19 +277,19 @@ pub(crate) struct ActionSummary<'a> {
     pub key: &'a str,
     pub description: Option<&'a str>,
     pub schema: &'a Value,
-    pub hints: Hints,
+    pub annotations: Annotations,
     pub deprecated: Option<&'a str>,
 }
 
-fn hint_tags(hints: Hints, deprecated: Option<&str>) -> String {
+fn hint_tags(annotations: Annotations, deprecated: Option<&str>) -> String {
     let mut tags = Vec::new();
-    if hints.read_only {
+    if annotations.read_only {
         tags.push(String::from("read-only"));
     }
-    if hints.destructive {
+    if annotations.destructive {
         tags.push(String::from("destructive"));
     }
-    if hints.idempotent {
+    if annotations.idempotent {
         tags.push(String::from("idempotent"));
     }
     if let Some(replacement) = deprecated {
@@ -305,7 +305,7 @@ fn hint_tags(hints: Hints, deprecated: Option<&str>) -> String {
 /// The description of a plain tool: its text, plus a deprecation note.
 pub(crate) fn plain_description(description: Option<&str>, deprecated: Option<&str>) -> String {
     let text = description.unwrap_or("").trim();
-    let tags = hint_tags(Hints::default(), deprecated);
+    let tags = hint_tags(Annotations::default(), deprecated);
     format!("{text}{tags}").trim().to_owned()
 }
 
@@ -339,7 +339,7 @@ pub(crate) fn group_listing(
         text.push_str(&format!(
             "- {}{summary} ({fields}){}\n",
             action.key,
-            hint_tags(action.hints, action.deprecated)
+            hint_tags(action.annotations, action.deprecated)
         ));
     }
 
@@ -417,17 +417,17 @@ pub(crate) fn group_listing(
     if !defs.is_empty() {
         schema["$defs"] = Value::Object(defs);
     }
-    let hints = Hints {
-        read_only: actions.iter().all(|a| a.hints.read_only),
-        destructive: actions.iter().any(|a| a.hints.destructive),
-        idempotent: actions.iter().all(|a| a.hints.idempotent),
+    let annotations = Annotations {
+        read_only: actions.iter().all(|a| a.annotations.read_only),
+        destructive: actions.iter().any(|a| a.annotations.destructive),
+        idempotent: actions.iter().all(|a| a.annotations.idempotent),
     };
     Ok(ToolListing {
         name: name.to_owned(),
         description: text.trim_end().to_owned(),
         input_schema: schema,
         output_schema: None,
-        hints,
+        annotations,
         discriminator: Some(discriminator.to_owned()),
         actions: Vec::new(),
     })
