@@ -23,4 +23,4 @@ pub use output::{IntoOutput, Output, PromptMessages, ResourceData};
 pub(crate) use rounds::{InputRounds, Stop, until_input};
 pub(crate) use signature::{Erased, erase};
 pub use signature::{Handler, HandlerFn, HandlerFuture, IntoToolError, Shape, Signature};
-pub use tool_output::{IntoToolOutput, Json, ToolOutput};
+pub use tool_output::{Json, ToolOutput};

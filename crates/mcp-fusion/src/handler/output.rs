@@ -6,11 +6,14 @@
 use rmcp::model::{PromptMessage, Role};
 use serde_json::Value;
 
-use super::tool_output::{IntoToolOutput, ToolOutput};
+use super::tool_output::ToolOutput;
 use crate::error::ToolError;
 
 /// What a handler producing `O` may return on success: for an action (`O` =
-/// [`ToolOutput`]) anything [`IntoToolOutput`]; for a prompt a `String`, a
+/// [`ToolOutput`]) any `Serialize` value (a `String` or `&str` is sent
+/// as plain text, `()` as `OK`, anything else as JSON), a
+/// [`Json<T>`](super::Json) (typed, with an `outputSchema`) or a
+/// [`ToolOutput`]; for a prompt a `String`, a
 /// `&'static str` or `PromptMessage`s; for a resource a `String`, a
 /// `&'static str` or bytes; for a completer a `Vec<String>`.
 #[diagnostic::on_unimplemented(
@@ -29,17 +32,6 @@ pub trait IntoOutput<O> {
     /// The output schema it gives (an action's `outputSchema`), else `None`.
     fn output_schema() -> Option<Value> {
         None
-    }
-}
-
-#[diagnostic::do_not_recommend]
-impl<T: IntoToolOutput> IntoOutput<ToolOutput> for T {
-    fn into_output(self) -> Result<ToolOutput, ToolError> {
-        self.into_tool_output().map_err(ToolError::internal)
-    }
-
-    fn output_schema() -> Option<Value> {
-        T::output_schema()
     }
 }
 

@@ -1,11 +1,12 @@
-//! An action's success: [`ToolOutput`], and [`IntoToolOutput`] for what a
-//! handler may return.
+//! An action's success: [`ToolOutput`], [`Json<T>`], and what an action's
+//! handler may return ([`IntoOutput<ToolOutput>`](super::IntoOutput)).
 
 use rmcp::model::{CallToolResult, ContentBlock};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::output::IntoOutput;
 use crate::error::ToolError;
 
 /// The successful outcome of a handler, before it becomes a `CallToolResult`.
@@ -108,30 +109,24 @@ impl ToolOutput {
     }
 }
 
-/// What an action's handler may return on success: any [`Serialize`] value (a `String`
-/// or `&str` is sent as plain text, `()` as `OK`, anything else as JSON), a
-/// [`Json<T>`] (typed, with an `outputSchema`), or a [`ToolOutput`].
-pub trait IntoToolOutput {
-    /// Converts into a [`ToolOutput`]. A value that cannot be serialized is an
-    /// unmarked error (it becomes `INTERNAL_ERROR`).
-    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error>;
+// What an action's handler may return on success (`IntoOutput<ToolOutput>`):
+// any `Serialize` value (a `String` or `&str` is sent as plain text, `()` as
+// `OK`, anything else as JSON), a `Json<T>` (typed, with an `outputSchema`),
+// or a `ToolOutput`. A value that cannot be serialized is an unmarked error:
+// it becomes `INTERNAL_ERROR`.
 
-    /// The action's `outputSchema` when the handler returns this type: `None`
-    /// (no schema, no `structuredContent`) except for [`Json<T>`].
-    fn output_schema() -> Option<Value> {
-        None
-    }
-}
-
-impl IntoToolOutput for ToolOutput {
-    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
+#[diagnostic::do_not_recommend]
+impl IntoOutput<ToolOutput> for ToolOutput {
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
         Ok(self)
     }
 }
 
-impl<T: Serialize> IntoToolOutput for T {
-    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
-        Ok(match serde_json::to_value(self)? {
+#[diagnostic::do_not_recommend]
+impl<T: Serialize> IntoOutput<ToolOutput> for T {
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
+        let value = serde_json::to_value(self).map_err(ToolError::internal)?;
+        Ok(match value {
             Value::Null => ToolOutput::text("OK"),
             value => ToolOutput::json(value),
         })
@@ -160,10 +155,11 @@ impl<T: Serialize> IntoToolOutput for T {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Json<T>(pub T);
 
-impl<T: Serialize + JsonSchema> IntoToolOutput for Json<T> {
-    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
+#[diagnostic::do_not_recommend]
+impl<T: Serialize + JsonSchema> IntoOutput<ToolOutput> for Json<T> {
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput {
-            body: Body::Json(serde_json::to_value(self.0)?),
+            body: Body::Json(serde_json::to_value(self.0).map_err(ToolError::internal)?),
             warnings: Vec::new(),
         })
     }
