@@ -23,7 +23,7 @@ use crate::capability::{
 use crate::contract::{Lockfile, SelfHealing, SelfHealingOptions, ServerContract};
 use crate::error::ToolError;
 #[cfg(feature = "redis")]
-use crate::guard::RedisStore;
+use crate::guard::RedisRateLimitStore;
 use crate::guard::{GuardSettings, InsufficientScope, TokenVerifier};
 use crate::handler::{CallContext, Output, States};
 use crate::pipeline::{BoxLayer, Call, CallService, box_layer};
@@ -276,7 +276,7 @@ impl ServerBuilder {
     /// Keeps every rate limit's state in Redis, shared by all the servers
     /// that use the same store (instead of in this process's memory).
     #[cfg(feature = "redis")]
-    pub fn rate_limit_store(mut self, store: RedisStore) -> Self {
+    pub fn rate_limit_store(mut self, store: RedisRateLimitStore) -> Self {
         self.guards.redis = Some(store);
         self
     }
