@@ -29,11 +29,11 @@
 //! `text`, `tool_meta`) → [`error`] →
 //! [`envelope`], [`validation`] → `wire` (reading and repairing JSON-RPC
 //! messages) → [`handler`] → [`pipeline`], `client`,
-//! [`rmcp_tool`] →
+//! [`router_contract`] →
 //! [`guard`] → [`capability`] → [`contract`] → [`server`] → [`transport`] →
 //! `gateway`. A module imports only
 //! from its own files and the layers below it; modules that share a layer
-//! (`envelope` and `validation`; `pipeline`, `client` and `rmcp_tool`) do not import each
+//! (`envelope` and `validation`; `pipeline`, `client` and `router_contract`) do not import each
 //! other, and a leaf helper imports only other leaf helpers. Inside a folder,
 //! files do not import each other in a circle: what two files share goes in a
 //! file both import. `tests/runtime/layers.rs` keeps this true.
@@ -100,7 +100,7 @@ pub mod pipeline;
 mod redact;
 #[cfg(feature = "redis")]
 mod redis_connection;
-pub mod rmcp_tool;
+pub mod router_contract;
 mod schema;
 pub mod server;
 mod suggest;
