@@ -149,11 +149,41 @@ pub use mcp_fusion_macros::resource;
 /// builds it. Its other arguments are those of [`macro@resource`].
 pub use mcp_fusion_macros::resource_template;
 pub use pipeline::{Call, Next, from_fn};
-/// rmcp's MCP model types that prompts, resources and handlers exchange with
-/// the client (`PromptMessage`, `Role`, `ContentBlock`,
-/// `CreateMessageRequestParams`, `ElicitationSchema`, …) and that the client
-/// hands out (`CallToolResult`, `Tool`), named as the specification names
-/// them.
-pub use rmcp::model;
+/// The MCP model types that handlers, prompts, resources and the client
+/// exchange, rmcp's, named as the specification names them. JSON-RPC's own
+/// error types (rmcp's `ErrorCode`, `ErrorData`) are not among them: the
+/// crate's one error code is [`ErrorCode`](crate::ErrorCode).
+pub mod model {
+    // Tools and content.
+    pub use rmcp::model::{
+        CallToolRequestParams, CallToolResult, ContentBlock, JsonObject, ListToolsResult,
+        MetaObject, Tool, ToolAnnotations,
+    };
+    // Prompts.
+    pub use rmcp::model::{
+        GetPromptRequestParams, GetPromptResult, Prompt, PromptArgument, PromptMessage, Role,
+    };
+    // Resources.
+    pub use rmcp::model::{
+        ReadResourceRequestParams, ReadResourceResult, Resource, ResourceContents,
+        ResourceTemplate, SubscribeRequestParams, UnsubscribeRequestParams,
+    };
+    // Completion.
+    pub use rmcp::model::{CompleteRequestParams, CompletionInfo, Reference};
+    // What a handler asks of the client: elicitation, sampling, roots, logging
+    // (the last three deprecated by the 2026-07-28 revision, SEP-2577).
+    #[allow(deprecated)]
+    pub use rmcp::model::{
+        CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+        ElicitationAction, ElicitationSchema, ListRootsResult, LoggingLevel, Root, SamplingMessage,
+        SetLevelRequestParams,
+    };
+    // Tasks and the 2026-07-28 input rounds.
+    pub use rmcp::model::{DetailedTask, InputResponses, Task, TaskPayload, TaskStatus};
+    // Capabilities and whole messages.
+    pub use rmcp::model::{
+        ClientCapabilities, ClientRequest, Implementation, ServerCapabilities, ServerNotification,
+    };
+}
 pub use schema::SchemaProfile;
 pub use server::{FusionServer, ServerBuilder};
