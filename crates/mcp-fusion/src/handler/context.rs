@@ -222,7 +222,7 @@ impl CallContext {
     /// The application state of type `T` given with `ServerBuilder::state`
     /// (cloned), or `None`. Handlers usually take it as a
     /// [`State<T>`](super::State) parameter instead.
-    pub fn state<T: super::extract::StateType>(&self) -> Option<T> {
+    pub fn state<T: super::StateType>(&self) -> Option<T> {
         self.inner.states.get::<T>()
     }
 

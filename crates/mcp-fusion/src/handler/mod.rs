@@ -16,7 +16,7 @@ pub(crate) use client::{ClientChannel, ClientFailure, SharedChannel};
 pub use context::{CallContext, Capability, Peer, Principal};
 pub(crate) use context::{ContextInner, LOCAL_CALLER, RequestIdText, session_header};
 pub use extract::{FromCallContext, State};
-pub(crate) use extract::{StateNeed, States};
+pub(crate) use extract::{StateNeed, StateType, States};
 pub use input::NoArgs;
 pub(crate) use input::deserialize_args;
 pub(crate) use output::FromOutput;

@@ -4,9 +4,11 @@
 //! of them, as middleware sees it.
 
 use rmcp::model::{PromptMessage, Role};
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::Value;
 
-use super::tool_output::ToolOutput;
+use super::tool_output::{Body, Json, ToolOutput};
 use crate::error::ToolError;
 
 /// What a handler producing `O` may return on success: for an action (`O` =
@@ -32,6 +34,44 @@ pub trait IntoOutput<O> {
     /// The output schema it gives (an action's `outputSchema`), else `None`.
     fn output_schema() -> Option<Value> {
         None
+    }
+}
+
+// What an action's handler may return on success (`IntoOutput<ToolOutput>`):
+// any `Serialize` value (a `String` or `&str` is sent as plain text, `()` as
+// `OK`, anything else as JSON), a `Json<T>` (typed, with an `outputSchema`),
+// or a `ToolOutput`. A value that cannot be serialized is an unmarked error:
+// it becomes `INTERNAL_ERROR`.
+
+#[diagnostic::do_not_recommend]
+impl IntoOutput<ToolOutput> for ToolOutput {
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(self)
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: Serialize> IntoOutput<ToolOutput> for T {
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
+        let value = serde_json::to_value(self).map_err(ToolError::internal)?;
+        Ok(match value {
+            Value::Null => ToolOutput::text("OK"),
+            value => ToolOutput::json(value),
+        })
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: Serialize + JsonSchema> IntoOutput<ToolOutput> for Json<T> {
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput {
+            body: Body::Json(serde_json::to_value(self.0).map_err(ToolError::internal)?),
+            warnings: Vec::new(),
+        })
+    }
+
+    fn output_schema() -> Option<Value> {
+        Some(crate::schema::output_schema_for::<T>())
     }
 }
 

@@ -1,12 +1,8 @@
-//! An action's success: [`ToolOutput`], [`Json<T>`], and what an action's
-//! handler may return ([`IntoOutput<ToolOutput>`](super::IntoOutput)).
+//! An action's success: [`ToolOutput`] and [`Json<T>`].
 
 use rmcp::model::{CallToolResult, ContentBlock};
-use schemars::JsonSchema;
-use serde::Serialize;
 use serde_json::Value;
 
-use super::output::IntoOutput;
 use crate::error::ToolError;
 
 /// The successful outcome of a handler, before it becomes a `CallToolResult`.
@@ -109,30 +105,6 @@ impl ToolOutput {
     }
 }
 
-// What an action's handler may return on success (`IntoOutput<ToolOutput>`):
-// any `Serialize` value (a `String` or `&str` is sent as plain text, `()` as
-// `OK`, anything else as JSON), a `Json<T>` (typed, with an `outputSchema`),
-// or a `ToolOutput`. A value that cannot be serialized is an unmarked error:
-// it becomes `INTERNAL_ERROR`.
-
-#[diagnostic::do_not_recommend]
-impl IntoOutput<ToolOutput> for ToolOutput {
-    fn into_output(self) -> Result<ToolOutput, ToolError> {
-        Ok(self)
-    }
-}
-
-#[diagnostic::do_not_recommend]
-impl<T: Serialize> IntoOutput<ToolOutput> for T {
-    fn into_output(self) -> Result<ToolOutput, ToolError> {
-        let value = serde_json::to_value(self).map_err(ToolError::internal)?;
-        Ok(match value {
-            Value::Null => ToolOutput::text("OK"),
-            value => ToolOutput::json(value),
-        })
-    }
-}
-
 /// A typed result: `T`'s JSON Schema (serialization side, draft 2020-12) is
 /// the action's `outputSchema`, and a success is sent as `structuredContent`
 /// plus the same JSON as text (MCP `tools/call`: "a tool that returns
@@ -154,17 +126,3 @@ impl<T: Serialize> IntoOutput<ToolOutput> for T {
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Json<T>(pub T);
-
-#[diagnostic::do_not_recommend]
-impl<T: Serialize + JsonSchema> IntoOutput<ToolOutput> for Json<T> {
-    fn into_output(self) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput {
-            body: Body::Json(serde_json::to_value(self.0).map_err(ToolError::internal)?),
-            warnings: Vec::new(),
-        })
-    }
-
-    fn output_schema() -> Option<Value> {
-        Some(crate::schema::output_schema_for::<T>())
-    }
-}
