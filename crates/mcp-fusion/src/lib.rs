@@ -94,6 +94,7 @@ pub mod gateway;
 pub mod guard;
 pub mod handler;
 mod json;
+mod listing;
 mod metrics_names;
 pub mod pipeline;
 #[cfg(any(feature = "client", feature = "redis"))]
@@ -152,7 +153,7 @@ pub use pipeline::{Call, Next, from_fn};
 /// The MCP model types that handlers, prompts, resources and the client
 /// exchange, rmcp's, named as the specification names them. JSON-RPC's own
 /// error types (rmcp's `ErrorCode`, `ErrorData`) are not among them: the
-/// crate's one error code is [`ErrorCode`](crate::ErrorCode).
+/// crate's one error code is [`ErrorCode`].
 pub mod model {
     // Tools and content.
     pub use rmcp::model::{

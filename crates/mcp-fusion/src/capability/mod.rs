@@ -11,6 +11,7 @@ pub(crate) mod resource;
 mod settings;
 pub(crate) mod tool;
 
+pub use crate::listing::{ActionListing, Annotations, ToolListing};
 pub(crate) use assembly::{Assembly, Callable};
 pub(crate) use build_error::BuildError;
 pub(crate) use catalog::{Catalog, Resolved};
@@ -20,9 +21,6 @@ pub use completion::MAX_COMPLETION_VALUES;
 pub(crate) use prompt::Prompt;
 pub(crate) use resource::contents;
 pub(crate) use resource::{Resource, ResourceTemplate};
-pub use tool::{
-    ACTIONS_META_KEY, ActionListing, Annotations, DEFAULT_DISCRIMINATOR, DISCRIMINATOR_META_KEY,
-    ToolListing,
-};
+pub use tool::{ACTIONS_META_KEY, DEFAULT_DISCRIMINATOR, DISCRIMINATOR_META_KEY};
 pub(crate) use tool::{Action, Group, TaskSupport};
 pub(crate) use tool::{Definition, RegisteredAction, Registry, RouteError, Shown};

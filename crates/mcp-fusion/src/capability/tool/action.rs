@@ -9,23 +9,9 @@ use crate::capability::assembly::VisibleFn;
 use crate::capability::settings::settings_setters;
 use crate::guard::{Concurrency, ConcurrencySetting, Guards};
 use crate::handler::{Erased, Handler, StateNeed, ToolOutput, erase};
+use crate::listing::Annotations;
 use crate::pipeline::BoxLayer;
 use crate::schema;
-
-/// The behaviour annotations of an action (MCP tool annotations: its
-/// `readOnlyHint`, `destructiveHint`, `idempotentHint`), as the action
-/// declares them, as `tools/list` shows them and as its contract records
-/// them. A tool listed without them takes MCP's defaults for the hints it
-/// leaves out where noted ([`crate::contract::ServerContract::from_tools`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Annotations {
-    /// The action does not change anything (`readOnlyHint`).
-    pub read_only: bool,
-    /// The action may destroy or irreversibly change data (`destructiveHint`).
-    pub destructive: bool,
-    /// Calling it twice with the same arguments has no further effect (`idempotentHint`).
-    pub idempotent: bool,
-}
 
 /// One callable unit: a plain tool ([`crate::server::ServerBuilder::tool`]) or
 /// one action of a [`Group`](super::Group).

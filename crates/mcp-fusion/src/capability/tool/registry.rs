@@ -8,11 +8,12 @@ use rmcp::model::Tool;
 use serde_json::Value;
 
 use super::action::InputSchema;
-use super::listing::{ActionListing, ActionSummary, ToolListing, group_listing, plain_description};
-use super::{Action, Annotations, Group, TaskSupport};
+use super::listing::{ActionSummary, group_listing, plain_description};
+use super::{Action, Group, TaskSupport};
 use crate::capability::BuildError;
 use crate::capability::assembly::{Assembly, Callable, Parts, VisibleFn};
 use crate::guard::Guards;
+use crate::listing::{ActionListing, ToolListing};
 use crate::metrics_names::ActionLabels;
 use crate::pipeline::{BoxLayer, handler_service};
 use crate::schema::SchemaProfile;
@@ -499,12 +500,5 @@ impl Registry {
     /// Whether it has no tool.
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
-    }
-}
-
-impl Annotations {
-    /// Whether any hint is set.
-    pub fn any(self) -> bool {
-        self.read_only || self.destructive || self.idempotent
     }
 }
