@@ -36,7 +36,7 @@
 //! (`envelope` and `validation`; `pipeline`, `client` and `router_contract`) do not import each
 //! other, and a leaf helper imports only other leaf helpers. Inside a folder,
 //! files do not import each other in a circle: what two files share goes in a
-//! file both import. `tests/runtime/layers.rs` keeps this true.
+//! file both import. `tests/server/layers.rs` keeps this true.
 //!
 //! ## Cargo features
 //!

@@ -6,7 +6,7 @@
 //! and run (`readme_example`), and the import layers of `src/` (`layers`).
 //!
 //! Run one part with its module's name: `cargo test -p mcp-fusion --test
-//! runtime routing::`.
+//! server routing::`.
 
 mod server;
 #[path = "../support/mod.rs"]
