@@ -14,8 +14,7 @@ mod in_memory;
 #[cfg(feature = "client")]
 mod interop;
 #[cfg(feature = "client")]
-#[path = "../support/interop_server.rs"]
-mod interop_server;
+use fusion_test_support::interop_server;
 #[cfg(feature = "client")]
 mod results;
 #[cfg(all(feature = "client", feature = "http"))]

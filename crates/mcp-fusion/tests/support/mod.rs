@@ -1,5 +1,5 @@
 //! What several test binaries share: assertions on `CallToolResult`s (the
-//! `runtime` and `surface` binaries), the XML well-formedness check of
+//! `server` and `surface` programs), the XML well-formedness check of
 //! `xml.rs` (those two, `envelope` and `contract`) and where proptest keeps
 //! its regressions (`envelope`, `contract`, `client`, `validation`). Each of
 //! them includes this folder as its `support` module
