@@ -25,8 +25,8 @@
 //! `mcp_fusion::error::ValidationFailure`, `mcp_fusion::contract::Lockfile`, …
 //!
 //! Layers, lowest first: the leaf helpers (single files at the crate root:
-//! `json`, `metrics_names`, `redact`, `redis_connection`, `schema`, `suggest`,
-//! `text`, `tool_meta`) → [`error`] →
+//! `json`, `listing`, `metrics_names`, `redact`, `redis_connection`, `schema`,
+//! `suggest`, `text`, `tool_meta`) → [`error`] →
 //! [`envelope`], [`validation`] → `wire` (reading and repairing JSON-RPC
 //! messages) → [`handler`] → [`pipeline`], `client`,
 //! [`router_contract`] →
@@ -114,11 +114,15 @@ mod wire;
 // The crate root holds what a user writes first; everything else is reached
 // through its module (`mcp_fusion::transport::HttpOptions`,
 // `mcp_fusion::error::ValidationFailure`, `mcp_fusion::contract::Lockfile`, …).
-pub use capability::build_error::BuildError;
-pub use capability::completion::CompletionRequest;
-pub use capability::prompt::Prompt;
-pub use capability::resource::{Resource, ResourceTemplate};
-pub use capability::tool::{Action, Group, TaskSupport};
+// The capabilities are here only: `capability` itself holds the rest of what
+// a server offers (listings, annotations, the `_meta` keys).
+pub use capability::{
+    build_error::BuildError,
+    completion::CompletionRequest,
+    prompt::Prompt,
+    resource::{Resource, ResourceTemplate},
+    tool::{Action, Group, TaskSupport},
+};
 #[cfg(feature = "client")]
 pub use client::{ClientOptions, FusionClient, FusionClientError};
 pub use error::{BoxError, ErrorCode, Severity, ToolError};
