@@ -7,13 +7,17 @@
 //! - [`redis_server`]: a real `redis-server` on a free port;
 //! - [`interop_server`]: the official SDKs' servers, for the client's
 //!   interoperability tests;
+//! - [`library`]: the library's helpers: assertions on `CallToolResult`s,
+//!   the XML well-formedness check, where proptest keeps its regressions;
 //! - [`cli`]: fusion-cli's helpers: temporary databases, `fusion serve`
 //!   started over stdio or Streamable HTTP, an rmcp client session.
 //!
-//! Each program uses a part of it: `use fusion_test_support::cli as support;`,
+//! Each program uses a part of it: `use fusion_test_support::library as support;`,
+//! `use fusion_test_support::cli as support;`,
 //! `use fusion_test_support::redis_server;`.
 
 pub mod authorization_server;
 pub mod cli;
 pub mod interop_server;
+pub mod library;
 pub mod redis_server;

@@ -6,8 +6,7 @@
 //! of the same process.
 
 #[cfg(feature = "client")]
-#[path = "../support/mod.rs"]
-mod support;
+use fusion_test_support::library as support;
 
 #[cfg(feature = "client")]
 mod in_memory;

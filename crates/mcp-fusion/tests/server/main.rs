@@ -9,8 +9,7 @@
 //! server routing::`.
 
 mod server;
-#[path = "../support/mod.rs"]
-mod support;
+use fusion_test_support::library as support;
 
 mod action_macro;
 mod handler_errors;
