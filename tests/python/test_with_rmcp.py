@@ -1,5 +1,5 @@
 """`examples/with-rmcp` (a plain rmcp `#[tool_router]` server that takes
-mcp-fusion's `ToolError` and `rmcp_tool::Parameters`) driven by the official
+mcp-fusion's `ToolError` and `router_contract::Parameters`) driven by the official
 MCP Python SDK client over stdio: the exact text the model reads, `isError`
 and `_meta["mcp-fusion/error"]`, and the same validation answer as
 `fusion serve --example bench`, the same tool on mcp-fusion's own server.

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::Args;
 use mcp_fusion::client::Target;
 use mcp_fusion::gateway::{Exposure, Gateway, GatewayConfig, UpstreamConfig};
-use mcp_fusion::guard::{RedisStore, StaticTokens};
+use mcp_fusion::guard::{RedisRateLimitStore, StaticTokens};
 use mcp_fusion::server::ServerBuilder;
 
 use crate::server_flags::{ServerFlags, guard_lines, say, serve_built};
@@ -118,7 +118,7 @@ async fn serve(args: &GatewayArgs, config: GatewayConfig) -> Result<(), String> 
     if let Some(url) = &flags.redis
         && flags.rate_limit.is_some()
     {
-        let store = RedisStore::new(url)
+        let store = RedisRateLimitStore::new(url)
             .map_err(|e| e.to_string())?
             .fail_mode(flags.redis_fail);
         builder = builder.rate_limit_store(store);

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use mcp_fusion::guard::{RedisStore, StaticTokens};
+use mcp_fusion::guard::{RedisRateLimitStore, StaticTokens};
 
 use crate::server_flags::{
     LogFormat, ServerFlags, guard_lines, positive_duration, say, serve_built,
@@ -268,7 +268,7 @@ async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> 
     if let Some(url) = &args.flags.redis
         && args.flags.rate_limit.is_some()
     {
-        let store = RedisStore::new(url)
+        let store = RedisRateLimitStore::new(url)
             .map_err(|e| e.to_string())?
             .fail_mode(args.flags.redis_fail);
         builder = builder.rate_limit_store(store);

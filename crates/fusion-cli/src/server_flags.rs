@@ -10,7 +10,8 @@ use clap::{Args, ValueEnum};
 use mcp_fusion::SchemaProfile;
 use mcp_fusion::ServerBuilder;
 use mcp_fusion::guard::{
-    FailMode, InsufficientScope, OAuthResourceServer, RateLimit, RateLimitScope, RedisStore,
+    FailMode, InsufficientScope, OAuthResourceServer, RateLimit, RateLimitScope,
+    RedisRateLimitStore,
 };
 use mcp_fusion::transport::{HttpOptions, RedisSessionStore, StdioOptions};
 
@@ -670,7 +671,7 @@ async fn bind(flags: &ServerFlags) -> Result<tokio::net::TcpListener, String> {
 /// within a second: what happens meanwhile, by `--redis-fail`.
 async fn redis_warning(flags: &ServerFlags) -> Option<String> {
     let url = flags.redis.as_deref()?;
-    let store = RedisStore::new(url).ok()?;
+    let store = RedisRateLimitStore::new(url).ok()?;
     let reason = store.ping(Duration::from_secs(1)).await.err()?;
     let meanwhile = match (flags.rate_limit.is_some(), flags.redis_fail) {
         (false, _) => "",
@@ -690,7 +691,7 @@ async fn redis_warning(flags: &ServerFlags) -> Option<String> {
 
 /// A Redis URL with its credentials masked, for the banner.
 fn masked(url: &str) -> String {
-    RedisStore::new(url).map_or_else(|_| url.to_owned(), |store| store.url().to_owned())
+    RedisRateLimitStore::new(url).map_or_else(|_| url.to_owned(), |store| store.url().to_owned())
 }
 
 /// One banner line per guard the flags set; `slots` and `budget` say what

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use mcp_fusion::client::ToolSummary;
+use mcp_fusion::capability::{ActionListing, ToolListing};
 use serde_json::{Value, json};
 
 use crate::output::{self, Paint};
@@ -48,7 +48,7 @@ pub fn run(args: ToolsArgs) -> ExitCode {
                     let list: Vec<Value> = tools
                         .iter()
                         .map(|tool| {
-                            let mut value = summary_json(&ToolSummary::of(tool, discriminator));
+                            let mut value = listing_json(&ToolListing::of(tool, discriminator));
                             value["input_schema"] = Value::Object((*tool.input_schema).clone());
                             value
                         })
@@ -59,13 +59,13 @@ pub fn run(args: ToolsArgs) -> ExitCode {
                         .server_name()
                         .map(|(name, version)| format!("{name} {version}"))
                         .unwrap_or_else(|| target.to_string());
-                    let summaries: Vec<ToolSummary> = tools
+                    let listings: Vec<ToolListing> = tools
                         .iter()
-                        .map(|tool| ToolSummary::of(tool, discriminator))
+                        .map(|tool| ToolListing::of(tool, discriminator))
                         .collect();
                     output::out(format_args!(
                         "{}",
-                        tools_report(&server, &summaries, &args.server.connect.paint_stdout())
+                        tools_report(&server, &listings, &args.server.connect.paint_stdout())
                     ));
                 }
                 ExitCode::from(EXIT_OK)
@@ -80,24 +80,39 @@ pub fn run(args: ToolsArgs) -> ExitCode {
     })
 }
 
-fn summary_json(summary: &ToolSummary) -> Value {
-    let actions: Vec<Value> = summary
-        .actions
+fn listing_json(listing: &ToolListing) -> Value {
+    let actions: Vec<Value> = actions(listing)
         .iter()
-        .map(|a| json!({"name": a.name, "required": a.required}))
+        .map(|a| json!({"name": a.name, "required": a.required()}))
         .collect();
     json!({
-        "name": summary.name,
-        "description": summary.description,
-        "required": summary.required,
+        "name": listing.name,
+        "description": first_line(&listing.description),
+        "required": listing.required(),
         "actions": actions,
     })
+}
+
+/// A grouped tool's actions; none for a plain tool.
+fn actions(listing: &ToolListing) -> &[ActionListing] {
+    match listing.discriminator {
+        Some(_) => &listing.actions,
+        None => &[],
+    }
+}
+
+/// The first line of a description that is not blank.
+fn first_line(description: &str) -> Option<&str> {
+    description
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
 }
 
 /// The tool list for a person: each tool with the first line of its
 /// description and its required fields; a grouped tool with one line per
 /// action, named as `fusion call` takes it (`tool.action`).
-fn tools_report(server: &str, tools: &[ToolSummary], paint: &Paint) -> String {
+fn tools_report(server: &str, tools: &[ToolListing], paint: &Paint) -> String {
     let count = match tools.len() {
         1 => "1 tool".to_owned(),
         n => format!("{n} tools"),
@@ -117,35 +132,36 @@ fn tools_report(server: &str, tools: &[ToolSummary], paint: &Paint) -> String {
     let indent = " ".repeat(column);
     for tool in tools {
         let pad = " ".repeat(column.saturating_sub(tool.name.len()).max(2));
-        let description = tool.description.as_deref().unwrap_or("");
+        let description = first_line(&tool.description).unwrap_or("");
         out.push_str(&format!(
             "{}{pad}{}\n",
             paint.green(&tool.name),
             paint.dim(description)
         ));
-        if !tool.required.is_empty() {
+        let required = tool.required();
+        if !required.is_empty() {
             out.push_str(&format!(
                 "{indent}{} {}\n",
                 paint.cyan("required:"),
-                tool.required.join(", ")
+                required.join(", ")
             ));
         }
-        let width = tool
-            .actions
+        let width = actions(tool)
             .iter()
             .map(|a| tool.name.len() + 1 + a.name.len())
             .max()
             .unwrap_or(0);
-        for action in &tool.actions {
+        for action in actions(tool) {
             let dotted = format!("{}.{}", tool.name, action.name);
-            let required = if action.required.is_empty() {
+            let required = action.required();
+            let required = if required.is_empty() {
                 String::new()
             } else {
                 format!(
                     "{}  {} {}",
                     " ".repeat(width.saturating_sub(dotted.len())),
                     paint.cyan("requires:"),
-                    action.required.join(", ")
+                    required.join(", ")
                 )
             };
             out.push_str(&format!("  {}{required}\n", paint.green(&dotted)));

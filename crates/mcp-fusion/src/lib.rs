@@ -25,18 +25,18 @@
 //! `mcp_fusion::error::ValidationFailure`, `mcp_fusion::contract::Lockfile`, …
 //!
 //! Layers, lowest first: the leaf helpers (single files at the crate root:
-//! `json`, `metrics_names`, `redact`, `redis_connection`, `schema`, `suggest`,
-//! `text`, `tool_meta`) → [`error`] →
+//! `json`, `listing`, `metrics_names`, `redact`, `redis_connection`, `schema`,
+//! `suggest`, `text`, `tool_meta`) → [`error`] →
 //! [`envelope`], [`validation`] → `wire` (reading and repairing JSON-RPC
 //! messages) → [`handler`] → [`pipeline`], `client`,
-//! [`rmcp_tool`] →
+//! [`router_contract`] →
 //! [`guard`] → [`capability`] → [`contract`] → [`server`] → [`transport`] →
 //! `gateway`. A module imports only
 //! from its own files and the layers below it; modules that share a layer
-//! (`envelope` and `validation`; `pipeline`, `client` and `rmcp_tool`) do not import each
+//! (`envelope` and `validation`; `pipeline`, `client` and `router_contract`) do not import each
 //! other, and a leaf helper imports only other leaf helpers. Inside a folder,
 //! files do not import each other in a circle: what two files share goes in a
-//! file both import. `tests/runtime/layers.rs` keeps this true.
+//! file both import. `tests/server/layers.rs` keeps this true.
 //!
 //! ## Cargo features
 //!
@@ -48,7 +48,7 @@
 //! |---|---|---|
 //! | `http` | the Streamable HTTP server: `FusionServer::serve_http`, `serve_http_on`, `http_router`, `call_with_http`, the `Host`/`Origin` checks, CORS for the allowed origins | `axum`, `hyper`, `hyper-util`, `http-body-util`, `async-trait`, `tower-http` (`cors`); rmcp's `transport-streamable-http-server` |
 //! | `client` | the `client` module: `FusionClient`, over a child process or Streamable HTTP, with OAuth (`ClientOptions::oauth`), or in memory to a server of this process (`FusionServer::connect_in_memory`, for tests) | `reqwest`, `url`, `hyper`, `hyper-util`, `http-body-util`, `sse-stream`; rmcp's `client`, `auth`, `transport-child-process`, `transport-streamable-http-client-reqwest`, `reqwest` |
-//! | `redis` | `guard::RedisStore` (rate limits shared in Redis, `ServerBuilder::rate_limit_store`); with `http`, `transport::RedisSessionStore` (`HttpOptions::session_store`) | `redis`, `url` |
+//! | `redis` | `guard::RedisRateLimitStore` (rate limits shared in Redis, `ServerBuilder::rate_limit_store`); with `http`, `transport::RedisSessionStore` (`HttpOptions::session_store`) | `redis`, `url` |
 //! | `jwt` | `JwtVerifier` | `jsonwebtoken` |
 //! | `oauth` (implies `jwt`) | `OAuthResourceServer`: the server as an OAuth 2.1 resource server (authorization server discovery, JWKS, audience-bound JWT access tokens, RFC 7662 introspection); with `http`, its RFC 9728 metadata and challenges | `reqwest`, `url`; rmcp's `reqwest` (TLS) |
 //! | `metrics` (implies `http`) | `GET /metrics`, a Prometheus text exposition, when `HttpOptions::metrics` is on | `metrics-exporter-prometheus` (without its own HTTP listener) |
@@ -94,13 +94,14 @@ pub mod gateway;
 pub mod guard;
 pub mod handler;
 mod json;
+mod listing;
 mod metrics_names;
 pub mod pipeline;
 #[cfg(any(feature = "client", feature = "redis"))]
 mod redact;
 #[cfg(feature = "redis")]
 mod redis_connection;
-pub mod rmcp_tool;
+pub mod router_contract;
 mod schema;
 pub mod server;
 mod suggest;
@@ -113,8 +114,14 @@ mod wire;
 // The crate root holds what a user writes first; everything else is reached
 // through its module (`mcp_fusion::transport::HttpOptions`,
 // `mcp_fusion::error::ValidationFailure`, `mcp_fusion::contract::Lockfile`, …).
+// The capabilities are here only: `capability` itself holds the rest of what
+// a server offers (listings, annotations, the `_meta` keys).
 pub use capability::{
-    Action, BuildError, CompletionRequest, Group, Prompt, Resource, ResourceTemplate, TaskSupport,
+    build_error::BuildError,
+    completion::CompletionRequest,
+    prompt::Prompt,
+    resource::{Resource, ResourceTemplate},
+    tool::{Action, Group, TaskSupport},
 };
 #[cfg(feature = "client")]
 pub use client::{ClientOptions, FusionClient, FusionClientError};
@@ -147,11 +154,41 @@ pub use mcp_fusion_macros::resource;
 /// builds it. Its other arguments are those of [`macro@resource`].
 pub use mcp_fusion_macros::resource_template;
 pub use pipeline::{Call, Next, from_fn};
-/// rmcp's MCP model types that prompts, resources and handlers exchange with
-/// the client (`PromptMessage`, `Role`, `ContentBlock`,
-/// `CreateMessageRequestParams`, `ElicitationSchema`, …) and that the client
-/// hands out (`CallToolResult`, `Tool`), named as the specification names
-/// them.
-pub use rmcp::model;
+/// The MCP model types that handlers, prompts, resources and the client
+/// exchange, rmcp's, named as the specification names them. JSON-RPC's own
+/// error types (rmcp's `ErrorCode`, `ErrorData`) are not among them: the
+/// crate's one error code is [`ErrorCode`].
+pub mod model {
+    // Tools and content.
+    pub use rmcp::model::{
+        CallToolRequestParams, CallToolResult, ContentBlock, JsonObject, ListToolsResult,
+        MetaObject, Tool, ToolAnnotations,
+    };
+    // Prompts.
+    pub use rmcp::model::{
+        GetPromptRequestParams, GetPromptResult, Prompt, PromptArgument, PromptMessage, Role,
+    };
+    // Resources.
+    pub use rmcp::model::{
+        ReadResourceRequestParams, ReadResourceResult, Resource, ResourceContents,
+        ResourceTemplate, SubscribeRequestParams, UnsubscribeRequestParams,
+    };
+    // Completion.
+    pub use rmcp::model::{CompleteRequestParams, CompletionInfo, Reference};
+    // What a handler asks of the client: elicitation, sampling, roots, logging
+    // (the last three deprecated by the 2026-07-28 revision, SEP-2577).
+    #[allow(deprecated)]
+    pub use rmcp::model::{
+        CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+        ElicitationAction, ElicitationSchema, ListRootsResult, LoggingLevel, Root, SamplingMessage,
+        SetLevelRequestParams,
+    };
+    // Tasks and the 2026-07-28 input rounds.
+    pub use rmcp::model::{DetailedTask, InputResponses, Task, TaskPayload, TaskStatus};
+    // Capabilities and whole messages.
+    pub use rmcp::model::{
+        ClientCapabilities, ClientRequest, Implementation, ServerCapabilities, ServerNotification,
+    };
+}
 pub use schema::SchemaProfile;
 pub use server::{FusionServer, ServerBuilder};

@@ -5,7 +5,7 @@
 //!
 //! - `ToolError` as the tools' error type: a missing invoice is a
 //!   `NOT_FOUND` envelope (text and `_meta`) naming `list_invoices`;
-//! - `mcp_fusion::rmcp_tool::Parameters` in place of rmcp's: arguments that
+//! - `mcp_fusion::router_contract::Parameters` in place of rmcp's: arguments that
 //!   miss the schema get the phrased `<validation_error>`;
 //! - `answer_validation` around the tool router, once.
 //!
@@ -22,7 +22,7 @@ mod invoices;
 use invoices::{GetInvoice, INVOICES};
 
 use mcp_fusion::ToolError; // mcp-fusion
-use mcp_fusion::rmcp_tool::{Parameters, answer_validation}; // mcp-fusion
+use mcp_fusion::router_contract::{Parameters, answer_validation}; // mcp-fusion
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 

@@ -7,7 +7,7 @@
 //! in rmcp's `Parameters<T>` (serde checks the types, enums, required fields
 //! and unknown keys; the bounds, patterns and formats the schema lists are
 //! checked by hand, in `checks.rs`), the other in mcp-fusion's
-//! `rmcp_tool::Parameters<T>` (the listed schema is checked, every keyword).
+//! `router_contract::Parameters<T>` (the listed schema is checked, every keyword).
 //!
 //! The enums carry no doc comment on their values, so that schemars lists a
 //! plain `enum` of strings, as zod and pydantic do; a type's one-line doc

@@ -1,7 +1,7 @@
 //! The `ours-rmcp` stack: the router of `plain.rs` with mcp-fusion added, as
 //! README.md's "Already on rmcp?" says, through its public API only:
 //!
-//! 1. `mcp_fusion::rmcp_tool::Parameters` in place of rmcp's: the listed
+//! 1. `mcp_fusion::router_contract::Parameters` in place of rmcp's: the listed
 //!    schema is checked, every keyword, and a failure is the phrased
 //!    `<validation_error>` (so `checks.rs` is not needed);
 //! 2. `ToolError` as the tools' error type, written as the billing example
@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use mcp_fusion::ToolError;
 use mcp_fusion::envelope::attach_warning;
-use mcp_fusion::rmcp_tool::{Parameters, answer_validation};
+use mcp_fusion::router_contract::{Parameters, answer_validation};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};

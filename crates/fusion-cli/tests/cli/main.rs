@@ -13,16 +13,14 @@
 //! built.
 
 #[cfg(feature = "example")]
-#[path = "../../../mcp-fusion/tests/support/authorization_server.rs"]
-mod authorization_server;
+use fusion_test_support::authorization_server;
 #[cfg(feature = "example")]
 mod call;
 #[cfg(feature = "example")]
 mod contract;
 mod envelope;
 #[cfg(feature = "example")]
-#[path = "../../../mcp-fusion/tests/support/interop_server.rs"]
-mod interop_server;
+use fusion_test_support::interop_server;
 #[cfg(feature = "example")]
 mod oauth;
 #[cfg(feature = "example")]
@@ -31,8 +29,7 @@ mod oauth_grants;
 mod pages;
 mod run;
 #[cfg(feature = "example")]
-#[path = "../support/mod.rs"]
-mod support;
+use fusion_test_support::cli as support;
 #[cfg(feature = "example")]
 mod surface;
 mod with_rmcp;

@@ -1,6 +1,6 @@
 //! `fusion call` against `examples/with-rmcp`, a plain rmcp `#[tool_router]`
 //! server that answers with mcp-fusion's `ToolError` and
-//! `rmcp_tool::Parameters`: the phrased validation error and the `NOT_FOUND`
+//! `router_contract::Parameters`: the phrased validation error and the `NOT_FOUND`
 //! envelope, read from `_meta` (`"source": "meta"` in `--json`), and the
 //! same answer as `fusion serve --example bench`, the same tool on
 //! mcp-fusion's own server.

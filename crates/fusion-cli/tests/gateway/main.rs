@@ -9,12 +9,10 @@
 
 #![cfg(feature = "example")]
 
-#[path = "../../../mcp-fusion/tests/support/authorization_server.rs"]
-mod authorization_server;
+use fusion_test_support::authorization_server;
 mod credentials;
 mod gateway;
-#[path = "../support/mod.rs"]
-mod support;
+use fusion_test_support::cli as support;
 
 mod handoff;
 mod lock;

@@ -9,13 +9,10 @@
 
 #![cfg(feature = "example")]
 
-#[path = "../../../mcp-fusion/tests/support/authorization_server.rs"]
-mod authorization_server;
+use fusion_test_support::authorization_server;
 mod raw;
-#[path = "../../../mcp-fusion/tests/support/redis_server.rs"]
-mod redis_server;
-#[path = "../support/mod.rs"]
-mod support;
+use fusion_test_support::cli as support;
+use fusion_test_support::redis_server;
 
 mod bench;
 mod billing;

@@ -3,21 +3,24 @@
 //! each checked when it is added.
 
 mod assembly;
-mod build_error;
+pub(crate) mod build_error;
 mod catalog;
-mod completion;
-mod prompt;
-mod resource;
+pub(crate) mod completion;
+pub(crate) mod prompt;
+pub(crate) mod resource;
 mod settings;
-pub mod tool;
+pub(crate) mod tool;
 
+pub use crate::listing::{ActionListing, Annotations, ToolListing};
 pub(crate) use assembly::{Assembly, Callable};
-pub use build_error::BuildError;
+pub(crate) use build_error::BuildError;
 pub(crate) use catalog::{Catalog, Resolved};
 pub(crate) use completion::Completed;
-pub use completion::{CompletionRequest, MAX_COMPLETION_VALUES};
-pub use prompt::Prompt;
+pub(crate) use completion::CompletionRequest;
+pub use completion::MAX_COMPLETION_VALUES;
+pub(crate) use prompt::Prompt;
 pub(crate) use resource::contents;
-pub use resource::{Resource, ResourceTemplate};
-pub use tool::{Action, ActionListing, Group, Hints, TaskSupport, ToolListing};
+pub(crate) use resource::{Resource, ResourceTemplate};
+pub use tool::{ACTIONS_META_KEY, DEFAULT_DISCRIMINATOR, DISCRIMINATOR_META_KEY};
+pub(crate) use tool::{Action, Group, TaskSupport};
 pub(crate) use tool::{Definition, RegisteredAction, Registry, RouteError, Shown};

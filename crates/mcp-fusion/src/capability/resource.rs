@@ -53,7 +53,7 @@ pub(crate) fn contents(uri: &str, mime_type: Option<&str>, data: ResourceData) -
 /// (extractors only, see [`Handler`]) that returns [`ResourceData`].
 ///
 /// ```
-/// use mcp_fusion::capability::Resource;
+/// use mcp_fusion::Resource;
 ///
 /// let readme = Resource::text("docs://readme", "readme", "Read me first.")
 ///     .description("The project's read-me")
@@ -224,7 +224,7 @@ pub(crate) struct AssembledResource {
 /// with JSON-RPC error -32602 and the `<validation_error>` text.
 ///
 /// ```
-/// use mcp_fusion::capability::ResourceTemplate;
+/// use mcp_fusion::ResourceTemplate;
 /// use mcp_fusion::ToolError;
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]

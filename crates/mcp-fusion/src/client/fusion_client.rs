@@ -33,7 +33,7 @@ use super::retry::{self};
 use super::route::{Route, build_arguments, route};
 use super::stderr::StderrTail;
 use super::target::Target;
-use super::tools::ToolSummary;
+use crate::listing::ToolListing;
 
 /// The set of tool names the server listed; `None` when listing failed.
 type ToolNames = Option<HashSet<String>>;
@@ -460,18 +460,18 @@ impl FusionClient {
         .await
     }
 
-    /// [`list_tools`](Self::list_tools), each summarised with its actions and
-    /// required fields ([`ToolSummary::of`]: an mcp-fusion tool's from its
-    /// `_meta`, a foreign tool's for the client's discriminator key).
+    /// [`list_tools`](Self::list_tools), each read as a listing with its
+    /// actions ([`ToolListing::of`]: an mcp-fusion tool's from its `_meta`, a
+    /// foreign tool's for the client's discriminator key).
     ///
     /// # Errors
     ///
     /// As for [`list_tools`](Self::list_tools).
-    pub async fn tool_summaries(&self) -> Result<Vec<ToolSummary>, FusionClientError> {
+    pub async fn tool_listings(&self) -> Result<Vec<ToolListing>, FusionClientError> {
         let tools = self.list_tools().await?;
         Ok(tools
             .iter()
-            .map(|tool| ToolSummary::of(tool, &self.options.discriminator))
+            .map(|tool| ToolListing::of(tool, &self.options.discriminator))
             .collect())
     }
 

@@ -62,7 +62,8 @@
 //! types in and out, every page of a list).
 //!
 //! Dotted names route to grouped tools ([`FusionClient::route`]),
-//! [`FusionClient::tool_summaries`] (or [`ToolSummary::of`] on a listed
+//! [`FusionClient::tool_listings`] (or
+//! [`ToolListing::of`](crate::capability::ToolListing::of) on a listed
 //! [`model::Tool`](crate::model::Tool)) tells each tool's actions and
 //! required fields, and an opt-in [`RetryPolicy`] retries `RATE_LIMITED`,
 //! `SERVER_BUSY` and `HANDOFF_CONNECTING` after their `retry_after`.
@@ -84,7 +85,6 @@ mod route;
 mod stderr;
 mod surface;
 mod target;
-mod tools;
 
 pub use batch::{BatchMode, ToolCall};
 pub use cause::ConnectCause;
@@ -103,4 +103,3 @@ pub use retry::RetryPolicy;
 pub use revision::{ProtocolRevision, UnknownRevision};
 pub use route::Route;
 pub use target::Target;
-pub use tools::{ActionSummary, ToolSummary};

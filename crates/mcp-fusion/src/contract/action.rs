@@ -4,20 +4,7 @@ use serde_json::{Map, Value, json};
 
 use super::canonical::{digest_of, normalize};
 use super::error::ContractError;
-
-/// The behaviour annotations of an action (MCP tool annotations). A tool
-/// listed without `_meta["mcp-fusion/actions"]` takes the MCP defaults for
-/// the hints it leaves out: not read-only, destructive, not idempotent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Annotations {
-    /// `readOnlyHint`: the action changes nothing.
-    pub read_only: bool,
-    /// `destructiveHint`: the action may destroy or irreversibly change data.
-    pub destructive: bool,
-    /// `idempotentHint`: calling it twice with the same arguments has no
-    /// further effect.
-    pub idempotent: bool,
-}
+use crate::capability::Annotations;
 
 /// The contract of one action (or of an ungrouped tool, which is one action
 /// named after the tool): everything a caller relies on. Built by

@@ -30,7 +30,7 @@ mod self_healing;
 mod server;
 mod tool;
 
-pub use action::{ActionContract, Annotations};
+pub use action::ActionContract;
 pub use delta::{ContractDiff, Delta};
 pub use diff::diff;
 pub use error::ContractError;

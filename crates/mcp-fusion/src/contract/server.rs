@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use super::action::{ActionContract, Annotations, non_blank};
+use super::action::{ActionContract, non_blank};
 use super::canonical::digest_of;
 use super::error::ContractError;
 use super::tool::ToolContract;
@@ -114,11 +114,7 @@ fn from_action_listing(listing: &ActionListing) -> ActionContract {
         listing.description.as_deref(),
         &listing.input_schema,
         listing.output_schema.as_ref(),
-        Annotations {
-            read_only: listing.hints.read_only,
-            destructive: listing.hints.destructive,
-            idempotent: listing.hints.idempotent,
-        },
+        listing.annotations,
         listing.deprecated.as_deref(),
         &listing.required_scopes,
         &listing.guards,

@@ -18,7 +18,7 @@ mod oauth;
 mod protected_resource;
 mod rate_limit;
 #[cfg(feature = "redis")]
-mod redis_store;
+mod redis_rate_limit_store;
 mod timeout;
 
 use std::sync::Arc;
@@ -34,7 +34,7 @@ pub use oauth::{OAuthError, OAuthResourceServer};
 pub use protected_resource::ProtectedResource;
 pub use rate_limit::{KeyFn, RateLimit, RateLimitParseError, RateLimitScope};
 #[cfg(feature = "redis")]
-pub use redis_store::{FailMode, RedisStore, RedisUrlError};
+pub use redis_rate_limit_store::{FailMode, RedisRateLimitStore, RedisUrlError};
 
 #[cfg(feature = "http")]
 pub(crate) use auth::BearerRefusal;
@@ -143,7 +143,7 @@ pub(crate) struct GuardSettings {
     /// ([`GuardSettings::insufficient_scope`]).
     pub insufficient_scope: Option<InsufficientScope>,
     #[cfg(feature = "redis")]
-    pub redis: Option<RedisStore>,
+    pub redis: Option<RedisRateLimitStore>,
     pub key_fn: Option<KeyFn>,
 }
 

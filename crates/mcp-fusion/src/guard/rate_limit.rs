@@ -1,6 +1,6 @@
 //! Rate limits (GCRA): `RATE_LIMITED` with the real time until the next call
 //! would pass (wire contract §5). One node keeps its state in memory
-//! (`governor`); a fleet shares it in Redis (`RedisStore`, feature `redis`).
+//! (`governor`); a fleet shares it in Redis (`RedisRateLimitStore`, feature `redis`).
 
 use std::fmt;
 use std::net::IpAddr;
@@ -19,7 +19,7 @@ use tower::ServiceExt;
 use super::GuardSettings;
 use super::layer::Guard;
 #[cfg(feature = "redis")]
-use super::redis_store::{RedisDecision, RedisStore};
+use super::redis_rate_limit_store::{RedisDecision, RedisRateLimitStore};
 use crate::error::{ToolError, seconds_text};
 use crate::handler::{CallContext, Capability, Peer};
 use crate::metrics_names::{self as names, ActionLabels};
@@ -180,7 +180,7 @@ pub type KeyFn = Arc<dyn Fn(&CallContext) -> Option<String> + Send + Sync>;
 pub(crate) enum Backend {
     Memory(Arc<DefaultKeyedRateLimiter<String>>),
     #[cfg(feature = "redis")]
-    Redis(RedisStore),
+    Redis(RedisRateLimitStore),
 }
 
 impl Backend {

@@ -4,13 +4,18 @@
 //! of them, as middleware sees it.
 
 use rmcp::model::{PromptMessage, Role};
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::Value;
 
-use super::tool_output::{IntoToolOutput, ToolOutput};
+use super::tool_output::{Body, Json, ToolOutput};
 use crate::error::ToolError;
 
 /// What a handler producing `O` may return on success: for an action (`O` =
-/// [`ToolOutput`]) anything [`IntoToolOutput`]; for a prompt a `String`, a
+/// [`ToolOutput`]) any `Serialize` value (a `String` or `&str` is sent
+/// as plain text, `()` as `OK`, anything else as JSON), a
+/// [`Json<T>`](super::Json) (typed, with an `outputSchema`) or a
+/// [`ToolOutput`]; for a prompt a `String`, a
 /// `&'static str` or `PromptMessage`s; for a resource a `String`, a
 /// `&'static str` or bytes; for a completer a `Vec<String>`.
 #[diagnostic::on_unimplemented(
@@ -32,14 +37,41 @@ pub trait IntoOutput<O> {
     }
 }
 
+// What an action's handler may return on success (`IntoOutput<ToolOutput>`):
+// any `Serialize` value (a `String` or `&str` is sent as plain text, `()` as
+// `OK`, anything else as JSON), a `Json<T>` (typed, with an `outputSchema`),
+// or a `ToolOutput`. A value that cannot be serialized is an unmarked error:
+// it becomes `INTERNAL_ERROR`.
+
 #[diagnostic::do_not_recommend]
-impl<T: IntoToolOutput> IntoOutput<ToolOutput> for T {
+impl IntoOutput<ToolOutput> for ToolOutput {
     fn into_output(self) -> Result<ToolOutput, ToolError> {
-        self.into_tool_output().map_err(ToolError::internal)
+        Ok(self)
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: Serialize> IntoOutput<ToolOutput> for T {
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
+        let value = serde_json::to_value(self).map_err(ToolError::internal)?;
+        Ok(match value {
+            Value::Null => ToolOutput::text("OK"),
+            value => ToolOutput::json(value),
+        })
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: Serialize + JsonSchema> IntoOutput<ToolOutput> for Json<T> {
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput {
+            body: Body::Json(serde_json::to_value(self.0).map_err(ToolError::internal)?),
+            warnings: Vec::new(),
+        })
     }
 
     fn output_schema() -> Option<Value> {
-        T::output_schema()
+        Some(crate::schema::output_schema_for::<T>())
     }
 }
 

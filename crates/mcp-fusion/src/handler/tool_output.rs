@@ -1,9 +1,6 @@
-//! An action's success: [`ToolOutput`], and [`IntoToolOutput`] for what a
-//! handler may return.
+//! An action's success: [`ToolOutput`] and [`Json<T>`].
 
 use rmcp::model::{CallToolResult, ContentBlock};
-use schemars::JsonSchema;
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::ToolError;
@@ -108,36 +105,6 @@ impl ToolOutput {
     }
 }
 
-/// What an action's handler may return on success: any [`Serialize`] value (a `String`
-/// or `&str` is sent as plain text, `()` as `OK`, anything else as JSON), a
-/// [`Json<T>`] (typed, with an `outputSchema`), or a [`ToolOutput`].
-pub trait IntoToolOutput {
-    /// Converts into a [`ToolOutput`]. A value that cannot be serialized is an
-    /// unmarked error (it becomes `INTERNAL_ERROR`).
-    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error>;
-
-    /// The action's `outputSchema` when the handler returns this type: `None`
-    /// (no schema, no `structuredContent`) except for [`Json<T>`].
-    fn output_schema() -> Option<Value> {
-        None
-    }
-}
-
-impl IntoToolOutput for ToolOutput {
-    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
-        Ok(self)
-    }
-}
-
-impl<T: Serialize> IntoToolOutput for T {
-    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
-        Ok(match serde_json::to_value(self)? {
-            Value::Null => ToolOutput::text("OK"),
-            value => ToolOutput::json(value),
-        })
-    }
-}
-
 /// A typed result: `T`'s JSON Schema (serialization side, draft 2020-12) is
 /// the action's `outputSchema`, and a success is sent as `structuredContent`
 /// plus the same JSON as text (MCP `tools/call`: "a tool that returns
@@ -159,16 +126,3 @@ impl<T: Serialize> IntoToolOutput for T {
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Json<T>(pub T);
-
-impl<T: Serialize + JsonSchema> IntoToolOutput for Json<T> {
-    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
-        Ok(ToolOutput {
-            body: Body::Json(serde_json::to_value(self.0)?),
-            warnings: Vec::new(),
-        })
-    }
-
-    fn output_schema() -> Option<Value> {
-        Some(crate::schema::output_schema_for::<T>())
-    }
-}

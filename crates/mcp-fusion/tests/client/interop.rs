@@ -407,12 +407,12 @@ async fn server_everything_over_stdio() {
         &["stdio"],
     ))
     .await;
-    let tools = client.tool_summaries().await.expect("tools/list");
+    let tools = client.tool_listings().await.expect("tools/list");
     let echo = tools
         .iter()
         .find(|t| t.name == "echo")
         .expect("server-everything has echo");
-    assert_eq!(echo.required, ["message"]);
+    assert_eq!(echo.required(), ["message"]);
 
     let ok = client
         .call_checked("echo", json!({"message": "hello"}))

@@ -6,16 +6,14 @@
 //! of the same process.
 
 #[cfg(feature = "client")]
-#[path = "../support/mod.rs"]
-mod support;
+use fusion_test_support::library as support;
 
 #[cfg(feature = "client")]
 mod in_memory;
 #[cfg(feature = "client")]
 mod interop;
 #[cfg(feature = "client")]
-#[path = "../support/interop_server.rs"]
-mod interop_server;
+use fusion_test_support::interop_server;
 #[cfg(feature = "client")]
 mod results;
 #[cfg(all(feature = "client", feature = "http"))]

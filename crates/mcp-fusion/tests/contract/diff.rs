@@ -2,8 +2,9 @@
 //! built from JSON Schemas. Each test checks the exact delta (field,
 //! severity, old and new values, description).
 
+use mcp_fusion::capability::Annotations;
 use mcp_fusion::contract::{
-    ActionContract, Annotations, ContractDiff, Delta, ServerContract, ToolContract, diff,
+    ActionContract, ContractDiff, Delta, ServerContract, ToolContract, diff,
 };
 use mcp_fusion::error::ChangeSeverity::{self, Breaking, Cosmetic, Risky, Safe};
 use serde_json::{Value, json};

@@ -6,9 +6,10 @@
 
 use std::time::Duration;
 
+use mcp_fusion::capability::Annotations;
 use mcp_fusion::client::ClientOptions;
 use mcp_fusion::contract::{
-    ActionContract, Annotations, Lockfile, LockfileError, ServerContract, ServerInfo, ToolContract,
+    ActionContract, Lockfile, LockfileError, ServerContract, ServerInfo, ToolContract,
 };
 use mcp_fusion::guard::RateLimitScope;
 use mcp_fusion::{Action, CallContext, FusionServer, Group, Json, RateLimit, ToolError};

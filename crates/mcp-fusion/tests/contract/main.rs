@@ -2,8 +2,7 @@
 //! digests, the `<contract_awareness>` section of a validation error, and
 //! self-healing over a real client.
 
-#[path = "../support/mod.rs"]
-mod support;
+use fusion_test_support::library as support;
 
 mod diff;
 mod envelope;

@@ -2,8 +2,7 @@
 //! example, reading it back, and properties over arbitrary input (their
 //! regressions in `properties.proptest-regressions`, beside the source).
 
-#[path = "../support/mod.rs"]
-mod support;
+use fusion_test_support::library as support;
 
 mod parse;
 mod properties;

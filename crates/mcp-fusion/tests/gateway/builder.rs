@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use mcp_fusion::capability::Action;
+use mcp_fusion::Action;
 use mcp_fusion::client::Target;
 use mcp_fusion::gateway::{Exposure, Gateway, GatewayConfig, Handoff, UpstreamConfig};
 use mcp_fusion::model::CallToolResult;

@@ -1,6 +1,6 @@
 //! The server as an OAuth 2.1 resource server over Streamable HTTP, against
 //! a real authorization server (`oidc-provider`, started by
-//! `support/authorization_server.rs`; and, for tokens it would never issue
+//! `fusion_test_support::authorization_server`; and, for tokens it would never issue
 //! and key fetches held open, `signing_server.rs`): the 401 challenges and
 //! why a token is refused, the claims read, a cached key verifying while
 //! the keys are fetched again, the protected resource metadata, key rotation, introspected
@@ -9,8 +9,7 @@
 //! HTTP (reqwest), so statuses and headers are asserted exactly.
 
 #[cfg(all(feature = "oauth", feature = "http"))]
-#[path = "../support/authorization_server.rs"]
-mod authorization_server;
+use fusion_test_support::authorization_server;
 #[cfg(all(feature = "oauth", feature = "http"))]
 mod resource_server;
 #[cfg(all(feature = "oauth", feature = "http"))]

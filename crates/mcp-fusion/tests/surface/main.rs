@@ -10,8 +10,7 @@
 #[cfg(feature = "client")]
 mod connection;
 #[cfg(feature = "client")]
-#[path = "../support/mod.rs"]
-mod support;
+use fusion_test_support::library as support;
 
 #[cfg(feature = "client")]
 mod capabilities;

@@ -10,8 +10,7 @@ mod memory;
 #[cfg(feature = "redis")]
 mod redis;
 #[cfg(feature = "redis")]
-#[path = "../support/redis_server.rs"]
-mod redis_server;
+use fusion_test_support::redis_server;
 
 use mcp_fusion::model::{DetailedTask, JsonObject, Task, TaskPayload, TaskStatus};
 use serde_json::json;

@@ -3,8 +3,7 @@
 //! schema gives for some arguments (`lines`), and how they render.
 
 mod lines;
-#[path = "../support/mod.rs"]
-mod support;
+use fusion_test_support::library as support;
 
 mod arrays;
 mod enums;

@@ -9,25 +9,15 @@ use crate::capability::assembly::VisibleFn;
 use crate::capability::settings::settings_setters;
 use crate::guard::{Concurrency, ConcurrencySetting, Guards};
 use crate::handler::{Erased, Handler, StateNeed, ToolOutput, erase};
+use crate::listing::Annotations;
 use crate::pipeline::BoxLayer;
 use crate::schema;
-
-/// Behaviour hints for clients (MCP tool annotations), per action.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Hints {
-    /// The action does not change anything (`readOnlyHint`).
-    pub read_only: bool,
-    /// The action may destroy or irreversibly change data (`destructiveHint`).
-    pub destructive: bool,
-    /// Calling it twice with the same arguments has no further effect (`idempotentHint`).
-    pub idempotent: bool,
-}
 
 /// One callable unit: a plain tool ([`crate::server::ServerBuilder::tool`]) or
 /// one action of a [`Group`](super::Group).
 ///
 /// ```
-/// use mcp_fusion::capability::Action;
+/// use mcp_fusion::Action;
 /// use mcp_fusion::ToolError;
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -43,7 +33,7 @@ pub struct Hints {
 pub struct Action {
     pub(crate) name: String,
     pub(crate) description: Option<String>,
-    pub(crate) hints: Hints,
+    pub(crate) annotations: Annotations,
     pub(crate) allow_unknown_fields: bool,
     pub(crate) input_schema: InputSchema,
     pub(crate) output_schema: Option<Value>,
@@ -84,7 +74,7 @@ impl std::fmt::Debug for Action {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Action")
             .field("name", &self.name)
-            .field("hints", &self.hints)
+            .field("annotations", &self.annotations)
             .field("deprecated", &self.deprecated)
             .finish_non_exhaustive()
     }
@@ -105,7 +95,7 @@ impl Action {
         Action {
             name: name.into(),
             description: None,
-            hints: Hints::default(),
+            annotations: Annotations::default(),
             allow_unknown_fields: false,
             input_schema: InputSchema::Derived(schema::input_schema_for::<H::Args>),
             output_schema: H::output_schema(),
@@ -193,7 +183,7 @@ impl Action {
             .as_ref()
             .map(|schema| Value::Object((**schema).clone()));
         if let Some(annotations) = &tool.annotations {
-            action.hints = Hints {
+            action.annotations = Annotations {
                 read_only: annotations.read_only_hint.unwrap_or(false),
                 destructive: annotations.destructive_hint.unwrap_or(false),
                 idempotent: annotations.idempotent_hint.unwrap_or(false),
@@ -227,19 +217,19 @@ impl Action {
 
     /// Marks the action read-only (`readOnlyHint`).
     pub fn read_only(mut self) -> Self {
-        self.hints.read_only = true;
+        self.annotations.read_only = true;
         self
     }
 
     /// Marks the action destructive (`destructiveHint`).
     pub fn destructive(mut self) -> Self {
-        self.hints.destructive = true;
+        self.annotations.destructive = true;
         self
     }
 
     /// Marks the action idempotent (`idempotentHint`).
     pub fn idempotent(mut self) -> Self {
-        self.hints.idempotent = true;
+        self.annotations.idempotent = true;
         self
     }
 

@@ -9,9 +9,8 @@ mod route;
 mod task_support;
 
 pub use crate::tool_meta::{ACTIONS_META_KEY, DEFAULT_DISCRIMINATOR, DISCRIMINATOR_META_KEY};
-pub use action::{Action, Hints};
+pub use action::Action;
 pub use group::Group;
-pub use listing::{ActionListing, ToolListing};
 pub(crate) use registry::{Definition, RegisteredAction, Registry, Shown};
 pub(crate) use route::RouteError;
 pub use task_support::TaskSupport;

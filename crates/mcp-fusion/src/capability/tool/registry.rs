@@ -8,11 +8,12 @@ use rmcp::model::Tool;
 use serde_json::Value;
 
 use super::action::InputSchema;
-use super::listing::{ActionListing, ActionSummary, ToolListing, group_listing, plain_description};
-use super::{Action, Group, Hints, TaskSupport};
+use super::listing::{ActionSummary, group_listing, plain_description};
+use super::{Action, Group, TaskSupport};
 use crate::capability::BuildError;
 use crate::capability::assembly::{Assembly, Callable, Parts, VisibleFn};
 use crate::guard::Guards;
+use crate::listing::{ActionListing, ToolListing};
 use crate::metrics_names::ActionLabels;
 use crate::pipeline::{BoxLayer, handler_service};
 use crate::schema::SchemaProfile;
@@ -94,7 +95,7 @@ impl RegisteredTool {
                 key: &listing.name,
                 description: listing.description.as_deref(),
                 schema: &listing.input_schema,
-                hints: listing.hints,
+                annotations: listing.annotations,
                 deprecated: listing.deprecated.as_deref(),
             })
             .collect();
@@ -227,7 +228,7 @@ fn register_action(
         guards: guards.clone(),
         layers: &[group.layers, &action.layers],
         state_needs: &action.state_needs,
-        retry_safe: action.hints.read_only || action.hints.idempotent,
+        retry_safe: action.annotations.read_only || action.annotations.idempotent,
         labels: ActionLabels::new(tool, key),
         visible_when: group
             .visible_when
@@ -246,7 +247,7 @@ fn register_action(
         description: action.description.clone(),
         input_schema: schema,
         output_schema: action.output_schema.clone(),
-        hints: action.hints,
+        annotations: action.annotations,
         deprecated: action.deprecated.clone(),
         required_scopes: guards.auth.scopes.clone(),
         guards: guards.to_json(),
@@ -353,7 +354,7 @@ impl Registry {
                         .output_schema
                         .as_ref()
                         .map(|schema| assembly.schema_profile.show(schema)),
-                    hints: action.hints,
+                    annotations: action.annotations,
                     discriminator: None,
                     actions: vec![action_listing],
                 };
@@ -432,7 +433,7 @@ impl Registry {
                 key: &action.name,
                 description: action.description.as_deref(),
                 schema: &listing.input_schema,
-                hints: action.hints,
+                annotations: action.annotations,
                 deprecated: action.deprecated.as_deref(),
             })
             .collect();
@@ -499,12 +500,5 @@ impl Registry {
     /// Whether it has no tool.
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
-    }
-}
-
-impl Hints {
-    /// Whether any hint is set.
-    pub fn any(self) -> bool {
-        self.read_only || self.destructive || self.idempotent
     }
 }

@@ -23,7 +23,7 @@ use crate::capability::{
 use crate::contract::{Lockfile, SelfHealing, SelfHealingOptions, ServerContract};
 use crate::error::ToolError;
 #[cfg(feature = "redis")]
-use crate::guard::RedisStore;
+use crate::guard::RedisRateLimitStore;
 use crate::guard::{GuardSettings, InsufficientScope, TokenVerifier};
 use crate::handler::{CallContext, Output, States};
 use crate::pipeline::{BoxLayer, Call, CallService, box_layer};
@@ -36,7 +36,7 @@ type BuiltHook = Box<dyn FnOnce(&FusionServer) + Send>;
 ///
 /// ```
 /// use mcp_fusion::FusionServer;
-/// use mcp_fusion::capability::Action;
+/// use mcp_fusion::Action;
 /// use mcp_fusion::ToolError;
 ///
 /// async fn health() -> Result<&'static str, ToolError> {
@@ -276,7 +276,7 @@ impl ServerBuilder {
     /// Keeps every rate limit's state in Redis, shared by all the servers
     /// that use the same store (instead of in this process's memory).
     #[cfg(feature = "redis")]
-    pub fn rate_limit_store(mut self, store: RedisStore) -> Self {
+    pub fn rate_limit_store(mut self, store: RedisRateLimitStore) -> Self {
         self.guards.redis = Some(store);
         self
     }

@@ -140,7 +140,7 @@ pub(crate) fn read_only_scopes(server: &FusionServer) -> Vec<String> {
     let mut scopes = BTreeSet::new();
     for tool in server.registry().tools() {
         for (action, listing) in tool.actions.iter().zip(&tool.listing.actions) {
-            if listing.hints.read_only {
+            if listing.annotations.read_only {
                 scopes.extend(action.callable.visibility.auth.scopes.iter().cloned());
             }
         }

@@ -1,7 +1,7 @@
 //! Credentials never show in `Debug` output or in printed URLs.
 
 use mcp_fusion::client::{ClientOptions, Target};
-use mcp_fusion::guard::{RedisStore, StaticTokens};
+use mcp_fusion::guard::{RedisRateLimitStore, StaticTokens};
 use mcp_fusion::transport::RedisSessionStore;
 
 #[test]
@@ -16,7 +16,7 @@ fn debug_output_hides_tokens_and_passwords() {
     assert!(!shown.contains("b3arer-token"), "{shown}");
     assert!(shown.contains("[REDACTED]"), "{shown}");
 
-    let store = RedisStore::new("redis://:pa55word@127.0.0.1:6379/0").expect("a URL");
+    let store = RedisRateLimitStore::new("redis://:pa55word@127.0.0.1:6379/0").expect("a URL");
     let shown = format!("{store:?}");
     assert!(!shown.contains("pa55word"), "{shown}");
     assert!(shown.contains("redis://:***@127.0.0.1:6379/0"), "{shown}");

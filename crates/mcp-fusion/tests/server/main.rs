@@ -6,11 +6,10 @@
 //! and run (`readme_example`), and the import layers of `src/` (`layers`).
 //!
 //! Run one part with its module's name: `cargo test -p mcp-fusion --test
-//! runtime routing::`.
+//! server routing::`.
 
 mod server;
-#[path = "../support/mod.rs"]
-mod support;
+use fusion_test_support::library as support;
 
 mod action_macro;
 mod handler_errors;

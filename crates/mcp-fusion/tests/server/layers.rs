@@ -25,7 +25,7 @@ const LAYERS: &[&[&str]] = &[
     &["envelope", "validation"],
     &["wire"],
     &["handler"],
-    &["pipeline", "client", "rmcp_tool"],
+    &["pipeline", "client", "router_contract"],
     &["guard"],
     &["capability"],
     &["contract"],
@@ -114,7 +114,7 @@ fn layer_problems(sources: &[Source]) -> Vec<String> {
         let owner_rank = rank(owner, &leaves);
         if owner_rank.is_none() {
             imports.push(BadImport::whole(format!(
-                "src/{}: module `{owner}` is in no layer; add it to LAYERS in tests/runtime/layers.rs and to the order in src/lib.rs",
+                "src/{}: module `{owner}` is in no layer; add it to LAYERS in tests/server/layers.rs and to the order in src/lib.rs",
                 source.path
             )));
         }
@@ -643,7 +643,7 @@ fn a_back_import_is_reported_with_file_line_and_path() {
         ]
     );
     let message = report(&problems);
-    assert!(message.starts_with("1 layer problem in crates/mcp-fusion/src (order, lowest first: leaf modules → error → envelope, validation → wire → handler → pipeline, client, rmcp_tool → "), "{message}");
+    assert!(message.starts_with("1 layer problem in crates/mcp-fusion/src (order, lowest first: leaf modules → error → envelope, validation → wire → handler → pipeline, client, router_contract → "), "{message}");
 }
 
 #[test]
@@ -701,7 +701,7 @@ fn leaves_same_layers_and_unknown_modules_are_reported() {
         [
             "src/suggest.rs:1: `crate::ToolError`: `suggest` is a leaf module, which imports only other leaf modules, not `error`",
             "src/envelope/parse.rs:1: `crate::validation::sent`: `envelope` and `validation` share a layer and do not import each other",
-            "src/extras/mod.rs: module `extras` is in no layer; add it to LAYERS in tests/runtime/layers.rs and to the order in src/lib.rs",
+            "src/extras/mod.rs: module `extras` is in no layer; add it to LAYERS in tests/server/layers.rs and to the order in src/lib.rs",
             "src/extras/mod.rs:1: `crate::nowhere::X`: `nowhere` is neither a module nor a name src/lib.rs re-exports",
         ]
     );

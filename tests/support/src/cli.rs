@@ -1,13 +1,9 @@
-//! What the `serve`, `gateway` and `cli` test binaries share: temporary databases,
-//! `fusion serve` started over stdio or Streamable HTTP and an rmcp client
-//! session. Each of them includes this folder as its `support` module
-//! (`#[path = "../support/mod.rs"]`); their own helpers are beside their
-//! tests (`serve/raw.rs`, `gateway/gateway.rs`). A real Redis comes from
-//! mcp-fusion's `tests/support/redis_server.rs`, which `serve` includes.
-
-// Each binary uses a part of this module: what one of them leaves unused is
-// not dead code.
-#![allow(dead_code)]
+//! What fusion-cli's `serve`, `gateway` and `cli` test programs share:
+//! temporary databases, `fusion serve` started over stdio or Streamable HTTP
+//! and an rmcp client session. Each takes it as its `support` module
+//! (`use fusion_test_support::cli as support;`); their own helpers are beside
+//! their tests (`serve/raw.rs`, `gateway/gateway.rs`). A real Redis comes
+//! from [`redis_server`](crate::redis_server).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -23,8 +19,50 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Value, json};
 
-/// The `fusion` binary under test.
-pub const FUSION: &str = env!("CARGO_BIN_EXE_fusion");
+/// The `fusion` binary under test, as a command (`Command::new(FUSION)`) or
+/// text (`format!("{FUSION} serve")`).
+pub const FUSION: Fusion = Fusion;
+
+/// The path of the `fusion` binary: beside the directory of the test program
+/// that runs (`target/<profile>/fusion`, the program being in
+/// `target/<profile>/deps/`), where cargo builds a package's binaries before
+/// its integration tests run. (`env!("CARGO_BIN_EXE_fusion")` is set only
+/// when the test program itself is compiled, not this crate.)
+#[derive(Debug, Clone, Copy)]
+pub struct Fusion;
+
+impl Fusion {
+    /// The path, as text.
+    pub fn path(self) -> &'static str {
+        static PATH: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+            let program = std::env::current_exe().expect("the test program's path");
+            let profile = program
+                .parent()
+                .and_then(Path::parent)
+                .expect("the test program is in target/<profile>/deps");
+            let fusion = profile.join(format!("fusion{}", std::env::consts::EXE_SUFFIX));
+            assert!(
+                fusion.exists(),
+                "no fusion binary at {}: run the tests with cargo test -p fusion-cli",
+                fusion.display()
+            );
+            fusion.to_string_lossy().into_owned()
+        });
+        &PATH
+    }
+}
+
+impl std::fmt::Display for Fusion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.path())
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Fusion {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        std::ffi::OsStr::new(self.path())
+    }
+}
 /// The `_meta` key of the envelope's JSON twin.
 pub const META_KEY: &str = "mcp-fusion/error";
 

@@ -60,7 +60,11 @@ impl<T: JsonSchema> JsonSchema for Parameters<T> {
     }
 
     fn schema_id() -> Cow<'static, str> {
-        format!("mcp_fusion::rmcp_tool::Parameters<{}>", T::schema_id()).into()
+        format!(
+            "mcp_fusion::router_contract::Parameters<{}>",
+            T::schema_id()
+        )
+        .into()
     }
 
     fn inline_schema() -> bool {

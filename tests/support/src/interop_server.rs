@@ -1,7 +1,7 @@
 //! The foreign servers of `tests/interop/` (built with the official
 //! TypeScript SDK; installed with `scripts/npm-install tests/interop`), for
-//! the tests that run them: mcp-fusion's `client` binary and fusion-cli's
-//! `cli` binary include this file as their `interop_server` module.
+//! the tests that run them: mcp-fusion's `client` program and fusion-cli's
+//! `cli` program.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -11,7 +11,7 @@ use std::process::{Child, Command, Stdio};
 /// saying why on stderr) when `node` is not installed. With node present and
 /// the packages missing, the test fails with the command to run.
 pub fn interop_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/interop");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../interop");
     if Command::new("node")
         .arg("--version")
         .stdout(Stdio::null())

@@ -1,4 +1,4 @@
-//! [`RedisStore`]: rate-limit state shared by a fleet of servers in Redis.
+//! [`RedisRateLimitStore`]: rate-limit state shared by a fleet of servers in Redis.
 //!
 //! One server-side Lua script runs the GCRA on Redis's own clock (`TIME`), so
 //! every replica counts against the same budget and the check-and-record is
@@ -68,7 +68,7 @@ pub(crate) enum RedisDecision {
 /// A Redis-backed rate-limit store, shared by every rate-limited action of a
 /// server (and, through Redis, by every replica). Cheap to clone.
 #[derive(Clone)]
-pub struct RedisStore {
+pub struct RedisRateLimitStore {
     prefix: String,
     timeout: Duration,
     fail: FailMode,
@@ -80,9 +80,9 @@ struct Shared {
     script: redis::Script,
 }
 
-impl std::fmt::Debug for RedisStore {
+impl std::fmt::Debug for RedisRateLimitStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisStore")
+        f.debug_struct("RedisRateLimitStore")
             .field("url", &self.shared.connection.url())
             .field("timeout", &self.timeout)
             .field("fail", &self.fail)
@@ -90,7 +90,7 @@ impl std::fmt::Debug for RedisStore {
     }
 }
 
-impl RedisStore {
+impl RedisRateLimitStore {
     /// A store at `url` (`redis://host:port/db`). Nothing is connected yet: the
     /// first check connects, so a server can start while Redis is down.
     /// Defaults: checks bounded by 100 ms, fail open, keys prefixed
@@ -99,7 +99,7 @@ impl RedisStore {
     /// # Errors
     /// [`RedisUrlError`] when the URL is not a Redis URL.
     pub fn new(url: &str) -> Result<Self, RedisUrlError> {
-        Ok(RedisStore {
+        Ok(RedisRateLimitStore {
             prefix: String::from("mcp-fusion:rl:"),
             timeout: Duration::from_millis(100),
             fail: FailMode::Open,

@@ -125,7 +125,7 @@ async fn answer(router: ToolRouter<Billing>, method: &str, params: Value) -> Val
     let messages = [
         json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "rmcp_tool", "version": "0"}}}),
+            "clientInfo": {"name": "router_contract", "version": "0"}}}),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}),
     ];

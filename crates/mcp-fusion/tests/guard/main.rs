@@ -17,7 +17,6 @@ mod metrics;
 #[cfg(feature = "redis")]
 mod redis;
 #[cfg(feature = "redis")]
-#[path = "../support/redis_server.rs"]
-mod redis_server;
+use fusion_test_support::redis_server;
 #[cfg(all(feature = "client", feature = "http", feature = "redis"))]
 mod secrets;

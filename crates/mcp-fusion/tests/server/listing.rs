@@ -2,7 +2,7 @@
 //! description names every action and its required fields, with a merged input
 //! schema and hints; tools come in registration order, deprecations named.
 
-use mcp_fusion::capability::Hints;
+use mcp_fusion::capability::Annotations;
 use serde_json::{Value, json};
 
 use crate::server::fixture;
@@ -53,8 +53,8 @@ async fn a_group_is_listed_as_one_tool_naming_every_action_and_field() {
     );
     assert_eq!(listing.output_schema, None);
     assert_eq!(
-        listing.hints,
-        Hints {
+        listing.annotations,
+        Annotations {
             read_only: false,
             destructive: true,
             idempotent: false

@@ -1,6 +1,6 @@
 //! A real `redis-server` on a free loopback port, for the tests of the
-//! Redis-backed stores (the `guards` and `tasks` binaries, and fusion-cli's
-//! `serve`, include this file as their `redis_server` module).
+//! Redis-backed stores (mcp-fusion's `guard` and `tasks` programs, and
+//! fusion-cli's `serve`).
 //! `scripts/test` installs redis-server.
 
 use std::net::TcpListener;

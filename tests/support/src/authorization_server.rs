@@ -1,12 +1,10 @@
 //! A real OAuth 2.1 authorization server for the resource-server tests and
-//! `fusion call`'s (fusion-cli's `serve` and `cli` binaries include this file):
+//! `fusion call`'s (fusion-cli's `serve` and `cli` programs):
 //! `oidc-provider` (npm) run by `tests/oauth/server.mjs` on a loopback port,
 //! stopped when dropped. Its clients and resource rules are described in
 //! that file. Needs `tests/oauth/node_modules`, which `scripts/test`
 //! installs (`bash scripts/npm-install tests/oauth`); without it a test
 //! fails saying so.
-
-#![allow(dead_code)]
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -26,7 +24,7 @@ pub struct AuthorizationServer {
 }
 
 fn folder() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/oauth")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../oauth")
 }
 
 impl AuthorizationServer {

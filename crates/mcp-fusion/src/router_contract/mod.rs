@@ -26,7 +26,7 @@
 //!
 //! ```
 //! use mcp_fusion::ToolError;
-//! use mcp_fusion::rmcp_tool::{Parameters, answer_validation};
+//! use mcp_fusion::router_contract::{Parameters, answer_validation};
 //! use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 //! use rmcp::model::Tool;
 //! use schemars::JsonSchema;

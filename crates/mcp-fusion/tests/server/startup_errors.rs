@@ -37,7 +37,7 @@ fn a_build_error_prints_its_sentence() {
         .expect_err("State<Notes> is missing");
     assert_eq!(
         as_main_prints(err.clone()),
-        "boom: the handler takes State<runtime::startup_errors::Notes>, but the server has no such state: add it with ServerBuilder::state"
+        "boom: the handler takes State<server::startup_errors::Notes>, but the server has no such state: add it with ServerBuilder::state"
     );
     assert_eq!(format!("{err:?}"), err.to_string());
 }

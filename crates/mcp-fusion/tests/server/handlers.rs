@@ -180,12 +180,12 @@ fn a_handler_asking_for_a_missing_state_does_not_build() {
         err,
         BuildError::MissingState {
             action: String::from("hello.greet"),
-            state: String::from("runtime::handlers::Counter"),
+            state: String::from("server::handlers::Counter"),
         }
     );
     assert_eq!(
         err.to_string(),
-        "hello.greet: the handler takes State<runtime::handlers::Counter>, but the server has no such state: add it with ServerBuilder::state"
+        "hello.greet: the handler takes State<server::handlers::Counter>, but the server has no such state: add it with ServerBuilder::state"
     );
 }
 

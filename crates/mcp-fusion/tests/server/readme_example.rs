@@ -134,7 +134,7 @@ fn readme_code_is_this_code() {
     assert_eq!(
         readme_block("rust", "## Example"),
         &THIS_FILE[start..end],
-        "README.md's example and tests/runtime/readme_example.rs differ"
+        "README.md's example and tests/server/readme_example.rs differ"
     );
 }
 

@@ -4,14 +4,14 @@
 
 use std::time::Duration;
 
-use mcp_fusion::guard::{FailMode, RateLimit, RateLimitScope, RedisStore};
+use mcp_fusion::guard::{FailMode, RateLimit, RateLimitScope, RedisRateLimitStore};
 use mcp_fusion::{Action, CallContext, FusionServer, Group, NoArgs, ToolError};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
 use crate::redis_server::{Redis, free_port};
 
-fn server(store: RedisStore, limit: RateLimit) -> FusionServer {
+fn server(store: RedisRateLimitStore, limit: RateLimit) -> FusionServer {
     async fn ping(_ctx: CallContext, _args: NoArgs) -> Result<&'static str, ToolError> {
         Ok("pong")
     }
@@ -51,11 +51,15 @@ async fn two_servers_share_one_limit() {
     let redis = Redis::start();
     let limit = RateLimit::per_hour(3).scope(RateLimitScope::Global);
     let a = server(
-        RedisStore::new(&redis.url()).unwrap().prefix("shared:"),
+        RedisRateLimitStore::new(&redis.url())
+            .unwrap()
+            .prefix("shared:"),
         limit,
     );
     let b = server(
-        RedisStore::new(&redis.url()).unwrap().prefix("shared:"),
+        RedisRateLimitStore::new(&redis.url())
+            .unwrap()
+            .prefix("shared:"),
         limit,
     );
     let mut seen = Vec::new();
@@ -87,13 +91,13 @@ async fn concurrent_calls_across_servers_admit_exactly_the_limit() {
     let limit = RateLimit::per_hour(5).scope(RateLimitScope::Global);
     let servers = [
         server(
-            RedisStore::new(&redis.url())
+            RedisRateLimitStore::new(&redis.url())
                 .unwrap()
                 .timeout(Duration::from_secs(2)),
             limit,
         ),
         server(
-            RedisStore::new(&redis.url())
+            RedisRateLimitStore::new(&redis.url())
                 .unwrap()
                 .timeout(Duration::from_secs(2)),
             limit,
@@ -119,7 +123,10 @@ async fn concurrent_calls_across_servers_admit_exactly_the_limit() {
 #[tokio::test]
 async fn redis_down_fails_open_or_closed_without_hanging() {
     let nobody = format!("redis://127.0.0.1:{}/0", free_port());
-    let open = server(RedisStore::new(&nobody).unwrap(), RateLimit::per_hour(1));
+    let open = server(
+        RedisRateLimitStore::new(&nobody).unwrap(),
+        RateLimit::per_hour(1),
+    );
     assert_eq!(outcome(&open).await, "OK");
     assert_eq!(
         outcome(&open).await,
@@ -127,7 +134,7 @@ async fn redis_down_fails_open_or_closed_without_hanging() {
         "fail-open lets every call through"
     );
     let closed = server(
-        RedisStore::new(&nobody)
+        RedisRateLimitStore::new(&nobody)
             .unwrap()
             .fail_mode(FailMode::Closed),
         RateLimit::per_hour(1),
@@ -143,7 +150,7 @@ async fn redis_down_fails_open_or_closed_without_hanging() {
 async fn slow_redis_is_cut_off_by_the_time_limit() {
     let redis = Redis::start();
     let closed = server(
-        RedisStore::new(&redis.url())
+        RedisRateLimitStore::new(&redis.url())
             .unwrap()
             .fail_mode(FailMode::Closed),
         RateLimit::per_hour(100),
@@ -178,7 +185,7 @@ async fn slow_redis_is_cut_off_by_the_time_limit() {
 async fn recovers_when_redis_comes_back() {
     let redis = Redis::start();
     let closed = server(
-        RedisStore::new(&redis.url())
+        RedisRateLimitStore::new(&redis.url())
             .unwrap()
             .fail_mode(FailMode::Closed),
         RateLimit::per_hour(2),

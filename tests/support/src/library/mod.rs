@@ -1,13 +1,9 @@
-//! What several test binaries share: assertions on `CallToolResult`s (the
-//! `runtime` and `surface` binaries), the XML well-formedness check of
+//! What the library's test programs share: assertions on `CallToolResult`s
+//! (the `server` and `surface` programs), the XML well-formedness check of
 //! `xml.rs` (those two, `envelope` and `contract`) and where proptest keeps
-//! its regressions (`envelope`, `contract`, `client`, `validation`). Each of
-//! them includes this folder as its `support` module
-//! (`#[path = "../support/mod.rs"]`).
-
-// Each binary uses a part of this module: what one of them leaves unused is
-// not dead code.
-#![allow(dead_code)]
+//! its regressions (`envelope`, `contract`, `client`, `validation`). Each
+//! takes it as its `support` module
+//! (`use fusion_test_support::library as support;`).
 
 pub mod xml;
 
