@@ -101,7 +101,7 @@ async fn main() {
         ),
         (
             json!({"action": "get_invoice", "id": "9"}),
-            "isError=Some(true)\n<validation_error action=\"billing.get_invoice\">\n  <field name=\"id\">Does not match the pattern. You sent: '9'. Expected a string matching the pattern '^inv_[0-9]+$'.</field>\n  <recovery>Do not explain the error.</recovery>\n</validation_error>",
+            "isError=Some(true)\nFix the fields below and call billing again.\n<validation_error action=\"billing.get_invoice\">\n  <field name=\"id\">Does not match the pattern. You sent: '9'. Expected a string matching the pattern '^inv_[0-9]+$'.</field>\n  <recovery>Do not explain the error.</recovery>\n</validation_error>",
         ),
     ];
     let mut failures = Vec::new();
