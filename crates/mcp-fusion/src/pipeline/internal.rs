@@ -1,5 +1,6 @@
 //! Unmarked failures — errors that are not a [`ToolError`], and panics — become
-//! `INTERNAL_ERROR` (wire contract §6).
+//! `INTERNAL_ERROR` (wire contract §6), in one place: [`catch_panic`], which
+//! `dispatch::guarded` puts around a call's whole guarded path.
 
 use std::any::Any;
 use std::error::Error as StdError;
@@ -21,7 +22,7 @@ const INTERNAL_RECOVERY: &str = "Retry this call once. If it fails again, do not
 /// `error` ready for the wire: an `INTERNAL_ERROR` still holding its
 /// unexpected source ([`ToolError::internal`]) is logged and masked by
 /// [`internal_error`]; any other error is returned unchanged.
-pub(crate) fn resolve(ctx: &CallContext, mut error: ToolError) -> ToolError {
+fn resolve(ctx: &CallContext, mut error: ToolError) -> ToolError {
     match error.internal.take() {
         Some(source) => internal_error(ctx, source.as_ref()),
         None => error,

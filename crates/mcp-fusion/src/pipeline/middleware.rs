@@ -18,7 +18,6 @@ use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service, ServiceExt};
 
 use super::Call;
-use super::internal::{catch_panic, resolve};
 use crate::error::ToolError;
 #[cfg(doc)]
 use crate::handler::CallContext;
@@ -40,21 +39,17 @@ where
     Arc::new(move |inner| BoxCloneSyncService::new(layer.layer(inner)))
 }
 
-/// The innermost service: runs `handler`, a panic in it becoming
-/// `INTERNAL_ERROR` there (so that the middleware around it sees an error,
-/// never an unwinding), its success as an [`Output`].
+/// The innermost service: runs `handler`, its success as an [`Output`].
+/// Its errors go out as they are, and a panic unwinds, through the
+/// middleware around it to the call path's one boundary
+/// (`dispatch::guarded`), where both become `INTERNAL_ERROR`.
 pub(crate) fn handler_service<O>(handler: Erased<O>) -> CallService
 where
     O: Into<Output> + Send + 'static,
 {
     BoxCloneSyncService::new(tower::service_fn(move |call: Call| {
-        let handler = handler.clone();
-        async move {
-            let ctx = call.ctx.clone();
-            catch_panic(&ctx, handler(call.ctx, call.args))
-                .await
-                .map(Into::into)
-        }
+        let handler = handler(call.ctx, call.args);
+        async move { handler.await.map(Into::into) }
     }))
 }
 
@@ -145,16 +140,10 @@ where
     }
 
     fn call(&mut self, call: Call) -> Self::Future {
-        let ctx = call.ctx.clone();
         let next = Next {
             inner: self.inner.clone(),
         };
         let future = (self.f)(call, next);
-        Box::pin(async move {
-            future
-                .await
-                .map(Into::into)
-                .map_err(|e| resolve(&ctx, e.into()))
-        })
+        Box::pin(async move { future.await.map(Into::into).map_err(Into::into) })
     }
 }

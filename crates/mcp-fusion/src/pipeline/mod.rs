@@ -8,9 +8,9 @@ mod middleware;
 mod validate;
 
 pub use call::Call;
+pub(crate) use internal::catch_panic;
 #[cfg(feature = "client")]
 pub(crate) use internal::panic_text;
-pub(crate) use internal::{catch_panic, resolve};
 pub(crate) use middleware::{BoxLayer, box_layer, handler_service};
 pub use middleware::{CallService, FromFn, FromFnLayer, Next, from_fn};
 pub(crate) use validate::{ActionService, Outcome, Validate};

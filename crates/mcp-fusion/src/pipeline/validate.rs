@@ -8,21 +8,17 @@ use futures::future::BoxFuture;
 use tower::util::BoxCloneSyncService;
 use tower::{Service, ServiceExt};
 
-use super::{Call, CallService, resolve};
+use super::{Call, CallService};
 use crate::error::{ToolError, ValidationFailure};
 use crate::handler::Output;
 use crate::validation::SchemaValidator;
 
 /// How a call that passed the guards ended: with the handler's output, or
-/// rejected by validation before any middleware ran; or, on MCP 2026-07-28,
-/// stopped where the handler waits for the client
-/// ([`crate::handler::InputRounds`]: the transport's adapter answers with
-/// the input-required result they hold).
+/// rejected by validation before any middleware ran.
 #[derive(Debug)]
 pub(crate) enum Outcome {
     Output(Output),
     Invalid(ValidationFailure),
-    Stopped,
 }
 
 /// An action's whole stack: guards, then validation, then middleware and handler.
@@ -31,7 +27,8 @@ pub(crate) type ActionService = BoxCloneSyncService<Call, Outcome, ToolError>;
 /// Validates `call.args` in place (when there is an input schema), then runs
 /// the inner stack; with an output validator, checks an action's success
 /// against its `outputSchema` before it goes on (a mismatch is the server's
-/// fault: a masked `INTERNAL_ERROR`).
+/// fault: an unmarked error, masked as `INTERNAL_ERROR` where the call path
+/// began, `dispatch::guarded`).
 #[derive(Clone)]
 pub(crate) struct Validate {
     pub validator: Option<SchemaValidator>,
@@ -60,7 +57,6 @@ impl Service<Call> for Validate {
         let Some(output) = self.output.clone() else {
             return Box::pin(async move { inner.oneshot(call).await.map(Outcome::Output) });
         };
-        let ctx = call.ctx.clone();
         Box::pin(async move {
             let produced = inner.oneshot(call).await?;
             let structured = match &produced {
@@ -75,12 +71,9 @@ impl Service<Call> for Validate {
             };
             match checked {
                 Ok(()) => Ok(Outcome::Output(produced)),
-                Err(problems) => Err(resolve(
-                    &ctx,
-                    ToolError::internal(format!(
-                        "the result does not match the action's outputSchema: {problems}"
-                    )),
-                )),
+                Err(problems) => Err(ToolError::internal(format!(
+                    "the result does not match the action's outputSchema: {problems}"
+                ))),
             }
         })
     }

@@ -12,14 +12,14 @@ use super::ServerBuilder;
 use super::adapter::Connection;
 use super::adapter::caller;
 use super::building::ToolSet;
-use super::dispatch::{CallRequest, Fallback, Origin, UnknownTool, error_result, run};
+use super::dispatch::{CallRequest, Dispatch, Fallback, Lookup, Origin, Reply, UnknownTool};
 use super::in_flight::InFlight;
 use super::listen;
 use super::session::{Connections, Session};
 use super::tasks::Tasks;
 use crate::capability::{
-    Action, Assembly, BuildError, Catalog, Group, Prompt, Registry, Resource, ResourceTemplate,
-    ToolListing,
+    Action, Assembly, BuildError, Catalog, Found, Group, Prompt, Registry, Resource,
+    ResourceTemplate, ToolListing,
 };
 use crate::contract::{SelfHealing, ServerContract};
 use crate::guard;
@@ -75,6 +75,19 @@ pub(crate) struct ServerInner {
     /// The signer of 2026-07-28 `requestState`s
     /// ([`ServerBuilder::signing_key`]).
     pub(crate) request_states: super::rounds::RequestStates,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many times [`FusionServer::registry`] read the table on this
+    /// thread (for the tests that a call reads it once).
+    static REGISTRY_READS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How many times [`FusionServer::registry`] read the table on this thread.
+#[cfg(test)]
+pub(crate) fn registry_reads() -> usize {
+    REGISTRY_READS.with(std::cell::Cell::get)
 }
 
 /// What changed in the catalog, for `notifications/*/list_changed`.
@@ -200,7 +213,7 @@ impl FusionServer {
         }
     }
 
-    /// The tools as they are now.
+    /// The server's tasks.
     pub(crate) fn tasks(&self) -> &Tasks {
         &self.inner.tasks
     }
@@ -210,7 +223,10 @@ impl FusionServer {
         Arc::clone(&self.inner.tasks)
     }
 
+    /// The tools as they are now: one read of the table.
     pub(crate) fn registry(&self) -> Arc<Registry> {
+        #[cfg(test)]
+        REGISTRY_READS.with(|reads| reads.set(reads.get() + 1));
         Arc::clone(
             &self
                 .inner
@@ -285,18 +301,18 @@ impl FusionServer {
                 match guard::verify_bearer(verifier.as_ref(), &parts.headers).await {
                     Ok(principal) => principal,
                     Err(refusal) => {
-                        return Ok(crate::envelope::to_call_tool_result(&guard::unauthorized(
-                            &refusal,
-                        )));
+                        return Ok(Reply::Error(guard::unauthorized(&refusal)).into_result());
                     }
                 }
             }
             _ => None,
         };
         let caller = caller::caller_key(None, http.as_ref(), peer).into();
+        let lookup = self.look_up(name, arguments.as_ref());
         self.dispatch(CallRequest {
             name: name.to_owned(),
             arguments,
+            lookup,
             origin: Origin {
                 request_id: crate::handler::RequestIdText::fixed("local"),
                 cancellation: CancellationToken::new(),
@@ -306,43 +322,41 @@ impl FusionServer {
                 caller,
                 principal,
             },
-            written: false,
         })
         .await
+        .map(Reply::into_result)
+    }
+
+    /// The one lookup of a `tools/call` of `name` with `arguments`: the
+    /// tools read once, the action found once ([`Lookup`]).
+    pub(crate) fn look_up(&self, name: &str, arguments: Option<&Map<String, Value>>) -> Lookup {
+        Lookup::new(self.registry(), name, arguments)
     }
 
     /// Runs one call through the path; an unknown tool becomes an error or,
-    /// with [`ServerBuilder::unknown_tool_as_result`], an `UNKNOWN_TOOL` result.
-    pub(crate) async fn dispatch(
-        &self,
-        request: CallRequest,
-    ) -> Result<CallToolResult, UnknownToolError> {
-        let written = request.written;
+    /// with [`ServerBuilder::unknown_tool_as_result`], an `UNKNOWN_TOOL` reply.
+    pub(crate) async fn dispatch(&self, request: CallRequest) -> Result<Reply, UnknownToolError> {
         let Some(_in_flight) = self.inner.in_flight.enter() else {
-            return Ok(error_result(&shutting_down(), written));
+            return Ok(Reply::Error(shutting_down()));
         };
         let settings = self.inner.settings;
         let stopped = self.inner.in_flight.stopped();
         let name = request.name.clone();
-        let registry = self.registry();
+        let dispatch = Dispatch {
+            expose_internal_errors: settings.expose_internal_errors,
+            states: &self.inner.assembly.states,
+            self_healing: self.inner.self_healing.as_ref(),
+            fallback: self.inner.fallback.as_ref(),
+        };
         let outcome = tokio::select! {
             biased;
-            outcome = run(
-                &registry,
-                settings.expose_internal_errors,
-                Arc::clone(&self.inner.assembly.states),
-                self.inner.self_healing.as_ref(),
-                self.inner.fallback.as_ref(),
-                request,
-            ) => outcome,
-            () = stopped.cancelled() => {
-                return Ok(error_result(&stopped_by_shutdown(&name), written));
-            }
+            outcome = dispatch.run(request) => outcome,
+            () = stopped.cancelled() => return Ok(Reply::Error(stopped_by_shutdown(&name))),
         };
         match outcome {
-            Ok(result) => Ok(result),
+            Ok(reply) => Ok(reply),
             Err(unknown) if settings.unknown_tool_as_result => {
-                Ok(error_result(&unknown_tool_error(&unknown), written))
+                Ok(Reply::Error(unknown_tool_error(&unknown)))
             }
             Err(unknown) => Err(UnknownToolError {
                 message: unknown.message,
@@ -356,16 +370,14 @@ impl FusionServer {
     /// With shared slots ([`SharedConcurrency`](crate::guard::SharedConcurrency)),
     /// the calls of every capability sharing them.
     pub fn concurrency_stats(&self, name: &str) -> Option<crate::guard::ConcurrencyStats> {
-        let registry = self.registry();
-        let (tool, action) = match name.split_once('.') {
-            Some((tool, action)) if registry.tool(name).is_none() => (tool, Some(action)),
-            _ => (name, None),
-        };
-        let tool = registry.tool(tool)?;
-        let action = match action {
-            Some(key) => tool.action(key)?,
-            None => tool.actions.first()?,
-        };
+        let lookup = self.look_up(name, None);
+        let action = match lookup.found {
+            Found::NoAction { tool, .. } => lookup.registry.tools()[tool].actions.first(),
+            Found::NoTool {
+                dotted: Some((tool, Some(action))),
+            } => Some(&lookup.registry.tools()[tool].actions[action]),
+            _ => lookup.action(),
+        }?;
         action.callable.concurrency.as_ref().map(|g| g.snapshot())
     }
 

@@ -11,6 +11,8 @@ mod task_support;
 pub use crate::tool_meta::{ACTIONS_META_KEY, DEFAULT_DISCRIMINATOR, DISCRIMINATOR_META_KEY};
 pub use action::Action;
 pub use group::Group;
-pub(crate) use registry::{Definition, RegisteredAction, Registry, Shown};
-pub(crate) use route::RouteError;
+pub(crate) use registry::{Definition, RegisteredAction, RegisteredTool, Registry, Shown};
+pub(crate) use route::Found;
+#[cfg(test)]
+pub(crate) use route::finds;
 pub use task_support::TaskSupport;

@@ -69,9 +69,11 @@ pub(crate) enum Shown {
 }
 
 impl RegisteredTool {
-    /// The action whose key is `key`.
-    pub fn action(&self, key: &str) -> Option<&RegisteredAction> {
-        self.actions.iter().find(|a| a.key.as_deref() == Some(key))
+    /// The index of the action whose key is `key`.
+    pub fn action_index(&self, key: &str) -> Option<usize> {
+        self.actions
+            .iter()
+            .position(|a| a.key.as_deref() == Some(key))
     }
 
     /// The listing a caller who sees only the actions `shown` picks gets:
@@ -459,29 +461,12 @@ impl Registry {
 
     /// The tool named `name`.
     pub fn tool(&self, name: &str) -> Option<&RegisteredTool> {
-        self.index.get(name).map(|&i| &*self.tools[i])
+        self.index_of(name).map(|&i| &*self.tools[i])
     }
 
-    /// The [`TaskSupport`] of the action a call of tool `name` with
-    /// `arguments` reaches: a group's action by its discriminator (a missing
-    /// or unknown one, or an unknown tool: [`TaskSupport::Forbidden`], the
-    /// call is answered directly with its routing error).
-    pub fn task_support(
-        &self,
-        name: &str,
-        arguments: Option<&serde_json::Map<String, Value>>,
-    ) -> TaskSupport {
-        let Some(tool) = self.tool(name) else {
-            return TaskSupport::Forbidden;
-        };
-        match tool.discriminator.as_deref() {
-            None => tool.actions[0].task_support,
-            Some(field) => arguments
-                .and_then(|args| args.get(field))
-                .and_then(Value::as_str)
-                .and_then(|key| tool.action(key))
-                .map_or(TaskSupport::Forbidden, |action| action.task_support),
-        }
+    /// The index in [`tools`](Self::tools) of the tool named `name`.
+    pub(super) fn index_of(&self, name: &str) -> Option<&usize> {
+        self.index.get(name)
     }
 
     /// Whether any action may run as a task (the server then advertises the

@@ -7,9 +7,8 @@
 
 use rmcp::model::{ClientCapabilities, ElicitationCapability};
 use rmcp::service::{RequestContext, RoleServer};
-use serde_json::{Map, Value};
 
-use crate::capability::{RegisteredAction, Registry};
+use crate::capability::RegisteredAction;
 
 /// Of `required`, what `declared` lacks; `None` when it lacks nothing.
 /// Elicitation counts per mode: `{}` declared means form mode (MCP
@@ -57,38 +56,15 @@ pub(crate) fn missing(
     (lacking != ClientCapabilities::default()).then_some(lacking)
 }
 
-/// The action a call of `name` with `arguments` reaches, when it can be
-/// told without routing errors (a plain tool; a group's action named by its
-/// discriminator); `None` otherwise (the call path answers those).
-fn action_of<'a>(
-    registry: &'a Registry,
-    name: &str,
-    arguments: Option<&Map<String, Value>>,
-) -> Option<&'a RegisteredAction> {
-    let tool = registry.tool(name)?;
-    match &tool.discriminator {
-        None => tool.actions.first(),
-        Some(discriminator) => {
-            let key = arguments?.get(discriminator)?.as_str()?;
-            tool.actions
-                .iter()
-                .find(|action| action.key.as_deref() == Some(key))
-        }
-    }
-}
-
-/// `-32021` for a call of `name` with `arguments` whose action requires
-/// client capabilities the client of `context` did not declare; `None` when
-/// it declared them (or the action requires none).
+/// `-32021` for a call whose action (`None`: the call reaches none, and
+/// the call path answers it) requires client capabilities the client of
+/// `context` did not declare; `None` when it declared them (or the action
+/// requires none).
 pub(crate) fn refusal(
-    registry: &Registry,
-    name: &str,
-    arguments: Option<&Map<String, Value>>,
+    action: Option<&RegisteredAction>,
     context: &RequestContext<RoleServer>,
 ) -> Option<rmcp::ErrorData> {
-    let required = action_of(registry, name, arguments)?
-        .requires_client
-        .as_ref()?;
+    let required = action?.requires_client.as_ref()?;
     let lacking = missing(required, context.client_capabilities().as_ref())?;
     Some(rmcp::ErrorData::missing_required_client_capability(lacking))
 }
@@ -96,7 +72,7 @@ pub(crate) fn refusal(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn caps(value: Value) -> ClientCapabilities {
         serde_json::from_value(value).expect("client capabilities")

@@ -290,18 +290,14 @@ impl ServerHandler for Connection {
         request: CallToolRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
-        if let Some(refused) = super::client_requirements::refusal(
-            &self.server.registry(),
-            &request.name,
-            request.arguments.as_ref(),
-            &context,
-        ) {
+        // The one lookup of the call: everything below asks it.
+        let lookup = self
+            .server
+            .look_up(&request.name, request.arguments.as_ref());
+        if let Some(refused) = super::client_requirements::refusal(lookup.action(), &context) {
             return Err(refused);
         }
-        let support = self
-            .server
-            .registry()
-            .task_support(&request.name, request.arguments.as_ref());
+        let support = lookup.task_support();
         let answer = task_call::answer(support, &context);
         if let Answer::Refused(error) = answer {
             return Err(error);
@@ -313,7 +309,7 @@ impl ServerHandler for Connection {
                 name: request.name.to_string(),
                 arguments: request.arguments.clone(),
                 origin: self.origin_with(&context, None),
-                written: false,
+                lookup: lookup.clone(),
             };
             let capabilities = context.client_capabilities();
             match Box::pin(task_call::start(&self.server, call, capabilities, support)).await {
@@ -335,7 +331,7 @@ impl ServerHandler for Connection {
             name: request.name.into_owned(),
             arguments: request.arguments,
             origin: self.origin_taking(&mut context, rounds.as_ref().map(Rounds::shared)),
-            written,
+            lookup,
         };
         // Boxed: rmcp spawns every request's future as a task, copying it
         // whole; the pipeline's future (router, guards, middleware, handler)
@@ -347,7 +343,9 @@ impl ServerHandler for Connection {
             return input.map(Into::into);
         }
         match answer {
-            Ok(result) => Ok(result.into()),
+            // The transport that writes envelopes as text gets them so.
+            Ok(reply) if written => Ok(reply.into_written_result().into()),
+            Ok(reply) => Ok(reply.into_result().into()),
             Err(unknown) => Err(rmcp::ErrorData::invalid_params(
                 unknown.message,
                 Some(unknown.data),

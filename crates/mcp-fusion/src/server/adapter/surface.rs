@@ -17,11 +17,8 @@ use super::connection::Connection;
 use crate::capability::{Completed, CompletionRequest, Resolved, contents};
 use crate::envelope::{envelope_and_meta, validation_envelope_and_meta};
 use crate::error::{ErrorCode, ToolError, ValidationFailure};
-use crate::handler::{
-    CallContext, Capability, FromOutput, InputRounds, PromptMessages, ResourceData,
-};
-use crate::pipeline::Outcome;
-use crate::server::dispatch::guarded;
+use crate::handler::{CallContext, Capability, InputRounds, PromptMessages, ResourceData};
+use crate::server::dispatch::{Guarded, guarded};
 
 /// `-32602` with the `<validation_error>` of `failure` (wire contract §4).
 fn invalid(failure: &ValidationFailure) -> rmcp::ErrorData {
@@ -33,26 +30,13 @@ fn invalid(failure: &ValidationFailure) -> rmcp::ErrorData {
 /// or its JSON-RPC error: the `<validation_error>` (-32602) or the
 /// `<tool_error>` of its failure (see [`failed`]); `resource` says a
 /// resource was read.
-fn answer<T: FromOutput>(
-    ctx: &CallContext,
-    outcome: Result<Outcome, ToolError>,
-    resource: bool,
-) -> Result<T, rmcp::ErrorData> {
+fn answer<T>(outcome: Result<Guarded<T>, ToolError>, resource: bool) -> Result<T, rmcp::ErrorData> {
     match outcome {
-        Ok(Outcome::Output(output)) => T::from_output(output).ok_or_else(|| {
-            let error = crate::pipeline::resolve(
-                ctx,
-                ToolError::internal(format!(
-                    "a middleware answered a {} request with another capability's success",
-                    ctx.capability()
-                )),
-            );
-            failed(&error, resource)
-        }),
-        Ok(Outcome::Invalid(failure)) => Err(invalid(&failure)),
+        Ok(Guarded::Output(output)) => Ok(output),
+        Ok(Guarded::Invalid(failure)) => Err(invalid(&failure)),
         // The adapter answers with the input-required result of the call's
         // rounds instead.
-        Ok(Outcome::Stopped) => Err(rmcp::ErrorData::internal_error(
+        Ok(Guarded::Stopped) => Err(rmcp::ErrorData::internal_error(
             "the call stopped for the client's input",
             None,
         )),
@@ -162,8 +146,7 @@ pub(crate) async fn get_prompt(
         ));
     };
     let args = Value::Object(arguments.unwrap_or_default());
-    let messages: PromptMessages =
-        answer(&ctx, guarded(&prompt.callable, &ctx, args).await, false)?;
+    let messages: PromptMessages = answer(guarded(&prompt.callable, &ctx, args).await, false)?;
     let mut result = GetPromptResult::new(messages.0);
     result.description = prompt.prompt.description.clone();
     Ok(result)
@@ -237,7 +220,7 @@ pub(crate) async fn read_resource(
         Resolved::Fixed(_) => Value::Object(Map::new()),
         Resolved::Template(template, variables) => template.template.arguments(variables.clone()),
     };
-    let data: ResourceData = answer(&ctx, guarded(resolved.callable(), &ctx, args).await, true)?;
+    let data: ResourceData = answer(guarded(resolved.callable(), &ctx, args).await, true)?;
     Ok(ReadResourceResult::new(vec![contents(
         uri,
         resolved.mime_type(),
@@ -399,7 +382,7 @@ pub(crate) async fn complete(
     };
     let args = serde_json::to_value(completion)
         .map_err(|e| rmcp::ErrorData::internal_error(e.to_string(), None))?;
-    let values: Vec<String> = answer(&ctx, guarded(completer, &ctx, args).await, false)?;
+    let values: Vec<String> = answer(guarded(completer, &ctx, args).await, false)?;
     let done = Completed::of(values);
     let total = u32::try_from(done.total).unwrap_or(u32::MAX);
     let info = CompletionInfo::with_pagination(done.values, Some(total), done.has_more)

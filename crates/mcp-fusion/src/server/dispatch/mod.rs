@@ -3,17 +3,26 @@
 //! path a request takes").
 //!
 //! - [`request`]: what the transport hands over ([`Origin`],
-//!   [`CallRequest`]), what it calls ([`Target`]), its [`CallContext`](crate::CallContext)
+//!   [`CallRequest`] and its [`Lookup`], the one name→action lookup), what
+//!   it calls ([`Target`]), its one [`CallContext`](crate::CallContext)
 //!   ([`context`]);
-//! - `guarded`: [`guarded`] runs a capability's `Callable` for one call;
-//! - [`tool_call`]: [`run`] is `tools/call` around it (routing, deprecation
-//!   warnings, the envelope of the result); `super::surface` holds the other
-//!   capabilities'.
+//! - `guarded`: [`guarded`] runs a capability's `Callable` for one call —
+//!   the one panic boundary, the one place `INTERNAL_ERROR` is made;
+//! - [`tool_call`]: [`Dispatch::run`] is `tools/call` around it (routing,
+//!   deprecation warnings, metrics); `super::surface` holds the other
+//!   capabilities';
+//! - `reply`: [`Reply`], what dispatch answers, written for its transport
+//!   by the adapter.
 
 pub(crate) mod guarded;
+mod reply;
 pub(crate) mod request;
 pub(crate) mod tool_call;
 
-pub(crate) use guarded::guarded;
-pub(crate) use request::{CallRequest, Origin, Target, context, error_result};
-pub(crate) use tool_call::{Claims, Fallback, UnknownTool, run};
+pub(crate) use guarded::{Guarded, guarded};
+pub(crate) use reply::Reply;
+pub(crate) use request::{CallRequest, Lookup, Origin, Target, context};
+pub(crate) use tool_call::{Claims, Dispatch, Fallback, UnknownTool};
+
+#[cfg(test)]
+mod tests;

@@ -1,16 +1,14 @@
 //! What a request is as the transport hands it to dispatch ([`Origin`],
-//! [`CallRequest`]), what it calls ([`Target`]), and the one
-//! [`CallContext`] made of them ([`context`]).
+//! [`CallRequest`], its [`Lookup`]), what it calls ([`Target`]), and the
+//! one [`CallContext`] made of them ([`context`]).
 
 use std::sync::Arc;
 
 use ::http::request::Parts;
-use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::envelope::{to_call_tool_result, written_result};
-use crate::error::ToolError;
+use crate::capability::{Found, RegisteredAction, Registry, TaskSupport};
 use crate::handler::{
     CallContext, Capability, ContextInner, Peer, Principal, RequestIdText, SharedChannel, States,
 };
@@ -36,18 +34,49 @@ pub(crate) struct CallRequest {
     pub name: String,
     pub arguments: Option<Map<String, Value>>,
     pub origin: Origin,
-    /// The transport writes envelope results as text
-    /// ([`WritesEnvelopes`](crate::envelope::WritesEnvelopes)): they are
-    /// made with [`envelope::written_result`](crate::envelope::written_result).
-    pub written: bool,
+    /// Where its name leads, looked up once when it arrived.
+    pub lookup: Lookup,
 }
 
-/// The result of `err` as the request wants it: see [`CallRequest::written`].
-pub(crate) fn error_result(err: &ToolError, written: bool) -> CallToolResult {
-    if written {
-        written_result(err)
-    } else {
-        to_call_tool_result(err)
+/// A `tools/call` looked up once, when it arrives: the server's tools as
+/// the call found them (the table read once) and where its name leads
+/// ([`Registry::find`]). Everything on the call's way asks this — the
+/// client capabilities its action requires, whether it runs as a task,
+/// routing — rather than the table again.
+#[derive(Clone)]
+pub(crate) struct Lookup {
+    /// The table the call was looked up in.
+    pub registry: Arc<Registry>,
+    /// Where its name leads.
+    pub found: Found,
+}
+
+impl Lookup {
+    /// A call of `name` with `arguments` looked up in `registry`.
+    pub fn new(
+        registry: Arc<Registry>,
+        name: &str,
+        arguments: Option<&Map<String, Value>>,
+    ) -> Self {
+        let found = registry.find(name, arguments);
+        Lookup { registry, found }
+    }
+
+    /// The action the call reaches, when its name (and discriminator)
+    /// name one.
+    pub fn action(&self) -> Option<&RegisteredAction> {
+        match self.found {
+            Found::Action { tool, action } => Some(&self.registry.tools()[tool].actions[action]),
+            _ => None,
+        }
+    }
+
+    /// Whether the call may run as a task: its action's [`TaskSupport`];
+    /// [`TaskSupport::Forbidden`] when it reaches none (it is answered
+    /// directly with its routing error).
+    pub fn task_support(&self) -> TaskSupport {
+        self.action()
+            .map_or(TaskSupport::Forbidden, |action| action.task_support)
     }
 }
 /// What a request calls, for its [`CallContext`].

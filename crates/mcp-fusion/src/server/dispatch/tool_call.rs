@@ -1,23 +1,23 @@
 //! `tools/call` around [`guarded`]: routing (the fallback, the refusals of
-//! hidden actions), deprecation warnings, the envelope of the result, and
-//! the call's metrics.
+//! hidden actions), deprecation warnings, the call's span and metrics, and
+//! its [`Reply`].
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use metrics::SharedString;
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
-use tracing::Instrument;
+use tracing::{Instrument, Span};
 
-use super::guarded::guarded;
-use super::request::{CallRequest, Origin, Target, context, error_result};
-use crate::capability::{RegisteredAction, Registry, RouteError};
+use super::guarded::{Guarded, guarded};
+use super::reply::Reply;
+use super::request::{CallRequest, Origin, Target, context};
+use crate::capability::{Found, RegisteredAction, RegisteredTool, Registry};
 use crate::contract::SelfHealing;
-use crate::envelope::{validation_result, written_validation_result};
 use crate::error::{ErrorCode, ToolError, ValidationFailure};
-use crate::handler::{Capability, FromOutput, States, ToolOutput};
+use crate::handler::{CallContext, Capability, States, ToolOutput};
 use crate::metrics_names::{self as names, ActionLabels};
-use crate::pipeline::Outcome;
 
 /// The target of this file's logs: its module's path before
 /// `dispatch.rs` was split, so that log filters and readers see the same
@@ -43,95 +43,13 @@ impl Fallback {
         &self.registry.tools()[0].actions[0]
     }
 
-    /// Whether it answers a call of `name`, which no tool of `registry` has:
-    /// when it claims it, unless the part before its first dot is a tool
-    /// (`billing.get_invoice`), whose unknown-tool answer says how to call
-    /// that action.
-    fn answers(&self, name: &str, registry: &Registry) -> bool {
-        name.split_once('.')
-            .is_none_or(|(head, _)| registry.tool(head).is_none())
-            && (self.claims)(name)
+    /// Whether it answers a call of `name`, which no tool has (`dotted` as
+    /// [`Found::NoTool`] has it): when it claims it, unless the part before
+    /// its first dot is a tool (`billing.get_invoice`), whose unknown-tool
+    /// answer says how to call that action.
+    fn answers(&self, name: &str, dotted: Option<(usize, Option<usize>)>) -> bool {
+        dotted.is_none() && (self.claims)(name)
     }
-}
-/// The `AUTH_REQUIRED` or `FORBIDDEN` of the action `name` names as
-/// `group.action`, when the caller of `origin` may not use it: the router
-/// hides such an action (it names only what the caller sees), but a caller
-/// who names it is told what it needs, as through its group.
-fn refusal_of_dotted(
-    registry: &Registry,
-    name: &str,
-    origin: &Origin,
-    expose_internal_errors: bool,
-    states: &Arc<States>,
-) -> Option<ToolError> {
-    let (group, key) = name.split_once('.')?;
-    let tool = registry.tool(group)?;
-    let action = tool.action(key)?;
-    let target = Target {
-        capability: Capability::Tool,
-        tool: tool.name.clone(),
-        action: action.key.clone(),
-        name: action.dotted.clone(),
-    };
-    refusal_to_hidden(action, target, origin, expose_internal_errors, states)
-}
-
-/// The `AUTH_REQUIRED` or `FORBIDDEN` of tool `name` when the caller of
-/// `origin` may see none of its actions for lack of credentials: a call of
-/// it with an unknown or missing `action` is told what it needs, rather
-/// than to pick from actions it is not shown.
-fn refusal_of_hidden_tool(
-    registry: &Registry,
-    name: &str,
-    origin: &Origin,
-    expose_internal_errors: bool,
-    states: &Arc<States>,
-) -> Option<ToolError> {
-    let tool = registry.tool(name)?;
-    let principal = origin.principal.as_ref();
-    if tool
-        .actions
-        .iter()
-        .any(|action| action.callable.visibility.auth.lets_see(principal))
-    {
-        return None;
-    }
-    let target = Target {
-        capability: Capability::Tool,
-        tool: tool.name.clone(),
-        action: None,
-        name: tool.name.clone(),
-    };
-    refusal_to_hidden(
-        tool.actions.first()?,
-        target,
-        origin,
-        expose_internal_errors,
-        states,
-    )
-}
-
-/// What `action`'s auth answers the caller of `origin` (named as `target`)
-/// when it hides the action from that caller; `None` when it shows it.
-fn refusal_to_hidden(
-    action: &RegisteredAction,
-    target: Target,
-    origin: &Origin,
-    expose_internal_errors: bool,
-    states: &Arc<States>,
-) -> Option<ToolError> {
-    let auth = &action.callable.visibility.auth;
-    if auth.lets_see(origin.principal.as_ref()) {
-        // Shown to this caller: the router's hint names how to call it.
-        return None;
-    }
-    let ctx = context(
-        target,
-        origin.clone(),
-        expose_internal_errors,
-        Arc::clone(states),
-    );
-    auth.refusal(&ctx)
 }
 
 /// A call naming no tool: becomes JSON-RPC error -32602 (MCP).
@@ -140,147 +58,279 @@ pub(crate) struct UnknownTool {
     pub data: Value,
 }
 
-/// Runs `request` through the whole path. Every outcome but an unknown tool is
-/// a `CallToolResult` built by [`crate::envelope`]. With `self_healing`, a
-/// validation failure carries its action's contract changes (§4.1). A name
-/// no tool has goes to `fallback` when it answers it.
-pub(crate) async fn run(
-    registry: &Registry,
-    expose_internal_errors: bool,
-    states: Arc<States>,
-    self_healing: Option<&SelfHealing>,
-    fallback: Option<&Fallback>,
-    request: CallRequest,
-) -> Result<CallToolResult, UnknownTool> {
-    if let Some(fallback) = fallback
-        && registry.tool(&request.name).is_none()
-        && fallback.answers(&request.name, registry)
-    {
-        // Named as called: its guards' errors, its handler and its logs
-        // see the name the caller sent.
-        let target = Target {
-            capability: Capability::Tool,
-            tool: request.name.clone(),
-            action: None,
-            name: request.name,
-        };
-        let args = request.arguments.unwrap_or_default();
-        return Ok(finish(
-            fallback.action(),
-            target,
-            args,
-            request.origin,
-            expose_internal_errors,
-            states,
-            None,
-            request.written,
-        )
-        .await);
-    }
-    // The errors of routing name only what the caller sees; its context is
-    // made only when an error needs it.
-    let routed = {
-        let viewer = std::cell::OnceCell::new();
-        let shows = |action: &RegisteredAction| {
-            let ctx = viewer.get_or_init(|| {
-                context(
-                    Target::list(Capability::Tool),
-                    request.origin.clone(),
-                    expose_internal_errors,
-                    Arc::clone(&states),
-                )
-            });
-            action.callable.visibility.shows_to(ctx)
-        };
-        registry.route(&request.name, request.arguments, &shows)
-    };
-    let routed = match routed {
-        Ok(routed) => routed,
-        Err(RouteError::UnknownTool { message, data }) => {
-            // `billing.get_invoice` sent as a tool name, for an action the
-            // caller is not shown for lack of credentials: what its guard
-            // would answer the same call made through its group.
-            if let Some(refused) = refusal_of_dotted(
-                registry,
-                &request.name,
-                &request.origin,
-                expose_internal_errors,
-                &states,
-            ) {
-                return Ok(error_result(&refused, request.written));
-            }
-            tracing::debug!(target: TARGET, tool = %request.name, "unknown tool");
-            return Err(UnknownTool { message, data });
-        }
-        Err(RouteError::Envelope(err)) => {
-            tracing::debug!(target: TARGET, tool = %request.name, code = %err.code, "call not routed");
-            let err = refusal_of_hidden_tool(
-                registry,
-                &request.name,
-                &request.origin,
-                expose_internal_errors,
-                &states,
-            )
-            .map_or(err, Box::new);
-            // A known tool, no known action: counted with `action=""`.
-            if let Some(tool) = registry.tool(&request.name)
-                && let Some(first) = tool.actions.first()
-            {
-                record_call(
-                    &first.callable.labels.tool_only(),
-                    names::ERROR,
-                    code_label(&err.code),
-                    None,
-                );
-            }
-            return Ok(error_result(&err, request.written));
-        }
-    };
-    let action = routed.action;
-    let target = Target {
-        capability: Capability::Tool,
-        tool: routed.tool.name.clone(),
-        action: action.key.clone(),
-        name: action.dotted.clone(),
-    };
-    Ok(finish(
-        action,
-        target,
-        routed.args,
-        request.origin,
-        expose_internal_errors,
-        states,
-        self_healing,
-        request.written,
-    )
-    .await)
+/// What dispatch needs of the server for every `tools/call`: its settings,
+/// its states, its contract deltas and its fallback.
+pub(crate) struct Dispatch<'a> {
+    /// Whether an `INTERNAL_ERROR` carries its cause
+    /// ([`ServerBuilder::expose_internal_errors`](crate::server::ServerBuilder::expose_internal_errors)).
+    pub expose_internal_errors: bool,
+    /// The states handlers' extractors take.
+    pub states: &'a Arc<States>,
+    /// With self-healing, the contract deltas a validation failure carries
+    /// (§4.1).
+    pub self_healing: Option<&'a SelfHealing>,
+    /// What answers a name no tool has.
+    pub fallback: Option<&'a Fallback>,
 }
 
-/// Runs `action`, the action a call of `target` reached, with `args`
-/// through its guarded path, and makes its result: warnings, metrics, the
-/// span, the envelope (as text when `written`, see [`CallRequest::written`]).
-#[allow(clippy::too_many_arguments)] // the parts of one call, each used once
-async fn finish(
-    action: &RegisteredAction,
-    target: Target,
+/// An action a call reached, on its way through [`Dispatch::finish`].
+struct Reached<'a> {
+    action: &'a RegisteredAction,
+    /// The call's one context.
+    ctx: CallContext,
+    /// Its arguments, without a group's discriminator.
     args: Map<String, Value>,
-    origin: Origin,
-    expose_internal_errors: bool,
-    states: Arc<States>,
-    self_healing: Option<&SelfHealing>,
-    written: bool,
-) -> CallToolResult {
-    let field_warnings: Vec<ToolError> = action
+    /// The contract deltas its validation failure carries (none for the
+    /// fallback, which has no contract).
+    self_healing: Option<&'a SelfHealing>,
+}
+
+impl Dispatch<'_> {
+    /// Runs `request` through the whole path, where its [`Lookup`](super::Lookup)
+    /// says it leads. Every outcome but an unknown tool is a [`Reply`]. A
+    /// name no tool has goes to the fallback when it answers it.
+    pub(crate) async fn run(&self, request: CallRequest) -> Result<Reply, UnknownTool> {
+        let CallRequest {
+            name,
+            arguments,
+            origin,
+            lookup,
+        } = request;
+        let registry = &*lookup.registry;
+        let mut args = arguments.unwrap_or_default();
+        match lookup.found {
+            Found::Action { tool, action } => {
+                let tool = &*registry.tools()[tool];
+                let action = &tool.actions[action];
+                without_discriminator(tool, &mut args);
+                let ctx = self.context(action_target(tool, action), origin);
+                let reached = Reached {
+                    action,
+                    ctx,
+                    args,
+                    self_healing: self.self_healing,
+                };
+                Ok(self.finish(reached).await)
+            }
+            Found::NoTool { dotted } => match self.fallback {
+                Some(fallback) if fallback.answers(&name, dotted) => {
+                    // Named as called: its guards' errors, its handler and
+                    // its logs see the name the caller sent.
+                    let ctx = self.context(called(&name), origin);
+                    let reached = Reached {
+                        action: fallback.action(),
+                        ctx,
+                        args,
+                        self_healing: None,
+                    };
+                    Ok(self.finish(reached).await)
+                }
+                _ => self.no_tool(registry, &name, dotted, origin),
+            },
+            Found::NoAction { tool, miss } => {
+                let tool = &*registry.tools()[tool];
+                without_discriminator(tool, &mut args);
+                let ctx = self.context(tool_target(tool), origin);
+                let shows = |action: &RegisteredAction| action.callable.visibility.shows_to(&ctx);
+                let err = tool.miss_error(&miss, &args, &shows);
+                tracing::debug!(target: TARGET, tool = %name, code = %err.code, "call not routed");
+                let err = refusal_of_hidden_tool(tool, &ctx).unwrap_or(err);
+                // A known tool, no known action: counted with `action=""`.
+                let labels = tool.actions[0].callable.labels.tool_only();
+                record_call(&labels, names::ERROR, code_label(&err.code), None);
+                Ok(Reply::Error(err))
+            }
+        }
+    }
+
+    /// The answer to a call of `name`, which no tool has and the fallback
+    /// does not answer: the `AUTH_REQUIRED` or `FORBIDDEN` of the action
+    /// it names as `group.action` when that action is hidden from the
+    /// caller for lack of credentials (what its guard would answer the same
+    /// call made through its group), else the unknown tool, naming only
+    /// what the caller sees.
+    fn no_tool(
+        &self,
+        registry: &Registry,
+        name: &str,
+        dotted: Option<(usize, Option<usize>)>,
+        origin: Origin,
+    ) -> Result<Reply, UnknownTool> {
+        let dotted_action = dotted.and_then(|(tool, action)| {
+            let tool = &*registry.tools()[tool];
+            Some((tool, &tool.actions[action?]))
+        });
+        let target = match dotted_action {
+            Some((tool, action)) => action_target(tool, action),
+            None => called(name),
+        };
+        let ctx = self.context(target, origin);
+        if let Some((_, action)) = dotted_action
+            && let Some(refused) = refusal_to_hidden(action, &ctx)
+        {
+            return Ok(Reply::Error(refused));
+        }
+        let shows = |action: &RegisteredAction| action.callable.visibility.shows_to(&ctx);
+        let (message, data) = registry.unknown_tool(name, dotted, &shows);
+        tracing::debug!(target: TARGET, tool = %name, "unknown tool");
+        Err(UnknownTool { message, data })
+    }
+
+    /// The one context of a call of `target` from `origin`.
+    fn context(&self, target: Target, origin: Origin) -> CallContext {
+        context(
+            target,
+            origin,
+            self.expose_internal_errors,
+            Arc::clone(self.states),
+        )
+    }
+
+    /// Runs the action a call reached through its guarded path, and makes
+    /// its [`Reply`]: warnings, the span and the metrics, the contract
+    /// deltas of a validation failure.
+    async fn finish(&self, reached: Reached<'_>) -> Reply {
+        let Reached {
+            action,
+            ctx,
+            args,
+            self_healing,
+        } = reached;
+        let field_warnings = deprecated_fields(action, &args);
+        let span = call_span(&ctx);
+        let started = std::time::Instant::now();
+        let outcome = guarded::<ToolOutput>(&action.callable, &ctx, Value::Object(args))
+            .instrument(span.clone())
+            .await;
+        let took = started.elapsed();
+        let outcome = match outcome {
+            Ok(Guarded::Output(output)) => {
+                Ok(Tooled::Output(warned(action, output, field_warnings)))
+            }
+            Ok(Guarded::Invalid(failure)) => Ok(Tooled::Invalid(failure)),
+            Ok(Guarded::Stopped) => {
+                // Not finished: the adapter answers with the input-required
+                // result of the call's rounds; the call is counted when it
+                // finishes.
+                tracing::debug!(target: TARGET, parent: &span, "tool call waits for the client's input");
+                return Reply::Result(CallToolResult::success(Vec::new()));
+            }
+            Err(err) => Err(err),
+        };
+        told(&span, &ctx, &action.callable.labels, &outcome, took);
+        match outcome {
+            Ok(Tooled::Invalid(mut failure)) => {
+                // Self-healing hand-off: the changes of exactly this action.
+                let action_name = action.key.as_deref().unwrap_or(ctx.tool());
+                if let Some(awareness) =
+                    self_healing.and_then(|h| h.awareness(ctx.tool(), action_name))
+                {
+                    failure.contract_awareness = Some(awareness.clone());
+                }
+                Reply::Invalid(failure)
+            }
+            Ok(Tooled::Output(output)) => {
+                Reply::Result(output.into_call_tool_result(action.structured))
+            }
+            Err(err) => Reply::Error(err),
+        }
+    }
+}
+
+/// `args` without the discriminator of `tool`, when it is a group.
+fn without_discriminator(tool: &RegisteredTool, args: &mut Map<String, Value>) {
+    if let Some(field) = &tool.discriminator {
+        args.remove(field);
+    }
+}
+
+/// The target of a call of `action` of `tool`.
+fn action_target(tool: &RegisteredTool, action: &RegisteredAction) -> Target {
+    Target {
+        capability: Capability::Tool,
+        tool: tool.name.clone(),
+        action: action.key.clone(),
+        name: action.dotted.clone(),
+    }
+}
+
+/// The target of a call of `tool` that reached none of its actions.
+fn tool_target(tool: &RegisteredTool) -> Target {
+    Target {
+        capability: Capability::Tool,
+        tool: tool.name.clone(),
+        action: None,
+        name: tool.name.clone(),
+    }
+}
+
+/// The target of a call of `name`, no tool's, named as called.
+fn called(name: &str) -> Target {
+    Target {
+        capability: Capability::Tool,
+        tool: name.to_owned(),
+        action: None,
+        name: name.to_owned(),
+    }
+}
+
+/// The `AUTH_REQUIRED` or `FORBIDDEN` of `tool` when the caller of `ctx`
+/// may see none of its actions for lack of credentials: a call of it with
+/// an unknown or missing `action` is told what it needs, rather than to
+/// pick from actions it is not shown.
+fn refusal_of_hidden_tool(tool: &RegisteredTool, ctx: &CallContext) -> Option<ToolError> {
+    let principal = ctx.principal();
+    if tool
+        .actions
+        .iter()
+        .any(|action| action.callable.visibility.auth.lets_see(principal))
+    {
+        return None;
+    }
+    refusal_to_hidden(tool.actions.first()?, ctx)
+}
+
+/// What `action`'s auth answers the caller of `ctx` when it hides the
+/// action from that caller; `None` when it shows it.
+fn refusal_to_hidden(action: &RegisteredAction, ctx: &CallContext) -> Option<ToolError> {
+    let auth = &action.callable.visibility.auth;
+    if auth.lets_see(ctx.principal()) {
+        // Shown to this caller: the router's hint names how to call it.
+        return None;
+    }
+    auth.refusal(ctx)
+}
+
+/// The `DEPRECATED` warnings of the deprecated fields `args` sets.
+fn deprecated_fields(action: &RegisteredAction, args: &Map<String, Value>) -> Vec<ToolError> {
+    action
         .deprecated_fields
         .iter()
         .filter(|(field, _)| args.get(field).is_some_and(|v| !v.is_null()))
         .map(|(field, replacement)| deprecated_field_warning(&action.dotted, field, replacement))
-        .collect();
-    let args = Value::Object(args);
-    let ctx = context(target, origin, expose_internal_errors, states);
-    // One span per call (level debug: failures are normal traffic and must
-    // cost nothing unless asked for, DESIGN "Speed").
-    let span = tracing::debug_span!(
+        .collect()
+}
+
+/// `output` of `action` with its warnings: the action's deprecation, then
+/// those of the deprecated fields it was sent.
+fn warned(
+    action: &RegisteredAction,
+    mut output: ToolOutput,
+    field_warnings: Vec<ToolError>,
+) -> ToolOutput {
+    if let Some(replacement) = &action.deprecated {
+        output = output.with_warning(deprecation_warning(&action.dotted, replacement));
+    }
+    for warning in field_warnings {
+        output = output.with_warning(warning);
+    }
+    output
+}
+
+/// One span per call (level debug: failures are normal traffic and must
+/// cost nothing unless asked for, DESIGN "Speed").
+fn call_span(ctx: &CallContext) -> Span {
+    tracing::debug_span!(
         target: TARGET,
         "tool_call",
         tool = %ctx.tool(),
@@ -289,45 +339,19 @@ async fn finish(
         outcome = tracing::field::Empty,
         code = tracing::field::Empty,
         duration_ms = tracing::field::Empty,
-    );
-    let started = std::time::Instant::now();
-    let outcome = guarded(&action.callable, &ctx, args)
-        .instrument(span.clone())
-        .await;
-    let took = started.elapsed();
-    // A tool's success, with its warnings; a middleware that answered with
-    // another capability's success is the server's fault.
-    let outcome: Result<Tooled, ToolError> = match outcome {
-        Ok(Outcome::Output(output)) => match ToolOutput::from_output(output) {
-            Some(mut output) => {
-                if let Some(replacement) = &action.deprecated {
-                    output = output.with_warning(deprecation_warning(&action.dotted, replacement));
-                }
-                for warning in field_warnings {
-                    output = output.with_warning(warning);
-                }
-                Ok(Tooled::Output(output))
-            }
-            None => Err(crate::pipeline::resolve(
-                &ctx,
-                ToolError::internal(
-                    "a middleware answered a tool call with another capability's success",
-                ),
-            )),
-        },
-        Ok(Outcome::Invalid(failure)) => Ok(Tooled::Invalid(failure)),
-        Ok(Outcome::Stopped) => {
-            // Not finished: the adapter answers with the input-required
-            // result of the call's rounds; the call is counted when it
-            // finishes.
-            tracing::debug!(target: TARGET, parent: &span, "tool call waits for the client's input");
-            return CallToolResult::success(Vec::new());
-        }
-        Err(err) => Err(err),
-    };
-    // The one place a routed call's final outcome is told: the span's
-    // fields and the metrics, with the same words.
-    let (result, code) = match &outcome {
+    )
+}
+
+/// The one place a routed call's final outcome is told: the span's fields
+/// and the metrics, with the same words.
+fn told(
+    span: &Span,
+    ctx: &CallContext,
+    labels: &ActionLabels,
+    outcome: &Result<Tooled, ToolError>,
+    took: Duration,
+) {
+    let (result, code) = match outcome {
         Ok(Tooled::Output(output)) => match output.warnings().first() {
             Some(warning) => (names::WARNING, code_label(&warning.code)),
             None => (names::OK, SharedString::const_str("")),
@@ -343,26 +367,9 @@ async fn finish(
         span.record("outcome", tracing::field::display(result));
         span.record("code", tracing::field::display(&*code));
         span.record("duration_ms", took.as_secs_f64() * 1000.0);
-        tracing::debug!(target: TARGET, parent: &span, "tool call finished");
+        tracing::debug!(target: TARGET, parent: span, "tool call finished");
     }
-    record_call(&action.callable.labels, result, code, Some(took));
-    match outcome {
-        Ok(Tooled::Invalid(mut failure)) => {
-            // Self-healing hand-off: the changes of exactly this action.
-            let action_name = action.key.as_deref().unwrap_or(ctx.tool());
-            if let Some(awareness) = self_healing.and_then(|h| h.awareness(ctx.tool(), action_name))
-            {
-                failure.contract_awareness = Some(awareness.clone());
-            }
-            if written {
-                written_validation_result(&failure)
-            } else {
-                validation_result(&failure)
-            }
-        }
-        Ok(Tooled::Output(output)) => output.into_call_tool_result(action.structured),
-        Err(err) => error_result(&err, written),
-    }
+    record_call(labels, result, code, Some(took));
 }
 
 /// How a tool call that passed its guards ended: a tool's success, or a

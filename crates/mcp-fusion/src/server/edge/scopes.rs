@@ -92,16 +92,9 @@ fn with_callable<T>(
 ) -> Option<T> {
     match operation {
         Operation::Tool { name, arguments } => {
-            let registry = server.registry();
-            let tool = registry.tool(name)?;
-            let action = match &tool.discriminator {
-                None => tool.actions.first(),
-                Some(field) => arguments
-                    .and_then(|args| args.get(field))
-                    .and_then(Value::as_str)
-                    .and_then(|key| tool.action(key)),
-            };
-            action.and_then(|a| each(&a.dotted, &a.callable))
+            let lookup = server.look_up(name, *arguments);
+            let action = lookup.action()?;
+            each(&action.dotted, &action.callable)
         }
         Operation::Prompt(name) => server
             .catalog()

@@ -120,8 +120,8 @@ pub(crate) async fn start(
         };
         let payload = match outcome {
             Ok(_) if cancellation.is_cancelled() => TaskPayload::Cancelled,
-            Ok(result) => TaskPayload::Completed {
-                result: to_object(&result),
+            Ok(reply) => TaskPayload::Completed {
+                result: to_object(&reply.into_result()),
             },
             Err(unknown) => TaskPayload::Failed {
                 error: to_object(&rmcp::ErrorData::invalid_params(
