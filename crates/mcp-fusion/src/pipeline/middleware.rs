@@ -8,6 +8,10 @@
 //! `Into<ToolError>`, as a handler's is, and follows the same rule (a
 //! `ToolError` reaches the wire intact, [`ToolError::internal`] and any other
 //! unexpected error become the masked `INTERNAL_ERROR`; wire contract §6).
+//! That happens once, where the call path began, outside every middleware:
+//! a middleware sees the errors of the path inside it as they were returned
+//! (a [`ToolError::internal`] still holds its `internal` source), and a
+//! panic inside it unwinds through it, as in tower.
 
 use std::future::Future;
 use std::sync::Arc;
