@@ -4,6 +4,7 @@
 //! failure becomes a JSON-RPC error whose message is the envelope text the
 //! same failure would give a tool call, and whose `data` is its JSON twin.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use rmcp::model::{
@@ -14,7 +15,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
 
 use super::connection::Connection;
-use crate::capability::{Completed, CompletionRequest, Resolved, contents};
+use crate::capability::{Callable, Catalog, Completed, CompletionRequest, Resolved, contents};
 use crate::envelope::{envelope_and_meta, validation_envelope_and_meta};
 use crate::error::{ErrorCode, ToolError, ValidationFailure};
 use crate::handler::{CallContext, Capability, InputRounds, PromptMessages, ResourceData};
@@ -283,94 +284,10 @@ pub(crate) async fn complete(
             rmcp::model::CompleteRequestMethod,
         >());
     }
-    let viewer = connection.viewer(Capability::Completion, context);
-    let (owner, owner_path, completers, names) = match &request.r#ref {
-        Reference::Prompt(prompt) => match catalog.prompt(&prompt.name) {
-            Some(found) => (
-                found.prompt.name.clone(),
-                &found.callable,
-                &found.completers,
-                found.prompt.argument_names(),
-            ),
-            None => {
-                let valid = catalog
-                    .prompts
-                    .iter()
-                    .filter(|p| p.callable.visibility.shows_to(&viewer))
-                    .map(|p| p.prompt.name.clone())
-                    .collect();
-                return Err(unknown(
-                    "prompt",
-                    "prompt",
-                    &prompt.name,
-                    valid,
-                    RpcCode::INVALID_PARAMS,
-                ));
-            }
-        },
-        Reference::Resource(reference) => match catalog
-            .template(&reference.uri)
-            .or_else(|| catalog.template_matching(&reference.uri))
-        {
-            Some(found) => (
-                found.template.uri_template.clone(),
-                &found.callable,
-                &found.completers,
-                found.template.variable_names(),
-            ),
-            None => {
-                let valid = catalog
-                    .templates
-                    .iter()
-                    .filter(|t| t.callable.visibility.shows_to(&viewer))
-                    .map(|t| t.template.uri_template.clone())
-                    .collect();
-                return Err(unknown(
-                    "resource template",
-                    "resource_template",
-                    &reference.uri,
-                    valid,
-                    RpcCode::INVALID_PARAMS,
-                ));
-            }
-        },
-        other => {
-            return Err(rmcp::ErrorData::invalid_params(
-                format!("completion/complete cannot complete a reference of this kind: {other:?}"),
-                None,
-            ));
-        }
-    };
-    let ctx = connection.surface_context(Capability::Completion, &owner, context, None);
-    // A name the prompt or template does not have is a mistake in the
-    // request (a typo), not an argument with nothing to offer: -32602
-    // naming the valid ones.
-    if !names.contains(&request.argument.name) && !completers.contains_key(&request.argument.name) {
-        // Only to a caller that may use the prompt or template: the
-        // names of its arguments are not told to anyone else.
-        if let Some(refused) = owner_path.visibility.auth.refusal(&ctx) {
-            return Err(failed(&refused, false));
-        }
-        let owner_kind = match &request.r#ref {
-            Reference::Prompt(_) => "Prompt",
-            _ => "Resource template",
-        };
-        return Err(unknown_argument(
-            owner_kind,
-            &owner,
-            &request.argument.name,
-            names,
-        ));
-    }
-    // An argument without a completer gets no values, once the caller
-    // may use what it completes (a completer's own path checks that).
-    let Some(completer) = completers.get(&request.argument.name) else {
-        if let Some(refused) = owner_path.visibility.auth.refusal(&ctx) {
-            return Err(failed(&refused, false));
-        }
-        let info = CompletionInfo::with_pagination(Vec::new(), Some(0), false)
-            .map_err(|e| rmcp::ErrorData::internal_error(e, None))?;
-        return Ok(CompleteResult::new(info));
+    let owner = owner_of(connection, &catalog, &request.r#ref, context)?;
+    let ctx = connection.surface_context(Capability::Completion, &owner.name, context, None);
+    let Some(completer) = owner.completers.get(&request.argument.name) else {
+        return without_completer(&owner, &request.argument.name, &ctx);
     };
     let completion = CompletionRequest {
         argument: request.argument.name,
@@ -386,6 +303,115 @@ pub(crate) async fn complete(
     let done = Completed::of(values);
     let total = u32::try_from(done.total).unwrap_or(u32::MAX);
     let info = CompletionInfo::with_pagination(done.values, Some(total), done.has_more)
+        .map_err(|e| rmcp::ErrorData::internal_error(e, None))?;
+    Ok(CompleteResult::new(info))
+}
+
+/// What a `completion/complete` completes an argument of: a prompt or a
+/// resource template of the catalog.
+struct Owner<'c> {
+    /// `Prompt` or `Resource template`, as an unknown argument's error
+    /// names it.
+    kind: &'static str,
+    /// The prompt's name or the template's text.
+    name: String,
+    /// The owner's own guarded path (whose auth decides who is told).
+    path: &'c Callable,
+    completers: &'c HashMap<String, Callable>,
+    /// The names of its arguments or variables.
+    names: Vec<String>,
+}
+
+/// The prompt or template `reference` names; `-32602` naming those the
+/// caller sees when there is none, or for a reference of another kind.
+fn owner_of<'c>(
+    connection: &Connection,
+    catalog: &'c Catalog,
+    reference: &Reference,
+    context: &RequestContext<RoleServer>,
+) -> Result<Owner<'c>, rmcp::ErrorData> {
+    let viewer = connection.viewer(Capability::Completion, context);
+    match reference {
+        Reference::Prompt(prompt) => match catalog.prompt(&prompt.name) {
+            Some(found) => Ok(Owner {
+                kind: "Prompt",
+                name: found.prompt.name.clone(),
+                path: &found.callable,
+                completers: &found.completers,
+                names: found.prompt.argument_names(),
+            }),
+            None => {
+                let valid = catalog
+                    .prompts
+                    .iter()
+                    .filter(|p| p.callable.visibility.shows_to(&viewer))
+                    .map(|p| p.prompt.name.clone())
+                    .collect();
+                Err(unknown(
+                    "prompt",
+                    "prompt",
+                    &prompt.name,
+                    valid,
+                    RpcCode::INVALID_PARAMS,
+                ))
+            }
+        },
+        Reference::Resource(reference) => match catalog
+            .template(&reference.uri)
+            .or_else(|| catalog.template_matching(&reference.uri))
+        {
+            Some(found) => Ok(Owner {
+                kind: "Resource template",
+                name: found.template.uri_template.clone(),
+                path: &found.callable,
+                completers: &found.completers,
+                names: found.template.variable_names(),
+            }),
+            None => {
+                let valid = catalog
+                    .templates
+                    .iter()
+                    .filter(|t| t.callable.visibility.shows_to(&viewer))
+                    .map(|t| t.template.uri_template.clone())
+                    .collect();
+                Err(unknown(
+                    "resource template",
+                    "resource_template",
+                    &reference.uri,
+                    valid,
+                    RpcCode::INVALID_PARAMS,
+                ))
+            }
+        },
+        other => Err(rmcp::ErrorData::invalid_params(
+            format!("completion/complete cannot complete a reference of this kind: {other:?}"),
+            None,
+        )),
+    }
+}
+
+/// The answer for an `argument` of `owner` that has no completer, once the
+/// caller of `ctx` may use `owner` (else its `AUTH_REQUIRED` or
+/// `FORBIDDEN`: the names of its arguments are not told to anyone else): a
+/// name it does not have is a mistake in the request (a typo), `-32602`
+/// naming the valid ones; one of its own gets no values.
+fn without_completer(
+    owner: &Owner<'_>,
+    argument: &str,
+    ctx: &CallContext,
+) -> Result<CompleteResult, rmcp::ErrorData> {
+    if let Some(refused) = owner.path.visibility.auth.refusal(ctx) {
+        return Err(failed(&refused, false));
+    }
+    if !owner.names.iter().any(|name| name == argument) {
+        return Err(unknown_argument(
+            owner.kind,
+            &owner.name,
+            argument,
+            owner.names.clone(),
+        ));
+    }
+    let info = CompletionInfo::with_pagination(Vec::new(), Some(0), false)
         .map_err(|e| rmcp::ErrorData::internal_error(e, None))?;
     Ok(CompleteResult::new(info))
 }
