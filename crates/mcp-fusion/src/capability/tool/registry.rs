@@ -162,16 +162,10 @@ struct Inherited<'a> {
     visible_when: &'a [VisibleFn],
 }
 
-fn register_action(
-    action: &Action,
-    tool: &str,
-    key: Option<&str>,
-    dotted: String,
-    group: &Inherited<'_>,
-    assembly: &Assembly,
-) -> Result<(RegisteredAction, ActionListing), BuildError> {
-    let guards = action.guards.or(&group.guards);
-    // A given schema (a proxied tool's) is listed as it is, not checked.
+/// The input schema of `action` (named `dotted`) as it is listed, its
+/// deprecated fields marked, and whether calls are validated against it (a
+/// given schema, a proxied tool's, is listed as it is, not checked).
+fn input_schema(action: &Action, dotted: &str) -> Result<(Value, bool), BuildError> {
     let (mut schema, validated) = match &action.input_schema {
         InputSchema::Derived(derive) => (derive(action.allow_unknown_fields), true),
         InputSchema::Given(schema) => (schema.clone(), false),
@@ -183,7 +177,7 @@ fn register_action(
             .and_then(Value::as_object_mut)
         else {
             return Err(BuildError::BadSchema {
-                action: dotted,
+                action: dotted.to_owned(),
                 reason: format!("the deprecated field \"{field}\" is not a field of the input"),
             });
         };
@@ -197,31 +191,50 @@ fn register_action(
     }
     if validated && schema.get("type").and_then(Value::as_str) != Some("object") {
         return Err(BuildError::BadSchema {
-            action: dotted,
+            action: dotted.to_owned(),
             reason: String::from("the input type must be a struct (a JSON object schema)"),
         });
     }
-    let validator = match validated {
-        true => Some(
-            SchemaValidator::new(&schema).map_err(|e| BuildError::BadSchema {
-                action: dotted.clone(),
-                reason: e.to_string(),
-            })?,
-        ),
+    Ok((schema, validated))
+}
+
+/// The compiled validators of `action` (named `dotted`): of its input
+/// `schema` when `validated`, and of its output schema (a proxied tool's
+/// results are its server's, checked there).
+fn validators(
+    action: &Action,
+    schema: &Value,
+    validated: bool,
+    dotted: &str,
+) -> Result<(Option<SchemaValidator>, Option<SchemaValidator>), BuildError> {
+    let bad = |reason: String| BuildError::BadSchema {
+        action: dotted.to_owned(),
+        reason,
+    };
+    let input = match validated {
+        true => Some(SchemaValidator::new(schema).map_err(|e| bad(e.to_string()))?),
         false => None,
     };
-    // A proxied tool's results are its server's, checked there.
     let output = match (&action.output_schema, &action.listed_as) {
         (Some(schema), None) => {
-            Some(
-                SchemaValidator::new(schema).map_err(|e| BuildError::BadSchema {
-                    action: dotted.clone(),
-                    reason: format!("the output schema: {e}"),
-                })?,
-            )
+            Some(SchemaValidator::new(schema).map_err(|e| bad(format!("the output schema: {e}")))?)
         }
         _ => None,
     };
+    Ok((input, output))
+}
+
+fn register_action(
+    action: &Action,
+    tool: &str,
+    key: Option<&str>,
+    dotted: String,
+    group: &Inherited<'_>,
+    assembly: &Assembly,
+) -> Result<(RegisteredAction, ActionListing), BuildError> {
+    let guards = action.guards.or(&group.guards);
+    let (schema, validated) = input_schema(action, &dotted)?;
+    let (validator, output) = validators(action, &schema, validated, &dotted)?;
     let callable = assembly.callable(Parts {
         name: &dotted,
         handler: handler_service(action.handler.clone()),
@@ -267,6 +280,73 @@ fn register_action(
         task_support: action.task_support,
     };
     Ok((registered, listing))
+}
+
+/// The `BuildError` of a group whose name is invalid, that has no action,
+/// or whose discriminator is blank.
+fn check_group(group: &Group) -> Result<(), BuildError> {
+    if !valid_name(&group.name, false) {
+        return Err(BuildError::InvalidName {
+            what: "group",
+            name: group.name.clone(),
+        });
+    }
+    if group.actions.is_empty() {
+        return Err(BuildError::EmptyGroup(group.name.clone()));
+    }
+    if group.discriminator.trim().is_empty() {
+        return Err(BuildError::BadDiscriminator {
+            group: group.name.clone(),
+            field: group.discriminator.clone(),
+            reason: String::from("is empty"),
+        });
+    }
+    Ok(())
+}
+
+/// The actions of `group`, each registered with what it inherits from the
+/// group, and their listings; an invalid or repeated action name is a
+/// `BuildError`.
+fn group_actions(
+    group: &Group,
+    assembly: &Assembly,
+) -> Result<(Vec<RegisteredAction>, Vec<ActionListing>), BuildError> {
+    let mut actions = Vec::with_capacity(group.actions.len());
+    let mut listings = Vec::with_capacity(group.actions.len());
+    let inherited = Inherited {
+        layers: &group.layers,
+        guards: group.guards.clone(),
+        visible_when: &group.visible_when,
+    };
+    for action in &group.actions {
+        if !valid_name(&action.name, false) {
+            return Err(BuildError::InvalidName {
+                what: "action",
+                name: action.name.clone(),
+            });
+        }
+        if actions
+            .iter()
+            .any(|a: &RegisteredAction| a.key.as_deref() == Some(&action.name))
+        {
+            return Err(BuildError::DuplicateAction {
+                group: group.name.clone(),
+                action: action.name.clone(),
+            });
+        }
+        let dotted = format!("{}.{}", group.name, action.name);
+        let (registered, action_listing) = register_action(
+            action,
+            &group.name,
+            Some(&action.name),
+            dotted,
+            &inherited,
+            assembly,
+        )?;
+        actions.push(registered);
+        listings.push(action_listing);
+    }
+    Ok((actions, listings))
 }
 
 impl Registry {
@@ -376,57 +456,8 @@ impl Registry {
     }
 
     fn group(group: Group, assembly: &Assembly) -> Result<RegisteredTool, BuildError> {
-        if !valid_name(&group.name, false) {
-            return Err(BuildError::InvalidName {
-                what: "group",
-                name: group.name.clone(),
-            });
-        }
-        if group.actions.is_empty() {
-            return Err(BuildError::EmptyGroup(group.name));
-        }
-        if group.discriminator.trim().is_empty() {
-            return Err(BuildError::BadDiscriminator {
-                group: group.name,
-                field: group.discriminator,
-                reason: String::from("is empty"),
-            });
-        }
-        let mut actions = Vec::with_capacity(group.actions.len());
-        let mut listings = Vec::with_capacity(group.actions.len());
-        let inherited = Inherited {
-            layers: &group.layers,
-            guards: group.guards.clone(),
-            visible_when: &group.visible_when,
-        };
-        for action in &group.actions {
-            if !valid_name(&action.name, false) {
-                return Err(BuildError::InvalidName {
-                    what: "action",
-                    name: action.name.clone(),
-                });
-            }
-            if actions
-                .iter()
-                .any(|a: &RegisteredAction| a.key.as_deref() == Some(&action.name))
-            {
-                return Err(BuildError::DuplicateAction {
-                    group: group.name.clone(),
-                    action: action.name.clone(),
-                });
-            }
-            let dotted = format!("{}.{}", group.name, action.name);
-            let (registered, action_listing) = register_action(
-                action,
-                &group.name,
-                Some(&action.name),
-                dotted,
-                &inherited,
-                assembly,
-            )?;
-            actions.push(registered);
-            listings.push(action_listing);
-        }
+        check_group(&group)?;
+        let (actions, listings) = group_actions(&group, assembly)?;
         let summaries: Vec<ActionSummary<'_>> = group
             .actions
             .iter()
