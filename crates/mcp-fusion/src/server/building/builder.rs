@@ -486,16 +486,7 @@ impl ServerBuilder {
         {
             return Err(BuildError::NoTools);
         }
-        let signing_key = match &self.signing_key {
-            Some(key) => {
-                let key = secrecy::ExposeSecret::expose_secret(key);
-                if key.len() < super::signing_key::MIN_SIGNING_KEY_BYTES {
-                    return Err(BuildError::SigningKeyTooShort { length: key.len() });
-                }
-                key.to_vec()
-            }
-            None => super::signing_key::random(),
-        };
+        let signing_key = signing_key_bytes(self.signing_key.as_ref())?;
         let pager = Pager::new(self.page_size, &signing_key);
         let request_states = RequestStates::new(&signing_key, self.request_state_ttl);
         let assembly = Arc::new(Assembly {
@@ -504,16 +495,7 @@ impl ServerBuilder {
             states: Arc::new(self.states),
             schema_profile: self.schema_profile,
         });
-        let mut catalog = Catalog::default();
-        for prompt in self.prompts {
-            catalog.add_prompt(prompt, &assembly)?;
-        }
-        for resource in self.resources {
-            catalog.add_resource(resource, &assembly)?;
-        }
-        for template in self.templates {
-            catalog.add_template(template, &assembly)?;
-        }
+        let catalog = catalog_of(self.prompts, self.resources, self.templates, &assembly)?;
         let build = &*assembly;
         let registry = Registry::build(self.definitions, build)?;
         let fallback = match self.fallback {
@@ -532,6 +514,14 @@ impl ServerBuilder {
             )
         });
         let connections: Arc<crate::server::session::Connections> = Arc::default();
+        let tasks = Tasks::new(
+            self.task_store
+                .unwrap_or_else(|| Arc::new(MemoryTaskStore::new())),
+            self.task_ttl,
+            self.task_poll_interval,
+            Arc::clone(&connections),
+        )
+        .max_per_caller(self.max_tasks_per_caller);
         let inner = Arc::new(ServerInner {
             registry: RwLock::new(Arc::new(registry)),
             tools_change: Mutex::new(()),
@@ -548,19 +538,10 @@ impl ServerBuilder {
             self_healing,
             assembly,
             catalog: RwLock::new(Arc::new(catalog)),
-            connections: Arc::clone(&connections),
+            connections,
             fallback,
             before_tools_list: self.before_tools_list,
-            tasks: Arc::new(
-                Tasks::new(
-                    self.task_store
-                        .unwrap_or_else(|| Arc::new(MemoryTaskStore::new())),
-                    self.task_ttl,
-                    self.task_poll_interval,
-                    connections,
-                )
-                .max_per_caller(self.max_tasks_per_caller),
-            ),
+            tasks: Arc::new(tasks),
             pager,
             request_states,
         });
@@ -570,4 +551,40 @@ impl ServerBuilder {
         }
         Ok(server)
     }
+}
+
+/// The bytes of the server's signing key: the one given (at least
+/// `MIN_SIGNING_KEY_BYTES` long), else a random one.
+fn signing_key_bytes(key: Option<&secrecy::SecretSlice<u8>>) -> Result<Vec<u8>, BuildError> {
+    match key {
+        Some(key) => {
+            let key = secrecy::ExposeSecret::expose_secret(key);
+            if key.len() < super::signing_key::MIN_SIGNING_KEY_BYTES {
+                return Err(BuildError::SigningKeyTooShort { length: key.len() });
+            }
+            Ok(key.to_vec())
+        }
+        None => Ok(super::signing_key::random()),
+    }
+}
+
+/// The catalog of the prompts, resources and templates given at build,
+/// each assembled with `assembly`.
+fn catalog_of(
+    prompts: Vec<Prompt>,
+    resources: Vec<Resource>,
+    templates: Vec<ResourceTemplate>,
+    assembly: &Assembly,
+) -> Result<Catalog, BuildError> {
+    let mut catalog = Catalog::default();
+    for prompt in prompts {
+        catalog.add_prompt(prompt, assembly)?;
+    }
+    for resource in resources {
+        catalog.add_resource(resource, assembly)?;
+    }
+    for template in templates {
+        catalog.add_template(template, assembly)?;
+    }
+    Ok(catalog)
 }
