@@ -61,7 +61,31 @@ pub(crate) fn group_listing(
     discriminator: &str,
     actions: &[ActionSummary<'_>],
 ) -> Result<ToolListing, BuildError> {
-    let keys: Vec<&str> = actions.iter().map(|a| a.key).collect();
+    let text = group_description(description, discriminator, actions);
+    let schema = group_schema(name, discriminator, actions)?;
+    let annotations = Annotations {
+        read_only: actions.iter().all(|a| a.annotations.read_only),
+        destructive: actions.iter().any(|a| a.annotations.destructive),
+        idempotent: actions.iter().all(|a| a.annotations.idempotent),
+    };
+    Ok(ToolListing {
+        name: name.to_owned(),
+        description: text,
+        input_schema: schema,
+        output_schema: None,
+        annotations,
+        discriminator: Some(discriminator.to_owned()),
+        actions: Vec::new(),
+    })
+}
+
+/// A group's description: its own text, then how to choose an action and
+/// a line per action (its description, required fields and hints).
+fn group_description(
+    description: Option<&str>,
+    discriminator: &str,
+    actions: &[ActionSummary<'_>],
+) -> String {
     let mut text = String::new();
     if let Some(description) = description {
         text.push_str(description.trim());
@@ -87,7 +111,17 @@ pub(crate) fn group_listing(
             hint_tags(action.annotations, action.deprecated)
         ));
     }
+    text.trim_end().to_owned()
+}
 
+/// A group's flat input schema: the discriminator, then every action's
+/// fields (each described with the actions that use it) and `$defs`.
+fn group_schema(
+    name: &str,
+    discriminator: &str,
+    actions: &[ActionSummary<'_>],
+) -> Result<Value, BuildError> {
+    let keys: Vec<&str> = actions.iter().map(|a| a.key).collect();
     let mut properties = Map::new();
     properties.insert(
         discriminator.to_owned(),
@@ -100,48 +134,8 @@ pub(crate) fn group_listing(
     let mut used_by: Vec<(String, Vec<&str>)> = Vec::new();
     let mut defs = Map::new();
     for action in actions {
-        let Some(props) = action.schema.get("properties").and_then(Value::as_object) else {
-            continue;
-        };
-        for (field, subschema) in props {
-            if field == discriminator {
-                return Err(BuildError::BadDiscriminator {
-                    group: name.to_owned(),
-                    field: discriminator.to_owned(),
-                    reason: format!("is also a field of action \"{}\"", action.key),
-                });
-            }
-            match properties.get_mut(field) {
-                None => {
-                    properties.insert(field.clone(), subschema.clone());
-                }
-                Some(existing) if existing == subschema => {}
-                Some(existing) => {
-                    *existing = merge_alternatives(existing, subschema);
-                }
-            }
-            match used_by.iter_mut().find(|(f, _)| f == field) {
-                Some((_, users)) => users.push(action.key),
-                None => used_by.push((field.clone(), vec![action.key])),
-            }
-        }
-        if let Some(action_defs) = action.schema.get("$defs").and_then(Value::as_object) {
-            for (def, subschema) in action_defs {
-                match defs.get(def) {
-                    Some(existing) if existing != subschema => {
-                        return Err(BuildError::BadSchema {
-                            action: format!("{name}.{}", action.key),
-                            reason: format!(
-                                "another action of \"{name}\" defines a different type named \"{def}\"; rename one of them"
-                            ),
-                        });
-                    }
-                    _ => {
-                        defs.insert(def.clone(), subschema.clone());
-                    }
-                }
-            }
-        }
+        add_fields(name, discriminator, action, &mut properties, &mut used_by)?;
+        add_defs(name, action, &mut defs)?;
     }
     for (field, users) in used_by {
         if let Some(Value::Object(schema)) = properties.get_mut(&field) {
@@ -153,7 +147,6 @@ pub(crate) fn group_listing(
             schema.insert("description".into(), Value::String(description));
         }
     }
-
     let mut schema = json!({
         "type": "object",
         "properties": properties,
@@ -162,18 +155,72 @@ pub(crate) fn group_listing(
     if !defs.is_empty() {
         schema["$defs"] = Value::Object(defs);
     }
-    let annotations = Annotations {
-        read_only: actions.iter().all(|a| a.annotations.read_only),
-        destructive: actions.iter().any(|a| a.annotations.destructive),
-        idempotent: actions.iter().all(|a| a.annotations.idempotent),
+    Ok(schema)
+}
+
+/// Adds the fields of `action` to its group's `properties` (a field two
+/// actions type differently becomes an `anyOf` of both) and records which
+/// actions use each in `used_by`; a field named as the discriminator is a
+/// `BuildError`.
+fn add_fields<'a>(
+    name: &str,
+    discriminator: &str,
+    action: &ActionSummary<'a>,
+    properties: &mut Map<String, Value>,
+    used_by: &mut Vec<(String, Vec<&'a str>)>,
+) -> Result<(), BuildError> {
+    let Some(props) = action.schema.get("properties").and_then(Value::as_object) else {
+        return Ok(());
     };
-    Ok(ToolListing {
-        name: name.to_owned(),
-        description: text.trim_end().to_owned(),
-        input_schema: schema,
-        output_schema: None,
-        annotations,
-        discriminator: Some(discriminator.to_owned()),
-        actions: Vec::new(),
-    })
+    for (field, subschema) in props {
+        if field == discriminator {
+            return Err(BuildError::BadDiscriminator {
+                group: name.to_owned(),
+                field: discriminator.to_owned(),
+                reason: format!("is also a field of action \"{}\"", action.key),
+            });
+        }
+        match properties.get_mut(field) {
+            None => {
+                properties.insert(field.clone(), subschema.clone());
+            }
+            Some(existing) if existing == subschema => {}
+            Some(existing) => {
+                *existing = merge_alternatives(existing, subschema);
+            }
+        }
+        match used_by.iter_mut().find(|(f, _)| f == field) {
+            Some((_, users)) => users.push(action.key),
+            None => used_by.push((field.clone(), vec![action.key])),
+        }
+    }
+    Ok(())
+}
+
+/// Adds the `$defs` of `action` to its group's `defs`; a type of the same
+/// name defined differently by another action is a `BuildError`.
+fn add_defs(
+    name: &str,
+    action: &ActionSummary<'_>,
+    defs: &mut Map<String, Value>,
+) -> Result<(), BuildError> {
+    let Some(action_defs) = action.schema.get("$defs").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    for (def, subschema) in action_defs {
+        match defs.get(def) {
+            Some(existing) if existing != subschema => {
+                return Err(BuildError::BadSchema {
+                    action: format!("{name}.{}", action.key),
+                    reason: format!(
+                        "another action of \"{name}\" defines a different type named \"{def}\"; rename one of them"
+                    ),
+                });
+            }
+            _ => {
+                defs.insert(def.clone(), subschema.clone());
+            }
+        }
+    }
+    Ok(())
 }
