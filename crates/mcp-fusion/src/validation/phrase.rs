@@ -27,22 +27,7 @@ pub(crate) fn phrase(ctx: &Ctx, err: &ValidationError<'_>, out: &mut Vec<Line>) 
     let schema_path = err.schema_path().as_str();
     match err.kind() {
         Kind::Required { property } => {
-            let name = property
-                .as_str()
-                .map_or_else(|| compact(property), str::to_owned);
-            let expected = match ctx.plan.required(schema_path, &name) {
-                Some(planned) => std::borrow::Cow::Borrowed(planned),
-                None => {
-                    std::borrow::Cow::Owned(required_walked(ctx, schema_path, &here, value, &name))
-                }
-            };
-            out.push(Line::new(
-                path::child(&here, &name),
-                "required",
-                "Missing required field",
-                MISSING,
-                &expected,
-            ));
+            out.push(required_line(ctx, schema_path, &here, value, property));
         }
         Kind::AdditionalProperties { unexpected } => {
             let owner = lookup::owner(ctx.root, schema_path, "additionalProperties");
@@ -69,63 +54,13 @@ pub(crate) fn phrase(ctx: &Ctx, err: &ValidationError<'_>, out: &mut Vec<Line>) 
                 out,
             );
         }
-        Kind::PropertyNames { error } => {
-            let key = error
-                .instance()
-                .as_str()
-                .map_or_else(|| compact(error.instance()), str::to_owned);
-            let inner = single(ctx, error).unwrap_or_else(|| fallback(error.kind().keyword()));
-            out.push(Line::new(
-                path::child(&here, &key),
-                "propertyNames",
-                &format!(
-                    "Invalid field name \"{key}\" ({})",
-                    lower_first(&inner.problem)
-                ),
-                &sent(value.get(&key)),
-                &inner.expected,
-            ));
-        }
+        Kind::PropertyNames { error } => out.push(property_name_line(&here, value, ctx, error)),
         Kind::FalseSchema
             if schema_path.ends_with("/additionalProperties")
                 || schema_path.ends_with("/unevaluatedProperties")
                 || schema_path.ends_with("/propertyNames") =>
         {
-            // `additionalProperties: false` on an object declaring no
-            // properties: reported once, at the object, for its first key.
-            let object = path::value_at(ctx.instance, &here).unwrap_or(value);
-            let owner = schema_path
-                .rsplit_once('/')
-                .and_then(|(o, _)| crate::json::pointer(ctx.root, o));
-            let known = Known::declared_by(owner);
-            let unexpected: Vec<String> = object
-                .as_object()
-                .map(|m| {
-                    m.keys()
-                        .filter(|k| !known.names.contains(&k.as_str()))
-                        .cloned()
-                        .collect()
-                })
-                .unwrap_or_default();
-            if unexpected.is_empty() {
-                let p = single(ctx, err).unwrap_or_else(|| fallback("false"));
-                out.push(Line::new(
-                    here,
-                    "false",
-                    &p.problem,
-                    &sent(Some(value)),
-                    &p.expected,
-                ));
-            } else {
-                unknown_keys(
-                    &here,
-                    object,
-                    &unexpected,
-                    &known,
-                    "additionalProperties",
-                    out,
-                );
-            }
+            false_schema_lines(ctx, err, here, out);
         }
         Kind::OneOfNotValid { context } => {
             phrase_choice(ctx, union::choose(ctx, err, context, "oneOf"), out);
@@ -143,6 +78,95 @@ pub(crate) fn phrase(ctx: &Ctx, err: &ValidationError<'_>, out: &mut Vec<Line>) 
                 &p.expected,
             ));
         }
+    }
+}
+
+/// The line of a missing required field `property` of the object `value`
+/// at `here`: its expectation from the plan, else read from the schema.
+fn required_line(
+    ctx: &Ctx,
+    schema_path: &str,
+    here: &[Seg],
+    value: &Value,
+    property: &Value,
+) -> Line {
+    let name = property
+        .as_str()
+        .map_or_else(|| compact(property), str::to_owned);
+    let expected = match ctx.plan.required(schema_path, &name) {
+        Some(planned) => std::borrow::Cow::Borrowed(planned),
+        None => std::borrow::Cow::Owned(required_walked(ctx, schema_path, here, value, &name)),
+    };
+    Line::new(
+        path::child(here, &name),
+        "required",
+        "Missing required field",
+        MISSING,
+        &expected,
+    )
+}
+
+/// The line of a field name of the object `value` at `here` that its
+/// `propertyNames` schema refuses (`error`).
+fn property_name_line(here: &[Seg], value: &Value, ctx: &Ctx, error: &ValidationError<'_>) -> Line {
+    let key = error
+        .instance()
+        .as_str()
+        .map_or_else(|| compact(error.instance()), str::to_owned);
+    let inner = single(ctx, error).unwrap_or_else(|| fallback(error.kind().keyword()));
+    Line::new(
+        path::child(here, &key),
+        "propertyNames",
+        &format!(
+            "Invalid field name \"{key}\" ({})",
+            lower_first(&inner.problem)
+        ),
+        &sent(value.get(&key)),
+        &inner.expected,
+    )
+}
+
+/// The lines of a `false` schema under `additionalProperties`,
+/// `unevaluatedProperties` or `propertyNames`: on an object declaring no
+/// properties, reported once, at the object, for its unknown keys (or, with
+/// none, the `false` itself).
+fn false_schema_lines(ctx: &Ctx, err: &ValidationError<'_>, here: Vec<Seg>, out: &mut Vec<Line>) {
+    let value: &Value = err.instance();
+    let schema_path = err.schema_path().as_str();
+    // `additionalProperties: false` on an object declaring no
+    // properties: reported once, at the object, for its first key.
+    let object = path::value_at(ctx.instance, &here).unwrap_or(value);
+    let owner = schema_path
+        .rsplit_once('/')
+        .and_then(|(o, _)| crate::json::pointer(ctx.root, o));
+    let known = Known::declared_by(owner);
+    let unexpected: Vec<String> = object
+        .as_object()
+        .map(|m| {
+            m.keys()
+                .filter(|k| !known.names.contains(&k.as_str()))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    if unexpected.is_empty() {
+        let p = single(ctx, err).unwrap_or_else(|| fallback("false"));
+        out.push(Line::new(
+            here,
+            "false",
+            &p.problem,
+            &sent(Some(value)),
+            &p.expected,
+        ));
+    } else {
+        unknown_keys(
+            &here,
+            object,
+            &unexpected,
+            &known,
+            "additionalProperties",
+            out,
+        );
     }
 }
 
@@ -253,42 +277,9 @@ pub(crate) fn single<'c>(ctx: &Ctx<'c>, err: &ValidationError<'_>) -> Option<Par
     if let Some(planned) = ctx.plan.single(err.kind(), value, schema_path) {
         return Some(planned);
     }
-    let owner = |kw: &str| lookup::owner(ctx.root, schema_path, kw);
+    let at = At { ctx, schema_path };
     match err.kind() {
-        Kind::Type { kind } => {
-            let names: Vec<String> = match owner("type").and_then(|o| o.get("type")) {
-                Some(Value::String(t)) => vec![t.clone()],
-                Some(Value::Array(ts)) => ts
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect(),
-                _ => match kind {
-                    TypeKind::Single(t) => vec![t.to_string()],
-                    TypeKind::Multiple(set) => set.iter().map(|t| t.to_string()).collect(),
-                },
-            };
-            let names: Vec<&str> = names.iter().map(String::as_str).collect();
-            parts("Wrong type", type_expected(&names))
-        }
-        Kind::MinLength { limit } => {
-            let other = owner("minLength")
-                .and_then(|o| o.get("maxLength"))
-                .and_then(Value::as_u64);
-            parts(
-                "Too short",
-                limit_expected(*limit, other, "at least", "character", "characters"),
-            )
-        }
-        Kind::MaxLength { limit } => {
-            let other = owner("maxLength")
-                .and_then(|o| o.get("minLength"))
-                .and_then(Value::as_u64);
-            parts(
-                "Too long",
-                limit_expected(*limit, other, "at most", "character", "characters"),
-            )
-        }
+        Kind::Type { kind } => type_parts(&at, kind),
         Kind::Minimum { limit } => parts(
             "Too small",
             range(ctx, schema_path, "minimum", (">=", limit)),
@@ -305,24 +296,131 @@ pub(crate) fn single<'c>(ctx: &Ctx<'c>, err: &ValidationError<'_>) -> Option<Par
             "Too large",
             range(ctx, schema_path, "exclusiveMaximum", ("<", limit)),
         ),
-        Kind::MinItems { limit } => {
-            let other = owner("minItems")
-                .and_then(|o| o.get("maxItems"))
-                .and_then(Value::as_u64);
-            parts(
-                "Too few items",
-                limit_expected(*limit, other, "at least", "item", "items"),
-            )
+        Kind::MinLength { .. }
+        | Kind::MaxLength { .. }
+        | Kind::MinItems { .. }
+        | Kind::MaxItems { .. }
+        | Kind::AdditionalItems { .. }
+        | Kind::UnevaluatedItems { .. }
+        | Kind::MinProperties { .. }
+        | Kind::MaxProperties { .. } => size_parts(&at, err.kind()),
+        Kind::Enum { .. }
+        | Kind::Constant { .. }
+        | Kind::Pattern { .. }
+        | Kind::BacktrackLimitExceeded { .. }
+        | Kind::RegexEngineFailure { .. }
+        | Kind::Format { .. }
+        | Kind::MultipleOf { .. } => value_parts(&at, err.kind(), value),
+        Kind::UniqueItems => unique_parts(value),
+        Kind::Contains => contains_parts(&at),
+        Kind::Not { .. } | Kind::FalseSchema | Kind::OneOfMultipleValid { .. } => {
+            shape_parts(&at, err)
         }
-        Kind::MaxItems { limit } => {
-            let other = owner("maxItems")
-                .and_then(|o| o.get("minItems"))
-                .and_then(Value::as_u64);
-            parts(
-                "Too many items",
-                limit_expected(*limit, other, "at most", "item", "items"),
-            )
+        Kind::ContentEncoding { .. } | Kind::FromUtf8 { .. } | Kind::ContentMediaType { .. } => {
+            content_parts(&at, err.kind())
         }
+        Kind::Custom { keyword, .. } => Some(fallback(keyword)),
+        Kind::Referencing(_) => Some(fallback("$ref")),
+        Kind::Required { .. }
+        | Kind::AdditionalProperties { .. }
+        | Kind::UnevaluatedProperties { .. }
+        | Kind::PropertyNames { .. }
+        | Kind::OneOfNotValid { .. }
+        | Kind::AnyOf { .. } => None,
+    }
+}
+
+/// Where a failed keyword is in the schema: for reading what its owner
+/// states beside it.
+struct At<'a, 'c> {
+    ctx: &'a Ctx<'c>,
+    schema_path: &'a str,
+}
+
+impl<'c> At<'_, 'c> {
+    /// The schema object that holds `keyword` on the failed path.
+    fn owner(&self, keyword: &str) -> Option<&'c Value> {
+        lookup::owner(self.ctx.root, self.schema_path, keyword)
+    }
+}
+
+/// `type`: the types the schema names (else the error's).
+fn type_parts<'c>(at: &At<'_, 'c>, kind: &TypeKind) -> Option<Parts<'c>> {
+    let names: Vec<String> = match at.owner("type").and_then(|o| o.get("type")) {
+        Some(Value::String(t)) => vec![t.clone()],
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        _ => match kind {
+            TypeKind::Single(t) => vec![t.to_string()],
+            TypeKind::Multiple(set) => set.iter().map(|t| t.to_string()).collect(),
+        },
+    };
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    parts("Wrong type", type_expected(&names))
+}
+
+/// The keywords of a size: a string's length, an array's items, an
+/// object's fields.
+fn size_parts<'c>(at: &At<'_, 'c>, kind: &Kind) -> Option<Parts<'c>> {
+    // The other bound of the same size, when the schema states one.
+    let other = |keyword: &str, other: &str| {
+        at.owner(keyword)
+            .and_then(|o| o.get(other))
+            .and_then(Value::as_u64)
+    };
+    match kind {
+        Kind::MinLength { limit } => parts(
+            "Too short",
+            limit_expected(
+                *limit,
+                other("minLength", "maxLength"),
+                "at least",
+                "character",
+                "characters",
+            ),
+        ),
+        Kind::MaxLength { limit } => parts(
+            "Too long",
+            limit_expected(
+                *limit,
+                other("maxLength", "minLength"),
+                "at most",
+                "character",
+                "characters",
+            ),
+        ),
+        Kind::MinItems { limit } => parts(
+            "Too few items",
+            limit_expected(
+                *limit,
+                other("minItems", "maxItems"),
+                "at least",
+                "item",
+                "items",
+            ),
+        ),
+        Kind::MaxItems { limit } => parts(
+            "Too many items",
+            limit_expected(
+                *limit,
+                other("maxItems", "minItems"),
+                "at most",
+                "item",
+                "items",
+            ),
+        ),
+        _ => extra_parts(at, kind),
+    }
+}
+
+/// The keywords of items or fields beyond those allowed:
+/// `additionalItems`, `unevaluatedItems`, `minProperties`,
+/// `maxProperties`.
+fn extra_parts<'c>(at: &At<'_, 'c>, kind: &Kind) -> Option<Parts<'c>> {
+    match kind {
         Kind::AdditionalItems { limit } => parts(
             "Too many items",
             format!(
@@ -331,7 +429,8 @@ pub(crate) fn single<'c>(ctx: &Ctx<'c>, err: &ValidationError<'_>) -> Option<Par
             ),
         ),
         Kind::UnevaluatedItems { .. } => {
-            let defined = owner("unevaluatedItems")
+            let defined = at
+                .owner("unevaluatedItems")
                 .and_then(|o| o.get("prefixItems"))
                 .and_then(Value::as_array)
                 .map(Vec::len);
@@ -354,6 +453,14 @@ pub(crate) fn single<'c>(ctx: &Ctx<'c>, err: &ValidationError<'_>) -> Option<Par
             "Too many fields",
             format!("Expected at most {}.", count(*limit, "field", "fields")),
         ),
+        _ => None,
+    }
+}
+
+/// The keywords about the value itself: `enum`, `const`, `pattern`,
+/// `format`, `multipleOf`.
+fn value_parts<'c>(at: &At<'_, 'c>, kind: &Kind, value: &Value) -> Option<Parts<'c>> {
+    match kind {
         Kind::Enum { options } => {
             let opts: Vec<&Value> = match &**options {
                 Value::Array(items) => items.iter().collect(),
@@ -367,7 +474,8 @@ pub(crate) fn single<'c>(ctx: &Ctx<'c>, err: &ValidationError<'_>) -> Option<Par
         ),
         Kind::Pattern { pattern } => parts("Does not match the pattern", pattern_expected(pattern)),
         Kind::BacktrackLimitExceeded { .. } | Kind::RegexEngineFailure { .. } => {
-            let pattern = owner("pattern")
+            let pattern = at
+                .owner("pattern")
                 .and_then(|o| o.get("pattern"))
                 .and_then(Value::as_str)?;
             parts(
@@ -381,61 +489,70 @@ pub(crate) fn single<'c>(ctx: &Ctx<'c>, err: &ValidationError<'_>) -> Option<Par
         }
         Kind::MultipleOf { .. } => {
             let (problem, expected) =
-                multiple_of_parts(owner("multipleOf").and_then(|o| o.get("multipleOf"))?);
+                multiple_of_parts(at.owner("multipleOf").and_then(|o| o.get("multipleOf"))?);
             parts(problem, expected)
         }
-        Kind::UniqueItems => {
-            let pair = value.as_array().and_then(|items| {
-                items
-                    .iter()
-                    .enumerate()
-                    .find_map(|(j, b)| items[..j].iter().position(|a| a == b).map(|i| (i, j)))
-            });
-            let detail = pair.map_or_else(String::new, |(i, j)| {
-                format!(" (items {i} and {j} are equal)")
-            });
-            parts(
-                "Duplicate items",
-                format!("Expected every item to be different{detail}."),
-            )
-        }
-        Kind::Contains => {
-            let o = ["contains", "minContains", "maxContains"]
-                .into_iter()
-                .find_map(owner)
-                .filter(|o| o.get("contains").is_some());
-            let min = o
-                .and_then(|o| o.get("minContains"))
-                .and_then(Value::as_u64)
-                .unwrap_or(1);
-            let max = o.and_then(|o| o.get("maxContains")).and_then(Value::as_u64);
-            let (how_many, singular) = match max {
-                None if min == 1 => ("at least one item".to_owned(), true),
-                None => (format!("at least {min} items"), false),
-                Some(max) if max == min => {
-                    (format!("exactly {}", count(max, "item", "items")), max == 1)
-                }
-                Some(max) if min == 0 => {
-                    (format!("at most {}", count(max, "item", "items")), max == 1)
-                }
-                Some(max) => (format!("from {min} to {max} items"), false),
-            };
-            let what = o
-                .and_then(|o| o.get("contains"))
-                .and_then(|c| lookup::describe(ctx.root, c))
-                .map_or_else(
-                    || "matching the schema's 'contains' rule".to_owned(),
-                    |d| format!("that {} {d}", if singular { "is" } else { "are each" }),
-                );
-            let problem = if min == 1 && max.is_none() {
-                "No matching item"
-            } else {
-                "Wrong number of matching items"
-            };
-            parts(problem, format!("Expected {how_many} {what}."))
-        }
+        _ => None,
+    }
+}
+
+/// `uniqueItems`: the first two equal items.
+fn unique_parts<'c>(value: &Value) -> Option<Parts<'c>> {
+    let pair = value.as_array().and_then(|items| {
+        items
+            .iter()
+            .enumerate()
+            .find_map(|(j, b)| items[..j].iter().position(|a| a == b).map(|i| (i, j)))
+    });
+    let detail = pair.map_or_else(String::new, |(i, j)| {
+        format!(" (items {i} and {j} are equal)")
+    });
+    parts(
+        "Duplicate items",
+        format!("Expected every item to be different{detail}."),
+    )
+}
+
+/// `contains` (with `minContains`, `maxContains`): how many items must
+/// match, and what they must be.
+fn contains_parts<'c>(at: &At<'_, 'c>) -> Option<Parts<'c>> {
+    let o = ["contains", "minContains", "maxContains"]
+        .into_iter()
+        .find_map(|keyword| at.owner(keyword))
+        .filter(|o| o.get("contains").is_some());
+    let min = o
+        .and_then(|o| o.get("minContains"))
+        .and_then(Value::as_u64)
+        .unwrap_or(1);
+    let max = o.and_then(|o| o.get("maxContains")).and_then(Value::as_u64);
+    let (how_many, singular) = match max {
+        None if min == 1 => ("at least one item".to_owned(), true),
+        None => (format!("at least {min} items"), false),
+        Some(max) if max == min => (format!("exactly {}", count(max, "item", "items")), max == 1),
+        Some(max) if min == 0 => (format!("at most {}", count(max, "item", "items")), max == 1),
+        Some(max) => (format!("from {min} to {max} items"), false),
+    };
+    let what = o
+        .and_then(|o| o.get("contains"))
+        .and_then(|c| lookup::describe(at.ctx.root, c))
+        .map_or_else(
+            || "matching the schema's 'contains' rule".to_owned(),
+            |d| format!("that {} {d}", if singular { "is" } else { "are each" }),
+        );
+    let problem = if min == 1 && max.is_none() {
+        "No matching item"
+    } else {
+        "Wrong number of matching items"
+    };
+    parts(problem, format!("Expected {how_many} {what}."))
+}
+
+/// The keywords about the value's shape: `not`, a `false` schema, a `oneOf`
+/// matched more than once.
+fn shape_parts<'c>(at: &At<'_, 'c>, err: &ValidationError<'_>) -> Option<Parts<'c>> {
+    match err.kind() {
         Kind::Not { schema } => {
-            let expected = match lookup::describe(ctx.root, schema) {
+            let expected = match lookup::describe(at.ctx.root, schema) {
                 Some(d) => format!("Expected a value that is not {d}."),
                 None => {
                     let text = compact(schema);
@@ -446,7 +563,7 @@ pub(crate) fn single<'c>(ctx: &Ctx<'c>, err: &ValidationError<'_>) -> Option<Par
             parts("Value not allowed", expected)
         }
         Kind::FalseSchema => {
-            let segs = path::segments(ctx.instance, err.instance_path().as_str());
+            let segs = path::segments(at.ctx.instance, err.instance_path().as_str());
             let expected = match segs.last() {
                 Some(Seg::Index(_)) => "Remove this item.",
                 Some(Seg::Key(_)) => "Remove this field.",
@@ -455,22 +572,32 @@ pub(crate) fn single<'c>(ctx: &Ctx<'c>, err: &ValidationError<'_>) -> Option<Par
             parts("Not allowed", expected)
         }
         Kind::OneOfMultipleValid { .. } => {
-            let desc = owner("oneOf")
+            let desc = at
+                .owner("oneOf")
                 .and_then(|o| o.get("oneOf"))
                 .and_then(Value::as_array)
-                .and_then(|b| lookup::describe_branches(ctx.root, b, 0));
+                .and_then(|b| lookup::describe_branches(at.ctx.root, b, 0));
             let tail = desc.map_or_else(String::new, |d| format!(" ({d})"));
             parts(
                 "Matches more than one allowed shape",
                 format!("Expected a value that matches exactly one of the allowed shapes{tail}."),
             )
         }
+        _ => None,
+    }
+}
+
+/// The keywords about a string's content: `contentEncoding`,
+/// `contentMediaType`.
+fn content_parts<'c>(at: &At<'_, 'c>, kind: &Kind) -> Option<Parts<'c>> {
+    match kind {
         Kind::ContentEncoding { content_encoding } => parts(
             "Invalid encoding",
             format!("Expected {}-encoded text.", clean(content_encoding)),
         ),
         Kind::FromUtf8 { .. } => {
-            let enc = owner("contentEncoding")
+            let enc = at
+                .owner("contentEncoding")
                 .and_then(|o| o.get("contentEncoding"))
                 .and_then(Value::as_str)
                 .unwrap_or("base64");
@@ -486,14 +613,7 @@ pub(crate) fn single<'c>(ctx: &Ctx<'c>, err: &ValidationError<'_>) -> Option<Par
                 clean(content_media_type)
             ),
         ),
-        Kind::Custom { keyword, .. } => Some(fallback(keyword)),
-        Kind::Referencing(_) => Some(fallback("$ref")),
-        Kind::Required { .. }
-        | Kind::AdditionalProperties { .. }
-        | Kind::UnevaluatedProperties { .. }
-        | Kind::PropertyNames { .. }
-        | Kind::OneOfNotValid { .. }
-        | Kind::AnyOf { .. } => None,
+        _ => None,
     }
 }
 
