@@ -176,6 +176,21 @@ fn diff_action(tool: &str, old: &ActionContract, new: &ActionContract, deltas: &
             format!("The description of action \"{name}\" changed."),
         );
     }
+    diff_annotations(&name, old, new, &mut push);
+    diff_deprecation(&name, old, new, &mut push);
+    diff_scopes(&name, old, new, &mut push);
+    diff_guards(&name, &old.guards, &new.guards, &mut push);
+    diff_action_schemas(tool, &name, old, new, deltas);
+}
+
+/// The changes of an action's annotations: a changed `readOnlyHint` or
+/// `destructiveHint` is BREAKING, a changed `idempotentHint` RISKY.
+fn diff_annotations(
+    name: &str,
+    old: &ActionContract,
+    new: &ActionContract,
+    push: &mut impl FnMut(&str, ChangeSeverity, Option<String>, Option<String>, String),
+) {
     let hints = [
         (
             "(readOnlyHint)",
@@ -210,6 +225,16 @@ fn diff_action(tool: &str, old: &ActionContract, new: &ActionContract, deltas: &
             );
         }
     }
+}
+
+/// A deprecation added (RISKY), removed (SAFE) or given another
+/// replacement (RISKY).
+fn diff_deprecation(
+    name: &str,
+    old: &ActionContract,
+    new: &ActionContract,
+    push: &mut impl FnMut(&str, ChangeSeverity, Option<String>, Option<String>, String),
+) {
     match (&old.deprecated, &new.deprecated) {
         (None, Some(replacement)) => push(
             "(deprecated)",
@@ -234,6 +259,15 @@ fn diff_action(tool: &str, old: &ActionContract, new: &ActionContract, deltas: &
         ),
         _ => {}
     }
+}
+
+/// Required scopes gained (BREAKING: callers may be refused) or lost (SAFE).
+fn diff_scopes(
+    name: &str,
+    old: &ActionContract,
+    new: &ActionContract,
+    push: &mut impl FnMut(&str, ChangeSeverity, Option<String>, Option<String>, String),
+) {
     let scopes_text = |scopes: &[String]| {
         if scopes.is_empty() {
             String::from("(none)")
@@ -282,8 +316,16 @@ fn diff_action(tool: &str, old: &ActionContract, new: &ActionContract, deltas: &
             ),
         );
     }
-    diff_guards(&name, &old.guards, &new.guards, &mut push);
+}
 
+/// The changes of an action's input and output schemas.
+fn diff_action_schemas(
+    tool: &str,
+    name: &str,
+    old: &ActionContract,
+    new: &ActionContract,
+    deltas: &mut Vec<Delta>,
+) {
     let place = |field: FieldDelta| Delta {
         tool: tool.to_owned(),
         action: Some(new.name.clone()),
