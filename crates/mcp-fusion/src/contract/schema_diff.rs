@@ -40,6 +40,15 @@ pub(crate) fn diff_schemas(old: &Value, new: &Value, side: Side) -> Vec<FieldDel
     walker.out
 }
 
+/// The properties of an object in the old and the new schema, and which
+/// of them each requires.
+struct Props<'p> {
+    old: &'p serde_json::Map<String, Value>,
+    new: &'p serde_json::Map<String, Value>,
+    old_required: BTreeSet<&'p str>,
+    new_required: BTreeSet<&'p str>,
+}
+
 struct Walker<'a> {
     old_root: &'a Value,
     new_root: &'a Value,
@@ -450,36 +459,55 @@ impl Walker<'_> {
     /// then each kept field's own schema.
     fn compare_properties(&mut self, path: &str, old: &Value, new: &Value, depth: usize) {
         let empty = serde_json::Map::new();
-        let old_props = old
-            .get("properties")
-            .and_then(Value::as_object)
-            .unwrap_or(&empty);
-        let new_props = new
-            .get("properties")
-            .and_then(Value::as_object)
-            .unwrap_or(&empty);
-        let (old_required, new_required): (BTreeSet<&str>, BTreeSet<&str>) =
-            (required_of(old).collect(), required_of(new).collect());
-        let mut removed: Vec<&String> = old_props
+        let props = Props {
+            old: old
+                .get("properties")
+                .and_then(Value::as_object)
+                .unwrap_or(&empty),
+            new: new
+                .get("properties")
+                .and_then(Value::as_object)
+                .unwrap_or(&empty),
+            old_required: required_of(old).collect(),
+            new_required: required_of(new).collect(),
+        };
+        let mut removed: Vec<&String> = props
+            .old
             .keys()
-            .filter(|k| !new_props.contains_key(*k))
+            .filter(|k| !props.new.contains_key(*k))
             .collect();
-        let mut added: Vec<&String> = new_props
+        let mut added: Vec<&String> = props
+            .new
             .keys()
-            .filter(|k| !old_props.contains_key(*k))
+            .filter(|k| !props.old.contains_key(*k))
             .collect();
         removed.sort();
         added.sort();
+        let renamed = self.renames(&props, &removed, &added);
+        self.report_removed(path, &props, &removed, &renamed);
+        self.report_added(path, &props, &added, &renamed);
+        self.compare_kept(path, &props, depth);
+    }
 
+    /// The removed fields taken as renamed: each to the added field of the
+    /// same kind (not newly required) whose schema is the same, else whose
+    /// name is closest.
+    fn renames<'p>(
+        &self,
+        props: &Props<'p>,
+        removed: &[&'p String],
+        added: &[&'p String],
+    ) -> Vec<(&'p String, &'p String)> {
+        let (old_props, new_props) = (props.old, props.new);
         let mut renamed: Vec<(&String, &String)> = Vec::new();
-        for name in &removed {
+        for name in removed {
             let old_schema = &old_props[*name];
             let old_kind = kind_of(old_schema, self.old_root);
-            let was_required = old_required.contains(name.as_str());
+            let was_required = props.old_required.contains(name.as_str());
             let candidates = added.iter().filter(|new_name| {
                 !renamed.iter().any(|(_, taken)| taken == *new_name)
                     && kind_of(&new_props[**new_name], self.new_root) == old_kind
-                    && (was_required || !new_required.contains(new_name.as_str()))
+                    && (was_required || !props.new_required.contains(new_name.as_str()))
             });
             let best = candidates.max_by(|x, y| {
                 let score = |n: &&String| {
@@ -498,7 +526,19 @@ impl Walker<'_> {
             }
         }
 
-        for name in &removed {
+        renamed
+    }
+
+    /// The deltas of the removed fields: renamed, or removed.
+    fn report_removed(
+        &mut self,
+        path: &str,
+        props: &Props<'_>,
+        removed: &[&String],
+        renamed: &[(&String, &String)],
+    ) {
+        let (old_props, new_props) = (props.old, props.new);
+        for name in removed {
             let field = child(path, name);
             let subject = self.subject(&field);
             if let Some((_, new_name)) = renamed.iter().find(|(old, _)| old == name) {
@@ -512,7 +552,7 @@ impl Walker<'_> {
                 );
                 continue;
             }
-            let required = old_required.contains(name.as_str());
+            let required = props.old_required.contains(name.as_str());
             let note = if required { " (it was required)" } else { "" };
             self.push(
                 &field,
@@ -522,12 +562,22 @@ impl Walker<'_> {
                 format!("{subject} was removed{note}."),
             );
         }
-        for name in &added {
+    }
+
+    /// The deltas of the added fields that are not a renamed one.
+    fn report_added(
+        &mut self,
+        path: &str,
+        props: &Props<'_>,
+        added: &[&String],
+        renamed: &[(&String, &String)],
+    ) {
+        for name in added {
             if renamed.iter().any(|(_, new_name)| new_name == name) {
                 continue;
             }
             let field = child(path, name);
-            let required = new_required.contains(name.as_str());
+            let required = props.new_required.contains(name.as_str());
             let description = match (self.side, required) {
                 (Side::Input, true) => format!("Required field \"{field}\" was added."),
                 (Side::Input, false) => format!("Optional field \"{field}\" was added."),
@@ -537,10 +587,17 @@ impl Walker<'_> {
                 &field,
                 Kind::Added { required },
                 None,
-                Some(summarize(&new_props[*name], self.new_root)),
+                Some(summarize(&props.new[*name], self.new_root)),
                 description,
             );
         }
+    }
+
+    /// The fields both schemas have: became required or optional, then
+    /// each one's own schema.
+    fn compare_kept(&mut self, path: &str, props: &Props<'_>, depth: usize) {
+        let (old_props, new_props) = (props.old, props.new);
+        let (old_required, new_required) = (&props.old_required, &props.new_required);
         let mut kept: Vec<&String> = old_props
             .keys()
             .filter(|k| new_props.contains_key(*k))
