@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::line::{Ctx, Line, expected_pinned};
 use super::lookup;
-use super::path;
+use super::path::{self, Seg};
 use super::sent::{MISSING, sent};
 
 /// What to tell the model about a union no branch matched.
@@ -42,36 +42,9 @@ pub(crate) fn choose<'e>(
         .and_then(|o| o.get(keyword))
         .and_then(Value::as_array)
         .filter(|b| b.len() == context.len());
-
     if let Some(branches) = branches {
-        if value.is_object()
-            && let Some(tag) = lookup::union_tag(ctx.root, branches)
-        {
-            let tags = tag.all_values();
-            match value.get(tag.name) {
-                None => {
-                    return Choice::Line(Line::new(
-                        path::child(&here, tag.name),
-                        "required",
-                        "Missing required field",
-                        MISSING,
-                        &format!("Expected {}.", lookup::pinned_phrase(&tags)),
-                    ));
-                }
-                Some(sent_tag) => match tag.branch_for(sent_tag) {
-                    Some(i) if !context[i].is_empty() => return Choice::Branch(&context[i]),
-                    Some(_) => {}
-                    None => {
-                        return Choice::Line(Line::new(
-                            path::child(&here, tag.name),
-                            "enum",
-                            "Invalid value",
-                            &sent(Some(sent_tag)),
-                            &expected_pinned(sent_tag, &tags, &[]),
-                        ));
-                    }
-                },
-            }
+        if let Some(choice) = by_tag(ctx, &here, value, branches, context) {
+            return choice;
         }
         if let Some(all) = lookup::pinned_union(ctx.root, branches) {
             let described = lookup::described_options(ctx.root, branches);
@@ -84,38 +57,20 @@ pub(crate) fn choose<'e>(
             ));
         }
     }
-
-    let at_here =
-        |e: &ValidationError<'_>| e.instance_path().as_str() == err.instance_path().as_str();
-    let type_misfit = |errors: &[ValidationError<'static>]| {
-        errors
-            .iter()
-            .any(|e| at_here(e) && matches!(e.kind(), Kind::Type { .. } | Kind::FalseSchema))
-    };
+    let path = err.instance_path().as_str();
     let best = context
         .iter()
         .enumerate()
-        .filter(|(_, errors)| !errors.is_empty() && !type_misfit(errors))
+        .filter(|(_, errors)| !errors.is_empty() && !type_misfit(path, errors))
         .min_by_key(|(i, errors)| (errors.len(), *i))
         .map(|(i, _)| i);
     if let Some(i) = best {
         return Choice::Branch(&context[i]);
     }
-
-    let mut descs: Vec<String> = Vec::new();
-    for (i, errors) in context.iter().enumerate() {
-        let d = branches
-            .and_then(|b| lookup::describe(ctx.root, &b[i]))
-            .or_else(|| errors.iter().find_map(type_wanted));
-        if let Some(d) = d
-            && !descs.contains(&d)
-        {
-            descs.push(d);
-        }
-    }
+    let descs = descriptions(ctx, branches, context);
     // Every branch wants another type (`Option<String>` sent a number): the
     // same line as a plain type error, naming the types.
-    let only_types = context.iter().all(|errors| type_misfit(errors))
+    let only_types = context.iter().all(|errors| type_misfit(path, errors))
         && !descs.is_empty()
         && descs
             .iter()
@@ -141,6 +96,78 @@ pub(crate) fn choose<'e>(
         &sent(Some(value)),
         &expected,
     ))
+}
+
+/// Whether `errors` (a branch's) say the value at `path` is of another type
+/// than the branch's (or that the branch is `false`).
+fn type_misfit(path: &str, errors: &[ValidationError<'static>]) -> bool {
+    errors.iter().any(|e| {
+        e.instance_path().as_str() == path
+            && matches!(e.kind(), Kind::Type { .. } | Kind::FalseSchema)
+    })
+}
+
+/// For a tagged union (each branch pins a tag field), what the tag says:
+/// the missing or unknown tag's line, or the errors of the branch it names;
+/// `None` when the value is not a tagged object (or its branch passed).
+fn by_tag<'e>(
+    ctx: &Ctx,
+    here: &[Seg],
+    value: &Value,
+    branches: &[Value],
+    context: &'e [Vec<ValidationError<'static>>],
+) -> Option<Choice<'e>> {
+    if value.is_object()
+        && let Some(tag) = lookup::union_tag(ctx.root, branches)
+    {
+        let tags = tag.all_values();
+        match value.get(tag.name) {
+            None => {
+                return Some(Choice::Line(Line::new(
+                    path::child(here, tag.name),
+                    "required",
+                    "Missing required field",
+                    MISSING,
+                    &format!("Expected {}.", lookup::pinned_phrase(&tags)),
+                )));
+            }
+            Some(sent_tag) => match tag.branch_for(sent_tag) {
+                Some(i) if !context[i].is_empty() => return Some(Choice::Branch(&context[i])),
+                Some(_) => {}
+                None => {
+                    return Some(Choice::Line(Line::new(
+                        path::child(here, tag.name),
+                        "enum",
+                        "Invalid value",
+                        &sent(Some(sent_tag)),
+                        &expected_pinned(sent_tag, &tags, &[]),
+                    )));
+                }
+            },
+        }
+    }
+    None
+}
+
+/// What each branch is, described (or the type its type error wants),
+/// without repeats.
+fn descriptions(
+    ctx: &Ctx,
+    branches: Option<&Vec<Value>>,
+    context: &[Vec<ValidationError<'static>>],
+) -> Vec<String> {
+    let mut descs: Vec<String> = Vec::new();
+    for (i, errors) in context.iter().enumerate() {
+        let d = branches
+            .and_then(|b| lookup::describe(ctx.root, &b[i]))
+            .or_else(|| errors.iter().find_map(type_wanted));
+        if let Some(d) = d
+            && !descs.contains(&d)
+        {
+            descs.push(d);
+        }
+    }
+    descs
 }
 
 /// The type a branch's type error asks for (`a string`, `an integer or null`).
