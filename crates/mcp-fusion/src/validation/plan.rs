@@ -362,14 +362,7 @@ fn phrasing(
         })
     };
     match keyword {
-        "type" => {
-            let names: Vec<&str> = match value {
-                Value::String(t) => vec![t.as_str()],
-                Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
-                _ => return None,
-            };
-            Some(Phrasing::Type(type_expected(&names).into()))
-        }
+        "type" => type_phrasing(value),
         "minLength" => limit("at least", "maxLength", "character", "characters"),
         "maxLength" => limit("at most", "minLength", "character", "characters"),
         "minItems" => limit("at least", "maxItems", "item", "items"),
@@ -378,6 +371,38 @@ fn phrasing(
         "exclusiveMinimum" => bound(">"),
         "maximum" => bound("<="),
         "exclusiveMaximum" => bound("<"),
+        "pattern" | "format" => named_phrasing(keyword, value),
+        "multipleOf" => {
+            let (problem, expected) = multiple_of_parts(value);
+            Some(Phrasing::Fixed {
+                problem: problem.into(),
+                expected: expected.into(),
+            })
+        }
+        "enum" => {
+            let options: Vec<&Value> = value.as_array()?.iter().collect();
+            Some(Phrasing::Pinned(pinned_expected(&options).into()))
+        }
+        "const" => Some(Phrasing::Pinned(pinned_expected(&[value]).into())),
+        "required" => required_phrasing(root, given, schema, given_here, value),
+        _ => None,
+    }
+}
+
+/// `type`: the types `value` names.
+fn type_phrasing(value: &Value) -> Option<Phrasing> {
+    let names: Vec<&str> = match value {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => return None,
+    };
+    Some(Phrasing::Type(type_expected(&names).into()))
+}
+
+/// `pattern` or `format` (`keyword`): phrased with the pattern or format
+/// `value` names.
+fn named_phrasing(keyword: &str, value: &Value) -> Option<Phrasing> {
+    match keyword {
         "pattern" => {
             let pattern = value.as_str()?;
             Some(Phrasing::Named {
@@ -395,40 +420,37 @@ fn phrasing(
                 expected: expected.into(),
             })
         }
-        "multipleOf" => {
-            let (problem, expected) = multiple_of_parts(value);
-            Some(Phrasing::Fixed {
-                problem: problem.into(),
-                expected: expected.into(),
-            })
-        }
-        "enum" => {
-            let options: Vec<&Value> = value.as_array()?.iter().collect();
-            Some(Phrasing::Pinned(pinned_expected(&options).into()))
-        }
-        "const" => Some(Phrasing::Pinned(pinned_expected(&[value]).into())),
-        "required" => {
-            let view = lookup::object_view(root, schema, Unions::Skip);
-            let given_view = given_here
-                .filter(|g| g.get("required").is_some())
-                .map(|g| lookup::object_view(given, g, Unions::Skip));
-            let fields: Vec<(Box<str>, Box<str>)> = value
-                .as_array()?
-                .iter()
-                .filter_map(Value::as_str)
-                .filter_map(|name| {
-                    let given_prop = given_view.as_ref().and_then(|v| v.prop(name));
-                    // Without the property declared here, the walk reads the
-                    // schema that applies to the instance.
-                    let prop = view.prop(name)?;
-                    let expected = required_expected(given, given_prop, root, Some(prop));
-                    Some((name.into(), expected.into()))
-                })
-                .collect();
-            Some(Phrasing::Required(fields.into_boxed_slice()))
-        }
         _ => None,
     }
+}
+
+/// `required`: the expectation of each field `value` lists that `schema`
+/// declares (`given_here` the same schema as the user gave it).
+fn required_phrasing(
+    root: &Value,
+    given: &Value,
+    schema: &Value,
+    given_here: Option<&Value>,
+    value: &Value,
+) -> Option<Phrasing> {
+    let view = lookup::object_view(root, schema, Unions::Skip);
+    let given_view = given_here
+        .filter(|g| g.get("required").is_some())
+        .map(|g| lookup::object_view(given, g, Unions::Skip));
+    let fields: Vec<(Box<str>, Box<str>)> = value
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_str)
+        .filter_map(|name| {
+            let given_prop = given_view.as_ref().and_then(|v| v.prop(name));
+            // Without the property declared here, the walk reads the
+            // schema that applies to the instance.
+            let prop = view.prop(name)?;
+            let expected = required_expected(given, given_prop, root, Some(prop));
+            Some((name.into(), expected.into()))
+        })
+        .collect();
+    Some(Phrasing::Required(fields.into_boxed_slice()))
 }
 
 /// Builds the [`Node`]s of the schemas lines are ordered through.
