@@ -127,77 +127,10 @@ impl ActionContract {
                 )),
             }
         };
-        let input_schema = match object.get("inputSchema") {
-            Some(schema @ Value::Object(_)) => schema,
-            Some(_) => {
-                return Err(ContractError::malformed(
-                    at,
-                    "\"inputSchema\" must be a JSON object",
-                ));
-            }
-            None => return Err(ContractError::malformed(at, "\"inputSchema\" is missing")),
-        };
-        let output_schema = match object.get("outputSchema") {
-            None | Some(Value::Null) => None,
-            Some(schema @ Value::Object(_)) => Some(schema),
-            Some(_) => {
-                return Err(ContractError::malformed(
-                    at,
-                    "\"outputSchema\" must be a JSON object",
-                ));
-            }
-        };
-        let annotations = match object.get("annotations") {
-            None | Some(Value::Null) => Annotations::default(),
-            Some(Value::Object(hints)) => {
-                let hint = |key: &str| match hints.get(key) {
-                    None | Some(Value::Null) => Ok(false),
-                    Some(Value::Bool(b)) => Ok(*b),
-                    Some(_) => Err(ContractError::malformed(
-                        at,
-                        format!("\"annotations.{key}\" must be true or false"),
-                    )),
-                };
-                Annotations {
-                    read_only: hint("readOnlyHint")?,
-                    destructive: hint("destructiveHint")?,
-                    idempotent: hint("idempotentHint")?,
-                }
-            }
-            Some(_) => {
-                return Err(ContractError::malformed(
-                    at,
-                    "\"annotations\" must be a JSON object",
-                ));
-            }
-        };
-        let scopes = match object.get("requiredScopes") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|item| {
-                    item.as_str().map(str::to_owned).ok_or_else(|| {
-                        ContractError::malformed(at, "\"requiredScopes\" must hold strings")
-                    })
-                })
-                .collect::<Result<_, _>>()?,
-            Some(_) => {
-                return Err(ContractError::malformed(
-                    at,
-                    "\"requiredScopes\" must be an array of strings",
-                ));
-            }
-        };
-        let guards = match object.get("guards") {
-            None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(guards @ Value::Object(_)) => guards.clone(),
-            Some(_) => {
-                return Err(ContractError::malformed(
-                    at,
-                    "\"guards\" must be a JSON object",
-                ));
-            }
-        };
+        let (input_schema, output_schema) = schemas_of(object, at)?;
+        let annotations = annotations_of(object, at)?;
+        let scopes = scopes_of(object, at)?;
+        let guards = guards_of(object, at)?;
         Ok(ActionContract::new(
             name,
             text("description")?,
@@ -209,6 +142,101 @@ impl ActionContract {
             &guards,
         ))
     }
+}
+
+/// The `inputSchema` (required) and `outputSchema` of an action's JSON
+/// form, each a JSON object.
+fn schemas_of<'v>(
+    object: &'v Map<String, Value>,
+    at: &str,
+) -> Result<(&'v Value, Option<&'v Value>), ContractError> {
+    let input_schema = match object.get("inputSchema") {
+        Some(schema @ Value::Object(_)) => schema,
+        Some(_) => {
+            return Err(ContractError::malformed(
+                at,
+                "\"inputSchema\" must be a JSON object",
+            ));
+        }
+        None => return Err(ContractError::malformed(at, "\"inputSchema\" is missing")),
+    };
+    let output_schema = match object.get("outputSchema") {
+        None | Some(Value::Null) => None,
+        Some(schema @ Value::Object(_)) => Some(schema),
+        Some(_) => {
+            return Err(ContractError::malformed(
+                at,
+                "\"outputSchema\" must be a JSON object",
+            ));
+        }
+    };
+    Ok((input_schema, output_schema))
+}
+
+/// The `annotations` of an action's JSON form (a missing hint is false).
+fn annotations_of(object: &Map<String, Value>, at: &str) -> Result<Annotations, ContractError> {
+    let value = match object.get("annotations") {
+        None | Some(Value::Null) => Annotations::default(),
+        Some(Value::Object(hints)) => {
+            let hint = |key: &str| match hints.get(key) {
+                None | Some(Value::Null) => Ok(false),
+                Some(Value::Bool(b)) => Ok(*b),
+                Some(_) => Err(ContractError::malformed(
+                    at,
+                    format!("\"annotations.{key}\" must be true or false"),
+                )),
+            };
+            Annotations {
+                read_only: hint("readOnlyHint")?,
+                destructive: hint("destructiveHint")?,
+                idempotent: hint("idempotentHint")?,
+            }
+        }
+        Some(_) => {
+            return Err(ContractError::malformed(
+                at,
+                "\"annotations\" must be a JSON object",
+            ));
+        }
+    };
+    Ok(value)
+}
+
+/// The `requiredScopes` of an action's JSON form (missing: none).
+fn scopes_of(object: &Map<String, Value>, at: &str) -> Result<Vec<String>, ContractError> {
+    let value = match object.get("requiredScopes") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| {
+                item.as_str().map(str::to_owned).ok_or_else(|| {
+                    ContractError::malformed(at, "\"requiredScopes\" must hold strings")
+                })
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => {
+            return Err(ContractError::malformed(
+                at,
+                "\"requiredScopes\" must be an array of strings",
+            ));
+        }
+    };
+    Ok(value)
+}
+
+/// The `guards` of an action's JSON form (missing: `{}`).
+fn guards_of(object: &Map<String, Value>, at: &str) -> Result<Value, ContractError> {
+    let value = match object.get("guards") {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(guards @ Value::Object(_)) => guards.clone(),
+        Some(_) => {
+            return Err(ContractError::malformed(
+                at,
+                "\"guards\" must be a JSON object",
+            ));
+        }
+    };
+    Ok(value)
 }
 
 /// `None` for an absent, empty or whitespace-only text.
