@@ -141,103 +141,139 @@ pub(crate) fn known_cause(
         .and_then(|u| Some(format!("{}:{}", u.host_str()?, u.port_or_known_default()?)))
         .unwrap_or_else(|| String::from("the server's address"));
     for link in &chain {
-        match link.downcast_ref::<HttpError>() {
-            Some(StreamableHttpError::HttpStatus(status)) => {
-                let wait = status
-                    .retry_after
-                    .as_deref()
-                    .and_then(retry_after_from_text)
-                    .map_or_else(String::new, |secs| {
-                        format!(" and asks to retry in {}", seconds_text(secs))
-                    });
+        let known = http_cause(*link)
+            .or_else(|| auth_cause(*link))
+            .or_else(|| io_cause(*link, &address, stdio))
+            .or_else(|| dns_cause(*link, host.as_deref(), &address));
+        if known.is_some() {
+            return known;
+        }
+    }
+    None
+}
+
+/// An HTTP status the server answered, or a session it no longer knows.
+fn http_cause(link: &(dyn Error + 'static)) -> Option<(ConnectCause, String)> {
+    match link.downcast_ref::<HttpError>() {
+        Some(StreamableHttpError::HttpStatus(status)) => {
+            let wait = status
+                .retry_after
+                .as_deref()
+                .and_then(retry_after_from_text)
+                .map_or_else(String::new, |secs| {
+                    format!(" and asks to retry in {}", seconds_text(secs))
+                });
+            return Some((
+                ConnectCause::Other,
+                format!("the server answered HTTP {}{wait}", status.status),
+            ));
+        }
+        Some(StreamableHttpError::SessionExpired) => {
+            return Some((
+                ConnectCause::Other,
+                String::from(
+                    "the server no longer knows this session (HTTP 404), even after a new session was started",
+                ),
+            ));
+        }
+        _ => {}
+    }
+    None
+}
+
+/// A 401 or 403: a token missing, refused or short of a scope.
+fn auth_cause(link: &(dyn Error + 'static)) -> Option<(ConnectCause, String)> {
+    if let Some(challenge) = link.downcast_ref::<AuthRequiredError>() {
+        return Some((
+            ConnectCause::Unauthorized,
+            format!(
+                "the server answered HTTP 401: it needs a valid bearer token ({})",
+                challenge.www_authenticate_header
+            ),
+        ));
+    }
+    if let Some(challenge) = link.downcast_ref::<InsufficientScopeError>() {
+        return Some((
+            ConnectCause::Unauthorized,
+            format!(
+                "the server answered HTTP 403: the token lacks a scope ({})",
+                challenge.www_authenticate_header
+            ),
+        ));
+    }
+    // A 401 or 403 without a `WWW-Authenticate` challenge.
+    if let Some(status) = link
+        .downcast_ref::<reqwest::Error>()
+        .and_then(reqwest::Error::status)
+        .filter(|s| matches!(s.as_u16(), 401 | 403))
+    {
+        return Some((
+            ConnectCause::Unauthorized,
+            format!(
+                "the server answered HTTP {}: it refused the credentials",
+                status.as_u16()
+            ),
+        ));
+    }
+    None
+}
+
+/// A connection refused or timed out at `address`, or (`stdio`) a child
+/// that closed its pipes before the handshake.
+fn io_cause(
+    link: &(dyn Error + 'static),
+    address: &str,
+    stdio: bool,
+) -> Option<(ConnectCause, String)> {
+    if let Some(io) = link.downcast_ref::<std::io::Error>() {
+        match io.kind() {
+            std::io::ErrorKind::ConnectionRefused => {
                 return Some((
-                    ConnectCause::Other,
-                    format!("the server answered HTTP {}{wait}", status.status),
+                    ConnectCause::Refused,
+                    format!(
+                        "connection refused: nothing is listening on {address} (is the server running?)"
+                    ),
                 ));
             }
-            Some(StreamableHttpError::SessionExpired) => {
+            std::io::ErrorKind::TimedOut => {
+                return Some((
+                    ConnectCause::TimedOut,
+                    format!(
+                        "connecting to {address} timed out (is the host up, and does a firewall let the port through?)"
+                    ),
+                ));
+            }
+            std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::UnexpectedEof if stdio => {
                 return Some((
                     ConnectCause::Other,
                     String::from(
-                        "the server no longer knows this session (HTTP 404), even after a new session was started",
+                        "the server closed its stdin/stdout before the MCP handshake (did the command exit at once?)",
                     ),
                 ));
             }
             _ => {}
         }
-        if let Some(challenge) = link.downcast_ref::<AuthRequiredError>() {
-            return Some((
-                ConnectCause::Unauthorized,
-                format!(
-                    "the server answered HTTP 401: it needs a valid bearer token ({})",
-                    challenge.www_authenticate_header
-                ),
-            ));
-        }
-        if let Some(challenge) = link.downcast_ref::<InsufficientScopeError>() {
-            return Some((
-                ConnectCause::Unauthorized,
-                format!(
-                    "the server answered HTTP 403: the token lacks a scope ({})",
-                    challenge.www_authenticate_header
-                ),
-            ));
-        }
-        // A 401 or 403 without a `WWW-Authenticate` challenge.
-        if let Some(status) = link
-            .downcast_ref::<reqwest::Error>()
-            .and_then(reqwest::Error::status)
-            .filter(|s| matches!(s.as_u16(), 401 | 403))
-        {
-            return Some((
-                ConnectCause::Unauthorized,
-                format!(
-                    "the server answered HTTP {}: it refused the credentials",
-                    status.as_u16()
-                ),
-            ));
-        }
-        if let Some(io) = link.downcast_ref::<std::io::Error>() {
-            match io.kind() {
-                std::io::ErrorKind::ConnectionRefused => {
-                    return Some((
-                        ConnectCause::Refused,
-                        format!(
-                            "connection refused: nothing is listening on {address} (is the server running?)"
-                        ),
-                    ));
-                }
-                std::io::ErrorKind::TimedOut => {
-                    return Some((
-                        ConnectCause::TimedOut,
-                        format!(
-                            "connecting to {address} timed out (is the host up, and does a firewall let the port through?)"
-                        ),
-                    ));
-                }
-                std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::UnexpectedEof if stdio => {
-                    return Some((
-                        ConnectCause::Other,
-                        String::from(
-                            "the server closed its stdin/stdout before the MCP handshake (did the command exit at once?)",
-                        ),
-                    ));
-                }
-                _ => {}
-            }
-        }
-        // hyper-util's connector names a failed name lookup "dns error" and
-        // puts the resolver's own error (an unclassified io::Error) under it.
-        if link.to_string() == "dns error" {
-            let why = link.source().map_or_else(String::new, |e| format!(": {e}"));
-            return Some((
-                ConnectCause::UnknownHost,
-                format!(
-                    "the host name `{}` does not resolve (DNS lookup failed{why}); check the URL",
-                    host.as_deref().unwrap_or(&address)
-                ),
-            ));
-        }
+    }
+    None
+}
+
+/// A host name that does not resolve (`host`, else `address`).
+fn dns_cause(
+    link: &(dyn Error + 'static),
+    host: Option<&str>,
+    address: &str,
+) -> Option<(ConnectCause, String)> {
+    // hyper-util's connector names a failed name lookup "dns error" and
+    // puts the resolver's own error (an unclassified io::Error) under it.
+    if link.to_string() == "dns error" {
+        let why = link.source().map_or_else(String::new, |e| format!(": {e}"));
+        return Some((
+            ConnectCause::UnknownHost,
+            format!(
+                "the host name `{}` does not resolve (DNS lookup failed{why}); check the URL",
+                host.unwrap_or(address)
+            ),
+        ));
     }
     None
 }
