@@ -93,112 +93,17 @@ impl FusionClient {
         target: &Target,
         options: ClientOptions,
     ) -> Result<FusionClient, FusionClientError> {
-        let connect_error = |cause: ConnectCause, reason: String, server_stderr: Option<String>| {
-            FusionClientError::Connect {
-                target: target.to_string(),
-                reason,
-                cause,
-                server_stderr,
-            }
-        };
         let info = Observed::new(&options);
         let notifications = info.notifications.clone();
-        let lifecycle = options.protocol.lifecycle();
-        let limit = options.connect_timeout;
-        let mut authorizer = None;
-        let (served, stderr) = match target {
-            Target::Http { url } => {
-                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
-                // A 404 for the session (the server restarted, or dropped an
-                // idle session): one new session, the request sent once more;
-                // a second 404 is returned (rmcp does it; set, not assumed).
-                config.reinit_on_expired_session = true;
-                match (&options.bearer, &options.oauth) {
-                    (Some(token), _) => {
-                        let token = token.expose_secret();
-                        if !fits_a_header(token) {
-                            return Err(connect_error(
-                                ConnectCause::Other,
-                                String::from(BEARER_NOT_A_HEADER),
-                                None,
-                            ));
-                        }
-                        config = config.auth_header(token.to_owned());
-                        let transport = StreamableHttpClientTransport::from_config(config);
-                        (
-                            tokio::time::timeout(
-                                limit,
-                                info.serve_with_lifecycle(transport, lifecycle.clone()),
-                            )
-                            .await,
-                            None,
-                        )
-                    }
-                    (None, Some(oauth)) => {
-                        let authorization = |source| FusionClientError::Authorization {
-                            target: target.to_string(),
-                            source,
-                        };
-                        let server_url = url::Url::parse(url).map_err(|e| {
-                            connect_error(ConnectCause::Other, format!("not a URL: {e}"), None)
-                        })?;
-                        let (client, shared) = Authorizing::new(server_url, oauth.clone())
-                            .await
-                            .map_err(authorization)?;
-                        let transport = StreamableHttpClientTransport::with_client(client, config);
-                        let served = serve_allowing_authorization(
-                            info.serve_with_lifecycle(transport, lifecycle.clone()),
-                            limit,
-                            &shared,
-                            oauth.redirect_timeout,
-                        )
-                        .await;
-                        authorizer = Some(shared);
-                        (served, None)
-                    }
-                    (None, None) => {
-                        let transport = StreamableHttpClientTransport::from_config(config);
-                        (
-                            tokio::time::timeout(
-                                limit,
-                                info.serve_with_lifecycle(transport, lifecycle.clone()),
-                            )
-                            .await,
-                            None,
-                        )
-                    }
-                }
-            }
-            Target::Stdio { program, args } => {
-                let mut command = tokio::process::Command::new(program);
-                // Killed when dropped: also when the client is dropped
-                // during its handshake, or its process exits then.
-                command.args(args).kill_on_drop(true);
-                let stderr_io = match options.stderr {
-                    ServerStderr::Inherit => Stdio::inherit(),
-                    ServerStderr::Discard => Stdio::null(),
-                    ServerStderr::Capture => Stdio::piped(),
-                };
-                let (transport, child_stderr) = TokioChildProcess::builder(command)
-                    .stderr(stderr_io)
-                    .spawn()
-                    .map_err(|e| {
-                        connect_error(
-                            ConnectCause::NotStarted,
-                            format!("cannot start `{program}`: {e}"),
-                            None,
-                        )
-                    })?;
-                let stderr = child_stderr.map(StderrTail::spawn);
-                (
-                    tokio::time::timeout(
-                        limit,
-                        info.serve_with_lifecycle(transport, lifecycle.clone()),
-                    )
-                    .await,
-                    stderr,
-                )
-            }
+        let Opened {
+            served,
+            stderr,
+            authorizer,
+        } = match target {
+            Target::Http { url } => open_http(target, url, &options, info).await?,
+            Target::Stdio { program, args } => open_stdio(program, args, &options, info)
+                .await
+                .map_err(|(cause, reason)| connect_error(target, cause, reason, None))?,
         };
         let (cause, failure) = match served {
             Ok(Ok(service)) => {
@@ -238,7 +143,7 @@ impl FusionClient {
             Some(tail) => tail.settle(STDERR_SETTLE).await,
             None => None,
         };
-        Err(connect_error(cause, failure, server_stderr))
+        Err(connect_error(target, cause, failure, server_stderr))
     }
 
     /// Connects over `transport` to a server this process serves on its
@@ -652,4 +557,144 @@ impl FusionClient {
             (outcome, _) => outcome,
         }
     }
+}
+
+/// The outcome of an MCP handshake within its time limit.
+type Handshake = Result<
+    Result<RunningService<RoleClient, Observed>, rmcp::service::ClientInitializeError>,
+    tokio::time::error::Elapsed,
+>;
+
+/// A transport opened and its handshake's outcome, with what the client
+/// keeps of the transport: a child's stderr, an OAuth authorizer.
+struct Opened {
+    served: Handshake,
+    stderr: Option<StderrTail>,
+    authorizer: Option<Arc<Authorizer>>,
+}
+
+/// The [`FusionClientError::Connect`] of `target`.
+fn connect_error(
+    target: &Target,
+    cause: ConnectCause,
+    reason: String,
+    server_stderr: Option<String>,
+) -> FusionClientError {
+    FusionClientError::Connect {
+        target: target.to_string(),
+        reason,
+        cause,
+        server_stderr,
+    }
+}
+
+/// The MCP handshake of `info` over `transport`, within
+/// [`ClientOptions::connect_timeout`].
+async fn handshake<T, E, A>(info: Observed, transport: T, options: &ClientOptions) -> Handshake
+where
+    T: IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let lifecycle = options.protocol.lifecycle();
+    tokio::time::timeout(
+        options.connect_timeout,
+        info.serve_with_lifecycle(transport, lifecycle),
+    )
+    .await
+}
+
+/// Streamable HTTP at `url` (`target`): with the bearer token given, or
+/// authorized by OAuth, or without credentials.
+async fn open_http(
+    target: &Target,
+    url: &str,
+    options: &ClientOptions,
+    info: Observed,
+) -> Result<Opened, FusionClientError> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+    // A 404 for the session (the server restarted, or dropped an
+    // idle session): one new session, the request sent once more;
+    // a second 404 is returned (rmcp does it; set, not assumed).
+    config.reinit_on_expired_session = true;
+    let (served, authorizer) = match (&options.bearer, &options.oauth) {
+        (Some(token), _) => {
+            let token = token.expose_secret();
+            if !fits_a_header(token) {
+                return Err(connect_error(
+                    target,
+                    ConnectCause::Other,
+                    String::from(BEARER_NOT_A_HEADER),
+                    None,
+                ));
+            }
+            config = config.auth_header(token.to_owned());
+            let transport = StreamableHttpClientTransport::from_config(config);
+            (handshake(info, transport, options).await, None)
+        }
+        (None, Some(oauth)) => {
+            let authorization = |source| FusionClientError::Authorization {
+                target: target.to_string(),
+                source,
+            };
+            let server_url = url::Url::parse(url).map_err(|e| {
+                connect_error(target, ConnectCause::Other, format!("not a URL: {e}"), None)
+            })?;
+            let (client, shared) = Authorizing::new(server_url, oauth.clone())
+                .await
+                .map_err(authorization)?;
+            let transport = StreamableHttpClientTransport::with_client(client, config);
+            let served = serve_allowing_authorization(
+                info.serve_with_lifecycle(transport, options.protocol.lifecycle()),
+                options.connect_timeout,
+                &shared,
+                oauth.redirect_timeout,
+            )
+            .await;
+            (served, Some(shared))
+        }
+        (None, None) => {
+            let transport = StreamableHttpClientTransport::from_config(config);
+            (handshake(info, transport, options).await, None)
+        }
+    };
+    Ok(Opened {
+        served,
+        stderr: None,
+        authorizer,
+    })
+}
+
+/// `program` with `args` as a child process, over its stdin and stdout;
+/// its stderr as [`ClientOptions::stderr`] says. A program that cannot be
+/// started is its cause and reason.
+async fn open_stdio(
+    program: &str,
+    args: &[String],
+    options: &ClientOptions,
+    info: Observed,
+) -> Result<Opened, (ConnectCause, String)> {
+    let mut command = tokio::process::Command::new(program);
+    // Killed when dropped: also when the client is dropped
+    // during its handshake, or its process exits then.
+    command.args(args).kill_on_drop(true);
+    let stderr_io = match options.stderr {
+        ServerStderr::Inherit => Stdio::inherit(),
+        ServerStderr::Discard => Stdio::null(),
+        ServerStderr::Capture => Stdio::piped(),
+    };
+    let (transport, child_stderr) = TokioChildProcess::builder(command)
+        .stderr(stderr_io)
+        .spawn()
+        .map_err(|e| {
+            (
+                ConnectCause::NotStarted,
+                format!("cannot start `{program}`: {e}"),
+            )
+        })?;
+    let stderr = child_stderr.map(StderrTail::spawn);
+    Ok(Opened {
+        served: handshake(info, transport, options).await,
+        stderr,
+        authorizer: None,
+    })
 }
