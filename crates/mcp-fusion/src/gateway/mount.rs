@@ -432,134 +432,127 @@ impl Mounts {
         let caller = ctx.caller();
         let (ns, tool) = name.split_once('.').unwrap_or((name, ""));
         let Some(upstream) = self.upstream(ns) else {
-            let visible = self.visible_names(caller);
-            // An upstream's own name for its tool (its envelopes name them
-            // so, `billing.list_invoices`): the visible tool it is, namespaced.
-            let names = || visible.iter().map(String::as_str);
-            let near = under_namespace(name, names())
-                .or_else(|| under_namespace(ns, names()))
-                .map(str::to_owned);
-            return Err(errors::mismatch(
-                name,
-                ns,
-                Mismatch::NotMounted(near.as_deref()),
-                visible,
-            ));
+            return Err(self.not_mounted(caller, name, ns));
         };
         let handoff = !self.listed_to_all(upstream);
-        if handoff {
-            if self
-                .handoffs
-                .active(caller)
-                .is_none_or(|(active, _)| active != ns)
-            {
-                // The handoff tool opens them; the caller's own tools remain.
-                let mut valid = vec![HANDOFF_TOOL.to_owned()];
-                valid.extend(self.visible_names(caller));
-                return Err(errors::mismatch(name, ns, Mismatch::NotActive, valid));
-            }
-            if tool == RETURN_TOOL {
-                self.handoffs.end(caller, ns);
-                self.notify(Some(caller)).await;
-                return Ok(ToolOutput::text(errors::returned(ns)));
-            }
-            if self.handoffs.take_failure(caller, ns) {
-                let retry = match upstream.link() {
-                    Link::Refused { .. } => return Err(errors::refused(ns, Some(name), true)),
-                    Link::Down { retry_at } => seconds_until(retry_at),
-                    _ => 1,
-                };
-                return Err(errors::unavailable(
-                    ns,
-                    name,
-                    Unavailable::HandoffFailed,
-                    retry,
-                    true,
-                ));
-            }
+        if handoff
+            && let Some(answer) = self.through_handoff(caller, upstream, name, ns, tool).await
+        {
+            return answer;
         }
-        // The answer of a call that is not made, and its wait in seconds.
-        let unavailable = |why, retry| Err(errors::unavailable(ns, name, why, retry, handoff));
-        let retry = seconds_until(std::time::Instant::now() + upstream.config.reconnect_initial);
-        let (client, tools) = match upstream.link() {
+        let call = Forwarded {
+            upstream,
+            name,
+            ns,
+            tool,
+            handoff,
+            retry: seconds_until(std::time::Instant::now() + upstream.config.reconnect_initial),
+        };
+        let client = self.ready_client(&call)?;
+        let mut meta = Map::new();
+        if handoff && let Some(carried) = self.handoffs.carried(caller, ns) {
+            meta.insert(HANDOFF_META_KEY.to_owned(), carried);
+        }
+        let sent = client.call_with_meta(tool, Value::Object(arguments), meta);
+        let outcome = watched(&client, sent).await;
+        call.answer(&client, outcome)
+    }
+
+    /// The answer to a call of `name` whose namespace `ns` no upstream has:
+    /// the visible tools, and the one it may be meant as (an upstream's own
+    /// name for its tool, `billing.list_invoices`, namespaced).
+    fn not_mounted(&self, caller: &str, name: &str, ns: &str) -> ToolError {
+        let visible = self.visible_names(caller);
+        let names = || visible.iter().map(String::as_str);
+        let near = under_namespace(name, names())
+            .or_else(|| under_namespace(ns, names()))
+            .map(str::to_owned);
+        errors::mismatch(name, ns, Mismatch::NotMounted(near.as_deref()), visible)
+    }
+
+    /// For an upstream reached through a handoff, the answer to a call when
+    /// it is not to be forwarded: the namespace not handed over to
+    /// `caller`, its return tool, or the handoff's connection that failed;
+    /// `None` to forward it.
+    async fn through_handoff(
+        &self,
+        caller: &str,
+        upstream: &Upstream,
+        name: &str,
+        ns: &str,
+        tool: &str,
+    ) -> Option<Result<ToolOutput, ToolError>> {
+        if self
+            .handoffs
+            .active(caller)
+            .is_none_or(|(active, _)| active != ns)
+        {
+            // The handoff tool opens them; the caller's own tools remain.
+            let mut valid = vec![HANDOFF_TOOL.to_owned()];
+            valid.extend(self.visible_names(caller));
+            return Some(Err(errors::mismatch(name, ns, Mismatch::NotActive, valid)));
+        }
+        if tool == RETURN_TOOL {
+            self.handoffs.end(caller, ns);
+            self.notify(Some(caller)).await;
+            return Some(Ok(ToolOutput::text(errors::returned(ns))));
+        }
+        if !self.handoffs.take_failure(caller, ns) {
+            return None;
+        }
+        let retry = match upstream.link() {
+            Link::Refused { .. } => return Some(Err(errors::refused(ns, Some(name), true))),
+            Link::Down { retry_at } => seconds_until(retry_at),
+            _ => 1,
+        };
+        Some(Err(errors::unavailable(
+            ns,
+            name,
+            Unavailable::HandoffFailed,
+            retry,
+            true,
+        )))
+    }
+
+    /// The client of `call`'s upstream, when it is connected, has the tool
+    /// called and is open; else the answer that says why the call was not
+    /// made (an idle upstream is started).
+    fn ready_client(&self, call: &Forwarded<'_>) -> Result<Arc<FusionClient>, ToolError> {
+        let Forwarded { ns, tool, .. } = *call;
+        let (client, tools) = match call.upstream.link() {
             Link::Idle => {
-                self.start(upstream);
+                self.start(call.upstream);
                 return Err(errors::connecting(ns, CONNECTING_RETRY_SECS));
             }
             Link::Connecting { first: true } => {
                 return Err(errors::connecting(ns, CONNECTING_RETRY_SECS));
             }
             Link::Connecting { first: false } => {
-                return unavailable(Unavailable::Unreachable, retry);
+                return Err(call.unavailable(Unavailable::Unreachable, call.retry));
             }
             Link::Down { retry_at } => {
-                return unavailable(Unavailable::Unreachable, seconds_until(retry_at));
+                return Err(call.unavailable(Unavailable::Unreachable, seconds_until(retry_at)));
             }
-            Link::Refused { .. } => return Err(errors::refused(ns, Some(name), handoff)),
+            Link::Refused { .. } => return Err(errors::refused(ns, Some(call.name), call.handoff)),
             Link::Ready { client, tools } => (client, tools),
         };
         if !tools.iter().any(|t| t.name == tool) {
             let mut valid: Vec<String> = tools.iter().map(|t| format!("{ns}.{}", t.name)).collect();
-            if handoff {
+            if call.handoff {
                 valid.push(format!("{ns}.{RETURN_TOOL}"));
             }
             return Err(errors::mismatch(
-                name,
+                call.name,
                 ns,
                 Mismatch::NoSuchTool(tool),
                 valid,
             ));
         }
         if client.is_closed() {
-            upstream.failed(&client);
-            return unavailable(Unavailable::Unreachable, retry);
+            call.upstream.failed(&client);
+            return Err(call.unavailable(Unavailable::Unreachable, call.retry));
         }
-        let mut meta = Map::new();
-        if handoff && let Some(carried) = self.handoffs.carried(caller, ns) {
-            meta.insert(HANDOFF_META_KEY.to_owned(), carried);
-        }
-        let call = client.call_with_meta(tool, Value::Object(arguments), meta);
-        match watched(&client, call).await {
-            Ok(mut result) => {
-                // An upstream of a protocol before 2026-07-28 sends no
-                // `resultType`; its absence means "complete", which a
-                // 2026-07-28 caller must be told.
-                result
-                    .result_type
-                    .get_or_insert(rmcp::model::ResultType::COMPLETE);
-                Ok(ToolOutput::result(result))
-            }
-            // The upstream refused the call's arguments or name (-32602,
-            // -32601): its words, as a foreign server's plain-text error.
-            Err(FusionClientError::JsonRpc { code, message, .. })
-                if code == ErrorCode::INVALID_PARAMS.0 || code == ErrorCode::METHOD_NOT_FOUND.0 =>
-            {
-                let text = cut_chars(&message, MAX_PASSED_ERROR, "…").into_owned();
-                let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-                result.is_error = Some(true);
-                Ok(ToolOutput::result(result))
-            }
-            // Any other JSON-RPC error is the upstream's own failure: its
-            // text may hold internals, so it goes to the log only.
-            Err(FusionClientError::JsonRpc { code, message, .. }) => {
-                tracing::warn!(namespace = %ns, tool = ?logged(tool), code, error = ?logged(&message), "upstream answered with an error");
-                unavailable(Unavailable::Failed, retry)
-            }
-            Err(FusionClientError::Timeout(_)) => unavailable(Unavailable::TimedOut, retry),
-            // The upstream refused the gateway's credentials (its token
-            // revoked, the OAuth client's token no longer obtainable).
-            Err(error) if error.is_unauthorized() => {
-                tracing::error!(namespace = %ns, tool = ?logged(tool), error = ?logged(&error.to_string()), "upstream refused the gateway's credentials: fix them in the gateway's configuration");
-                upstream.refused(&client);
-                Err(errors::refused(ns, Some(name), handoff))
-            }
-            Err(other) => {
-                // Logged for the operator; never shown to the model.
-                tracing::warn!(namespace = %ns, tool = ?logged(tool), error = ?logged(&other.to_string()), "upstream call failed");
-                upstream.failed(&client);
-                unavailable(Unavailable::DiedMidCall, retry)
-            }
-        }
+        Ok(client)
     }
 
     /// Hands `ctx`'s caller over to `handoff.namespace`: acknowledged at once
@@ -650,6 +643,81 @@ const MAX_PASSED_ERROR: usize = 2_000;
 
 /// How often a call in flight checks that its upstream is still there.
 const PROBE_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+/// A call on its way to an upstream.
+struct Forwarded<'a> {
+    upstream: &'a Arc<Upstream>,
+    /// The namespaced name called.
+    name: &'a str,
+    /// Its namespace, the upstream's.
+    ns: &'a str,
+    /// The upstream's own name of the tool.
+    tool: &'a str,
+    /// Whether the upstream is reached through a handoff.
+    handoff: bool,
+    /// The wait in seconds a failed call is told.
+    retry: u64,
+}
+
+impl Forwarded<'_> {
+    /// The answer of a call that is not made (`why`), and its wait in
+    /// seconds.
+    fn unavailable(&self, why: Unavailable, retry: u64) -> ToolError {
+        errors::unavailable(self.ns, self.name, why, retry, self.handoff)
+    }
+
+    /// The caller's answer to the upstream's `outcome` of the call (made
+    /// with `client`).
+    fn answer(
+        &self,
+        client: &Arc<FusionClient>,
+        outcome: Result<CallToolResult, FusionClientError>,
+    ) -> Result<ToolOutput, ToolError> {
+        let (ns, tool) = (self.ns, self.tool);
+        match outcome {
+            Ok(mut result) => {
+                // An upstream of a protocol before 2026-07-28 sends no
+                // `resultType`; its absence means "complete", which a
+                // 2026-07-28 caller must be told.
+                result
+                    .result_type
+                    .get_or_insert(rmcp::model::ResultType::COMPLETE);
+                Ok(ToolOutput::result(result))
+            }
+            // The upstream refused the call's arguments or name (-32602,
+            // -32601): its words, as a foreign server's plain-text error.
+            Err(FusionClientError::JsonRpc { code, message, .. })
+                if code == ErrorCode::INVALID_PARAMS.0 || code == ErrorCode::METHOD_NOT_FOUND.0 =>
+            {
+                let text = cut_chars(&message, MAX_PASSED_ERROR, "…").into_owned();
+                let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+                result.is_error = Some(true);
+                Ok(ToolOutput::result(result))
+            }
+            // Any other JSON-RPC error is the upstream's own failure: its
+            // text may hold internals, so it goes to the log only.
+            Err(FusionClientError::JsonRpc { code, message, .. }) => {
+                tracing::warn!(namespace = %ns, tool = ?logged(tool), code, error = ?logged(&message), "upstream answered with an error");
+                Err(self.unavailable(Unavailable::Failed, self.retry))
+            }
+            Err(FusionClientError::Timeout(_)) => {
+                Err(self.unavailable(Unavailable::TimedOut, self.retry))
+            }
+            // The upstream refused the gateway's credentials (its token
+            // revoked, the OAuth client's token no longer obtainable).
+            Err(error) if error.is_unauthorized() => {
+                tracing::error!(namespace = %ns, tool = ?logged(tool), error = ?logged(&error.to_string()), "upstream refused the gateway's credentials: fix them in the gateway's configuration");
+                self.upstream.refused(client);
+                Err(errors::refused(ns, Some(self.name), self.handoff))
+            }
+            Err(other) => {
+                // Logged for the operator; never shown to the model.
+                tracing::warn!(namespace = %ns, tool = ?logged(tool), error = ?logged(&other.to_string()), "upstream call failed");
+                self.upstream.failed(client);
+                Err(self.unavailable(Unavailable::DiedMidCall, self.retry))
+            }
+        }
+    }
+}
 
 /// `call`, failed with [`FusionClientError::Transport`] as soon as the
 /// upstream is found gone while it runs (its connection closed, or a `ping`
