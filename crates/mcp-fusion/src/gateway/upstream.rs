@@ -321,6 +321,105 @@ async fn connect(
     let tools = client.list_tools().await?;
     Ok((client, callable(&upstream.config.namespace, tools)))
 }
+/// A connection made: its tools put on the server (`on_listed`), then the
+/// link ready, and the gateway told.
+async fn ready(
+    me: Arc<Upstream>,
+    client: &Arc<FusionClient>,
+    tools: Vec<Tool>,
+    events: &mpsc::UnboundedSender<Event>,
+    on_listed: &OnListed,
+) {
+    let index = me.index;
+    tracing::info!(namespace = %me.config.namespace, tools = tools.len(), "upstream connected");
+    let tools = Arc::new(tools);
+    on_listed(index, Arc::clone(&tools)).await;
+    me.set(Link::Ready {
+        client: Arc::clone(client),
+        tools,
+    });
+    me.settled.send_modify(|n| *n += 1);
+    let _ = events.send(Event::Connected(index));
+}
+
+/// Stays connected through `client` until its link is no longer ready:
+/// re-lists the tools when asked (`list_changed`), and checks now and then
+/// that the upstream is still there, so that one that went away while idle
+/// is reconnected before a call. `false` when the gateway was dropped.
+async fn stay_connected(
+    upstream: &Weak<Upstream>,
+    client: &Arc<FusionClient>,
+    events: &mpsc::UnboundedSender<Event>,
+    on_listed: &OnListed,
+) -> bool {
+    loop {
+        let Some(me) = upstream.upgrade() else {
+            return false;
+        };
+        let wake = Arc::clone(&me.wake);
+        let notified = wake.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if !matches!(me.link(), Link::Ready { client: ref c, .. } if Arc::ptr_eq(c, client)) {
+            return true;
+        }
+        if me.refresh.swap(false, Ordering::SeqCst) {
+            match client.list_tools().await {
+                Ok(tools) => {
+                    let tools = Arc::new(callable(&me.config.namespace, tools));
+                    on_listed(me.index, Arc::clone(&tools)).await;
+                    me.set(Link::Ready {
+                        client: Arc::clone(client),
+                        tools,
+                    });
+                    let _ = events.send(Event::ToolsChanged(me.index));
+                }
+                Err(_) => me.failed(client),
+            }
+            continue;
+        }
+        drop(me);
+        tokio::select! {
+            () = &mut notified => {}
+            () = tokio::time::sleep(IDLE_CHECK_EVERY) => {
+                let found = health(client).await;
+                if let Some(me) = upstream.upgrade() {
+                    match found {
+                        Health::Fine => {}
+                        Health::Gone => me.failed(client),
+                        Health::Refused => me.refused(client),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A connection that failed (the `failures`-th in a row): the link down
+/// until its backoff is over, or refused (the gateway's credentials) for a
+/// whole `reconnect_max`; logged for the operator, never shown to the model.
+fn connect_failed(
+    me: &Upstream,
+    error: &FusionClientError,
+    failures: u32,
+    events: &mpsc::UnboundedSender<Event>,
+) {
+    let reason = error.to_string();
+    let link = if error.is_unauthorized() {
+        tracing::error!(namespace = %me.config.namespace, reason = ?logged(&reason), retry_in = ?me.config.reconnect_max, "upstream refused the gateway's credentials: fix them in the gateway's configuration");
+        Link::Refused {
+            retry_at: Instant::now() + me.config.reconnect_max,
+        }
+    } else {
+        tracing::warn!(namespace = %me.config.namespace, reason = ?logged(&reason), "upstream connection failed");
+        Link::Down {
+            retry_at: Instant::now() + me.backoff(failures),
+        }
+    };
+    let _ = events.send(Event::ConnectFailed(me.index));
+    me.set(link);
+    me.settled.send_modify(|n| *n += 1);
+}
 
 /// The task of one upstream: connect, stay connected (re-listing tools on
 /// `list_changed`), reconnect with backoff after a failure. Each listing is
@@ -337,7 +436,6 @@ async fn supervise(
     let mut last: Option<Arc<FusionClient>> = None;
     loop {
         let Some(me) = upstream.upgrade() else { return };
-        let index = me.index;
         // A refused upstream stays refused while it is asked again.
         if !matches!(me.link(), Link::Refused { .. }) {
             me.set(Link::Connecting { first });
@@ -345,58 +443,10 @@ async fn supervise(
         match connect(&me, last.clone()).await {
             Ok((client, tools)) => {
                 first = false;
-                tracing::info!(namespace = %me.config.namespace, tools = tools.len(), "upstream connected");
-                let tools = Arc::new(tools);
-                on_listed(index, Arc::clone(&tools)).await;
-                me.set(Link::Ready {
-                    client: Arc::clone(&client),
-                    tools,
-                });
-                me.settled.send_modify(|n| *n += 1);
-                let _ = events.send(Event::Connected(index));
-                drop(me);
-                // Connected: wait for a failure or a tools change, and check
-                // now and then that the upstream is still there, so that one
-                // that went away while idle is reconnected before a call.
-                loop {
-                    let Some(me) = upstream.upgrade() else { return };
-                    let wake = Arc::clone(&me.wake);
-                    let notified = wake.notified();
-                    tokio::pin!(notified);
-                    notified.as_mut().enable();
-                    if !matches!(me.link(), Link::Ready { client: ref c, .. } if Arc::ptr_eq(c, &client))
-                    {
-                        break;
-                    }
-                    if me.refresh.swap(false, Ordering::SeqCst) {
-                        match client.list_tools().await {
-                            Ok(tools) => {
-                                let tools = Arc::new(callable(&me.config.namespace, tools));
-                                on_listed(index, Arc::clone(&tools)).await;
-                                me.set(Link::Ready {
-                                    client: Arc::clone(&client),
-                                    tools,
-                                });
-                                let _ = events.send(Event::ToolsChanged(index));
-                            }
-                            Err(_) => me.failed(&client),
-                        }
-                        continue;
-                    }
-                    drop(me);
-                    tokio::select! {
-                        () = &mut notified => {}
-                        () = tokio::time::sleep(IDLE_CHECK_EVERY) => {
-                            let found = health(&client).await;
-                            if let Some(me) = upstream.upgrade() {
-                                match found {
-                                    Health::Fine => {}
-                                    Health::Gone => me.failed(&client),
-                                    Health::Refused => me.refused(&client),
-                                }
-                            }
-                        }
-                    }
+                ready(me, &client, tools, &events, &on_listed).await;
+                // Connected: wait for a failure or a tools change.
+                if !stay_connected(&upstream, &client, &events, &on_listed).await {
+                    return;
                 }
                 tracing::warn!(namespace = %upstream.upgrade().map(|u| u.config.namespace.clone()).unwrap_or_default(), "upstream connection lost; reconnecting");
                 last = Some(client);
@@ -407,22 +457,7 @@ async fn supervise(
                 // fails, the upstream is unavailable until one succeeds.
                 first = false;
                 failures = failures.saturating_add(1);
-                // Logged for the operator; never shown to the model.
-                let reason = error.to_string();
-                let link = if error.is_unauthorized() {
-                    tracing::error!(namespace = %me.config.namespace, reason = ?logged(&reason), retry_in = ?me.config.reconnect_max, "upstream refused the gateway's credentials: fix them in the gateway's configuration");
-                    Link::Refused {
-                        retry_at: Instant::now() + me.config.reconnect_max,
-                    }
-                } else {
-                    tracing::warn!(namespace = %me.config.namespace, reason = ?logged(&reason), "upstream connection failed");
-                    Link::Down {
-                        retry_at: Instant::now() + me.backoff(failures),
-                    }
-                };
-                let _ = events.send(Event::ConnectFailed(index));
-                me.set(link);
-                me.settled.send_modify(|n| *n += 1);
+                connect_failed(&me, &error, failures, &events);
             }
         }
         let Some(me) = upstream.upgrade() else { return };
