@@ -7,7 +7,7 @@ use oauth2::basic::BasicTokenType;
 use oauth2::{ClientSecret, Scope};
 use rmcp::transport::AuthorizationManager;
 use rmcp::transport::auth::enterprise::{
-    EmaAuthorizationServer, EmaClientAuthentication, EmaExchangeRequest,
+    EmaAccessToken, EmaAuthorizationServer, EmaClientAuthentication, EmaExchangeRequest,
 };
 use rmcp::transport::auth::{
     AuthError, AuthorizationMetadata, AuthorizationRequest, AuthorizationSession,
@@ -18,6 +18,7 @@ use rmcp::transport::auth::{
 use secrecy::{ExposeSecret, SecretString};
 
 use super::deadline::within;
+use super::enterprise::EnterpriseIdentity;
 use super::loopback::{Loopback, Verdict};
 use super::options::{AuthorizationError, OAuthGrant, OAuthOptions};
 use super::registration::{Registered, Registration};
@@ -249,19 +250,8 @@ async fn authorization_code(
         Some(scopes) => scopes.clone(),
         None => manager.select_initial_scopes(&[]).await,
     };
-    let issuer = metadata.issuer.as_deref();
     let held = if dynamic {
-        registration.lock().ok().and_then(|slot| {
-            slot.as_ref()
-                .filter(|held| held.covers(issuer, &asked))
-                .map(|held| {
-                    (
-                        held.client_id.clone(),
-                        held.client_secret.clone(),
-                        held.redirect_port,
-                    )
-                })
-        })
+        held_registration(registration, metadata.issuer.as_deref(), &asked)
     } else {
         None
     };
@@ -281,31 +271,22 @@ async fn authorization_code(
     let client = if let Some(client_id) = &options.client_id {
         Some((client_id.clone(), options.client_secret.clone()))
     } else if dynamic {
-        Some(match held {
-            Some((client_id, secret, _)) => {
-                tracing::debug!(target: TARGET, "reusing the client {client_id} registered before");
-                (client_id, secret)
-            }
-            None => {
-                let registered = within(
-                    options.request_timeout,
-                    "client registration",
-                    register(&mut manager, options, &redirect_uri, &asked, &loopback),
-                )
-                .await?;
-                let client = (
-                    registered.client_id.clone(),
-                    registered.client_secret.clone(),
-                );
-                if let Ok(mut slot) = registration.lock() {
-                    *slot = Some(Registered {
-                        issuer: metadata.issuer.clone(),
-                        ..registered
-                    });
-                }
-                client
-            }
-        })
+        let login = Login {
+            options,
+            redirect_uri: &redirect_uri,
+            asked: &asked,
+            loopback: &loopback,
+        };
+        Some(
+            dynamic_client(
+                &mut manager,
+                held,
+                registration,
+                metadata.issuer.clone(),
+                &login,
+            )
+            .await?,
+        )
     } else {
         None
     };
@@ -324,11 +305,90 @@ async fn authorization_code(
             .map_err(|(_, error)| AuthorizationError::from_start(error))
     })
     .await?;
+    log_in(session, loopback, metadata.token_endpoint.as_str(), options).await
+}
+
+/// The client registered dynamically before, kept in `registration`, when
+/// it was registered with the authorization server `issuer` for the scopes
+/// `asked`: its id, secret and redirect port.
+fn held_registration(
+    registration: &Registration,
+    issuer: Option<&str>,
+    asked: &[String],
+) -> Option<(String, Option<SecretString>, u16)> {
+    registration.lock().ok().and_then(|slot| {
+        slot.as_ref()
+            .filter(|held| held.covers(issuer, asked))
+            .map(|held| {
+                (
+                    held.client_id.clone(),
+                    held.client_secret.clone(),
+                    held.redirect_port,
+                )
+            })
+    })
+}
+
+/// What registering a client for a login needs.
+struct Login<'a> {
+    options: &'a OAuthOptions,
+    redirect_uri: &'a str,
+    asked: &'a [String],
+    loopback: &'a Loopback,
+}
+
+/// The client of a login without a pre-registered one: the one `held`
+/// from before, else one registered now, kept in `registration` with the
+/// authorization server's `issuer`.
+async fn dynamic_client(
+    manager: &mut AuthorizationManager,
+    held: Option<(String, Option<SecretString>, u16)>,
+    registration: &Registration,
+    issuer: Option<String>,
+    login: &Login<'_>,
+) -> Result<(String, Option<SecretString>), AuthorizationError> {
+    if let Some((client_id, secret, _)) = held {
+        tracing::debug!(target: TARGET, "reusing the client {client_id} registered before");
+        return Ok((client_id, secret));
+    }
+    let registered = within(
+        login.options.request_timeout,
+        "client registration",
+        register(
+            manager,
+            login.options,
+            login.redirect_uri,
+            login.asked,
+            login.loopback,
+        ),
+    )
+    .await?;
+    let client = (
+        registered.client_id.clone(),
+        registered.client_secret.clone(),
+    );
+    if let Ok(mut slot) = registration.lock() {
+        *slot = Some(Registered {
+            issuer,
+            ..registered
+        });
+    }
+    Ok(client)
+}
+
+/// The login itself: the user sent to the authorization URL, its answer
+/// awaited on `loopback` and judged (the code exchanged at
+/// `token_endpoint`).
+async fn log_in(
+    session: AuthorizationSession,
+    loopback: Loopback,
+    token_endpoint: &str,
+    options: &OAuthOptions,
+) -> Result<AuthorizationManager, AuthorizationError> {
     let authorization_url = session.get_authorization_url();
     let state = query_value(authorization_url, "state").unwrap_or_default();
     (options.on_authorization_url.0)(authorization_url);
     let session_ref = &session;
-    let token_endpoint = metadata.token_endpoint.as_str();
     loopback
         .wait(options.redirect_timeout, &state, |redirect| async move {
             judge(session_ref, &redirect, token_endpoint, options).await
@@ -448,37 +508,14 @@ async fn enterprise_managed(
     let mut manager = AuthorizationManager::new(server_url.as_str())
         .await
         .map_err(AuthorizationError::Discovery)?;
-    let resolution = manager
-        .resolve_metadata_from_challenge(Some(challenge))
-        .await
-        .map_err(AuthorizationError::Discovery)?;
-    let metadata = resolution.metadata;
-    let Some(issuer) = metadata
-        .issuer
-        .clone()
-        .filter(|_| resolution.source.is_discovered())
-    else {
-        return Err(AuthorizationError::Discovery(
-            AuthError::NoAuthorizationSupport,
-        ));
-    };
+    let (metadata, issuer) = discovered_issuer(&mut manager, challenge).await?;
     manager.set_metadata(metadata.clone());
     let scopes = scopes::without_offline_access(match scopes {
         Some(scopes) => scopes,
         None => manager.select_initial_scopes(&[]).await,
     });
     let resource = resource(server_url);
-    let idp = EmaAuthorizationServer::new(
-        identity.issuer.clone(),
-        identity.token_endpoint.clone(),
-        identity.client_id.clone(),
-    )
-    .with_client_authentication(match &identity.client_secret {
-        Some(secret) => EmaClientAuthentication::ClientSecretBasic(ClientSecret::new(
-            secret.expose_secret().to_owned(),
-        )),
-        None => EmaClientAuthentication::None,
-    });
+    let idp = identity_provider(identity);
     let resource_as = EmaAuthorizationServer::new(
         issuer.clone(),
         metadata.token_endpoint.clone(),
@@ -502,6 +539,63 @@ async fn enterprise_managed(
     .await
     .map_err(AuthorizationError::Enterprise)?;
 
+    let store = credentials(token, client_id, issuer).await?;
+    manager.set_credential_store(store);
+    // Without a refresh token, an expired token makes rmcp answer
+    // "authorization required", which is a new 401 to this client.
+    manager
+        .configure_client_id(client_id)
+        .map_err(AuthorizationError::Token)?;
+    Ok(manager)
+}
+
+/// The metadata of the MCP authorization server named by `challenge`, and
+/// its issuer; a discovery error when none was discovered or it names no
+/// issuer.
+async fn discovered_issuer(
+    manager: &mut AuthorizationManager,
+    challenge: &str,
+) -> Result<(AuthorizationMetadata, String), AuthorizationError> {
+    let resolution = manager
+        .resolve_metadata_from_challenge(Some(challenge))
+        .await
+        .map_err(AuthorizationError::Discovery)?;
+    let metadata = resolution.metadata;
+    let Some(issuer) = metadata
+        .issuer
+        .clone()
+        .filter(|_| resolution.source.is_discovered())
+    else {
+        return Err(AuthorizationError::Discovery(
+            AuthError::NoAuthorizationSupport,
+        ));
+    };
+    Ok((metadata, issuer))
+}
+
+/// The enterprise identity provider of `identity`, as the first exchange
+/// asks it (with its client secret, when it has one).
+fn identity_provider(identity: &EnterpriseIdentity) -> EmaAuthorizationServer {
+    EmaAuthorizationServer::new(
+        identity.issuer.clone(),
+        identity.token_endpoint.clone(),
+        identity.client_id.clone(),
+    )
+    .with_client_authentication(match &identity.client_secret {
+        Some(secret) => EmaClientAuthentication::ClientSecretBasic(ClientSecret::new(
+            secret.expose_secret().to_owned(),
+        )),
+        None => EmaClientAuthentication::None,
+    })
+}
+
+/// A credential store holding `token`, the access token of `client_id`
+/// from the authorization server `issuer`, with the scopes it granted.
+async fn credentials(
+    token: EmaAccessToken,
+    client_id: &str,
+    issuer: String,
+) -> Result<InMemoryCredentialStore, AuthorizationError> {
     let mut response = OAuthTokenResponse::new(
         token.access_token,
         BasicTokenType::Bearer,
@@ -519,7 +613,7 @@ async fn enterprise_managed(
         .map(|elapsed| elapsed.as_secs())
         .unwrap_or_default();
     let stored = StoredCredentials::new(
-        client_id.clone(),
+        client_id.to_owned(),
         Some(response),
         granted,
         Some(received_at),
@@ -529,13 +623,7 @@ async fn enterprise_managed(
         .save(stored)
         .await
         .map_err(AuthorizationError::Token)?;
-    manager.set_credential_store(store);
-    // Without a refresh token, an expired token makes rmcp answer
-    // "authorization required", which is a new 401 to this client.
-    manager
-        .configure_client_id(client_id)
-        .map_err(AuthorizationError::Token)?;
-    Ok(manager)
+    Ok(store)
 }
 
 /// How the client authenticates at the MCP authorization server: with its
