@@ -314,6 +314,108 @@ impl<R, W: AsyncWrite + Unpin> StdioTransport<R, W> {
         true
     }
 }
+/// The answer to a line longer than [`MAX_LINE_BYTES`].
+fn oversized_answer() -> String {
+    serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {
+            "code": INVALID_REQUEST,
+            "message": format!("Invalid Request: the message is longer than {MAX_LINE_BYTES} bytes"),
+        },
+    })
+    .to_string()
+}
+
+impl<R, W> StdioTransport<R, W> {
+    /// The message of one line read, for the server; `None` when the line
+    /// is blank or answered here (too many JSON values, a repeated key, a
+    /// request id in use, an unreadable message: the answer left in
+    /// `unsent`).
+    fn read_line(&mut self, line: &[u8]) -> Option<ClientJsonRpcMessage> {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return None;
+        }
+        let text = MessageText::read(line, self.max_json_values);
+        if let Some(refused) = too_many_values(&text, true) {
+            tracing::debug!(
+                max = self.max_json_values,
+                "a message with too many JSON values"
+            );
+            if !refused.notification {
+                self.unsent = Some(refused.answer);
+            }
+            return None;
+        }
+        let message = text.message();
+        if let Ok(message) = &message
+            && let Some(answer) = repeated_key_response(message, &text)
+        {
+            self.unsent = Some(answer);
+            return None;
+        }
+        match message {
+            Ok(ClientJsonRpcMessage::Request(request)) if !ids(&self.ids).start(&request.id) => {
+                self.unsent = Some(duplicate_id_response(&request.id));
+            }
+            Ok(message) => return self.admit(message, line),
+            Err(e) => {
+                tracing::debug!("unreadable message: {e}");
+                let unreadable = reject_unreadable(line);
+                if !unreadable.notification {
+                    self.unsent = Some(unreadable.answer);
+                }
+            }
+        }
+        None
+    }
+
+    /// A readable `message` (read from `line`) made ready for the server:
+    /// a `tools/call` marked for envelopes written as text, the task ids a
+    /// `subscriptions/listen` names in its extensions, a cancelled request
+    /// remembered; `None` when it is answered here (task ids it may not
+    /// name).
+    fn admit(
+        &mut self,
+        mut message: ClientJsonRpcMessage,
+        line: &[u8],
+    ) -> Option<ClientJsonRpcMessage> {
+        // This transport writes envelope results as the call
+        // path made them (`message_into`).
+        if let ClientJsonRpcMessage::Request(request) = &mut message
+            && let ClientRequest::CallToolRequest(call) = &mut request.request
+        {
+            call.extensions.insert(WritesEnvelopes);
+        }
+        // A `subscriptions/listen` naming tasks: their ids reach
+        // the server in the request's extensions.
+        match requested_task_ids(&message, line) {
+            Ok(Some(task_ids)) => {
+                if let ClientJsonRpcMessage::Request(request) = &mut message {
+                    ids(&self.ids)
+                        .listening
+                        .insert(request.id.clone(), task_ids.0.clone());
+                    request.request.extensions_mut().insert(task_ids);
+                }
+            }
+            Ok(None) => {}
+            Err((id, error)) => {
+                ids(&self.ids).answered(&id);
+                self.unsent = Some(error_answer(&id, &error));
+                return None;
+            }
+        }
+        if let ClientJsonRpcMessage::Notification(notification) = &message
+            && let ClientNotification::CancelledNotification(cancelled) = &notification.notification
+            && let Some(id) = &cancelled.params.request_id
+        {
+            ids(&self.ids).cancelled(id);
+        }
+        Some(message)
+    }
+}
 
 impl<R, W> Transport<RoleServer> for StdioTransport<R, W>
 where
@@ -359,16 +461,7 @@ where
                 Ok(Line::Text(line)) => line,
                 Ok(Line::Oversized) => {
                     tracing::debug!(max = MAX_LINE_BYTES, "discarded an over-long message");
-                    let response = serde_json::json!({
-                        "jsonrpc": "2.0",
-                        "id": null,
-                        "error": {
-                            "code": INVALID_REQUEST,
-                            "message": format!("Invalid Request: the message is longer than {MAX_LINE_BYTES} bytes"),
-                        },
-                    })
-                    .to_string();
-                    self.unsent = Some(response);
+                    self.unsent = Some(oversized_answer());
                     continue;
                 }
                 Err(e) => {
@@ -376,77 +469,8 @@ where
                     return None;
                 }
             };
-            let line = line.strip_suffix(b"\r").unwrap_or(&line);
-            let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let text = MessageText::read(line, self.max_json_values);
-            if let Some(refused) = too_many_values(&text, true) {
-                tracing::debug!(
-                    max = self.max_json_values,
-                    "a message with too many JSON values"
-                );
-                if !refused.notification {
-                    self.unsent = Some(refused.answer);
-                }
-                continue;
-            }
-            let message = text.message();
-            if let Ok(message) = &message
-                && let Some(answer) = repeated_key_response(message, &text)
-            {
-                self.unsent = Some(answer);
-                continue;
-            }
-            match message {
-                Ok(ClientJsonRpcMessage::Request(request))
-                    if !ids(&self.ids).start(&request.id) =>
-                {
-                    self.unsent = Some(duplicate_id_response(&request.id));
-                }
-                Ok(mut message) => {
-                    // This transport writes envelope results as the call
-                    // path made them (`message_into`).
-                    if let ClientJsonRpcMessage::Request(request) = &mut message
-                        && let ClientRequest::CallToolRequest(call) = &mut request.request
-                    {
-                        call.extensions.insert(WritesEnvelopes);
-                    }
-                    // A `subscriptions/listen` naming tasks: their ids reach
-                    // the server in the request's extensions.
-                    match requested_task_ids(&message, line) {
-                        Ok(Some(task_ids)) => {
-                            if let ClientJsonRpcMessage::Request(request) = &mut message {
-                                ids(&self.ids)
-                                    .listening
-                                    .insert(request.id.clone(), task_ids.0.clone());
-                                request.request.extensions_mut().insert(task_ids);
-                            }
-                        }
-                        Ok(None) => {}
-                        Err((id, error)) => {
-                            ids(&self.ids).answered(&id);
-                            self.unsent = Some(error_answer(&id, &error));
-                            continue;
-                        }
-                    }
-                    if let ClientJsonRpcMessage::Notification(notification) = &message
-                        && let ClientNotification::CancelledNotification(cancelled) =
-                            &notification.notification
-                        && let Some(id) = &cancelled.params.request_id
-                    {
-                        ids(&self.ids).cancelled(id);
-                    }
-                    return Some(message);
-                }
-                Err(e) => {
-                    tracing::debug!("unreadable message: {e}");
-                    let unreadable = reject_unreadable(line);
-                    if !unreadable.notification {
-                        self.unsent = Some(unreadable.answer);
-                    }
-                }
+            if let Some(message) = self.read_line(&line) {
+                return Some(message);
             }
         }
     }
