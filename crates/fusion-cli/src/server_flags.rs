@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use mcp_fusion::SchemaProfile;
-use mcp_fusion::ServerBuilder;
 use mcp_fusion::guard::{
     FailMode, InsufficientScope, OAuthResourceServer, RateLimit, RateLimitScope,
     RedisRateLimitStore,
 };
 use mcp_fusion::transport::{HttpOptions, RedisSessionStore, StdioOptions};
+use mcp_fusion::{FusionServer, ServerBuilder};
 
 /// The longest duration a flag takes: one day.
 const MAX_DURATION: Duration = Duration::from_secs(86_400);
@@ -472,46 +472,8 @@ pub(crate) use say;
 /// serves until shutdown.
 pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> Result<(), String> {
     let format = flags.log_format;
-    let mut builder = builder
-        .allow_anonymous(flags.allow_anonymous)
-        .expose_internal_errors(flags.expose_internal_errors)
-        .unknown_tool_as_result(flags.unknown_tool_as_result)
-        .schema_profile(flags.schema_profile.into())
-        .page_size(flags.page_size);
-    if let Some(key) = &flags.signing_key {
-        // Checked here, so that the message names the flag; the key itself
-        // is never printed.
-        let min = mcp_fusion::server::MIN_SIGNING_KEY_BYTES;
-        if key.len() < min {
-            return Err(format!(
-                "--signing-key (FUSION_SIGNING_KEY) has {} bytes; give at least {min}, e.g. from `openssl rand -base64 48`, the same on every replica",
-                key.len()
-            ));
-        }
-        builder = builder.signing_key(key.as_bytes());
-    }
-    let mut http = HttpOptions::default()
-        .max_sessions(flags.max_sessions)
-        .max_live_sessions(flags.max_live_sessions)
-        .max_listen_streams(flags.max_listen_streams)
-        .max_listen_streams_per_caller(flags.max_listen_streams_per_caller)
-        .session_idle(flags.session_idle)
-        .max_body_bytes(flags.max_body)
-        .max_json_values(flags.max_json_values)
-        .read_timeout(flags.read_timeout)
-        .shutdown_grace(flags.shutdown_grace)
-        .trust_forwarded_for(flags.trust_forwarded_for)
-        .metrics(flags.metrics);
-    for origin in &flags.allowed_origins {
-        http = http.allow_origin(origin);
-    }
-    for host in &flags.allowed_hosts {
-        http = http.allow_host(host);
-    }
-    if let Some(url) = &flags.redis {
-        http = http.session_store(RedisSessionStore::new(url).map_err(|e| e.to_string())?);
-    }
-    http.check().map_err(|e| e.to_string())?;
+    let mut builder = with_settings(flags, builder)?;
+    let http = http_options(flags)?;
     if let Some(path) = &flags.lock {
         let lockfile = mcp_fusion::contract::Lockfile::read(path).map_err(|e| e.to_string())?;
         builder = builder.self_healing(lockfile);
@@ -530,37 +492,7 @@ pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> 
         Some(bind(flags).await?)
     };
     if let (Some(issuer), Some(listener)) = (&flags.oauth_issuer, &listener) {
-        let bound = listener
-            .local_addr()
-            .map_err(|e| format!("cannot read the bound address: {e}"))?;
-        let resource = flags
-            .resource
-            .clone()
-            .unwrap_or_else(|| format!("http://{bound}/mcp"));
-        let mut verifier = OAuthResourceServer::discover(issuer, &resource)
-            .await
-            .map_err(|e| e.to_string())?;
-        if let (Some(id), Some(secret)) = (&flags.introspection_client, &flags.introspection_secret)
-        {
-            verifier = verifier
-                .introspection_client(id, secret)
-                .map_err(|e| e.to_string())?;
-        }
-        if !flags.oauth_scopes.is_empty() {
-            verifier = verifier.challenge_scopes(flags.oauth_scopes.iter().cloned());
-        }
-        let kinds = if flags.introspection_client.is_some() {
-            "JWT access tokens and introspected opaque tokens"
-        } else {
-            "JWT access tokens"
-        };
-        say!(
-            format,
-            "  OAuth: {kinds} of {} for the resource {}",
-            verifier.issuer(),
-            verifier.resource()
-        );
-        builder = builder.auth(verifier);
+        builder = builder.auth(oauth_verifier(flags, issuer, listener).await?);
     }
     let server = builder.build().map_err(|e| e.to_string())?;
     if let (Some(path), Some(healing)) = (&flags.lock, server.self_healing()) {
@@ -585,6 +517,114 @@ pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> 
             .max_json_values(flags.max_json_values);
         return server.serve_stdio(stdio).await.map_err(|e| e.to_string());
     }
+    let Some(listener) = listener else {
+        return Err(String::from("no listener"));
+    };
+    serve_over_http(flags, server, listener, http).await
+}
+
+/// `builder` with the settings of `flags` every example shares; a
+/// `--signing-key` shorter than the least is refused, naming the flag (the
+/// key itself is never printed).
+fn with_settings(flags: &ServerFlags, builder: ServerBuilder) -> Result<ServerBuilder, String> {
+    let mut builder = builder
+        .allow_anonymous(flags.allow_anonymous)
+        .expose_internal_errors(flags.expose_internal_errors)
+        .unknown_tool_as_result(flags.unknown_tool_as_result)
+        .schema_profile(flags.schema_profile.into())
+        .page_size(flags.page_size);
+    if let Some(key) = &flags.signing_key {
+        // Checked here, so that the message names the flag; the key itself
+        // is never printed.
+        let min = mcp_fusion::server::MIN_SIGNING_KEY_BYTES;
+        if key.len() < min {
+            return Err(format!(
+                "--signing-key (FUSION_SIGNING_KEY) has {} bytes; give at least {min}, e.g. from `openssl rand -base64 48`, the same on every replica",
+                key.len()
+            ));
+        }
+        builder = builder.signing_key(key.as_bytes());
+    }
+    Ok(builder)
+}
+
+/// The HTTP options of `flags`, checked.
+fn http_options(flags: &ServerFlags) -> Result<HttpOptions, String> {
+    let mut http = HttpOptions::default()
+        .max_sessions(flags.max_sessions)
+        .max_live_sessions(flags.max_live_sessions)
+        .max_listen_streams(flags.max_listen_streams)
+        .max_listen_streams_per_caller(flags.max_listen_streams_per_caller)
+        .session_idle(flags.session_idle)
+        .max_body_bytes(flags.max_body)
+        .max_json_values(flags.max_json_values)
+        .read_timeout(flags.read_timeout)
+        .shutdown_grace(flags.shutdown_grace)
+        .trust_forwarded_for(flags.trust_forwarded_for)
+        .metrics(flags.metrics);
+    for origin in &flags.allowed_origins {
+        http = http.allow_origin(origin);
+    }
+    for host in &flags.allowed_hosts {
+        http = http.allow_host(host);
+    }
+    if let Some(url) = &flags.redis {
+        http = http.session_store(RedisSessionStore::new(url).map_err(|e| e.to_string())?);
+    }
+    http.check().map_err(|e| e.to_string())?;
+    Ok(http)
+}
+
+/// The OAuth resource server of `--oauth-issuer` `issuer`, for the
+/// `--resource` given, else the URL of the endpoint bound on `listener`;
+/// told in the banner.
+async fn oauth_verifier(
+    flags: &ServerFlags,
+    issuer: &str,
+    listener: &tokio::net::TcpListener,
+) -> Result<OAuthResourceServer, String> {
+    let format = flags.log_format;
+    let bound = listener
+        .local_addr()
+        .map_err(|e| format!("cannot read the bound address: {e}"))?;
+    let resource = flags
+        .resource
+        .clone()
+        .unwrap_or_else(|| format!("http://{bound}/mcp"));
+    let mut verifier = OAuthResourceServer::discover(issuer, &resource)
+        .await
+        .map_err(|e| e.to_string())?;
+    if let (Some(id), Some(secret)) = (&flags.introspection_client, &flags.introspection_secret) {
+        verifier = verifier
+            .introspection_client(id, secret)
+            .map_err(|e| e.to_string())?;
+    }
+    if !flags.oauth_scopes.is_empty() {
+        verifier = verifier.challenge_scopes(flags.oauth_scopes.iter().cloned());
+    }
+    let kinds = if flags.introspection_client.is_some() {
+        "JWT access tokens and introspected opaque tokens"
+    } else {
+        "JWT access tokens"
+    };
+    say!(
+        format,
+        "  OAuth: {kinds} of {} for the resource {}",
+        verifier.issuer(),
+        verifier.resource()
+    );
+    Ok(verifier)
+}
+
+/// The rest of the banner of a server over HTTP, then `server` served on
+/// `listener` until shutdown.
+async fn serve_over_http(
+    flags: &ServerFlags,
+    server: FusionServer,
+    listener: tokio::net::TcpListener,
+    http: HttpOptions,
+) -> Result<(), String> {
+    let format = flags.log_format;
     say!(
         format,
         "  callers: a per-caller rate limit counts each client by its auth subject, else {}",
@@ -615,9 +655,6 @@ pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> 
             flags.host
         );
     }
-    let Some(listener) = listener else {
-        return Err(String::from("no listener"));
-    };
     let addr = SocketAddr::new(flags.host, flags.port);
     let bound = listener.local_addr().unwrap_or(addr);
     if flags.metrics {
