@@ -97,8 +97,9 @@ const WRITTEN_KEY: &str = "mcp-fusion/written";
 
 /// A request extension, put there by a transport that writes a result of
 /// [`written_result`] or [`written_validation_result`] as its text
-/// ([`written_members`]): the call path makes envelope results in that
-/// form for it.
+/// ([`written_members`]): the rmcp adapter writes the envelope results of
+/// its `tools/call`s in that form for it (dispatch itself knows nothing of
+/// the transport).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct WritesEnvelopes;
 
