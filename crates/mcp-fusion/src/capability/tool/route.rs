@@ -33,19 +33,61 @@ pub(crate) struct Routed<'a> {
 /// Which actions the caller sees (the lists' filter): errors name only those.
 pub(crate) type Shows<'s> = &'s dyn Fn(&RegisteredAction) -> bool;
 
-fn pick_recovery(tool: &RegisteredTool, field: &str, shows: Shows<'_>) -> String {
-    let example = tool
+/// The failure of a call whose discriminator names no action of `tool`
+/// (`code`: `MISSING_DISCRIMINATOR` or `UNKNOWN_ACTION`): `message`, then
+/// the next step (wire contract §2.1) and the recovery, naming `near` when an
+/// action is near what was sent (`fits`: because the fields sent fit it), and
+/// the actions the caller sees (`shows`).
+fn discriminator_error(
+    code: ErrorCode,
+    message: String,
+    (tool, field): (&RegisteredTool, &str),
+    near: Option<(&str, bool)>,
+    shows: Shows<'_>,
+) -> ToolError {
+    let name = &tool.name;
+    let (next_step, recovery) = match near {
+        Some((near, fits)) => (
+            format!(
+                "Set \"{field}\" to \"{near}\", keep your other arguments, and call {name} again."
+            ),
+            format!(
+                "Did you mean \"{near}\"?{} Use an action from available_actions, without the \"{name}.\" prefix.",
+                if fits {
+                    " The fields you sent fit it."
+                } else {
+                    ""
+                }
+            ),
+        ),
+        None => {
+            let example = tool
+                .actions
+                .iter()
+                .find(|a| shows(a))
+                .unwrap_or(&tool.actions[0])
+                .key
+                .as_deref()
+                .unwrap_or_default();
+            (
+                format!(
+                    "Set \"{field}\" to an action from available_actions, keep your other arguments, and call {name} again."
+                ),
+                format!(
+                    "Use an action from available_actions, without the \"{name}.\" prefix (e.g. \"{field}\": \"{example}\")."
+                ),
+            )
+        }
+    };
+    let shown = tool
         .actions
         .iter()
-        .find(|a| shows(a))
-        .unwrap_or(&tool.actions[0])
-        .key
-        .as_deref()
-        .unwrap_or_default();
-    format!(
-        "Set \"{field}\" to one of the actions in available_actions, without the \"{}.\" prefix (e.g. \"{field}\": \"{example}\"), and call {} again.",
-        tool.name, tool.name
-    )
+        .filter(|a| shows(a))
+        .map(|a| a.dotted.clone());
+    ToolError::new(code, message)
+        .next_step(next_step)
+        .suggest(recovery)
+        .actions(shown)
 }
 
 /// The keys of the actions of `tool` whose input schema declares every
@@ -78,13 +120,6 @@ impl Registry {
         let Some(tool) = self.tool(name) else {
             return Err(self.unknown_tool(name, shows));
         };
-        let shown = || -> Vec<String> {
-            tool.actions
-                .iter()
-                .filter(|a| shows(a))
-                .map(|a| a.dotted.clone())
-                .collect()
-        };
         let mut args = args.unwrap_or_default();
         let Some(field) = tool.discriminator.as_deref() else {
             return Ok(Routed {
@@ -101,39 +136,33 @@ impl Registry {
             Some(other) => {
                 let sent = json_type(other);
                 let article = crate::text::article(sent);
-                return Err(RouteError::Envelope(Box::new(
-                    ToolError::new(
-                        ErrorCode::MissingDiscriminator,
-                        format!(
-                            "The field \"{field}\" must be a string naming an action of {}, but {article} {sent} was sent.",
-                            tool.name
-                        ),
-                    )
-                    .suggest(pick_recovery(tool, field, shows))
-                    .actions(shown()),
-                )));
+                return Err(RouteError::Envelope(Box::new(discriminator_error(
+                    ErrorCode::MissingDiscriminator,
+                    format!(
+                        "The field \"{field}\" must be a string naming an action of {}, but {article} {sent} was sent.",
+                        tool.name
+                    ),
+                    (tool, field),
+                    None,
+                    shows,
+                ))));
             }
         };
         let Some(key) = key else {
-            let recovery = match fitting_actions(tool, &args, shows)[..] {
-                [only] => format!(
-                    "Did you mean \"{only}\" ({}.{only})? The fields you sent fit it. {}",
-                    tool.name,
-                    pick_recovery(tool, field, shows)
-                ),
-                _ => pick_recovery(tool, field, shows),
+            let near = match fitting_actions(tool, &args, shows)[..] {
+                [only] => Some((only, true)),
+                _ => None,
             };
-            return Err(RouteError::Envelope(Box::new(
-                ToolError::new(
-                    ErrorCode::MissingDiscriminator,
-                    format!(
-                        "The field \"{field}\" is missing: {} needs it to know which action to run.",
-                        tool.name
-                    ),
-                )
-                .suggest(recovery)
-                .actions(shown()),
-            )));
+            return Err(RouteError::Envelope(Box::new(discriminator_error(
+                ErrorCode::MissingDiscriminator,
+                format!(
+                    "The field \"{field}\" is missing: {} needs it to know which action to run.",
+                    tool.name
+                ),
+                (tool, field),
+                near,
+                shows,
+            ))));
         };
         let Some(action) = tool.action(key) else {
             let keys = tool
@@ -154,22 +183,13 @@ impl Registry {
                 .filter_map(|a| Some((a.key.as_deref()?, a.description.as_str())))
                 .collect();
             let near = closest(bare, keys).or_else(|| by_description(bare, &described));
-            let recovery = match near {
-                Some(near) => format!(
-                    "Did you mean \"{near}\" ({}.{near})? {}",
-                    tool.name,
-                    pick_recovery(tool, field, shows)
-                ),
-                None => pick_recovery(tool, field, shows),
-            };
-            return Err(RouteError::Envelope(Box::new(
-                ToolError::new(
-                    ErrorCode::UnknownAction,
-                    format!("{} has no action \"{key}\".", tool.name),
-                )
-                .suggest(recovery)
-                .actions(shown()),
-            )));
+            return Err(RouteError::Envelope(Box::new(discriminator_error(
+                ErrorCode::UnknownAction,
+                format!("{} has no action \"{key}\".", tool.name),
+                (tool, field),
+                near.map(|near| (near, false)),
+                shows,
+            ))));
         };
         Ok(Routed { tool, action, args })
     }
