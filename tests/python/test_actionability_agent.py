@@ -68,8 +68,9 @@ def test_an_unknown_key_without_a_suggestion_is_removed_not_guessed():
 
 def test_waits_what_the_text_says_and_stops_only_when_told():
     limited = agent.read(
+        "Call billing.list_invoices again with the same arguments: this refusal is about timing, not about them.\n"
         '<tool_error code="RATE_LIMITED" severity="error">\n  <message>Too many calls.</message>\n'
-        "  <recovery>Wait 20 seconds, then call billing.list_invoices again; calls before then are refused.</recovery>\n"
+        "  <recovery>Wait 20 seconds, then call billing.list_invoices again.</recovery>\n"
         "  <retry_after>20 seconds</retry_after>\n</tool_error>"
     )
     call = {"tool": "billing", "arguments": {"action": "list_invoices"}}

@@ -39,6 +39,11 @@ const LIST: &str = "billing.list_invoices";
 /// The action to read an invoice, as the envelopes name it.
 const GET: &str = "billing.get_invoice";
 
+/// The next step of a guard's refusal, in the words of a `FusionServer`'s
+/// guards (wire contract §2.1).
+const RETRY: &str =
+    "Call billing again with the same arguments: this refusal is about timing, not about them.";
+
 /// The rmcp server with mcp-fusion's adapter.
 #[derive(Clone)]
 pub struct Server {
@@ -82,10 +87,9 @@ fn rate_limited(wait: std::time::Duration, limits: &Limits) -> ToolError {
     let err = ToolError::rate_limited(format!("Too many calls to billing: the limit is {limit}."))
         .retry_after(wait);
     let when = err.retry_after_text().unwrap_or_default();
-    err.suggest(format!(
-        "Wait {when}, then call billing again; calls before then are refused."
-    ))
-    .detail("limit", limit)
+    err.next_step(RETRY)
+        .suggest(format!("Wait {when}, then call billing again."))
+        .detail("limit", limit)
 }
 
 /// `SERVER_BUSY`. The hand-written count of running calls does not know how
@@ -95,6 +99,7 @@ fn busy(limits: &Limits) -> ToolError {
     ToolError::server_busy(format!(
         "billing is at capacity: {max} call(s) at a time."
     ))
+    .next_step(RETRY)
     .suggest("Wait until the running call ends, then call billing again; send fewer calls in parallel.")
     .detail("max_active", max)
 }

@@ -69,6 +69,11 @@ pub struct ToolFailure {
     pub severity: Severity,
     /// What went wrong. Never empty.
     pub message: String,
+    /// The next step the server wrote before its envelope (wire contract
+    /// §2.1), when it wrote one: `Set "action" to "get_invoice", keep your
+    /// other arguments, and call billing again.` A validation failure's is in
+    /// [`recovery`](Self::recovery), with the rest of its instruction.
+    pub next_step: Option<String>,
     /// What to do next, when the server said.
     pub recovery: Option<String>,
     /// Dotted action names to call instead, in the server's order (only the
@@ -121,7 +126,7 @@ impl ToolFailure {
     }
 
     /// The failure as JSON, in the shape of `_meta["mcp-fusion/error"]` (§1):
-    /// `{"code", "severity", "message", "recovery"?, "available_actions"?,
+    /// `{"code", "severity", "message", "next_step"?, "recovery"?, "available_actions"?,
     /// "details"? (object, in order), "retry_after_seconds"?, "action"?,
     /// "fields"? ([{"path", "message"}])}`. Empty members are omitted; `raw`
     /// is not included.
@@ -130,6 +135,9 @@ impl ToolFailure {
         out.insert("code".into(), json!(self.code.as_str()));
         out.insert("severity".into(), json!(self.severity.as_str()));
         out.insert("message".into(), json!(self.message));
+        if let Some(next_step) = &self.next_step {
+            out.insert("next_step".into(), json!(next_step));
+        }
         if let Some(recovery) = &self.recovery {
             out.insert("recovery".into(), json!(recovery));
         }

@@ -180,6 +180,7 @@ fn unknown(message: String, source: FailureSource, raw: CallToolResult) -> ToolF
         code: ErrorCode::Custom(UNKNOWN_CODE.to_owned()),
         severity: Severity::Error,
         message,
+        next_step: None,
         recovery: None,
         available_actions: Vec::new(),
         details: Vec::new(),
@@ -198,6 +199,7 @@ fn from_envelope(parsed: ParsedEnvelope, raw: CallToolResult) -> ToolFailure {
             retry_after: envelope_secs(err.retry_after),
             code: err.code,
             severity: err.severity,
+            next_step: err.next_step.filter(|r| !r.trim().is_empty()),
             recovery: err.recovery.filter(|r| !r.trim().is_empty()),
             available_actions: err.available_actions,
             details: err.details,
@@ -210,6 +212,7 @@ fn from_envelope(parsed: ParsedEnvelope, raw: CallToolResult) -> ToolFailure {
             code: ErrorCode::ValidationError,
             severity: Severity::Error,
             message: failure.summary(),
+            next_step: None,
             recovery: Some(failure.recovery()),
             available_actions: Vec::new(),
             details: Vec::new(),
@@ -236,6 +239,7 @@ struct MetaEnvelope {
     code: ErrorCode,
     severity: Severity,
     message: Option<String>,
+    next_step: Option<String>,
     recovery: Option<String>,
     available_actions: Vec<String>,
     details: Vec<(String, String)>,
@@ -253,6 +257,7 @@ fn meta_envelope(result: &CallToolResult) -> Option<MetaEnvelope> {
             .and_then(|s| s.parse().ok())
             .unwrap_or_default(),
         message: non_empty_str(meta.get("message")).map(str::to_owned),
+        next_step: non_empty_str(meta.get("next_step")).map(str::to_owned),
         recovery: non_empty_str(meta.get("recovery")).map(str::to_owned),
         available_actions: string_list(meta.get("available_actions")),
         details: details(meta.get("details")),
@@ -275,6 +280,7 @@ impl MetaEnvelope {
             code: self.code,
             severity: self.severity,
             message,
+            next_step: self.next_step,
             recovery: self.recovery,
             available_actions: self.available_actions,
             details: self.details,
@@ -291,6 +297,7 @@ impl MetaEnvelope {
             .severity(self.severity)
             .actions(self.available_actions)
             .retry_after(self.retry_after.unwrap_or(0));
+        err.next_step = self.next_step;
         err.recovery = self.recovery;
         err.details = self.details;
         err

@@ -195,6 +195,7 @@ mod tests {
             code: ErrorCode::from(code),
             severity,
             message: "m".into(),
+            next_step: None,
             recovery: None,
             available_actions: vec![],
             details: vec![],

@@ -13,6 +13,9 @@
 //!   [`MAX_NAME_CHARS`], are cut at a character boundary and end with `…`;
 //! - an empty or whitespace-only message takes the code's default sentence,
 //!   an empty recovery is dropped;
+//! - the next step (§2.1) is one line: control characters, line ends
+//!   included, become spaces; it is cut like a recovery, and dropped when
+//!   blank or on a warning;
 //! - `retry_after` becomes whole seconds, rounded up, clamped to 1..=86 400;
 //! - a `<contract_awareness>` section (§4.1) gets what room the field lines
 //!   leave, its last deltas dropped first;
@@ -146,6 +149,37 @@ fn text_value(s: &str) -> String {
     clean(s, true, MAX_TEXT_CHARS)
 }
 
+/// Whether `line` is a next step [`next_step_value`] returns as it is: one
+/// clean, non-blank line of at most [`MAX_TEXT_CHARS`] bytes.
+fn is_normal_line(line: &str) -> bool {
+    line.len() <= MAX_TEXT_CHARS
+        && !line.bytes().any(|b| b < 0x20)
+        && !needs_sanitizing(line, true)
+        && !line.trim().is_empty()
+}
+
+/// The next step as its line before the envelope carries it (§2.1): control
+/// characters (line ends and tabs included) become spaces, forbidden ones
+/// U+FFFD, and it is cut at [`MAX_TEXT_CHARS`] characters. `None` when it is
+/// blank, and on a warning, whose first line is the result itself.
+fn next_step_value(err: &ToolError) -> Option<String> {
+    if !err.severity.is_error() {
+        return None;
+    }
+    let line: String = err
+        .next_step
+        .as_deref()?
+        .chars()
+        .map(|c| if c < ' ' { ' ' } else { c })
+        .collect();
+    Some(text_value(&line)).filter(|l| !l.trim().is_empty())
+}
+
+/// Bytes the next step's line takes before the envelope (its line end included).
+fn next_step_len(next_step: Option<&str>) -> usize {
+    next_step.map_or(0, |l| escape::text_len(l) + 1)
+}
+
 /// A name written as an attribute value (code, detail key, field path,
 /// validation action).
 fn name_value(s: &str) -> String {
@@ -167,6 +201,10 @@ pub(crate) fn is_normal(err: &ToolError) -> bool {
     let name = |s: &str, text: bool| s.len() <= MAX_NAME_CHARS && !needs_sanitizing(s, text);
     let code = err.code.as_str();
     let clean = name(code, false)
+        && err
+            .next_step
+            .as_deref()
+            .is_none_or(|l| err.severity.is_error() && is_normal_line(l))
         && text(&err.message)
         && !err.message.trim().is_empty()
         && err
@@ -193,7 +231,8 @@ pub(crate) fn is_normal(err: &ToolError) -> bool {
             .sum::<usize>();
     let texts =
         escape::text_len(&err.message) + err.recovery.as_deref().map_or(0, escape::text_len);
-    texts + lists <= MAX_ENVELOPE_BYTES - 1 - TOOL_ERROR_FRAME_BYTES - escape::attr_len(code)
+    texts + lists + next_step_len(err.next_step.as_deref())
+        <= MAX_ENVELOPE_BYTES - 1 - TOOL_ERROR_FRAME_BYTES - escape::attr_len(code)
 }
 
 /// Whether [`normalize_validation`] returns `failure` as it is: no text to
@@ -246,8 +285,13 @@ pub fn normalize(err: &ToolError) -> ToolError {
             .map(|(key, value)| (name_value(key), text_value(value))),
     );
     let retry_after = envelope_secs(err.retry_after).map(Duration::from_secs);
+    let next_step = next_step_value(err);
 
-    let budget = MAX_ENVELOPE_BYTES - 1 - TOOL_ERROR_FRAME_BYTES - escape::attr_len(code.as_str());
+    let budget = MAX_ENVELOPE_BYTES
+        - 1
+        - TOOL_ERROR_FRAME_BYTES
+        - escape::attr_len(code.as_str())
+        - next_step_len(next_step.as_deref());
     // Sizes are computed once and kept up to date, so that trimming stays
     // linear however many actions and details there are.
     let action_len = |x: &String| ACTION_FRAME_BYTES + escape::text_len(x);
@@ -281,6 +325,7 @@ pub fn normalize(err: &ToolError) -> ToolError {
         code,
         severity: err.severity,
         message,
+        next_step,
         recovery,
         available_actions,
         details,

@@ -10,7 +10,7 @@ use crate::error::{ErrorCode, Severity, ToolError, ValidationFailure, envelope_s
 pub const META_KEY: &str = "mcp-fusion/error";
 
 /// The JSON twin of [`render`](super::render)'s envelope, for programs (§1):
-/// `{"code", "severity", "message", "recovery"?, "available_actions"?,
+/// `{"code", "severity", "message", "next_step"?, "recovery"?, "available_actions"?,
 /// "details"? (object, insertion order), "retry_after_seconds"?}`. Optional
 /// members are omitted when absent; values are the normalized ones, so they
 /// equal what the XML says.
@@ -28,6 +28,9 @@ pub(super) fn meta_of_normalized(err: &ToolError) -> Value {
     meta.insert("code".into(), json!(err.code.as_str()));
     meta.insert("severity".into(), json!(err.severity.as_str()));
     meta.insert("message".into(), json!(err.message));
+    if let Some(next_step) = &err.next_step {
+        meta.insert("next_step".into(), json!(next_step));
+    }
     if let Some(recovery) = &err.recovery {
         meta.insert("recovery".into(), json!(recovery));
     }
@@ -123,6 +126,10 @@ pub(super) fn meta_json_into(out: &mut String, err: &ToolError) -> bool {
     string_into(out, err.severity.as_str());
     out.push_str(",\"message\":");
     string_into(out, &err.message);
+    if let Some(next_step) = &err.next_step {
+        out.push_str(",\"next_step\":");
+        string_into(out, next_step);
+    }
     if let Some(recovery) = &err.recovery {
         out.push_str(",\"recovery\":");
         string_into(out, recovery);

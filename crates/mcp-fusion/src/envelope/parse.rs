@@ -68,6 +68,9 @@
 //!   renderer writes it;
 //! - unknown elements are skipped with their text and attributes, wherever
 //!   they are;
+//! - the line just before a failing `<tool_error>` is its
+//!   [`next_step`](ToolError::next_step) when it is not blank and holds no
+//!   `<` (§2.1); before a warning it is the result, not read;
 //! - `<validation_error>`'s `<recovery>` is not returned: it is always
 //!   [`VALIDATION_RECOVERY`](crate::error::VALIDATION_RECOVERY), and the line
 //!   before the envelope is [`ValidationFailure::next_step`] of its action;
@@ -227,6 +230,12 @@ pub fn parse(text: &str) -> Result<ParsedEnvelope, ParseError> {
     let mut first_error = None;
     for (start, root) in candidates(text).take(MAX_CANDIDATES) {
         match parse_at(text, start, root) {
+            Ok(ParsedEnvelope::Tool(mut err)) => {
+                if err.severity.is_error() {
+                    err.next_step = line_before(&text[..start]);
+                }
+                return Ok(ParsedEnvelope::Tool(err));
+            }
             Ok(envelope) => return Ok(envelope),
             Err(err) => {
                 first_error.get_or_insert(err);
@@ -234,6 +243,22 @@ pub fn parse(text: &str) -> Result<ParsedEnvelope, ParseError> {
         }
     }
     Err(first_error.unwrap_or(ParseError::NotFound))
+}
+
+/// The next step (§2.1) in `before`, the text before a failing
+/// `<tool_error>`: its last line when that line ends just before the envelope,
+/// is not blank and holds no `<` (the renderer escapes it, so a line with
+/// markup is something else), unescaped (`&amp;`, `&lt;` and the other
+/// predefined entities; a line with a reference that does not resolve is kept
+/// as written). `None` otherwise.
+fn line_before(before: &str) -> Option<String> {
+    let rest = before.strip_suffix('\n')?;
+    let line = rest.rsplit('\n').next().unwrap_or(rest);
+    if line.trim().is_empty() || line.contains('<') {
+        return None;
+    }
+    let unescaped = quick_xml::escape::unescape(line).map_or(Cow::Borrowed(line), |u| u);
+    Some(unescaped.into_owned())
 }
 
 /// Whether `text`, leading whitespace aside, opens with a `<tool_error>` start
@@ -502,6 +527,7 @@ fn finish(root: &str, got: Collected) -> Result<ParsedEnvelope, String> {
         code: ErrorCode::from(code),
         severity,
         message: got.message.unwrap_or_default(),
+        next_step: None,
         recovery: got.recovery,
         available_actions: got.available_actions,
         details,

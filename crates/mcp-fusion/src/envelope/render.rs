@@ -53,6 +53,8 @@ impl Xml for InJson<'_> {
 /// byte for byte: two-space indentation, one element per line, `\n` line ends,
 /// no trailing newline; sections in the order message, recovery,
 /// available_actions, details, retry_after, each only when set and non-empty.
+/// A [`next_step`](ToolError::next_step) comes first, on its own line before
+/// the envelope (§2.1).
 ///
 /// The failure is first passed through [`normalize`](super::normalize)
 /// (forbidden characters, cuts, size budget), so the result is always
@@ -82,6 +84,10 @@ pub(super) fn render_normalized(err: &ToolError) -> String {
 /// Writes the envelope of `err`, a failure [`normalize`] already returned,
 /// into `out`.
 pub(super) fn tool_error_into(out: &mut impl Xml, err: &ToolError) {
+    if let Some(step) = &err.next_step {
+        out.text(step);
+        out.markup("\n");
+    }
     out.markup("<tool_error code=\"");
     out.attr(err.code.as_str());
     out.markup("\" severity=\"");

@@ -49,6 +49,14 @@ pub struct ToolError {
     /// empty on the wire: an empty or whitespace-only message is replaced by
     /// [`ErrorCode::default_message`].
     pub message: String,
+    /// The model's next step as one plain line written *before* the envelope
+    /// (wire contract §2.1), so that it is read first: `Set "action" to
+    /// "get_invoice", keep your other arguments, and call billing again.`
+    /// Set by the framework where it knows the call to make
+    /// (`UNKNOWN_ACTION`, `MISSING_DISCRIMINATOR`, `RATE_LIMITED`,
+    /// `SERVER_BUSY`); `None` (or empty) omits the line, and a warning never
+    /// carries one (its line is the result itself).
+    pub next_step: Option<String>,
     /// `<recovery>`: what the model should do next. `None` (or empty) omits it.
     pub recovery: Option<String>,
     /// `<available_actions>`: dotted action names the model may call instead
@@ -72,6 +80,7 @@ impl PartialEq for ToolError {
         self.code == other.code
             && self.severity == other.severity
             && self.message == other.message
+            && self.next_step == other.next_step
             && self.recovery == other.recovery
             && self.available_actions == other.available_actions
             && self.details == other.details
@@ -97,6 +106,7 @@ impl ToolError {
             code,
             severity: Severity::Error,
             message,
+            next_step: None,
             recovery: None,
             available_actions: Vec::new(),
             details: Vec::new(),
@@ -135,6 +145,23 @@ impl ToolError {
             format!("Required field \"{field}\" is missing."),
         )
         .suggest(format!("Provide the \"{field}\" parameter and retry."))
+    }
+
+    /// Sets the next step, the plain line written before the envelope (wire
+    /// contract §2.1), replacing any earlier one. An empty text removes it;
+    /// line ends and other control characters become spaces when it is
+    /// written, and it is cut at 2 000 characters like a recovery.
+    ///
+    /// ```
+    /// let err = mcp_fusion::ToolError::conflict("Invoice inv_7 is already paid.")
+    ///     .next_step("Call billing.get_invoice with id inv_7 to read its state.");
+    /// assert!(mcp_fusion::envelope::render(&err)
+    ///     .starts_with("Call billing.get_invoice with id inv_7 to read its state.\n<tool_error code=\"CONFLICT\""));
+    /// ```
+    pub fn next_step(mut self, line: impl Into<String>) -> Self {
+        let line = line.into();
+        self.next_step = (!line.trim().is_empty()).then_some(line);
+        self
     }
 
     /// Sets `<recovery>`, replacing any earlier one. An empty text removes it.

@@ -381,6 +381,7 @@ impl ConcurrencyGuard {
             Some(who) => format!("it shares its slots with {who}; "),
             None => String::new(),
         };
+        let verb = if name.contains("://") { "read" } else { "call" };
         let (retry_after, guessed) = self.slots.retry_after();
         let secs = crate::error::envelope_secs(Some(retry_after)).unwrap_or(1);
         let wait = crate::error::seconds_text(secs);
@@ -393,8 +394,9 @@ impl ConcurrencyGuard {
             String::new()
         };
         ToolError::server_busy(format!("{name} is at capacity: {sharing}{slots} and {queue}."))
+            .next_step(super::retry_step(name))
             .suggest(format!(
-                "Wait about {wait}, then call {name} again{then}. Calls beyond what it runs and queues are turned away at once; send fewer calls in parallel."
+                "Wait about {wait}, then {verb} {name} again{then}. Calls beyond what it runs and queues are turned away at once; send fewer calls in parallel."
             ))
         .detail("max_active", max_active)
         .detail("max_queue", max_queue)

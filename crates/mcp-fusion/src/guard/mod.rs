@@ -47,6 +47,20 @@ use crate::pipeline::ActionService;
 /// The most calls one concurrency guard may run and queue together.
 pub const MAX_SLOTS: usize = 100_000_000;
 
+/// The next step (wire contract §2.1) of a call of `name` refused for its
+/// timing (`RATE_LIMITED`, `SERVER_BUSY`): the same call again. It says the
+/// refusal is not about the arguments, so that the model calls again
+/// instead of relaying the wait to the user. A resource (`name` is a URI)
+/// is read again rather than called.
+pub(crate) fn retry_step(name: &str) -> String {
+    if name.contains("://") {
+        return format!("Read {name} again: this refusal is about timing, not about the request.");
+    }
+    format!(
+        "Call {name} again with the same arguments: this refusal is about timing, not about them."
+    )
+}
+
 /// The guard settings of one action, or the defaults a group gives its actions.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Guards {

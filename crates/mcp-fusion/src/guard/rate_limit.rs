@@ -302,9 +302,11 @@ impl RateLimitGuard {
             "Too many calls to {name}: the limit is {}.",
             self.limit
         ))
+        .next_step(super::retry_step(name))
         .suggest(format!(
-            "Wait {}, then call {name} again; calls before then are refused.",
-            seconds_text(secs)
+            "Wait {}, then {} {name} again.",
+            seconds_text(secs),
+            if name.contains("://") { "read" } else { "call" }
         ))
         .detail("limit", self.limit)
         .retry_after(Duration::from_secs(secs))
@@ -315,6 +317,7 @@ impl RateLimitGuard {
         ToolError::rate_limited(format!(
             "{name} cannot be checked against its rate limit right now, so the call was refused."
         ))
+        .next_step(super::retry_step(name))
         .suggest("Wait a few seconds and call again; if this keeps happening, tell the user the server's rate-limit store is down.")
         .retry_after(Duration::from_secs(5))
     }

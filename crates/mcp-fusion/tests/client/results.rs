@@ -113,6 +113,8 @@ fn xml_envelope_after_prose_and_nested_actions_do_not_count() {
     assert_eq!(f.code, ErrorCode::UnknownAction);
     assert_eq!(f.message, "No action \"pya\" & friends");
     assert_eq!(f.available_actions, ["billing.pay"]);
+    // The line just before a failing envelope is its next step (§2.1).
+    assert_eq!(f.next_step.as_deref(), Some("The call failed:"));
 }
 
 #[test]
@@ -329,6 +331,7 @@ fn foreign_xml_with_malformed_retry_after_keeps_the_failure() {
         assert_eq!(f.severity, Severity::Error);
         assert_eq!(f.message, "Too many calls");
         assert_eq!(f.recovery.as_deref(), Some("Wait, then call again"));
+        assert_eq!(f.next_step.as_deref(), Some("Slow down."));
         assert_eq!(f.details, [("limit".to_owned(), "2/min".to_owned())]);
         assert_eq!(
             f.retry_after, expected,

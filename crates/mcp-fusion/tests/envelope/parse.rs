@@ -529,3 +529,30 @@ fn only_the_first_mentions_are_tried() {
         })
     );
 }
+
+#[test]
+fn the_line_just_before_a_failure_is_its_next_step() {
+    let step = "Set \"action\" to \"pay\" &amp; call billing again.";
+    let ParsedEnvelope::Tool(err) = parse(&format!("Some prose.\n{step}\n{SEED}")).unwrap() else {
+        panic!("a tool error")
+    };
+    assert_eq!(
+        err.next_step.as_deref(),
+        Some("Set \"action\" to \"pay\" & call billing again.")
+    );
+    assert_eq!(
+        err,
+        seed().next_step("Set \"action\" to \"pay\" & call billing again.")
+    );
+    // Not a line with markup, not a blank line, not text on the envelope's line.
+    for before in ["<b>bold</b>\n", "Step.\n\n", "Step. ", "  \n"] {
+        assert_eq!(
+            tool(&format!("{before}{SEED}")).next_step,
+            None,
+            "{before:?}"
+        );
+    }
+    // Before a warning, the line is the result itself.
+    let warning = SEED.replace("severity=\"error\"", "severity=\"warning\"");
+    assert_eq!(tool(&format!("Done.\n{warning}")).next_step, None);
+}

@@ -87,13 +87,24 @@ fn tool_error() -> impl Strategy<Value = ToolError> {
         prop::collection::vec(long_text(), 0..6),
         prop::collection::vec((long_text(), long_text()), 0..6),
         retry_after(),
+        prop::option::of(long_text()),
     )
         .prop_map(
-            |(code, severity, message, recovery, available_actions, details, retry_after)| {
+            |(
+                code,
+                severity,
+                message,
+                recovery,
+                available_actions,
+                details,
+                retry_after,
+                next_step,
+            )| {
                 ToolError {
                     code,
                     severity,
                     message,
+                    next_step,
                     recovery,
                     available_actions,
                     details,
@@ -113,12 +124,14 @@ fn heavy_tool_error() -> impl Strategy<Value = ToolError> {
         heavy_text(),
         prop::collection::vec(heavy_text(), 0..30),
         prop::collection::vec((heavy_text(), heavy_text()), 0..30),
+        heavy_text(),
     )
         .prop_map(
-            |(code, severity, message, recovery, actions, details)| ToolError {
+            |(code, severity, message, recovery, actions, details, next_step)| ToolError {
                 code: ErrorCode::from(code),
                 severity,
                 message,
+                next_step: Some(next_step),
                 recovery: Some(recovery),
                 available_actions: actions,
                 details,
@@ -176,8 +189,9 @@ proptest! {
         prop_assert_eq!(parsed.to_meta(), envelope::to_meta(&err));
         prop_assert_eq!(parsed.render(), xml.clone());
 
-        // Found anywhere in a text, whatever comes before and after.
-        let embedded = format!("{before}\n{xml}\n{after}");
+        // Found anywhere in a text, whatever comes before and after; a blank
+        // line keeps the text before from being read as the next step (§2.1).
+        let embedded = format!("{before}\n\n{xml}\n{after}");
         prop_assert_eq!(parse(&embedded), Ok(ParsedEnvelope::Tool(normalized)));
     }
 

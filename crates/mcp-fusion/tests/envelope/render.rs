@@ -102,6 +102,7 @@ fn empty_sections_are_omitted() {
         code: ErrorCode::Timeout,
         severity: Severity::Error,
         message: String::new(),
+        next_step: Some(" \r\n ".into()),
         recovery: Some(" \n\t".into()),
         available_actions: Vec::new(),
         details: Vec::new(),
@@ -540,4 +541,43 @@ fn twenty_thousand_details_keep_the_first_ones_in_budget() {
             (format!("k{i}").as_str(), i.to_string().as_str())
         );
     }
+}
+
+#[test]
+fn the_next_step_is_one_escaped_line_before_the_envelope() {
+    let err = ToolError::conflict("Invoice inv_7 is paid.").next_step(format!(
+        "Call billing.get_invoice\r\nwith id inv_7 & {TABLE}"
+    ));
+    let xml = render(&err);
+    assert_eq!(
+        xml,
+        format!(
+            "Call billing.get_invoice  with id inv_7 &amp; {TABLE_TEXT}\n<tool_error code=\"CONFLICT\" severity=\"error\">\n  <message>Invoice inv_7 is paid.</message>\n</tool_error>"
+        )
+    );
+    assert_eq!(
+        to_meta(&err)["next_step"],
+        json!(format!("Call billing.get_invoice  with id inv_7 & {TABLE}"))
+    );
+    let ParsedEnvelope::Tool(parsed) = parse(&xml).unwrap() else {
+        panic!("a tool error")
+    };
+    assert_eq!(parsed, normalize(&err));
+    // The same through the `CallToolResult` written in one pass.
+    let result = to_call_tool_result(&err);
+    assert_eq!(result.content[0].as_text().unwrap().text, xml);
+    assert_eq!(result.meta.unwrap().0[META_KEY], to_meta(&err));
+}
+
+#[test]
+fn a_warning_or_a_blank_next_step_writes_no_line() {
+    let warning = ToolError::new(ErrorCode::Deprecated, "v1 is deprecated.")
+        .warning()
+        .next_step("Call v2 next time.");
+    assert_eq!(normalize(&warning).next_step, None);
+    assert!(render(&warning).starts_with("<tool_error code=\"DEPRECATED\""));
+    assert!(to_meta(&warning).get("next_step").is_none());
+    let blank = ToolError::conflict("x").next_step(" \t ");
+    assert_eq!(blank.next_step, None);
+    assert!(render(&blank).starts_with("<tool_error"));
 }

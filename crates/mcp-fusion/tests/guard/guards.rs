@@ -143,7 +143,7 @@ async fn fourth_call_is_shed_with_retry_after_and_never_runs() {
     assert_eq!(fourth.is_error, Some(true));
     assert_eq!(
         text(&fourth),
-        "<tool_error code=\"SERVER_BUSY\" severity=\"error\">\n  <message>work.hold is at capacity: all 2 of its slots are taken and its queue of 1 call is full.</message>\n  <recovery>Wait about 1 second, then call work.hold again; no call of it has finished yet, so that wait is a guess: if it is still at capacity then, wait twice as long. Calls beyond what it runs and queues are turned away at once; send fewer calls in parallel.</recovery>\n  <details>\n    <detail key=\"max_active\">2</detail>\n    <detail key=\"max_queue\">1</detail>\n  </details>\n  <retry_after>1 second</retry_after>\n</tool_error>"
+        "Call work.hold again with the same arguments: this refusal is about timing, not about them.\n<tool_error code=\"SERVER_BUSY\" severity=\"error\">\n  <message>work.hold is at capacity: all 2 of its slots are taken and its queue of 1 call is full.</message>\n  <recovery>Wait about 1 second, then call work.hold again; no call of it has finished yet, so that wait is a guess: if it is still at capacity then, wait twice as long. Calls beyond what it runs and queues are turned away at once; send fewer calls in parallel.</recovery>\n  <details>\n    <detail key=\"max_active\">2</detail>\n    <detail key=\"max_queue\">1</detail>\n  </details>\n  <retry_after>1 second</retry_after>\n</tool_error>"
     );
     assert_eq!(meta(&fourth)["retry_after_seconds"], json!(1));
     gate.add_permits(3);
@@ -421,7 +421,7 @@ async fn rate_limited_says_when_the_next_call_passes() {
     let third = server.call("api", json!({"action": "ping"})).await.unwrap();
     assert_eq!(
         text(&third),
-        "<tool_error code=\"RATE_LIMITED\" severity=\"error\">\n  <message>Too many calls to api.ping: the limit is 2 per minute.</message>\n  <recovery>Wait 30 seconds, then call api.ping again; calls before then are refused.</recovery>\n  <details>\n    <detail key=\"limit\">2 per minute</detail>\n  </details>\n  <retry_after>30 seconds</retry_after>\n</tool_error>"
+        "Call api.ping again with the same arguments: this refusal is about timing, not about them.\n<tool_error code=\"RATE_LIMITED\" severity=\"error\">\n  <message>Too many calls to api.ping: the limit is 2 per minute.</message>\n  <recovery>Wait 30 seconds, then call api.ping again.</recovery>\n  <details>\n    <detail key=\"limit\">2 per minute</detail>\n  </details>\n  <retry_after>30 seconds</retry_after>\n</tool_error>"
     );
     assert_eq!(meta(&third)["retry_after_seconds"], json!(30));
     assert!(

@@ -142,7 +142,7 @@ async fn redis_down_fails_open_or_closed_without_hanging() {
     let refused = closed.call("api", json!({"action": "ping"})).await.unwrap();
     assert_eq!(
         refused.content[0].as_text().unwrap().text,
-        "<tool_error code=\"RATE_LIMITED\" severity=\"error\">\n  <message>api.ping cannot be checked against its rate limit right now, so the call was refused.</message>\n  <recovery>Wait a few seconds and call again; if this keeps happening, tell the user the server's rate-limit store is down.</recovery>\n  <retry_after>5 seconds</retry_after>\n</tool_error>"
+        "Call api.ping again with the same arguments: this refusal is about timing, not about them.\n<tool_error code=\"RATE_LIMITED\" severity=\"error\">\n  <message>api.ping cannot be checked against its rate limit right now, so the call was refused.</message>\n  <recovery>Wait a few seconds and call again; if this keeps happening, tell the user the server's rate-limit store is down.</recovery>\n  <retry_after>5 seconds</retry_after>\n</tool_error>"
     );
 }
 

@@ -12,21 +12,40 @@ use serde_json::{Value, json};
 use crate::server::{call, fixture};
 use crate::support::assert_error;
 
-const RENDER_PICK: &str = "Set \"action\" to one of the actions in available_actions, without the \"render.\" prefix (e.g. \"action\": \"pdf\"), and call render again.";
+/// What the model reads about `render`'s actions when no near one is known:
+/// the next step before the envelope (wire contract §2.1) and the recovery.
+const RENDER_STEP: &str = "Set \"action\" to an action from available_actions, keep your other arguments, and call render again.";
+const RENDER_PICK: &str = "Use an action from available_actions, without the \"render.\" prefix (e.g. \"action\": \"pdf\").";
+
+/// The next step and the recovery naming `near` (`fits`: the fields sent fit it).
+fn near_texts(near: &str, fits: bool) -> (String, String) {
+    let fit = if fits {
+        " The fields you sent fit it."
+    } else {
+        ""
+    };
+    (
+        format!("Set \"action\" to \"{near}\", keep your other arguments, and call render again."),
+        format!(
+            "Did you mean \"{near}\"?{fit} Use an action from available_actions, without the \"render.\" prefix."
+        ),
+    )
+}
 
 fn render_actions_xml() -> &'static str {
     "  <available_actions>\n    <action>render.pdf</action>\n    <action>render.png</action>\n    <action>render.svg</action>\n  </available_actions>\n"
 }
 
-fn routing_envelope(code: &str, message: &str, recovery: &str) -> (String, Value) {
+fn routing_envelope(code: &str, message: &str, (step, recovery): (&str, &str)) -> (String, Value) {
     let text = format!(
-        "<tool_error code=\"{code}\" severity=\"error\">\n  <message>{message}</message>\n  <recovery>{recovery}</recovery>\n{}</tool_error>",
+        "{step}\n<tool_error code=\"{code}\" severity=\"error\">\n  <message>{message}</message>\n  <recovery>{recovery}</recovery>\n{}</tool_error>",
         render_actions_xml()
     );
     let meta = json!({
         "code": code,
         "severity": "error",
         "message": message,
+        "next_step": step,
         "recovery": recovery,
         "available_actions": ["render.pdf", "render.png", "render.svg"],
     });
@@ -40,7 +59,7 @@ async fn unknown_action_lists_every_dotted_action() {
     let (text, meta) = routing_envelope(
         "UNKNOWN_ACTION",
         "render has no action \"export\".",
-        RENDER_PICK,
+        (RENDER_STEP, RENDER_PICK),
     );
     assert_error(&result, &text, &meta);
     assert_eq!(calls.render.load(Ordering::SeqCst), 0);
@@ -50,11 +69,11 @@ async fn unknown_action_lists_every_dotted_action() {
 async fn unknown_action_near_a_real_one_names_it_first_in_the_recovery() {
     let (server, _) = fixture();
     let result = call(&server, "render", json!({"action": "svgg"})).await;
-    let recovery = format!("Did you mean \"svg\" (render.svg)? {RENDER_PICK}");
+    let (step, recovery) = near_texts("svg", false);
     let (text, meta) = routing_envelope(
         "UNKNOWN_ACTION",
         "render has no action \"svgg\".",
-        &recovery,
+        (&step, &recovery),
     );
     assert_error(&result, &text, &meta);
 }
@@ -63,11 +82,11 @@ async fn unknown_action_near_a_real_one_names_it_first_in_the_recovery() {
 async fn dotted_action_name_as_the_value_names_the_action_in_the_recovery() {
     let (server, calls) = fixture();
     let result = call(&server, "render", json!({"action": "render.png"})).await;
-    let recovery = format!("Did you mean \"png\" (render.png)? {RENDER_PICK}");
+    let (step, recovery) = near_texts("png", false);
     let (text, meta) = routing_envelope(
         "UNKNOWN_ACTION",
         "render has no action \"render.png\".",
-        &recovery,
+        (&step, &recovery),
     );
     assert_error(&result, &text, &meta);
     assert_eq!(calls.render.load(Ordering::SeqCst), 0);
@@ -77,7 +96,8 @@ async fn dotted_action_name_as_the_value_names_the_action_in_the_recovery() {
 async fn absent_or_empty_discriminator_is_missing_discriminator() {
     let (server, calls) = fixture();
     let message = "The field \"action\" is missing: render needs it to know which action to run.";
-    let (text, meta) = routing_envelope("MISSING_DISCRIMINATOR", message, RENDER_PICK);
+    let (text, meta) =
+        routing_envelope("MISSING_DISCRIMINATOR", message, (RENDER_STEP, RENDER_PICK));
     for args in [
         json!({}),
         json!({"title": "x"}),
@@ -105,7 +125,11 @@ async fn discriminator_of_the_wrong_type_names_the_type_sent() {
         let message = format!(
             "The field \"action\" must be a string naming an action of render, but {kind} was sent."
         );
-        let (text, meta) = routing_envelope("MISSING_DISCRIMINATOR", &message, RENDER_PICK);
+        let (text, meta) = routing_envelope(
+            "MISSING_DISCRIMINATOR",
+            &message,
+            (RENDER_STEP, RENDER_PICK),
+        );
         assert_error(&result, &text, &meta);
     }
     assert_eq!(calls.render.load(Ordering::SeqCst), 0);
@@ -169,12 +193,11 @@ async fn missing_action_names_the_one_action_the_sent_fields_fit() {
     let (server, calls) = fixture();
     // `title` and `width` are both fields of render.png only.
     let result = call(&server, "render", json!({"title": "x", "width": 3})).await;
-    let recovery =
-        format!("Did you mean \"png\" (render.png)? The fields you sent fit it. {RENDER_PICK}");
+    let (step, recovery) = near_texts("png", true);
     let (text, meta) = routing_envelope(
         "MISSING_DISCRIMINATOR",
         "The field \"action\" is missing: render needs it to know which action to run.",
-        &recovery,
+        (&step, &recovery),
     );
     assert_error(&result, &text, &meta);
     assert_eq!(calls.render.load(Ordering::SeqCst), 0);
@@ -185,11 +208,11 @@ async fn unknown_action_is_matched_by_shape_and_by_description() {
     let (server, _) = fixture();
     for (sent, near) in [("render_pdf", "pdf"), ("overwrite", "svg")] {
         let result = call(&server, "render", json!({"action": sent})).await;
-        let recovery = format!("Did you mean \"{near}\" (render.{near})? {RENDER_PICK}");
+        let (step, recovery) = near_texts(near, false);
         let (text, meta) = routing_envelope(
             "UNKNOWN_ACTION",
             &format!("render has no action \"{sent}\"."),
-            &recovery,
+            (&step, &recovery),
         );
         assert_error(&result, &text, &meta);
     }

@@ -129,17 +129,19 @@ async fn a_template_over_its_rate_limit_is_rate_limited_whatever_uri_is_read() {
         // One read a minute, and the first one just passed.
         assert!((55..=60).contains(&wait), "retry after {wait} s");
         let message = format!("Too many calls to {uri}: the limit is 1 per minute.");
-        let recovery =
-            format!("Wait {wait} seconds, then call {uri} again; calls before then are refused.");
+        let step =
+            format!("Read {uri} again: this refusal is about timing, not about the request.");
+        let recovery = format!("Wait {wait} seconds, then read {uri} again.");
         assert_envelope_error(
             &error,
             &format!(
-                "<tool_error code=\"RATE_LIMITED\" severity=\"error\">\n  <message>{message}</message>\n  <recovery>{recovery}</recovery>\n  <details>\n    <detail key=\"limit\">1 per minute</detail>\n  </details>\n  <retry_after>{wait} seconds</retry_after>\n</tool_error>"
+                "{step}\n<tool_error code=\"RATE_LIMITED\" severity=\"error\">\n  <message>{message}</message>\n  <recovery>{recovery}</recovery>\n  <details>\n    <detail key=\"limit\">1 per minute</detail>\n  </details>\n  <retry_after>{wait} seconds</retry_after>\n</tool_error>"
             ),
             json!({
                 "code": "RATE_LIMITED",
                 "severity": "error",
                 "message": message,
+                "next_step": step,
                 "recovery": recovery,
                 "details": {"limit": "1 per minute"},
                 "retry_after_seconds": wait,
@@ -176,17 +178,19 @@ async fn a_second_read_while_the_first_holds_the_only_slot_is_server_busy() {
     let unit = if wait == 1 { "second" } else { "seconds" };
     let message = "held://2 is at capacity: its only slot is taken and it keeps no queue.";
     let recovery = format!(
-        "Wait about {wait} {unit}, then call held://2 again; no call of it has finished yet, so that wait is a guess: if it is still at capacity then, wait twice as long. Calls beyond what it runs and queues are turned away at once; send fewer calls in parallel."
+        "Wait about {wait} {unit}, then read held://2 again; no call of it has finished yet, so that wait is a guess: if it is still at capacity then, wait twice as long. Calls beyond what it runs and queues are turned away at once; send fewer calls in parallel."
     );
+    let step = "Read held://2 again: this refusal is about timing, not about the request.";
     assert_envelope_error(
         &error,
         &format!(
-            "<tool_error code=\"SERVER_BUSY\" severity=\"error\">\n  <message>{message}</message>\n  <recovery>{recovery}</recovery>\n  <details>\n    <detail key=\"max_active\">1</detail>\n    <detail key=\"max_queue\">0</detail>\n  </details>\n  <retry_after>{wait} {unit}</retry_after>\n</tool_error>"
+            "{step}\n<tool_error code=\"SERVER_BUSY\" severity=\"error\">\n  <message>{message}</message>\n  <recovery>{recovery}</recovery>\n  <details>\n    <detail key=\"max_active\">1</detail>\n    <detail key=\"max_queue\">0</detail>\n  </details>\n  <retry_after>{wait} {unit}</retry_after>\n</tool_error>"
         ),
         json!({
             "code": "SERVER_BUSY",
             "severity": "error",
             "message": message,
+            "next_step": step,
             "recovery": recovery,
             "details": {"max_active": "1", "max_queue": "0"},
             "retry_after_seconds": wait,

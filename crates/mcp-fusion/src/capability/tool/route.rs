@@ -53,19 +53,61 @@ pub(crate) fn finds() -> usize {
 /// Which actions the caller sees (the lists' filter): errors name only those.
 pub(crate) type Shows<'s> = &'s dyn Fn(&RegisteredAction) -> bool;
 
-fn pick_recovery(tool: &RegisteredTool, field: &str, shows: Shows<'_>) -> String {
-    let example = tool
+/// The failure of a call whose discriminator names no action of `tool`
+/// (`code`: `MISSING_DISCRIMINATOR` or `UNKNOWN_ACTION`): `message`, then
+/// the next step (wire contract §2.1) and the recovery, naming `near` when an
+/// action is near what was sent (`fits`: because the fields sent fit it), and
+/// the actions the caller sees (`shows`).
+fn discriminator_error(
+    code: ErrorCode,
+    message: String,
+    (tool, field): (&RegisteredTool, &str),
+    near: Option<(&str, bool)>,
+    shows: Shows<'_>,
+) -> ToolError {
+    let name = &tool.name;
+    let (next_step, recovery) = match near {
+        Some((near, fits)) => (
+            format!(
+                "Set \"{field}\" to \"{near}\", keep your other arguments, and call {name} again."
+            ),
+            format!(
+                "Did you mean \"{near}\"?{} Use an action from available_actions, without the \"{name}.\" prefix.",
+                if fits {
+                    " The fields you sent fit it."
+                } else {
+                    ""
+                }
+            ),
+        ),
+        None => {
+            let example = tool
+                .actions
+                .iter()
+                .find(|a| shows(a))
+                .unwrap_or(&tool.actions[0])
+                .key
+                .as_deref()
+                .unwrap_or_default();
+            (
+                format!(
+                    "Set \"{field}\" to an action from available_actions, keep your other arguments, and call {name} again."
+                ),
+                format!(
+                    "Use an action from available_actions, without the \"{name}.\" prefix (e.g. \"{field}\": \"{example}\")."
+                ),
+            )
+        }
+    };
+    let shown = tool
         .actions
         .iter()
-        .find(|a| shows(a))
-        .unwrap_or(&tool.actions[0])
-        .key
-        .as_deref()
-        .unwrap_or_default();
-    format!(
-        "Set \"{field}\" to one of the actions in available_actions, without the \"{}.\" prefix (e.g. \"{field}\": \"{example}\"), and call {} again.",
-        tool.name, tool.name
-    )
+        .filter(|a| shows(a))
+        .map(|a| a.dotted.clone());
+    ToolError::new(code, message)
+        .next_step(next_step)
+        .suggest(recovery)
+        .actions(shown)
 }
 
 /// The keys of the actions of `tool` whose input schema declares every
@@ -194,71 +236,44 @@ impl RegisteredTool {
         shows: Shows<'_>,
     ) -> ToolError {
         let field = self.discriminator.as_deref().unwrap_or_default();
-        let err = match miss {
-            Miss::NotString(sent) => not_a_string(self, field, sent, shows),
-            Miss::Missing => missing(self, field, args, shows),
-            Miss::Unknown(key) => unknown_action(self, field, key, shows),
+        let name = &self.name;
+        let (code, message, near) = match miss {
+            Miss::NotString(sent) => {
+                let article = crate::text::article(sent);
+                let message = format!(
+                    "The field \"{field}\" must be a string naming an action of {name}, but {article} {sent} was sent."
+                );
+                (ErrorCode::MissingDiscriminator, message, None)
+            }
+            Miss::Missing => {
+                let message = format!(
+                    "The field \"{field}\" is missing: {name} needs it to know which action to run."
+                );
+                let near = match fitting_actions(self, args, shows)[..] {
+                    [only] => Some((only, true)),
+                    _ => None,
+                };
+                (ErrorCode::MissingDiscriminator, message, near)
+            }
+            Miss::Unknown(key) => {
+                let message = format!("{name} has no action \"{key}\".");
+                let near = near_action(self, key, shows).map(|near| (near, false));
+                (ErrorCode::UnknownAction, message, near)
+            }
         };
-        err.actions(
-            self.actions
-                .iter()
-                .filter(|a| shows(a))
-                .map(|a| a.dotted.clone()),
-        )
+        discriminator_error(code, message, (self, field), near, shows)
     }
 }
 
-/// The `MISSING_DISCRIMINATOR` of a discriminator `field` of `tool` sent
-/// as a JSON `sent` other than a string.
-fn not_a_string(tool: &RegisteredTool, field: &str, sent: &str, shows: Shows<'_>) -> ToolError {
-    let article = crate::text::article(sent);
-    ToolError::new(
-        ErrorCode::MissingDiscriminator,
-        format!(
-            "The field \"{field}\" must be a string naming an action of {}, but {article} {sent} was sent.",
-            tool.name
-        ),
-    )
-    .suggest(pick_recovery(tool, field, shows))
-}
-
-/// The `MISSING_DISCRIMINATOR` of a call of `tool` without its
-/// discriminator `field`: the one action the other fields of `args` fit,
-/// when there is one.
-fn missing(
-    tool: &RegisteredTool,
-    field: &str,
-    args: &Map<String, Value>,
-    shows: Shows<'_>,
-) -> ToolError {
-    let recovery = match fitting_actions(tool, args, shows)[..] {
-        [only] => format!(
-            "Did you mean \"{only}\" ({}.{only})? The fields you sent fit it. {}",
-            tool.name,
-            pick_recovery(tool, field, shows)
-        ),
-        _ => pick_recovery(tool, field, shows),
-    };
-    ToolError::new(
-        ErrorCode::MissingDiscriminator,
-        format!(
-            "The field \"{field}\" is missing: {} needs it to know which action to run.",
-            tool.name
-        ),
-    )
-    .suggest(recovery)
-}
-
-/// The `UNKNOWN_ACTION` of a call of `tool` whose discriminator `field` is
-/// `key`, no action's: the closest shown action by name or description.
-fn unknown_action(tool: &RegisteredTool, field: &str, key: &str, shows: Shows<'_>) -> ToolError {
+/// The shown action of `tool` nearest to `key`, an action no action has:
+/// by name (a dotted name from available_actions sent as the value is
+/// matched by its action part), else by description.
+fn near_action<'t>(tool: &'t RegisteredTool, key: &str, shows: Shows<'_>) -> Option<&'t str> {
     let keys = tool
         .actions
         .iter()
         .filter(|a| shows(a))
         .filter_map(|a| a.key.as_deref());
-    // The dotted name from available_actions sent as the value: match
-    // its action part, so that the recovery names it.
     let bare = key
         .strip_prefix(tool.name.as_str())
         .and_then(|rest| rest.strip_prefix('.'))
@@ -269,18 +284,5 @@ fn unknown_action(tool: &RegisteredTool, field: &str, key: &str, shows: Shows<'_
         .filter(|a| shows(a))
         .filter_map(|a| Some((a.key.as_deref()?, a.description.as_str())))
         .collect();
-    let near = closest(bare, keys).or_else(|| by_description(bare, &described));
-    let recovery = match near {
-        Some(near) => format!(
-            "Did you mean \"{near}\" ({}.{near})? {}",
-            tool.name,
-            pick_recovery(tool, field, shows)
-        ),
-        None => pick_recovery(tool, field, shows),
-    };
-    ToolError::new(
-        ErrorCode::UnknownAction,
-        format!("{} has no action \"{key}\".", tool.name),
-    )
-    .suggest(recovery)
+    closest(bare, keys).or_else(|| by_description(bare, &described))
 }
