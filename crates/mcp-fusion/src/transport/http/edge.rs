@@ -47,6 +47,7 @@ use super::listen_streams::{ListenFull, ListenSlot, ListenStreams};
 use super::options::MAX_INITIALIZE_BYTES;
 use super::origin::DoorPolicy;
 use super::peer::peer_address;
+use super::session_post::{Served, SessionPost};
 use super::sessions::Sessions;
 use super::step_up;
 use crate::error::seconds_text;
@@ -93,6 +94,8 @@ pub(crate) struct Edge {
     pub in_flight: InFlight,
     /// The open `subscriptions/listen` streams.
     pub listen_streams: ListenStreams,
+    /// Where a POST on a live session is served from its parsed message.
+    pub session_post: SessionPost,
 }
 
 fn text(status: StatusCode, body: String) -> Response {
@@ -406,7 +409,8 @@ impl Edge {
         if let Some(ids) = &task_ids {
             parts.extensions.insert(ids.clone());
         }
-        let (bytes, listen_slot) = match self.listen_admission(&message, bytes, &session, peer) {
+        let mut message = message;
+        let (rewritten, listen_slot) = match self.listen_admission(&mut message, &session, peer) {
             Ok(admitted) => admitted,
             Err(refused) => return refused,
         };
@@ -452,9 +456,8 @@ impl Edge {
             _ => None,
         };
         let Some(session) = session else {
-            let response = next
-                .run(Request::from_parts(parts, Body::from(bytes)))
-                .await;
+            let body = body_for_rmcp(bytes, &message, rewritten);
+            let response = next.run(Request::from_parts(parts, body)).await;
             let response = hold_until_ended(response, listen_slot);
             return match task_ids {
                 Some(ids) => acknowledging_task_ids(response, ids.0),
@@ -479,9 +482,14 @@ impl Edge {
         if !self.sessions.still_open(&session).await {
             return session_gone();
         }
-        let mut response = next
-            .run(Request::from_parts(parts, Body::from(bytes)))
-            .await;
+        let mut response = match self.session_post.serve(parts, &session, message).await {
+            Served::Answered(response) => response,
+            Served::Declined(declined) => {
+                let (parts, message) = *declined;
+                let body = body_for_rmcp(bytes, &message, rewritten);
+                next.run(Request::from_parts(parts, body)).await
+            }
+        };
         if let Some(ids) = task_ids {
             response = acknowledging_task_ids(response, ids.0);
         }
@@ -492,21 +500,21 @@ impl Edge {
 
     /// For a `subscriptions/listen` request: its refusal when its id or URI
     /// list is over its bound (400, `-32602`) or no stream may be opened
-    /// (429 or 503); else the body, its duplicate resource URIs taken once,
-    /// and the stream's place. Any other message passes as it is.
+    /// (429 or 503); else whether its duplicate resource URIs were taken
+    /// out of `message` (its text no longer says what it holds), and the
+    /// stream's place. Any other message passes as it is.
     #[allow(clippy::result_large_err)]
     fn listen_admission(
         &self,
-        message: &ClientJsonRpcMessage,
-        bytes: axum::body::Bytes,
+        message: &mut ClientJsonRpcMessage,
         session: &Option<String>,
         peer: Peer,
-    ) -> Result<(axum::body::Bytes, Option<ListenSlot>), Response> {
+    ) -> Result<(bool, Option<ListenSlot>), Response> {
         let ClientJsonRpcMessage::Request(request) = message else {
-            return Ok((bytes, None));
+            return Ok((false, None));
         };
-        let ClientRequest::SubscriptionsListenRequest(listen) = &request.request else {
-            return Ok((bytes, None));
+        let ClientRequest::SubscriptionsListenRequest(listen) = &mut request.request else {
+            return Ok((false, None));
         };
         if let Some(error) = listen_refusal(&request.id, &listen.params) {
             return Err(jsonrpc_error(invalid_params_response(&request.id, &error)));
@@ -544,21 +552,30 @@ impl Edge {
                 return Err(response);
             }
         };
-        let bytes = match deduplicated(&listen.params.notifications) {
+        let rewritten = match deduplicated(&listen.params.notifications) {
             Some(filter) => {
-                let mut request = request.clone();
-                if let ClientRequest::SubscriptionsListenRequest(listen) = &mut request.request {
-                    listen.params.notifications = filter;
-                }
-                match serde_json::to_vec(&ClientJsonRpcMessage::Request(request)) {
-                    Ok(text) => text.into(),
-                    Err(_) => bytes,
-                }
+                listen.params.notifications = filter;
+                true
             }
-            None => bytes,
+            None => false,
         };
-        Ok((bytes, Some(slot)))
+        Ok((rewritten, Some(slot)))
     }
+}
+
+/// The body rmcp's `StreamableHttpService` reads: the text as it came, or,
+/// once the edge `rewrote` the message, the message written anew.
+fn body_for_rmcp(
+    bytes: axum::body::Bytes,
+    message: &ClientJsonRpcMessage,
+    rewritten: bool,
+) -> Body {
+    #[cfg(test)]
+    tests::BODIES_FOR_RMCP.with(|count| count.set(count.get() + 1));
+    if rewritten && let Ok(text) = serde_json::to_vec(message) {
+        return Body::from(text);
+    }
+    Body::from(bytes)
 }
 
 /// `response`, holding `held` until its body ends (or is dropped: the
@@ -621,4 +638,148 @@ fn acknowledging_task_ids(response: Response, ids: Vec<String>) -> Response {
 /// ids (JSON-RPC 2.0 §4).
 fn id_key(id: &RequestId) -> String {
     serde_json::to_string(id).unwrap_or_else(|_| id.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode};
+    use http_body_util::BodyExt;
+    use tokio_util::sync::CancellationToken;
+    use tower::ServiceExt;
+
+    use crate::handler::NoArgs;
+    use crate::transport::HttpOptions;
+    use crate::wire::message_text::PARSES;
+    use crate::{Action, CallContext, FusionServer, ToolError};
+
+    thread_local! {
+        /// How many bodies the edge handed on to rmcp's service to parse.
+        pub(super) static BODIES_FOR_RMCP: Cell<usize> = const { Cell::new(0) };
+    }
+
+    async fn ping(_ctx: CallContext, _args: NoArgs) -> Result<&'static str, ToolError> {
+        Ok("pong")
+    }
+
+    fn post(session: Option<&str>, body: &'static str) -> Request<Body> {
+        let mut request = Request::post("/mcp")
+            .header("host", "localhost")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-06-18");
+        if let Some(id) = session {
+            request = request.header("mcp-session-id", id);
+        }
+        request.body(Body::from(body)).expect("a request")
+    }
+
+    /// Its status, its session id, its body.
+    async fn send(
+        router: &axum::Router,
+        request: Request<Body>,
+    ) -> (StatusCode, Option<String>, String) {
+        let response = router.clone().oneshot(request).await.expect("an answer");
+        let status = response.status();
+        let session = response
+            .headers()
+            .get("mcp-session-id")
+            .map(|v| v.to_str().expect("text").to_owned());
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .expect("a body")
+            .to_bytes();
+        (
+            status,
+            session,
+            String::from_utf8(body.to_vec()).expect("UTF-8"),
+        )
+    }
+
+    /// (messages the edge parsed, bodies it handed rmcp) while `request` was served.
+    async fn counted(router: &axum::Router, request: Request<Body>) -> ((usize, usize), String) {
+        let before = (PARSES.get(), BODIES_FOR_RMCP.get());
+        let (status, _, body) = send(router, request).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        (
+            (PARSES.get() - before.0, BODIES_FOR_RMCP.get() - before.1),
+            body,
+        )
+    }
+
+    #[tokio::test]
+    async fn a_call_on_a_session_is_parsed_once_and_never_by_rmcp() {
+        let server = FusionServer::builder("once", "1.0.0")
+            .tool(Action::new("ping", ping))
+            .build()
+            .expect("a valid server");
+        let router = server
+            .http_router(&HttpOptions::default(), CancellationToken::new())
+            .expect("usable options");
+        let (status, session, _) = send(
+            &router,
+            post(
+                None,
+                r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            ),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK);
+        let session = session.expect("a session id");
+        let (status, _, body) = send(
+            &router,
+            post(
+                Some(&session),
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            ),
+        )
+        .await;
+        assert_eq!((status, body.as_str()), (StatusCode::ACCEPTED, ""));
+        let (counts, body) = counted(
+            &router,
+            post(
+                Some(&session),
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ping","arguments":{}}}"#,
+            ),
+        )
+        .await;
+        assert_eq!(counts, (1, 0));
+        // The priming event, then the answer; event ids are
+        // `{index}/{the session's stream number}`.
+        let answer = |id: u32, stream: u32| {
+            format!(
+                "data: \nid: 0/{stream}\nretry: 3000\n\n\
+                 data: {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":\
+                 [{{\"type\":\"text\",\"text\":\"pong\"}}],\"isError\":false}}}}\nid: 1/{stream}\n\n"
+            )
+        };
+        assert_eq!(body, answer(1, 0));
+        // The same call as rmcp's service answers it (an `Accept` with
+        // weights is left to rmcp): the same text, parsed twice.
+        let mut weighted = post(
+            Some(&session),
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ping","arguments":{}}}"#,
+        );
+        weighted.headers_mut().insert(
+            "accept",
+            axum::http::HeaderValue::from_static("application/json;q=1, text/event-stream"),
+        );
+        let (counts, body) = counted(&router, weighted).await;
+        assert_eq!(counts, (1, 1));
+        assert_eq!(body, answer(2, 1));
+        // An `initialize` is still rmcp's to read: it starts the session.
+        let (counts, _) = counted(
+            &router,
+            post(
+                None,
+                r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            ),
+        )
+        .await;
+        assert_eq!(counts, (1, 1));
+    }
 }

@@ -15,6 +15,7 @@ mod options;
 pub(super) mod origin;
 mod peer;
 mod resource_metadata;
+mod session_post;
 #[cfg(feature = "redis")]
 mod session_store;
 mod sessions;
@@ -114,15 +115,22 @@ impl FusionServer {
             store,
             shutdown.clone(),
         );
+        // The edge bounds and reads every body rmcp reads
+        // (`Edge::read_body`): the limit is applied there, once.
         let mut config = StreamableHttpServerConfig::default()
-            .with_cancellation_token(shutdown)
-            .with_max_request_body_bytes(options.max_body_bytes);
+            .with_cancellation_token(shutdown.clone())
+            .with_max_request_body_bytes(usize::MAX);
         // The edge checks `Host` before rmcp sees a request, knowing every
         // spelling of an address (`[0:0:0:0:0:0:0:1]` is `::1`) and naming
         // the fix when it refuses; rmcp's own check would refuse some
         // spellings the edge accepts, with a bare 403.
         config = config.disable_allowed_hosts();
         config.session_store = Some(Arc::new(sessions.clone()));
+        let session_post = session_post::SessionPost {
+            sessions: sessions.clone(),
+            keep_alive: config.sse_keep_alive,
+            shutdown,
+        };
         let server = self.clone();
         let service = StreamableHttpService::new(
             move || Ok(server.connection()),
@@ -160,6 +168,7 @@ impl FusionServer {
                 options.max_listen_streams,
                 options.max_listen_streams_per_caller,
             ),
+            session_post,
         });
         // The endpoint is `/mcp` exactly: `/mcp/anything` is the fallback's 404.
         let mut router = axum::Router::new()
