@@ -92,6 +92,8 @@ impl<'t> MessageText<'t> {
     /// # Errors
     /// serde_json's error when the text is not one of MCP's client messages.
     pub(crate) fn message(&self) -> Result<ClientJsonRpcMessage, serde_json::Error> {
+        #[cfg(test)]
+        PARSES.with(|count| count.set(count.get() + 1));
         if self.has_id
             && !self.answer_member
             && self.method.as_deref() == Some(CallToolRequestMethod::VALUE)
@@ -112,6 +114,12 @@ impl<'t> MessageText<'t> {
         }
         serde_json::from_slice(self.text)
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many messages [`MessageText::message`] parsed on this thread.
+    pub(crate) static PARSES: Cell<usize> = const { Cell::new(0) };
 }
 
 /// A `tools/call` request's members, each read straight into its type

@@ -1,21 +1,16 @@
-//! The door of the Streamable HTTP endpoint: what every request passes before
-//! rmcp's `StreamableHttpService` reads it.
+//! The last layer of the Streamable HTTP endpoint, in front of rmcp: what
+//! is left to check once the door ([`super::door`]: `Host`, `Origin`), the
+//! bearer token ([`super::auth`]: 401, 400 or 503; a session belongs to the
+//! principal that opened it, another principal's request on it gets 404)
+//! and the body limit ([`super::body_limit`]: 413, 408) let a request in.
 //!
-//! In order: `Host` and `Origin` ([`super::origin`]: 400 or 403); with a
-//! token verifier, the bearer token ([`super::auth`]: 401 or 400, 503 when
-//! the authorization server cannot be reached; an OAuth resource server's
-//! 401 to a POST is answered after its body is read, within the limits
-//! below, to name the scopes of what it calls; the
-//! principal then reaches the server in the request's extensions, and a
-//! session belongs to the principal that opened it: another principal's
-//! request on it gets 404); for a POST,
-//! a `Content-Length` over the body limit (413 at once), then the body read
-//! within the limit (413), its JSON values counted before it is parsed (over
+//! For a POST, the body (already read within its limit) is checked as one
+//! JSON-RPC message: its JSON values counted before it is parsed (over
 //! the limit: 200 with a `<validation_error>` tool result for a `tools/call`,
-//! else 400 with `-32600`), and checked as one JSON-RPC message (400 with a
-//! JSON-RPC error body, [`crate::wire::jsonrpc`]; 415 stays rmcp's answer to
-//! a wrong `Content-Type`); a request that names MCP 2026-07-28 in its
-//! `_meta` and a method that revision removed gets 404 with `-32601`
+//! else 400 with `-32600`), then parsed once (400 with a JSON-RPC error
+//! body, [`crate::wire::jsonrpc`]; 415 stays rmcp's answer to a wrong
+//! `Content-Type`); a request that names MCP 2026-07-28 in its `_meta` and
+//! a method that revision removed gets 404 with `-32601`
 //! ([`crate::wire::removed_methods`]); an `initialize` must find room among the sessions
 //! (503 with `Retry-After`, also while the server shuts down) and be at most
 //! 16 KiB; a request id may not be reused while its first use runs (400); a
@@ -24,46 +19,47 @@
 //! policy, a request whose capability needs a scope the token lacks gets
 //! 403 `insufficient_scope`, and an anonymous one (allowed) of a
 //! capability that needs credentials 401 ([`super::step_up`]). While rmcp handles a
-//! request, its session counts as busy. A body must arrive within the read
-//! timeout (408). A `subscriptions/listen` request (MCP 2026-07-28) whose id
+//! request, its session counts as busy. A `subscriptions/listen` request (MCP 2026-07-28) whose id
 //! or URI list is over its bound gets 400 with `-32602`
 //! ([`crate::server::listen_refusal`]), and one past the open streams allowed
 //! 429 (its caller's) or 503 (the endpoint's), both with `Retry-After` and a
 //! JSON-RPC error `-32000` ([`super::listen_streams`]); its duplicate
-//! resource URIs are taken once.
+//! resource URIs are taken once. The message then goes to rmcp's session
+//! manager as it was parsed ([`super::session_post`]), or, when rmcp's
+//! service must see it, to that service.
 
 use std::sync::Arc;
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use http_body_util::BodyExt;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestId};
 
-use super::auth::{EdgeAuth, Refusal, owner_of};
+use super::answers::{session_gone, session_id, text};
+use super::auth::EdgeAuth;
+use super::body_limit::is_json;
 use super::listen_streams::{ListenFull, ListenSlot, ListenStreams};
 use super::options::MAX_INITIALIZE_BYTES;
-use super::origin::DoorPolicy;
-use super::peer::peer_address;
-use super::sessions::Sessions;
+use super::session_post::{Served, SessionPost};
+use super::sessions::{Admission, Sessions};
 use super::step_up;
-use crate::error::seconds_text;
 use crate::handler::{Peer, Principal};
 use crate::server::FusionServer;
 use crate::server::in_flight::InFlight;
 use crate::server::listen::stream::{deduplicated, listen_refusal};
-use crate::server::listen::task_ids::{acknowledge_task_ids, error_answer, requested_task_ids};
+use crate::server::listen::task_ids::{
+    ListenTaskIds, acknowledge_task_ids, error_answer, requested_task_ids,
+};
 use crate::wire::jsonrpc::{
     duplicate_id_response, invalid_params, invalid_params_response, reject_unreadable,
     repeated_key_response, too_many_values,
 };
 use crate::wire::message_text::MessageText;
 use crate::wire::removed_methods::removed_request;
-
-/// The `Mcp-Session-Id` header of the 2025-11-25 Streamable HTTP transport.
-const SESSION_HEADER: &str = "mcp-session-id";
 
 /// How long an `initialize` refused because every session is busy is told to
 /// wait (its HTTP 503's `Retry-After`), in seconds.
@@ -74,34 +70,32 @@ pub const SESSIONS_FULL_RETRY_SECS: u64 = 5;
 /// in seconds.
 pub const LISTEN_FULL_RETRY_SECS: u64 = 5;
 
-/// What the door checks against.
+/// What the last layer checks against.
 pub(crate) struct Edge {
-    pub door: DoorPolicy,
-    /// With a token verifier: who may come in.
-    pub auth: Option<EdgeAuth>,
-    /// Under the step-up policy (with a verifier): the server whose
-    /// capabilities say which scopes a request needs ([`super::step_up`]).
-    pub step_up: Option<FusionServer>,
+    /// Under the step-up policy (with a verifier): the verifier's challenges
+    /// and the server whose capabilities say which scopes a request needs
+    /// ([`super::step_up`]).
+    pub step_up: Option<(Arc<EdgeAuth>, FusionServer)>,
     pub sessions: Sessions,
-    pub max_body_bytes: usize,
     /// The most JSON values a body may hold.
     pub max_json_values: usize,
-    pub read_timeout: std::time::Duration,
-    /// Whether the caller's address is the last `X-Forwarded-For` one.
-    pub trust_forwarded_for: bool,
     /// The server's calls in progress: once it is closing, no new session.
     pub in_flight: InFlight,
     /// The open `subscriptions/listen` streams.
     pub listen_streams: ListenStreams,
+    /// Where a POST on a live session is served from its parsed message.
+    pub session_post: SessionPost,
 }
 
-fn text(status: StatusCode, body: String) -> Response {
-    (
-        status,
-        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-        body,
-    )
-        .into_response()
+/// A message that passed the checks, on its way to rmcp.
+struct Admitted {
+    parts: Parts,
+    bytes: Bytes,
+    message: ClientJsonRpcMessage,
+    /// The edge changed the message: its text no longer says what it holds.
+    rewritten: bool,
+    task_ids: Option<ListenTaskIds>,
+    listen_slot: Option<ListenSlot>,
 }
 
 /// A 400 carrying a JSON-RPC error response.
@@ -125,97 +119,11 @@ fn status_of(code: i32) -> StatusCode {
     }
 }
 
-fn too_large(limit: usize) -> Response {
-    text(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        format!("Payload Too Large: the request body is over the limit of {limit} bytes"),
-    )
-}
-
-/// The middleware (axum `from_fn_with_state`).
-pub(crate) async fn edge(
-    State(edge): State<Arc<Edge>>,
-    mut request: Request,
-    next: Next,
-) -> Response {
-    if let Err(refusal) = edge.door.check(request.uri(), request.headers()) {
-        let (status, body) = refusal.status_and_text();
-        tracing::debug!(status, "request refused at the door: {body}");
-        return text(
-            StatusCode::from_u16(status).unwrap_or(StatusCode::FORBIDDEN),
-            body,
-        );
-    }
-    // Where the call came from, for the server (rate limits, the caller
-    // key): rmcp hands the request head, extensions included, to it.
-    let peer = Peer::Http(peer_address(
-        request.headers(),
-        request.extensions(),
-        edge.trust_forwarded_for,
-    ));
-    request.extensions_mut().insert(peer);
-    let session = request
-        .headers()
-        .get(SESSION_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    // Who is calling, before anything else is read; a session only serves
-    // the principal that opened it.
-    let owner = match &edge.auth {
-        Some(auth) => match auth.admit(request.headers()).await {
-            Ok(principal) => {
-                let owner = owner_of(principal.as_ref());
-                if let Some(principal) = principal {
-                    request.extensions_mut().insert(principal);
-                }
-                // Under a verifier every session is bound when it opens: a
-                // session whose owner cannot be found (Redis down, its record
-                // gone) is refused like another principal's, never served.
-                if let Some(id) = &session
-                    && edge
-                        .sessions
-                        .owner(id)
-                        .await
-                        .is_none_or(|bound| bound != owner)
-                {
-                    tracing::debug!(session = %id, "a request on a session this principal is not known to own: refused");
-                    return session_gone();
-                }
-                Some(owner)
-            }
-            Err(Refusal::Answer(refused)) => return refused,
-            Err(Refusal::Unauthorized { description, body }) => {
-                let scopes = if request.method() == Method::POST && auth.scopes_by_operation() {
-                    edge.operation_scopes(auth, request).await
-                } else {
-                    None
-                };
-                return auth.unauthorized(description.as_deref(), &body, scopes.as_deref());
-            }
-        },
-        None => None,
-    };
+/// The layer (axum `from_fn_with_state`).
+pub(crate) async fn edge(State(edge): State<Arc<Edge>>, request: Request, next: Next) -> Response {
+    let session = session_id(request.headers());
     match *request.method() {
-        Method::POST => {
-            let response = edge.post(request, session.clone(), peer, next).await;
-            match (&session, &owner) {
-                // A session just opened belongs to the principal that opened it.
-                (None, Some(owner)) => {
-                    if let Some(id) = response
-                        .headers()
-                        .get(SESSION_HEADER)
-                        .and_then(|v| v.to_str().ok())
-                    {
-                        edge.sessions.bind_owner(id, owner).await;
-                    }
-                }
-                // One taken up from Redis keeps its owner here, checked
-                // above, for when Redis cannot answer.
-                (Some(id), Some(owner)) => edge.sessions.remember_owner(id, owner),
-                _ => {}
-            }
-            response
-        }
+        Method::POST => edge.post(request, session, next).await,
         Method::DELETE => {
             if let Some(id) = &session
                 && !edge.sessions.knows(id).await
@@ -256,118 +164,117 @@ fn unavailable(body: String) -> Response {
     response
 }
 
-fn session_gone() -> Response {
-    text(
-        StatusCode::NOT_FOUND,
-        String::from("Not Found: Session not found"),
-    )
-}
-
 impl Edge {
-    /// The body of a POST, read within the body limit and the read
-    /// timeout, without a UTF-8 byte order mark (RFC 8259 §8.1 lets one
-    /// start a JSON text).
+    async fn post(&self, request: Request, session: Option<String>, next: Next) -> Response {
+        if !is_json(request.headers()) {
+            // rmcp answers 415 (or 406 for a wrong Accept).
+            return next.run(request).await;
+        }
+        let admitted = match self.admit(request, &session).await {
+            Ok(admitted) => admitted,
+            Err(refused) => return refused,
+        };
+        let is_initialize = matches!(
+            &admitted.message,
+            ClientJsonRpcMessage::Request(r) if matches!(r.request, ClientRequest::InitializeRequest(_))
+        );
+        let _admission = match (&session, is_initialize) {
+            (None, true) => match self.admit_initialize(admitted.bytes.len()) {
+                Ok(admission) => Some(admission),
+                Err(refused) => return refused,
+            },
+            _ => None,
+        };
+        match session {
+            None => self.sessionless(admitted, next).await,
+            Some(session) => self.on_session(admitted, &session, next).await,
+        }
+    }
+
+    /// The body of a JSON POST checked as one JSON-RPC message and parsed
+    /// once, with what the checks took (a listen stream's place, its task ids).
     ///
     /// # Errors
-    /// The 413, 400 or 408 answer when it cannot be read.
-    async fn read_body(&self, body: Body) -> Result<axum::body::Bytes, Response> {
-        let read = Limited::new(body, self.max_body_bytes).collect();
-        let mut bytes = match tokio::time::timeout(self.read_timeout, read).await {
-            Ok(Ok(collected)) => collected.to_bytes(),
-            Ok(Err(e)) if e.is::<LengthLimitError>() => return Err(too_large(self.max_body_bytes)),
-            Ok(Err(e)) => {
+    /// The refusal of a message that may not go on.
+    async fn admit(
+        &self,
+        request: Request,
+        session: &Option<String>,
+    ) -> Result<Admitted, Response> {
+        let peer = request
+            .extensions()
+            .get::<Peer>()
+            .copied()
+            .unwrap_or(Peer::Http(None));
+        let (mut parts, body) = request.into_parts();
+        // Read within its limit by the body-limit layer already.
+        let bytes = match body.collect().await {
+            Ok(collected) => collected.to_bytes(),
+            Err(e) => {
                 return Err(text(
                     StatusCode::BAD_REQUEST,
                     format!("Bad Request: the request body could not be read ({e})"),
                 ));
             }
-            Err(_) => {
-                return Err(text(
-                    StatusCode::REQUEST_TIMEOUT,
-                    format!(
-                        "Request Timeout: the body did not arrive within {}",
-                        seconds_text(self.read_timeout.as_secs_f64().ceil() as u64)
-                    ),
+        };
+        let mut message = self.message(&bytes, session).await?;
+        // A `subscriptions/listen` naming tasks: their ids reach the server
+        // in the request head, and its acknowledgement lists them.
+        let task_ids = match requested_task_ids(&message, &bytes) {
+            Ok(ids) => ids,
+            // 400, as rmcp answers the -32021 of a `tools/call`.
+            Err((id, error)) => {
+                return Err(jsonrpc_error_with(
+                    status_of(error.code.0),
+                    error_answer(&id, &error),
                 ));
             }
         };
-        if bytes.starts_with(b"\xEF\xBB\xBF") {
-            bytes = bytes.slice(3..);
+        if let Some(ids) = &task_ids {
+            parts.extensions.insert(ids.clone());
         }
-        Ok(bytes)
+        let (rewritten, listen_slot) = self.listen_admission(&mut message, session, peer)?;
+        if let Some((auth, server)) = &self.step_up
+            && let Some(refused) =
+                step_up::refusal(auth, server, &message, parts.extensions.get::<Principal>())
+        {
+            return Err(refused);
+        }
+        Ok(Admitted {
+            parts,
+            bytes,
+            message,
+            rewritten,
+            task_ids,
+            listen_slot,
+        })
     }
 
-    /// The scopes the capability a POST without (valid) credentials calls
-    /// needs, for its 401's challenge (MCP authorization, "Scope Selection
-    /// Strategy"): its body read within the limits (a JSON body of at most
-    /// the body limit, the JSON values counted first); `None` when it
-    /// cannot be read or calls nothing that needs scopes.
-    async fn operation_scopes(&self, auth: &EdgeAuth, request: Request) -> Option<Vec<String>> {
-        let server = auth.server()?;
-        let declared = request
-            .headers()
-            .get(header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok());
-        if declared.is_some_and(|len| len > self.max_body_bytes as u64) {
-            return None;
-        }
-        let bytes = self.read_body(request.into_body()).await.ok()?;
-        let text = MessageText::read(&bytes, self.max_json_values);
-        if too_many_values(&text, false).is_some() {
-            return None;
-        }
-        let message = text.message().ok()?;
-        let needs =
-            crate::server::edge::scopes::operation_needs(server, &step_up::operation(&message)?)?;
-        Some(needs.scopes)
-    }
-
-    async fn post(
+    /// `bytes` read as one JSON-RPC message: its JSON values counted
+    /// against the limit, then parsed, once, and checked.
+    ///
+    /// # Errors
+    /// The answer to a message that is over the limit, unreadable, of a
+    /// removed method, with params rmcp cannot take, or with a repeated key.
+    async fn message(
         &self,
-        request: Request,
-        session: Option<String>,
-        peer: Peer,
-        next: Next,
-    ) -> Response {
-        let declared = request
-            .headers()
-            .get(header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok());
-        if declared.is_some_and(|len| len > self.max_body_bytes as u64) {
-            return too_large(self.max_body_bytes);
-        }
-        let is_json = request
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(';').next())
-            .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"));
-        if !is_json {
-            // rmcp answers 415 (or 406 for a wrong Accept).
-            return next.run(request).await;
-        }
-        let (mut parts, body) = request.into_parts();
-        let bytes = match self.read_body(body).await {
-            Ok(bytes) => bytes,
-            Err(refused) => return refused,
-        };
-        // Counted on the text before anything is built: rmcp and this door
-        // each parse the body, and every value that misses a schema costs
-        // the validator an error.
-        let read = MessageText::read(&bytes, self.max_json_values);
+        bytes: &Bytes,
+        session: &Option<String>,
+    ) -> Result<ClientJsonRpcMessage, Response> {
+        // Counted on the text before anything is built: every value that
+        // misses a schema costs the validator an error.
+        let read = MessageText::read(bytes, self.max_json_values);
         if let Some(refused) = too_many_values(&read, session.is_some()) {
             tracing::debug!(
                 max = self.max_json_values,
                 "a body with too many JSON values"
             );
-            if let Some(id) = &session
+            if let Some(id) = session
                 && !self.sessions.still_open(id).await
             {
-                return session_gone();
+                return Err(session_gone());
             }
-            return if refused.tool_result {
+            return Err(if refused.tool_result {
                 (
                     StatusCode::OK,
                     [(header::CONTENT_TYPE, "application/json")],
@@ -376,112 +283,106 @@ impl Edge {
                     .into_response()
             } else {
                 jsonrpc_error(refused.answer)
-            };
+            });
         }
-        let message = match read.message() {
-            Ok(message) => message,
-            Err(_) => {
-                let unreadable = reject_unreadable(&bytes);
-                return jsonrpc_error_with(status_of(unreadable.code), unreadable.answer);
-            }
+        let Ok(message) = read.message() else {
+            let unreadable = reject_unreadable(bytes);
+            return Err(jsonrpc_error_with(
+                status_of(unreadable.code),
+                unreadable.answer,
+            ));
         };
         if let Some((id, error)) = removed_request(&message).or_else(|| invalid_params(&message)) {
-            return jsonrpc_error_with(
+            return Err(jsonrpc_error_with(
                 status_of(error.code.0),
                 invalid_params_response(&id, &error),
-            );
+            ));
         }
         if let Some(answer) = repeated_key_response(&message, &read) {
-            return jsonrpc_error(answer);
+            return Err(jsonrpc_error(answer));
         }
-        // A `subscriptions/listen` naming tasks: their ids reach the server
-        // in the request head, and its acknowledgement lists them.
-        let task_ids = match requested_task_ids(&message, &bytes) {
-            Ok(ids) => ids,
-            // 400, as rmcp answers the -32021 of a `tools/call`.
-            Err((id, error)) => {
-                return jsonrpc_error_with(status_of(error.code.0), error_answer(&id, &error));
-            }
-        };
-        if let Some(ids) = &task_ids {
-            parts.extensions.insert(ids.clone());
+        Ok(message)
+    }
+
+    /// Room for the session an `initialize` of `len` bytes opens.
+    ///
+    /// # Errors
+    /// 413 over [`MAX_INITIALIZE_BYTES`]; 503 while the server shuts down
+    /// or when every session is busy.
+    #[allow(clippy::result_large_err)]
+    fn admit_initialize(&self, len: usize) -> Result<Admission, Response> {
+        if len > MAX_INITIALIZE_BYTES {
+            return Err(text(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "Payload Too Large: an initialize request may be at most {MAX_INITIALIZE_BYTES} bytes"
+                ),
+            ));
         }
-        let (bytes, listen_slot) = match self.listen_admission(&message, bytes, &session, peer) {
-            Ok(admitted) => admitted,
-            Err(refused) => return refused,
-        };
-        if let (Some(auth), Some(server)) = (&self.auth, &self.step_up)
-            && let Some(refused) =
-                step_up::refusal(auth, server, &message, parts.extensions.get::<Principal>())
-        {
-            return refused;
+        if self.in_flight.is_closing() {
+            return Err(unavailable(format!(
+                "Service Unavailable: the server is shutting down; try again in {SESSIONS_FULL_RETRY_SECS} seconds"
+            )));
         }
-        let is_initialize = matches!(
-            &message,
-            ClientJsonRpcMessage::Request(r) if matches!(r.request, ClientRequest::InitializeRequest(_))
-        );
-        let _admission = match (&session, is_initialize) {
-            (None, true) => {
-                if bytes.len() > MAX_INITIALIZE_BYTES {
-                    return text(
-                        StatusCode::PAYLOAD_TOO_LARGE,
-                        format!(
-                            "Payload Too Large: an initialize request may be at most {MAX_INITIALIZE_BYTES} bytes"
-                        ),
-                    );
-                }
-                if self.in_flight.is_closing() {
-                    return unavailable(format!(
-                        "Service Unavailable: the server is shutting down; try again in {SESSIONS_FULL_RETRY_SECS} seconds"
-                    ));
-                }
-                match self.sessions.admit() {
-                    Ok(admission) => Some(admission),
-                    Err(full) => {
-                        tracing::warn!(
-                            sessions = full.sessions,
-                            "initialize refused: every session is busy"
-                        );
-                        return unavailable(format!(
-                            "Service Unavailable: all {} sessions of this server are busy; try again in {SESSIONS_FULL_RETRY_SECS} seconds",
-                            full.sessions
-                        ));
-                    }
-                }
-            }
-            _ => None,
-        };
-        let Some(session) = session else {
-            let response = next
-                .run(Request::from_parts(parts, Body::from(bytes)))
-                .await;
-            let response = hold_until_ended(response, listen_slot);
-            return match task_ids {
-                Some(ids) => acknowledging_task_ids(response, ids.0),
-                None => response,
-            };
-        };
+        self.sessions.admit().map_err(|full| {
+            tracing::warn!(
+                sessions = full.sessions,
+                "initialize refused: every session is busy"
+            );
+            unavailable(format!(
+                "Service Unavailable: all {} sessions of this server are busy; try again in {SESSIONS_FULL_RETRY_SECS} seconds",
+                full.sessions
+            ))
+        })
+    }
+
+    /// A message without a session (an `initialize`, the stateless
+    /// 2026-07-28 revision): rmcp's service reads it.
+    async fn sessionless(&self, admitted: Admitted, next: Next) -> Response {
+        let body = body_for_rmcp(admitted.bytes, &admitted.message, admitted.rewritten);
+        let response = next.run(Request::from_parts(admitted.parts, body)).await;
+        let response = hold_until_ended(response, admitted.listen_slot);
+        match admitted.task_ids {
+            Some(ids) => acknowledging_task_ids(response, ids.0),
+            None => response,
+        }
+    }
+
+    /// A message on `session`: served from its parsed message, or by
+    /// rmcp's service when it must see it.
+    async fn on_session(&self, admitted: Admitted, session: &str, next: Next) -> Response {
+        let Admitted {
+            parts,
+            bytes,
+            message,
+            rewritten,
+            task_ids,
+            listen_slot,
+        } = admitted;
         // A request id must not be reused within a session while its first
         // use is in progress (MCP basic/messages): the second would never be
         // answered.
         let claim = match &message {
             ClientJsonRpcMessage::Request(request) => {
-                match self.sessions.claim_request(&session, id_key(&request.id)) {
+                match self.sessions.claim_request(session, id_key(&request.id)) {
                     Ok(claim) => claim,
-                    Err(()) => {
-                        return jsonrpc_error(duplicate_id_response(&request.id));
-                    }
+                    Err(()) => return jsonrpc_error(duplicate_id_response(&request.id)),
                 }
             }
             _ => None,
         };
-        let _busy = self.sessions.enter(&session);
-        if !self.sessions.still_open(&session).await {
+        let _busy = self.sessions.enter(session);
+        if !self.sessions.still_open(session).await {
             return session_gone();
         }
-        let mut response = next
-            .run(Request::from_parts(parts, Body::from(bytes)))
-            .await;
+        let mut response = match self.session_post.serve(parts, session, message).await {
+            Served::Answered(response) => response,
+            Served::Declined(declined) => {
+                let (parts, message) = *declined;
+                let body = body_for_rmcp(bytes, &message, rewritten);
+                next.run(Request::from_parts(parts, body)).await
+            }
+        };
         if let Some(ids) = task_ids {
             response = acknowledging_task_ids(response, ids.0);
         }
@@ -492,21 +393,21 @@ impl Edge {
 
     /// For a `subscriptions/listen` request: its refusal when its id or URI
     /// list is over its bound (400, `-32602`) or no stream may be opened
-    /// (429 or 503); else the body, its duplicate resource URIs taken once,
-    /// and the stream's place. Any other message passes as it is.
+    /// (429 or 503); else whether its duplicate resource URIs were taken
+    /// out of `message` (its text no longer says what it holds), and the
+    /// stream's place. Any other message passes as it is.
     #[allow(clippy::result_large_err)]
     fn listen_admission(
         &self,
-        message: &ClientJsonRpcMessage,
-        bytes: axum::body::Bytes,
+        message: &mut ClientJsonRpcMessage,
         session: &Option<String>,
         peer: Peer,
-    ) -> Result<(axum::body::Bytes, Option<ListenSlot>), Response> {
+    ) -> Result<(bool, Option<ListenSlot>), Response> {
         let ClientJsonRpcMessage::Request(request) = message else {
-            return Ok((bytes, None));
+            return Ok((false, None));
         };
-        let ClientRequest::SubscriptionsListenRequest(listen) = &request.request else {
-            return Ok((bytes, None));
+        let ClientRequest::SubscriptionsListenRequest(listen) = &mut request.request else {
+            return Ok((false, None));
         };
         if let Some(error) = listen_refusal(&request.id, &listen.params) {
             return Err(jsonrpc_error(invalid_params_response(&request.id, &error)));
@@ -544,21 +445,30 @@ impl Edge {
                 return Err(response);
             }
         };
-        let bytes = match deduplicated(&listen.params.notifications) {
+        let rewritten = match deduplicated(&listen.params.notifications) {
             Some(filter) => {
-                let mut request = request.clone();
-                if let ClientRequest::SubscriptionsListenRequest(listen) = &mut request.request {
-                    listen.params.notifications = filter;
-                }
-                match serde_json::to_vec(&ClientJsonRpcMessage::Request(request)) {
-                    Ok(text) => text.into(),
-                    Err(_) => bytes,
-                }
+                listen.params.notifications = filter;
+                true
             }
-            None => bytes,
+            None => false,
         };
-        Ok((bytes, Some(slot)))
+        Ok((rewritten, Some(slot)))
     }
+}
+
+/// The body rmcp's `StreamableHttpService` reads: the text as it came, or,
+/// once the edge `rewrote` the message, the message written anew.
+fn body_for_rmcp(
+    bytes: axum::body::Bytes,
+    message: &ClientJsonRpcMessage,
+    rewritten: bool,
+) -> Body {
+    #[cfg(test)]
+    tests::BODIES_FOR_RMCP.with(|count| count.set(count.get() + 1));
+    if rewritten && let Ok(text) = serde_json::to_vec(message) {
+        return Body::from(text);
+    }
+    Body::from(bytes)
 }
 
 /// `response`, holding `held` until its body ends (or is dropped: the
@@ -621,4 +531,148 @@ fn acknowledging_task_ids(response: Response, ids: Vec<String>) -> Response {
 /// ids (JSON-RPC 2.0 §4).
 fn id_key(id: &RequestId) -> String {
     serde_json::to_string(id).unwrap_or_else(|_| id.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode};
+    use http_body_util::BodyExt;
+    use tokio_util::sync::CancellationToken;
+    use tower::ServiceExt;
+
+    use crate::handler::NoArgs;
+    use crate::transport::HttpOptions;
+    use crate::wire::message_text::PARSES;
+    use crate::{Action, CallContext, FusionServer, ToolError};
+
+    thread_local! {
+        /// How many bodies the edge handed on to rmcp's service to parse.
+        pub(super) static BODIES_FOR_RMCP: Cell<usize> = const { Cell::new(0) };
+    }
+
+    async fn ping(_ctx: CallContext, _args: NoArgs) -> Result<&'static str, ToolError> {
+        Ok("pong")
+    }
+
+    fn post(session: Option<&str>, body: &'static str) -> Request<Body> {
+        let mut request = Request::post("/mcp")
+            .header("host", "localhost")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-06-18");
+        if let Some(id) = session {
+            request = request.header("mcp-session-id", id);
+        }
+        request.body(Body::from(body)).expect("a request")
+    }
+
+    /// Its status, its session id, its body.
+    async fn send(
+        router: &axum::Router,
+        request: Request<Body>,
+    ) -> (StatusCode, Option<String>, String) {
+        let response = router.clone().oneshot(request).await.expect("an answer");
+        let status = response.status();
+        let session = response
+            .headers()
+            .get("mcp-session-id")
+            .map(|v| v.to_str().expect("text").to_owned());
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .expect("a body")
+            .to_bytes();
+        (
+            status,
+            session,
+            String::from_utf8(body.to_vec()).expect("UTF-8"),
+        )
+    }
+
+    /// (messages the edge parsed, bodies it handed rmcp) while `request` was served.
+    async fn counted(router: &axum::Router, request: Request<Body>) -> ((usize, usize), String) {
+        let before = (PARSES.get(), BODIES_FOR_RMCP.get());
+        let (status, _, body) = send(router, request).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        (
+            (PARSES.get() - before.0, BODIES_FOR_RMCP.get() - before.1),
+            body,
+        )
+    }
+
+    #[tokio::test]
+    async fn a_call_on_a_session_is_parsed_once_and_never_by_rmcp() {
+        let server = FusionServer::builder("once", "1.0.0")
+            .tool(Action::new("ping", ping))
+            .build()
+            .expect("a valid server");
+        let router = server
+            .http_router(&HttpOptions::default(), CancellationToken::new())
+            .expect("usable options");
+        let (status, session, _) = send(
+            &router,
+            post(
+                None,
+                r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            ),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK);
+        let session = session.expect("a session id");
+        let (status, _, body) = send(
+            &router,
+            post(
+                Some(&session),
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            ),
+        )
+        .await;
+        assert_eq!((status, body.as_str()), (StatusCode::ACCEPTED, ""));
+        let (counts, body) = counted(
+            &router,
+            post(
+                Some(&session),
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ping","arguments":{}}}"#,
+            ),
+        )
+        .await;
+        assert_eq!(counts, (1, 0));
+        // The priming event, then the answer; event ids are
+        // `{index}/{the session's stream number}`.
+        let answer = |id: u32, stream: u32| {
+            format!(
+                "data: \nid: 0/{stream}\nretry: 3000\n\n\
+                 data: {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":\
+                 [{{\"type\":\"text\",\"text\":\"pong\"}}],\"isError\":false}}}}\nid: 1/{stream}\n\n"
+            )
+        };
+        assert_eq!(body, answer(1, 0));
+        // The same call as rmcp's service answers it (an `Accept` with
+        // weights is left to rmcp): the same text, parsed twice.
+        let mut weighted = post(
+            Some(&session),
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ping","arguments":{}}}"#,
+        );
+        weighted.headers_mut().insert(
+            "accept",
+            axum::http::HeaderValue::from_static("application/json;q=1, text/event-stream"),
+        );
+        let (counts, body) = counted(&router, weighted).await;
+        assert_eq!(counts, (1, 1));
+        assert_eq!(body, answer(2, 1));
+        // An `initialize` is still rmcp's to read: it starts the session.
+        let (counts, _) = counted(
+            &router,
+            post(
+                None,
+                r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            ),
+        )
+        .await;
+        assert_eq!(counts, (1, 1));
+    }
 }

@@ -3,8 +3,12 @@
 //! sessions, and answers malformed JSON-RPC as JSON-RPC 2.0 §5 says; around
 //! every route, CORS for the origins the door lets in ([`cors`]).
 
+mod answers;
 mod auth;
+mod bearer;
+mod body_limit;
 mod cors;
+mod door;
 mod edge;
 mod listen_streams;
 #[cfg(feature = "metrics")]
@@ -15,6 +19,7 @@ mod options;
 pub(super) mod origin;
 mod peer;
 mod resource_metadata;
+mod session_post;
 #[cfg(feature = "redis")]
 mod session_store;
 mod sessions;
@@ -47,6 +52,8 @@ use super::error::ServeError;
 use super::shutdown::{drain, shutdown_signal};
 use crate::handler::Peer;
 use crate::server::{FusionServer, UnknownToolError};
+use axum::middleware::from_fn_with_state;
+use body_limit::BodyLimit;
 use edge::Edge;
 use sessions::{Limits, Sessions};
 
@@ -101,70 +108,14 @@ impl FusionServer {
         if options.metrics {
             metrics_endpoint::install();
         }
-        #[cfg(feature = "redis")]
-        let store = options.session_store.clone();
-        #[cfg(not(feature = "redis"))]
-        let store = None;
-        let sessions = Sessions::new(
-            Limits {
-                max_sessions: options.max_sessions.max(1),
-                max_live: options.max_live_sessions.max(1),
-                idle: options.session_idle,
-            },
-            store,
-            shutdown.clone(),
-        );
-        let mut config = StreamableHttpServerConfig::default()
-            .with_cancellation_token(shutdown)
-            .with_max_request_body_bytes(options.max_body_bytes);
-        // The edge checks `Host` before rmcp sees a request, knowing every
-        // spelling of an address (`[0:0:0:0:0:0:0:1]` is `::1`) and naming
-        // the fix when it refuses; rmcp's own check would refuse some
-        // spellings the edge accepts, with a bare 403.
-        config = config.disable_allowed_hosts();
-        config.session_store = Some(Arc::new(sessions.clone()));
-        let server = self.clone();
-        let service = StreamableHttpService::new(
-            move || Ok(server.connection()),
-            Arc::new(sessions.clone()),
-            config,
-        );
-        let guards = &self.inner.assembly.guards;
-        let protected = guards
+        let protected = self
+            .inner
+            .assembly
+            .guards
             .verifier
             .as_ref()
             .and_then(|v| v.protected_resource());
-        let auth = guards.verifier.as_ref().map(|verifier| auth::EdgeAuth {
-            verifier: Arc::clone(verifier),
-            allow_anonymous: guards.allow_anonymous,
-            oauth: protected.as_ref().map(|resource| auth::OAuthChallenge {
-                metadata_url: resource_metadata::metadata_url(&resource.resource),
-                server: self.clone(),
-                challenge_scopes: resource.challenge_scopes.clone(),
-            }),
-        });
-        let step_up = (auth.is_some()
-            && guards.insufficient_scope() == crate::guard::InsufficientScope::StepUp)
-            .then(|| self.clone());
-        let edge = Arc::new(Edge {
-            door: door.clone(),
-            auth,
-            step_up,
-            trust_forwarded_for: options.trust_forwarded_for,
-            sessions,
-            max_body_bytes: options.max_body_bytes,
-            max_json_values: options.max_json_values,
-            read_timeout: options.read_timeout,
-            in_flight: self.inner.in_flight.clone(),
-            listen_streams: listen_streams::ListenStreams::new(
-                options.max_listen_streams,
-                options.max_listen_streams_per_caller,
-            ),
-        });
-        // The endpoint is `/mcp` exactly: `/mcp/anything` is the fallback's 404.
-        let mut router = axum::Router::new()
-            .route_service("/mcp", service)
-            .layer(axum::middleware::from_fn_with_state(edge, edge::edge));
+        let mut router = self.mcp_endpoint(options, &door, protected.as_ref(), shutdown);
         // An OAuth resource server's metadata (RFC 9728), outside the
         // MCP endpoint's door: a client reads it before it has a token.
         if let Some(resource) = protected {
@@ -191,6 +142,130 @@ impl FusionServer {
         // Outermost, over every route above: a preflight is answered before
         // the door's auth, and the door's refusals carry CORS headers too.
         Ok(router.layer(axum::middleware::from_fn_with_state(cors, cors::cors)))
+    }
+
+    /// The route `/mcp` (exactly: `/mcp/anything` is the fallback's 404):
+    /// rmcp's `StreamableHttpService` on [`Sessions`] behind the endpoint's
+    /// layers, outermost first: the door ([`door`]: `Host`, `Origin`, the
+    /// caller's [`Peer`]), with a token verifier the bearer token
+    /// ([`bearer`]), the body limit ([`body_limit`]), then the JSON-RPC
+    /// checks and the sessions ([`edge`]), which hand a POST on a live
+    /// session to the session manager already parsed ([`session_post`]).
+    fn mcp_endpoint(
+        &self,
+        options: &HttpOptions,
+        door: &DoorPolicy,
+        protected: Option<&crate::guard::ProtectedResource>,
+        shutdown: CancellationToken,
+    ) -> axum::Router {
+        #[cfg(feature = "redis")]
+        let store = options.session_store.clone();
+        #[cfg(not(feature = "redis"))]
+        let store = None;
+        let sessions = Sessions::new(
+            Limits {
+                max_sessions: options.max_sessions.max(1),
+                max_live: options.max_live_sessions.max(1),
+                idle: options.session_idle,
+            },
+            store,
+            shutdown.clone(),
+        );
+        let (service, keep_alive) = self.rmcp_service(&sessions, shutdown.clone());
+        let auth = self.edge_auth(protected);
+        let body = BodyLimit {
+            max_bytes: options.max_body_bytes,
+            read_timeout: options.read_timeout,
+        };
+        let guards = &self.inner.assembly.guards;
+        let step_up = auth
+            .as_ref()
+            .filter(|_| guards.insufficient_scope() == crate::guard::InsufficientScope::StepUp)
+            .map(|auth| (Arc::clone(auth), self.clone()));
+        let edge = Arc::new(Edge {
+            step_up,
+            sessions: sessions.clone(),
+            max_json_values: options.max_json_values,
+            in_flight: self.inner.in_flight.clone(),
+            listen_streams: listen_streams::ListenStreams::new(
+                options.max_listen_streams,
+                options.max_listen_streams_per_caller,
+            ),
+            session_post: session_post::SessionPost {
+                sessions: sessions.clone(),
+                keep_alive,
+                shutdown,
+            },
+        });
+        let mut route = axum::Router::new()
+            .route_service("/mcp", service)
+            .layer(from_fn_with_state(edge, edge::edge))
+            .layer(from_fn_with_state(body, body_limit::body_limit));
+        if let Some(auth) = auth {
+            let bearer = bearer::Bearer {
+                auth,
+                sessions,
+                body,
+                max_json_values: options.max_json_values,
+            };
+            route = route.layer(from_fn_with_state(bearer, bearer::bearer));
+        }
+        let door = door::Door {
+            policy: door.clone(),
+            trust_forwarded_for: options.trust_forwarded_for,
+        };
+        route.layer(from_fn_with_state(door, door::door))
+    }
+
+    /// rmcp's service on `sessions`, and the interval of its SSE keep-alive
+    /// comments.
+    fn rmcp_service(
+        &self,
+        sessions: &Sessions,
+        shutdown: CancellationToken,
+    ) -> (
+        StreamableHttpService<crate::server::Connection, Sessions>,
+        Option<Duration>,
+    ) {
+        // The body-limit layer bounds and reads every body rmcp reads: the
+        // limit is applied there, once.
+        let mut config = StreamableHttpServerConfig::default()
+            .with_cancellation_token(shutdown)
+            .with_max_request_body_bytes(usize::MAX);
+        // The door checks `Host` before rmcp sees a request, knowing every
+        // spelling of an address (`[0:0:0:0:0:0:0:1]` is `::1`) and naming
+        // the fix when it refuses; rmcp's own check would refuse some
+        // spellings the door accepts, with a bare 403.
+        config = config.disable_allowed_hosts();
+        config.session_store = Some(Arc::new(sessions.clone()));
+        let keep_alive = config.sse_keep_alive;
+        let server = self.clone();
+        let service = StreamableHttpService::new(
+            move || Ok(server.connection()),
+            Arc::new(sessions.clone()),
+            config,
+        );
+        (service, keep_alive)
+    }
+
+    /// With a token verifier: what the bearer layer checks with, and, for
+    /// an OAuth resource server (`protected`), what its challenges carry.
+    fn edge_auth(
+        &self,
+        protected: Option<&crate::guard::ProtectedResource>,
+    ) -> Option<Arc<auth::EdgeAuth>> {
+        let guards = &self.inner.assembly.guards;
+        guards.verifier.as_ref().map(|verifier| {
+            Arc::new(auth::EdgeAuth {
+                verifier: Arc::clone(verifier),
+                allow_anonymous: guards.allow_anonymous,
+                oauth: protected.map(|resource| auth::OAuthChallenge {
+                    metadata_url: resource_metadata::metadata_url(&resource.resource),
+                    server: self.clone(),
+                    challenge_scopes: resource.challenge_scopes.clone(),
+                }),
+            })
+        })
     }
 
     /// Serves Streamable HTTP at `http://{addr}/mcp` with `options` until
