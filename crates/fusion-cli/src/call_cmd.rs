@@ -317,7 +317,8 @@ fn headline(paint: &Paint, code: &str, severity: Severity, what: &str) -> String
 }
 
 /// A tool failure for a person: headline with code and severity, then
-/// message, recovery, actions, details, retry-after and validation fields.
+/// the next step (wire contract §2.1), message, recovery, actions, details,
+/// retry-after and validation fields.
 pub fn failure_report(f: &ToolFailure, paint: &Paint) -> String {
     failure_report_as(f, paint, "tool error")
 }
@@ -326,6 +327,9 @@ pub fn failure_report(f: &ToolFailure, paint: &Paint) -> String {
 /// error -32602` for an envelope a prompt or resource answered with).
 pub fn failure_report_as(f: &ToolFailure, paint: &Paint, what: &str) -> String {
     let mut out = headline(paint, f.code.as_str(), f.severity, what);
+    if let Some(next_step) = &f.next_step {
+        line(&mut out, paint, "next step", next_step);
+    }
     if let Some(action) = &f.action {
         line(&mut out, paint, "action", action);
     }

@@ -14,10 +14,11 @@ use mcp_fusion::{Severity, ToolError, envelope};
 use serde_json::{Map, Value};
 
 /// The members `fusion envelope render` accepts, in the order of the `_meta` JSON.
-const KEYS: [&str; 7] = [
+const KEYS: [&str; 8] = [
     "code",
     "severity",
     "message",
+    "next_step",
     "recovery",
     "available_actions",
     "details",
@@ -29,7 +30,7 @@ fn expected(key: &str) -> &'static str {
     match key {
         "code" => "a non-empty string (a canonical code such as NOT_FOUND, or a custom code)",
         "severity" => "one of \"error\", \"critical\", \"warning\"",
-        "message" | "recovery" => "a string",
+        "message" | "next_step" | "recovery" => "a string",
         "available_actions" => "an array of strings",
         "details" => {
             "an object of string, number or boolean values, or an array of [key, value] pairs"
@@ -49,6 +50,7 @@ Input (one JSON object; members other than these are rejected):
   code                 string, required: NOT_FOUND, RATE_LIMITED, ... or any custom code
   severity             \"error\" (default), \"critical\" or \"warning\"
   message              string, required; an empty one becomes the code's default sentence
+  next_step            string: the plain line before the envelope (§2.1); empty means none
   recovery             string; empty means none
   available_actions    array of strings (dotted action names)
   details              object (member order is kept) or array of [key, value] pairs;
@@ -222,6 +224,12 @@ fn tool_error_from_json(input: &str) -> Result<ToolError, Failure> {
             .and_then(|s| s.parse::<Severity>().ok())
             .ok_or_else(|| Failure::field("severity", expected("severity"), describe(value)))?;
         err = err.severity(severity);
+    }
+    if let Some(value) = optional(&object, "next_step") {
+        let next_step = value
+            .as_str()
+            .ok_or_else(|| Failure::field("next_step", expected("next_step"), describe(value)))?;
+        err = err.next_step(next_step);
     }
     if let Some(value) = optional(&object, "recovery") {
         let recovery = value

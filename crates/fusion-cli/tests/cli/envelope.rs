@@ -308,11 +308,11 @@ fn bad_input_exits_2_with_one_line_naming_the_field() {
         ),
         (
             r#"{"code":"X","message":"m","retryAfter":5}"#,
-            "error: unknown key \"retryAfter\": expected only code, severity, message, recovery, available_actions, details, retry_after_seconds",
+            "error: unknown key \"retryAfter\": expected only code, severity, message, next_step, recovery, available_actions, details, retry_after_seconds",
         ),
         (
             "{\"code\":\"X\",\"message\":\"m\",\"two\\nlines\":5}",
-            "error: unknown key \"two\\nlines\": expected only code, severity, message, recovery, available_actions, details, retry_after_seconds",
+            "error: unknown key \"two\\nlines\": expected only code, severity, message, next_step, recovery, available_actions, details, retry_after_seconds",
         ),
     ];
     for (input, line) in cases {

@@ -153,14 +153,21 @@ fn text_value(s: &str) -> String {
 /// clean, non-blank line of at most [`MAX_TEXT_CHARS`] bytes.
 fn is_normal_line(line: &str) -> bool {
     line.len() <= MAX_TEXT_CHARS
-        && !line.bytes().any(|b| b < 0x20)
+        && !line.chars().any(breaks_lines)
         && !needs_sanitizing(line, true)
         && !line.trim().is_empty()
 }
 
+/// Whether `c` ends a line or controls the text for some reader: a C0
+/// control (tab and line ends included), NEL (U+0085), or the line and
+/// paragraph separators (U+2028, U+2029). A next step's become spaces.
+fn breaks_lines(c: char) -> bool {
+    c < ' ' || matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
 /// The next step as its line before the envelope carries it (§2.1): control
-/// characters (line ends and tabs included) become spaces, forbidden ones
-/// U+FFFD, and it is cut at [`MAX_TEXT_CHARS`] characters. `None` when it is
+/// characters and line separators ([`breaks_lines`]) become spaces,
+/// forbidden ones U+FFFD, and it is cut at [`MAX_TEXT_CHARS`] characters. `None` when it is
 /// blank, and on a warning, whose first line is the result itself.
 fn next_step_value(err: &ToolError) -> Option<String> {
     if !err.severity.is_error() {
@@ -170,7 +177,7 @@ fn next_step_value(err: &ToolError) -> Option<String> {
         .next_step
         .as_deref()?
         .chars()
-        .map(|c| if c < ' ' { ' ' } else { c })
+        .map(|c| if breaks_lines(c) { ' ' } else { c })
         .collect();
     Some(text_value(&line)).filter(|l| !l.trim().is_empty())
 }

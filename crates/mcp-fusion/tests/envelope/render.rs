@@ -581,3 +581,15 @@ fn a_warning_or_a_blank_next_step_writes_no_line() {
     assert_eq!(blank.next_step, None);
     assert!(render(&blank).starts_with("<tool_error"));
 }
+
+#[test]
+fn a_validation_next_step_stays_one_line_whatever_the_tool_name() {
+    let failure = ValidationFailure::new(
+        "bil\u{2028}l\u{85}i\u{2029}ng.pay",
+        vec![FieldError::new("id", "Required.")],
+    );
+    assert_eq!(
+        failure.next_step(),
+        "Fix the fields below and call bil l i ng again."
+    );
+}

@@ -122,7 +122,6 @@ mod tests {
     use std::time::Duration;
 
     use axum::body::Body;
-    use http_body_util::BodyExt;
     use tokio_util::sync::CancellationToken;
     use tower::ServiceExt;
 
@@ -182,17 +181,8 @@ mod tests {
             .headers()
             .get("www-authenticate")
             .map(|v| v.to_str().expect("text").to_owned());
-        let body = response
-            .into_body()
-            .collect()
-            .await
-            .expect("a body")
-            .to_bytes();
-        (
-            status,
-            challenge,
-            String::from_utf8(body.to_vec()).expect("UTF-8"),
-        )
+        let body = super::super::test_support::body_text(response).await;
+        (status, challenge, body)
     }
 
     #[tokio::test]

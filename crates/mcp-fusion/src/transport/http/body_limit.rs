@@ -140,13 +140,8 @@ mod tests {
     async fn send(request: axum::http::Request<Body>, max_bytes: usize) -> (u16, String) {
         let response = router(max_bytes).oneshot(request).await.expect("an answer");
         let status = response.status().as_u16();
-        let body = response
-            .into_body()
-            .collect()
-            .await
-            .expect("a body")
-            .to_bytes();
-        (status, String::from_utf8(body.to_vec()).expect("UTF-8"))
+        let body = super::super::test_support::body_text(response).await;
+        (status, body)
     }
 
     fn post(content_type: &'static str, body: Body) -> axum::http::Request<Body> {

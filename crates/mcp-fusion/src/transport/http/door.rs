@@ -46,7 +46,6 @@ pub(crate) async fn door(State(door): State<Door>, mut request: Request, next: N
 mod tests {
     use axum::body::Body;
     use axum::extract::Extension;
-    use http_body_util::BodyExt;
     use tower::ServiceExt;
 
     use super::*;
@@ -79,13 +78,8 @@ mod tests {
         let request = request.body(Body::empty()).expect("a request");
         let response = router().oneshot(request).await.expect("an answer");
         let status = response.status().as_u16();
-        let body = response
-            .into_body()
-            .collect()
-            .await
-            .expect("a body")
-            .to_bytes();
-        (status, String::from_utf8(body.to_vec()).expect("UTF-8"))
+        let body = super::super::test_support::body_text(response).await;
+        (status, body)
     }
 
     #[tokio::test]

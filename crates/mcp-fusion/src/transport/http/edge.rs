@@ -539,7 +539,6 @@ mod tests {
 
     use axum::body::Body;
     use axum::http::{Request, StatusCode};
-    use http_body_util::BodyExt;
     use tokio_util::sync::CancellationToken;
     use tower::ServiceExt;
 
@@ -580,17 +579,8 @@ mod tests {
             .headers()
             .get("mcp-session-id")
             .map(|v| v.to_str().expect("text").to_owned());
-        let body = response
-            .into_body()
-            .collect()
-            .await
-            .expect("a body")
-            .to_bytes();
-        (
-            status,
-            session,
-            String::from_utf8(body.to_vec()).expect("UTF-8"),
-        )
+        let body = super::super::test_support::body_text(response).await;
+        (status, session, body)
     }
 
     /// (messages the edge parsed, bodies it handed rmcp) while `request` was served.

@@ -24,6 +24,8 @@ mod session_post;
 mod session_store;
 mod sessions;
 mod step_up;
+#[cfg(test)]
+mod test_support;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -1,0 +1,16 @@
+//! What the in-process tests of the endpoint's layers share.
+
+use axum::body::Body;
+use axum::http::Response;
+use http_body_util::BodyExt;
+
+/// The whole body of `response`, as UTF-8 text.
+pub(super) async fn body_text(response: Response<Body>) -> String {
+    let bytes = response
+        .into_body()
+        .collect()
+        .await
+        .expect("a body")
+        .to_bytes();
+    String::from_utf8(bytes.to_vec()).expect("UTF-8")
+}
