@@ -121,7 +121,6 @@ impl Bearer {
 mod tests {
     use std::time::Duration;
 
-    use axum::body::Body;
     use tokio_util::sync::CancellationToken;
     use tower::ServiceExt;
 
@@ -170,11 +169,7 @@ mod tests {
 
     /// Status, `WWW-Authenticate`, body.
     async fn send(headers: &[(&str, &str)]) -> (u16, Option<String>, String) {
-        let mut request = axum::http::Request::post("/mcp");
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        let request = request.body(Body::empty()).expect("a request");
+        let request = super::super::test_support::post_with(headers);
         let response = router().oneshot(request).await.expect("an answer");
         let status = response.status().as_u16();
         let challenge = response

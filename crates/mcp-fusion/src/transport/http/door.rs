@@ -44,7 +44,6 @@ pub(crate) async fn door(State(door): State<Door>, mut request: Request, next: N
 
 #[cfg(test)]
 mod tests {
-    use axum::body::Body;
     use axum::extract::Extension;
     use tower::ServiceExt;
 
@@ -71,11 +70,7 @@ mod tests {
     }
 
     async fn send(headers: &[(&str, &str)]) -> (u16, String) {
-        let mut request = axum::http::Request::post("/mcp");
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        let request = request.body(Body::empty()).expect("a request");
+        let request = super::super::test_support::post_with(headers);
         let response = router().oneshot(request).await.expect("an answer");
         let status = response.status().as_u16();
         let body = super::super::test_support::body_text(response).await;

@@ -1,7 +1,7 @@
 //! What the in-process tests of the endpoint's layers share.
 
 use axum::body::Body;
-use axum::http::Response;
+use axum::http::{Request, Response};
 use http_body_util::BodyExt;
 
 /// The whole body of `response`, as UTF-8 text.
@@ -13,4 +13,13 @@ pub(super) async fn body_text(response: Response<Body>) -> String {
         .expect("a body")
         .to_bytes();
     String::from_utf8(bytes.to_vec()).expect("UTF-8")
+}
+
+/// An empty `POST /mcp` with `headers`, in order.
+pub(super) fn post_with(headers: &[(&str, &str)]) -> Request<Body> {
+    let mut request = Request::post("/mcp");
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.body(Body::empty()).expect("a request")
 }
