@@ -225,16 +225,10 @@ fn tool_error_from_json(input: &str) -> Result<ToolError, Failure> {
             .ok_or_else(|| Failure::field("severity", expected("severity"), describe(value)))?;
         err = err.severity(severity);
     }
-    if let Some(value) = optional(&object, "next_step") {
-        let next_step = value
-            .as_str()
-            .ok_or_else(|| Failure::field("next_step", expected("next_step"), describe(value)))?;
+    if let Some(next_step) = optional_string(&object, "next_step")? {
         err = err.next_step(next_step);
     }
-    if let Some(value) = optional(&object, "recovery") {
-        let recovery = value
-            .as_str()
-            .ok_or_else(|| Failure::field("recovery", expected("recovery"), describe(value)))?;
+    if let Some(recovery) = optional_string(&object, "recovery")? {
         err = err.suggest(recovery);
     }
     if let Some(value) = optional(&object, "available_actions") {
@@ -262,6 +256,20 @@ fn tool_error_from_json(input: &str) -> Result<ToolError, Failure> {
 /// The member `key`, `None` when it is absent or `null`.
 fn optional<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     object.get(key).filter(|v| !v.is_null())
+}
+
+/// An optional string member (null counts as absent).
+fn optional_string<'a>(
+    object: &'a Map<String, Value>,
+    key: &str,
+) -> Result<Option<&'a str>, Failure> {
+    optional(object, key)
+        .map(|value| {
+            value
+                .as_str()
+                .ok_or_else(|| Failure::field(key, expected(key), describe(value)))
+        })
+        .transpose()
 }
 
 fn required_string(object: &Map<String, Value>, key: &str) -> Result<String, Failure> {

@@ -33,6 +33,18 @@ pub(crate) fn cut_chars<'s>(s: &'s str, max_chars: usize, ellipsis: &str) -> Cow
     Cow::Owned(format!("{head}{ellipsis}"))
 }
 
+/// `s` on one line: every character that ends a line or controls the text
+/// for some reader — C0 and C1 controls (tab, LF, CR and NEL among them),
+/// DEL, and the line and paragraph separators U+2028 and U+2029 — becomes a
+/// space. Borrows `s` when it has none (the usual case).
+pub(crate) fn one_line(s: &str) -> Cow<'_, str> {
+    let breaks = |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}');
+    if !s.chars().any(breaks) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(s.chars().map(|c| if breaks(c) { ' ' } else { c }).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

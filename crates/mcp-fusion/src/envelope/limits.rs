@@ -13,8 +13,8 @@
 //!   [`MAX_NAME_CHARS`], are cut at a character boundary and end with `…`;
 //! - an empty or whitespace-only message takes the code's default sentence,
 //!   an empty recovery is dropped;
-//! - the next step (§2.1) is one line: control characters, line ends
-//!   included, become spaces; it is cut like a recovery, and dropped when
+//! - the next step (§2.1) is one line: control characters (line ends
+//!   included) and line separators become spaces; it is cut like a recovery, and dropped when
 //!   blank or on a warning;
 //! - `retry_after` becomes whole seconds, rounded up, clamped to 1..=86 400;
 //! - a `<contract_awareness>` section (§4.1) gets what room the field lines
@@ -29,7 +29,7 @@ use super::escape;
 use crate::error::{
     AwarenessDelta, ContractAwareness, FieldError, ToolError, ValidationFailure, envelope_secs,
 };
-use crate::text::cut_chars;
+use crate::text::{cut_chars, one_line};
 
 /// The longest message, recovery, detail value or field line, in characters (§2).
 pub const MAX_TEXT_CHARS: usize = 2_000;
@@ -153,32 +153,20 @@ fn text_value(s: &str) -> String {
 /// clean, non-blank line of at most [`MAX_TEXT_CHARS`] bytes.
 fn is_normal_line(line: &str) -> bool {
     line.len() <= MAX_TEXT_CHARS
-        && !line.chars().any(breaks_lines)
+        && matches!(one_line(line), Cow::Borrowed(_))
         && !needs_sanitizing(line, true)
         && !line.trim().is_empty()
 }
 
-/// Whether `c` ends a line or controls the text for some reader: a C0
-/// control (tab and line ends included), NEL (U+0085), or the line and
-/// paragraph separators (U+2028, U+2029). A next step's become spaces.
-fn breaks_lines(c: char) -> bool {
-    c < ' ' || matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}')
-}
-
-/// The next step as its line before the envelope carries it (§2.1): control
-/// characters and line separators ([`breaks_lines`]) become spaces,
-/// forbidden ones U+FFFD, and it is cut at [`MAX_TEXT_CHARS`] characters. `None` when it is
-/// blank, and on a warning, whose first line is the result itself.
+/// The next step as its line before the envelope carries it (§2.1): put on
+/// one line ([`one_line`]), forbidden characters U+FFFD, cut at
+/// [`MAX_TEXT_CHARS`] characters. `None` when it is blank, and on a warning,
+/// whose first line is the result itself.
 fn next_step_value(err: &ToolError) -> Option<String> {
     if !err.severity.is_error() {
         return None;
     }
-    let line: String = err
-        .next_step
-        .as_deref()?
-        .chars()
-        .map(|c| if breaks_lines(c) { ' ' } else { c })
-        .collect();
+    let line = one_line(err.next_step.as_deref()?);
     Some(text_value(&line)).filter(|l| !l.trim().is_empty())
 }
 

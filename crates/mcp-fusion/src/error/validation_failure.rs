@@ -80,19 +80,9 @@ impl ValidationFailure {
             return String::from("Fix the fields below and read the resource again.");
         }
         match self.action.split('.').next() {
-            // One line whatever the name holds: a control character or a
-            // line separator (U+2028, U+2029) is a space.
+            // One line whatever the name holds.
             Some(tool) if !tool.trim().is_empty() && tool.chars().count() <= MAX_TOOL_NAME => {
-                let tool: String = tool
-                    .chars()
-                    .map(|c| {
-                        if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
-                            ' '
-                        } else {
-                            c
-                        }
-                    })
-                    .collect();
+                let tool = crate::text::one_line(tool);
                 format!("Fix the fields below and call {tool} again.")
             }
             _ => String::from("Fix the fields below and call the tool again."),

@@ -381,7 +381,7 @@ impl ConcurrencyGuard {
             Some(who) => format!("it shares its slots with {who}; "),
             None => String::new(),
         };
-        let verb = if name.contains("://") { "read" } else { "call" };
+        let verb = super::verb(name);
         let (retry_after, guessed) = self.slots.retry_after();
         let secs = crate::error::envelope_secs(Some(retry_after)).unwrap_or(1);
         let wait = crate::error::seconds_text(secs);

@@ -47,6 +47,12 @@ use crate::pipeline::ActionService;
 /// The most calls one concurrency guard may run and queue together.
 pub const MAX_SLOTS: usize = 100_000_000;
 
+/// What a model does with `name` again: `read` a resource (`name` is a
+/// URI), `call` anything else.
+pub(crate) fn verb(name: &str) -> &'static str {
+    if name.contains("://") { "read" } else { "call" }
+}
+
 /// The next step (wire contract §2.1) of a call of `name` refused for its
 /// timing (`RATE_LIMITED`, `SERVER_BUSY`): the same call again. It says the
 /// refusal is not about the arguments, so that the model calls again

@@ -306,7 +306,7 @@ impl RateLimitGuard {
         .suggest(format!(
             "Wait {}, then {} {name} again.",
             seconds_text(secs),
-            if name.contains("://") { "read" } else { "call" }
+            super::verb(name)
         ))
         .detail("limit", self.limit)
         .retry_after(Duration::from_secs(secs))
