@@ -560,7 +560,9 @@ impl FusionServer {
     /// (`notifications/resources/updated`): those of `resources/subscribe`
     /// (MCP 2025-11-25 "Subscriptions") and the `subscriptions/listen`
     /// streams that named it in `resourceSubscriptions` (2026-07-28, tagged
-    /// with their subscription id); returns how many were told.
+    /// with their subscription id); returns how many were told. A stream
+    /// acknowledged but not registered yet counts: the update is kept for
+    /// it and sent once it is.
     pub async fn notify_resource_updated(&self, uri: &str) -> usize {
         let sessions = self.live_sessions();
         let mut told = listen::tell_listeners(&sessions, None, || {

@@ -5,13 +5,14 @@
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
+use std::time::{Duration, Instant};
 
 use rmcp::Peer;
-use rmcp::model::ServerNotification;
+use rmcp::model::{ServerNotification, SubscriptionFilter};
 use rmcp::service::RoleServer;
 
-use super::listen::listener::Listener;
+use super::listen::listener::{Listener, filter_takes};
 use crate::handler::LogLevel;
 
 /// The most resources one connection may be subscribed to at once (and the
@@ -63,18 +64,51 @@ impl Connections {
 /// [`Listening::missed`]).
 const MAX_MISSED: usize = 64;
 
+/// How long a stream accepted but not registered yet is waited for: rmcp
+/// registers it right after writing its acknowledgement, and one it never
+/// registers (its client left first) is forgotten after this.
+const OPENING_WAIT: Duration = Duration::from_secs(30);
+
 /// A connection's `subscriptions/listen` streams.
 #[derive(Debug, Default)]
 struct Listening {
     /// The open ones.
     open: Vec<Listener>,
-    /// How many are being opened: accepted, their acknowledgement on its
-    /// way, not registered yet.
-    opening: usize,
+    /// The ones being opened: accepted, their acknowledgement on its way,
+    /// not registered yet.
+    opening: Vec<Opening>,
     /// What the server told while some were being opened (at most
     /// [`MAX_MISSED`]): replayed to each once it is registered, so that a
     /// change made after the client read its acknowledgement is never lost.
     missed: Vec<ServerNotification>,
+}
+
+/// A `subscriptions/listen` stream being opened.
+#[derive(Debug)]
+struct Opening {
+    /// The filter its client sent (how its registration finds it).
+    requested: SubscriptionFilter,
+    /// The filter the server accepted (what is kept for it).
+    accepted: SubscriptionFilter,
+    /// When it was accepted.
+    since: Instant,
+}
+
+impl Listening {
+    /// Forgets the stream being opened that asked for `requested`, and those
+    /// waited for longer than [`OPENING_WAIT`]; what was kept meanwhile, to
+    /// be sent to the stream.
+    fn opened(&mut self, requested: &SubscriptionFilter) -> Vec<ServerNotification> {
+        if let Some(at) = self.opening.iter().position(|o| o.requested == *requested) {
+            self.opening.remove(at);
+        }
+        self.opening.retain(|o| o.since.elapsed() < OPENING_WAIT);
+        if self.opening.is_empty() {
+            std::mem::take(&mut self.missed)
+        } else {
+            self.missed.clone()
+        }
+    }
 }
 
 /// One client connection's state. Shared by the requests of the connection;
@@ -192,30 +226,46 @@ impl Session {
             .remove(uri)
     }
 
-    /// Notes that a `subscriptions/listen` stream was accepted and is being
-    /// acknowledged: what the server tells until it is registered is kept
-    /// for it.
-    pub(crate) fn listen_opening(&self) {
-        self.listening
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .opening += 1;
+    /// Notes that a `subscriptions/listen` stream asking for `requested` was
+    /// accepted (as `accepted`) and is being acknowledged: what the server
+    /// tells until it is registered ([`Self::add_listener`]) or refused
+    /// ([`Self::listen_refused`]) is kept for it.
+    pub(crate) fn listen_opening(
+        &self,
+        requested: &SubscriptionFilter,
+        accepted: &SubscriptionFilter,
+    ) {
+        let mut listening = self.listening();
+        listening
+            .opening
+            .retain(|o| o.since.elapsed() < OPENING_WAIT);
+        if listening.opening.is_empty() {
+            listening.missed.clear();
+        }
+        listening.opening.push(Opening {
+            requested: requested.clone(),
+            accepted: accepted.clone(),
+            since: Instant::now(),
+        });
     }
 
-    /// Registers an open `subscriptions/listen` stream; returns what the
-    /// server told while it was being opened, to be sent to it.
-    pub(crate) fn add_listener(&self, listener: Listener) -> Vec<ServerNotification> {
-        let mut listening = self
-            .listening
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+    /// Registers an open `subscriptions/listen` stream, which asked for
+    /// `requested`; returns what the server told while it was being
+    /// opened, to be sent to it.
+    pub(crate) fn add_listener(
+        &self,
+        listener: Listener,
+        requested: &SubscriptionFilter,
+    ) -> Vec<ServerNotification> {
+        let mut listening = self.listening();
         listening.open.push(listener);
-        listening.opening = listening.opening.saturating_sub(1);
-        if listening.opening == 0 {
-            std::mem::take(&mut listening.missed)
-        } else {
-            listening.missed.clone()
-        }
+        listening.opened(requested)
+    }
+
+    /// Forgets the stream being opened that asked for `requested`: it was
+    /// refused after its acknowledgement.
+    pub(crate) fn listen_refused(&self, requested: &SubscriptionFilter) {
+        self.listening().opened(requested);
     }
 
     /// Forgets the stream whose subscription id is `id` (it closed).
@@ -227,17 +277,29 @@ impl Session {
             .retain(|listener| listener.id() != id);
     }
 
-    /// The open `subscriptions/listen` streams to tell `notification`
-    /// (kept too for the streams being opened).
-    pub(crate) fn listeners_for(&self, notification: &ServerNotification) -> Vec<Listener> {
-        let mut listening = self
-            .listening
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if listening.opening > 0 && listening.missed.len() < MAX_MISSED {
+    /// The open `subscriptions/listen` streams to tell `notification`, and
+    /// for how many streams being opened that ask for it it was kept.
+    pub(crate) fn listeners_for(
+        &self,
+        notification: &ServerNotification,
+    ) -> (Vec<Listener>, usize) {
+        let mut listening = self.listening();
+        let mut kept = 0;
+        if !listening.opening.is_empty() && listening.missed.len() < MAX_MISSED {
             listening.missed.push(notification.clone());
+            kept = listening
+                .opening
+                .iter()
+                .filter(|o| filter_takes(&o.accepted, notification))
+                .count();
         }
-        listening.open.clone()
+        (listening.open.clone(), kept)
+    }
+
+    fn listening(&self) -> MutexGuard<'_, Listening> {
+        self.listening
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
@@ -282,5 +344,52 @@ mod tests {
         assert!(session.subscribe("test://0"), "an existing one is kept");
         assert!(session.unsubscribe("test://0"));
         assert!(session.subscribe("test://one-more"));
+    }
+
+    fn updated(uri: &str) -> ServerNotification {
+        ServerNotification::ResourceUpdatedNotification(
+            rmcp::model::ResourceUpdatedNotification::new(
+                rmcp::model::ResourceUpdatedNotificationParam::new(uri),
+            ),
+        )
+    }
+
+    fn asking_for(uri: &str) -> SubscriptionFilter {
+        let mut filter = SubscriptionFilter::default();
+        filter.resource_subscriptions = Some(vec![uri.to_string()]);
+        filter
+    }
+
+    fn listener(id: &str, filter: &SubscriptionFilter) -> Listener {
+        Listener::new(id.into(), filter.clone(), HashSet::new(), HashSet::new()).0
+    }
+
+    #[test]
+    fn what_is_told_while_a_stream_opens_is_counted_and_kept_for_it() {
+        let session = Session::default();
+        let wanted = asking_for("test://a");
+        session.listen_opening(&wanted, &wanted);
+        let (open, kept) = session.listeners_for(&updated("test://a"));
+        assert_eq!((open.len(), kept), (0, 1));
+        let (_, kept) = session.listeners_for(&updated("test://b"));
+        assert_eq!(kept, 0, "not asked for: kept, not counted");
+        let missed = session.add_listener(listener("7", &wanted), &wanted);
+        assert_eq!(missed.len(), 2);
+        let (open, kept) = session.listeners_for(&updated("test://a"));
+        assert_eq!((open.len(), kept), (1, 0));
+    }
+
+    #[test]
+    fn a_refused_stream_leaves_nothing_for_the_next_one() {
+        let session = Session::default();
+        let refused = asking_for("test://a");
+        session.listen_opening(&refused, &refused);
+        session.listeners_for(&updated("test://a"));
+        session.listen_refused(&refused);
+        let (_, kept) = session.listeners_for(&updated("test://a"));
+        assert_eq!(kept, 0);
+        let next = asking_for("test://b");
+        session.listen_opening(&next, &next);
+        assert!(session.add_listener(listener("8", &next), &next).is_empty());
     }
 }

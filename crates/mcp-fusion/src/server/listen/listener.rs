@@ -99,30 +99,34 @@ impl Listener {
     /// Whether the acknowledged filter takes `notification` (the rule rmcp's
     /// sink applies), and the caller may read the resource it names.
     fn accepts(&self, notification: &ServerNotification) -> bool {
-        let on = |flag: Option<bool>| flag == Some(true);
         match notification {
-            ServerNotification::ToolListChangedNotification(_) => {
-                on(self.accepted.tools_list_changed)
-            }
-            ServerNotification::PromptListChangedNotification(_) => {
-                on(self.accepted.prompts_list_changed)
-            }
-            ServerNotification::ResourceListChangedNotification(_) => {
-                on(self.accepted.resources_list_changed)
-            }
-            ServerNotification::ResourceUpdatedNotification(update) => {
-                !self.hidden.contains(&update.params.uri)
-                    && self
-                        .accepted
-                        .resource_subscriptions
-                        .as_ref()
-                        .is_some_and(|uris| uris.contains(&update.params.uri))
+            ServerNotification::ResourceUpdatedNotification(update)
+                if self.hidden.contains(&update.params.uri) =>
+            {
+                false
             }
             ServerNotification::TaskStatusNotification(status) => {
                 self.task_ids.contains(&status.params.task.task.task_id)
             }
-            _ => false,
+            _ => filter_takes(&self.accepted, notification),
         }
+    }
+}
+
+/// Whether `filter` asks for `notification`: a list change whose flag is
+/// `true`, an update of a URI it names. Task statuses are asked for by
+/// `taskIds`, which the filter does not carry: never.
+pub(crate) fn filter_takes(filter: &SubscriptionFilter, notification: &ServerNotification) -> bool {
+    let on = |flag: Option<bool>| flag == Some(true);
+    match notification {
+        ServerNotification::ToolListChangedNotification(_) => on(filter.tools_list_changed),
+        ServerNotification::PromptListChangedNotification(_) => on(filter.prompts_list_changed),
+        ServerNotification::ResourceListChangedNotification(_) => on(filter.resources_list_changed),
+        ServerNotification::ResourceUpdatedNotification(update) => filter
+            .resource_subscriptions
+            .as_ref()
+            .is_some_and(|uris| uris.contains(&update.params.uri)),
+        _ => false,
     }
 }
 

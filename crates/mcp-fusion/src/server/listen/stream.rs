@@ -107,7 +107,6 @@ pub(crate) fn accepted(
     connection: &Connection,
     requested: &SubscriptionFilter,
 ) -> SubscriptionFilter {
-    connection.session.listen_opening();
     let catalog = connection.server.catalog();
     let mut seen = HashSet::new();
     let resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
@@ -120,6 +119,7 @@ pub(crate) fn accepted(
     });
     let mut accepted = requested.clone();
     accepted.resource_subscriptions = resource_subscriptions;
+    connection.session.listen_opening(requested, &accepted);
     accepted
 }
 
@@ -140,6 +140,7 @@ pub(crate) async fn serve(
     let context = subscription.request_context();
     let requested = SubscriptionsListenRequestParams::new(subscription.requested().clone());
     if let Some(refused) = listen_refusal(&context.id, &requested) {
+        connection.session.listen_refused(subscription.requested());
         return Err(refused);
     }
     // Records the caller of the stream, for changes told to one caller
@@ -169,7 +170,10 @@ pub(crate) async fn serve(
         hidden,
         task_ids,
     );
-    for missed in connection.session.add_listener(listener.clone()) {
+    for missed in connection
+        .session
+        .add_listener(listener.clone(), subscription.requested())
+    {
         listener.tell(missed);
     }
     let drain = async {
@@ -207,7 +211,9 @@ pub(crate) async fn serve(
 /// Sends the notification `make` builds to every open listen stream of
 /// `sessions` (those whose last request came from `caller`, when given)
 /// whose filter accepts it, without waiting on any client (a stream that
-/// fell behind is closed instead); how many were told.
+/// fell behind is closed instead); how many were told, counting a stream
+/// being opened that asks for it (it is kept for the stream, and sent once
+/// the stream is registered).
 pub(crate) async fn tell_listeners(
     sessions: &[Arc<Session>],
     caller: Option<&str>,
@@ -219,7 +225,9 @@ pub(crate) async fn tell_listeners(
             continue;
         }
         let notification = make();
-        for listener in session.listeners_for(&notification) {
+        let (open, kept) = session.listeners_for(&notification);
+        told += kept;
+        for listener in open {
             if listener.tell(notification.clone()) {
                 told += 1;
             }
