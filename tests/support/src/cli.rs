@@ -419,13 +419,29 @@ pub fn assert_failure(result: &CallToolResult, text: &str, meta: &Value, is_erro
     assert_eq!(meta_of(result).as_ref(), Some(meta), "_meta");
 }
 
-/// A `<validation_error>` of `billing.{action}` with `lines` (§4).
+/// A `<validation_error>` of `billing.{action}` with `lines` (§4), after
+/// the default next step.
 #[track_caller]
 pub fn assert_invalid(result: &CallToolResult, action: &str, lines: &[(&str, &str)]) {
-    let dotted = format!("billing.{action}");
-    let mut text = format!(
-        "Fix the fields below and call billing again.\n<validation_error action=\"{dotted}\">\n"
+    assert_invalid_after(
+        result,
+        "Fix the fields below and call billing again.",
+        action,
+        lines,
     );
+}
+
+/// [`assert_invalid`] after the next step `step` (one that names the values
+/// to send).
+#[track_caller]
+pub fn assert_invalid_after(
+    result: &CallToolResult,
+    step: &str,
+    action: &str,
+    lines: &[(&str, &str)],
+) {
+    let dotted = format!("billing.{action}");
+    let mut text = format!("{step}\n<validation_error action=\"{dotted}\">\n");
     for (path, message) in lines {
         let escaped = message.replace('&', "&amp;").replace('<', "&lt;");
         text.push_str(&format!("  <field name=\"{path}\">{escaped}</field>\n"));
@@ -441,7 +457,7 @@ pub fn assert_invalid(result: &CallToolResult, action: &str, lines: &[(&str, &st
             "The arguments for {dotted} are not valid ({n} {}).",
             if n == 1 { "problem" } else { "problems" }
         ),
-        "recovery": validation_meta_recovery("billing"),
+        "recovery": format!("{step} {VALIDATION_RECOVERY}"),
         "action": dotted,
         "fields": lines.iter().map(|(p, m)| json!({"path": p, "message": m})).collect::<Vec<_>>(),
     });

@@ -321,8 +321,9 @@ async fn create_invoice(t: Transport) {
             "items": [{"description": "x", "quantity": 1, "unit_price_cents": 5}]
         }))
         .await;
-    assert_invalid(
+    assert_invalid_after(
         &currency,
+        "Replace \"currency\": \"usd\" with \"currency\": \"USD\", keep your other arguments, and call billing again.",
         "create_invoice",
         &[(
             "currency",

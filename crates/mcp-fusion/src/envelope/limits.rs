@@ -236,7 +236,9 @@ pub(crate) fn is_normal(err: &ToolError) -> bool {
 pub(crate) fn is_normal_validation(failure: &ValidationFailure) -> bool {
     let name = |s: &str| s.len() <= MAX_NAME_CHARS && !needs_sanitizing(s, false);
     let text = |s: &str| s.len() <= MAX_TEXT_CHARS && !needs_sanitizing(s, true);
+    let next_step = failure.next_step.as_deref();
     if failure.contract_awareness.is_some()
+        || !next_step.is_none_or(is_normal_line)
         || !name(&failure.action)
         || !failure
             .fields
@@ -250,7 +252,12 @@ pub(crate) fn is_normal_validation(failure: &ValidationFailure) -> bool {
         .iter()
         .map(|f| FIELD_FRAME_BYTES + escape::attr_len(&f.path) + escape::text_len(&f.message))
         .sum();
-    total <= MAX_ENVELOPE_BYTES - 1 - TOOL_ERROR_FRAME_BYTES - escape::attr_len(&failure.action)
+    total
+        <= MAX_ENVELOPE_BYTES
+            - 1
+            - TOOL_ERROR_FRAME_BYTES
+            - escape::attr_len(&failure.action)
+            - next_step_len(next_step)
 }
 
 /// The failure exactly as its envelope carries it: every substitution and cut of
@@ -345,7 +352,16 @@ pub fn normalize_validation(failure: &ValidationFailure) -> ValidationFailure {
         .iter()
         .map(|f| FieldError::new(name_value(&f.path), text_value(&f.message)))
         .collect();
-    let budget = MAX_ENVELOPE_BYTES - 1 - TOOL_ERROR_FRAME_BYTES - escape::attr_len(&action);
+    let next_step = failure
+        .next_step
+        .as_deref()
+        .map(|line| text_value(&one_line(line)))
+        .filter(|line| !line.trim().is_empty());
+    let budget = MAX_ENVELOPE_BYTES
+        - 1
+        - TOOL_ERROR_FRAME_BYTES
+        - escape::attr_len(&action)
+        - next_step_len(next_step.as_deref());
     let line = |f: &FieldError| {
         FIELD_FRAME_BYTES + escape::attr_len(&f.path) + escape::text_len(&f.message)
     };
@@ -357,6 +373,8 @@ pub fn normalize_validation(failure: &ValidationFailure) -> ValidationFailure {
             .and_then(|a| normalize_awareness(a, budget - total));
         let mut normalized = ValidationFailure::new(action, fields);
         normalized.contract_awareness = awareness;
+        // The default line is written whether set or not: left unset.
+        normalized.next_step = next_step.filter(|line| *line != normalized.default_next_step());
         return normalized;
     }
     let reserve = 200;
@@ -369,7 +387,9 @@ pub fn normalize_validation(failure: &ValidationFailure) -> ValidationFailure {
         used += line(f);
         kept.push(f.clone());
     }
-    // The lines cut here, plus those an earlier `(more)` line already counted.
+    // The lines cut here, plus those an earlier `(more)` line already
+    // counted. A next step that named the values of every line would now
+    // name some the envelope does not show: the default one is written.
     let left_out = failure.problem_count() - kept.len();
     kept.push(crate::error::more_line(left_out));
     ValidationFailure::new(action, kept)

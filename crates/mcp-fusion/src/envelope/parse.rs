@@ -72,8 +72,10 @@
 //!   [`next_step`](ToolError::next_step) when it is not blank and holds no
 //!   `<` (§2.1); before a warning it is the result, not read;
 //! - `<validation_error>`'s `<recovery>` is not returned: it is always
-//!   [`VALIDATION_RECOVERY`](crate::error::VALIDATION_RECOVERY), and the line
-//!   before the envelope is [`ValidationFailure::next_step`] of its action;
+//!   [`VALIDATION_RECOVERY`](crate::error::VALIDATION_RECOVERY); the line
+//!   before the envelope, read by the same rule, is its
+//!   [`next_step`](ValidationFailure::next_step) when it differs from the
+//!   default one of its action (`Fix the fields below and call TOOL again.`);
 //! - `<contract_awareness>` counts only with an `action`, a whole-number
 //!   `changes` and a known `max_severity`, and a `<delta>` only with a known
 //!   `severity` and a `field`: a section or a delta without them (a foreign
@@ -236,7 +238,11 @@ pub fn parse(text: &str) -> Result<ParsedEnvelope, ParseError> {
                 }
                 return Ok(ParsedEnvelope::Tool(err));
             }
-            Ok(envelope) => return Ok(envelope),
+            Ok(ParsedEnvelope::Validation(mut failure)) => {
+                failure.next_step =
+                    line_before(&text[..start]).filter(|line| *line != failure.default_next_step());
+                return Ok(ParsedEnvelope::Validation(failure));
+            }
             Err(err) => {
                 first_error.get_or_insert(err);
             }

@@ -1,5 +1,7 @@
 //! [`ValidationFailure`]: every way the arguments missed the action's schema (wire contract §4).
 
+use serde_json::Value;
+
 use super::contract_awareness::ContractAwareness;
 
 /// One `<field>` line of a `<validation_error>` envelope.
@@ -41,6 +43,16 @@ pub struct ValidationFailure {
     /// known-good lockfile (§4.1), rendered as `<contract_awareness>` just
     /// before `</validation_error>`; `None` otherwise.
     pub contract_awareness: Option<ContractAwareness>,
+    /// The line written before the envelope when it is not the default
+    /// `Fix the fields below and call TOOL again.`: the framework sets it
+    /// when every field line names the one value to send (`Replace
+    /// "status": "PAID" with "status": "paid", keep your other arguments,
+    /// and call billing again.`, at most five fields, each value's JSON at
+    /// most 100 characters);
+    /// [`envelope::parse`](crate::envelope::parse)
+    /// reads back a line that differs from the default. One line, at most
+    /// 2 000 characters, once normalized (§4).
+    pub next_step: Option<String>,
 }
 
 /// The `<recovery>` line of every `<validation_error>`, exactly as §4 fixes
@@ -57,6 +69,7 @@ impl ValidationFailure {
             action: action.into(),
             fields,
             contract_awareness: None,
+            next_step: None,
         }
     }
 
@@ -66,8 +79,9 @@ impl ValidationFailure {
         self
     }
 
-    /// The line written before the envelope (§4): `Fix the fields below and
-    /// call TOOL again.`, TOOL being the action's tool (the part before the
+    /// The line written before the envelope (§4): the one set in
+    /// [`next_step`](Self::next_step), else the default `Fix the fields
+    /// below and call TOOL again.`, TOOL being the action's tool (the part before the
     /// first dot), or `the tool` when the action is empty (a foreign envelope
     /// that named none, or one longer than the 128 characters a tool name may
     /// have, MCP 2025-11-25 "Tool names"); for a resource template's variables (an action that
@@ -76,6 +90,16 @@ impl ValidationFailure {
     /// acts on it; the same words at the end it relays to the user
     /// (`docs/actionability.md`).
     pub fn next_step(&self) -> String {
+        if let Some(line) = &self.next_step {
+            return line.clone();
+        }
+        self.default_next_step()
+    }
+
+    /// The next step of a failure that names no value to send:
+    /// `Fix the fields below and call TOOL again.` (see
+    /// [`next_step`](Self::next_step)).
+    pub fn default_next_step(&self) -> String {
         if self.action.contains("://") {
             return String::from("Fix the fields below and read the resource again.");
         }
@@ -87,6 +111,47 @@ impl ValidationFailure {
             }
             _ => String::from("Fix the fields below and call the tool again."),
         }
+    }
+
+    /// The next step that names, for each field of `fixes` (its dotted
+    /// path, the value sent, the value to send), both values:
+    /// `Replace "status": "PAID" with "status": "paid", keep your other
+    /// arguments, and call billing again.` (two: `Replace "a": "1" with
+    /// "a": 1 and "b": "x" with "b": "y", …`). A real model sent the fix
+    /// after a line naming the value sent beside the one to send more often
+    /// than after one naming only the value to send, or pointing to the
+    /// lines below (`actionability/model/FINDINGS.md`). `None` when there
+    /// is no field or more than [`MAX_SETTINGS`], when a value's JSON is
+    /// longer than [`MAX_SETTING_CHARS`], for a resource (`action` is a URI)
+    /// and for an action whose tool name is blank or longer than 128
+    /// characters.
+    pub(crate) fn replacing(action: &str, fixes: &[(&str, &Value, &Value)]) -> Option<String> {
+        let tool = action.split('.').next()?;
+        if action.contains("://")
+            || tool.trim().is_empty()
+            || tool.chars().count() > MAX_TOOL_NAME
+            || fixes.is_empty()
+            || fixes.len() > MAX_SETTINGS
+        {
+            return None;
+        }
+        let json = |value: &Value| {
+            let text = crate::json::compact(value);
+            (text.chars().count() <= MAX_SETTING_CHARS).then_some(text)
+        };
+        let mut replacements = Vec::with_capacity(fixes.len());
+        for (path, sent, to) in fixes {
+            let (sent, to) = (json(sent)?, json(to)?);
+            replacements.push(format!("\"{path}\": {sent} with \"{path}\": {to}"));
+        }
+        let last = replacements.pop()?;
+        let all = if replacements.is_empty() {
+            last
+        } else {
+            format!("{} and {last}", replacements.join(", "))
+        };
+        let line = format!("Replace {all}, keep your other arguments, and call {tool} again.");
+        Some(crate::text::one_line(&line).into_owned())
     }
 
     /// The whole instruction, as `_meta` and the client's typed error carry
@@ -118,6 +183,13 @@ impl ValidationFailure {
         )
     }
 }
+
+/// The most fields [`ValidationFailure::replacing`] names.
+pub(crate) const MAX_SETTINGS: usize = 5;
+
+/// The longest value [`ValidationFailure::replacing`] names, in characters
+/// of its JSON text.
+pub(crate) const MAX_SETTING_CHARS: usize = 100;
 
 /// The longest tool name [`ValidationFailure::next_step`] repeats, in
 /// characters (MCP 2025-11-25, "Tool names": 1 to 128 characters).
@@ -178,3 +250,72 @@ impl std::fmt::Display for ValidationFailure {
 }
 
 impl std::error::Error for ValidationFailure {}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_replacement_names_each_value_sent_and_to_send_and_the_tool() {
+        let (caps, paid, one, three, yes) = (
+            json!("PAID"),
+            json!("paid"),
+            json!("3"),
+            json!(3),
+            json!("true"),
+        );
+        assert_eq!(
+            ValidationFailure::replacing("billing.list_invoices", &[("status", &caps, &paid)])
+                .as_deref(),
+            Some(
+                r#"Replace "status": "PAID" with "status": "paid", keep your other arguments, and call billing again."#
+            )
+        );
+        assert_eq!(
+            ValidationFailure::replacing(
+                "report",
+                &[
+                    ("a", &caps, &paid),
+                    ("b", &one, &three),
+                    ("c.0", &yes, &json!(true))
+                ]
+            )
+            .as_deref(),
+            Some(
+                r#"Replace "a": "PAID" with "a": "paid", "b": "3" with "b": 3 and "c.0": "true" with "c.0": true, keep your other arguments, and call report again."#
+            )
+        );
+    }
+
+    #[test]
+    fn no_replacement_where_it_would_not_be_one_short_line() {
+        let (caps, paid) = (json!("PAID"), json!("paid"));
+        let long = json!("x".repeat(MAX_SETTING_CHARS));
+        let six = vec![("a", &caps, &paid); MAX_SETTINGS + 1];
+        assert_eq!(ValidationFailure::replacing("billing", &[]), None);
+        assert_eq!(ValidationFailure::replacing("billing", &six), None);
+        assert_eq!(
+            ValidationFailure::replacing("billing", &[("a", &caps, &long)]),
+            None
+        );
+        assert_eq!(
+            ValidationFailure::replacing("billing", &[("a", &long, &paid)]),
+            None
+        );
+        assert_eq!(
+            ValidationFailure::replacing("test://x/{id}", &[("id", &caps, &paid)]),
+            None
+        );
+        assert_eq!(
+            ValidationFailure::replacing(" .a", &[("a", &caps, &paid)]),
+            None
+        );
+        let five = vec![("a", &caps, &paid); MAX_SETTINGS];
+        assert!(ValidationFailure::replacing("billing", &five).is_some());
+        let line = ValidationFailure::replacing("bill\ning", &[("a\r\nb", &json!("x\ny"), &paid)])
+            .unwrap();
+        assert_eq!(line.lines().count(), 1, "{line}");
+    }
+}

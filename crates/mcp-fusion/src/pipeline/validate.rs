@@ -47,10 +47,9 @@ impl Service<Call> for Validate {
 
     fn call(&mut self, mut call: Call) -> Self::Future {
         if let Some(validator) = &self.validator
-            && let Err(fields) = validator.validate(&mut call.args)
+            && let Err(failure) = validator.check_call(call.ctx.name(), &mut call.args)
         {
-            tracing::debug!(action = %call.ctx.name(), problems = fields.len(), "invalid arguments");
-            let failure = ValidationFailure::new(call.ctx.name(), fields);
+            tracing::debug!(action = %call.ctx.name(), problems = failure.fields.len(), "invalid arguments");
             return Box::pin(std::future::ready(Ok(Outcome::Invalid(failure))));
         }
         let inner = self.inner.clone();

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::carried::carry;
 use crate::envelope::{to_call_tool_result, validation_result};
-use crate::error::{ToolError, ValidationFailure};
+use crate::error::ToolError;
 use crate::handler::deserialize_args;
 use crate::validation::SchemaValidator;
 
@@ -84,9 +84,8 @@ where
     fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
         let validator = validator::<T>()?;
         let mut args = Value::Object(context.arguments.take().unwrap_or_default());
-        if let Err(fields) = validator.validate(&mut args) {
-            tracing::debug!(tool = %context.name(), problems = fields.len(), "invalid arguments");
-            let failure = ValidationFailure::new(context.name(), fields);
+        if let Err(failure) = validator.check_call(context.name(), &mut args) {
+            tracing::debug!(tool = %context.name(), problems = failure.fields.len(), "invalid arguments");
             return Err(carry(validation_result(&failure)));
         }
         match deserialize_args::<T>(args) {

@@ -227,6 +227,23 @@ async fn invalid_arguments_answer_the_validation_error_result() {
 }
 
 #[tokio::test]
+async fn a_string_that_spells_the_amount_is_named_in_the_next_step() {
+    let args = json!({"id": "inv_1", "email": "a@b.co", "amount": "1500"});
+    let answer = call(answer_validation(routes()), args).await;
+    let step = "Replace \"amount\": \"1500\" with \"amount\": 1500, keep your other arguments, and call get_invoice again.";
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        format!(
+            "{step}\n<validation_error action=\"get_invoice\">\n  <field name=\"amount\">Wrong type. You sent: '1500'. Expected an integer.</field>\n  <recovery>Do not explain the error.</recovery>\n</validation_error>"
+        )
+    );
+    assert_eq!(
+        answer["result"]["_meta"]["mcp-fusion/error"]["recovery"],
+        format!("{step} Do not explain the error.")
+    );
+}
+
+#[tokio::test]
 async fn missing_arguments_are_each_required_field() {
     let answer = answer(
         answer_validation(routes()),

@@ -15,13 +15,16 @@ use crate::json::compact;
 use crate::suggest::{by_description, closest_other};
 
 /// The two phrased parts of a line about a single value, borrowed from the
-/// plan when it holds them.
+/// plan when it holds them, and the one value the line names as the fix.
 pub(crate) struct Parts<'a> {
     pub problem: Cow<'a, str>,
     pub expected: Cow<'a, str>,
+    /// The value to send instead, when the line names one (see
+    /// [`super::line::Line::fix`]).
+    pub fix: Option<Value>,
 }
 
-/// [`Parts`] from anything that becomes text.
+/// [`Parts`] from anything that becomes text, naming no fix.
 pub(crate) fn parts<'a>(
     problem: impl Into<Cow<'a, str>>,
     expected: impl Into<Cow<'a, str>>,
@@ -29,7 +32,58 @@ pub(crate) fn parts<'a>(
     Some(Parts {
         problem: problem.into(),
         expected: expected.into(),
+        fix: None,
     })
+}
+
+/// A `Wrong type` line's [`Parts`]: `expected`, and as the fix the sent
+/// string read as the one type of `types` it spells (`'1500'` for an
+/// `integer` is `1500`, `'true'` for a `boolean` is `true`), if it spells one.
+pub(crate) fn wrong_type<'a>(
+    expected: impl Into<Cow<'a, str>>,
+    value: &Value,
+    types: &[&str],
+) -> Option<Parts<'a>> {
+    Some(Parts {
+        problem: Cow::Borrowed("Wrong type"),
+        expected: expected.into(),
+        fix: spelled(value, types),
+    })
+}
+
+/// The type names of a `type` failure's `kind` (`integer`, `null`).
+pub(crate) fn type_kind_names(kind: &jsonschema::error::TypeKind) -> Vec<String> {
+    match kind {
+        jsonschema::error::TypeKind::Single(t) => vec![t.to_string()],
+        jsonschema::error::TypeKind::Multiple(set) => set.iter().map(|t| t.to_string()).collect(),
+    }
+}
+
+/// The value the string `value` spells, when `types` takes it and not
+/// strings: an integer for `integer`, a finite number for `number`, `true`
+/// or `false` for `boolean`.
+pub(crate) fn spelled(value: &Value, types: &[&str]) -> Option<Value> {
+    let text = value.as_str()?.trim();
+    if types.contains(&"string") {
+        return None;
+    }
+    if (types.contains(&"integer") || types.contains(&"number"))
+        && let Ok(n) = text.parse::<i64>()
+    {
+        return Some(Value::from(n));
+    }
+    if types.contains(&"number") {
+        let n = text.parse::<f64>().ok().filter(|n| n.is_finite())?;
+        return serde_json::Number::from_f64(n).map(Value::Number);
+    }
+    if types.contains(&"boolean") {
+        return match text {
+            "true" => Some(Value::Bool(true)),
+            "false" => Some(Value::Bool(false)),
+            _ => None,
+        };
+    }
+    None
 }
 
 /// `n thing` / `n things`.
@@ -103,6 +157,14 @@ pub(crate) fn pinned_expected(options: &[&Value]) -> String {
     sentence(&lookup::pinned_phrase(options))
 }
 
+/// What a line suggests for a sent value: the sentence (` Did you mean
+/// 'x'?`) and the option it names; empty and `None` when nothing is near.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Suggestion {
+    pub text: String,
+    pub option: Option<Value>,
+}
+
 /// ` Did you mean 'x'?` when the sent string is near one of the string
 /// `options`; else ` Did you mean 'x' (its description)?` when a word of it
 /// is in the description of one option only (`described`: option →
@@ -111,20 +173,24 @@ pub(crate) fn did_you_mean(
     value: &Value,
     options: &[&Value],
     described: &[(&str, &str)],
-) -> String {
+) -> Suggestion {
     let Some(typed) = value.as_str() else {
-        return String::new();
+        return Suggestion::default();
     };
     if let Some(near) = closest_other(typed, options.iter().filter_map(|o| o.as_str())) {
-        return format!(" Did you mean '{near}'?");
+        return Suggestion {
+            text: format!(" Did you mean '{near}'?"),
+            option: Some(Value::from(near)),
+        };
     }
     by_description(typed, described)
         .and_then(|near| described.iter().find(|(name, _)| *name == near))
-        .map(|(near, description)| {
-            format!(
+        .map(|(near, description)| Suggestion {
+            text: format!(
                 " Did you mean '{near}' ({})?",
                 clean_description(description)
-            )
+            ),
+            option: Some(Value::from(*near)),
         })
         .unwrap_or_default()
 }
@@ -318,10 +384,16 @@ mod tests {
         let opts = [&json!("active"), &json!("paid")];
         assert_eq!(
             did_you_mean(&json!("Active"), &opts, &[]),
-            " Did you mean 'active'?"
+            Suggestion {
+                text: String::from(" Did you mean 'active'?"),
+                option: Some(json!("active"))
+            }
         );
-        assert_eq!(did_you_mean(&json!(1), &opts, &[]), "");
-        assert_eq!(did_you_mean(&json!("zzz"), &opts, &[]), "");
+        assert_eq!(did_you_mean(&json!(1), &opts, &[]), Suggestion::default());
+        assert_eq!(
+            did_you_mean(&json!("zzz"), &opts, &[]),
+            Suggestion::default()
+        );
     }
 
     #[test]
@@ -331,10 +403,29 @@ mod tests {
             ("paid", "Paid in full."),
             ("void", "Cancelled; nothing is owed.\nMore."),
         ];
+        let suggested = did_you_mean(&json!("cancelled"), &opts, &described);
         assert_eq!(
-            did_you_mean(&json!("cancelled"), &opts, &described),
+            suggested.text,
             " Did you mean 'void' (Cancelled; nothing is owed)?"
         );
-        assert_eq!(did_you_mean(&json!("settled"), &opts, &described), "");
+        assert_eq!(suggested.option, Some(json!("void")));
+        assert_eq!(
+            did_you_mean(&json!("settled"), &opts, &described),
+            Suggestion::default()
+        );
+    }
+
+    #[test]
+    fn a_string_that_spells_the_expected_type_is_the_fix() {
+        let fix = |value: Value, types: &[&str]| spelled(&value, types);
+        assert_eq!(fix(json!("1500"), &["integer", "null"]), Some(json!(1500)));
+        assert_eq!(fix(json!(" 2.5 "), &["number"]), Some(json!(2.5)));
+        assert_eq!(fix(json!("7"), &["number"]), Some(json!(7)));
+        assert_eq!(fix(json!("true"), &["boolean"]), Some(json!(true)));
+        assert_eq!(fix(json!("2.5"), &["integer"]), None);
+        assert_eq!(fix(json!("NaN"), &["number"]), None);
+        assert_eq!(fix(json!("yes"), &["boolean"]), None);
+        assert_eq!(fix(json!("5"), &["string", "integer"]), None);
+        assert_eq!(fix(json!(5), &["string"]), None);
     }
 }

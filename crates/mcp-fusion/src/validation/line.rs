@@ -32,6 +32,18 @@ pub(crate) struct Line {
     pub keyword: &'static str,
     /// `{problem}. You sent: {sent}. {expected}`.
     pub message: String,
+    /// The one value the line names as the fix, with the value sent: the
+    /// option a `Did you mean` names, the number or boolean a string spells
+    /// where one is expected. The next step of the failure names them when
+    /// every line has one (`ValidationFailure::next_step`).
+    pub fix: Option<Fix>,
+}
+
+/// A value sent and the one to send instead.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Fix {
+    pub sent: Value,
+    pub to: Value,
 }
 
 impl Line {
@@ -88,18 +100,29 @@ impl Line {
             segs,
             keyword,
             message,
+            fix: None,
         }
+    }
+
+    /// The line naming `fix` as the value to send instead of `sent`.
+    pub(crate) fn fixing(mut self, sent: &Value, fix: Option<Value>) -> Self {
+        self.fix = fix.map(|to| Fix {
+            sent: sent.clone(),
+            to,
+        });
+        self
     }
 }
 
 /// `Expected one of: 'a', 'b'.` / `Expected exactly 'a'.`, then the
-/// suggestion (`described`: see [`did_you_mean`]).
+/// suggestion (`described`: see [`did_you_mean`]); with the option it names.
 pub(crate) fn expected_pinned(
     value: &Value,
     options: &[&Value],
     described: &[(&str, &str)],
-) -> String {
+) -> (String, Option<Value>) {
     let mut out = pinned_expected(options);
-    out.push_str(&did_you_mean(value, options, described));
-    out
+    let suggestion = did_you_mean(value, options, described);
+    out.push_str(&suggestion.text);
+    (out, suggestion.option)
 }

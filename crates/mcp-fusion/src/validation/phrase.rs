@@ -2,13 +2,15 @@
 //! phrased per JSON Schema keyword (wire contract §4; the table is in
 //! `docs/validation.md`).
 
+use std::borrow::Cow;
+
 use jsonschema::ValidationError;
 use jsonschema::error::{TypeKind, ValidationErrorKind as Kind};
 use serde_json::Value;
 
 use super::expect::{
     Parts, bounds_phrase, count, format_parts, limit_expected, multiple_of_parts, parts,
-    pattern_expected, required_expected, type_expected,
+    pattern_expected, required_expected, type_expected, type_kind_names, wrong_type,
 };
 use super::format::clean;
 use super::line::{Ctx, Line, expected_pinned};
@@ -70,13 +72,16 @@ pub(crate) fn phrase(ctx: &Ctx, err: &ValidationError<'_>, out: &mut Vec<Line>) 
         }
         _ => {
             let p = single(ctx, err).unwrap_or_else(|| fallback(err.kind().keyword()));
-            out.push(Line::about(
-                here,
-                keyword_of(err.kind()),
-                &p.problem,
-                Some(value),
-                &p.expected,
-            ));
+            out.push(
+                Line::about(
+                    here,
+                    keyword_of(err.kind()),
+                    &p.problem,
+                    Some(value),
+                    &p.expected,
+                )
+                .fixing(value, p.fix),
+            );
         }
     }
 }
@@ -234,6 +239,7 @@ fn fallback(keyword: &str) -> Parts<'static> {
     Parts {
         problem: "Invalid value".into(),
         expected: format!("Expected a value that satisfies the schema's '{keyword}' rule.").into(),
+        fix: None,
     }
 }
 
@@ -279,7 +285,7 @@ pub(crate) fn single<'c>(ctx: &Ctx<'c>, err: &ValidationError<'_>) -> Option<Par
     }
     let at = At { ctx, schema_path };
     match err.kind() {
-        Kind::Type { kind } => type_parts(&at, kind),
+        Kind::Type { kind } => type_parts(&at, kind, value),
         Kind::Minimum { limit } => parts(
             "Too small",
             range(ctx, schema_path, "minimum", (">=", limit)),
@@ -344,8 +350,9 @@ impl<'c> At<'_, 'c> {
     }
 }
 
-/// `type`: the types the schema names (else the error's).
-fn type_parts<'c>(at: &At<'_, 'c>, kind: &TypeKind) -> Option<Parts<'c>> {
+/// `type`: the types the schema names (else the error's); the fix is the
+/// value a sent string spells ([`wrong_type`]).
+fn type_parts<'c>(at: &At<'_, 'c>, kind: &TypeKind, value: &Value) -> Option<Parts<'c>> {
     let names: Vec<String> = match at.owner("type").and_then(|o| o.get("type")) {
         Some(Value::String(t)) => vec![t.clone()],
         Some(Value::Array(ts)) => ts
@@ -353,13 +360,10 @@ fn type_parts<'c>(at: &At<'_, 'c>, kind: &TypeKind) -> Option<Parts<'c>> {
             .filter_map(Value::as_str)
             .map(str::to_owned)
             .collect(),
-        _ => match kind {
-            TypeKind::Single(t) => vec![t.to_string()],
-            TypeKind::Multiple(set) => set.iter().map(|t| t.to_string()).collect(),
-        },
+        _ => type_kind_names(kind),
     };
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    parts("Wrong type", type_expected(&names))
+    wrong_type(type_expected(&names), value, &names)
 }
 
 /// The keywords of a size: a string's length, an array's items, an
@@ -457,6 +461,16 @@ fn extra_parts<'c>(at: &At<'_, 'c>, kind: &Kind) -> Option<Parts<'c>> {
     }
 }
 
+/// An `Invalid value` line's parts: the expectation of pinned values and the
+/// option suggested, which is the fix.
+fn pinned<'c>((expected, fix): (String, Option<Value>)) -> Option<Parts<'c>> {
+    Some(Parts {
+        problem: Cow::Borrowed("Invalid value"),
+        expected: Cow::Owned(expected),
+        fix,
+    })
+}
+
 /// The keywords about the value itself: `enum`, `const`, `pattern`,
 /// `format`, `multipleOf`.
 fn value_parts<'c>(at: &At<'_, 'c>, kind: &Kind, value: &Value) -> Option<Parts<'c>> {
@@ -466,12 +480,11 @@ fn value_parts<'c>(at: &At<'_, 'c>, kind: &Kind, value: &Value) -> Option<Parts<
                 Value::Array(items) => items.iter().collect(),
                 other => vec![other],
             };
-            parts("Invalid value", expected_pinned(value, &opts, &[]))
+            pinned(expected_pinned(value, &opts, &[]))
         }
-        Kind::Constant { expected_value } => parts(
-            "Invalid value",
-            expected_pinned(value, &[&**expected_value], &[]),
-        ),
+        Kind::Constant { expected_value } => {
+            pinned(expected_pinned(value, &[&**expected_value], &[]))
+        }
         Kind::Pattern { pattern } => parts("Does not match the pattern", pattern_expected(pattern)),
         Kind::BacktrackLimitExceeded { .. } | Kind::RegexEngineFailure { .. } => {
             let pattern = at

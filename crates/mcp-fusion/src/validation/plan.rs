@@ -27,7 +27,7 @@ use serde_json::Value;
 
 use super::expect::{
     Parts, bounds_phrase, format_parts, limit_expected, multiple_of_parts, parts, pattern_expected,
-    pinned_expected, required_expected, type_expected,
+    pinned_expected, required_expected, type_expected, type_kind_names, wrong_type,
 };
 use super::lookup::{self, Unions};
 use super::path::Seg;
@@ -135,7 +135,11 @@ impl Plan {
     ) -> Option<Parts<'p>> {
         let phrasing = self.at(schema_path)?;
         match (kind, phrasing) {
-            (Kind::Type { .. }, Phrasing::Type(expected)) => parts("Wrong type", &**expected),
+            (Kind::Type { kind }, Phrasing::Type(expected)) => {
+                let names = type_kind_names(kind);
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                wrong_type(&**expected, value, &names)
+            }
             (Kind::MinLength { limit: l }, Phrasing::Limit { limit, expected }) if l == limit => {
                 parts("Too short", &**expected)
             }
@@ -247,20 +251,21 @@ impl Plan {
 }
 
 /// The parts of an `enum`/`const` failure: the planned expectation and the
-/// suggestion for `value` among `options`.
+/// suggestion for `value` among `options`, which is the fix.
 fn pinned_parts<'p>(expected: &'p str, value: &Value, options: &[&Value]) -> Parts<'p> {
     let suggestion = super::expect::did_you_mean(value, options, &[]);
-    let expected = if suggestion.is_empty() {
+    let expected = if suggestion.text.is_empty() {
         Cow::Borrowed(expected)
     } else {
-        let mut text = String::with_capacity(expected.len() + suggestion.len());
+        let mut text = String::with_capacity(expected.len() + suggestion.text.len());
         text.push_str(expected);
-        text.push_str(&suggestion);
+        text.push_str(&suggestion.text);
         Cow::Owned(text)
     };
     Parts {
         problem: Cow::Borrowed("Invalid value"),
         expected,
+        fix: suggestion.option,
     }
 }
 

@@ -14,6 +14,7 @@ use jsonschema::ValidationError;
 use jsonschema::error::{TypeKind, ValidationErrorKind as Kind};
 use serde_json::Value;
 
+use super::expect::{spelled, type_kind_names};
 use super::line::{Ctx, Line, expected_pinned};
 use super::lookup;
 use super::path::{self, Seg};
@@ -48,13 +49,11 @@ pub(crate) fn choose<'e>(
         }
         if let Some(all) = lookup::pinned_union(ctx.root, branches) {
             let described = lookup::described_options(ctx.root, branches);
-            return Choice::Line(Line::new(
-                here,
-                "enum",
-                "Invalid value",
-                &sent(Some(value)),
-                &expected_pinned(value, &all, &described),
-            ));
+            let (expected, fix) = expected_pinned(value, &all, &described);
+            return Choice::Line(
+                Line::new(here, "enum", "Invalid value", &sent(Some(value)), &expected)
+                    .fixing(value, fix),
+            );
         }
     }
     let path = err.instance_path().as_str();
@@ -76,13 +75,27 @@ pub(crate) fn choose<'e>(
             .iter()
             .all(|d| !d.starts_with("one of") && !d.starts_with("exactly"));
     if only_types {
-        return Choice::Line(Line::new(
-            here,
-            "type",
-            "Wrong type",
-            &sent(Some(value)),
-            &format!("Expected {}.", lookup::or_list(&descs)),
-        ));
+        let names: Vec<String> = context
+            .iter()
+            .flatten()
+            .filter(|e| e.instance_path().as_str() == path)
+            .filter_map(|e| match e.kind() {
+                Kind::Type { kind } => Some(type_kind_names(kind)),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        return Choice::Line(
+            Line::new(
+                here,
+                "type",
+                "Wrong type",
+                &sent(Some(value)),
+                &format!("Expected {}.", lookup::or_list(&descs)),
+            )
+            .fixing(value, spelled(value, &names)),
+        );
     }
     let expected = if descs.is_empty() {
         "Expected a value that matches one of the allowed shapes.".to_owned()
@@ -135,13 +148,17 @@ fn by_tag<'e>(
                 Some(i) if !context[i].is_empty() => return Some(Choice::Branch(&context[i])),
                 Some(_) => {}
                 None => {
-                    return Some(Choice::Line(Line::new(
-                        path::child(here, tag.name),
-                        "enum",
-                        "Invalid value",
-                        &sent(Some(sent_tag)),
-                        &expected_pinned(sent_tag, &tags, &[]),
-                    )));
+                    let (expected, fix) = expected_pinned(sent_tag, &tags, &[]);
+                    return Some(Choice::Line(
+                        Line::new(
+                            path::child(here, tag.name),
+                            "enum",
+                            "Invalid value",
+                            &sent(Some(sent_tag)),
+                            &expected,
+                        )
+                        .fixing(sent_tag, fix),
+                    ));
                 }
             },
         }

@@ -8,7 +8,7 @@ use jsonschema::{Draft, ReferencingError, Retrieve, Uri};
 use serde_json::Value;
 
 use super::int_bounds::with_integer_bounds;
-use super::line::{Ctx, Line};
+use super::line::{Ctx, Fix, Line};
 use super::lookup;
 use super::nulls::remove_optional_nulls;
 use super::path::dotted;
@@ -16,7 +16,7 @@ use super::phrase::phrase;
 use super::plan::Plan;
 use super::schema_error::SchemaError;
 use super::unknown_keys::pair_with_missing;
-use crate::error::FieldError;
+use crate::error::{FieldError, ValidationFailure};
 
 /// A compiled JSON Schema (draft 2020-12) for one action's arguments.
 ///
@@ -117,11 +117,44 @@ impl SchemaValidator {
     /// field's own problems in the order the validator found them. Never empty.
     pub fn validate(&self, args: &mut Value) -> Result<(), Vec<FieldError>> {
         self.validate_with(args, &self.plan)
+            .map_err(|lines| lines.into_iter().map(|(field, _)| field).collect())
+    }
+
+    /// [`SchemaValidator::validate`] for a call of `action` (its dotted
+    /// name): the failure, whose next step names the value sent and the one
+    /// to send for each field when every line names one (a `Did you mean`
+    /// option, the number a string spells), as
+    /// [`ValidationFailure::replacing`] words it.
+    pub(crate) fn check_call(
+        &self,
+        action: &str,
+        args: &mut Value,
+    ) -> Result<(), ValidationFailure> {
+        let lines = match self.validate_with(args, &self.plan) {
+            Ok(()) => return Ok(()),
+            Err(lines) => lines,
+        };
+        let fixes: Option<Vec<(&str, &Value, &Value)>> = lines
+            .iter()
+            .map(|(field, fix)| {
+                fix.as_ref()
+                    .map(|fix| (field.path.as_str(), &fix.sent, &fix.to))
+            })
+            .collect();
+        let next_step = fixes.and_then(|fixes| ValidationFailure::replacing(action, &fixes));
+        let mut failure =
+            ValidationFailure::new(action, lines.into_iter().map(|(field, _)| field).collect());
+        failure.next_step = next_step;
+        Err(failure)
     }
 
     /// [`SchemaValidator::validate`] phrasing with `plan` (an empty one
-    /// phrases every line from the schema).
-    fn validate_with(&self, args: &mut Value, plan: &Plan) -> Result<(), Vec<FieldError>> {
+    /// phrases every line from the schema), each line with its fix.
+    fn validate_with(
+        &self,
+        args: &mut Value,
+        plan: &Plan,
+    ) -> Result<(), Vec<(FieldError, Option<Fix>)>> {
         remove_optional_nulls(&self.checked, args);
         let args: &Value = args;
         let ctx = Ctx {
@@ -159,11 +192,12 @@ impl SchemaValidator {
         lines.truncate(MAX_LINES);
         let mut fields = finish(&ctx, lines);
         if left_out > 0 {
-            fields.push(if capped {
+            let more = if capped {
                 crate::error::more_line_at_least(left_out)
             } else {
                 crate::error::more_line(left_out)
-            });
+            };
+            fields.push((more, None));
         }
         Err(fields)
     }
@@ -204,7 +238,7 @@ pub const MAX_COUNTED: usize = 10_000;
 
 /// Drops repeats and type lines that an `enum`/`const` line at the same path
 /// already covers (it lists the exact values), then orders the lines.
-fn finish(ctx: &Ctx, lines: Vec<Line>) -> Vec<FieldError> {
+fn finish(ctx: &Ctx, lines: Vec<Line>) -> Vec<(FieldError, Option<Fix>)> {
     let pinned_at = |segs: &[_]| {
         lines
             .iter()
@@ -239,7 +273,7 @@ fn finish(ctx: &Ctx, lines: Vec<Line>) -> Vec<FieldError> {
     keyed.sort_by(|a, b| a.0.cmp(&b.0));
     keyed
         .into_iter()
-        .map(|(_, l)| FieldError::new(dotted(&l.segs), l.message))
+        .map(|(_, l)| (FieldError::new(dotted(&l.segs), l.message), l.fix))
         .collect()
 }
 
@@ -302,7 +336,7 @@ mod tests {
             json!({"id": 1, "email": null, "amount": "1", "lines": "x"}),
         ];
         for args in cases {
-            let planned = validator.validate(&mut args.clone());
+            let planned = validator.validate_with(&mut args.clone(), &validator.plan);
             let walked = validator.validate_with(&mut args.clone(), &Plan::default());
             assert!(planned.is_err(), "{args}");
             assert_eq!(planned, walked, "{args}");
@@ -344,6 +378,42 @@ mod tests {
                     "Too small. You sent: 0. Expected an integer >= 1."
                 ),
             ]
+        );
+    }
+
+    #[test]
+    fn a_call_whose_every_line_names_a_value_gets_a_next_step_naming_them() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "limit": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+                "status": {"enum": ["open", "paid"]},
+                "flag": {"type": "boolean"},
+                "note": {"type": "string"}
+            }
+        });
+        let validator = SchemaValidator::new(&schema).unwrap();
+        let step = |args: Value| {
+            validator
+                .check_call("billing.list", &mut args.clone())
+                .unwrap_err()
+                .next_step()
+        };
+        assert_eq!(
+            step(json!({"limit": "5", "status": "Paid", "flag": "true"})),
+            r#"Replace "limit": "5" with "limit": 5, "status": "Paid" with "status": "paid" and "flag": "true" with "flag": true, keep your other arguments, and call billing again."#
+        );
+        assert_eq!(
+            step(json!({"limit": "five", "status": "Paid"})),
+            "Fix the fields below and call billing again."
+        );
+        assert_eq!(
+            step(json!({"note": 5})),
+            "Fix the fields below and call billing again."
+        );
+        assert_eq!(
+            validator.check_call("billing.list", &mut json!({"limit": 5})),
+            Ok(())
         );
     }
 }

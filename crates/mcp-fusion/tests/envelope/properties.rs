@@ -148,8 +148,13 @@ fn validation_failure() -> impl Strategy<Value = ValidationFailure> {
             (long_text(), long_text()).prop_map(|(p, m)| FieldError::new(p, m)),
             0..12,
         ),
+        prop::option::of(long_text()),
     )
-        .prop_map(|(action, fields)| ValidationFailure::new(action, fields))
+        .prop_map(|(action, fields, next_step)| {
+            let mut failure = ValidationFailure::new(action, fields);
+            failure.next_step = next_step;
+            failure
+        })
 }
 
 /// What a foreign server may write in `<retry_after>`: numbers in every form,
@@ -211,7 +216,8 @@ proptest! {
             parse(&xml).unwrap().to_meta(),
             envelope::validation_to_meta(&failure)
         );
-        let embedded = format!("{before}{xml}");
+        // A line end keeps the text before from being read as the next step.
+        let embedded = format!("{before}\n{xml}");
         prop_assert_eq!(parse(&embedded), Ok(ParsedEnvelope::Validation(normalized)));
     }
 

@@ -19,12 +19,20 @@ fn one_field(action: &str, path: &str, message: &str) -> (String, Value) {
     fields(action, &[(path, message)])
 }
 
-/// The `<validation_error>` text and `_meta` for `lines`, as §4 writes them.
+/// The `<validation_error>` text and `_meta` for `lines`, as §4 writes them,
+/// after the default next step.
 fn fields(action: &str, lines: &[(&str, &str)]) -> (String, Value) {
     let tool = action.split('.').next().unwrap();
-    let mut text = format!(
-        "Fix the fields below and call {tool} again.\n<validation_error action=\"{action}\">\n"
-    );
+    stepped(
+        action,
+        &format!("Fix the fields below and call {tool} again."),
+        lines,
+    )
+}
+
+/// [`fields`] after the next step `step`.
+fn stepped(action: &str, step: &str, lines: &[(&str, &str)]) -> (String, Value) {
+    let mut text = format!("{step}\n<validation_error action=\"{action}\">\n");
     for (path, message) in lines {
         let escaped = message.replace('&', "&amp;").replace('<', "&lt;");
         text.push_str(&format!("  <field name=\"{path}\">{escaped}</field>\n"));
@@ -36,7 +44,7 @@ fn fields(action: &str, lines: &[(&str, &str)]) -> (String, Value) {
         "code": "VALIDATION_ERROR",
         "severity": "error",
         "message": format!("The arguments for {action} are not valid ({n} {problems})."),
-        "recovery": format!("Fix the fields below and call {tool} again. {VALIDATION_RECOVERY}"),
+        "recovery": format!("{step} {VALIDATION_RECOVERY}"),
         "action": action,
         "fields": lines.iter().map(|(p, m)| json!({"path": p, "message": m})).collect::<Vec<_>>(),
     });
@@ -128,12 +136,47 @@ async fn enum_value_in_the_wrong_case_lists_all_five_options_and_suggests_active
         json!({"action": "list", "status": "Active"}),
     )
     .await;
-    let (text, meta) = one_field(
+    let (text, meta) = stepped(
         "invoices.list",
-        "status",
-        "Invalid value. You sent: 'Active'. Expected one of: 'active', 'paid', 'void', 'draft', 'overdue'. Did you mean 'active'?",
+        "Replace \"status\": \"Active\" with \"status\": \"active\", keep your other arguments, and call invoices again.",
+        &[(
+            "status",
+            "Invalid value. You sent: 'Active'. Expected one of: 'active', 'paid', 'void', 'draft', 'overdue'. Did you mean 'active'?",
+        )],
     );
     assert_validation(&result, &text, &meta);
+    assert_eq!(calls.list.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn the_next_step_names_the_values_when_every_line_names_one() {
+    let (server, calls) = fixture();
+    let result = call(
+        &server,
+        "report",
+        json!({"project": "demo", "limit": " 3 "}),
+    )
+    .await;
+    let (text, meta) = stepped(
+        "report",
+        "Replace \"limit\": \" 3 \" with \"limit\": 3, keep your other arguments, and call report again.",
+        &[("limit", "Wrong type. You sent: ' 3 '. Expected an integer.")],
+    );
+    assert_validation(&result, &text, &meta);
+
+    // One line that names no value: the default step, for every line.
+    let result = call(
+        &server,
+        "invoices",
+        json!({"action": "list", "status": "Active", "limit": "many"}),
+    )
+    .await;
+    assert!(
+        texts(&result)[0].starts_with("Fix the fields below and call invoices again.\n"),
+        "{:?}",
+        texts(&result)
+    );
+    assert_eq!(calls.report(), 0);
     assert_eq!(calls.list.load(Ordering::SeqCst), 0);
 }
 

@@ -61,7 +61,10 @@ pub fn assert_error(result: &CallToolResult, text: &str, meta: &Value) {
 /// [`assert_error`] for a `<validation_error>` (§4).
 #[track_caller]
 pub fn assert_validation(result: &CallToolResult, text: &str, meta: &Value) {
-    assert!(text.starts_with("Fix the fields below and "), "{text}");
+    assert!(
+        text.starts_with("Fix the fields below and ") || text.starts_with("Replace \""),
+        "{text}"
+    );
     assert!(
         text.contains(" again.\n<validation_error action=\""),
         "{text}"
