@@ -284,6 +284,30 @@ async fn malformed_json_rpc_gets_json_rpc_errors_and_the_session_goes_on() {
         twice.message(),
         json!({"jsonrpc": "2.0", "id": 12, "error": {"code": -32602, "message": "Invalid params for tools/call: the key \"action\" appears twice in one object; send each key once"}})
     );
+    // A key of the params themselves: which tool is called.
+    let name_twice = http
+        .post(
+            r#"{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"billing","name":"billing_health","arguments":{}}}"#,
+            &in_session,
+        )
+        .await;
+    assert_eq!(name_twice.status, 400);
+    assert_eq!(
+        name_twice.message(),
+        json!({"jsonrpc": "2.0", "id": 14, "error": {"code": -32602, "message": "Invalid params for tools/call: the key \"name\" appears twice in one object; send each key once"}})
+    );
+    // A cursor that is not a string is refused, not read as no cursor.
+    let numeric_cursor = http
+        .post(
+            r#"{"jsonrpc":"2.0","id":15,"method":"prompts/list","params":{"cursor":{"page":2}}}"#,
+            &in_session,
+        )
+        .await;
+    assert_eq!(numeric_cursor.status, 400);
+    assert_eq!(
+        numeric_cursor.message(),
+        json!({"jsonrpc": "2.0", "id": 15, "error": {"code": -32602, "message": "Invalid params for prompts/list: \"cursor\" must be a string, the nextCursor of the previous page (you sent {\"page\":2}); omit it for the first page"}})
+    );
     // The same for a prompt's arguments: which invoice it is about.
     let prompt_twice = http
         .post(

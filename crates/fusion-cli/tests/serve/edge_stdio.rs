@@ -70,6 +70,18 @@ fn unreadable_lines_get_json_rpc_errors_and_the_session_goes_on() {
         server.read(),
         json!({"jsonrpc": "2.0", "id": 14, "error": {"code": -32602, "message": "Invalid params for tools/call: the key \"action\" appears twice in one object; send each key once"}})
     );
+    // A key of the params themselves, which rmcp cannot read: named too.
+    server.line(r#"{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"name":"billing","name":"billing_health","arguments":{}}}"#);
+    assert_eq!(
+        server.read(),
+        json!({"jsonrpc": "2.0", "id": 15, "error": {"code": -32602, "message": "Invalid params for tools/call: the key \"name\" appears twice in one object; send each key once"}})
+    );
+    // A cursor that is not a string is refused, not read as no cursor.
+    server.line(r#"{"jsonrpc":"2.0","id":16,"method":"tools/list","params":{"cursor":5}}"#);
+    assert_eq!(
+        server.read(),
+        json!({"jsonrpc": "2.0", "id": 16, "error": {"code": -32602, "message": "Invalid params for tools/list: \"cursor\" must be a string, the nextCursor of the previous page (you sent 5); omit it for the first page"}})
+    );
     // A notification is never answered, even an invalid one: the next line
     // read is the answer to the ping after it.
     server.line(r#"{"jsonrpc":"1.0","method":"notifications/whatever"}"#);

@@ -38,8 +38,7 @@ use tokio_util::codec::{Decoder, Encoder, FramedRead, FramedWrite};
 use crate::envelope::{WritesEnvelopes, written_members};
 use crate::server::listen::task_ids::{acknowledge_task_ids, error_answer, requested_task_ids};
 use crate::wire::jsonrpc::{
-    INVALID_REQUEST, duplicate_id_response, reject_unreadable, repeated_key_response,
-    too_many_values,
+    INVALID_REQUEST, duplicate_id_response, params_refusal, reject_unreadable, too_many_values,
 };
 use crate::wire::message_text::MessageText;
 
@@ -351,7 +350,7 @@ impl<R, W> StdioTransport<R, W> {
         }
         let message = text.message();
         if let Ok(message) = &message
-            && let Some(answer) = repeated_key_response(message, &text)
+            && let Some(answer) = params_refusal(message, &text)
         {
             self.unsent = Some(answer);
             return None;

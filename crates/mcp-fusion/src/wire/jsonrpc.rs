@@ -278,25 +278,46 @@ pub(crate) fn duplicate_id_response(id: &RequestId) -> String {
     )
 }
 
-/// `-32602` for a request that carries arguments (`tools/call`,
-/// `prompts/get`, `completion/complete`) whose text `text` repeats a key in
-/// one object (the arguments, mostly): which of the two values counts is
-/// left to each reader (RFC 8259 §4), so a proxy that reads the first
-/// `action` or `id` and this server, which would read the last, could
-/// disagree. `None` for any other message.
-pub(crate) fn repeated_key_response(
+/// `-32602` for what rmcp's types read without a word (wire contract: bad
+/// input gets a clear error, never a silent default):
+///
+/// - a request that carries arguments (`tools/call`, `prompts/get`,
+///   `completion/complete`) whose text `text` repeats a key in one object
+///   (the arguments, mostly): which of the two values counts is left to each
+///   reader (RFC 8259 §4), so a proxy that reads the first `action` or `id`
+///   and this server, which would read the last, could disagree. The same
+///   for a request of any standard MCP method whose params rmcp could not
+///   read because a key of theirs repeats (`name` twice in a `tools/call`):
+///   the answer names the key, where the params alone would only say they
+///   do not match;
+/// - a list request (`tools/list`, `prompts/list`, `resources/list`,
+///   `resources/templates/list`) whose `cursor` is not a string (nor
+///   `null`): rmcp reads such params as none, which would answer the first
+///   page.
+///
+/// `None` for any other message.
+pub(crate) fn params_refusal(
     message: &ClientJsonRpcMessage,
     text: &MessageText<'_>,
 ) -> Option<String> {
     let ClientJsonRpcMessage::Request(request) = message else {
         return None;
     };
-    if !matches!(
-        request.request,
+    let checked = match &request.request {
         ClientRequest::CallToolRequest(_)
-            | ClientRequest::GetPromptRequest(_)
-            | ClientRequest::CompleteRequest(_)
-    ) {
+        | ClientRequest::GetPromptRequest(_)
+        | ClientRequest::CompleteRequest(_) => true,
+        ClientRequest::CustomRequest(custom) => STANDARD_METHODS.contains(&custom.method.as_str()),
+        ClientRequest::ListToolsRequest(_)
+        | ClientRequest::ListPromptsRequest(_)
+        | ClientRequest::ListResourcesRequest(_)
+        | ClientRequest::ListResourceTemplatesRequest(_) => {
+            return cursor_refusal(request.request.method(), text)
+                .map(|error| invalid_params_response(&request.id, &error));
+        }
+        _ => false,
+    };
+    if !checked {
         return None;
     }
     let key = text.repeated_key()?;
@@ -309,6 +330,34 @@ pub(crate) fn repeated_key_response(
         None,
     );
     Some(invalid_params_response(&request.id, &error))
+}
+
+/// `-32602` for a list request of `method` whose text `text` gives a
+/// `cursor` that is neither a string nor `null` (MCP "Pagination": the
+/// cursor is the opaque string of a previous page's `nextCursor`).
+fn cursor_refusal(method: &str, text: &MessageText<'_>) -> Option<ErrorData> {
+    #[derive(Deserialize)]
+    struct ListLine<'a> {
+        #[serde(borrow, default)]
+        params: Option<ListParams<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct ListParams<'a> {
+        #[serde(borrow, default)]
+        cursor: Option<&'a RawValue>,
+    }
+    let line = serde_json::from_slice::<ListLine<'_>>(text.text()).ok()?;
+    let cursor = line.params?.cursor?.get();
+    if cursor.starts_with('"') || cursor == "null" {
+        return None;
+    }
+    Some(ErrorData::invalid_params(
+        format!(
+            "Invalid params for {method}: \"cursor\" must be a string, the nextCursor of the previous page (you sent {}); omit it for the first page",
+            crate::text::cut_chars(cursor, 50, "...")
+        ),
+        None,
+    ))
 }
 
 /// The answer to a message that holds more JSON values than a transport

@@ -55,8 +55,8 @@ use crate::server::listen::task_ids::{
     ListenTaskIds, acknowledge_task_ids, error_answer, requested_task_ids,
 };
 use crate::wire::jsonrpc::{
-    duplicate_id_response, invalid_params, invalid_params_response, reject_unreadable,
-    repeated_key_response, too_many_values,
+    duplicate_id_response, invalid_params, invalid_params_response, params_refusal,
+    reject_unreadable, too_many_values,
 };
 use crate::wire::message_text::MessageText;
 use crate::wire::removed_methods::removed_request;
@@ -292,14 +292,17 @@ impl Edge {
                 unreadable.answer,
             ));
         };
-        if let Some((id, error)) = removed_request(&message).or_else(|| invalid_params(&message)) {
+        let removed = removed_request(&message);
+        if removed.is_none()
+            && let Some(answer) = params_refusal(&message, &read)
+        {
+            return Err(jsonrpc_error(answer));
+        }
+        if let Some((id, error)) = removed.or_else(|| invalid_params(&message)) {
             return Err(jsonrpc_error_with(
                 status_of(error.code.0),
                 invalid_params_response(&id, &error),
             ));
-        }
-        if let Some(answer) = repeated_key_response(&message, &read) {
-            return Err(jsonrpc_error(answer));
         }
         Ok(message)
     }
