@@ -423,6 +423,16 @@ async fn odd_but_readable_messages_get_exact_answers() {
         .await;
     assert_eq!(bom.status, 200, "{}", bom.body);
     assert!(bom.message()["result"]["tools"].is_array());
+    // One mark only: a second one is not JSON.
+    let two = http
+        .post(
+            "\u{feff}\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}",
+            &in_session,
+        )
+        .await;
+    assert_eq!(two.status, 400, "{}", two.body);
+    assert_eq!(two.message()["error"]["code"], -32700, "{}", two.body);
+    assert_eq!(two.message()["id"], Value::Null, "{}", two.body);
     for (body, expected) in [
         (
             r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#,

@@ -113,8 +113,9 @@ struct Envelope {
     params: Option<Value>,
 }
 
-/// The answer to `bytes` (one whole message) that did not parse as a client
-/// JSON-RPC message.
+/// The answer to `bytes` (one whole message, its byte order mark already
+/// taken off by the transport) that did not parse as a client JSON-RPC
+/// message: a second mark is not JSON (RFC 8259 §8.1).
 pub(crate) fn reject_unreadable(bytes: &[u8]) -> Unreadable {
     let answer = |id: &RawValue, code: i32, message: String| Unreadable {
         answer: error_response(id, code, message),
@@ -122,7 +123,6 @@ pub(crate) fn reject_unreadable(bytes: &[u8]) -> Unreadable {
         code,
     };
     let null = null_id();
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let value: Value = match serde_json::from_slice(bytes) {
         Ok(value) => value,
         Err(e) => {
@@ -528,6 +528,13 @@ mod tests {
             (-32600, Value::Null)
         );
         assert_eq!(code_and_id(reject_unreadable(b"[]")), (-32600, Value::Null));
+        assert_eq!(
+            code_and_id(reject_unreadable(
+                b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"
+            )),
+            (-32700, Value::Null),
+            "the transport took off the first mark; a second one is not JSON"
+        );
         assert_eq!(code_and_id(reject_unreadable(b"42")), (-32600, Value::Null));
     }
 
