@@ -85,13 +85,29 @@ impl SessionPost {
         if matches!(message, ClientJsonRpcMessage::Request(_)) {
             return Served::Answered(match self.sessions.create_stream(&id, message).await {
                 Ok(stream) => self.sse(stream),
-                Err(e) => internal_error("get session", e),
+                Err(e) => self.failed(&id, "get session", e).await,
             });
         }
         Served::Answered(match self.sessions.accept_message(&id, message).await {
             Ok(()) => status_only(StatusCode::ACCEPTED),
-            Err(e) => internal_error("accept message", e),
+            Err(e) => self.failed(&id, "accept message", e).await,
         })
+    }
+
+    /// The answer when the session manager failed to take a message of
+    /// session `id`: the 404 of an unknown session when the session ended
+    /// meanwhile (a `DELETE` or its expiry raced the `POST`), else rmcp's 500.
+    async fn failed(
+        &self,
+        id: &rmcp::transport::common::server_side_http::SessionId,
+        context: &str,
+        error: impl std::fmt::Display,
+    ) -> Response {
+        if !self.sessions.has_session(id).await.unwrap_or(false) {
+            tracing::debug!("a message of session {id} came as it ended: {error}");
+            return super::answers::session_gone();
+        }
+        internal_error(context, error)
     }
 
     /// A stream of server messages as rmcp's service writes it: 200
@@ -234,6 +250,29 @@ impl sse_stream::Timer for KeepAliveTimer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_message_of_a_session_that_ended_meanwhile_is_the_unknown_session_404() {
+        let limits = super::super::sessions::Limits {
+            max_sessions: 4,
+            max_live: 4,
+            idle: Duration::from_secs(60),
+        };
+        let post = SessionPost {
+            sessions: Sessions::new(limits, None, CancellationToken::new()),
+            keep_alive: None,
+            shutdown: CancellationToken::new(),
+        };
+        let ended = "ended".to_owned().into();
+        let response = post
+            .failed(&ended, "get session", "Session service terminated")
+            .await;
+        assert_eq!(response.status(), StatusCode::NOT_FOUND);
+        let body = axum::body::to_bytes(response.into_body(), 1024)
+            .await
+            .unwrap();
+        assert_eq!(&body[..], b"Not Found: Session not found");
+    }
 
     fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
         let mut headers = HeaderMap::new();
