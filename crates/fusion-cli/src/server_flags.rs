@@ -221,7 +221,8 @@ pub struct ServerFlags {
     #[arg(long = "allowed-host", value_name = "HOST", value_parser = allowed_host)]
     pub(crate) allowed_hosts: Vec<String>,
     /// The most MCP sessions kept at once; past it the least recently used
-    /// idle one is closed, or initialize gets 503 when all are busy.
+    /// idle one is closed (the caller's own first), or initialize gets 503
+    /// when all are busy.
     #[arg(long, value_name = "N", default_value = "10000", value_parser = at_least_one)]
     pub(crate) max_sessions: usize,
     /// The most sessions kept with a running worker (about 60 KiB each);

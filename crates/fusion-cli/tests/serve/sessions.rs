@@ -170,6 +170,44 @@ async fn a_flood_past_the_limit_closes_flood_sessions_before_working_ones() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_caller_past_the_limit_closes_its_own_sessions_not_anothers() {
+    let db = TempDb::new("owner-first");
+    let tokens = std::env::temp_dir().join(format!(
+        "fusion-e2e-owner-first-{}.json",
+        std::process::id()
+    ));
+    std::fs::write(
+        &tokens,
+        r#"{"tokens": [{"token": "ada-secret", "subject": "ada", "scopes": ["billing:read"]},
+                       {"token": "eve-secret", "subject": "eve", "scopes": ["billing:read"]}]}"#,
+    )
+    .unwrap();
+    let file = tokens.to_str().unwrap();
+    let server = HttpServer::start_with(&db.0, &["--max-sessions", "3", "--auth-tokens", file]);
+    let http = RawHttp::new(&server.url);
+    let (ada, eve) = (
+        http.with_bearer("ada-secret"),
+        http.with_bearer("eve-secret"),
+    );
+    let first = ada.initialize().await;
+    let second = ada.initialize().await;
+    let eves = eve.initialize().await;
+    // Eve's session is now the least recently used; but Ada opening more
+    // sessions closes Ada's, the oldest first.
+    assert_eq!(call(&ada, &first, 2).await.0, 200);
+    assert_eq!(call(&ada, &second, 3).await.0, 200);
+    let third = ada.initialize().await;
+    assert_eq!(call(&eve, &eves, 4).await.0, 200);
+    assert_eq!(call(&ada, &first, 5).await.0, 404);
+    for _ in 0..20 {
+        ada.initialize().await;
+    }
+    assert_eq!(call(&eve, &eves, 6).await.0, 200);
+    assert_eq!(call(&ada, &third, 7).await.0, 404);
+    let _ = std::fs::remove_file(&tokens);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_goes_on_on_another_replica_and_after_a_restart_through_redis() {
     let redis = Redis::start();
     let url = redis.url();

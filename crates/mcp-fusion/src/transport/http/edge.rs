@@ -40,7 +40,7 @@ use http_body_util::BodyExt;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestId};
 
 use super::answers::{session_gone, session_id, text};
-use super::auth::EdgeAuth;
+use super::auth::{EdgeAuth, owner_of};
 use super::body_limit::is_json;
 use super::listen_streams::{ListenFull, ListenSlot, ListenStreams};
 use super::options::MAX_INITIALIZE_BYTES;
@@ -179,7 +179,7 @@ impl Edge {
             ClientJsonRpcMessage::Request(r) if matches!(r.request, ClientRequest::InitializeRequest(_))
         );
         let _admission = match (&session, is_initialize) {
-            (None, true) => match self.admit_initialize(admitted.bytes.len()) {
+            (None, true) => match self.admit_initialize(&admitted) {
                 Ok(admission) => Some(admission),
                 Err(refused) => return refused,
             },
@@ -307,14 +307,15 @@ impl Edge {
         Ok(message)
     }
 
-    /// Room for the session an `initialize` of `len` bytes opens.
+    /// Room for the session the `initialize` `admitted` opens, for its
+    /// caller (the principal the bearer layer put in its extensions).
     ///
     /// # Errors
     /// 413 over [`MAX_INITIALIZE_BYTES`]; 503 while the server shuts down
     /// or when every session is busy.
     #[allow(clippy::result_large_err)]
-    fn admit_initialize(&self, len: usize) -> Result<Admission, Response> {
-        if len > MAX_INITIALIZE_BYTES {
+    fn admit_initialize(&self, admitted: &Admitted) -> Result<Admission, Response> {
+        if admitted.bytes.len() > MAX_INITIALIZE_BYTES {
             return Err(text(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 format!(
@@ -327,7 +328,8 @@ impl Edge {
                 "Service Unavailable: the server is shutting down; try again in {SESSIONS_FULL_RETRY_SECS} seconds"
             )));
         }
-        self.sessions.admit().map_err(|full| {
+        let owner = owner_of(admitted.parts.extensions.get::<Principal>());
+        self.sessions.admit(&owner).map_err(|full| {
             tracing::warn!(
                 sessions = full.sessions,
                 "initialize refused: every session is busy"

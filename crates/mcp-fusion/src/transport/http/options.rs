@@ -42,7 +42,8 @@ pub struct HttpOptions {
     /// request with more than one `Host` header gets HTTP 400.
     pub allowed_hosts: Vec<String>,
     /// The most MCP sessions (2025-11-25 handshake) kept at once. Past it, the
-    /// least recently used idle session is closed for a new `initialize`;
+    /// least recently used idle session is closed for a new `initialize`
+    /// (one of the same caller first: its bearer token's subject);
     /// when every session has a request or a stream open, `initialize` gets
     /// HTTP 503 with `Retry-After`. Default: 10 000.
     pub max_sessions: usize,

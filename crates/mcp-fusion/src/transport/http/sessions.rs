@@ -12,8 +12,10 @@
 //! that arrive then wait for the replay (rmcp serialises restores).
 //!
 //! Limits: at most `max_sessions` sessions; a new `initialize` past it closes
-//! the least recently used idle session (first those that never served a
-//! request after their handshake), or is refused when every session is busy.
+//! the least recently used idle session (first one of the same caller, so
+//! that a caller opening session after session closes its own and not
+//! another's; then those that never served a request after their
+//! handshake), or is refused when every session is busy.
 //! A session unused for `session_idle` is closed. "Idle" means no HTTP
 //! request in progress and no response or notification stream open; rmcp's
 //! own idle timer is off, since it cannot see either.
@@ -176,13 +178,17 @@ impl Table {
         self.published = now;
     }
 
-    /// The least recently used idle session, those that never served a
-    /// request first.
-    fn eviction_victim(&self) -> Option<SessionId> {
+    /// The least recently used idle session, those of `owner` first (a
+    /// caller that opens session after session closes its own, not
+    /// another's), then those that never served a request.
+    fn eviction_victim(&self, owner: Option<&str>) -> Option<SessionId> {
         self.entries
             .iter()
             .filter(|(_, e)| e.idle())
-            .min_by_key(|(_, e)| (e.served, e.last_used))
+            .min_by_key(|(_, e)| {
+                let others = owner.is_none() || e.owner.as_deref() != owner;
+                (others, e.served, e.last_used)
+            })
             .map(|(id, _)| id.clone())
     }
 }
@@ -344,15 +350,16 @@ impl Sessions {
         }
     }
 
-    /// Makes room for one more session, closing (here only) the least
-    /// recently used idle one when the limit is reached.
+    /// Makes room for one more session of `owner` (the caller, as the
+    /// bearer layer names it), closing (here only) the least recently used
+    /// idle one when the limit is reached: one of `owner`'s own first.
     ///
     /// # Errors
     /// [`Full`] when every session is busy.
-    pub fn admit(&self) -> Result<Admission, Full> {
+    pub fn admit(&self, owner: &str) -> Result<Admission, Full> {
         let mut table = lock(&self.inner.table);
         if table.entries.len() + table.pending >= self.inner.limits.max_sessions {
-            let Some(victim) = table.eviction_victim() else {
+            let Some(victim) = table.eviction_victim(Some(owner)) else {
                 return Err(Full {
                     sessions: table.entries.len(),
                 });
@@ -785,7 +792,7 @@ impl SessionStore for Sessions {
         // A session of another replica, or of an earlier run of this one.
         let mut table = lock(&self.inner.table);
         if table.entries.len() + table.pending >= self.inner.limits.max_sessions
-            && let Some(victim) = table.eviction_victim()
+            && let Some(victim) = table.eviction_victim(None)
         {
             self.remove(&mut table, &victim);
         }
