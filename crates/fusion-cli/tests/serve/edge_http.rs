@@ -379,6 +379,29 @@ fn a_body_over_the_limit_is_refused() {
 }
 
 #[tokio::test]
+async fn a_session_is_initialized_once() {
+    let db = TempDb::new("initialize-twice");
+    let server = HttpServer::start(&db.0);
+    let http = RawHttp::new(&server.url);
+    let session = http.initialize().await;
+    let again = http
+        .send(Some(&session), &crate::raw::initialize_request(2))
+        .await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(again.message()["error"]["code"], -32600, "{}", again.body);
+    assert_eq!(again.message()["id"], 2, "{}", again.body);
+    let after = http
+        .call(
+            &session,
+            3,
+            "billing",
+            json!({"action": "get_invoice", "id": "inv_1"}),
+        )
+        .await;
+    assert_eq!(after.status, 200, "the session goes on: {}", after.body);
+}
+
+#[tokio::test]
 async fn deleting_an_unknown_session_is_404_and_a_known_one_ends_it() {
     let db = TempDb::new("delete");
     let server = HttpServer::start(&db.0);

@@ -82,6 +82,12 @@ fn unreadable_lines_get_json_rpc_errors_and_the_session_goes_on() {
         server.read(),
         json!({"jsonrpc": "2.0", "id": 16, "error": {"code": -32602, "message": "Invalid params for tools/list: \"cursor\" must be a string, the nextCursor of the previous page (you sent 5); omit it for the first page"}})
     );
+    // A connection is initialized once.
+    server.line(r#"{"jsonrpc":"2.0","id":17,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"again","version":"1"}}}"#);
+    assert_eq!(
+        server.read(),
+        json!({"jsonrpc": "2.0", "id": 17, "error": {"code": -32600, "message": "Invalid Request: this session is already initialized; initialize is sent once, as a session's first request (start a new session to initialize again)"}})
+    );
     // A notification is never answered, even an invalid one: the next line
     // read is the answer to the ping after it.
     server.line(r#"{"jsonrpc":"1.0","method":"notifications/whatever"}"#);

@@ -133,6 +133,8 @@ pub(crate) struct Session {
     tools_advertised: AtomicBool,
     prompts_advertised: AtomicBool,
     resources_advertised: AtomicBool,
+    /// Whether the connection's `initialize` was answered.
+    initialized: AtomicBool,
 }
 
 impl Session {
@@ -142,6 +144,12 @@ impl Session {
         if self.peer.get().is_none() {
             let _ = self.peer.set(peer.clone());
         }
+    }
+
+    /// Notes the connection's `initialize`; whether it is the first one (a
+    /// connection is initialized once, MCP 2025-11-25 "Lifecycle").
+    pub(crate) fn first_initialize(&self) -> bool {
+        !self.initialized.swap(true, Ordering::AcqRel)
     }
 
     /// The caller key recorded for this connection's requests.

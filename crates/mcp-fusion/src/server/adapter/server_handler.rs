@@ -15,6 +15,7 @@ use rmcp::model::{
     SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
+use rmcp::model::{InitializeRequestParams, InitializeResult};
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
 use super::connection::Connection;
@@ -37,6 +38,24 @@ impl ServerHandler for Connection {
             config = config.with_instructions(instructions.clone());
         }
         config
+    }
+
+    /// `initialize` (2025-11-25), once per connection: a second one is
+    /// `-32600`, the session keeping the handshake it made (MCP
+    /// 2025-11-25 "Lifecycle": initialization is the first interaction).
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, rmcp::ErrorData> {
+        if !self.session.first_initialize() {
+            return Err(rmcp::ErrorData::invalid_request(
+                "Invalid Request: this session is already initialized; initialize is sent once, as a session's first request (start a new session to initialize again)",
+                None,
+            ));
+        }
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
     }
 
     async fn list_tools(
