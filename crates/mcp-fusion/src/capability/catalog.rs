@@ -10,6 +10,7 @@ use super::assembly::{Assembly, Callable};
 use super::prompt::{AssembledPrompt, Prompt};
 use super::resource::{AssembledResource, AssembledTemplate, Resource, ResourceTemplate};
 use crate::capability::BuildError;
+use crate::error::ValidationFailure;
 
 /// What a server lists besides tools. Replaced whole when it changes (the
 /// server holds it behind an `Arc`), so a request reads one consistent set.
@@ -33,6 +34,22 @@ impl Resolved {
         match self {
             Resolved::Fixed(resource) => &resource.callable,
             Resolved::Template(template, _) => &template.callable,
+        }
+    }
+
+    /// Whether the variables `uri` gives its template are ones the
+    /// template's arguments type takes (always, for a fixed resource): a
+    /// `resources/subscribe` or a listen stream checks them as a read does.
+    ///
+    /// # Errors
+    /// The `<validation_error>` failure a read of `uri` gets.
+    pub fn check_variables(&self, uri: &str) -> Result<(), ValidationFailure> {
+        match self {
+            Resolved::Template(template, variables) => match &template.template.validator {
+                Ok(validator) => validator.check_call(uri, &mut Value::Object(variables.clone())),
+                Err(_) => Ok(()),
+            },
+            Resolved::Fixed(_) => Ok(()),
         }
     }
 

@@ -476,6 +476,39 @@ async fn subscribing_to_an_unknown_uri_is_resource_not_found() {
 }
 
 #[tokio::test]
+async fn subscribing_to_a_uri_its_template_refuses_is_the_reads_validation_error() {
+    let server = server();
+    let connected = connect(&server).await;
+    let error = subscribe(&connected, "test://invoices/INV-1")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error_json(&error),
+        validation(
+            "test://invoices/INV-1",
+            "id",
+            "Does not match the pattern. You sent: 'INV-1'. Expected a string matching the pattern '^inv_[0-9]+$'.",
+        )
+    );
+    assert_eq!(
+        server
+            .notify_resource_updated("test://invoices/INV-1")
+            .await,
+        0
+    );
+    subscribe(&connected, "test://invoices/inv_1")
+        .await
+        .unwrap();
+    assert_eq!(
+        server
+            .notify_resource_updated("test://invoices/inv_1")
+            .await,
+        1
+    );
+    connected.close().await;
+}
+
+#[tokio::test]
 async fn a_closed_connection_is_no_longer_told() {
     let server = server();
     let connected = connect(&server).await;

@@ -251,6 +251,9 @@ pub(crate) fn subscribe(
             if let Some(refused) = resolved.callable().visibility.auth.refusal(&ctx) {
                 return Err(failed(&refused, true));
             }
+            // A URI its template's variables refuse names no resource to
+            // hear of: the `<validation_error>` a read of it gets.
+            resolved.check_variables(uri).map_err(|f| invalid(&f))?;
         }
     }
     connection.session.bind(&context.peer);

@@ -99,7 +99,8 @@ pub(crate) fn deduplicated(filter: &SubscriptionFilter) -> Option<SubscriptionFi
 
 /// Of `requested`, what this server accepts: every list kind (rmcp keeps
 /// those the server advertises), and the resource URIs of `connection`'s
-/// server that name a resource or match a template, at most
+/// server that name a resource or match a template whose arguments type
+/// takes their variables, at most
 /// [`MAX_SUBSCRIPTIONS`] of them, each once. The connection notes the stream as being
 /// opened: rmcp acknowledges it before [`serve`] registers
 /// it, and a change made in between is kept for it.
@@ -112,7 +113,11 @@ pub(crate) fn accepted(
     let resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
         uris.iter()
             .filter(|uri| seen.insert(uri.as_str()))
-            .filter(|uri| matches!(catalog.resolve(uri), Some(Ok(_))))
+            .filter(|uri| {
+                catalog
+                    .resolve(uri)
+                    .is_some_and(|resolved| resolved.is_ok_and(|r| r.check_variables(uri).is_ok()))
+            })
             .take(MAX_SUBSCRIPTIONS)
             .cloned()
             .collect::<Vec<_>>()
