@@ -21,7 +21,7 @@ use crate::capability::{
     Action, Assembly, BuildError, Catalog, Found, Group, Prompt, Registry, Resource,
     ResourceTemplate, ToolListing,
 };
-use crate::contract::{SelfHealing, ServerContract};
+use crate::contract::{SelfHealing, SelfHealingOptions, ServerContract};
 use crate::guard;
 use crate::handler::{CallContext, Peer};
 
@@ -51,8 +51,12 @@ pub(crate) struct ServerInner {
     pub(crate) identity: ServerIdentity,
     pub(crate) settings: Settings,
     pub(crate) in_flight: InFlight,
-    /// The contract deltas since the lockfile, with self-healing on.
-    pub(crate) self_healing: Option<SelfHealing>,
+    /// With self-healing on: the known-good contract of the lockfile and the
+    /// options, to compute the deltas again when the tools change.
+    pub(crate) locked: Option<(ServerContract, SelfHealingOptions)>,
+    /// The contract deltas since the lockfile of the tools as they are now;
+    /// replaced with the tools.
+    pub(crate) self_healing: RwLock<Option<Arc<SelfHealing>>>,
     /// What every capability is assembled with (server layers, guard
     /// settings, states), kept for those added while the server runs.
     pub(crate) assembly: Arc<Assembly>,
@@ -109,12 +113,26 @@ enum Listed {
 /// [`ServerBuilder::tool`] builds one at build: the server's layers, guard
 /// settings and states, its own guards, layers and validation. A change is
 /// copy-on-write: calls in progress keep the table they started with, the
-/// next call sees the new one. Only the tool list changes: the contract
-/// deltas of [`self_healing`](FusionServer::self_healing) stay those
-/// computed at build.
+/// next call sees the new one. With self-healing on, the contract deltas of
+/// [`self_healing`](FusionServer::self_healing) are computed again with the
+/// tools, so that a validation failure describes a tool as it is now.
 #[derive(Clone)]
 pub struct FusionServer {
     pub(crate) inner: Arc<ServerInner>,
+}
+
+/// The deltas between the `locked` contract (with its options) and the
+/// tools of `registry`.
+pub(crate) fn healing(
+    (contract, options): &(ServerContract, SelfHealingOptions),
+    registry: &Registry,
+) -> SelfHealing {
+    let listings: Vec<_> = registry.tools().iter().map(|t| t.listing.clone()).collect();
+    SelfHealing::new(
+        contract,
+        &ServerContract::from_listings(&listings),
+        *options,
+    )
 }
 
 impl std::fmt::Debug for FusionServer {
@@ -342,10 +360,11 @@ impl FusionServer {
         let settings = self.inner.settings;
         let stopped = self.inner.in_flight.stopped();
         let name = request.name.clone();
+        let self_healing = self.self_healing();
         let dispatch = Dispatch {
             expose_internal_errors: settings.expose_internal_errors,
             states: &self.inner.assembly.states,
-            self_healing: self.inner.self_healing.as_ref(),
+            self_healing: self_healing.as_deref(),
             fallback: self.inner.fallback.as_ref(),
         };
         let outcome = tokio::select! {
@@ -382,10 +401,15 @@ impl FusionServer {
     }
 
     /// The contract deltas since the lockfile given to
-    /// [`ServerBuilder::self_healing`], computed when the server was built;
-    /// `None` without self-healing.
-    pub fn self_healing(&self) -> Option<&SelfHealing> {
-        self.inner.self_healing.as_ref()
+    /// [`ServerBuilder::self_healing`], for the tools as they are now
+    /// (computed when the server was built, and again on every change of
+    /// its tools); `None` without self-healing.
+    pub fn self_healing(&self) -> Option<Arc<SelfHealing>> {
+        self.inner
+            .self_healing
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Calls in progress now (over every transport).
@@ -662,11 +686,20 @@ impl FusionServer {
             let out = change(&mut tools)?;
             let changed = tools.changed();
             if changed {
+                let registry = tools.into_registry();
+                if let Some(locked) = &self.inner.locked {
+                    *self
+                        .inner
+                        .self_healing
+                        .write()
+                        .unwrap_or_else(PoisonError::into_inner) =
+                        Some(Arc::new(healing(locked, &registry)));
+                }
                 *self
                     .inner
                     .registry
                     .write()
-                    .unwrap_or_else(PoisonError::into_inner) = Arc::new(tools.into_registry());
+                    .unwrap_or_else(PoisonError::into_inner) = Arc::new(registry);
             }
             (out, changed)
         };

@@ -195,6 +195,54 @@ async fn renamed_field_is_named_in_the_validation_error() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_changed_at_run_time_is_described_as_it_is_now() {
+    let server = reports_v1()
+        .self_healing(lockfile_of(reports_v1()))
+        .build()
+        .unwrap();
+    assert!(server.self_healing().unwrap().diff().deltas.is_empty());
+    // v2 replaces v1 while the server runs.
+    server
+        .update_tools(|tools| {
+            tools.remove_tool("reports");
+            tools.add_group(
+                Group::new("reports")
+                    .description("Reports, version 2.")
+                    .action(Action::new("summary", ok::<SummaryV2>).read_only())
+                    .action(Action::new("get", ok::<GetArgs>).read_only())
+                    .action(Action::new("get_all", ok::<GetAllV2>).read_only()),
+            )?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+    let served = serve(server.clone()).await;
+    let text = text_of(
+        &served
+            .call("reports.summary", json!({"period": "day"}))
+            .await,
+    );
+    assert!(
+        text.contains(
+            "<delta severity=\"RISKY\" field=\"period\">Field \"period\" was renamed to \"time_range\"."
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        server.self_healing().unwrap().diff(),
+        reports_v2()
+            .self_healing(lockfile_of(reports_v1()))
+            .build()
+            .unwrap()
+            .self_healing()
+            .unwrap()
+            .diff(),
+        "the same deltas as a server built with v2"
+    );
+    served.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_self_healing_nothing_is_added() {
     let served = serve(reports_v2().build().unwrap()).await;
     let text = text_of(

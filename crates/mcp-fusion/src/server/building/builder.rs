@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::server::FusionServer;
 use crate::server::adapter::pagination::{DEFAULT_PAGE_SIZE, Pager};
 use crate::server::dispatch::{Claims, Fallback};
-use crate::server::fusion_server::{ListHook, ServerIdentity, ServerInner, Settings};
+use crate::server::fusion_server::{ListHook, ServerIdentity, ServerInner, Settings, healing};
 use crate::server::in_flight::InFlight;
 use crate::server::rounds::RequestStates;
 use crate::server::tasks::{
@@ -20,7 +20,7 @@ use crate::capability::{
     Action, Assembly, BuildError, Catalog, Definition, Group, Prompt, Registry, Resource,
     ResourceTemplate,
 };
-use crate::contract::{Lockfile, SelfHealing, SelfHealingOptions, ServerContract};
+use crate::contract::{Lockfile, SelfHealingOptions};
 use crate::error::ToolError;
 #[cfg(feature = "redis")]
 use crate::guard::RedisRateLimitStore;
@@ -505,14 +505,12 @@ impl ServerBuilder {
             }),
             None => None,
         };
-        let self_healing = self.self_healing.map(|lockfile| {
-            let listings: Vec<_> = registry.tools().iter().map(|t| t.listing.clone()).collect();
-            SelfHealing::new(
-                &lockfile.contract,
-                &ServerContract::from_listings(&listings),
-                self.self_healing_options,
-            )
-        });
+        let locked = self
+            .self_healing
+            .map(|lockfile| (lockfile.contract, self.self_healing_options));
+        let self_healing = locked
+            .as_ref()
+            .map(|locked| Arc::new(healing(locked, &registry)));
         let connections: Arc<crate::server::session::Connections> = Arc::default();
         let tasks = Tasks::new(
             self.task_store
@@ -535,7 +533,8 @@ impl ServerBuilder {
                 unknown_tool_as_result: self.unknown_tool_as_result,
             },
             in_flight: InFlight::default(),
-            self_healing,
+            locked,
+            self_healing: RwLock::new(self_healing),
             assembly,
             catalog: RwLock::new(Arc::new(catalog)),
             connections,
