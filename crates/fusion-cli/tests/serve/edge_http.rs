@@ -271,55 +271,42 @@ async fn malformed_json_rpc_gets_json_rpc_errors_and_the_session_goes_on() {
         missing_name.message()["error"]["message"],
         "Invalid params for tools/call: missing field `name`"
     );
-    // A key given twice: a proxy reading the first `action` would see a
-    // read-only call, serde_json the last.
-    let twice = http
-        .post(
+    // Params rmcp's types read without a word: -32602, the id kept.
+    for (body, id, message) in [
+        // A key given twice: a proxy reading the first `action` would see a
+        // read-only call, serde_json the last.
+        (
             r#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"billing","arguments":{"action":"get_invoice","id":"inv_2","action":"pay_invoice"}}}"#,
-            &in_session,
-        )
-        .await;
-    assert_eq!(twice.status, 400);
-    assert_eq!(
-        twice.message(),
-        json!({"jsonrpc": "2.0", "id": 12, "error": {"code": -32602, "message": "Invalid params for tools/call: the key \"action\" appears twice in one object; send each key once"}})
-    );
-    // A key of the params themselves: which tool is called.
-    let name_twice = http
-        .post(
+            12,
+            "Invalid params for tools/call: the key \"action\" appears twice in one object; send each key once",
+        ),
+        // A key of the params themselves: which tool is called.
+        (
             r#"{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"billing","name":"billing_health","arguments":{}}}"#,
-            &in_session,
-        )
-        .await;
-    assert_eq!(name_twice.status, 400);
-    assert_eq!(
-        name_twice.message(),
-        json!({"jsonrpc": "2.0", "id": 14, "error": {"code": -32602, "message": "Invalid params for tools/call: the key \"name\" appears twice in one object; send each key once"}})
-    );
-    // A cursor that is not a string is refused, not read as no cursor.
-    let numeric_cursor = http
-        .post(
+            14,
+            "Invalid params for tools/call: the key \"name\" appears twice in one object; send each key once",
+        ),
+        // A cursor that is not a string, not read as no cursor.
+        (
             r#"{"jsonrpc":"2.0","id":15,"method":"prompts/list","params":{"cursor":{"page":2}}}"#,
-            &in_session,
-        )
-        .await;
-    assert_eq!(numeric_cursor.status, 400);
-    assert_eq!(
-        numeric_cursor.message(),
-        json!({"jsonrpc": "2.0", "id": 15, "error": {"code": -32602, "message": "Invalid params for prompts/list: \"cursor\" must be a string, the nextCursor of the previous page (you sent {\"page\":2}); omit it for the first page"}})
-    );
-    // The same for a prompt's arguments: which invoice it is about.
-    let prompt_twice = http
-        .post(
+            15,
+            "Invalid params for prompts/list: \"cursor\" must be a string, the nextCursor of the previous page (you sent {\"page\":2}); omit it for the first page",
+        ),
+        // A prompt's arguments: which invoice it is about.
+        (
             r#"{"jsonrpc":"2.0","id":13,"method":"prompts/get","params":{"name":"payment_reminder","arguments":{"id":"inv_2","id":"inv_1"}}}"#,
-            &in_session,
-        )
-        .await;
-    assert_eq!(prompt_twice.status, 400);
-    assert_eq!(
-        prompt_twice.message(),
-        json!({"jsonrpc": "2.0", "id": 13, "error": {"code": -32602, "message": "Invalid params for prompts/get: the key \"id\" appears twice in one object; send each key once"}})
-    );
+            13,
+            "Invalid params for prompts/get: the key \"id\" appears twice in one object; send each key once",
+        ),
+    ] {
+        let reply = http.post(body, &in_session).await;
+        assert_eq!(reply.status, 400, "{body}: {}", reply.body);
+        assert_eq!(
+            reply.message(),
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": message}}),
+            "{body}"
+        );
+    }
 
     // 415 stays for a wrong Content-Type only.
     let plain = reqwest::Client::new()
