@@ -82,6 +82,35 @@ fn unreadable_lines_get_json_rpc_errors_and_the_session_goes_on() {
         server.read(),
         json!({"jsonrpc": "2.0", "id": 16, "error": {"code": -32602, "message": "Invalid params for tools/list: \"cursor\" must be a string, the nextCursor of the previous page (you sent 5); omit it for the first page"}})
     );
+    // A repeated key anywhere, for every standard method: a cursor given
+    // twice would otherwise be read as none.
+    for (id, line, method, key) in [
+        (
+            18,
+            r#"{"jsonrpc":"2.0","id":18,"method":"tools/list","params":{"cursor":"x","cursor":"y"}}"#,
+            "tools/list",
+            "cursor",
+        ),
+        (
+            19,
+            r#"{"jsonrpc":"2.0","id":19,"method":"ping","params":{"x":1,"x":1}}"#,
+            "ping",
+            "x",
+        ),
+        (
+            20,
+            r#"{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"billing_health","_meta":{},"_meta":{},"arguments":{}}}"#,
+            "tools/call",
+            "_meta",
+        ),
+    ] {
+        server.line(line);
+        assert_eq!(
+            server.read(),
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": format!("Invalid params for {method}: the key \"{key}\" appears twice in one object; send each key once")}}),
+            "{line}"
+        );
+    }
     // A connection is initialized once.
     server.line(r#"{"jsonrpc":"2.0","id":17,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"again","version":"1"}}}"#);
     assert_eq!(

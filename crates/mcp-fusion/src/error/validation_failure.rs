@@ -135,9 +135,14 @@ impl ValidationFailure {
         {
             return None;
         }
+        // A value is named only as it is written: no character the
+        // envelope would escape (`<`, `>`, `&`) or the line would change
+        // (line ends, U+2028).
         let json = |value: &Value| {
             let text = crate::json::compact(value);
-            (text.chars().count() <= MAX_SETTING_CHARS).then_some(text)
+            let exact = !text.contains(['<', '>', '&'])
+                && matches!(crate::text::one_line(&text), std::borrow::Cow::Borrowed(_));
+            (exact && text.chars().count() <= MAX_SETTING_CHARS).then_some(text)
         };
         let mut replacements = Vec::with_capacity(fixes.len());
         for (path, sent, to) in fixes {
@@ -317,5 +322,12 @@ mod tests {
         let line = ValidationFailure::replacing("bill\ning", &[("a\r\nb", &json!("x\ny"), &paid)])
             .unwrap();
         assert_eq!(line.lines().count(), 1, "{line}");
+        for sent in ["<b>", "a & b", "a\u{2028}b"] {
+            assert_eq!(
+                ValidationFailure::replacing("billing", &[("a", &json!(sent), &paid)]),
+                None,
+                "{sent:?} would not be shown as sent"
+            );
+        }
     }
 }

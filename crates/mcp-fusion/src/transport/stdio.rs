@@ -362,7 +362,7 @@ impl<R, W> StdioTransport<R, W> {
             Ok(message) => return self.admit(message, line),
             Err(e) => {
                 tracing::debug!("unreadable message: {e}");
-                let unreadable = reject_unreadable(line);
+                let unreadable = reject_unreadable(line, text.repeated_key());
                 if !unreadable.notification {
                     self.unsent = Some(unreadable.answer);
                 }

@@ -158,7 +158,8 @@ pub(crate) fn pinned_expected(options: &[&Value]) -> String {
 }
 
 /// What a line suggests for a sent value: the sentence (` Did you mean
-/// 'x'?`) and the option it names; empty and `None` when nothing is near.
+/// 'x'?`) and, when the sent string is near it, the option it names as the
+/// fix; empty and `None` when nothing is near.
 #[derive(Debug, Default, PartialEq)]
 pub(crate) struct Suggestion {
     pub text: String,
@@ -190,7 +191,10 @@ pub(crate) fn did_you_mean(
                 " Did you mean '{near}' ({})?",
                 clean_description(description)
             ),
-            option: Some(Value::from(*near)),
+            // A word shared with a description is a guess the line offers,
+            // not a fix to name ("unpaid" is in the description of
+            // "overdue", and open invoices are unpaid too).
+            option: None,
         })
         .unwrap_or_default()
 }
@@ -408,7 +412,7 @@ mod tests {
             suggested.text,
             " Did you mean 'void' (Cancelled; nothing is owed)?"
         );
-        assert_eq!(suggested.option, Some(json!("void")));
+        assert_eq!(suggested.option, None, "a guess, not a fix");
         assert_eq!(
             did_you_mean(&json!("settled"), &opts, &described),
             Suggestion::default()

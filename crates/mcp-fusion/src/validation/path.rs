@@ -58,6 +58,15 @@ pub(crate) fn value_at<'v>(instance: &'v Value, segs: &[Seg]) -> Option<&'v Valu
     segs.iter().try_fold(instance, |v, seg| step(v, seg))
 }
 
+/// The value at `segs` in `instance`, to change, if there is one.
+pub(crate) fn value_at_mut<'v>(instance: &'v mut Value, segs: &[Seg]) -> Option<&'v mut Value> {
+    segs.iter().try_fold(instance, |v, seg| match (v, seg) {
+        (Value::Object(map), Seg::Key(k)) => map.get_mut(k),
+        (Value::Array(items), Seg::Index(i)) => items.get_mut(*i),
+        _ => None,
+    })
+}
+
 /// The dotted form of `segs` (`orders.1.lines`), or `(root)` when empty.
 /// Segments are joined as they are: a key holding a dot is not quoted.
 pub(crate) fn dotted(segs: &[Seg]) -> String {

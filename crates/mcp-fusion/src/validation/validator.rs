@@ -11,7 +11,7 @@ use super::int_bounds::with_integer_bounds;
 use super::line::{Ctx, Fix, Line};
 use super::lookup;
 use super::nulls::remove_optional_nulls;
-use super::path::dotted;
+use super::path::{Seg, dotted, value_at_mut};
 use super::phrase::phrase;
 use super::plan::Plan;
 use super::schema_error::SchemaError;
@@ -117,7 +117,7 @@ impl SchemaValidator {
     /// field's own problems in the order the validator found them. Never empty.
     pub fn validate(&self, args: &mut Value) -> Result<(), Vec<FieldError>> {
         self.validate_with(args, &self.plan)
-            .map_err(|lines| lines.into_iter().map(|(field, _)| field).collect())
+            .map_err(|lines| lines.into_iter().map(|line| line.field).collect())
     }
 
     /// [`SchemaValidator::validate`] for a call of `action` (its dotted
@@ -134,27 +134,40 @@ impl SchemaValidator {
             Ok(()) => return Ok(()),
             Err(lines) => lines,
         };
-        let fixes: Option<Vec<(&str, &Value, &Value)>> = lines
-            .iter()
-            .map(|(field, fix)| {
-                fix.as_ref()
-                    .map(|fix| (field.path.as_str(), &fix.sent, &fix.to))
-            })
-            .collect();
-        let next_step = fixes.and_then(|fixes| ValidationFailure::replacing(action, &fixes));
+        let next_step = self.replacement(action, args, &lines);
         let mut failure =
-            ValidationFailure::new(action, lines.into_iter().map(|(field, _)| field).collect());
+            ValidationFailure::new(action, lines.into_iter().map(|line| line.field).collect());
         failure.next_step = next_step;
         Err(failure)
     }
 
+    /// The next step naming the fix of every line of `lines` (the failure
+    /// of `args`), when each names one and `args` with every fix sent
+    /// passes the schema: a line never tells the model to send a value
+    /// that fails too (`'1500'` spells an integer a `maximum` of 100
+    /// refuses).
+    fn replacement(&self, action: &str, args: &Value, lines: &[Phrased]) -> Option<String> {
+        let fixes: Vec<(&Phrased, &Fix)> = lines
+            .iter()
+            .map(|line| line.fix.as_ref().map(|fix| (line, fix)))
+            .collect::<Option<_>>()?;
+        let mut fixed = args.clone();
+        for (line, fix) in &fixes {
+            *value_at_mut(&mut fixed, &line.segs)? = fix.to.clone();
+        }
+        if !self.compiled.is_valid(&fixed) {
+            return None;
+        }
+        let named: Vec<(&str, &Value, &Value)> = fixes
+            .iter()
+            .map(|(line, fix)| (line.field.path.as_str(), &fix.sent, &fix.to))
+            .collect();
+        ValidationFailure::replacing(action, &named)
+    }
+
     /// [`SchemaValidator::validate`] phrasing with `plan` (an empty one
     /// phrases every line from the schema), each line with its fix.
-    fn validate_with(
-        &self,
-        args: &mut Value,
-        plan: &Plan,
-    ) -> Result<(), Vec<(FieldError, Option<Fix>)>> {
+    fn validate_with(&self, args: &mut Value, plan: &Plan) -> Result<(), Vec<Phrased>> {
         remove_optional_nulls(&self.checked, args);
         let args: &Value = args;
         let ctx = Ctx {
@@ -197,7 +210,11 @@ impl SchemaValidator {
             } else {
                 crate::error::more_line(left_out)
             };
-            fields.push((more, None));
+            fields.push(Phrased {
+                field: more,
+                segs: Vec::new(),
+                fix: None,
+            });
         }
         Err(fields)
     }
@@ -228,6 +245,14 @@ impl SchemaValidator {
     }
 }
 
+/// A field line as the model reads it, where it is, and the fix it names.
+#[derive(Debug, PartialEq)]
+struct Phrased {
+    field: FieldError,
+    segs: Vec<Seg>,
+    fix: Option<Fix>,
+}
+
 /// The most field lines one validation reports; the rest are counted in a
 /// final `(more)` line.
 pub const MAX_LINES: usize = 100;
@@ -238,7 +263,7 @@ pub const MAX_COUNTED: usize = 10_000;
 
 /// Drops repeats and type lines that an `enum`/`const` line at the same path
 /// already covers (it lists the exact values), then orders the lines.
-fn finish(ctx: &Ctx, lines: Vec<Line>) -> Vec<(FieldError, Option<Fix>)> {
+fn finish(ctx: &Ctx, lines: Vec<Line>) -> Vec<Phrased> {
     let pinned_at = |segs: &[_]| {
         lines
             .iter()
@@ -273,7 +298,11 @@ fn finish(ctx: &Ctx, lines: Vec<Line>) -> Vec<(FieldError, Option<Fix>)> {
     keyed.sort_by(|a, b| a.0.cmp(&b.0));
     keyed
         .into_iter()
-        .map(|(_, l)| (FieldError::new(dotted(&l.segs), l.message), l.fix))
+        .map(|(_, l)| Phrased {
+            field: FieldError::new(dotted(&l.segs), l.message),
+            segs: l.segs,
+            fix: l.fix,
+        })
         .collect()
 }
 
@@ -414,6 +443,26 @@ mod tests {
         assert_eq!(
             validator.check_call("billing.list", &mut json!({"limit": 5})),
             Ok(())
+        );
+        // A fix the schema would refuse too is not named.
+        let bounded = SchemaValidator::new(&json!({
+            "type": "object",
+            "properties": {"limit": {"type": "integer", "minimum": 1, "maximum": 100}}
+        }))
+        .unwrap();
+        let step = |args: Value| {
+            bounded
+                .check_call("billing.list", &mut args.clone())
+                .unwrap_err()
+                .next_step()
+        };
+        assert_eq!(
+            step(json!({"limit": "1500"})),
+            "Fix the fields below and call billing again."
+        );
+        assert_eq!(
+            step(json!({"limit": "15"})),
+            r#"Replace "limit": "15" with "limit": 15, keep your other arguments, and call billing again."#
         );
     }
 }

@@ -115,8 +115,10 @@ struct Envelope {
 
 /// The answer to `bytes` (one whole message, its byte order mark already
 /// taken off by the transport) that did not parse as a client JSON-RPC
-/// message: a second mark is not JSON (RFC 8259 §8.1).
-pub(crate) fn reject_unreadable(bytes: &[u8]) -> Unreadable {
+/// message: a second mark is not JSON (RFC 8259 §8.1). `repeated_key`, a
+/// key the text repeats in one object ([`MessageText::repeated_key`]), is
+/// what a standard method's `-32602` names when there is one.
+pub(crate) fn reject_unreadable(bytes: &[u8], repeated_key: Option<&str>) -> Unreadable {
     let answer = |id: &RawValue, code: i32, message: String| Unreadable {
         answer: error_response(id, code, message),
         notification: false,
@@ -167,7 +169,13 @@ pub(crate) fn reject_unreadable(bytes: &[u8]) -> Unreadable {
         && envelope.jsonrpc == "2.0"
         && let Some(error) = invalid_params_of(&envelope.method, envelope.params.as_ref())
     {
-        return answer(id, error.code.0, error.message.into_owned());
+        let message = match repeated_key {
+            Some(key) if error.code == rmcp::model::ErrorCode::INVALID_PARAMS => {
+                repeated_key_message(&envelope.method, key)
+            }
+            _ => error.message.into_owned(),
+        };
+        return answer(id, error.code.0, message);
     }
     let notification =
         !object.contains_key("id") && object.get("method").is_some_and(Value::is_string);
@@ -278,24 +286,21 @@ pub(crate) fn duplicate_id_response(id: &RequestId) -> String {
     )
 }
 
-/// `-32602` for what rmcp's types read without a word (wire contract: bad
-/// input gets a clear error, never a silent default):
+/// `-32602` for what rmcp's types read without a word (bad input gets a
+/// clear error, never a silent default):
 ///
-/// - a request that carries arguments (`tools/call`, `prompts/get`,
-///   `completion/complete`) whose text `text` repeats a key in one object
-///   (the arguments, mostly): which of the two values counts is left to each
-///   reader (RFC 8259 §4), so a proxy that reads the first `action` or `id`
-///   and this server, which would read the last, could disagree. The same
-///   for a request of any standard MCP method whose params rmcp could not
-///   read because a key of theirs repeats (`name` twice in a `tools/call`):
-///   the answer names the key, where the params alone would only say they
-///   do not match;
+/// - a request of a standard MCP method whose text `text` repeats a key in
+///   one object, at any depth (the arguments, the params themselves, their
+///   `_meta`): which of the two values counts is left to each reader (RFC
+///   8259 §4), so a proxy that reads the first `action` or `id` and this
+///   server, which would read the last, could disagree; and rmcp reads
+///   params whose own key repeats as none. The answer names the key;
 /// - a list request (`tools/list`, `prompts/list`, `resources/list`,
 ///   `resources/templates/list`) whose `cursor` is not a string (nor
 ///   `null`): rmcp reads such params as none, which would answer the first
 ///   page.
 ///
-/// `None` for any other message.
+/// `None` for any other message (a notification is never answered).
 pub(crate) fn params_refusal(
     message: &ClientJsonRpcMessage,
     text: &MessageText<'_>,
@@ -303,33 +308,37 @@ pub(crate) fn params_refusal(
     let ClientJsonRpcMessage::Request(request) = message else {
         return None;
     };
-    let checked = match &request.request {
-        ClientRequest::CallToolRequest(_)
-        | ClientRequest::GetPromptRequest(_)
-        | ClientRequest::CompleteRequest(_) => true,
-        ClientRequest::CustomRequest(custom) => STANDARD_METHODS.contains(&custom.method.as_str()),
-        ClientRequest::ListToolsRequest(_)
-        | ClientRequest::ListPromptsRequest(_)
-        | ClientRequest::ListResourcesRequest(_)
-        | ClientRequest::ListResourceTemplatesRequest(_) => {
-            return cursor_refusal(request.request.method(), text)
-                .map(|error| invalid_params_response(&request.id, &error));
-        }
-        _ => false,
-    };
-    if !checked {
+    // A vendor's method is left to its own answer (-32601 here).
+    if let ClientRequest::CustomRequest(custom) = &request.request
+        && !STANDARD_METHODS.contains(&custom.method.as_str())
+    {
         return None;
     }
-    let key = text.repeated_key()?;
-    let error = ErrorData::invalid_params(
-        format!(
-            "Invalid params for {}: the key {} appears twice in one object; send each key once",
-            request.request.method(),
-            Value::String(key.to_owned())
-        ),
-        None,
-    );
+    let method = request.request.method();
+    let error = match text.repeated_key() {
+        Some(key) => ErrorData::invalid_params(repeated_key_message(method, key), None),
+        None if matches!(
+            request.request,
+            ClientRequest::ListToolsRequest(_)
+                | ClientRequest::ListPromptsRequest(_)
+                | ClientRequest::ListResourcesRequest(_)
+                | ClientRequest::ListResourceTemplatesRequest(_)
+        ) =>
+        {
+            cursor_refusal(method, text)?
+        }
+        None => return None,
+    };
     Some(invalid_params_response(&request.id, &error))
+}
+
+/// The `-32602` message of a request of `method` whose text repeats `key`
+/// in one object.
+fn repeated_key_message(method: &str, key: &str) -> String {
+    format!(
+        "Invalid params for {method}: the key {} appears twice in one object; send each key once",
+        Value::String(key.to_owned())
+    )
 }
 
 /// `-32602` for a list request of `method` whose text `text` gives a
@@ -493,54 +502,64 @@ mod tests {
     #[test]
     fn not_json_is_a_parse_error_with_a_null_id() {
         assert_eq!(
-            code_and_id(reject_unreadable(b"hello")),
+            code_and_id(reject_unreadable(b"hello", None)),
             (-32700, Value::Null)
         );
         assert_eq!(
-            code_and_id(reject_unreadable(b"{\"id\": 1,")),
+            code_and_id(reject_unreadable(b"{\"id\": 1,", None)),
             (-32700, Value::Null)
         );
         assert_eq!(
-            code_and_id(reject_unreadable(b"\xff\xfe")),
+            code_and_id(reject_unreadable(b"\xff\xfe", None)),
             (-32700, Value::Null)
         );
         let answer: Value =
-            serde_json::from_str(&reject_unreadable(b"hello").answer).expect("JSON");
+            serde_json::from_str(&reject_unreadable(b"hello", None).answer).expect("JSON");
         assert!(answer.as_object().expect("an object").contains_key("id"));
     }
 
     #[test]
     fn invalid_requests_keep_a_readable_id() {
         assert_eq!(
-            code_and_id(reject_unreadable(br#"{"jsonrpc":"2.0","id":7}"#)),
+            code_and_id(reject_unreadable(br#"{"jsonrpc":"2.0","id":7}"#, None)),
             (-32600, json!(7))
         );
         assert_eq!(
             code_and_id(reject_unreadable(
-                br#"{"jsonrpc":"1.0","id":"a","method":"ping"}"#
+                br#"{"jsonrpc":"1.0","id":"a","method":"ping"}"#,
+                None,
             )),
             (-32600, json!("a"))
         );
         assert_eq!(
             code_and_id(reject_unreadable(
-                br#"{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}"#
+                br#"{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}"#,
+                None,
             )),
             (-32600, Value::Null)
         );
-        assert_eq!(code_and_id(reject_unreadable(b"[]")), (-32600, Value::Null));
+        assert_eq!(
+            code_and_id(reject_unreadable(b"[]", None)),
+            (-32600, Value::Null)
+        );
         assert_eq!(
             code_and_id(reject_unreadable(
-                b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"
+                b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}",
+                None,
             )),
             (-32700, Value::Null),
             "the transport took off the first mark; a second one is not JSON"
         );
-        assert_eq!(code_and_id(reject_unreadable(b"42")), (-32600, Value::Null));
+        assert_eq!(
+            code_and_id(reject_unreadable(b"42", None)),
+            (-32600, Value::Null)
+        );
     }
 
     #[test]
     fn notifications_are_marked() {
-        let unreadable = reject_unreadable(br#"{"jsonrpc":"1.0","method":"notifications/x"}"#);
+        let unreadable =
+            reject_unreadable(br#"{"jsonrpc":"1.0","method":"notifications/x"}"#, None);
         assert!(unreadable.notification);
         assert_eq!(
             unreadable.answer,
@@ -552,12 +571,14 @@ mod tests {
     fn ids_that_are_not_strings_or_integers_make_an_invalid_request() {
         assert_eq!(
             code_and_id(reject_unreadable(
-                br#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#
+                br#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#,
+                None,
             )),
             (-32600, json!(1.5))
         );
         let huge = reject_unreadable(
             br#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"tools/list"}"#,
+            None,
         );
         assert_eq!(
             huge.answer,
@@ -565,11 +586,12 @@ mod tests {
         );
         assert_eq!(
             code_and_id(reject_unreadable(
-                br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}"#
+                br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}"#,
+                None,
             )),
             (-32600, Value::Null)
         );
-        let deep: Value = serde_json::from_str(&reject_unreadable(br#"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"#).answer).expect("JSON");
+        let deep: Value = serde_json::from_str(&reject_unreadable(br#"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"#, None).answer).expect("JSON");
         assert_eq!(
             deep["error"]["message"],
             "Parse error: the message cannot be read as JSON (recursion limit exceeded at line 1 column 128)"
@@ -580,7 +602,8 @@ mod tests {
     fn a_standard_method_with_unreadable_params_is_invalid_params() {
         assert_eq!(
             code_and_id(reject_unreadable(
-                br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":5}"#
+                br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":5}"#,
+                None,
             )),
             (-32602, json!(3))
         );

@@ -286,7 +286,7 @@ impl Edge {
             });
         }
         let Ok(message) = read.message() else {
-            let unreadable = reject_unreadable(bytes);
+            let unreadable = reject_unreadable(bytes, read.repeated_key());
             return Err(jsonrpc_error_with(
                 status_of(unreadable.code),
                 unreadable.answer,
@@ -385,7 +385,16 @@ impl Edge {
             Served::Declined(declined) => {
                 let (parts, message) = *declined;
                 let body = body_for_rmcp(bytes, &message, rewritten);
-                next.run(Request::from_parts(parts, body)).await
+                let response = next.run(Request::from_parts(parts, body)).await;
+                // rmcp's 500 for a session a `DELETE` ended while rmcp was
+                // taking it up again (restoring it from its parked
+                // handshake): the unknown session's 404.
+                if response.status() == StatusCode::INTERNAL_SERVER_ERROR
+                    && !self.sessions.knows(session).await
+                {
+                    return session_gone();
+                }
+                response
             }
         };
         if let Some(ids) = task_ids {

@@ -103,7 +103,7 @@ impl SessionPost {
         context: &str,
         error: impl std::fmt::Display,
     ) -> Response {
-        if !self.sessions.has_session(id).await.unwrap_or(false) {
+        if !self.sessions.knows(id).await {
             tracing::debug!("a message of session {id} came as it ended: {error}");
             return super::answers::session_gone();
         }

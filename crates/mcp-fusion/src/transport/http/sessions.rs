@@ -138,7 +138,19 @@ impl Entry {
     fn idle(&self) -> bool {
         self.busy == 0
     }
+
+    /// Whether its `initialize` is being answered: created less than
+    /// [`HANDSHAKE_GRACE`] ago, its handshake not stored yet. Closing it
+    /// then would fail the `initialize` it was made for.
+    fn in_handshake(&self) -> bool {
+        self.state.is_none() && self.last_used.elapsed() < HANDSHAKE_GRACE
+    }
 }
+
+/// How long a new session whose handshake is not stored yet is spared by
+/// the session limit's closing (a client that never finishes its
+/// `initialize` loses that protection after it).
+const HANDSHAKE_GRACE: Duration = Duration::from_secs(10);
 
 #[derive(Default)]
 struct Table {
@@ -180,11 +192,12 @@ impl Table {
 
     /// The least recently used idle session, those of `owner` first (a
     /// caller that opens session after session closes its own, not
-    /// another's), then those that never served a request.
+    /// another's), then those that never served a request; never one whose
+    /// handshake is being answered.
     fn eviction_victim(&self, owner: Option<&str>) -> Option<SessionId> {
         self.entries
             .iter()
-            .filter(|(_, e)| e.idle())
+            .filter(|(_, e)| e.idle() && !e.in_handshake())
             .min_by_key(|(_, e)| {
                 let others = owner.is_none() || e.owner.as_deref() != owner;
                 (others, e.served, e.last_used)
@@ -829,5 +842,45 @@ impl SessionStore for Sessions {
             redis.delete(id).await?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(age: Duration, owner: &str, handshake_stored: bool) -> Entry {
+        let mut entry = Entry::new(Instant::now().checked_sub(age).unwrap());
+        entry.owner = Some(owner.to_owned());
+        entry.state = handshake_stored.then(|| Arc::from("{}"));
+        entry
+    }
+
+    #[test]
+    fn room_is_made_from_the_callers_own_sessions_never_from_one_being_opened() {
+        let mut table = Table::default();
+        let second = Duration::from_secs(1);
+        table
+            .entries
+            .insert("ada-old".into(), entry(second * 3, "sub:ada", true));
+        table
+            .entries
+            .insert("bob-old".into(), entry(second * 5, "sub:bob", true));
+        table
+            .entries
+            .insert("ada-opening".into(), entry(second, "sub:ada", false));
+        let victim = |table: &Table, owner| table.eviction_victim(owner).map(|id| id.to_string());
+        assert_eq!(victim(&table, Some("sub:ada")).as_deref(), Some("ada-old"));
+        assert_eq!(victim(&table, Some("sub:eve")).as_deref(), Some("bob-old"));
+        assert_eq!(victim(&table, None).as_deref(), Some("bob-old"));
+        // A handshake never finished is spared only for a while.
+        table.entries.insert(
+            "ada-abandoned".into(),
+            entry(HANDSHAKE_GRACE + second, "sub:ada", false),
+        );
+        assert_eq!(
+            victim(&table, Some("sub:ada")).as_deref(),
+            Some("ada-abandoned")
+        );
     }
 }
