@@ -346,7 +346,7 @@ impl ServerBuilder {
     /// shows the subset strict model APIs accept; calls are validated
     /// against the full standard schema either way, and each action's
     /// schema in `_meta["mcp-fusion/actions"]` (what `fusion lock` and
-    /// [`ServerContract`] read) stays the standard one, so lockfile digests
+    /// [`ServerContract`](crate::contract::ServerContract) read) stays the standard one, so lockfile digests
     /// do not depend on the profile.
     pub fn schema_profile(mut self, profile: SchemaProfile) -> Self {
         self.schema_profile = profile;
