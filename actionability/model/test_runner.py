@@ -291,7 +291,8 @@ MAIN_RULES = [
 MAIN_ONLY = ["type-amount-string", "type-limit-string", "range-limit-high", "range-limit-zero", "enum-case-status",
              "missing-period", "conflict-void-paid", "conflict-pay-void", "rate-get"]
 TYPE_LIMIT_FAILURE = (
-    'Fix the fields below and call billing again.\n<validation_error action="billing.list_invoices">\n'
+    'Replace "limit": "5" with "limit": 5, keep your other arguments, and call billing again.\n'
+    '<validation_error action="billing.list_invoices">\n'
     "  <field name=\"limit\">Wrong type. You sent: '5'. Expected an integer or null.</field>\n"
     "  <recovery>Do not explain the error.</recovery>\n"
     "</validation_error>"
