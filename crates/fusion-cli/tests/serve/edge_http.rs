@@ -271,15 +271,22 @@ async fn malformed_json_rpc_gets_json_rpc_errors_and_the_session_goes_on() {
         missing_name.message()["error"]["message"],
         "Invalid params for tools/call: missing field `name`"
     );
+    // A key given twice in the arguments (a proxy reading the first
+    // `action` would see a read-only call, serde_json the last): a field
+    // error the model reads, in a 200.
+    let twice = http
+        .post(
+            r#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"billing","arguments":{"action":"get_invoice","id":"inv_2","action":"pay_invoice"}}}"#,
+            &in_session,
+        )
+        .await;
+    assert_eq!(twice.status, 200, "{}", twice.body);
+    assert_eq!(
+        twice.message(),
+        crate::edge_stdio::repeated_action_result(12)
+    );
     // Params rmcp's types read without a word: -32602, the id kept.
     for (body, id, message) in [
-        // A key given twice: a proxy reading the first `action` would see a
-        // read-only call, serde_json the last.
-        (
-            r#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"billing","arguments":{"action":"get_invoice","id":"inv_2","action":"pay_invoice"}}}"#,
-            12,
-            "Invalid params for tools/call: the key \"action\" appears twice in one object; send each key once",
-        ),
         // A key of the params themselves: which tool is called.
         (
             r#"{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"billing","name":"billing_health","arguments":{}}}"#,

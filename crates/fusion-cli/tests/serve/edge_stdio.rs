@@ -65,11 +65,9 @@ fn unreadable_lines_get_json_rpc_errors_and_the_session_goes_on() {
         server.read(),
         json!({"jsonrpc": "2.0", "id": 13, "error": {"code": -32602, "message": "Invalid params for tools/call: params must be an object: {\"name\": the tool's name, \"arguments\": an object}"}})
     );
+    // A key given twice in the arguments: a field error the model reads.
     server.line(r#"{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"billing","arguments":{"action":"get_invoice","id":"inv_2","action":"pay_invoice"}}}"#);
-    assert_eq!(
-        server.read(),
-        json!({"jsonrpc": "2.0", "id": 14, "error": {"code": -32602, "message": "Invalid params for tools/call: the key \"action\" appears twice in one object; send each key once"}})
-    );
+    assert_eq!(server.read(), repeated_action_result(14));
     // A key of the params themselves, which rmcp cannot read: named too.
     server.line(r#"{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"name":"billing","name":"billing_health","arguments":{}}}"#);
     assert_eq!(
@@ -249,4 +247,24 @@ fn a_line_with_more_json_values_than_the_limit_is_answered_unparsed() {
         server.read(),
         json!({"jsonrpc": "2.0", "id": 4, "result": {}})
     );
+}
+
+/// The tool result of a `billing` call whose arguments give `action` twice
+/// (wire contract §4), answering request `id`.
+pub(crate) fn repeated_action_result(id: u64) -> Value {
+    let line = "Repeated key. You sent: \"action\" twice in one object. Expected each key once: readers disagree on which of the two values counts.";
+    json!({"jsonrpc": "2.0", "id": id, "result": {
+        "content": [{"type": "text", "text": format!(
+            "Fix the fields below and call billing again.\n<validation_error action=\"billing\">\n  <field name=\"(root)\">{line}</field>\n  <recovery>Do not explain the error.</recovery>\n</validation_error>"
+        )}],
+        "isError": true,
+        "_meta": {"mcp-fusion/error": {
+            "code": "VALIDATION_ERROR",
+            "severity": "error",
+            "message": "The arguments for billing are not valid (1 problem).",
+            "recovery": "Fix the fields below and call billing again. Do not explain the error.",
+            "action": "billing",
+            "fields": [{"path": "(root)", "message": line}]
+        }}
+    }})
 }

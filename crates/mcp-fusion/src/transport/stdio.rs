@@ -350,9 +350,9 @@ impl<R, W> StdioTransport<R, W> {
         }
         let message = text.message();
         if let Ok(message) = &message
-            && let Some(answer) = params_refusal(message, &text)
+            && let Some(refused) = params_refusal(message, &text)
         {
-            self.unsent = Some(answer);
+            self.unsent = Some(refused.answer);
             return None;
         }
         match message {

@@ -286,6 +286,38 @@ pub(crate) fn duplicate_id_response(id: &RequestId) -> String {
     )
 }
 
+/// One line of JSON: the JSON-RPC result of the request `id` carrying the
+/// `<validation_error>` tool result of `failure` (wire contract §4).
+fn validation_answer(id: &RawValue, failure: &crate::error::ValidationFailure) -> String {
+    let mut result = crate::envelope::validation_result(failure);
+    // Without `resultType`, as rmcp answers a peer of a protocol before
+    // 2026-07-28; a newer client reads its absence as "complete".
+    result.result_type = None;
+    #[derive(Serialize)]
+    struct Response<'a> {
+        jsonrpc: &'static str,
+        id: &'a RawValue,
+        result: rmcp::model::CallToolResult,
+    }
+    serde_json::to_string(&Response {
+        jsonrpc: "2.0",
+        id,
+        result,
+    })
+    .unwrap_or_default()
+}
+
+/// The answer of [`params_refusal`].
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ParamsRefusal {
+    /// One line of JSON: a `-32602` error, or for a `tools/call` whose
+    /// arguments repeat a key a tool result with the `<validation_error>`
+    /// naming it (the model reads it and can send the call again).
+    pub answer: String,
+    /// `answer` is a tool result (over HTTP a 200), not an error (a 400).
+    pub tool_result: bool,
+}
+
 /// `-32602` for what rmcp's types read without a word (bad input gets a
 /// clear error, never a silent default):
 ///
@@ -304,7 +336,7 @@ pub(crate) fn duplicate_id_response(id: &RequestId) -> String {
 pub(crate) fn params_refusal(
     message: &ClientJsonRpcMessage,
     text: &MessageText<'_>,
-) -> Option<String> {
+) -> Option<ParamsRefusal> {
     let ClientJsonRpcMessage::Request(request) = message else {
         return None;
     };
@@ -315,6 +347,25 @@ pub(crate) fn params_refusal(
         return None;
     }
     let method = request.request.method();
+    if let ClientRequest::CallToolRequest(call) = &request.request
+        && let Some(key) = repeated_in_arguments(text)
+    {
+        let id = serde_json::value::to_raw_value(&request.id).unwrap_or_else(|_| null_id());
+        let failure = crate::error::ValidationFailure::new(
+            call.params.name.as_ref(),
+            vec![crate::error::FieldError::new(
+                "(root)",
+                format!(
+                    "Repeated key. You sent: {} twice in one object. Expected each key once: readers disagree on which of the two values counts.",
+                    Value::String(key)
+                ),
+            )],
+        );
+        return Some(ParamsRefusal {
+            answer: validation_answer(&id, &failure),
+            tool_result: true,
+        });
+    }
     let error = match text.repeated_key() {
         Some(key) => ErrorData::invalid_params(repeated_key_message(method, key), None),
         None if matches!(
@@ -329,7 +380,32 @@ pub(crate) fn params_refusal(
         }
         None => return None,
     };
-    Some(invalid_params_response(&request.id, &error))
+    Some(ParamsRefusal {
+        answer: invalid_params_response(&request.id, &error),
+        tool_result: false,
+    })
+}
+
+/// The first key repeated in one object inside the `arguments` of the
+/// `tools/call` text `text`, when its params can be read (a key of the
+/// params themselves repeated is not the arguments').
+fn repeated_in_arguments(text: &MessageText<'_>) -> Option<String> {
+    text.repeated_key()?;
+    #[derive(Deserialize)]
+    struct CallText<'a> {
+        #[serde(borrow)]
+        params: ParamsText<'a>,
+    }
+    #[derive(Deserialize)]
+    struct ParamsText<'a> {
+        #[serde(borrow, default)]
+        arguments: Option<&'a RawValue>,
+    }
+    let call = serde_json::from_slice::<CallText<'_>>(text.text()).ok()?;
+    let arguments = call.params.arguments?.get().as_bytes();
+    MessageText::read(arguments, text.max_values())
+        .repeated_key()
+        .map(str::to_owned)
 }
 
 /// The `-32602` message of a request of `method` whose text repeats `key`
@@ -441,24 +517,8 @@ pub(crate) fn too_many_values(text: &MessageText<'_>, in_session: bool) -> Optio
                 ),
             )],
         );
-        let mut result = crate::envelope::validation_result(&failure);
-        // Without `resultType`, as rmcp answers a peer of a protocol before
-        // 2026-07-28; a newer client reads its absence as "complete".
-        result.result_type = None;
-        #[derive(Serialize)]
-        struct Response<'a> {
-            jsonrpc: &'static str,
-            id: &'a RawValue,
-            result: rmcp::model::CallToolResult,
-        }
-        let answer = serde_json::to_string(&Response {
-            jsonrpc: "2.0",
-            id,
-            result,
-        })
-        .unwrap_or_default();
         return Some(TooManyValues {
-            answer,
+            answer: validation_answer(id, &failure),
             tool_result: true,
             notification: false,
         });

@@ -98,6 +98,16 @@ struct Admitted {
     listen_slot: Option<ListenSlot>,
 }
 
+/// A 200 carrying a JSON-RPC result (a tool result the edge answered).
+fn tool_result_response(answer: String) -> Response {
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        answer,
+    )
+        .into_response()
+}
+
 /// A 400 carrying a JSON-RPC error response.
 fn jsonrpc_error(answer: String) -> Response {
     jsonrpc_error_with(StatusCode::BAD_REQUEST, answer)
@@ -275,12 +285,7 @@ impl Edge {
                 return Err(session_gone());
             }
             return Err(if refused.tool_result {
-                (
-                    StatusCode::OK,
-                    [(header::CONTENT_TYPE, "application/json")],
-                    refused.answer,
-                )
-                    .into_response()
+                tool_result_response(refused.answer)
             } else {
                 jsonrpc_error(refused.answer)
             });
@@ -294,9 +299,13 @@ impl Edge {
         };
         let removed = removed_request(&message);
         if removed.is_none()
-            && let Some(answer) = params_refusal(&message, &read)
+            && let Some(refused) = params_refusal(&message, &read)
         {
-            return Err(jsonrpc_error(answer));
+            return Err(if refused.tool_result {
+                tool_result_response(refused.answer)
+            } else {
+                jsonrpc_error(refused.answer)
+            });
         }
         if let Some((id, error)) = removed.or_else(|| invalid_params(&message)) {
             return Err(jsonrpc_error_with(
