@@ -4,6 +4,8 @@
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use super::sessions::Sessions;
+
 /// The `Mcp-Session-Id` header of the 2025-11-25 Streamable HTTP transport.
 pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -23,6 +25,18 @@ pub(crate) fn session_gone() -> Response {
         StatusCode::NOT_FOUND,
         String::from("Not Found: Session not found"),
     )
+}
+
+/// `failure`, a 500 answering a message of session `id`, or the unknown
+/// session's 404 when the session ended meanwhile (a `DELETE` or its expiry
+/// raced the message, while it was taken or taken up again from its parked
+/// handshake): the session is gone, not the server broken.
+pub(crate) async fn unless_ended(sessions: &Sessions, id: &str, failure: Response) -> Response {
+    if sessions.knows(id).await {
+        return failure;
+    }
+    tracing::debug!(session = %id, "a message came as its session ended");
+    session_gone()
 }
 
 /// The session a request names, if any.

@@ -39,7 +39,7 @@ use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestId};
 
-use super::answers::{session_gone, session_id, text};
+use super::answers::{session_gone, session_id, text, unless_ended};
 use super::auth::{EdgeAuth, owner_of};
 use super::body_limit::is_json;
 use super::listen_streams::{ListenFull, ListenSlot, ListenStreams};
@@ -395,13 +395,8 @@ impl Edge {
                 let (parts, message) = *declined;
                 let body = body_for_rmcp(bytes, &message, rewritten);
                 let response = next.run(Request::from_parts(parts, body)).await;
-                // rmcp's 500 for a session a `DELETE` ended while rmcp was
-                // taking it up again (restoring it from its parked
-                // handshake): the unknown session's 404.
-                if response.status() == StatusCode::INTERNAL_SERVER_ERROR
-                    && !self.sessions.knows(session).await
-                {
-                    return session_gone();
+                if response.status() == StatusCode::INTERNAL_SERVER_ERROR {
+                    return unless_ended(&self.sessions, session, response).await;
                 }
                 response
             }

@@ -33,6 +33,7 @@ use rmcp::transport::streamable_http_server::session::{ServerSseMessage, Session
 use sse_stream::{KeepAlive, Sse, SseBody};
 use tokio_util::sync::CancellationToken;
 
+use super::answers::unless_ended;
 use super::sessions::Sessions;
 
 /// rmcp's `MCP-Protocol-Version` header.
@@ -95,19 +96,15 @@ impl SessionPost {
     }
 
     /// The answer when the session manager failed to take a message of
-    /// session `id`: the 404 of an unknown session when the session ended
-    /// meanwhile (a `DELETE` or its expiry raced the `POST`), else rmcp's 500.
+    /// session `id`: rmcp's 500, or the unknown session's 404 when the
+    /// session ended meanwhile ([`unless_ended`]).
     async fn failed(
         &self,
         id: &rmcp::transport::common::server_side_http::SessionId,
         context: &str,
         error: impl std::fmt::Display,
     ) -> Response {
-        if !self.sessions.knows(id).await {
-            tracing::debug!("a message of session {id} came as it ended: {error}");
-            return super::answers::session_gone();
-        }
-        internal_error(context, error)
+        unless_ended(&self.sessions, id, internal_error(context, error)).await
     }
 
     /// A stream of server messages as rmcp's service writes it: 200
