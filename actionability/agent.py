@@ -394,7 +394,8 @@ def profile_flags(stack: str, profile: dict, root: Path) -> list[str]:
     (`fusion serve`) takes durations and --timeout; the others (ts-sdk,
     fastmcp, rmcp and ours-rmcp, the rmcp router with mcp-fusion's adapter)
     take the TypeScript twin's --report-ms N, --max-active N, --rate-limit
-    N/PERIOD and --timeout-ms N."""
+    N/PERIOD and --timeout-ms N; a lockfile goes to the two mcp-fusion
+    stacks."""
     ours = stack == "ours"
     flags: list[str] = []
     if "report_ms" in profile:
@@ -408,10 +409,14 @@ def profile_flags(stack: str, profile: dict, root: Path) -> list[str]:
         ms = profile["timeout_ms"]
         flags += ["--timeout", f"{ms}ms"] if ours else ["--timeout-ms", str(ms)]
     if "lock" in profile and ours:
-        # Only a FusionServer keeps a contract lockfile; the others (ours-rmcp
-        # too: the adapter has none) serve the current contract and say
-        # nothing about the change.
         flags += ["--lock", str(root / profile["lock"])]
+    elif "lock" in profile and stack == "ours-rmcp":
+        # The rmcp router's own lockfile (its `billing` is one flat tool):
+        # contracts/v1.rmcp.lock beside contracts/v1.lock, with the same
+        # changes (contracts/make_v1.py).
+        flags += ["--lock", str(root / profile["lock"].replace(".lock", ".rmcp.lock"))]
+    # The other stacks keep no lockfile: they serve the current contract and
+    # say nothing about the change.
     return flags
 
 

@@ -221,7 +221,7 @@ async def test_deprecated_action_succeeds_with_a_warning(transport: str, db: Pat
     assert warning == (
         '<tool_error code="DEPRECATED" severity="warning">\n'
         "  <message>billing.get_invoice_legacy is deprecated and will be removed; use billing.get_invoice instead.</message>\n"
-        "  <recovery>The call succeeded. Next time call billing.get_invoice.</recovery>\n"
+        "  <recovery>The call succeeded: its result is above. Next time call billing.get_invoice.</recovery>\n"
         "  <available_actions>\n"
         "    <action>billing.get_invoice</action>\n"
         "  </available_actions>\n"
@@ -231,7 +231,7 @@ async def test_deprecated_action_succeeds_with_a_warning(transport: str, db: Pat
         "code": "DEPRECATED",
         "severity": "warning",
         "message": "billing.get_invoice_legacy is deprecated and will be removed; use billing.get_invoice instead.",
-        "recovery": "The call succeeded. Next time call billing.get_invoice.",
+        "recovery": "The call succeeded: its result is above. Next time call billing.get_invoice.",
         "available_actions": ["billing.get_invoice"],
     }
 

@@ -15,6 +15,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import AsyncIterator
 
+import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
@@ -140,3 +141,49 @@ async def test_a_known_invoice_is_a_plain_success(transport: str) -> None:
     schema = next(tool for tool in tools.tools if tool.name == "get_invoice").input_schema
     assert schema["additionalProperties"] is False
     assert schema["required"] == ["id", "email", "amount"]
+
+
+RATE_LIMITED = (
+    "Call list_invoices again with the same arguments: this refusal is about timing, not about them.\n"
+    '<tool_error code="RATE_LIMITED" severity="error">\n'
+    "  <message>Too many calls to list_invoices: the limit is 5 per second.</message>\n"
+    "  <recovery>Wait 1 second, then call list_invoices again.</recovery>\n"
+    "  <details>\n"
+    '    <detail key="limit">5 per second</detail>\n'
+    "  </details>\n"
+    "  <retry_after>1 second</retry_after>\n"
+    "</tool_error>"
+)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_list_invoices_runs_behind_mcp_fusions_rate_limit(transport: str) -> None:
+    # Ten calls at once against 5 per second (GCRA: a burst of 5, then one
+    # every 200 ms): the burst passes, the rest is refused before the tool
+    # runs, unless 200 ms passed meanwhile and let one more through.
+    async with with_rmcp(transport) as session:
+        results = await gather([session.call_tool("list_invoices", {}) for _ in range(10)])
+    passed = [r for r in results if not r.is_error]
+    refused = [r for r in results if r.is_error]
+    assert 5 <= len(passed) <= 6, [texts(r) for r in results]
+    assert all(texts(r) == ['["inv_1","inv_2"]'] for r in passed)
+    assert all(texts(r) == [RATE_LIMITED] for r in refused)
+    meta = envelope_meta(refused[0])
+    assert (meta["code"], meta["retry_after_seconds"], meta["details"]) == (
+        "RATE_LIMITED",
+        1,
+        {"limit": "5 per second"},
+    )
+
+
+async def gather(calls: list) -> list:
+    """The results of `calls` (awaitables), run at once, in their order."""
+    results: list = [None] * len(calls)
+
+    async def one(index: int, call) -> None:
+        results[index] = await call
+
+    async with anyio.create_task_group() as group:
+        for index, call in enumerate(calls):
+            group.start_soon(one, index, call)
+    return results

@@ -12,9 +12,15 @@ lockfile (`fusion lock`, argument 1) it:
 then recomputes every digest as docs/contracts.md defines them (SHA-256 of
 the canonical JSON: keys sorted, no whitespace), as contracts/make_v1.py does.
 
+The same changes are made to the rmcp router's lockfile (v1.rmcp.lock, for
+the `ours-rmcp` stack), as contracts/make_v1.py says.
+
 Usage: make_v1.py CURRENT.lock > v1.lock
+       make_v1.py CURRENT.rmcp.lock > v1.rmcp.lock
   where CURRENT.lock is written by
   fusion lock --cmd 'fusion serve --example actionability --stdio --db DB' -o CURRENT.lock
+  and CURRENT.rmcp.lock by
+  fusion lock --cmd 'actionability-rmcp --adapter' -o CURRENT.rmcp.lock
 """
 import json
 import sys
@@ -22,20 +28,13 @@ from pathlib import Path
 
 # The digests are computed as the main set's script computes them.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "contracts"))
-from make_v1 import write_with_digests  # noqa: E402
-
-
-def rename_field(schema, old, new):
-    schema["properties"] = {new if k == old else k: v for k, v in schema["properties"].items()}
-    if "required" in schema:
-        schema["required"] = [new if r == old else r for r in schema["required"]]
+from make_v1 import action_schema, rename_field, write_with_digests  # noqa: E402
 
 
 def main():
     lock = json.load(open(sys.argv[1]))
-    tools = lock["tools"]
-    rename_field(tools["billing"]["actions"]["list_invoices"]["inputSchema"], "limit", "page_size")
-    rename_field(tools["reminders"]["actions"]["schedule"]["inputSchema"], "at", "send_at")
+    rename_field(action_schema(lock, "billing", "list_invoices"), "limit", "page_size")
+    rename_field(action_schema(lock, "reminders", "schedule"), "at", "send_at")
     write_with_digests(lock)
 
 

@@ -7,7 +7,10 @@
 //!   `NOT_FOUND` envelope (text and `_meta`) naming `list_invoices`;
 //! - `mcp_fusion::router_contract::Parameters` in place of rmcp's: arguments that
 //!   miss the schema get the phrased `<validation_error>`;
-//! - `answer_validation` around the tool router, once.
+//! - `RouterContract` around the tool router, once: a failed `Parameters`
+//!   is answered with its `<validation_error>` result, and `list_invoices`
+//!   runs behind mcp-fusion's rate limit (5 calls a second; a sixth is a
+//!   `RATE_LIMITED` envelope with its retry-after).
 //!
 //! `get_invoice` has the bench example's three checks: `id` matches
 //! `^inv_[0-9]+$`, `email` is an email address, `amount` is an integer of at
@@ -22,7 +25,8 @@ mod invoices;
 use invoices::{GetInvoice, INVOICES};
 
 use mcp_fusion::ToolError; // mcp-fusion
-use mcp_fusion::router_contract::{Parameters, answer_validation}; // mcp-fusion
+use mcp_fusion::guard::{Guards, RateLimit}; // mcp-fusion
+use mcp_fusion::router_contract::{Parameters, RouterContract}; // mcp-fusion
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 
@@ -34,9 +38,12 @@ pub struct Billing {
 #[tool_router]
 impl Billing {
     fn new() -> Self {
-        Billing {
-            tool_router: answer_validation(Self::tool_router()), // mcp-fusion
-        }
+        let list_guards = Guards::new().rate_limit(RateLimit::per_second(5)); // mcp-fusion
+        let tool_router = RouterContract::new(Self::tool_router()) // mcp-fusion
+            .guards("list_invoices", list_guards) // mcp-fusion
+            .build() // mcp-fusion
+            .expect("list_invoices is a tool and its guards are valid"); // mcp-fusion
+        Billing { tool_router }
     }
 
     /// Read one invoice by id.

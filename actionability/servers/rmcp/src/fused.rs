@@ -8,20 +8,25 @@
 //!    (`examples/billing`, what `ours` serves) writes the same failures:
 //!    code, recovery, the actions to call instead, details; a retry-after
 //!    where the server knows one (the rate limit's window);
-//! 3. `answer_validation` around the router, once; and the deprecated action's
-//!    `DEPRECATED` warning attached to its success with
-//!    `envelope::attach_warning`, in the words a `FusionServer` uses.
+//! 3. `RouterContract` around the router, once: validation failures answered
+//!    as tool results, `billing`'s guards (`--rate-limit`, `--max-active`,
+//!    `--timeout-ms`) the very guards of a `FusionServer`, and with `--lock`
+//!    the changes since that lockfile on validation failures; and the
+//!    deprecated action's `DEPRECATED` warning
+//!    (`ToolError::deprecated_action`, what a `FusionServer` attaches)
+//!    attached to its success with `envelope::attach_warning`.
 //!
-//! What stays rmcp's: the guards are the hand-written ones of `limits.rs`
-//! (a `FusionServer`'s guards do not apply to an rmcp router), and `billing`
-//! stays one flat tool whose `action` is an enum field, so a field one
-//! action needs is optional in the schema and checked by the tool.
+//! What stays rmcp's: `billing` stays one flat tool whose `action` is an enum
+//! field, so a field one action needs is optional in the schema and checked
+//! by the tool.
 
 use std::sync::Arc;
 
 use mcp_fusion::ToolError;
+use mcp_fusion::contract::Lockfile;
 use mcp_fusion::envelope::attach_warning;
-use mcp_fusion::router_contract::{Parameters, answer_validation};
+use mcp_fusion::guard::Guards;
+use mcp_fusion::router_contract::{Parameters, RouterContract, RouterContractError};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
@@ -31,18 +36,12 @@ use crate::args::{
     Action, BILLING_DESCRIPTION, BillingArgs, HEALTH_DESCRIPTION, REMINDERS_DESCRIPTION,
     ReminderArgs,
 };
-use crate::limits::Limits;
 use crate::store::{App, Failure};
 
 /// The action to list invoices, as the envelopes name it.
 const LIST: &str = "billing.list_invoices";
 /// The action to read an invoice, as the envelopes name it.
 const GET: &str = "billing.get_invoice";
-
-/// The next step of a guard's refusal, in the words of a `FusionServer`'s
-/// guards (wire contract §2.1).
-const RETRY: &str =
-    "Call billing again with the same arguments: this refusal is about timing, not about them.";
 
 /// The rmcp server with mcp-fusion's adapter.
 #[derive(Clone)]
@@ -81,41 +80,8 @@ fn missing(fields: &[&str]) -> ToolError {
     }
 }
 
-/// `RATE_LIMITED`, with the time until the window frees a call.
-fn rate_limited(wait: std::time::Duration, limits: &Limits) -> ToolError {
-    let limit = limits.rate().map(|r| r.to_string()).unwrap_or_default();
-    let err = ToolError::rate_limited(format!("Too many calls to billing: the limit is {limit}."))
-        .retry_after(wait);
-    let when = err.retry_after_text().unwrap_or_default();
-    err.next_step(RETRY)
-        .suggest(format!("Wait {when}, then call billing again."))
-        .detail("limit", limit)
-}
-
-/// `SERVER_BUSY`. The hand-written count of running calls does not know how
-/// long the running one has left, so there is no retry-after.
-fn busy(limits: &Limits) -> ToolError {
-    let max = limits.max_active().unwrap_or_default();
-    ToolError::server_busy(format!(
-        "billing is at capacity: {max} call(s) at a time."
-    ))
-    .next_step(RETRY)
-    .suggest("Wait until the running call ends, then call billing again; send fewer calls in parallel.")
-    .detail("max_active", max)
-}
-
-/// `TIMEOUT`: the call ran past `--timeout-ms`.
-fn timed_out(limits: &Limits) -> ToolError {
-    let ms = limits.timeout().unwrap_or_default().as_millis();
-    ToolError::timeout(format!(
-        "billing took longer than its limit of {ms} ms and was stopped."
-    ))
-    .detail("limit_ms", ms)
-}
-
-/// A failure as the billing example words it; a guard's refusal in the
-/// words of a `FusionServer`'s guards, as far as these guards know.
-fn tool_error(failure: Failure, limits: &Limits) -> ToolError {
+/// A failure as the billing example words it.
+fn tool_error(failure: Failure) -> ToolError {
     match failure {
         Failure::Missing { fields, .. } => missing(&fields),
         Failure::NotFound(id) => not_found(&id),
@@ -146,31 +112,36 @@ fn tool_error(failure: Failure, limits: &Limits) -> ToolError {
         )
         .suggest("Call billing.list_invoices without a cursor to start from the first page.")
         .actions([LIST]),
-        Failure::RateLimited(wait) => rate_limited(wait, limits),
-        Failure::Busy => busy(limits),
-        Failure::TimedOut => timed_out(limits),
+        // The store's own guards are off: mcp-fusion's run before it.
+        Failure::RateLimited(_) | Failure::Busy | Failure::TimedOut => {
+            ToolError::internal("the store's hand-written guards ran behind the adapter's")
+        }
     }
-}
-
-/// The `DEPRECATED` warning of `get_invoice_legacy`, as a `FusionServer`
-/// attaches it to a deprecated action's success.
-fn deprecation() -> ToolError {
-    ToolError::deprecated(format!(
-        "billing.get_invoice_legacy is deprecated and will be removed; use {GET} instead."
-    ))
-    .suggest(format!("The call succeeded. Next time call {GET}."))
-    .actions([GET])
 }
 
 #[tool_router]
 impl Server {
     /// The server over `app`, its routes answering a failed
-    /// `Parameters<T>` with the `<validation_error>` it carries.
-    pub fn new(app: Arc<App>) -> Self {
-        Server {
-            app,
-            tool_router: answer_validation(Self::tool_router()),
+    /// `Parameters<T>` with the `<validation_error>` it carries, `billing`
+    /// behind `guards`, and validation failures telling what changed since
+    /// `lock`.
+    ///
+    /// # Errors
+    /// A guard setting that cannot be used, or tools that cannot be read as
+    /// a contract.
+    pub fn new(
+        app: Arc<App>,
+        guards: Guards,
+        lock: Option<&Lockfile>,
+    ) -> Result<Self, RouterContractError> {
+        let mut router = RouterContract::new(Self::tool_router()).guards("billing", guards);
+        if let Some(lock) = lock {
+            router = router.lockfile(lock);
         }
+        Ok(Server {
+            app,
+            tool_router: router.build()?,
+        })
     }
 
     /// `billing`: the action `action` names, on the invoices.
@@ -182,14 +153,13 @@ impl Server {
         &self,
         Parameters(args): Parameters<BillingArgs>,
     ) -> Result<CallToolResult, ToolError> {
-        let value = self
-            .app
-            .billing(&args)
-            .await
-            .map_err(|failure| tool_error(failure, self.app.limits()))?;
+        let value = self.app.billing(&args).await.map_err(tool_error)?;
         let result = json_result(&value);
         if args.action == Action::GetInvoiceLegacy {
-            return Ok(attach_warning(result, &deprecation()));
+            return Ok(attach_warning(
+                result,
+                &ToolError::deprecated_action("billing.get_invoice_legacy", GET),
+            ));
         }
         Ok(result)
     }
@@ -209,7 +179,7 @@ impl Server {
         self.app
             .remind(&args)
             .map(|value| json_result(&value))
-            .map_err(|failure| tool_error(failure, self.app.limits()))
+            .map_err(tool_error)
     }
 }
 

@@ -1,9 +1,9 @@
 //! The guards of `billing` calls: `--rate-limit`, `--max-active` and
-//! `--timeout-ms`. rmcp has none of them (and mcp-fusion's adapter adds none:
-//! its guards belong to a `FusionServer`), so they are written here the
-//! simplest way, as the TypeScript twin writes them: a window of recent call
-//! times, a count of running calls, and a time limit around the call. Both
-//! servers of this crate use them; each words the refusal its own way.
+//! `--timeout-ms` of the plain rmcp server. rmcp has none of them, so they
+//! are written here the simplest way, as the TypeScript twin writes them: a
+//! window of recent call times, a count of running calls, and a time limit
+//! around the call. (The adapter's server uses mcp-fusion's guards instead:
+//! `RouterContract::guards`.)
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -95,21 +95,6 @@ impl Limits {
             timeout,
             ..Limits::default()
         }
-    }
-
-    /// The rate limit, if any.
-    pub fn rate(&self) -> Option<RateLimit> {
-        self.rate
-    }
-
-    /// The most calls running at once, if limited.
-    pub fn max_active(&self) -> Option<usize> {
-        self.max_active
-    }
-
-    /// The time limit of a call, if any.
-    pub fn timeout(&self) -> Option<Duration> {
-        self.timeout
     }
 
     /// `call` under the guards, in the twin's order: the rate limit (a

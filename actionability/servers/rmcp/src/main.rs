@@ -10,7 +10,9 @@
 //!   failed call;
 //! - `actionability-rmcp --adapter`: the `ours-rmcp` stack, the same router
 //!   with mcp-fusion's rmcp adapter (`fused.rs`): the failures become
-//!   mcp-fusion's `<validation_error>` and `<tool_error>` envelopes.
+//!   mcp-fusion's `<validation_error>` and `<tool_error>` envelopes, the
+//!   guards are mcp-fusion's (`RouterContract::guards`), and `--lock` gives
+//!   validation failures the changes since a lockfile.
 //!
 //! The same tools as the TypeScript SDK and FastMCP twins
 //! (`actionability/servers/ts`, `actionability/servers/fastmcp`): `billing`
@@ -26,7 +28,7 @@
 //! options spelt as the TypeScript twin spells them:
 //!
 //! ```text
-//! actionability-rmcp [--adapter] [--report-ms N] [--max-active N]
+//! actionability-rmcp [--adapter [--lock FILE]] [--report-ms N] [--max-active N]
 //!                    [--rate-limit N/PERIOD] [--timeout-ms N]
 //! ```
 
@@ -41,6 +43,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
+use mcp_fusion::contract::Lockfile;
+use mcp_fusion::guard::Guards;
 use rmcp::ServiceExt;
 
 use crate::limits::{Limits, RateLimit};
@@ -69,26 +73,27 @@ struct Cli {
     /// The time limit of a billing call, in ms.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     timeout_ms: Option<u64>,
+    /// With --adapter: the contract lockfile whose changes validation
+    /// failures carry.
+    #[arg(long, value_name = "FILE", requires = "adapter")]
+    lock: Option<std::path::PathBuf>,
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cli = Cli::parse();
-    let limits = Limits::new(
-        cli.rate_limit,
-        cli.max_active
-            .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
-        cli.timeout_ms.map(Duration::from_millis),
-    );
-    let app = Arc::new(App::new(limits, Duration::from_millis(cli.report_ms)));
+    let report = Duration::from_millis(cli.report_ms);
     let transport = rmcp::transport::stdio();
     if cli.adapter {
-        fused::Server::new(app)
+        let lock = cli.lock.as_deref().map(Lockfile::read).transpose()?;
+        let app = Arc::new(App::new(Limits::default(), report));
+        fused::Server::new(app, cli.guards(), lock.as_ref())?
             .serve(transport)
             .await?
             .waiting()
             .await?;
     } else {
+        let app = Arc::new(App::new(cli.limits(), report));
         plain::Server::new(app)
             .serve(transport)
             .await?
@@ -96,6 +101,34 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .await?;
     }
     Ok(())
+}
+
+impl Cli {
+    /// The hand-written guards of the plain server.
+    fn limits(&self) -> Limits {
+        Limits::new(
+            self.rate_limit,
+            self.max_active
+                .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+            self.timeout_ms.map(Duration::from_millis),
+        )
+    }
+
+    /// The same settings as mcp-fusion's guards of `billing` (adapter).
+    fn guards(&self) -> Guards {
+        let mut guards = Guards::new();
+        if let Some(rate) = self.rate_limit {
+            let calls = u32::try_from(rate.calls).unwrap_or(u32::MAX);
+            guards = guards.rate_limit(mcp_fusion::guard::RateLimit::new(calls, rate.period));
+        }
+        if let Some(max) = self.max_active {
+            guards = guards.concurrency(usize::try_from(max).unwrap_or(usize::MAX), 0);
+        }
+        if let Some(ms) = self.timeout_ms {
+            guards = guards.timeout(Duration::from_millis(ms));
+        }
+        guards
+    }
 }
 
 #[cfg(test)]
@@ -122,7 +155,7 @@ mod tests {
     fn both_servers_list_the_same_tools() {
         let app = Arc::new(App::new(Limits::default(), Duration::ZERO));
         let plain = plain::Server::new(Arc::clone(&app));
-        let fused = fused::Server::new(app);
+        let fused = fused::Server::new(app, Guards::new(), None).unwrap();
         for name in ["billing", "billing_health", "reminders"] {
             let (a, b) = (plain.get_tool(name).unwrap(), fused.get_tool(name).unwrap());
             assert_eq!(a.description, b.description, "{name}");

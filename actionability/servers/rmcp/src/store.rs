@@ -149,11 +149,6 @@ impl App {
         f(&mut invoices)
     }
 
-    /// The guards of billing calls.
-    pub fn limits(&self) -> &Limits {
-        &self.limits
-    }
-
     /// How many invoices there are.
     pub fn count(&self) -> usize {
         self.with(|invoices| invoices.len())

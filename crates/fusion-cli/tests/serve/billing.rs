@@ -542,7 +542,7 @@ async fn legacy_and_health(t: Transport) {
     assert_eq!(stamp(value), seeded(4));
     assert_eq!(
         texts[1],
-        "<tool_error code=\"DEPRECATED\" severity=\"warning\">\n  <message>billing.get_invoice_legacy is deprecated and will be removed; use billing.get_invoice instead.</message>\n  <recovery>The call succeeded. Next time call billing.get_invoice.</recovery>\n  <available_actions>\n    <action>billing.get_invoice</action>\n  </available_actions>\n</tool_error>"
+        "<tool_error code=\"DEPRECATED\" severity=\"warning\">\n  <message>billing.get_invoice_legacy is deprecated and will be removed; use billing.get_invoice instead.</message>\n  <recovery>The call succeeded: its result is above. Next time call billing.get_invoice.</recovery>\n  <available_actions>\n    <action>billing.get_invoice</action>\n  </available_actions>\n</tool_error>"
     );
     assert_eq!(
         meta_of(&legacy),
@@ -550,7 +550,7 @@ async fn legacy_and_health(t: Transport) {
             "code": "DEPRECATED",
             "severity": "warning",
             "message": "billing.get_invoice_legacy is deprecated and will be removed; use billing.get_invoice instead.",
-            "recovery": "The call succeeded. Next time call billing.get_invoice.",
+            "recovery": "The call succeeded: its result is above. Next time call billing.get_invoice.",
             "available_actions": ["billing.get_invoice"]
         }))
     );

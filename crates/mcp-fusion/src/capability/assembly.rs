@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use super::BuildError;
-use crate::guard::{self, AuthRule, ConcurrencyGuard, GuardSettings, Guards};
+use crate::guard::{AuthRule, ConcurrencyGuard, GuardChain, GuardSettings, Guards};
 use crate::handler::{CallContext, StateNeed, States};
 use crate::metrics_names::ActionLabels;
 use crate::pipeline::{ActionService, BoxLayer, CallService, Validate};
@@ -119,16 +119,10 @@ impl Assembly {
             output: parts.output,
             inner: service,
         });
-        let (service, concurrency) = guard::apply(
-            &parts.guards,
-            &self.guards,
-            parts.retry_safe,
-            &parts.labels,
-            validated,
-        );
+        let chain = GuardChain::new(&parts.guards, &self.guards, parts.retry_safe, &parts.labels);
         Ok(Callable {
-            service,
-            concurrency,
+            service: chain.around(validated),
+            concurrency: chain.concurrency,
             labels: parts.labels,
             visibility: Visibility {
                 auth: parts.guards.auth,

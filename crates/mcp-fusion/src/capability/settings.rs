@@ -19,9 +19,7 @@ macro_rules! settings_setters {
         /// Replaces a [`concurrency_shared`](Self::concurrency_shared) limit.
         #[doc = $note]
         pub fn concurrency(mut self, max_active: usize, max_queue: usize) -> Self {
-            self.guards.concurrency = Some($crate::guard::ConcurrencySetting::Own(
-                $crate::guard::Concurrency::new(max_active, max_queue),
-            ));
+            self.guards = self.guards.concurrency(max_active, max_queue);
             self
         }
 
@@ -33,8 +31,7 @@ macro_rules! settings_setters {
         /// Replaces a [`concurrency`](Self::concurrency) limit of its own.
         #[doc = $note]
         pub fn concurrency_shared(mut self, limit: &$crate::guard::SharedConcurrency) -> Self {
-            self.guards.concurrency =
-                Some($crate::guard::ConcurrencySetting::Shared(limit.clone()));
+            self.guards = self.guards.concurrency_shared(limit);
             self
         }
 
@@ -42,7 +39,7 @@ macro_rules! settings_setters {
         /// `RATE_LIMITED` with the time until the next call would pass.
         #[doc = $note]
         pub fn rate_limit(mut self, limit: $crate::guard::RateLimit) -> Self {
-            self.guards.rate_limit = Some(limit);
+            self.guards = self.guards.rate_limit(limit);
             self
         }
 
@@ -51,7 +48,7 @@ macro_rules! settings_setters {
         /// concurrency queue does not count.
         #[doc = $note]
         pub fn timeout(mut self, limit: std::time::Duration) -> Self {
-            self.guards.timeout = Some(limit);
+            self.guards = self.guards.timeout(limit);
             self
         }
 

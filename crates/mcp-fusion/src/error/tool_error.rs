@@ -345,6 +345,36 @@ shorthands! {
     handoff_connecting => HandoffConnecting;
 }
 
+impl ToolError {
+    /// The `DEPRECATED` warning (severity `warning`, §3, §5) a
+    /// `FusionServer` attaches to every success of a deprecated action
+    /// (`Action::deprecated`): `action` (`billing.get_invoice_legacy`) is
+    /// deprecated, `replacement` (`billing.get_invoice`) is the one to call
+    /// next time, named in `available_actions`. On an rmcp router, attach it
+    /// to the success with `envelope::attach_warning`.
+    pub fn deprecated_action(action: &str, replacement: &str) -> Self {
+        ToolError::deprecated(format!(
+            "{action} is deprecated and will be removed; use {replacement} instead."
+        ))
+        .suggest(format!(
+            "The call succeeded: its result is above. Next time call {replacement}."
+        ))
+        .actions([replacement])
+    }
+
+    /// The `DEPRECATED` warning attached to a success whose arguments used
+    /// the deprecated `field` of `action` (`Action::deprecated_field`):
+    /// `replacement` is the field to send next time.
+    pub fn deprecated_field(action: &str, field: &str, replacement: &str) -> Self {
+        ToolError::deprecated(format!(
+            "The field \"{field}\" of {action} is deprecated and will be removed; use \"{replacement}\" instead."
+        ))
+        .suggest(format!(
+            "The call succeeded: its result is above. Next time send \"{replacement}\" instead of \"{field}\"."
+        ))
+    }
+}
+
 impl fmt::Display for ToolError {
     /// `CODE: message`, e.g. `NOT_FOUND: No invoice with that ID`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -23,25 +23,17 @@ pub(crate) trait Guard: Send + Sync + 'static {
 }
 
 /// `inner` behind `guard`.
-pub(crate) fn wrap<G: Guard>(guard: Arc<G>, inner: ActionService) -> ActionService {
+pub(crate) fn wrap(guard: Arc<dyn Guard>, inner: ActionService) -> ActionService {
     BoxCloneSyncService::new(GuardService { guard, inner })
 }
 
-struct GuardService<G> {
-    guard: Arc<G>,
+#[derive(Clone)]
+struct GuardService {
+    guard: Arc<dyn Guard>,
     inner: ActionService,
 }
 
-impl<G> Clone for GuardService<G> {
-    fn clone(&self) -> Self {
-        GuardService {
-            guard: Arc::clone(&self.guard),
-            inner: self.inner.clone(),
-        }
-    }
-}
-
-impl<G: Guard> Service<Call> for GuardService<G> {
+impl Service<Call> for GuardService {
     type Response = Outcome;
     type Error = ToolError;
     type Future = BoxFuture<'static, Result<Outcome, ToolError>>;

@@ -67,7 +67,13 @@ pub(crate) fn retry_step(name: &str) -> String {
     )
 }
 
-/// The guard settings of one action, or the defaults a group gives its actions.
+/// The guard settings of one action, or the defaults a group gives its
+/// actions; for an rmcp router, the guards of one of its tools
+/// ([`RouterContract::guards`](crate::router_contract::RouterContract::guards)).
+///
+/// Built with [`Guards::new`] and the setters below; an action, a group, a
+/// prompt or a resource sets the same ones through its own setters (and
+/// also who may use it, which needs the server's token verifier).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Guards {
     pub(crate) concurrency: Option<ConcurrencySetting>,
@@ -77,6 +83,45 @@ pub struct Guards {
 }
 
 impl Guards {
+    /// No guard at all.
+    pub fn new() -> Self {
+        Guards::default()
+    }
+
+    /// At most `max_active` calls run at once and `max_queue` wait (first
+    /// in, first out); more are shed at once with `SERVER_BUSY`, which says
+    /// how long a call has been taking. `max_active` must be at least 1 and
+    /// the two together at most [`MAX_SLOTS`] (checked when the server or
+    /// router is built). Replaces a shared limit.
+    pub fn concurrency(mut self, max_active: usize, max_queue: usize) -> Self {
+        self.concurrency = Some(ConcurrencySetting::Own(Concurrency::new(
+            max_active, max_queue,
+        )));
+        self
+    }
+
+    /// Counts the calls against `limit`, shared with everything given the
+    /// same one ([`SharedConcurrency`]). Replaces a limit of its own.
+    pub fn concurrency_shared(mut self, limit: &SharedConcurrency) -> Self {
+        self.concurrency = Some(ConcurrencySetting::Shared(limit.clone()));
+        self
+    }
+
+    /// Limits the rate of the calls (GCRA); over the limit, `RATE_LIMITED`
+    /// with the time until the next call would pass (wire contract §5).
+    pub fn rate_limit(mut self, limit: RateLimit) -> Self {
+        self.rate_limit = Some(limit);
+        self
+    }
+
+    /// Stops a call that runs longer than `limit` (`TIMEOUT`; its future is
+    /// dropped). The time spent waiting in the concurrency queue does not
+    /// count. Must be longer than zero (checked when built).
+    pub fn timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
+        self
+    }
+
     /// These settings, with every one left unset taken from `defaults`.
     pub(crate) fn or(&self, defaults: &Guards) -> Guards {
         Guards {
@@ -181,46 +226,66 @@ impl GuardSettings {
     }
 }
 
-/// Wraps `service` (validation and everything after it) in the guards of
-/// `guards`; `retry_safe` says the action is read-only or idempotent, `labels`
-/// name the action in the guards' metrics. Returns the stack and its
-/// concurrency guard, if any (for stats).
-pub(crate) fn apply(
-    guards: &Guards,
-    settings: &GuardSettings,
-    retry_safe: bool,
-    labels: &ActionLabels,
-    mut service: ActionService,
-) -> (ActionService, Option<Arc<ConcurrencyGuard>>) {
-    if let Some(limit) = guards.timeout {
-        let guard = timeout::TimeoutGuard {
-            limit,
-            retry_safe,
-            labels: labels.clone(),
-        };
-        service = layer::wrap(Arc::new(guard), service);
+/// The guards of one capability, built once from its settings: they hold
+/// its state (rate-limit buckets, concurrency slots, the clock of its
+/// running calls) and go around its stack ([`GuardChain::around`]).
+#[derive(Clone)]
+pub(crate) struct GuardChain {
+    /// Outermost first: auth, rate limit, concurrency, time limit.
+    guards: Vec<Arc<dyn layer::Guard>>,
+    /// The concurrency guard, if any (for stats).
+    pub concurrency: Option<Arc<ConcurrencyGuard>>,
+}
+
+impl GuardChain {
+    /// The guards of `guards`; `retry_safe` says the action is read-only or
+    /// idempotent, `labels` name the action in the guards' metrics.
+    pub fn new(
+        guards: &Guards,
+        settings: &GuardSettings,
+        retry_safe: bool,
+        labels: &ActionLabels,
+    ) -> Self {
+        let mut chain: Vec<Arc<dyn layer::Guard>> = Vec::new();
+        if guards.auth.needs_credentials() {
+            chain.push(Arc::new(auth::AuthGuard {
+                rule: guards.auth.clone(),
+            }));
+        }
+        if let Some(limit) = guards.rate_limit {
+            let guard = rate_limit::RateLimitGuard::new(limit, settings, labels.clone());
+            chain.push(Arc::new(guard));
+        }
+        let concurrency = guards.concurrency.as_ref().map(|setting| {
+            Arc::new(ConcurrencyGuard::new(
+                setting,
+                guards.timeout,
+                labels.clone(),
+            ))
+        });
+        if let Some(guard) = &concurrency {
+            chain.push(Arc::clone(guard) as Arc<dyn layer::Guard>);
+        }
+        if let Some(limit) = guards.timeout {
+            chain.push(Arc::new(timeout::TimeoutGuard {
+                limit,
+                retry_safe,
+                labels: labels.clone(),
+            }));
+        }
+        GuardChain {
+            guards: chain,
+            concurrency,
+        }
     }
-    let concurrency = guards.concurrency.as_ref().map(|setting| {
-        Arc::new(ConcurrencyGuard::new(
-            setting,
-            guards.timeout,
-            labels.clone(),
-        ))
-    });
-    if let Some(guard) = &concurrency {
-        service = layer::wrap(Arc::clone(guard), service);
+
+    /// `service` (validation and everything after it) behind every guard.
+    pub fn around(&self, mut service: ActionService) -> ActionService {
+        for guard in self.guards.iter().rev() {
+            service = layer::wrap(Arc::clone(guard), service);
+        }
+        service
     }
-    if let Some(limit) = guards.rate_limit {
-        let guard = rate_limit::RateLimitGuard::new(limit, settings, labels.clone());
-        service = layer::wrap(Arc::new(guard), service);
-    }
-    if guards.auth.needs_credentials() {
-        let guard = auth::AuthGuard {
-            rule: guards.auth.clone(),
-        };
-        service = layer::wrap(Arc::new(guard), service);
-    }
-    (service, concurrency)
 }
 
 impl ConcurrencyGuard {

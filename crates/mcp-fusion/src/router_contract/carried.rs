@@ -1,19 +1,18 @@
-//! A tool result carried out of an rmcp extractor, and [`answer_validation`],
-//! which answers with it.
+//! A tool result carried out of an rmcp extractor, which the routes of
+//! [`RouterContract`](super::RouterContract) answer with, and the changes a
+//! route hands to the extractor.
 //!
 //! rmcp's `FromContextPart::from_context_part` can only fail with an
 //! [`ErrorData`], which ends the call as a JSON-RPC error. So a failed
 //! [`Parameters<T>`](super::Parameters) puts the whole `CallToolResult` it
 //! answers with into the error's `data` (under [`CARRIED_KEY`]), and the
-//! routes of [`answer_validation`] take it out again.
-
-use std::sync::Arc;
+//! routes of [`RouterContract`](super::RouterContract) take it out again.
 
 use rmcp::ErrorData;
-use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
-use rmcp::handler::server::tool::ToolCallContext;
-use rmcp::model::{CallToolResponse, CallToolResult, ErrorCode};
+use rmcp::model::{CallToolResult, ErrorCode};
 use serde_json::{Map, Value};
+
+use crate::error::ContractAwareness;
 
 /// The key of [`ErrorData::data`] that holds the carried result.
 const CARRIED_KEY: &str = "mcp-fusion/result";
@@ -21,7 +20,7 @@ const CARRIED_KEY: &str = "mcp-fusion/result";
 /// The start rmcp's `ToolRouter::call` looks for in an `invalid_params`
 /// message to answer it as a tool result (text: the message, `isError`
 /// true) rather than as a JSON-RPC error: a router not wrapped by
-/// [`answer_validation`] still shows the model the envelope, after these
+/// [`answer_validation`](super::answer_validation) still shows the model the envelope, after these
 /// words and without `_meta`.
 const RMCP_ARGUMENT_ERROR: &str = "failed to deserialize parameters:";
 
@@ -52,45 +51,11 @@ pub(super) fn uncarry(error: ErrorData) -> Result<CallToolResult, ErrorData> {
     }
 }
 
-/// `router` with every route wrapped so that a call whose
-/// [`Parameters<T>`](super::Parameters) failed is answered with the tool
-/// result that failure carries: for arguments that miss the schema, one text
-/// block with the `<validation_error>` envelope, `isError` true and
-/// `_meta["mcp-fusion/error"]` with code `VALIDATION_ERROR` (wire contract
-/// §1, §4), as `FusionServer` answers. Every other outcome passes through
-/// unchanged: successes, tool errors and rmcp's own JSON-RPC errors.
-///
-/// Wrap the router once, where the server keeps it, and let
-/// `#[tool_handler]` use that one:
-///
-/// ```text
-/// tool_router: answer_validation(Self::tool_router()),
-/// ...
-/// #[tool_handler(router = self.tool_router)]
-/// ```
-///
-/// Routes added to the router later (`ToolRouter::add_route`) are not
-/// wrapped; wrap a router before merging it (`ToolRouter::merge`).
-pub fn answer_validation<S>(mut router: ToolRouter<S>) -> ToolRouter<S>
-where
-    S: Send + Sync + 'static,
-{
-    for route in router.map.values_mut() {
-        let call = Arc::clone(&route.call);
-        *route = ToolRoute::new_dyn(
-            route.attr.clone(),
-            move |context: ToolCallContext<'_, S>| {
-                let answer = call(context);
-                Box::pin(async move {
-                    answer
-                        .await
-                        .or_else(|error| uncarry(error).map(CallToolResponse::from))
-                })
-            },
-        );
-    }
-    router
-}
+/// The changes since the lockfile of the tool being called, put in the
+/// request's extensions by the route for [`Parameters<T>`](super::Parameters)
+/// to attach to a validation failure (wire contract §4.1).
+#[derive(Debug, Clone)]
+pub(super) struct Awareness(pub ContractAwareness);
 
 #[cfg(test)]
 mod tests {

@@ -18,11 +18,16 @@
 //!    deserialized, and a failure is the phrased `<validation_error>` (§4),
 //!    not rmcp's `-32602` serde text. The schema the tool lists is the one
 //!    checked.
-//! 3. **[`answer_validation`] around the tool router**, once: rmcp ends a call
+//! 3. **[`RouterContract`] around the tool router**, once: rmcp ends a call
 //!    whose extractor fails with a JSON-RPC error; the routes it returns
 //!    answer such a failure of [`Parameters<T>`] with the tool result it
 //!    carries (`isError` true, code `VALIDATION_ERROR` in `_meta`), exactly
-//!    as a `FusionServer` does.
+//!    as a `FusionServer` does. Before it is built, a tool may be given the
+//!    guards of a `FusionServer`'s actions ([`RouterContract::guards`]:
+//!    `RATE_LIMITED`, `SERVER_BUSY`, `TIMEOUT`, §5) and the router a
+//!    lockfile whose changes validation failures carry
+//!    ([`RouterContract::lockfile`], §4.1). [`answer_validation`] is the
+//!    wrapping alone.
 //!
 //! ```
 //! use mcp_fusion::ToolError;
@@ -59,11 +64,13 @@
 //! `examples/with-rmcp` is a whole server written this way.
 
 mod carried;
+mod guarded;
 mod parameters;
+mod router;
 mod tool_error;
 
-pub use carried::answer_validation;
 pub use parameters::Parameters;
+pub use router::{RouterContract, RouterContractError, answer_validation};
 
 #[cfg(test)]
 mod tests;

@@ -13,7 +13,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::carried::carry;
+use super::carried::{Awareness, carry};
 use crate::envelope::{to_call_tool_result, validation_result};
 use crate::error::ToolError;
 use crate::handler::deserialize_args;
@@ -84,8 +84,11 @@ where
     fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
         let validator = validator::<T>()?;
         let mut args = Value::Object(context.arguments.take().unwrap_or_default());
-        if let Err(failure) = validator.check_call(context.name(), &mut args) {
+        if let Err(mut failure) = validator.check_call(context.name(), &mut args) {
             tracing::debug!(tool = %context.name(), problems = failure.fields.len(), "invalid arguments");
+            if let Some(Awareness(changes)) = context.request_context.extensions.remove() {
+                failure = failure.with_contract_awareness(changes);
+            }
             return Err(carry(validation_result(&failure)));
         }
         match deserialize_args::<T>(args) {

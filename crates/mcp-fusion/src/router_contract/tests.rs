@@ -18,6 +18,8 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use super::{Parameters, answer_validation};
+
+mod guards;
 use crate::envelope::{attach_warning, to_call_tool_result, validation_result};
 use crate::error::{FieldError, ToolError, ValidationFailure};
 
@@ -112,6 +114,14 @@ impl ServerHandler for Billing {
 /// The answer (`result` or `error`) to one request, served by rmcp with
 /// `router` after the initialize handshake.
 async fn answer(router: ToolRouter<Billing>, method: &str, params: Value) -> Value {
+    let mut answers = answers(router, &[(method, params)]).await;
+    answers.remove(0)
+}
+
+/// The answers to `requests` (ids 1, 2, …), sent together after the
+/// initialize handshake to rmcp serving `router`, in the order of the
+/// requests.
+async fn answers(router: ToolRouter<Billing>, requests: &[(&str, Value)]) -> Vec<Value> {
     let (client, server_side) = tokio::io::duplex(1 << 16);
     let serving = tokio::spawn(async move {
         let running = Billing { router }
@@ -122,13 +132,15 @@ async fn answer(router: ToolRouter<Billing>, method: &str, params: Value) -> Val
     });
     let (client_read, mut client_write) = tokio::io::split(client);
     let mut lines = BufReader::new(client_read).lines();
-    let messages = [
+    let mut messages = vec![
         json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
             "clientInfo": {"name": "router_contract", "version": "0"}}}),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}),
     ];
+    for (id, (method, params)) in (1..).zip(requests) {
+        messages.push(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+    }
     for message in messages {
         let line = format!("{message}\n");
         client_write
@@ -136,20 +148,21 @@ async fn answer(router: ToolRouter<Billing>, method: &str, params: Value) -> Val
             .await
             .expect("write");
     }
-    let answer = loop {
+    let mut answers = vec![Value::Null; requests.len()];
+    while answers.iter().any(Value::is_null) {
         let line = lines
             .next_line()
             .await
             .expect("read")
-            .expect("an answer before the end");
+            .expect("every answer before the end");
         let message: Value = serde_json::from_str(&line).expect("JSON");
-        if message["id"] == json!(1) {
-            break message;
+        if let Some(id) = message["id"].as_u64().filter(|id| *id >= 1) {
+            answers[id as usize - 1] = message;
         }
-    };
+    }
     drop(client_write);
     serving.abort();
-    answer
+    answers
 }
 
 async fn call(router: ToolRouter<Billing>, args: Value) -> Value {

@@ -95,8 +95,10 @@ pub(crate) fn unknown_keys(
             .iter()
             .copied()
             .filter(|name| object.get(*name).is_none());
+        // With a suggestion, the list of known fields is left out: the
+        // suggestion is the fix, and the tool's schema lists them all.
         if let Some(near) = closest_other(key, unsent) {
-            expected.push_str(&did_you_mean(near));
+            expected = did_you_mean(near).trim_start().to_owned();
         }
         out.push(Line::new(
             path::child(here, key),
@@ -111,6 +113,17 @@ pub(crate) fn unknown_keys(
 /// ` Did you mean "name"?`, the suggestion of an unknown key's line.
 fn did_you_mean(name: &str) -> String {
     format!(" Did you mean {}?", quoted(name))
+}
+
+/// The unknown key's `line` with `near` suggested in place of the fields it
+/// listed (`… You sent: 1. Did you mean "quantity"?`).
+fn suggest(line: &mut Line, near: &str) {
+    for list in [" Known fields: ", " Field names must match "] {
+        if let Some(at) = line.message.find(list) {
+            line.message.truncate(at);
+        }
+    }
+    line.message.push_str(&did_you_mean(near));
 }
 
 /// Whether `line` is about an unknown key and suggests no field yet.
@@ -159,8 +172,7 @@ pub(crate) fn pair_with_missing(lines: &mut [Line]) {
             _ => None,
         });
         if let Some(near) = near {
-            let suggestion = did_you_mean(near);
-            lines[*i].message.push_str(&suggestion);
+            suggest(&mut lines[*i], near);
         }
     }
 }

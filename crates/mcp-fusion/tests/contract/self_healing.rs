@@ -154,7 +154,7 @@ async fn renamed_field_is_named_in_the_validation_error() {
         text,
         "Fix the fields below and call reports again.\n<validation_error action=\"reports.summary\">\n  \
          <field name=\"time_range\">Missing required field. You sent: (missing). Expected one of: 'day', 'week', 'month'.</field>\n  \
-         <field name=\"period\">Unrecognized field \"period\". You sent: 'day'. Known fields: \"time_range\". Check for typos. Did you mean \"time_range\"?</field>\n  \
+         <field name=\"period\">Unrecognized field \"period\". You sent: 'day'. Did you mean \"time_range\"?</field>\n  \
          <recovery>Do not explain the error.</recovery>\n  \
          <contract_awareness action=\"reports.summary\" changes=\"1\" max_severity=\"RISKY\">\n    \
          <delta severity=\"RISKY\" field=\"period\">Field \"period\" was renamed to \"time_range\". Before: enum day|week. Now: enum day|week|month.</delta>\n  \

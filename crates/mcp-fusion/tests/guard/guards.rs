@@ -520,7 +520,7 @@ async fn deprecated_field_succeeds_with_a_warning() {
     assert_eq!(result.is_error, Some(false));
     assert_eq!(
         text(&result),
-        "cats\n<tool_error code=\"DEPRECATED\" severity=\"warning\">\n  <message>The field \"q\" of search is deprecated and will be removed; use \"query\" instead.</message>\n  <recovery>The call succeeded. Next time send \"query\" instead of \"q\".</recovery>\n</tool_error>"
+        "cats\n<tool_error code=\"DEPRECATED\" severity=\"warning\">\n  <message>The field \"q\" of search is deprecated and will be removed; use \"query\" instead.</message>\n  <recovery>The call succeeded: its result is above. Next time send \"query\" instead of \"q\".</recovery>\n</tool_error>"
     );
     let clean = server
         .call("search", json!({"query": "dogs"}))

@@ -48,7 +48,7 @@ async fn a_deprecated_action_succeeds_with_a_warning_naming_its_replacement() {
         texts(&result),
         [
             "{\"status\":\"paid\",\"count\":2}",
-            "<tool_error code=\"DEPRECATED\" severity=\"warning\">\n  <message>invoices.legacy_list is deprecated and will be removed; use invoices.list instead.</message>\n  <recovery>The call succeeded. Next time call invoices.list.</recovery>\n  <available_actions>\n    <action>invoices.list</action>\n  </available_actions>\n</tool_error>",
+            "<tool_error code=\"DEPRECATED\" severity=\"warning\">\n  <message>invoices.legacy_list is deprecated and will be removed; use invoices.list instead.</message>\n  <recovery>The call succeeded: its result is above. Next time call invoices.list.</recovery>\n  <available_actions>\n    <action>invoices.list</action>\n  </available_actions>\n</tool_error>",
         ]
     );
     assert_eq!(result.is_error, Some(false));
@@ -59,7 +59,7 @@ async fn a_deprecated_action_succeeds_with_a_warning_naming_its_replacement() {
             "code": "DEPRECATED",
             "severity": "warning",
             "message": "invoices.legacy_list is deprecated and will be removed; use invoices.list instead.",
-            "recovery": "The call succeeded. Next time call invoices.list.",
+            "recovery": "The call succeeded: its result is above. Next time call invoices.list.",
             "available_actions": ["invoices.list"]
         })
     );

@@ -25,7 +25,7 @@ fn unknown_key_near_a_known_key_is_named_with_a_suggestion() {
         lines(&project_schema(), json!({"project": "demo", "limt": 5})),
         vec![line(
             "limt",
-            "Unrecognized field \"limt\". You sent: 5. Known fields: \"project\", \"limit\". Check for typos. Did you mean \"limit\"?"
+            "Unrecognized field \"limt\". You sent: 5. Did you mean \"limit\"?"
         )]
     );
 }
@@ -135,7 +135,7 @@ fn unknown_key_mentions_pattern_properties() {
         lines(&schema, json!({"x-ok": 1, "nmae": "b"})),
         vec![line(
             "nmae",
-            "Unrecognized field \"nmae\". You sent: 'b'. Known fields: \"name\", and names matching '^x-'. Check for typos. Did you mean \"name\"?"
+            "Unrecognized field \"nmae\". You sent: 'b'. Did you mean \"name\"?"
         )]
     );
 }
@@ -187,7 +187,7 @@ fn unevaluated_properties_name_the_known_keys() {
         ),
         vec![line(
             "f.nmae",
-            "Unrecognized field \"nmae\". You sent: 'y'. Known fields: \"age\", \"name\". Check for typos. Did you mean \"name\"?"
+            "Unrecognized field \"nmae\". You sent: 'y'. Did you mean \"name\"?"
         )]
     );
 }
@@ -251,11 +251,11 @@ fn unknown_key_shaped_like_a_missing_field_is_paired_with_it() {
             ),
             line(
                 "qty",
-                "Unrecognized field \"qty\". You sent: 1. Known fields: \"description\", \"quantity\", \"unit_price_cents\". Check for typos. Did you mean \"quantity\"?"
+                "Unrecognized field \"qty\". You sent: 1. Did you mean \"quantity\"?"
             ),
             line(
                 "unit_price",
-                "Unrecognized field \"unit_price\". You sent: 5. Known fields: \"description\", \"quantity\", \"unit_price_cents\". Check for typos. Did you mean \"unit_price_cents\"?"
+                "Unrecognized field \"unit_price\". You sent: 5. Did you mean \"unit_price_cents\"?"
             ),
         ]
     );
@@ -278,7 +278,7 @@ fn the_only_unknown_key_is_paired_with_the_only_missing_field() {
             ),
             line(
                 "reference",
-                "Unrecognized field \"reference\". You sent: 'inv_2'. Known fields: \"id\". Check for typos. Did you mean \"id\"?"
+                "Unrecognized field \"reference\". You sent: 'inv_2'. Did you mean \"id\"?"
             ),
         ]
     );

@@ -307,7 +307,7 @@ fn deprecated_fields(action: &RegisteredAction, args: &Map<String, Value>) -> Ve
         .deprecated_fields
         .iter()
         .filter(|(field, _)| args.get(field).is_some_and(|v| !v.is_null()))
-        .map(|(field, replacement)| deprecated_field_warning(&action.dotted, field, replacement))
+        .map(|(field, replacement)| ToolError::deprecated_field(&action.dotted, field, replacement))
         .collect()
 }
 
@@ -319,7 +319,7 @@ fn warned(
     field_warnings: Vec<ToolError>,
 ) -> ToolOutput {
     if let Some(replacement) = &action.deprecated {
-        output = output.with_warning(deprecation_warning(&action.dotted, replacement));
+        output = output.with_warning(ToolError::deprecated_action(&action.dotted, replacement));
     }
     for warning in field_warnings {
         output = output.with_warning(warning);
@@ -411,24 +411,4 @@ fn record_call(
         )
         .record(took.as_secs_f64());
     }
-}
-
-/// The `DEPRECATED` warning attached to every success of a deprecated action.
-pub(crate) fn deprecation_warning(action: &str, replacement: &str) -> ToolError {
-    ToolError::deprecated(format!(
-        "{action} is deprecated and will be removed; use {replacement} instead."
-    ))
-    .suggest(format!("The call succeeded. Next time call {replacement}."))
-    .actions([replacement])
-}
-
-/// The `DEPRECATED` warning attached to a success whose arguments used a
-/// deprecated field.
-pub(crate) fn deprecated_field_warning(action: &str, field: &str, replacement: &str) -> ToolError {
-    ToolError::deprecated(format!(
-        "The field \"{field}\" of {action} is deprecated and will be removed; use \"{replacement}\" instead."
-    ))
-    .suggest(format!(
-        "The call succeeded. Next time send \"{replacement}\" instead of \"{field}\"."
-    ))
 }
