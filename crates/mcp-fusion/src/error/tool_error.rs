@@ -346,6 +346,16 @@ shorthands! {
 }
 
 impl ToolError {
+    /// `CANCELLED` for the call of `name` the client cancelled
+    /// (`notifications/cancelled`, or the connection gone) before it
+    /// finished: its handler's future was dropped.
+    pub(crate) fn cancelled_by_client(name: &str) -> Self {
+        ToolError::new(
+            ErrorCode::Cancelled,
+            format!("The call of {name} was cancelled by the client."),
+        )
+    }
+
     /// The `DEPRECATED` warning (severity `warning`, §3, §5) a
     /// `FusionServer` attaches to every success of a deprecated action
     /// (`Action::deprecated`): `action` (`billing.get_invoice_legacy`) is

@@ -89,8 +89,9 @@ impl Guards {
     }
 
     /// At most `max_active` calls run at once and `max_queue` wait (first
-    /// in, first out); more are shed at once with `SERVER_BUSY`, which says
-    /// how long a call has been taking. `max_active` must be at least 1 and
+    /// in, first out); more are shed at once with `SERVER_BUSY` and the wait
+    /// it estimates (from the calls that finished, else from the time
+    /// limit) as its retry-after. `max_active` must be at least 1 and
     /// the two together at most [`MAX_SLOTS`] (checked when the server or
     /// router is built). Replaces a shared limit.
     pub fn concurrency(mut self, max_active: usize, max_queue: usize) -> Self {

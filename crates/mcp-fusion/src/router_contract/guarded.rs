@@ -43,12 +43,18 @@ const RELEASE: Duration = Duration::from_secs(1);
 /// ([`route_context`]) describes: a guard's refusal is the tool result of its
 /// envelope (`isError` true, §1); a call stopped by the time limit drops the
 /// route's future and answers `TIMEOUT`. The route is not started before
-/// every guard let the call through.
+/// every guard let the call through. A call the client cancels (its
+/// request's cancellation token fires: `notifications/cancelled`, or the
+/// connection gone) leaves the queue or drops its route at once, freeing its
+/// slot, and answers `CANCELLED`, as a `FusionServer` does (rmcp sends no
+/// answer to a cancelled request).
 pub(super) async fn run<'a>(
     chain: &GuardChain,
     context: CallContext,
     start: impl FnOnce() -> BoxFuture<'a, Answer>,
 ) -> Answer {
+    let cancelled = context.cancellation().clone();
+    let name = context.name().to_owned();
     let (entered, entering) = oneshot::channel::<()>();
     let (release, released) = oneshot::channel::<()>();
     let gate: Gate = Arc::new(Mutex::new(Some((entered, released))));
@@ -62,18 +68,22 @@ pub(super) async fn run<'a>(
     let mut guarded = std::pin::pin!(stack.oneshot(call));
     tokio::select! {
         biased;
+        () = cancelled.cancelled() => return refused(Err(ToolError::cancelled_by_client(&name))),
         ended = &mut guarded => return refused(ended),
         _ = entering => {}
     }
     let route = start();
+    // The route first: one that answers as its time limit passes has
+    // answered, as a `FusionServer`'s handler has.
     tokio::select! {
         biased;
-        ended = &mut guarded => refused(ended),
         answer = route => {
             let _ = release.send(());
             let _ = tokio::time::timeout(RELEASE, guarded).await;
             answer
         }
+        () = cancelled.cancelled() => refused(Err(ToolError::cancelled_by_client(&name))),
+        ended = &mut guarded => refused(ended),
     }
 }
 
@@ -102,10 +112,12 @@ fn refused(ended: Result<Outcome, ToolError>) -> Answer {
 }
 
 /// The context the guards see: the tool's name, the request's id and
-/// cancellation, and who calls — over Streamable HTTP the address the
-/// transport recorded (else an unknown one) and the principal an edge
-/// verified, else the stdio peer; the caller key is the MCP session. A
-/// per-caller rate limit counts by these (`RateLimitScope::Caller`).
+/// cancellation, and who calls — over Streamable HTTP the address mcp-fusion's
+/// edge recorded, else the TCP peer axum recorded (`ConnectInfo`, when the
+/// server is served `into_make_service_with_connect_info`), else an unknown
+/// one, and the principal an edge verified; over stdio the stdio peer. A
+/// per-caller rate limit (`RateLimitScope::Caller`) counts by the principal,
+/// else by that address, else in one bucket for every such caller.
 pub(super) fn route_context(tool: &str, request: &RequestContext<RoleServer>) -> CallContext {
     let http = request.extensions.get::<::http::request::Parts>();
     let peer = match http {
@@ -113,7 +125,7 @@ pub(super) fn route_context(tool: &str, request: &RequestContext<RoleServer>) ->
             .extensions
             .get::<Peer>()
             .copied()
-            .unwrap_or(Peer::Http(None)),
+            .unwrap_or_else(|| Peer::Http(connected_address(parts))),
         None => Peer::Stdio,
     };
     let principal = http.and_then(|parts| parts.extensions.get::<Principal>().cloned());
@@ -135,4 +147,19 @@ pub(super) fn route_context(tool: &str, request: &RequestContext<RoleServer>) ->
         }),
         cancellation: request.ct.clone(),
     }
+}
+
+/// The TCP peer's address axum recorded for the request of `parts`.
+#[cfg(feature = "http")]
+fn connected_address(parts: &::http::request::Parts) -> Option<std::net::IpAddr> {
+    parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|info| info.0.ip().to_canonical())
+}
+
+/// Without the `http` feature nothing records a TCP peer.
+#[cfg(not(feature = "http"))]
+fn connected_address(_: &::http::request::Parts) -> Option<std::net::IpAddr> {
+    None
 }

@@ -3,7 +3,7 @@
 //! the changes since a lockfile), and [`answer_validation`], the same with
 //! validation only.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
@@ -30,7 +30,10 @@ use crate::metrics_names::ActionLabels;
 /// - **guards** ([`guards`](Self::guards)): a tool's rate limit, concurrency
 ///   limit and time limit, the very guards of a `FusionServer`'s actions: a
 ///   refusal is the `RATE_LIMITED`, `SERVER_BUSY` or `TIMEOUT` envelope
-///   (§5) with its `retry-after` in seconds, and the route does not run;
+///   (§5) with its `retry-after` in seconds, and the route does not run; a
+///   call the client cancels leaves the queue or drops its route at once
+///   (`CANCELLED`); a `TIMEOUT` says to check before retrying unless the
+///   tool's annotations say it is read-only or idempotent;
 /// - **self-healing** ([`lockfile`](Self::lockfile)): a validation failure
 ///   of a tool whose contract changed since the lockfile carries
 ///   `<contract_awareness>` with the changes (§4.1), as a `FusionServer`
@@ -80,7 +83,8 @@ pub struct RouterContract<S> {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RouterContractError {
-    /// Guards were set for a tool the router does not have.
+    /// Guards were set for a tool the router does not have (`known`:
+    /// `none` for a router without tools).
     #[error("guards for tool \"{tool}\", which the router does not have (it has: {known})")]
     UnknownTool {
         /// The name given to [`RouterContract::guards`].
@@ -115,9 +119,20 @@ impl<S: Send + Sync + 'static> RouterContract<S> {
         }
     }
 
-    /// Runs the calls of `tool` behind `guards`. A per-caller rate limit
-    /// counts each MCP session apart over Streamable HTTP (each connection
-    /// over stdio). Setting a tool twice keeps the last.
+    /// Runs the calls of `tool` behind `guards`. Setting a tool twice keeps
+    /// the last.
+    ///
+    /// A per-caller rate limit (`RateLimitScope::Caller`, the default)
+    /// counts by the principal an HTTP edge verified, else by the client's
+    /// IP address where one is recorded (mcp-fusion's HTTP edge; axum's
+    /// `ConnectInfo` when rmcp's `StreamableHttpService` is served with
+    /// `into_make_service_with_connect_info`), else in one bucket for all
+    /// (over stdio a process serves one client).
+    ///
+    /// The guards' state (buckets, slots) belongs to the router built: build
+    /// it once and clone it into every server that serves a session (rmcp's
+    /// `StreamableHttpService` makes one per session), or each session gets
+    /// limits of its own.
     pub fn guards(mut self, tool: impl Into<String>, guards: Guards) -> Self {
         self.guards.push((tool.into(), guards));
         self
@@ -156,19 +171,23 @@ impl<S: Send + Sync + 'static> RouterContract<S> {
     /// used, [`RouterContractError::Contract`] when the router's tools cannot
     /// be read as a contract (with a lockfile only).
     pub fn build(self) -> Result<ToolRouter<S>, RouterContractError> {
-        let mut guards: HashMap<String, Guards> = HashMap::new();
-        for (tool, setting) in self.guards {
-            if !self.router.has_route(&tool) {
+        let guards: BTreeMap<String, Guards> = self.guards.into_iter().collect();
+        for (tool, setting) in &guards {
+            if !self.router.has_route(tool) {
                 let mut known: Vec<String> =
                     self.router.map.keys().map(ToString::to_string).collect();
                 known.sort();
-                let known = known.join(", ");
+                let known = match known.is_empty() {
+                    true => String::from("none"),
+                    false => known.join(", "),
+                };
+                let tool = tool.clone();
                 return Err(RouterContractError::UnknownTool { tool, known });
             }
             if let Some(reason) = setting.problem(false) {
+                let tool = tool.clone();
                 return Err(RouterContractError::BadGuard { tool, reason });
             }
-            guards.insert(tool, setting);
         }
         let healing = match &self.locked {
             Some(locked) => {

@@ -122,6 +122,21 @@ async fn answer(router: ToolRouter<Billing>, method: &str, params: Value) -> Val
 /// initialize handshake to rmcp serving `router`, in the order of the
 /// requests.
 async fn answers(router: ToolRouter<Billing>, requests: &[(&str, Value)]) -> Vec<Value> {
+    let steps: Vec<(Value, u64)> = (1..)
+        .zip(requests)
+        .map(|(id, (method, params))| {
+            let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+            (request, 0)
+        })
+        .collect();
+    exchange(router, &steps).await
+}
+
+/// The answers to the requests among `steps` (messages with ids 1 to the
+/// number of requests), each message sent after the initialize handshake
+/// to rmcp serving `router` and followed by its pause in milliseconds; in
+/// the order of the ids, `null` for a request `steps` cancelled.
+async fn exchange(router: ToolRouter<Billing>, steps: &[(Value, u64)]) -> Vec<Value> {
     let (client, server_side) = tokio::io::duplex(1 << 16);
     let serving = tokio::spawn(async move {
         let running = Billing { router }
@@ -132,24 +147,39 @@ async fn answers(router: ToolRouter<Billing>, requests: &[(&str, Value)]) -> Vec
     });
     let (client_read, mut client_write) = tokio::io::split(client);
     let mut lines = BufReader::new(client_read).lines();
-    let mut messages = vec![
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    let handshake = [
+        (
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
             "clientInfo": {"name": "router_contract", "version": "0"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            0,
+        ),
+        (
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            0,
+        ),
     ];
-    for (id, (method, params)) in (1..).zip(requests) {
-        messages.push(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-    }
-    for message in messages {
+    for (message, pause) in handshake.iter().chain(steps) {
         let line = format!("{message}\n");
         client_write
             .write_all(line.as_bytes())
             .await
             .expect("write");
+        tokio::time::sleep(std::time::Duration::from_millis(*pause)).await;
     }
-    let mut answers = vec![Value::Null; requests.len()];
-    while answers.iter().any(Value::is_null) {
+    let requests = steps.iter().filter(|(m, _)| m.get("id").is_some()).count();
+    // rmcp answers no cancelled request.
+    let cancelled: Vec<usize> = steps
+        .iter()
+        .filter(|(m, _)| m["method"] == "notifications/cancelled")
+        .filter_map(|(m, _)| m["params"]["requestId"].as_u64())
+        .map(|id| id as usize - 1)
+        .collect();
+    let mut answers = vec![Value::Null; requests];
+    let waiting = |answers: &[Value]| {
+        (0..answers.len()).any(|i| answers[i].is_null() && !cancelled.contains(&i))
+    };
+    while waiting(&answers) {
         let line = lines
             .next_line()
             .await

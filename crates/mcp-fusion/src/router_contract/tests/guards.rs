@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Billing, answer, answers};
+use super::{Billing, answer, answers, exchange};
 use crate::contract::{Lockfile, ServerContract};
 use crate::error::ToolError;
 use crate::guard::{Guards, RateLimit};
@@ -180,6 +180,12 @@ fn guards_of_a_tool_it_lacks_or_that_cannot_work_are_refused() {
             reason: "max_active must be at least 1".into()
         }
     );
+    // The last setting of a tool is the one checked and used.
+    let replaced = RouterContract::new(router())
+        .guards("report", Guards::new().concurrency(0, 0))
+        .guards("report", Guards::new().concurrency(1, 0))
+        .build();
+    assert!(replaced.is_ok());
 }
 
 /// `invite` before its field was renamed (only its schema is used).
@@ -229,3 +235,83 @@ const INVITE_CHANGED: &str = r#"Fix the fields below and call invite again.
     <delta severity="RISKY" field="email">Field "email" was renamed to "customer_email". Before: string (format email). Now: string (format email).</delta>
   </contract_awareness>
 </validation_error>"#;
+
+/// A `tools/call` of `report` with id `id`, taking `ms`.
+fn report_request(id: u64, ms: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "report", "arguments": {"ms": ms}}})
+}
+
+#[tokio::test]
+async fn a_cancelled_call_leaves_the_queue_and_its_route_never_starts() {
+    let started = Arc::<AtomicUsize>::default();
+    let router = RouterContract::new(report_router(Arc::clone(&started), Arc::default()))
+        .guards("report", Guards::new().concurrency(1, 1))
+        .build()
+        .expect("valid guards");
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 2, "reason": "the user moved on"}});
+    // 1 runs for 400 ms, 2 waits in the one queue place and is cancelled,
+    // 3 takes the place 2 left.
+    let steps = [
+        (report_request(1, 400), 50),
+        (report_request(2, 0), 50),
+        (cancel, 50),
+        (report_request(3, 0), 0),
+    ];
+    let answers = exchange(router, &steps).await;
+    assert_eq!(answers[0]["result"]["content"][0]["text"], json!("done"));
+    assert_eq!(answers[1], Value::Null);
+    assert_eq!(
+        answers[2]["result"]["content"][0]["text"],
+        json!("done"),
+        "{}",
+        answers[2]
+    );
+    assert_eq!(started.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn a_cancelled_running_call_frees_its_slot_at_once() {
+    let (started, dropped) = (Arc::<AtomicUsize>::default(), Arc::<AtomicUsize>::default());
+    let router = RouterContract::new(report_router(Arc::clone(&started), Arc::clone(&dropped)))
+        .guards("report", Guards::new().concurrency(1, 0))
+        .build()
+        .expect("valid guards");
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 1}});
+    let steps = [
+        (report_request(1, 5_000), 100),
+        (cancel, 50),
+        (report_request(2, 0), 0),
+    ];
+    let answers = exchange(router, &steps).await;
+    assert_eq!(
+        answers[1]["result"]["content"][0]["text"],
+        json!("done"),
+        "{}",
+        answers[1]
+    );
+    assert_eq!(
+        (
+            started.load(Ordering::SeqCst),
+            dropped.load(Ordering::SeqCst)
+        ),
+        (2, 1)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_route_that_answers_as_its_time_limit_passes_has_answered() {
+    let router = RouterContract::new(report_router(Arc::default(), Arc::default()))
+        .guards("report", Guards::new().timeout(Duration::from_millis(100)))
+        .build()
+        .expect("valid guards");
+    let (method, params) = report(100);
+    let answer = answer(router, method, params).await;
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        json!("done"),
+        "{answer}"
+    );
+}

@@ -8,7 +8,7 @@ use serde_json::Value;
 use tower::ServiceExt;
 
 use crate::capability::Callable;
-use crate::error::{ErrorCode, ToolError, ValidationFailure};
+use crate::error::{ToolError, ValidationFailure};
 use crate::handler::{CallContext, Capability, FromOutput, until_input};
 use crate::pipeline::{Call, Outcome, catch_panic};
 
@@ -55,9 +55,7 @@ pub(crate) async fn guarded<T: FromOutput>(
     };
     tokio::select! {
         biased;
-        () = ctx.cancellation().cancelled() => Err(
-            ToolError::new(ErrorCode::Cancelled, format!("The call of {} was cancelled by the client.", ctx.name()))
-        ),
+        () = ctx.cancellation().cancelled() => Err(ToolError::cancelled_by_client(ctx.name())),
         outcome = work => outcome,
     }
 }
