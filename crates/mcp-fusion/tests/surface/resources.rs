@@ -145,9 +145,13 @@ async fn subscribe(connected: &Connected, uri: &str) -> Result<(), rmcp::ErrorDa
         .map_err(|e| rpc_error::<()>(Err(e)))
 }
 
-async fn unsubscribe(connected: &Connected, uri: &str) {
+async fn unsubscribe(connected: &Connected, uri: &str) -> Result<(), rmcp::ErrorData> {
     let params: UnsubscribeRequestParams = from_json(json!({"uri": uri}));
-    connected.client.unsubscribe(params).await.unwrap();
+    connected
+        .client
+        .unsubscribe(params)
+        .await
+        .map_err(|e| rpc_error::<()>(Err(e)))
 }
 
 /// One text content of `uri`.
@@ -419,13 +423,13 @@ async fn an_update_reaches_the_subscribed_client_only() {
     assert_eq!(other.recorder.seen(), []);
 
     // Unsubscribed: nobody is told.
-    unsubscribe(&subscribed, "test://readme").await;
+    unsubscribe(&subscribed, "test://readme").await.unwrap();
     assert_eq!(server.notify_resource_updated("test://readme").await, 0);
     subscribed.settle().await;
     assert_eq!(subscribed.recorder.seen().len(), 1);
 
     // Unsubscribing twice is harmless.
-    unsubscribe(&subscribed, "test://readme").await;
+    unsubscribe(&subscribed, "test://readme").await.unwrap();
 
     // The other client's subscription still works.
     assert_eq!(server.notify_resource_updated("test://pixel").await, 1);
@@ -505,6 +509,37 @@ async fn subscribing_to_a_uri_its_template_refuses_is_the_reads_validation_error
             .await,
         1
     );
+    connected.close().await;
+}
+
+#[tokio::test]
+async fn unsubscribing_needs_what_subscribing_needed_unless_subscribed() {
+    let server = server();
+    let connected = connect(&server).await;
+    // Never subscribed: the errors a subscribe gets.
+    let unknown = unsubscribe(&connected, "test://nothing").await.unwrap_err();
+    assert_eq!(unknown.code.0, -32002);
+    assert_eq!(
+        unknown.message,
+        format!("There is no resource named \"test://nothing\". {VALID}")
+    );
+    let refused = unsubscribe(&connected, "test://invoices/INV-1")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error_json(&refused),
+        validation(
+            "test://invoices/INV-1",
+            "id",
+            "Does not match the pattern. You sent: 'INV-1'. Expected a string matching the pattern '^inv_[0-9]+$'.",
+        )
+    );
+    // Subscribed to a resource removed since: the subscription is dropped.
+    subscribe(&connected, "test://readme").await.unwrap();
+    assert!(server.remove_resource("test://readme").await);
+    unsubscribe(&connected, "test://readme").await.unwrap();
+    let gone = unsubscribe(&connected, "test://readme").await.unwrap_err();
+    assert_eq!(gone.code.0, -32002);
     connected.close().await;
 }
 

@@ -236,10 +236,9 @@ impl ServerHandler for Connection {
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), rmcp::ErrorData> {
-        surface::unsubscribe(self, &request.uri);
-        Ok(())
+        surface::unsubscribe(self, &request.uri, &context)
     }
 
     async fn complete(

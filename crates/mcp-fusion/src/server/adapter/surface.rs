@@ -240,22 +240,7 @@ pub(crate) fn subscribe(
     uri: &str,
     context: &RequestContext<RoleServer>,
 ) -> Result<(), rmcp::ErrorData> {
-    match connection.server.catalog().resolve(uri) {
-        None => {
-            let viewer = connection.viewer(Capability::Resource, context);
-            return Err(no_resource(connection, uri, &viewer));
-        }
-        Some(Err(reason)) => return Err(rmcp::ErrorData::invalid_params(reason, None)),
-        Some(Ok(resolved)) => {
-            let ctx = connection.surface_context(Capability::Resource, uri, context, None);
-            if let Some(refused) = resolved.callable().visibility.auth.refusal(&ctx) {
-                return Err(failed(&refused, true));
-            }
-            // A URI its template's variables refuse names no resource to
-            // hear of: the `<validation_error>` a read of it gets.
-            resolved.check_variables(uri).map_err(|f| invalid(&f))?;
-        }
-    }
+    subscribable(connection, uri, context)?;
     connection.session.bind(&context.peer);
     if !connection.session.subscribe(uri) {
         return Err(rmcp::ErrorData::invalid_params(
@@ -269,9 +254,50 @@ pub(crate) fn subscribe(
     Ok(())
 }
 
-/// `resources/unsubscribe`: always `{}` (unsubscribing twice is harmless).
-pub(crate) fn unsubscribe(connection: &Connection, uri: &str) {
-    connection.session.unsubscribe(uri);
+/// `resources/unsubscribe`: `{}` for a URI this connection is subscribed
+/// to (also one removed since); for any other URI, `{}` only where
+/// `resources/subscribe` would have accepted it (unsubscribing twice is
+/// harmless), else its error: an unknown resource, a caller it is refused
+/// to, variables its template refuses.
+pub(crate) fn unsubscribe(
+    connection: &Connection,
+    uri: &str,
+    context: &RequestContext<RoleServer>,
+) -> Result<(), rmcp::ErrorData> {
+    if connection.session.unsubscribe(uri) {
+        return Ok(());
+    }
+    subscribable(connection, uri, context)
+}
+
+/// Whether the caller of `context` may subscribe to `uri`: a resource or a
+/// template's URI it may read, with variables the template accepts.
+///
+/// # Errors
+/// `-32002` for an unknown resource, the refusal of a caller without the
+/// credentials or scopes it needs, and a URI its template's variables refuse
+/// (the `<validation_error>` a read of it gets).
+fn subscribable(
+    connection: &Connection,
+    uri: &str,
+    context: &RequestContext<RoleServer>,
+) -> Result<(), rmcp::ErrorData> {
+    match connection.server.catalog().resolve(uri) {
+        None => {
+            let viewer = connection.viewer(Capability::Resource, context);
+            Err(no_resource(connection, uri, &viewer))
+        }
+        Some(Err(reason)) => Err(rmcp::ErrorData::invalid_params(reason, None)),
+        Some(Ok(resolved)) => {
+            let ctx = connection.surface_context(Capability::Resource, uri, context, None);
+            if let Some(refused) = resolved.callable().visibility.auth.refusal(&ctx) {
+                return Err(failed(&refused, true));
+            }
+            // A URI its template's variables refuse names no resource to
+            // hear of: the `<validation_error>` a read of it gets.
+            resolved.check_variables(uri).map_err(|f| invalid(&f))
+        }
+    }
 }
 
 /// `completion/complete` for a prompt argument or a template variable.
