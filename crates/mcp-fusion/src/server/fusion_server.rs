@@ -14,6 +14,7 @@ use super::adapter::caller;
 use super::building::ToolSet;
 use super::dispatch::{CallRequest, Dispatch, Fallback, Lookup, Origin, Reply, UnknownTool};
 use super::in_flight::InFlight;
+use super::list_changes::ListKind;
 use super::listen;
 use super::session::{Connections, Session};
 use super::tasks::Tasks;
@@ -469,19 +470,12 @@ impl FusionServer {
                 ),
             })
             .await;
+            let kind = match listed {
+                Listed::Prompts => ListKind::Prompts,
+                Listed::Resources => ListKind::Resources,
+            };
             for session in sessions {
-                let Some(peer) = session.peer() else { continue };
-                // A client told at initialization that the server has no
-                // prompts (or resources) is not told of changes to them.
-                let _ = match listed {
-                    Listed::Prompts if session.has_prompts() => {
-                        peer.notify_prompt_list_changed().await
-                    }
-                    Listed::Resources if session.has_resources() => {
-                        peer.notify_resource_list_changed().await
-                    }
-                    _ => Ok(()),
-                };
+                session.tell_list_changed(kind);
             }
         }
         out
@@ -712,8 +706,12 @@ impl FusionServer {
     /// Sends `notifications/tools/list_changed` to every connected client
     /// that was told the server has tools (and every `subscriptions/listen`
     /// stream that asked for tool list changes), though no tool was added or
-    /// removed: for a change of what some callers are shown (a
-    /// [`visible_when`](crate::Action::visible_when) predicate that now
+    /// removed. A connection's list changes are sent by a task of its own and
+    /// coalesced per kind with those it has not written yet, so this never
+    /// waits for a client to read; a client that leaves one unread for 30
+    /// seconds is told no more of them. Use it for a change of what some
+    /// callers are shown (a [`visible_when`](crate::Action::visible_when)
+    /// predicate that now
     /// decides otherwise), so that they list the tools again. Returns how
     /// many were told.
     pub async fn notify_tool_list_changed(&self) -> usize {
@@ -742,11 +740,10 @@ impl FusionServer {
         })
         .await;
         for session in sessions {
-            if !session.has_tools() || caller.is_some_and(|c| !session.is_caller(c)) {
+            if caller.is_some_and(|c| !session.is_caller(c)) {
                 continue;
             }
-            let Some(peer) = session.peer() else { continue };
-            if peer.notify_tool_list_changed().await.is_ok() {
+            if session.tell_list_changed(ListKind::Tools) {
                 told += 1;
             }
         }

@@ -10,6 +10,8 @@
 //! - `building/`: [`ServerBuilder`], [`ToolSet`], the signing key;
 //! - `fusion_server.rs`: [`FusionServer`], the built server, and its one
 //!   `impl`; `session.rs`: what it keeps about one connection;
+//!   `list_changes.rs`: the list changes it is owed, coalesced and sent by
+//!   a task of its own;
 //!   `in_flight.rs`: the calls in progress; `revision.rs`: which MCP
 //!   revision a request speaks;
 //! - `adapter/`: the adapter onto rmcp (`Connection`, rmcp's
@@ -31,6 +33,7 @@ mod dispatch;
 pub(crate) mod edge;
 mod fusion_server;
 pub(crate) mod in_flight;
+mod list_changes;
 pub(crate) mod listen;
 mod revision;
 mod rounds;

@@ -12,6 +12,7 @@ use rmcp::Peer;
 use rmcp::model::{ServerNotification, SubscriptionFilter};
 use rmcp::service::RoleServer;
 
+use super::list_changes::{ListChanges, ListKind};
 use super::listen::listener::{Listener, filter_takes};
 use crate::handler::LogLevel;
 
@@ -135,6 +136,8 @@ pub(crate) struct Session {
     resources_advertised: AtomicBool,
     /// Whether the connection's `initialize` was answered.
     initialized: AtomicBool,
+    /// The list changes it is owed, coalesced per kind.
+    list_changes: ListChanges,
 }
 
 impl Session {
@@ -173,6 +176,23 @@ impl Session {
     /// The connection's peer, once a request or notification arrived.
     pub(crate) fn peer(&self) -> Option<&Peer<RoleServer>> {
         self.peer.get()
+    }
+
+    /// Tells the client that the list `kind` changed, unless it was told at
+    /// initialization that the server has none of it (or has no peer yet):
+    /// the notification is coalesced with any of its kind not yet written
+    /// and sent by the connection's own task (`super::list_changes`), so
+    /// this never waits. Whether the client is told.
+    pub(crate) fn tell_list_changed(&self, kind: ListKind) -> bool {
+        let advertised = match kind {
+            ListKind::Tools => self.has_tools(),
+            ListKind::Prompts => self.has_prompts(),
+            ListKind::Resources => self.has_resources(),
+        };
+        match self.peer.get() {
+            Some(peer) if advertised => self.list_changes.owe(kind, peer),
+            _ => false,
+        }
     }
 
     /// Records which list capabilities the client was given.

@@ -28,6 +28,8 @@ mod http;
 mod http_guards;
 #[cfg(all(feature = "client", feature = "http"))]
 mod input_required;
+#[cfg(feature = "client")]
+mod list_bursts;
 mod macros;
 #[cfg(all(feature = "client", feature = "http"))]
 mod pages;

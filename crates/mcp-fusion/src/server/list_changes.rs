@@ -1,0 +1,109 @@
+//! The list changes one connection is owed, delivered by a task of its own:
+//! `notifications/tools/list_changed`, `prompts/list_changed` and
+//! `resources/list_changed`, coalesced per kind.
+//!
+//! A change marks its kind owed and wakes the connection's delivery task;
+//! the task sends one notification per kind owed, and a kind marked again
+//! while it sends is sent once more, after. So a burst of hundreds of
+//! changes costs a reading client a notification or two per kind, never a
+//! queue of hundreds, and the server's own change (`add_tool`, …) never
+//! waits for a client to read. A client that reads nothing for
+//! [`STOPPED_READING`] while a notification is being written is told no
+//! more list changes (a warning says so, with the bound); its connection
+//! stays open.
+
+use std::sync::Arc;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::Duration;
+
+use rmcp::Peer;
+use rmcp::service::RoleServer;
+use tokio::sync::mpsc;
+
+/// How long one list change may wait for the client to read it before the
+/// connection is told no more: 30 seconds.
+pub(crate) const STOPPED_READING: Duration = Duration::from_secs(30);
+
+/// A list whose changes a connection is told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ListKind {
+    Tools,
+    Prompts,
+    Resources,
+}
+
+impl ListKind {
+    const ALL: [ListKind; 3] = [ListKind::Tools, ListKind::Prompts, ListKind::Resources];
+
+    /// The kind's bit in the owed set.
+    fn bit(self) -> u8 {
+        match self {
+            ListKind::Tools => 1,
+            ListKind::Prompts => 2,
+            ListKind::Resources => 4,
+        }
+    }
+
+    /// Sends this kind's `list_changed` to `peer`; an error when the
+    /// connection is closed.
+    async fn send(self, peer: &Peer<RoleServer>) -> Result<(), rmcp::service::ServiceError> {
+        match self {
+            ListKind::Tools => peer.notify_tool_list_changed().await,
+            ListKind::Prompts => peer.notify_prompt_list_changed().await,
+            ListKind::Resources => peer.notify_resource_list_changed().await,
+        }
+    }
+}
+
+/// The kinds a connection is owed, and the wake of its delivery task
+/// (started by the first change; it ends with the connection's state, when
+/// the connection closes, or when the client stopped reading).
+#[derive(Debug, Default)]
+pub(crate) struct ListChanges {
+    owed: Arc<AtomicU8>,
+    wake: OnceLock<mpsc::Sender<()>>,
+}
+
+impl ListChanges {
+    /// Marks `kind` owed to the connection of `peer` and wakes its delivery
+    /// task; whether the connection is still told list changes (false once
+    /// it closed or stopped reading). Never waits.
+    pub(crate) fn owe(&self, kind: ListKind, peer: &Peer<RoleServer>) -> bool {
+        self.owed.fetch_or(kind.bit(), Ordering::AcqRel);
+        let wake = self.wake.get_or_init(|| {
+            // One wake waiting is enough: the task reads every kind owed.
+            let (wake, woken) = mpsc::channel(1);
+            tokio::spawn(deliver(peer.clone(), Arc::clone(&self.owed), woken));
+            wake
+        });
+        match wake.try_send(()) {
+            Ok(()) | Err(mpsc::error::TrySendError::Full(())) => true,
+            Err(mpsc::error::TrySendError::Closed(())) => false,
+        }
+    }
+}
+
+/// Sends `peer` the kinds `owed` holds each time it is woken, until the
+/// connection's state is dropped, the connection closes or the client
+/// stops reading.
+async fn deliver(peer: Peer<RoleServer>, owed: Arc<AtomicU8>, mut woken: mpsc::Receiver<()>) {
+    while woken.recv().await.is_some() {
+        let kinds = owed.swap(0, Ordering::AcqRel);
+        for kind in ListKind::ALL.into_iter().filter(|k| kinds & k.bit() != 0) {
+            match tokio::time::timeout(STOPPED_READING, kind.send(&peer)).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_closed)) => return,
+                Err(_) => {
+                    tracing::warn!(
+                        ?kind,
+                        bound_seconds = STOPPED_READING.as_secs(),
+                        "the client stopped reading: a list_changed notification waited {} seconds to be written; it is told no more list changes",
+                        STOPPED_READING.as_secs()
+                    );
+                    return;
+                }
+            }
+        }
+    }
+}
