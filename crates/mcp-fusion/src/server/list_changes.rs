@@ -57,8 +57,9 @@ impl ListKind {
 }
 
 /// The kinds a connection is owed, and the wake of its delivery task
-/// (started by the first change; it ends with the connection's state, when
-/// the connection closes, or when the client stopped reading).
+/// (started with the connection, on its runtime; it ends with the
+/// connection's state, when the connection closes, or when the client
+/// stopped reading).
 #[derive(Debug, Default)]
 pub(crate) struct ListChanges {
     owed: Arc<AtomicU8>,
@@ -66,17 +67,26 @@ pub(crate) struct ListChanges {
 }
 
 impl ListChanges {
-    /// Marks `kind` owed to the connection of `peer` and wakes its delivery
-    /// task; whether the connection is still told list changes (false once
-    /// it closed or stopped reading). Never waits.
-    pub(crate) fn owe(&self, kind: ListKind, peer: &Peer<RoleServer>) -> bool {
-        self.owed.fetch_or(kind.bit(), Ordering::AcqRel);
-        let wake = self.wake.get_or_init(|| {
+    /// Starts the delivery task of the connection of `peer`, once, on the
+    /// runtime serving it (the caller's: a request of that connection).
+    pub(crate) fn start(&self, peer: &Peer<RoleServer>) {
+        self.wake.get_or_init(|| {
             // One wake waiting is enough: the task reads every kind owed.
             let (wake, woken) = mpsc::channel(1);
             tokio::spawn(deliver(peer.clone(), Arc::clone(&self.owed), woken));
             wake
         });
+    }
+
+    /// Marks `kind` owed and wakes the delivery task; whether the
+    /// connection is told list changes (false before it was started, once
+    /// it closed or once it stopped reading). Never waits, and needs no
+    /// runtime: any thread may change the server.
+    pub(crate) fn owe(&self, kind: ListKind) -> bool {
+        let Some(wake) = self.wake.get() else {
+            return false;
+        };
+        self.owed.fetch_or(kind.bit(), Ordering::AcqRel);
         match wake.try_send(()) {
             Ok(()) | Err(mpsc::error::TrySendError::Full(())) => true,
             Err(mpsc::error::TrySendError::Closed(())) => false,

@@ -147,6 +147,7 @@ impl Session {
         if self.peer.get().is_none() {
             let _ = self.peer.set(peer.clone());
         }
+        self.list_changes.start(peer);
     }
 
     /// Notes the connection's `initialize`; whether it is the first one (a
@@ -182,17 +183,14 @@ impl Session {
     /// initialization that the server has none of it (or has no peer yet):
     /// the notification is coalesced with any of its kind not yet written
     /// and sent by the connection's own task (`super::list_changes`), so
-    /// this never waits. Whether the client is told.
+    /// this never waits and needs no runtime. Whether the client is told.
     pub(crate) fn tell_list_changed(&self, kind: ListKind) -> bool {
         let advertised = match kind {
             ListKind::Tools => self.has_tools(),
             ListKind::Prompts => self.has_prompts(),
             ListKind::Resources => self.has_resources(),
         };
-        match self.peer.get() {
-            Some(peer) if advertised => self.list_changes.owe(kind, peer),
-            _ => false,
-        }
+        advertised && self.list_changes.owe(kind)
     }
 
     /// Records which list capabilities the client was given.

@@ -49,6 +49,24 @@ async fn a_reading_client_gets_a_burst_of_changes_coalesced() {
     connected.close().await;
 }
 
+#[tokio::test]
+async fn a_change_made_outside_the_connections_runtime_is_told() {
+    let server = server();
+    let connected = connect(&server).await;
+    // A thread of its own, no tokio runtime at all: the change is owed to
+    // the connection's task, which runs where the connection is served.
+    let elsewhere = server.clone();
+    std::thread::spawn(move || {
+        futures::executor::block_on(elsewhere.add_tool(Action::new("extra", ping))).unwrap();
+    })
+    .join()
+    .unwrap();
+    assert_eq!(connected.recorder.wait_for(TOOLS_CHANGED, 1).await.len(), 1);
+    assert!(server.remove_tool("extra").await);
+    assert_eq!(connected.recorder.wait_for(TOOLS_CHANGED, 2).await.len(), 2);
+    connected.close().await;
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_client_that_reads_nothing_holds_up_no_change_and_is_dropped_after_30_s() {
     let server = server();

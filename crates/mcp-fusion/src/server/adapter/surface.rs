@@ -256,8 +256,9 @@ pub(crate) fn subscribe(
 
 /// `resources/unsubscribe`: `{}` for a URI this connection is subscribed
 /// to (also one removed since); for any other URI, `{}` only where
-/// `resources/subscribe` would have accepted it (unsubscribing twice is
-/// harmless), else its error: an unknown resource, a caller it is refused
+/// `resources/subscribe` would have accepted it (so unsubscribing twice
+/// from a resource that exists is harmless; from one removed, the second is
+/// `-32002`), else its error: an unknown resource, a caller it is refused
 /// to, variables its template refuses.
 pub(crate) fn unsubscribe(
     connection: &Connection,
