@@ -887,3 +887,39 @@ async fn a_listen_stream_whose_client_stops_reading_is_closed_without_waiting() 
         "notifications/subscriptions/acknowledged"
     );
 }
+
+#[tokio::test]
+async fn a_burst_of_list_changes_is_told_once_and_keeps_the_listen_stream_open() {
+    let server = server();
+    let served = HttpServed::start(&server).await;
+    let listen = post(
+        &served.url,
+        11,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+        &[],
+    )
+    .await;
+    assert_eq!(listen.status(), 200);
+    let mut stream = Messages::of(listen);
+    assert_eq!(
+        stream.next().await["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    // 600 changes without yielding (one thread): ten times the stream's
+    // queue, owed as one notification.
+    for _ in 0..300 {
+        server.add_tool(Action::new("extra", ok)).await.unwrap();
+        assert!(server.remove_tool("extra").await);
+    }
+    assert_eq!(
+        stream.next().await["method"],
+        "notifications/tools/list_changed"
+    );
+    // Still open, and told the next change.
+    assert_eq!(server.notify_tool_list_changed().await, 1);
+    assert_eq!(
+        stream.next().await["method"],
+        "notifications/tools/list_changed"
+    );
+}

@@ -4,11 +4,15 @@
 //!
 //! The server never waits on a listen stream's client: a notification is put
 //! in the stream's queue of [`LISTEN_QUEUE`] (at once, or not at all), and
-//! the stream's own task writes it out. A stream whose queue is full (its
-//! client stopped reading) is closed.
+//! the stream's own task writes it out. A list change whose kind is already
+//! queued and not yet taken for writing is not queued again (a burst of
+//! changes is one notification per kind, as for a connection:
+//! `server::list_changes`). A stream whose queue is full (its client
+//! stopped reading) is closed.
 
 use std::collections::HashSet;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use rmcp::model::{ServerNotification, SubscriptionFilter};
 use tokio::sync::mpsc;
@@ -38,6 +42,8 @@ pub(crate) struct Listener {
     task_ids: Arc<HashSet<String>>,
     /// The stream's queue, drained by its task ([`super::stream`]).
     queue: mpsc::Sender<ServerNotification>,
+    /// The list-change kinds queued and not yet taken ([`list_bit`]).
+    queued_lists: Arc<AtomicU8>,
     /// Cancelled when the queue overflowed: the stream is to be closed.
     behind: CancellationToken,
 }
@@ -51,17 +57,23 @@ impl Listener {
         accepted: SubscriptionFilter,
         hidden: HashSet<String>,
         task_ids: HashSet<String>,
-    ) -> (Self, mpsc::Receiver<ServerNotification>) {
+    ) -> (Self, Inbox) {
         let (queue, receiver) = mpsc::channel(LISTEN_QUEUE);
+        let queued_lists = Arc::new(AtomicU8::new(0));
         let listener = Listener {
             id: id.into(),
             accepted: Arc::new(accepted),
             hidden: Arc::new(hidden),
             task_ids: Arc::new(task_ids),
             queue,
+            queued_lists: Arc::clone(&queued_lists),
             behind: CancellationToken::new(),
         };
-        (listener, receiver)
+        let inbox = Inbox {
+            receiver,
+            queued_lists,
+        };
+        (listener, inbox)
     }
 
     /// The subscription id (the listen request's JSON-RPC id), as text.
@@ -76,10 +88,17 @@ impl Listener {
     }
 
     /// Queues `notification` when the accepted filter asks for it, without
-    /// waiting; whether it was queued. A full queue closes the stream.
+    /// waiting; whether it was queued (a list change of a kind already
+    /// queued counts as queued: that one tells it). A full queue closes the
+    /// stream.
     pub(crate) fn tell(&self, notification: ServerNotification) -> bool {
         if !self.accepts(&notification) || self.behind.is_cancelled() {
             return false;
+        }
+        if let Some(bit) = list_bit(&notification)
+            && self.queued_lists.fetch_or(bit, Ordering::AcqRel) & bit != 0
+        {
+            return true;
         }
         match self.queue.try_send(notification) {
             Ok(()) => true,
@@ -113,6 +132,36 @@ impl Listener {
     }
 }
 
+/// The receiving end of a stream's queue, for its task.
+#[derive(Debug)]
+pub(crate) struct Inbox {
+    receiver: mpsc::Receiver<ServerNotification>,
+    queued_lists: Arc<AtomicU8>,
+}
+
+impl Inbox {
+    /// The next notification to write; a list change taken here may be
+    /// queued again by the next change of its kind.
+    pub(crate) async fn recv(&mut self) -> Option<ServerNotification> {
+        let notification = self.receiver.recv().await?;
+        if let Some(bit) = list_bit(&notification) {
+            self.queued_lists.fetch_and(!bit, Ordering::AcqRel);
+        }
+        Some(notification)
+    }
+}
+
+/// The bit of a list change's kind (tools, prompts, resources), `None` for
+/// any other notification.
+fn list_bit(notification: &ServerNotification) -> Option<u8> {
+    match notification {
+        ServerNotification::ToolListChangedNotification(_) => Some(1),
+        ServerNotification::PromptListChangedNotification(_) => Some(2),
+        ServerNotification::ResourceListChangedNotification(_) => Some(4),
+        _ => None,
+    }
+}
+
 /// Whether `filter` asks for `notification`: a list change whose flag is
 /// `true`, an update of a URI it names. Task statuses are asked for by
 /// `taskIds`, which the filter does not carry: never.
@@ -133,24 +182,38 @@ pub(crate) fn filter_takes(filter: &SubscriptionFilter, notification: &ServerNot
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rmcp::model::ToolListChangedNotification;
+    use rmcp::model::{
+        ResourceUpdatedNotification, ResourceUpdatedNotificationParam, ToolListChangedNotification,
+    };
 
     fn tools_changed() -> ServerNotification {
         ServerNotification::ToolListChangedNotification(ToolListChangedNotification::default())
     }
 
-    #[tokio::test]
-    async fn a_stream_that_falls_behind_is_closed_without_waiting() {
+    fn updated(uri: &str) -> ServerNotification {
+        ServerNotification::ResourceUpdatedNotification(ResourceUpdatedNotification::new(
+            ResourceUpdatedNotificationParam::new(uri),
+        ))
+    }
+
+    /// A filter asking for tool list changes and updates of `memo://a`.
+    fn filter() -> SubscriptionFilter {
         let mut filter = SubscriptionFilter::default();
         filter.tools_list_changed = Some(true);
+        filter.resource_subscriptions = Some(vec![String::from("memo://a")]);
+        filter
+    }
+
+    #[tokio::test]
+    async fn a_stream_that_falls_behind_is_closed_without_waiting() {
         let (listener, mut queue) =
-            Listener::new("7".into(), filter, HashSet::new(), HashSet::new());
+            Listener::new("7".into(), filter(), HashSet::new(), HashSet::new());
         for _ in 0..LISTEN_QUEUE {
-            assert!(listener.tell(tools_changed()));
+            assert!(listener.tell(updated("memo://a")));
         }
         assert!(!listener.behind.is_cancelled());
         assert!(
-            !listener.tell(tools_changed()),
+            !listener.tell(updated("memo://a")),
             "one past the queue is not queued"
         );
         assert!(listener.behind.is_cancelled());
@@ -160,6 +223,23 @@ mod tests {
             !listener.tell(tools_changed()),
             "a closed stream takes no more"
         );
+    }
+
+    #[tokio::test]
+    async fn a_burst_of_list_changes_is_queued_once_until_taken() {
+        let (listener, mut queue) =
+            Listener::new("7".into(), filter(), HashSet::new(), HashSet::new());
+        for _ in 0..10 * LISTEN_QUEUE {
+            assert!(listener.tell(tools_changed()));
+        }
+        assert!(listener.tell(updated("memo://a")));
+        assert!(!listener.behind.is_cancelled());
+        let json = |n: Option<ServerNotification>| serde_json::to_value(n).unwrap();
+        assert_eq!(json(queue.recv().await), json(Some(tools_changed())));
+        assert_eq!(json(queue.recv().await), json(Some(updated("memo://a"))));
+        // Taken: the next change is queued again.
+        assert!(listener.tell(tools_changed()));
+        assert_eq!(json(queue.recv().await), json(Some(tools_changed())));
     }
 
     #[test]
