@@ -1,7 +1,8 @@
 //! A burst of list changes: a client that reads gets the list_changed
-//! notifications of a burst coalesced (never a queue of hundreds), and one
-//! that reads nothing never holds up the server's changes; after 30 seconds
-//! of not reading it is told no more of them.
+//! notifications of a burst coalesced (never a queue of hundreds), over a
+//! connection as over a 2026-07-28 `subscriptions/listen` stream, which the
+//! burst leaves open; one that reads nothing never holds up the server's
+//! changes, and after 30 seconds of not reading it is told no more of them.
 
 use std::time::Duration;
 
@@ -10,7 +11,8 @@ use mcp_fusion::{Action, FusionServer, ToolError};
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-use crate::connection::connect;
+use crate::connection::{HttpServed, connect};
+use crate::stateless::{Messages, post};
 
 const TOOLS_CHANGED: &str = "notifications/tools/list_changed";
 
@@ -128,4 +130,40 @@ async fn a_client_that_reads_nothing_holds_up_no_change_and_is_dropped_after_30_
     drop(client_write);
     drop(lines);
     serving.abort();
+}
+
+#[tokio::test]
+async fn a_burst_of_list_changes_is_told_once_and_keeps_the_listen_stream_open() {
+    let server = server();
+    let served = HttpServed::start(&server).await;
+    let listen = post(
+        &served.url,
+        11,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+        &[],
+    )
+    .await;
+    assert_eq!(listen.status(), 200);
+    let mut stream = Messages::of(listen);
+    assert_eq!(
+        stream.next().await["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    // 600 changes without yielding (one thread): ten times the stream's
+    // queue, owed as one notification.
+    for _ in 0..300 {
+        server.add_tool(Action::new("extra", ping)).await.unwrap();
+        assert!(server.remove_tool("extra").await);
+    }
+    assert_eq!(
+        stream.next().await["method"],
+        "notifications/tools/list_changed"
+    );
+    // Still open, and told the next change.
+    assert_eq!(server.notify_tool_list_changed().await, 1);
+    assert_eq!(
+        stream.next().await["method"],
+        "notifications/tools/list_changed"
+    );
 }

@@ -28,7 +28,7 @@ mod http;
 mod http_guards;
 #[cfg(all(feature = "client", feature = "http"))]
 mod input_required;
-#[cfg(feature = "client")]
+#[cfg(all(feature = "client", feature = "http"))]
 mod list_bursts;
 mod macros;
 #[cfg(all(feature = "client", feature = "http"))]
