@@ -317,8 +317,8 @@ fn headline(paint: &Paint, code: &str, severity: Severity, what: &str) -> String
 }
 
 /// A tool failure for a person: headline with code and severity, then
-/// the next step (wire contract §2.1), message, recovery, actions, details,
-/// retry-after and validation fields.
+/// the next step (wire contract §2.1), message, recovery, validation fields,
+/// actions, details and retry-after.
 pub fn failure_report(f: &ToolFailure, paint: &Paint) -> String {
     failure_report_as(f, paint, "tool error")
 }
@@ -334,6 +334,11 @@ pub fn failure_report_as(f: &ToolFailure, paint: &Paint, what: &str) -> String {
         line(&mut out, paint, "action", action);
     }
     line(&mut out, paint, "message", &f.message);
+    // Before the fields: a validation failure's recovery speaks of "the
+    // fields below".
+    if let Some(recovery) = &f.recovery {
+        line(&mut out, paint, "recovery", recovery);
+    }
     if !f.fields.is_empty() {
         out.push_str(&format!("  {}\n", paint.cyan("fields:")));
         for field in &f.fields {
@@ -343,9 +348,6 @@ pub fn failure_report_as(f: &ToolFailure, paint: &Paint, what: &str) -> String {
                 field.message
             ));
         }
-    }
-    if let Some(recovery) = &f.recovery {
-        line(&mut out, paint, "recovery", recovery);
     }
     if let Some(awareness) = contract_awareness(f) {
         push_awareness(&mut out, paint, &awareness);

@@ -397,10 +397,10 @@ fn call_shows_contract_awareness_readably() {
         "tool error VALIDATION_ERROR (severity: error)\n  \
          action:            billing.get_invoice\n  \
          message:           The arguments for billing.get_invoice are not valid (2 problems).\n  \
+         recovery:          Fix the fields below and call billing again. Do not explain the error.\n  \
          fields:\n    \
          id: Missing required field. You sent: (missing). Expected a string matching the pattern '^inv_[0-9]+$'.\n    \
          invoice_id: Unrecognized field \"invoice_id\". You sent: 'inv_1'. Did you mean \"id\"?\n  \
-         recovery:          Fix the fields below and call billing again. Do not explain the error.\n  \
          contract changes:  billing.get_invoice changed since the lockfile: 1 change, most severe RISKY\n                     \
          RISKY invoice_id: Field \"invoice_id\" was renamed to \"id\". Before: string. Now: string.\n"
     );

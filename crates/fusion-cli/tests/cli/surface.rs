@@ -246,9 +246,9 @@ fn an_unknown_prompt_and_bad_arguments_exit_2() {
         "error: the server answered with a JSON-RPC error -32602: VALIDATION_ERROR (severity: error)\n  \
          action:            test_prompt_with_arguments\n  \
          message:           The arguments for test_prompt_with_arguments are not valid (1 problem).\n  \
+         recovery:          Fix the fields below and call test_prompt_with_arguments again. Do not explain the error.\n  \
          fields:\n    \
-         arg2: Missing required field. You sent: (missing). Expected a string.\n  \
-         recovery:          Fix the fields below and call test_prompt_with_arguments again. Do not explain the error.\n"
+         arg2: Missing required field. You sent: (missing). Expected a string.\n"
     );
     // A word that is not key=value: a usage error before connecting.
     let run = over_stdio("prompt", &["test_prompt_with_arguments", "arg1"]);
