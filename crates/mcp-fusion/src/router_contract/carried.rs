@@ -66,7 +66,7 @@ mod tests {
 
     #[test]
     fn a_carried_result_comes_back_whole() {
-        let mut result = CallToolResult::error(vec![ContentBlock::text("<tool_error/>")]);
+        let mut result = CallToolResult::error(vec![ContentBlock::text("the envelope")]);
         result.meta = Some(rmcp::model::MetaObject(
             json!({"mcp-fusion/error": {"code": "X"}})
                 .as_object()
@@ -77,7 +77,7 @@ mod tests {
         assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
         assert_eq!(
             error.message,
-            "failed to deserialize parameters: <tool_error/>"
+            "failed to deserialize parameters: the envelope"
         );
         assert_eq!(uncarry(error).unwrap(), result);
     }

@@ -302,14 +302,7 @@ async fn template_variables_are_validated_by_the_arguments_type() {
     );
     // A `pattern`.
     let error = read(&connected, "test://invoices/INV-1").await.unwrap_err();
-    assert_eq!(
-        error_json(&error),
-        validation(
-            "test://invoices/INV-1",
-            "id",
-            "Does not match the pattern. You sent: 'INV-1'. Expected a string matching the pattern '^inv_[0-9]+$'.",
-        )
-    );
+    assert_bad_invoice_id(&error);
     // A u32 variable: the URI's text is read as the integer the field asks
     // for; text that is not one, or a negative number, is refused.
     let page_five = read(&connected, "test://pages/5").await.unwrap();
@@ -461,19 +454,36 @@ async fn a_uri_of_a_template_can_be_subscribed() {
     connected.close().await;
 }
 
+/// `error` is the -32002 of `test://nothing`, naming the valid URIs.
+fn assert_no_such_resource(error: &rmcp::ErrorData) {
+    assert_eq!(error.code.0, -32002);
+    assert_eq!(
+        error.message,
+        format!("There is no resource named \"test://nothing\". {VALID}")
+    );
+}
+
+/// `error` is the read's `<validation_error>` of `test://invoices/INV-1`.
+fn assert_bad_invoice_id(error: &rmcp::ErrorData) {
+    assert_eq!(
+        error_json(error),
+        validation(
+            "test://invoices/INV-1",
+            "id",
+            "Does not match the pattern. You sent: 'INV-1'. Expected a string matching the pattern '^inv_[0-9]+$'.",
+        )
+    );
+}
+
 #[tokio::test]
 async fn subscribing_to_an_unknown_uri_is_resource_not_found() {
     let server = server();
     let connected = connect(&server).await;
     let error = subscribe(&connected, "test://nothing").await.unwrap_err();
-    assert_eq!(error.code.0, -32002);
+    assert_no_such_resource(&error);
     assert_eq!(
         error.data,
         Some(json!({"uri": "test://nothing", "closest": null, "valid": valid_list()}))
-    );
-    assert_eq!(
-        error.message,
-        format!("There is no resource named \"test://nothing\". {VALID}")
     );
     assert_eq!(server.notify_resource_updated("test://nothing").await, 0);
     connected.close().await;
@@ -486,14 +496,7 @@ async fn subscribing_to_a_uri_its_template_refuses_is_the_reads_validation_error
     let error = subscribe(&connected, "test://invoices/INV-1")
         .await
         .unwrap_err();
-    assert_eq!(
-        error_json(&error),
-        validation(
-            "test://invoices/INV-1",
-            "id",
-            "Does not match the pattern. You sent: 'INV-1'. Expected a string matching the pattern '^inv_[0-9]+$'.",
-        )
-    );
+    assert_bad_invoice_id(&error);
     assert_eq!(
         server
             .notify_resource_updated("test://invoices/INV-1")
@@ -518,22 +521,11 @@ async fn unsubscribing_needs_what_subscribing_needed_unless_subscribed() {
     let connected = connect(&server).await;
     // Never subscribed: the errors a subscribe gets.
     let unknown = unsubscribe(&connected, "test://nothing").await.unwrap_err();
-    assert_eq!(unknown.code.0, -32002);
-    assert_eq!(
-        unknown.message,
-        format!("There is no resource named \"test://nothing\". {VALID}")
-    );
+    assert_no_such_resource(&unknown);
     let refused = unsubscribe(&connected, "test://invoices/INV-1")
         .await
         .unwrap_err();
-    assert_eq!(
-        error_json(&refused),
-        validation(
-            "test://invoices/INV-1",
-            "id",
-            "Does not match the pattern. You sent: 'INV-1'. Expected a string matching the pattern '^inv_[0-9]+$'.",
-        )
-    );
+    assert_bad_invoice_id(&refused);
     // Subscribed to a resource removed since: the subscription is dropped.
     subscribe(&connected, "test://readme").await.unwrap();
     assert!(server.remove_resource("test://readme").await);
