@@ -32,7 +32,9 @@ The repair rules, in order (the first that applies decides)
      - a value outside a list of options: the option the text suggests ("did
        you mean …", "… took its place"), else the option equal ignoring case,
        else the option the value starts with or that starts with it, else the
-       closest option by similarity (difflib, cutoff 0.6);
+       closest option by similarity (difflib, cutoff 0.6); a text that lists
+       no options but suggests a value ("did you mean 'x'?") for a string
+       sent: that value;
      - missing field: the first option listed, else the example given
        ("e.g. X"), else the lower bound of a number;
      - wrong type: a numeric string to the number, a number to a string;
@@ -610,6 +612,16 @@ def options_in(message: str) -> list[str]:
     return []
 
 
+def options_or_suggestion(value, message: str) -> list[str]:
+    """The options a line lists, else the one value it suggests in place
+    of a string sent (`Did you mean 'paid'?` standing alone)."""
+    options = options_in(message)
+    if options or not isinstance(value, str):
+        return options
+    s = suggested_value(message)
+    return [s] if s is not None and s != value else []
+
+
 def suggested_value(message: str) -> str | None:
     m = re.search(r"""[Dd]id you mean ['"]([^'"]+)['"]""", message)
     return m.group(1) if m else None
@@ -759,8 +771,8 @@ def repair_field(args: dict, path: list, message: str, reading: Reading) -> bool
             set_at(args, path, as_number(lo))
             return True
         return False
-    # A list of options.
-    options = options_in(message)
+    # A list of options, or one value suggested.
+    options = options_or_suggestion(value, message)
     if options:
         picked = pick_option(value, options, message, reading)
         if picked is None or picked == value:
@@ -866,8 +878,8 @@ def repair(call: dict, reading: Reading, tools: dict, failed: bool) -> tuple[str
         action_fix = [f for f in reading.fields if f[0][:1] == ["action"] or (not f[0] and "action" in f[1])]
         if action_fix:
             _, message = action_fix[0]
-            options = options_in(message)
             sent = call["arguments"].get("action", "")
+            options = options_or_suggestion(sent, message)
             picked = pick_option(sent, options, message, reading) if options else None
             if picked:
                 args["action"] = picked

@@ -57,6 +57,22 @@ def test_zod_and_pydantic_texts_are_read_into_the_same_field_problems():
         assert nxt["arguments"]["status"] == "paid"
 
 
+def test_a_value_suggested_alone_is_taken_for_a_string_sent():
+    reading = agent.read(
+        "Fix the fields below and call billing again.\n"
+        '<validation_error action="billing">\n'
+        "  <field name=\"status\">Invalid value. You sent: 'piad'. Did you mean 'paid'?</field>\n"
+        "  <field name=\"action\">Invalid value. You sent: 'list'. Did you mean 'list_invoices'?</field>\n"
+        "  <recovery>Do not explain the error.</recovery>\n"
+        "</validation_error>"
+    )
+    call = {"tool": "billing", "arguments": {"action": "list", "status": "piad", "limit": 5}}
+    _, nxt, _ = agent.repair(call, reading, TOOLS, failed=True)
+    assert nxt["arguments"] == {"action": "list_invoices", "status": "paid", "limit": 5}
+    # Not for a value that is not a string: a suggestion is an option's name.
+    assert agent.options_or_suggestion(3, "Invalid value. You sent: 3. Did you mean 'paid'?") == []
+
+
 def test_an_unknown_key_without_a_suggestion_is_removed_not_guessed():
     reading = agent.read(
         "MCP error -32602: Input validation error: Invalid arguments for tool billing: " 'Unrecognized key: "stauts"'

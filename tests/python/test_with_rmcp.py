@@ -58,7 +58,7 @@ FIELDS = [
     ("id", "Does not match the pattern. You sent: 'nope'. Expected a string matching the pattern '^inv_[0-9]+$'."),
     (
         "email",
-        "Invalid email format. You sent: 'not-an-email'. Expected a valid email address (e.g. user@example.com).",
+        "Invalid email format. You sent: 'not-an-email'. Expected a valid email address.",
     ),
     ("amount", "Too small. You sent: 0. Expected an integer >= 1."),
 ]

@@ -58,7 +58,7 @@ fn invalid_arguments_are_the_phrased_validation_error() {
     assert_tool_error(
         "get_invoice",
         INVALID,
-        "tool error VALIDATION_ERROR (severity: error)\n  action:            get_invoice\n  message:           The arguments for get_invoice are not valid (4 problems).\n  recovery:          Fix the fields below and call get_invoice again. Do not explain the error.\n  fields:\n    id: Does not match the pattern. You sent: 'nope'. Expected a string matching the pattern '^inv_[0-9]+$'.\n    email: Invalid email format. You sent: 'not-an-email'. Expected a valid email address (e.g. user@example.com).\n    amount: Too small. You sent: 0. Expected an integer >= 1.\n    amout: Unrecognized field \"amout\". You sent: 5. Known fields: \"id\", \"email\", \"amount\". Check for typos.\n",
+        "tool error VALIDATION_ERROR (severity: error)\n  action:            get_invoice\n  message:           The arguments for get_invoice are not valid (4 problems).\n  recovery:          Fix the fields below and call get_invoice again. Do not explain the error.\n  fields:\n    id: Does not match the pattern. You sent: 'nope'. Expected a string matching the pattern '^inv_[0-9]+$'.\n    email: Invalid email format. You sent: 'not-an-email'. Expected a valid email address.\n    amount: Too small. You sent: 0. Expected an integer >= 1.\n    amout: Unrecognized field \"amout\". You sent: 5. Known fields: \"id\", \"email\", \"amount\". Check for typos.\n",
         json!({"error": {
             "kind": "tool",
             "code": "VALIDATION_ERROR",
@@ -68,7 +68,7 @@ fn invalid_arguments_are_the_phrased_validation_error() {
             "action": "get_invoice",
             "fields": [
                 {"path": "id", "message": "Does not match the pattern. You sent: 'nope'. Expected a string matching the pattern '^inv_[0-9]+$'."},
-                {"path": "email", "message": "Invalid email format. You sent: 'not-an-email'. Expected a valid email address (e.g. user@example.com)."},
+                {"path": "email", "message": "Invalid email format. You sent: 'not-an-email'. Expected a valid email address."},
                 {"path": "amount", "message": "Too small. You sent: 0. Expected an integer >= 1."},
                 {"path": "amout", "message": "Unrecognized field \"amout\". You sent: 5. Known fields: \"id\", \"email\", \"amount\". Check for typos."}
             ],

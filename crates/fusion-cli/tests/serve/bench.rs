@@ -11,7 +11,7 @@ use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use serde_json::{Value, json};
 
 /// The `<validation_error>` of `{"id":"bad","email":"nope","amount":0}`.
-const THREE_ERRORS: &str = "Fix the fields below and call get_invoice again.\n<validation_error action=\"get_invoice\">\n  <field name=\"id\">Does not match the pattern. You sent: 'bad'. Expected a string matching the pattern '^inv_[0-9]+$'.</field>\n  <field name=\"email\">Invalid email format. You sent: 'nope'. Expected a valid email address (e.g. user@example.com).</field>\n  <field name=\"amount\">Too small. You sent: 0. Expected an integer >= 1.</field>\n  <recovery>Do not explain the error.</recovery>\n</validation_error>";
+const THREE_ERRORS: &str = "Fix the fields below and call get_invoice again.\n<validation_error action=\"get_invoice\">\n  <field name=\"id\">Does not match the pattern. You sent: 'bad'. Expected a string matching the pattern '^inv_[0-9]+$'.</field>\n  <field name=\"email\">Invalid email format. You sent: 'nope'. Expected a valid email address.</field>\n  <field name=\"amount\">Too small. You sent: 0. Expected an integer >= 1.</field>\n  <recovery>Do not explain the error.</recovery>\n</validation_error>";
 
 #[tokio::test]
 async fn one_tool_exact_answers_and_every_answer_under_load() {

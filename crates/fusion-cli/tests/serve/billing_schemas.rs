@@ -196,11 +196,11 @@ async fn the_portable_billing_schemas_are_the_strict_subset_and_validation_is_un
     let lines = [
         (
             "customer_email",
-            "Invalid email format. You sent: 'not-an-email'. Expected a valid email address (e.g. user@example.com).",
+            "Invalid email format. You sent: 'not-an-email'. Expected a valid email address.",
         ),
         (
             "currency",
-            "Invalid value. You sent: 'usd'. Expected one of: 'USD', 'EUR', 'GBP'. Did you mean 'USD'?",
+            "Invalid value. You sent: 'usd'. Did you mean 'USD'?",
         ),
         (
             "discount",

@@ -11,7 +11,7 @@ pub struct FieldError {
     /// `(root)` for the whole input (§4).
     pub path: String,
     /// What is wrong, `You sent: X.`, then what is expected, e.g.
-    /// `Invalid email format. You sent: 'x'. Expected a valid email address (e.g. user@example.com).`
+    /// `Invalid email format. You sent: 'x'. Expected a valid email address.`
     pub message: String,
 }
 

@@ -217,7 +217,7 @@ fn wire(result: CallToolResult) -> Value {
 const INVALID_ENVELOPE: &str = r#"Fix the fields below and call get_invoice again.
 <validation_error action="get_invoice">
   <field name="id">Does not match the pattern. You sent: 'nope'. Expected a string matching the pattern '^inv_[0-9]+$'.</field>
-  <field name="email">Invalid email format. You sent: 'not-an-email'. Expected a valid email address (e.g. user@example.com).</field>
+  <field name="email">Invalid email format. You sent: 'not-an-email'. Expected a valid email address.</field>
   <field name="amount">Too small. You sent: 0. Expected an integer >= 1.</field>
   <field name="extra">Unrecognized field "extra". You sent: 1. Known fields: "id", "email", "amount". Check for typos.</field>
   <recovery>Do not explain the error.</recovery>
@@ -246,7 +246,7 @@ async fn invalid_arguments_answer_the_validation_error_result() {
             "action": "get_invoice",
             "fields": [
                 {"path": "id", "message": "Does not match the pattern. You sent: 'nope'. Expected a string matching the pattern '^inv_[0-9]+$'."},
-                {"path": "email", "message": "Invalid email format. You sent: 'not-an-email'. Expected a valid email address (e.g. user@example.com)."},
+                {"path": "email", "message": "Invalid email format. You sent: 'not-an-email'. Expected a valid email address."},
                 {"path": "amount", "message": "Too small. You sent: 0. Expected an integer >= 1."},
                 {"path": "extra", "message": "Unrecognized field \"extra\". You sent: 1. Known fields: \"id\", \"email\", \"amount\". Check for typos."}
             ]

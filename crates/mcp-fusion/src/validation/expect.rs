@@ -166,6 +166,25 @@ pub(crate) struct Suggestion {
     pub option: Option<Value>,
 }
 
+impl Suggestion {
+    /// The expectation of a line that offers this suggestion after
+    /// `expected` (`Expected one of: 'a', 'b'.`, made only when it is
+    /// shown): a near option is the fix and stands alone (`Did you mean
+    /// 'b'?`, wire contract §4: the options are in the tool's
+    /// `inputSchema`, and the list cost up to 60 tokens beside the one the
+    /// model should send); a guess from a description follows the options;
+    /// `expected` alone when nothing is suggested.
+    pub(crate) fn after<'e>(&self, expected: impl FnOnce() -> Cow<'e, str>) -> Cow<'e, str> {
+        if self.option.is_some() {
+            Cow::Owned(self.text.trim_start().to_owned())
+        } else if self.text.is_empty() {
+            expected()
+        } else {
+            Cow::Owned(format!("{}{}", expected(), self.text))
+        }
+    }
+}
+
 /// ` Did you mean 'x'?` when the sent string is near one of the string
 /// `options`; else ` Did you mean 'x' (its description)?` when a word of it
 /// is in the description of one option only (`described`: option →

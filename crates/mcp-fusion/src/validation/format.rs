@@ -1,11 +1,14 @@
 //! Phrases for the `format` keyword: a label for the problem and what is
-//! expected, with an example (wire contract §4). Format names schemars derives
+//! expected, with an example where the expectation does not already spell the
+//! form (wire contract §4): an example is a value a model may copy in place of
+//! the user's, so an email address and a `YYYY-MM-DD` date have none. Format names schemars derives
 //! from Rust types (`uint64`, `int32`…) are never shown.
 
-/// The label and the expectation, with an example, for a `format`.
+/// The label and the expectation (with an example where the form is not
+/// spelled out) for a `format`.
 pub(crate) fn format_phrase(format: &str) -> (String, String) {
     let known: Option<(&str, &str)> = match format {
-        "email" | "idn-email" => Some(("email", "a valid email address (e.g. user@example.com)")),
+        "email" | "idn-email" => Some(("email", "a valid email address")),
         "uri" | "iri" => Some((
             "URI",
             "a valid absolute URI (e.g. https://example.com/path)",
@@ -26,7 +29,7 @@ pub(crate) fn format_phrase(format: &str) -> (String, String) {
             "date-time",
             "an RFC 3339 date-time with a time zone (e.g. 2024-01-15T10:30:00Z)",
         )),
-        "date" => Some(("date", "a full date as YYYY-MM-DD (e.g. 2024-01-15)")),
+        "date" => Some(("date", "a full date as YYYY-MM-DD")),
         "time" => Some(("time", "a time with a time zone (e.g. 10:30:00Z)")),
         "duration" => Some(("duration", "an ISO 8601 duration (e.g. P3DT4H)")),
         "ipv4" => Some(("IPv4", "a valid IPv4 address (e.g. 192.168.1.10)")),
@@ -81,13 +84,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn formats_have_examples_and_hide_rust_type_names() {
+    fn formats_have_examples_where_the_form_is_not_spelled_and_hide_rust_type_names() {
         assert_eq!(
             format_phrase("email"),
             (
                 "email".to_owned(),
-                "Expected a valid email address (e.g. user@example.com).".to_owned()
+                "Expected a valid email address.".to_owned()
             )
+        );
+        assert_eq!(
+            format_phrase("date").1,
+            "Expected a full date as YYYY-MM-DD."
+        );
+        assert_eq!(
+            format_phrase("uri").1,
+            "Expected a valid absolute URI (e.g. https://example.com/path)."
         );
         for rust in ["uint64", "int32", "double", "float", "uint"] {
             let (label, expected) = format_phrase(rust);

@@ -56,9 +56,8 @@ impl Line {
         value: Option<&Value>,
         expected: &str,
     ) -> Self {
-        Self::compose(segs, keyword, problem, expected, 40, |message| {
-            sent_into(message, value);
-        })
+        let message = compose(problem, expected, 40, |message| sent_into(message, value));
+        Line::of(segs, keyword, message)
     }
 
     pub(crate) fn new(
@@ -68,34 +67,14 @@ impl Line {
         sent: &str,
         expected: &str,
     ) -> Self {
-        Self::compose(
-            segs,
-            keyword,
-            problem,
-            expected,
-            sent.len() + 14,
-            |message| {
-                message.push_str(sent);
-            },
-        )
+        let message = compose(problem, expected, sent.len() + 14, |message| {
+            message.push_str(sent);
+        });
+        Line::of(segs, keyword, message)
     }
 
-    /// `{problem}. You sent: {sent}. {expected}`, `sent` writing its clause;
-    /// `extra` is the capacity reserved besides `problem` and `expected`.
-    fn compose(
-        segs: Vec<Seg>,
-        keyword: &'static str,
-        problem: &str,
-        expected: &str,
-        extra: usize,
-        sent: impl FnOnce(&mut String),
-    ) -> Self {
-        let mut message = String::with_capacity(problem.len() + expected.len() + extra);
-        message.push_str(problem);
-        message.push_str(". You sent: ");
-        sent(&mut message);
-        message.push_str(". ");
-        message.push_str(expected);
+    /// The line at `segs` about `keyword` saying `message`, naming no fix.
+    fn of(segs: Vec<Seg>, keyword: &'static str, message: String) -> Self {
         Line {
             segs,
             keyword,
@@ -114,15 +93,30 @@ impl Line {
     }
 }
 
-/// `Expected one of: 'a', 'b'.` / `Expected exactly 'a'.`, then the
-/// suggestion (`described`: see [`did_you_mean`]); with the option it names.
+/// `{problem}. You sent: {sent}. {expected}`, `sent` writing its clause;
+/// `extra` is the capacity reserved besides `problem` and `expected`.
+fn compose(problem: &str, expected: &str, extra: usize, sent: impl FnOnce(&mut String)) -> String {
+    let mut message = String::with_capacity(problem.len() + expected.len() + extra);
+    message.push_str(problem);
+    message.push_str(". You sent: ");
+    sent(&mut message);
+    message.push_str(". ");
+    message.push_str(expected);
+    message
+}
+
+/// `Expected one of: 'a', 'b'.` / `Expected exactly 'a'.` with a guess from
+/// a description after it, or `Did you mean 'b'?` alone for a near option
+/// (`described`: see [`did_you_mean`]; [`Suggestion::after`]); with the
+/// option it names.
 pub(crate) fn expected_pinned(
     value: &Value,
     options: &[&Value],
     described: &[(&str, &str)],
 ) -> (String, Option<Value>) {
-    let mut out = pinned_expected(options);
     let suggestion = did_you_mean(value, options, described);
-    out.push_str(&suggestion.text);
-    (out, suggestion.option)
+    let expected = suggestion
+        .after(|| pinned_expected(options).into())
+        .into_owned();
+    (expected, suggestion.option)
 }

@@ -9,7 +9,7 @@
 //! ```
 //!
 //! e.g. `Invalid email format. You sent: 'not-an-email'. Expected a valid
-//! email address (e.g. user@example.com).` at path `customer.email`.
+//! email address.` at path `customer.email`.
 //! The phrase per keyword and the `You sent:` rules are listed in
 //! `docs/validation.md`.
 //!

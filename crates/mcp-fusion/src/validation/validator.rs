@@ -400,7 +400,7 @@ mod tests {
                 ),
                 (
                     "email",
-                    "Invalid email format. You sent: 'nope'. Expected a valid email address (e.g. user@example.com)."
+                    "Invalid email format. You sent: 'nope'. Expected a valid email address."
                 ),
                 (
                     "amount",

@@ -62,7 +62,7 @@ fn lines_render_into_the_validation_envelope() {
     let failure = mcp_fusion::error::ValidationFailure::new("billing.create_invoice", fields);
     let expected = r#"Fix the fields below and call billing again.
 <validation_error action="billing.create_invoice">
-  <field name="email">Invalid email format. You sent: 'not-an-email'. Expected a valid email address (e.g. user@example.com).</field>
+  <field name="email">Invalid email format. You sent: 'not-an-email'. Expected a valid email address.</field>
   <field name="amount">Too large. You sent: 1000. Expected an integer > 0 and &lt; 1000.</field>
   <recovery>Do not explain the error.</recovery>
 </validation_error>"#;

@@ -188,11 +188,11 @@ fn derived_schema_reports_every_problem_through_refs() {
             ),
             line(
                 "ship_to.contact",
-                "Invalid email format. You sent: 'nope'. Expected a valid email address (e.g. user@example.com)."
+                "Invalid email format. You sent: 'nope'. Expected a valid email address."
             ),
             line(
                 "status",
-                "Invalid value. You sent: 'Paid'. Expected one of: 'active', 'paid'. Did you mean 'paid'?"
+                "Invalid value. You sent: 'Paid'. Did you mean 'paid'?"
             ),
             line(
                 "channel",

@@ -98,7 +98,7 @@ fn near_union_tag_is_suggested() {
         ),
         vec![line(
             "orders.1.lines.1.pricing.model",
-            "Invalid value. You sent: 'Tiered'. Expected one of: 'flat', 'tiered'. Did you mean 'tiered'?"
+            "Invalid value. You sent: 'Tiered'. Did you mean 'tiered'?"
         )]
     );
 }
@@ -264,7 +264,7 @@ fn union_of_constants_reads_like_an_enum() {
             {"type": "string", "const": "paid", "description": "p"}
         ]}),
         json!("PAID"),
-        "Invalid value. You sent: 'PAID'. Expected one of: 'active', 'paid'. Did you mean 'paid'?",
+        "Invalid value. You sent: 'PAID'. Did you mean 'paid'?",
     );
 }
 

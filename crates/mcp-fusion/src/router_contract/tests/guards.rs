@@ -228,7 +228,7 @@ async fn a_validation_failure_tells_what_changed_since_the_lockfile() {
 
 const INVITE_CHANGED: &str = r#"Fix the fields below and call invite again.
 <validation_error action="invite">
-  <field name="customer_email">Missing required field. You sent: (missing). Expected a valid email address (e.g. user@example.com).</field>
+  <field name="customer_email">Missing required field. You sent: (missing). Expected a valid email address.</field>
   <field name="email">Unrecognized field "email". You sent: 'ada@example.com'. Did you mean "customer_email"?</field>
   <recovery>Do not explain the error.</recovery>
   <contract_awareness action="invite" changes="1" max_severity="RISKY">
