@@ -17,7 +17,8 @@ use crate::target::{
     self, ConnectArgs, EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE_OR_CONNECTION, UsageError,
 };
 
-/// Options of `fusion call`.
+// Options of `fusion call`. (Not a doc comment: the subcommands are
+// deferred, and clap would show it as the command's about.)
 #[derive(Debug, Args)]
 #[command(
     override_usage = "fusion call [OPTIONS] <URL> <NAME> [JSON]\n       \

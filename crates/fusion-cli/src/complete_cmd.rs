@@ -17,7 +17,8 @@ use crate::target::{self, ConnectArgs};
 const LISTING: &str =
     "`fusion prompts` and `fusion templates` list the prompts and templates this server completes";
 
-/// Options of `fusion complete`.
+// Options of `fusion complete`. (Not a doc comment: the subcommands are
+// deferred, and clap would show it as the command's about.)
 #[derive(Debug, Args)]
 #[command(
     override_usage = "fusion complete [OPTIONS] <URL> (--prompt <NAME> | --template <URI_TEMPLATE>) --argument <NAME> [--value <PARTIAL>]\n       \

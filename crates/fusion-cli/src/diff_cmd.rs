@@ -43,7 +43,8 @@ pub enum Format {
     Json,
 }
 
-/// Options of `fusion diff`.
+// Options of `fusion diff`. (Not a doc comment: the subcommands are
+// deferred, and clap would show it as the command's about.)
 #[derive(Debug, Args)]
 #[command(
     override_usage = "fusion diff [OPTIONS] <OLD.lock> <NEW.lock>\n       \

@@ -16,7 +16,8 @@ use crate::server_flags::{ServerFlags, guard_lines, say, serve_built};
 /// The scope a bearer token needs to call mounted tools (with `--auth-tokens`).
 pub const GATEWAY_SCOPE: &str = "gateway:call";
 
-/// Options of `fusion gateway`.
+// Options of `fusion gateway`. (Not a doc comment: the subcommands are
+// deferred, and clap would show it as the command's about.)
 #[derive(Debug, Args)]
 #[command(
     after_help = "The gateway logs to stderr (RUST_LOG sets the level; default info, and error for rmcp);\n\

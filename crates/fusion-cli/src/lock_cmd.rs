@@ -34,7 +34,8 @@ Exit codes:
   1  with --check: the server's contract differs (the changes are printed)
   2  usage error, unreadable lockfile, connection or protocol error";
 
-/// Options of `fusion lock`.
+// Options of `fusion lock`. (Not a doc comment: the subcommands are
+// deferred, and clap would show it as the command's about.)
 #[derive(Debug, Args)]
 #[command(
     override_usage = "fusion lock [OPTIONS] <URL> [-o FILE]\n       \

@@ -48,7 +48,11 @@ struct Cli {
     command: Command,
 }
 
+// `defer`: a subcommand's arguments are made only when it is the one run
+// (or its help is asked for), so that `fusion serve --stdio`, started by a
+// client for every session, does not build the other twelve's.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 enum Command {
     /// Render or parse error envelopes (wire contract §2).
     #[command(subcommand)]

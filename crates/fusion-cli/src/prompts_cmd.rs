@@ -16,7 +16,8 @@ use crate::target::{self, ConnectArgs, TargetArgs, UsageError};
 /// The hint after an unknown prompt or arguments it refuses.
 const LISTING: &str = "`fusion prompts` lists the prompts this server has, with their arguments";
 
-/// Options of `fusion prompts`.
+// Options of `fusion prompts`. (Not a doc comment: the subcommands are
+// deferred, and clap would show it as the command's about.)
 #[derive(Debug, Args)]
 #[command(
     override_usage = "fusion prompts [OPTIONS] <URL>\n       \
@@ -33,7 +34,8 @@ pub struct PromptsArgs {
     json: bool,
 }
 
-/// Options of `fusion prompt`.
+// Options of `fusion prompt`. (Not a doc comment: the subcommands are
+// deferred, and clap would show it as the command's about.)
 #[derive(Debug, Args)]
 #[command(
     override_usage = "fusion prompt [OPTIONS] <URL> <NAME> [KEY=VALUE... | JSON]\n       \

@@ -16,7 +16,8 @@ use crate::target::{self, ConnectArgs, TargetArgs};
 /// The hint after an unknown resource or a server without resources.
 const LISTING: &str = "`fusion resources` and `fusion templates` list what this server serves";
 
-/// Options of `fusion resources`.
+// Options of `fusion resources`. (Not a doc comment: the subcommands are
+// deferred, and clap would show it as the command's about.)
 #[derive(Debug, Args)]
 #[command(
     override_usage = "fusion resources [OPTIONS] <URL>\n       \
@@ -32,7 +33,8 @@ pub struct ResourcesArgs {
     json: bool,
 }
 
-/// Options of `fusion templates`.
+// Options of `fusion templates`. (Not a doc comment: the subcommands are
+// deferred, and clap would show it as the command's about.)
 #[derive(Debug, Args)]
 #[command(
     override_usage = "fusion templates [OPTIONS] <URL>\n       \
@@ -48,7 +50,8 @@ pub struct TemplatesArgs {
     json: bool,
 }
 
-/// Options of `fusion read`.
+// Options of `fusion read`. (Not a doc comment: the subcommands are
+// deferred, and clap would show it as the command's about.)
 #[derive(Debug, Args)]
 #[command(
     override_usage = "fusion read [OPTIONS] <URL> <URI>\n       \

@@ -38,7 +38,8 @@ impl Example {
     }
 }
 
-/// Options of `fusion serve`.
+// Options of `fusion serve`. (Not a doc comment: the subcommands are
+// deferred, and clap would show it as the command's about.)
 #[derive(Debug, Args)]
 #[command(
     after_help = "The server logs to stderr (RUST_LOG sets the level; default info, and error for rmcp,\n\

@@ -150,8 +150,9 @@ impl ServerFlags {
     }
 }
 
-/// The server settings `fusion serve` and `fusion gateway` share: transport,
-/// HTTP, sessions, guards, auth, self-healing, logging.
+// The server settings `fusion serve` and `fusion gateway` share: transport,
+// HTTP, sessions, guards, auth, self-healing, logging. (Not a doc comment:
+// the subcommands are deferred, and clap would show it as their about.)
 #[derive(Debug, Args)]
 pub struct ServerFlags {
     /// Serve MCP over stdin/stdout instead of HTTP.

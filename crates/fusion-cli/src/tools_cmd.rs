@@ -9,7 +9,8 @@ use serde_json::{Value, json};
 use crate::output::{self, Paint};
 use crate::target::{self, EXIT_OK, EXIT_USAGE_OR_CONNECTION, TargetArgs};
 
-/// Options of `fusion tools`.
+// Options of `fusion tools`. (Not a doc comment: the subcommands are
+// deferred, and clap would show it as the command's about.)
 #[derive(Debug, Args)]
 #[command(
     override_usage = "fusion tools [OPTIONS] <URL>\n       \

@@ -7,11 +7,12 @@ use super::error::ContractError;
 use crate::capability::Annotations;
 
 /// The contract of one action (or of an ungrouped tool, which is one action
-/// named after the tool): everything a caller relies on. Built by
-/// [`ActionContract::new`], which puts every value in canonical shape, so
-/// that two contracts of the same action compare equal however they were
-/// obtained (from a built server, from `tools/list`, from a lockfile).
-#[derive(Debug, Clone, PartialEq)]
+/// named after the tool): everything a caller relies on. Written as a
+/// struct (`ActionContract { name, input_schema, ..Default::default() }`)
+/// and put in canonical shape by [`ActionContract::canonical`], so that two
+/// contracts of the same action compare equal however they were obtained
+/// (from a built server, from `tools/list`, from a lockfile).
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ActionContract {
     /// The action key (`get_invoice`), or the tool name for an ungrouped tool.
     pub name: String,
@@ -36,34 +37,24 @@ pub struct ActionContract {
 }
 
 impl ActionContract {
-    /// A contract with every value in canonical shape: blank descriptions and
-    /// replacements become `None`, schemas and guards are normalized (keys
-    /// sorted, whole floats written as integers), scopes sorted and
+    /// This contract with every value in canonical shape: blank descriptions
+    /// and replacements become `None`, schemas and guards are normalized
+    /// (keys sorted, whole floats written as integers), scopes sorted and
     /// de-duplicated; `guards` that is not an object becomes `{}`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        name: impl Into<String>,
-        description: Option<&str>,
-        input_schema: &Value,
-        output_schema: Option<&Value>,
-        annotations: Annotations,
-        deprecated: Option<&str>,
-        required_scopes: &[String],
-        guards: &Value,
-    ) -> Self {
-        let mut scopes = required_scopes.to_vec();
-        scopes.sort();
-        scopes.dedup();
+    pub fn canonical(self) -> Self {
+        let mut required_scopes = self.required_scopes;
+        required_scopes.sort();
+        required_scopes.dedup();
         ActionContract {
-            name: name.into(),
-            description: non_blank(description),
-            input_schema: normalize(input_schema),
-            output_schema: output_schema.map(normalize),
-            annotations,
-            deprecated: non_blank(deprecated),
-            required_scopes: scopes,
-            guards: match guards {
-                Value::Object(_) => normalize(guards),
+            name: self.name,
+            description: non_blank(self.description.as_deref()),
+            input_schema: normalize(&self.input_schema),
+            output_schema: self.output_schema.as_ref().map(normalize),
+            annotations: self.annotations,
+            deprecated: non_blank(self.deprecated.as_deref()),
+            required_scopes,
+            guards: match &self.guards {
+                Value::Object(_) => normalize(&self.guards),
                 _ => Value::Object(Map::new()),
             },
         }
@@ -131,16 +122,17 @@ impl ActionContract {
         let annotations = annotations_of(object, at)?;
         let scopes = scopes_of(object, at)?;
         let guards = guards_of(object, at)?;
-        Ok(ActionContract::new(
-            name,
-            text("description")?,
-            input_schema,
-            output_schema,
+        Ok(ActionContract {
+            name: name.into(),
+            description: text("description")?.map(str::to_owned),
+            input_schema: input_schema.clone(),
+            output_schema: output_schema.cloned(),
             annotations,
-            text("deprecated")?,
-            &scopes,
-            &guards,
-        ))
+            deprecated: text("deprecated")?.map(str::to_owned),
+            required_scopes: scopes,
+            guards,
+        }
+        .canonical())
     }
 }
 

@@ -109,16 +109,17 @@ impl ServerContract {
 }
 
 fn from_action_listing(listing: &ActionListing) -> ActionContract {
-    ActionContract::new(
-        listing.name.clone(),
-        listing.description.as_deref(),
-        &listing.input_schema,
-        listing.output_schema.as_ref(),
-        listing.annotations,
-        listing.deprecated.as_deref(),
-        &listing.required_scopes,
-        &listing.guards,
-    )
+    ActionContract {
+        name: listing.name.clone(),
+        description: listing.description.clone(),
+        input_schema: listing.input_schema.clone(),
+        output_schema: listing.output_schema.clone(),
+        annotations: listing.annotations,
+        deprecated: listing.deprecated.clone(),
+        required_scopes: listing.required_scopes.clone(),
+        guards: listing.guards.clone(),
+    }
+    .canonical()
 }
 
 fn tool_from_json(value: &Value, index: usize) -> Result<ToolContract, ContractError> {

@@ -32,6 +32,8 @@ mod dispatch;
 #[cfg(feature = "http")]
 pub(crate) mod edge;
 mod fusion_server;
+#[cfg(test)]
+pub(crate) use fusion_server::registry_reads;
 pub(crate) mod in_flight;
 mod list_changes;
 pub(crate) mod listen;

@@ -579,6 +579,76 @@ mod tests {
         }
     }
 
+    /// Over stdio a `tools/call` line is parsed once, into the message
+    /// dispatch takes, and the call reads the tools and looks its name up
+    /// once; so is a list request whose cursor is a string (read again only
+    /// when the cursor is not one).
+    #[tokio::test]
+    async fn a_line_is_parsed_once_and_a_call_looked_up_once() {
+        use crate::capability::finds;
+        use crate::server::registry_reads;
+        use crate::wire::message_text::PARSES;
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+        async fn ping(
+            _ctx: crate::CallContext,
+            _args: crate::handler::NoArgs,
+        ) -> Result<&'static str, crate::ToolError> {
+            Ok("pong")
+        }
+        let server = crate::FusionServer::builder("once", "1.0.0")
+            .tool(crate::Action::new("ping", ping))
+            .build()
+            .expect("a valid server");
+        let (mut client, server_read) = tokio::io::duplex(4096);
+        let (server_write, client_read) = tokio::io::duplex(4096);
+        let serving = tokio::spawn(server.serve_streams(
+            server_read,
+            server_write,
+            crate::transport::StdioOptions::default(),
+            std::future::pending(),
+        ));
+        let mut answers = BufReader::new(client_read).lines();
+        client
+            .write_all(concat!(
+                r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                "\n",
+            ).as_bytes())
+            .await
+            .expect("write");
+        answers
+            .next_line()
+            .await
+            .expect("read")
+            .expect("initialized");
+        let mut exchange = async |line: &str| {
+            client
+                .write_all(format!("{line}\n").as_bytes())
+                .await
+                .expect("write");
+            answers.next_line().await.expect("read").expect("an answer")
+        };
+        let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ping","arguments":{}}}"#;
+        // The first call also lets the server take `initialized`: not counted.
+        exchange(call).await;
+        let before = (PARSES.get(), registry_reads(), finds());
+        let answer = exchange(call).await;
+        assert!(answer.contains(r#""text":"pong""#), "{answer}");
+        let after = (PARSES.get(), registry_reads(), finds());
+        assert_eq!(
+            (after.0 - before.0, after.1 - before.1, after.2 - before.2),
+            (1, 1, 1)
+        );
+        let listed =
+            exchange(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"x"}}"#)
+                .await;
+        assert!(listed.contains(r#""id":2"#), "{listed}");
+        assert_eq!(PARSES.get() - after.0, 1, "the list line's parses");
+        drop(client);
+        serving.await.expect("joined").expect("served");
+    }
+
     /// rmcp drops a `receive` whose `select!` arm loses; an answer of ours
     /// being written at that moment must still reach the client.
     #[tokio::test]

@@ -34,27 +34,25 @@ pub(crate) fn phrase(ctx: &Ctx, err: &ValidationError<'_>, out: &mut Vec<Line>) 
         Kind::AdditionalProperties { unexpected } => {
             let owner = lookup::owner(ctx.root, schema_path, "additionalProperties");
             let known = Known::declared_by(owner);
-            unknown_keys(
+            out.extend(unknown_keys(
                 &here,
                 value,
                 unexpected,
                 &known,
                 "additionalProperties",
-                out,
-            );
+            ));
         }
         Kind::UnevaluatedProperties { unexpected } => {
             let known = lookup::owner(ctx.root, schema_path, "unevaluatedProperties")
                 .map(|o| Known::evaluated_by(ctx.root, o))
                 .unwrap_or_default();
-            unknown_keys(
+            out.extend(unknown_keys(
                 &here,
                 value,
                 unexpected,
                 &known,
                 "unevaluatedProperties",
-                out,
-            );
+            ));
         }
         Kind::PropertyNames { error } => out.push(property_name_line(&here, value, ctx, error)),
         Kind::FalseSchema
@@ -164,14 +162,13 @@ fn false_schema_lines(ctx: &Ctx, err: &ValidationError<'_>, here: Vec<Seg>, out:
             &p.expected,
         ));
     } else {
-        unknown_keys(
+        out.extend(unknown_keys(
             &here,
             object,
             &unexpected,
             &known,
             "additionalProperties",
-            out,
-        );
+        ));
     }
 }
 

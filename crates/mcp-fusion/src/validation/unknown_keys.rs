@@ -58,15 +58,15 @@ fn quoted(name: &str) -> String {
     Value::String(name.to_owned()).to_string()
 }
 
-/// One line per unrecognized key, at that key's own path.
-pub(crate) fn unknown_keys(
-    here: &[Seg],
-    object: &Value,
-    unexpected: &[String],
-    known: &Known,
+/// One line per unrecognized key (`unexpected`, keys of `object`), at that
+/// key's own path under `here`.
+pub(crate) fn unknown_keys<'a>(
+    here: &'a [Seg],
+    object: &'a Value,
+    unexpected: &'a [String],
+    known: &'a Known<'a>,
     keyword: &'static str,
-    out: &mut Vec<Line>,
-) {
+) -> impl Iterator<Item = Line> + 'a {
     let listed = known
         .names
         .iter()
@@ -79,7 +79,7 @@ pub(crate) fn unknown_keys(
         .map(|p| format!("'{p}'"))
         .collect::<Vec<_>>()
         .join(", ");
-    for key in unexpected {
+    unexpected.iter().map(move |key| {
         let mut expected = match (known.names.is_empty(), known.patterns.is_empty()) {
             (true, true) => "This object accepts no fields; remove it.".to_owned(),
             (false, true) => format!("Known fields: {listed}. Check for typos."),
@@ -100,14 +100,14 @@ pub(crate) fn unknown_keys(
         if let Some(near) = closest_other(key, unsent) {
             expected = did_you_mean(near).trim_start().to_owned();
         }
-        out.push(Line::new(
+        Line::new(
             path::child(here, key),
             keyword,
             &format!("Unrecognized field {}", quoted(key)),
             &sent(object.get(key)),
             &expected,
-        ));
-    }
+        )
+    })
 }
 
 /// ` Did you mean "name"?`, the suggestion of an unknown key's line.

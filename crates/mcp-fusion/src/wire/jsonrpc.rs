@@ -179,12 +179,17 @@ pub(crate) fn reject_unreadable(bytes: &[u8], repeated_key: Option<&str>) -> Unr
     }
     let notification =
         !object.contains_key("id") && object.get("method").is_some_and(Value::is_string);
-    Unreadable {
-        answer: error_response(
-            id,
-            INVALID_REQUEST,
-            format!("Invalid Request: {}", request_problem(object, notification)),
+    let problem = match (request_problem(object, notification), repeated_key) {
+        // A message whose members are all there but repeat a key: the key
+        // is what a reader may have taken either way (RFC 8259 §4).
+        (problem, Some(key)) if problem.ends_with("shape") => format!(
+            "the key {} appears twice in one object; send each key once",
+            Value::String(key.to_owned())
         ),
+        (problem, _) => problem.to_owned(),
+    };
+    Unreadable {
+        answer: error_response(id, INVALID_REQUEST, format!("Invalid Request: {problem}")),
         notification,
         code: INVALID_REQUEST,
     }
@@ -431,6 +436,10 @@ fn cursor_refusal(method: &str, text: &MessageText<'_>) -> Option<ErrorData> {
         #[serde(borrow, default)]
         cursor: Option<&'a RawValue>,
     }
+    // Read again only when the walk saw a cursor that is not text.
+    if !text.odd_cursor() {
+        return None;
+    }
     let line = serde_json::from_slice::<ListLine<'_>>(text.text()).ok()?;
     let cursor = line.params?.cursor?.get();
     if cursor.starts_with('"') || cursor == "null" {
@@ -494,7 +503,15 @@ pub(crate) fn too_many_values(text: &MessageText<'_>, in_session: bool) -> Optio
     let max = text.max_values();
     let head = serde_json::from_slice::<Head<'_>>(text.text()).ok();
     let null = null_id();
-    let id = head.as_ref().and_then(|h| h.id).filter(|raw| {
+    // A head that repeats a member (`params`, `name`) cannot be read whole;
+    // its `id`, given once, still can: the answer keeps it.
+    let raw_id = match &head {
+        Some(head) => head.id,
+        None => serde_json::from_slice::<IdOnly<'_>>(text.text())
+            .ok()
+            .and_then(|only| only.id),
+    };
+    let id = raw_id.filter(|raw| {
         raw.get().starts_with(['"', '-']) || raw.get().starts_with(|c: char| c.is_ascii_digit())
     });
     let method = head.as_ref().and_then(|h| h.method.as_deref());
@@ -666,6 +683,35 @@ mod tests {
                 None,
             )),
             (-32602, json!(3))
+        );
+    }
+
+    #[test]
+    fn a_top_level_key_given_twice_is_named() {
+        let text =
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":5},"params":{}}"#;
+        let read = MessageText::read(text, 100);
+        assert_eq!(
+            reject_unreadable(text, read.repeated_key()).answer,
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Invalid Request: the key \"params\" appears twice in one object; send each key once"}}"#
+        );
+        // A message wrong in another way is told that first.
+        let text = br#"{"jsonrpc":"1.0","id":1,"method":"x","method":"y"}"#;
+        let read = MessageText::read(text, 100);
+        assert!(
+            reject_unreadable(text, read.repeated_key())
+                .answer
+                .contains(r#"\"jsonrpc\" must be \"2.0\""#)
+        );
+    }
+
+    #[test]
+    fn a_message_over_the_value_limit_that_repeats_a_member_keeps_its_id() {
+        let text = br#"{"jsonrpc":"2.0","id":"r","method":"tools/list","params":{"a":[1,2,3]},"params":{}}"#;
+        let refused = too_many_values(&MessageText::read(text, 4), true).expect("over the limit");
+        assert_eq!(
+            refused.answer,
+            r#"{"jsonrpc":"2.0","id":"r","error":{"code":-32600,"message":"Invalid Request: the message holds more than 4 JSON values, this server's limit; send less in one message"}}"#
         );
     }
 

@@ -28,6 +28,8 @@ pub(crate) struct MessageText<'t> {
     has_id: bool,
     /// The top-level object has a `result` or an `error` member.
     answer_member: bool,
+    /// `params.cursor` is there and neither a string nor `null`.
+    odd_cursor: bool,
 }
 
 impl<'t> MessageText<'t> {
@@ -55,6 +57,7 @@ impl<'t> MessageText<'t> {
             method: walk.method.into_inner(),
             has_id: root.id,
             answer_member: root.answer,
+            odd_cursor: walk.odd_cursor.get(),
         }
     }
 
@@ -79,6 +82,13 @@ impl<'t> MessageText<'t> {
     /// proxy may read the first.
     pub(crate) fn repeated_key(&self) -> Option<&str> {
         self.repeated_key.as_deref()
+    }
+
+    /// The message's `params` has a `cursor` that is neither a string nor
+    /// `null` (MCP "Pagination": a cursor is the opaque string a previous
+    /// page gave), so a list request's text need be read again only then.
+    pub(crate) fn odd_cursor(&self) -> bool {
+        self.odd_cursor
     }
 
     /// The message, parsed by rmcp's types. A request whose `method` is
@@ -150,6 +160,8 @@ struct WalkState<'de> {
     repeated: RefCell<Option<String>>,
     method: RefCell<Option<Cow<'de, str>>>,
     root: Cell<RootMembers>,
+    /// `params.cursor` was met as something other than a string or `null`.
+    odd_cursor: Cell<bool>,
 }
 
 impl WalkState<'_> {
@@ -161,6 +173,7 @@ impl WalkState<'_> {
             repeated: RefCell::new(None),
             method: RefCell::new(None),
             root: Cell::new(RootMembers::default()),
+            odd_cursor: Cell::new(false),
         }
     }
 }
@@ -172,6 +185,10 @@ enum Place {
     Root,
     /// The top-level `method` member: a string is kept.
     Method,
+    /// The top-level `params` member.
+    Params,
+    /// `params.cursor`: anything but a string or `null` is noted.
+    Cursor,
     /// Anywhere else.
     Inner,
 }
@@ -189,6 +206,13 @@ impl<'a, 'de> Walk<'a, 'de> {
         Walk {
             state: self.state,
             place: Place::Inner,
+        }
+    }
+
+    /// Notes a value that is not a string or `null` where a cursor sits.
+    fn not_text(&self) {
+        if self.place == Place::Cursor {
+            self.state.odd_cursor.set(true);
         }
     }
 
@@ -229,18 +253,22 @@ impl<'de> Visitor<'de> for Walk<'_, 'de> {
     }
 
     fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+        self.not_text();
         self.spend()
     }
 
     fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+        self.not_text();
         self.spend()
     }
 
     fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+        self.not_text();
         self.spend()
     }
 
     fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+        self.not_text();
         self.spend()
     }
 
@@ -263,12 +291,14 @@ impl<'de> Visitor<'de> for Walk<'_, 'de> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<(), A::Error> {
+        self.not_text();
         self.spend()?;
         while items.next_element_seed(self.inner())?.is_some() {}
         Ok(())
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut entries: A) -> Result<(), A::Error> {
+        self.not_text();
         self.spend()?;
         // Most objects have a few keys: a linear search of the keys seen
         // (borrowed from the text unless escaped) costs less than hashing
@@ -280,6 +310,8 @@ impl<'de> Visitor<'de> for Walk<'_, 'de> {
         while let Some(Key(key)) = entries.next_key::<Key<'de>>()? {
             let place = match (self.place, key.as_ref()) {
                 (Place::Root, "method") => Place::Method,
+                (Place::Root, "params") => Place::Params,
+                (Place::Params, "cursor") => Place::Cursor,
                 (Place::Root, "id") => {
                     root.id = true;
                     Place::Inner
@@ -379,6 +411,24 @@ mod tests {
         assert!(!over(r#"{"k1":{},"k2":{},"k3":{}}"#, 4));
         // A repeated key does not stop the count.
         assert!(over(r#"{"a":1,"a":2,"b":[1,2,3]}"#, 6));
+    }
+
+    #[test]
+    fn a_cursor_that_is_not_a_string_is_noted_only_in_params() {
+        let odd = |text: &str| MessageText::read(text.as_bytes(), 100).odd_cursor();
+        let list = |params: &str| {
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{params}}}"#)
+        };
+        for cursor in ["5", "true", "[]", "{}", "1.5", "-1"] {
+            assert!(odd(&list(&format!(r#"{{"cursor":{cursor}}}"#))), "{cursor}");
+        }
+        for params in [r#"{"cursor":"abc"}"#, r#"{"cursor":null}"#, "{}", "null"] {
+            assert!(!odd(&list(params)), "{params}");
+        }
+        // A `cursor` anywhere else is not the page's.
+        assert!(!odd(&list(r#"{"arguments":{"cursor":5}}"#)));
+        assert!(!odd(r#"{"jsonrpc":"2.0","id":1,"method":"x","cursor":5}"#));
+        assert!(!odd(r#"{"params":[{"cursor":5}]}"#));
     }
 
     #[test]

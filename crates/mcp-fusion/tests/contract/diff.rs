@@ -2,7 +2,6 @@
 //! built from JSON Schemas. Each test checks the exact delta (field,
 //! severity, old and new values, description).
 
-use mcp_fusion::capability::Annotations;
 use mcp_fusion::contract::{
     ActionContract, ContractDiff, Delta, ServerContract, ToolContract, diff,
 };
@@ -11,16 +10,12 @@ use serde_json::{Value, json};
 
 /// One action's contract with `schema` as its input schema.
 fn action(name: &str, schema: Value) -> ActionContract {
-    ActionContract::new(
-        name,
-        None,
-        &schema,
-        None,
-        Annotations::default(),
-        None,
-        &[],
-        &json!({}),
-    )
+    ActionContract {
+        name: name.into(),
+        input_schema: schema,
+        ..ActionContract::default()
+    }
+    .canonical()
 }
 
 /// A server with one group `reports` holding `actions`.
@@ -583,19 +578,16 @@ fn destructive_annotation_changed_is_breaking() {
 #[test]
 fn description_changed_is_cosmetic() {
     let described = |text: &str| {
-        ActionContract::new(
-            "summary",
-            Some(text),
-            &object(
+        ActionContract {
+            name: "summary".into(),
+            description: Some(text.to_owned()),
+            input_schema: object(
                 json!({"period": {"type": "string", "description": format!("{text} period")}}),
                 &[],
             ),
-            None,
-            Annotations::default(),
-            None,
-            &[],
-            &json!({}),
-        )
+            ..ActionContract::default()
+        }
+        .canonical()
     };
     let changes = diff(
         &server(vec![described("Totals.")]),
@@ -760,16 +752,13 @@ fn other_parts_of_an_action() {
 #[test]
 fn output_changes_are_mirrored() {
     let with_output = |output: Value| {
-        ActionContract::new(
-            "summary",
-            None,
-            &object(json!({}), &[]),
-            Some(&output),
-            Annotations::default(),
-            None,
-            &[],
-            &json!({}),
-        )
+        ActionContract {
+            name: "summary".into(),
+            input_schema: object(json!({}), &[]),
+            output_schema: Some(output),
+            ..ActionContract::default()
+        }
+        .canonical()
     };
     let old = with_output(object(
         json!({"total": {"type": "integer"}, "status": {"enum": ["ok"]}}),

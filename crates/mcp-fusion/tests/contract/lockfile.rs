@@ -18,16 +18,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 fn tiny() -> Lockfile {
-    let action = ActionContract::new(
-        "summary",
-        None,
-        &json!({"type": "object"}),
-        None,
-        Annotations::default(),
-        None,
-        &[],
-        &json!({}),
-    );
+    let action = ActionContract {
+        name: "summary".into(),
+        input_schema: json!({"type": "object"}),
+        ..ActionContract::default()
+    }
+    .canonical();
     let tool = ToolContract {
         name: "reports".into(),
         description: Some("Reports.".into()),
@@ -146,32 +142,29 @@ fn a_schema_change_changes_every_digest_up_the_tree() {
 
 #[test]
 fn key_order_and_whole_floats_do_not_change_the_contract() {
-    let a = ActionContract::new(
-        "a",
-        Some(" "),
-        &serde_json::from_str(
+    let a = ActionContract {
+        name: "a".into(),
+        description: Some(" ".into()),
+        input_schema: serde_json::from_str(
             r#"{"type": "object", "properties": {"n": {"maximum": 10.0, "type": "number"}}}"#,
         )
         .unwrap(),
-        None,
-        Annotations::default(),
-        Some(""),
-        &["b".into(), "a".into(), "b".into()],
-        &json!(null),
-    );
-    let b = ActionContract::new(
-        "a",
-        None,
-        &serde_json::from_str(
+        deprecated: Some("".into()),
+        required_scopes: vec!["b".into(), "a".into(), "b".into()],
+        guards: json!(null),
+        ..ActionContract::default()
+    }
+    .canonical();
+    let b = ActionContract {
+        name: "a".into(),
+        input_schema: serde_json::from_str(
             r#"{"properties": {"n": {"type": "number", "maximum": 10}}, "type": "object"}"#,
         )
         .unwrap(),
-        None,
-        Annotations::default(),
-        None,
-        &["a".into(), "b".into()],
-        &json!({}),
-    );
+        required_scopes: vec!["a".into(), "b".into()],
+        ..ActionContract::default()
+    }
+    .canonical();
     assert_eq!(a, b);
     assert_eq!(a.digest(), b.digest());
     assert_eq!(a.required_scopes, ["a", "b"]);

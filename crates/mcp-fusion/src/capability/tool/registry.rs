@@ -224,14 +224,22 @@ fn validators(
     Ok((input, output))
 }
 
+/// The names an action goes by: its tool's, its key inside a group
+/// (`None` for a plain tool) and its dotted name (`group.key`, or the
+/// tool's name).
+struct Names<'a> {
+    tool: &'a str,
+    key: Option<&'a str>,
+    dotted: String,
+}
+
 fn register_action(
     action: &Action,
-    tool: &str,
-    key: Option<&str>,
-    dotted: String,
+    names: Names<'_>,
     group: &Inherited<'_>,
     assembly: &Assembly,
 ) -> Result<(RegisteredAction, ActionListing), BuildError> {
+    let Names { tool, key, dotted } = names;
     let guards = action.guards.or(&group.guards);
     let (schema, validated) = input_schema(action, &dotted)?;
     let (validator, output) = validators(action, &schema, validated, &dotted)?;
@@ -334,15 +342,12 @@ fn group_actions(
                 action: action.name.clone(),
             });
         }
-        let dotted = format!("{}.{}", group.name, action.name);
-        let (registered, action_listing) = register_action(
-            action,
-            &group.name,
-            Some(&action.name),
-            dotted,
-            &inherited,
-            assembly,
-        )?;
+        let names = Names {
+            tool: &group.name,
+            key: Some(&action.name),
+            dotted: format!("{}.{}", group.name, action.name),
+        };
+        let (registered, action_listing) = register_action(action, names, &inherited, assembly)?;
         actions.push(registered);
         listings.push(action_listing);
     }
@@ -413,14 +418,13 @@ impl Registry {
                 name: action.name.clone(),
             });
         }
-        let (registered, action_listing) = register_action(
-            &action,
-            &action.name,
-            None,
-            action.name.clone(),
-            &Inherited::default(),
-            assembly,
-        )?;
+        let names = Names {
+            tool: &action.name,
+            key: None,
+            dotted: action.name.clone(),
+        };
+        let (registered, action_listing) =
+            register_action(&action, names, &Inherited::default(), assembly)?;
         let (listing, listed) = match action.listed_as {
             // Another server's tool: listed as it is.
             Some(tool) => (ToolListing::of_foreign(&tool), *tool),

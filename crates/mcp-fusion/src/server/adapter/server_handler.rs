@@ -25,6 +25,7 @@ use crate::capability::Shown;
 use crate::envelope::WritesEnvelopes;
 use crate::handler::Capability;
 use crate::server::dispatch::CallRequest;
+use crate::server::dispatch::request::Lookup;
 use crate::server::listen;
 use crate::server::rounds::{self, Asking, Rounds};
 use crate::server::tasks::call::{self as task_call, Answer};
@@ -308,10 +309,16 @@ impl ServerHandler for Connection {
         request: CallToolRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
-        // The one lookup of the call: everything below asks it.
-        let lookup = self
-            .server
-            .look_up(&request.name, request.arguments.as_ref());
+        // The one lookup of the call (made at the HTTP edge when the
+        // step-up policy read the call): everything below asks it.
+        let lookup = context
+            .extensions
+            .get_mut::<::http::request::Parts>()
+            .and_then(|head| head.extensions.remove::<Lookup>())
+            .unwrap_or_else(|| {
+                self.server
+                    .look_up(&request.name, request.arguments.as_ref())
+            });
         if let Some(refused) = super::client_requirements::refusal(lookup.action(), &context) {
             return Err(refused);
         }

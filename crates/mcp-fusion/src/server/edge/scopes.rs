@@ -9,22 +9,19 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::{Map, Value};
-
 use crate::capability::Callable;
 use crate::handler::Principal;
 use crate::server::FusionServer;
+use crate::server::dispatch::request::Lookup;
 
 /// A request whose capability may need scopes, as the edge reads it.
 pub(crate) enum Operation<'a> {
-    /// `tools/call` of `name` (a plain tool, or a group whose discriminator
-    /// in `arguments` names the action). A dotted `group.action` name is
-    /// not one: the router runs no call of it (a caller with credentials
+    /// `tools/call`, looked up once (a plain tool, or a group whose
+    /// discriminator names the action): the call's one lookup, which the
+    /// edge hands on to dispatch. A dotted `group.action` name reaches no
+    /// action: the router runs no call of it (a caller with credentials
     /// gets the unknown-tool error naming how to call the action).
-    Tool {
-        name: &'a str,
-        arguments: Option<&'a Map<String, Value>>,
-    },
+    Tool(Lookup),
     /// `prompts/get`.
     Prompt(&'a str),
     /// `resources/read` or `resources/subscribe` of a resource or a
@@ -91,8 +88,7 @@ fn with_callable<T>(
     each: impl FnOnce(&str, &Callable) -> Option<T>,
 ) -> Option<T> {
     match operation {
-        Operation::Tool { name, arguments } => {
-            let lookup = server.look_up(name, *arguments);
+        Operation::Tool(lookup) => {
             let action = lookup.action()?;
             each(&action.dotted, &action.callable)
         }

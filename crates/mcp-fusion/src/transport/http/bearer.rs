@@ -111,8 +111,10 @@ impl Bearer {
             return None;
         }
         let message = text.message().ok()?;
-        let needs =
-            crate::server::edge::scopes::operation_needs(server, &step_up::operation(&message)?)?;
+        let needs = crate::server::edge::scopes::operation_needs(
+            server,
+            &step_up::operation(server, &message)?,
+        )?;
         Some(needs.scopes)
     }
 }
@@ -121,25 +123,15 @@ impl Bearer {
 mod tests {
     use std::time::Duration;
 
-    use tokio_util::sync::CancellationToken;
     use tower::ServiceExt;
 
     use super::*;
     use crate::guard::StaticTokens;
     use crate::handler::Principal;
-    use crate::transport::http::sessions::Limits;
 
     /// The layer in front of an endpoint that names the principal it got.
     fn router() -> axum::Router {
-        let sessions = Sessions::new(
-            Limits {
-                max_sessions: 4,
-                max_live: 4,
-                idle: Duration::from_secs(60),
-            },
-            None,
-            CancellationToken::new(),
-        );
+        let sessions = super::super::test_support::sessions();
         let bearer = Bearer {
             auth: Arc::new(EdgeAuth {
                 verifier: Arc::new(StaticTokens::new().token("t0k", "ada", Vec::<String>::new())),

@@ -2,7 +2,8 @@
 //! is left to check once the door ([`super::door`]: `Host`, `Origin`), the
 //! bearer token ([`super::auth`]: 401, 400 or 503; a session belongs to the
 //! principal that opened it, another principal's request on it gets 404)
-//! and the body limit ([`super::body_limit`]: 413, 408) let a request in.
+//! and the body limit ([`super::body_limit`]: 413, 408) let a request in:
+//! a `POST`'s message.
 //!
 //! For a POST, the body (already read within its limit) is checked as one
 //! JSON-RPC message: its JSON values counted before it is parsed (over
@@ -13,9 +14,10 @@
 //! a method that revision removed gets 404 with `-32601`
 //! ([`crate::wire::removed_methods`]); an `initialize` must find room among the sessions
 //! (503 with `Retry-After`, also while the server shuts down) and be at most
-//! 16 KiB; a request id may not be reused while its first use runs (400); a
-//! `DELETE` must name a session that exists (404); with Redis, a session
-//! ended on another replica is gone here too (404); under the step-up
+//! 16 KiB; a request id may not be reused while its first use runs (400);
+//! with Redis, a session ended on another replica is gone here too (404;
+//! a `DELETE` or `GET` is the session gate's, [`super::session_gate`]);
+//! under the step-up
 //! policy, a request whose capability needs a scope the token lacks gets
 //! 403 `insufficient_scope`, and an anonymous one (allowed) of a
 //! capability that needs credentials 401 ([`super::step_up`]). While rmcp handles a
@@ -49,6 +51,7 @@ use super::sessions::{Admission, Sessions};
 use super::step_up;
 use crate::handler::{Peer, Principal};
 use crate::server::FusionServer;
+use crate::server::edge::scopes::Operation;
 use crate::server::in_flight::InFlight;
 use crate::server::listen::stream::{deduplicated, listen_refusal};
 use crate::server::listen::task_ids::{
@@ -129,38 +132,15 @@ fn status_of(code: i32) -> StatusCode {
     }
 }
 
-/// The layer (axum `from_fn_with_state`).
+/// The layer (axum `from_fn_with_state`): a `POST`'s message; the other
+/// methods are the session gate's ([`super::session_gate`]).
 pub(crate) async fn edge(State(edge): State<Arc<Edge>>, request: Request, next: Next) -> Response {
-    let session = session_id(request.headers());
     match *request.method() {
-        Method::POST => edge.post(request, session, next).await,
-        Method::DELETE => {
-            if let Some(id) = &session
-                && !edge.sessions.knows(id).await
-            {
-                return text(
-                    StatusCode::NOT_FOUND,
-                    String::from("Not Found: no such session (it ended, or never existed)"),
-                );
-            }
-            let mut response = next.run(request).await;
-            // rmcp says 202 Accepted; the session is gone by then, and clients
-            // such as the official Python SDK take 202 for a failed termination.
-            if response.status() == StatusCode::ACCEPTED {
-                *response.status_mut() = StatusCode::NO_CONTENT;
-                *response.body_mut() = Body::empty();
-            }
-            response
+        Method::POST => {
+            let session = session_id(request.headers());
+            edge.post(request, session, next).await
         }
-        _ => {
-            let _busy = session.as_deref().and_then(|id| edge.sessions.enter(id));
-            if let Some(id) = &session
-                && !edge.sessions.still_open(id).await
-            {
-                return session_gone();
-            }
-            next.run(request).await
-        }
+        _ => next.run(request).await,
     }
 }
 
@@ -245,10 +225,16 @@ impl Edge {
         }
         let (rewritten, listen_slot) = self.listen_admission(&mut message, session, peer)?;
         if let Some((auth, server)) = &self.step_up
-            && let Some(refused) =
-                step_up::refusal(auth, server, &message, parts.extensions.get::<Principal>())
+            && let Some(operation) = step_up::operation(server, &message)
         {
-            return Err(refused);
+            let principal = parts.extensions.get::<Principal>();
+            if let Some(refused) = step_up::refusal(auth, server, &operation, principal) {
+                return Err(refused);
+            }
+            // The call's one lookup goes on with it (`call_tool` takes it).
+            if let Operation::Tool(lookup) = operation {
+                parts.extensions.insert(lookup);
+            }
         }
         Ok(Admitted {
             parts,
@@ -574,6 +560,30 @@ mod tests {
         Ok("pong")
     }
 
+    const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+    /// A session of `router` opened (with the bearer token `t0k` when
+    /// `token`), its handshake done.
+    async fn open_session(router: &axum::Router, token: bool) -> String {
+        let with = |request: Request<Body>| if token { bearer(request) } else { request };
+        let (status, session, _) = send(router, with(post(None, INITIALIZE))).await;
+        assert_eq!(status, StatusCode::OK);
+        let session = session.expect("a session id");
+        let (status, _, body) = send(router, with(post(Some(&session), INITIALIZED))).await;
+        assert_eq!((status, body.as_str()), (StatusCode::ACCEPTED, ""));
+        session
+    }
+
+    /// `request` with the bearer token `t0k`.
+    fn bearer(mut request: Request<Body>) -> Request<Body> {
+        request.headers_mut().insert(
+            "authorization",
+            axum::http::HeaderValue::from_static("Bearer t0k"),
+        );
+        request
+    }
+
     fn post(session: Option<&str>, body: &'static str) -> Request<Body> {
         let mut request = Request::post("/mcp")
             .header("host", "localhost")
@@ -621,25 +631,7 @@ mod tests {
         let router = server
             .http_router(&HttpOptions::default(), CancellationToken::new())
             .expect("usable options");
-        let (status, session, _) = send(
-            &router,
-            post(
-                None,
-                r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
-            ),
-        )
-        .await;
-        assert_eq!(status, StatusCode::OK);
-        let session = session.expect("a session id");
-        let (status, _, body) = send(
-            &router,
-            post(
-                Some(&session),
-                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-            ),
-        )
-        .await;
-        assert_eq!((status, body.as_str()), (StatusCode::ACCEPTED, ""));
+        let session = open_session(&router, false).await;
         let (counts, body) = counted(
             &router,
             post(
@@ -673,14 +665,37 @@ mod tests {
         assert_eq!(counts, (1, 1));
         assert_eq!(body, answer(2, 1));
         // An `initialize` is still rmcp's to read: it starts the session.
-        let (counts, _) = counted(
-            &router,
-            post(
-                None,
-                r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
-            ),
-        )
-        .await;
+        let (counts, _) = counted(&router, post(None, INITIALIZE)).await;
         assert_eq!(counts, (1, 1));
+    }
+
+    /// Under the step-up policy the edge looks a call up to know the
+    /// scopes it needs; dispatch takes that lookup instead of making its
+    /// own, so a call over HTTP reads the tools and looks its name up once.
+    #[tokio::test]
+    async fn under_step_up_a_call_is_looked_up_once_at_the_edge() {
+        use crate::capability::finds;
+        use crate::guard::{InsufficientScope, StaticTokens};
+        use crate::server::registry_reads;
+        let server = FusionServer::builder("once", "1.0.0")
+            .tool(Action::new("ping", ping).requires_scopes(["ping"]))
+            .auth(StaticTokens::new().token("t0k", "ada", ["ping"]))
+            .insufficient_scope(InsufficientScope::StepUp)
+            .build()
+            .expect("a valid server");
+        let router = server
+            .http_router(&HttpOptions::default(), CancellationToken::new())
+            .expect("usable options");
+        let session = open_session(&router, true).await;
+        let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ping","arguments":{}}}"#;
+        // The first call also lets the session take `initialized` (which
+        // reads the tools for the capabilities): not counted.
+        send(&router, bearer(post(Some(&session), call))).await;
+        let (reads, looked_up) = (registry_reads(), finds());
+        let (counts, body) = counted(&router, bearer(post(Some(&session), call))).await;
+        assert_eq!(counts, (1, 0));
+        assert!(body.contains(r#""text":"pong""#), "{body}");
+        assert_eq!(registry_reads() - reads, 1, "reads of the tools");
+        assert_eq!(finds() - looked_up, 1, "name→action lookups");
     }
 }

@@ -19,6 +19,7 @@ mod options;
 pub(super) mod origin;
 mod peer;
 mod resource_metadata;
+mod session_gate;
 mod session_post;
 #[cfg(feature = "redis")]
 mod session_store;
@@ -150,8 +151,9 @@ impl FusionServer {
     /// rmcp's `StreamableHttpService` on [`Sessions`] behind the endpoint's
     /// layers, outermost first: the door ([`door`]: `Host`, `Origin`, the
     /// caller's [`Peer`]), with a token verifier the bearer token
-    /// ([`bearer`]), the body limit ([`body_limit`]), then the JSON-RPC
-    /// checks and the sessions ([`edge`]), which hand a POST on a live
+    /// ([`bearer`]), the body limit ([`body_limit`]), the sessions of the
+    /// requests without a message ([`session_gate`]: `DELETE`, `GET`), then
+    /// a POST's JSON-RPC checks ([`edge`]), which hand a message on a live
     /// session to the session manager already parsed ([`session_post`]).
     fn mcp_endpoint(
         &self,
@@ -202,6 +204,10 @@ impl FusionServer {
         let mut route = axum::Router::new()
             .route_service("/mcp", service)
             .layer(from_fn_with_state(edge, edge::edge))
+            .layer(from_fn_with_state(
+                sessions.clone(),
+                session_gate::session_gate,
+            ))
             .layer(from_fn_with_state(body, body_limit::body_limit));
         if let Some(auth) = auth {
             let bearer = bearer::Bearer {

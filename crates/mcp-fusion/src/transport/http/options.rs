@@ -47,10 +47,12 @@ pub struct HttpOptions {
     /// when every session has a request or a stream open, `initialize` gets
     /// HTTP 503 with `Retry-After`. Default: 10 000.
     pub max_sessions: usize,
-    /// The most sessions kept with a running session worker (about 60 KiB
-    /// each). Past it, the least recently used idle worker is parked: its
+    /// The most idle sessions kept with a running session worker (about 60
+    /// KiB each). Past it, the least recently used idle worker is parked: its
     /// handshake is kept (about 5 KiB in all) and replayed when the session's next
-    /// request comes, which the client does not notice. Default: 64.
+    /// request comes, which the client does not notice. A session with a
+    /// request or a stream open is never parked: [`max_sessions`](Self::max_sessions)
+    /// bounds those. Default: 64.
     pub max_live_sessions: usize,
     /// The most `subscriptions/listen` streams (MCP 2026-07-28) open at once
     /// over the endpoint (each holds a request and its response open). Past

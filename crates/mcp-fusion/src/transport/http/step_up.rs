@@ -25,16 +25,19 @@ use crate::server::edge::scopes::{self, Operation};
 /// `prompts/get`, `resources/read` and `resources/subscribe` (which needs
 /// what reading needs), `completion/complete` (of a prompt's argument or a
 /// template's variable: what the prompt or template needs). `None` for
-/// anything else (lists, `initialize`, notifications, responses).
-pub(crate) fn operation(message: &ClientJsonRpcMessage) -> Option<Operation<'_>> {
+/// anything else (lists, `initialize`, notifications, responses). A
+/// `tools/call` is looked up in `server`'s tools here, once for the call.
+pub(crate) fn operation<'m>(
+    server: &FusionServer,
+    message: &'m ClientJsonRpcMessage,
+) -> Option<Operation<'m>> {
     let ClientJsonRpcMessage::Request(request) = message else {
         return None;
     };
     match &request.request {
-        ClientRequest::CallToolRequest(call) => Some(Operation::Tool {
-            name: &call.params.name,
-            arguments: call.params.arguments.as_ref(),
-        }),
+        ClientRequest::CallToolRequest(call) => Some(Operation::Tool(
+            server.look_up(&call.params.name, call.params.arguments.as_ref()),
+        )),
         ClientRequest::GetPromptRequest(get) => Some(Operation::Prompt(&get.params.name)),
         ClientRequest::ReadResourceRequest(read) => Some(Operation::Resource(&read.params.uri)),
         ClientRequest::SubscribeRequest(subscribe) => {
@@ -49,7 +52,7 @@ pub(crate) fn operation(message: &ClientJsonRpcMessage) -> Option<Operation<'_>>
     }
 }
 
-/// The refusal of `message` from `principal` (`None`: an anonymous caller
+/// The refusal of the request calling `operation` from `principal` (`None`: an anonymous caller
 /// the server lets in): the 403 when the capability it calls needs scopes
 /// the principal lacks; for an anonymous caller of an OAuth resource
 /// server, the 401 when it needs credentials. Anything else (lists,
@@ -57,17 +60,16 @@ pub(crate) fn operation(message: &ClientJsonRpcMessage) -> Option<Operation<'_>>
 pub(crate) fn refusal(
     auth: &EdgeAuth,
     server: &FusionServer,
-    message: &ClientJsonRpcMessage,
+    operation: &Operation<'_>,
     principal: Option<&Principal>,
 ) -> Option<Response> {
-    let operation = operation(message)?;
     match principal {
         Some(principal) => {
-            let (name, missing) = scopes::missing_scopes(server, &operation, principal)?;
+            let (name, missing) = scopes::missing_scopes(server, operation, principal)?;
             Some(auth.insufficient_scope(&name, &missing))
         }
         None if auth.scopes_by_operation() => {
-            let needs = scopes::operation_needs(server, &operation)?;
+            let needs = scopes::operation_needs(server, operation)?;
             needs.credentials.then(|| {
                 auth.unauthorized(
                     None,
