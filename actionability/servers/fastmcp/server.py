@@ -107,6 +107,11 @@ def now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+# When the seeded invoices were created: one fixed time, as in the other
+# stacks, so that the text a model reads differs between stacks only in what
+# each stack says.
+SEEDED_AT = "2026-11-02T09:00:00Z"
+
 invoices: list[dict] = []
 for email, amount, currency, status in [
     ("ada@example.com", 120_000, "EUR", "paid"),
@@ -130,7 +135,7 @@ for email, amount, currency, status in [
         "status": status,
         "items": [{"description": "Consulting", "quantity": 1, "unit_price_cents": amount}],
         "due_date": None,
-        "created_at": now(),
+        "created_at": SEEDED_AT,
     })
 void_reasons: dict[str, str | None] = {}
 

@@ -83,6 +83,10 @@ const STATUSES = ['draft', 'open', 'paid', 'void', 'overdue'];
 const CURRENCIES = ['USD', 'EUR', 'GBP'];
 const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
+// When the seeded invoices were created: one fixed time, as in the other
+// stacks, so that the text a model reads differs between stacks only in what
+// each stack says.
+const SEEDED_AT = '2026-11-02T09:00:00Z';
 const invoices = [];
 for (const [email, amount, currency, status] of [
   ['ada@example.com', 120000, 'EUR', 'paid'],
@@ -106,7 +110,7 @@ for (const [email, amount, currency, status] of [
     status,
     items: [{ description: 'Consulting', quantity: 1, unit_price_cents: amount }],
     due_date: null,
-    created_at: now(),
+    created_at: SEEDED_AT,
   });
 }
 

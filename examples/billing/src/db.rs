@@ -87,6 +87,11 @@ CREATE TABLE IF NOT EXISTS invoices (
     created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
 );";
 
+/// When the seeded invoices were created: one fixed time, so that what a
+/// tool returns for them is the same text in every run (a measurement, or a
+/// recorded answer, compares runs).
+const SEEDED_AT: &str = "2026-11-02T09:00:00Z";
+
 const SEED: &[(&str, u64, &str, &str)] = &[
     ("ada@example.com", 120_000, "EUR", "paid"),
     ("grace@example.com", 45_050, "USD", "open"),
@@ -105,7 +110,7 @@ const SEED: &[(&str, u64, &str, &str)] = &[
 impl Db {
     /// Opens the database at `path`, creating the file (not its folder) if
     /// needed; an empty database is seeded with twelve invoices, `inv_1` to
-    /// `inv_12`.
+    /// `inv_12`, created at one fixed time (`2026-11-02T09:00:00Z`).
     ///
     /// # Errors
     /// [`DbError::MissingFolder`] when the file's folder does not exist
@@ -158,8 +163,8 @@ impl Db {
                 }])
                 .map_err(|e| DbError::Corrupt(e.to_string()))?;
                 conn.execute(
-                    "INSERT INTO invoices (customer_email, amount_cents, currency, status, items) VALUES (?1, ?2, ?3, ?4, ?5)",
-                    params![email, *amount as i64, currency, status, items],
+                    "INSERT INTO invoices (customer_email, amount_cents, currency, status, items, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    params![email, *amount as i64, currency, status, items, SEEDED_AT],
                 )?;
             }
         }

@@ -83,6 +83,11 @@ const SEED: [(&str, u64, Currency, Status); 12] = [
     ("tim@example.com", 30_000, Currency::Usd, Status::Paid),
 ];
 
+/// When the seeded invoices were created: one fixed time, as in the other
+/// stacks, so that the text a model reads differs between stacks only in
+/// what each stack says.
+const SEEDED_AT: &str = "2026-11-02T09:00:00Z";
+
 /// Now, in UTC, to the second (`2026-01-02T03:04:05Z`).
 fn now() -> String {
     Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true)
@@ -113,7 +118,6 @@ impl App {
     /// The seeded store, with `limits` on billing calls and reports taking
     /// `report`.
     pub fn new(limits: Limits, report: Duration) -> Self {
-        let created_at = now();
         let invoices = SEED
             .iter()
             .enumerate()
@@ -129,7 +133,7 @@ impl App {
                     unit_price_cents: amount,
                 }],
                 due_date: None,
-                created_at: created_at.clone(),
+                created_at: SEEDED_AT.to_owned(),
                 void_reason: None,
             })
             .collect();
