@@ -29,6 +29,7 @@ use super::error::FusionClientError;
 use super::oauth::authorizing::{Authorizer, Authorizing};
 use super::options::{ClientOptions, ServerStderr};
 use super::outcome::{Success, check_result};
+use super::param_headers::{ParamHeaders, ToolSchemas};
 use super::retry::{self};
 use super::route::{Route, build_arguments, route};
 use super::stderr::StderrTail;
@@ -61,6 +62,9 @@ pub struct FusionClient {
     server_end: Option<ServerEnd>,
     options: ClientOptions,
     tool_names: tokio::sync::Mutex<Option<Arc<ToolNames>>>,
+    /// The input schema of each tool last listed whole, for the
+    /// `Mcp-Param-*` headers of a call over HTTP ([`ParamHeaders`]).
+    tool_schemas: ToolSchemas,
     stderr: Option<StderrTail>,
     /// With [`ClientOptions::oauth`] over HTTP: where authorization failures
     /// are kept.
@@ -95,12 +99,16 @@ impl FusionClient {
     ) -> Result<FusionClient, FusionClientError> {
         let info = Observed::new(&options);
         let notifications = info.notifications.clone();
+        let tool_schemas = ToolSchemas::default();
         let Opened {
             served,
             stderr,
             authorizer,
         } = match target {
-            Target::Http { url } => open_http(target, url, &options, info).await?,
+            Target::Http { url } => {
+                let schemas = Arc::clone(&tool_schemas);
+                open_http(target, url, &options, info, schemas).await?
+            }
             Target::Stdio { program, args } => open_stdio(program, args, &options, info)
                 .await
                 .map_err(|(cause, reason)| connect_error(target, cause, reason, None))?,
@@ -113,6 +121,7 @@ impl FusionClient {
                     server_end: None,
                     options,
                     tool_names: tokio::sync::Mutex::new(None),
+                    tool_schemas,
                     stderr,
                     authorizer,
                     target: target.to_string(),
@@ -185,6 +194,7 @@ impl FusionClient {
                     server_end: Some(server_end),
                     options,
                     tool_names: tokio::sync::Mutex::new(None),
+                    tool_schemas: ToolSchemas::default(),
                     stderr: None,
                     authorizer: None,
                     target: target.clone(),
@@ -355,14 +365,21 @@ impl FusionClient {
         Ok(tools)
     }
 
-    /// Every page of `tools/list` (see [`list_tools`](Self::list_tools)).
+    /// Every page of `tools/list` (see [`list_tools`](Self::list_tools)),
+    /// their input schemas kept for the calls' `Mcp-Param-*` headers.
     async fn every_tool(&self) -> Result<Vec<Tool>, FusionClientError> {
-        super::pages::every_page("tools/list", |cursor| async move {
+        let tools = super::pages::every_page("tools/list", |cursor| async move {
             let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor);
             let page = self.limited(self.service.list_tools(Some(params))).await?;
             Ok((page.tools, page.next_cursor))
         })
-        .await
+        .await?;
+        let schemas = tools
+            .iter()
+            .map(|tool| (tool.name.to_string(), Arc::clone(&tool.input_schema)))
+            .collect();
+        *self.tool_schemas.write().unwrap_or_else(|e| e.into_inner()) = schemas;
+        Ok(tools)
     }
 
     /// [`list_tools`](Self::list_tools), each read as a listing with its
@@ -604,12 +621,14 @@ where
 }
 
 /// Streamable HTTP at `url` (`target`): with the bearer token given, or
-/// authorized by OAuth, or without credentials.
+/// authorized by OAuth, or without credentials; a call's missing
+/// `Mcp-Param-*` headers added from `schemas` ([`ParamHeaders`]).
 async fn open_http(
     target: &Target,
     url: &str,
     options: &ClientOptions,
     info: Observed,
+    schemas: ToolSchemas,
 ) -> Result<Opened, FusionClientError> {
     let mut config = StreamableHttpClientTransportConfig::with_uri(url);
     // A 404 for the session (the server restarted, or dropped an
@@ -628,7 +647,8 @@ async fn open_http(
                 ));
             }
             config = config.auth_header(token.to_owned());
-            let transport = StreamableHttpClientTransport::from_config(config);
+            let client = ParamHeaders::new(http_client(), schemas);
+            let transport = StreamableHttpClientTransport::with_client(client, config);
             (handshake(info, transport, options).await, None)
         }
         (None, Some(oauth)) => {
@@ -642,6 +662,7 @@ async fn open_http(
             let (client, shared) = Authorizing::new(server_url, oauth.clone())
                 .await
                 .map_err(authorization)?;
+            let client = ParamHeaders::new(client, schemas);
             let transport = StreamableHttpClientTransport::with_client(client, config);
             let served = serve_allowing_authorization(
                 info.serve_with_lifecycle(transport, options.protocol.lifecycle()),
@@ -653,7 +674,8 @@ async fn open_http(
             (served, Some(shared))
         }
         (None, None) => {
-            let transport = StreamableHttpClientTransport::from_config(config);
+            let client = ParamHeaders::new(http_client(), schemas);
+            let transport = StreamableHttpClientTransport::with_client(client, config);
             (handshake(info, transport, options).await, None)
         }
     };
@@ -662,6 +684,31 @@ async fn open_http(
         stderr: None,
         authorizer,
     })
+}
+
+/// The HTTP client of a Streamable HTTP connection, as rmcp builds its
+/// own: no idle connections kept (rmcp: a kept connection whose last
+/// response was not read to its end stalls the next request), and only
+/// same-origin 307 and 308 redirects followed, at most 10 (they keep the
+/// method and body; another origin would be handed the session id and
+/// headers).
+fn http_client() -> reqwest::Client {
+    let policy = reqwest::redirect::Policy::custom(|attempt| {
+        let first = attempt.previous().first().map(url::Url::origin);
+        let kept = matches!(attempt.status().as_u16(), 307 | 308);
+        if attempt.previous().len() > 10 {
+            attempt.error("more than 10 redirects")
+        } else if kept && first.as_ref() == Some(&attempt.url().origin()) {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    });
+    reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .redirect(policy)
+        .build()
+        .unwrap_or_default()
 }
 
 /// `program` with `args` as a child process, over its stdin and stdout;

@@ -79,6 +79,7 @@ mod oauth;
 mod options;
 mod outcome;
 mod pages;
+mod param_headers;
 mod retry;
 mod revision;
 mod route;
