@@ -59,5 +59,5 @@ async def test_every_mounted_tool_arrives_exactly_once_across_pages(transport: s
         assert refused.value.error.message == (
             'Invalid cursor "100" for tools/list: it is not a nextCursor this server gave '
             "(a cursor is valid only as this server sent it). "
-            "Pass the nextCursor of the previous page of tools/list, or no cursor for the first page."
+            "List from the start: call tools/list with no cursor, then pass each page's nextCursor as it is."
         )

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::assembly::{Assembly, Callable};
+use super::place::Places;
 use super::prompt::{AssembledPrompt, Prompt};
 use super::resource::{AssembledResource, AssembledTemplate, Resource, ResourceTemplate};
 use crate::capability::BuildError;
@@ -19,6 +20,8 @@ pub(crate) struct Catalog {
     pub prompts: Vec<Arc<AssembledPrompt>>,
     pub resources: Vec<Arc<AssembledResource>>,
     pub templates: Vec<Arc<AssembledTemplate>>,
+    /// The places of all three lists (each list's in ascending order).
+    given: Places,
 }
 
 /// A `resources/read` URI resolved: a fixed resource, or a template with the
@@ -75,7 +78,9 @@ impl Catalog {
                 name: prompt.name,
             });
         }
-        self.prompts.push(Arc::new(prompt.assemble(assembly)?));
+        let place = self.given.next();
+        self.prompts
+            .push(Arc::new(prompt.assemble(assembly, place)?));
         Ok(())
     }
 
@@ -99,7 +104,9 @@ impl Catalog {
                 name: resource.uri,
             });
         }
-        self.resources.push(Arc::new(resource.assemble(assembly)?));
+        let place = self.given.next();
+        self.resources
+            .push(Arc::new(resource.assemble(assembly, place)?));
         Ok(())
     }
 
@@ -119,7 +126,9 @@ impl Catalog {
                 name: template.uri_template,
             });
         }
-        self.templates.push(Arc::new(template.assemble(assembly)?));
+        let place = self.given.next();
+        self.templates
+            .push(Arc::new(template.assemble(assembly, place)?));
         Ok(())
     }
 

@@ -9,6 +9,7 @@ use rmcp::model::PromptArgument;
 use serde_json::Value;
 
 use super::BuildError;
+use super::Place;
 use super::assembly::VisibleFn;
 use super::assembly::{Assembly, Callable, Parts};
 use super::completion::{Completions, completion_setters};
@@ -144,7 +145,11 @@ impl Prompt {
     /// [`BuildError::BadSchema`] when its arguments type does not compile,
     /// [`BuildError::BadGuard`] and [`BuildError::MissingState`] as for an
     /// action.
-    pub(crate) fn assemble(self, assembly: &Assembly) -> Result<AssembledPrompt, BuildError> {
+    pub(crate) fn assemble(
+        self,
+        assembly: &Assembly,
+        place: Place,
+    ) -> Result<AssembledPrompt, BuildError> {
         if self.name.is_empty() {
             return Err(BuildError::InvalidName {
                 what: "prompt",
@@ -181,6 +186,7 @@ impl Prompt {
             prompt: self,
             callable,
             completers,
+            place,
         })
     }
 }
@@ -192,6 +198,8 @@ pub(crate) struct AssembledPrompt {
     pub callable: Callable,
     /// `completion/complete`, by argument.
     pub completers: HashMap<String, Callable>,
+    /// Where it is in `prompts/list`.
+    pub place: Place,
 }
 
 /// The MCP arguments of an object schema: each property, its description,

@@ -10,6 +10,7 @@ use rmcp::model::ResourceContents;
 use serde_json::{Map, Value};
 
 use super::BuildError;
+use super::Place;
 use super::assembly::VisibleFn;
 use super::assembly::{Assembly, Callable, Parts};
 use super::completion::{Completions, completion_setters};
@@ -177,7 +178,11 @@ impl Resource {
     /// # Errors
     /// [`BuildError::InvalidName`] for an empty URI; [`BuildError::BadGuard`]
     /// and [`BuildError::MissingState`] as for an action.
-    pub(crate) fn assemble(self, assembly: &Assembly) -> Result<AssembledResource, BuildError> {
+    pub(crate) fn assemble(
+        self,
+        assembly: &Assembly,
+        place: Place,
+    ) -> Result<AssembledResource, BuildError> {
         if self.uri.is_empty() {
             return Err(BuildError::InvalidName {
                 what: "resource URI",
@@ -199,6 +204,7 @@ impl Resource {
         Ok(AssembledResource {
             resource: self,
             callable,
+            place,
         })
     }
 }
@@ -208,6 +214,8 @@ pub(crate) struct AssembledResource {
     pub resource: Resource,
     /// `resources/read`.
     pub callable: Callable,
+    /// Where it is in `resources/list`.
+    pub place: Place,
 }
 
 /// A family of resources named by an RFC 6570 URI template
@@ -375,7 +383,11 @@ impl ResourceTemplate {
     /// [`BuildError::BadSchema`] when its arguments type does not compile,
     /// [`BuildError::BadGuard`] and [`BuildError::MissingState`] as for an
     /// action.
-    pub(crate) fn assemble(self, assembly: &Assembly) -> Result<AssembledTemplate, BuildError> {
+    pub(crate) fn assemble(
+        self,
+        assembly: &Assembly,
+        place: Place,
+    ) -> Result<AssembledTemplate, BuildError> {
         if let Err(reason) = &self.matcher {
             return Err(BuildError::BadUriTemplate(reason.clone()));
         }
@@ -412,6 +424,7 @@ impl ResourceTemplate {
             template: self,
             callable,
             completers,
+            place,
         })
     }
 
@@ -459,6 +472,8 @@ pub(crate) struct AssembledTemplate {
     pub callable: Callable,
     /// `completion/complete`, by variable.
     pub completers: HashMap<String, Callable>,
+    /// Where it is in `resources/templates/list`.
+    pub place: Place,
 }
 
 /// A URI variable (always text) as the JSON type its property asks for,

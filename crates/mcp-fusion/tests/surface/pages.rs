@@ -2,6 +2,7 @@
 //! `ServerBuilder::signing_key`), read by rmcp's client over an in-process
 //! pipe and over Streamable HTTP: pages of the size set, `nextCursor` on
 //! every page but the last, the same order and the same cursors each time,
+//! nothing skipped or repeated when the list changes between two pages,
 //! cursors read by another server with the same key and refused (-32602,
 //! with the exact message) when forged, from another list or another key;
 //! pages cut from what the caller may see; and `FusionClient::list_tools`
@@ -139,6 +140,58 @@ async fn page_size_zero_sends_every_list_whole() {
 }
 
 #[tokio::test]
+async fn tools_changed_between_pages_are_neither_skipped_nor_repeated() {
+    let server = server(6, Some(2), KEY);
+    let connected = connect(&server).await;
+    let (first, cursor) = tools_page(&connected, None).await.unwrap();
+    assert_eq!(first, names("tool_", 0..2));
+    let cursor = cursor.expect("a second page");
+    // Between the pages: the first page's last tool and the next page's
+    // first one are removed, one of the first page is moved to the end,
+    // and a tool is added.
+    assert!(server.remove_tool("tool_01").await);
+    assert!(server.remove_tool("tool_02").await);
+    server
+        .update_tools(|tools| Ok(tools.move_to_end("tool_00")))
+        .await
+        .unwrap();
+    server
+        .add_tool(Action::new("tool_new", done))
+        .await
+        .unwrap();
+    let (second, cursor) = tools_page(&connected, Some(&cursor)).await.unwrap();
+    assert_eq!(second, ["tool_03", "tool_04"]);
+    let (third, cursor) = tools_page(&connected, cursor.as_deref()).await.unwrap();
+    assert_eq!(third, ["tool_05", "tool_00"]);
+    let (fourth, cursor) = tools_page(&connected, cursor.as_deref()).await.unwrap();
+    assert_eq!((fourth, cursor), (vec![String::from("tool_new")], None));
+}
+
+#[tokio::test]
+async fn a_prompt_removed_between_pages_moves_no_other_across_the_cursor() {
+    let server = server(1, Some(2), KEY);
+    let connected = connect(&server).await;
+    let client = &connected.client;
+    let first = client.list_prompts(params(None)).await.unwrap();
+    let cursor = first.next_cursor.expect("a second page of prompts");
+    // A count would now point past `prompt_2`; the place of `prompt_1` does not.
+    assert!(server.remove_prompt("prompt_0").await);
+    server
+        .add_prompt(Prompt::new("prompt_3", prompt_text))
+        .await
+        .unwrap();
+    let second = client.list_prompts(params(Some(&cursor))).await.unwrap();
+    let names: Vec<String> = second.prompts.iter().map(|p| p.name.clone()).collect();
+    assert_eq!(
+        (names, second.next_cursor),
+        (
+            vec![String::from("prompt_2"), String::from("prompt_3")],
+            None
+        )
+    );
+}
+
+#[tokio::test]
 async fn prompts_resources_and_templates_are_paged_too() {
     let connected = connect(&server(1, Some(2), KEY)).await;
     let client = &connected.client;
@@ -211,7 +264,7 @@ fn refused(cursor: &str, method: &str, cursor_of: Option<&str>) -> Value {
     };
     json!({
         "code": -32602,
-        "message": format!("Invalid cursor \"{cursor}\" for {method}: it {why}. Pass the nextCursor of the previous page of {method}, or no cursor for the first page."),
+        "message": format!("Invalid cursor \"{cursor}\" for {method}: it {why}. List from the start: call {method} with no cursor, then pass each page's nextCursor as it is."),
         "data": {"cursor": cursor, "method": method, "cursorOf": cursor_of},
     })
 }
@@ -328,13 +381,14 @@ async fn pages_are_cut_from_what_the_caller_may_see() {
     assert_eq!(pages.len(), 5);
     assert_eq!(pages.concat(), names("tool_", 0..10));
 
-    // A cursor of the reader's listing, sent by the anonymous caller, is a
-    // position in the anonymous caller's own list: no hidden tool shows.
+    // A cursor of the reader's listing, sent by the anonymous caller, names
+    // a place in the list (after `tool_01`, after `tool_07`): the anonymous
+    // caller gets what it may see after it, and no hidden tool.
     let (page, next) = tools_page(&anonymous, Some(&cursors[0])).await.unwrap();
-    assert_eq!(page, even[2..4].to_vec());
+    assert_eq!(page, even[1..3].to_vec());
     assert!(next.is_some());
     let (page, next) = tools_page(&anonymous, Some(&cursors[3])).await.unwrap();
-    assert_eq!((page, next), (vec![], None));
+    assert_eq!((page, next), (vec![String::from("tool_08")], None));
     served.stop().await;
 }
 

@@ -10,8 +10,8 @@ use serde_json::Value;
 use super::action::InputSchema;
 use super::listing::{ActionSummary, group_listing, plain_description};
 use super::{Action, Group, TaskSupport};
-use crate::capability::BuildError;
 use crate::capability::assembly::{Assembly, Callable, Parts, VisibleFn};
+use crate::capability::{BuildError, Place, Places};
 use crate::guard::Guards;
 use crate::listing::{ActionListing, ToolListing};
 use crate::metrics_names::ActionLabels;
@@ -131,6 +131,9 @@ pub(crate) enum Definition {
 #[derive(Clone, Default)]
 pub(crate) struct Registry {
     tools: Vec<Arc<RegisteredTool>>,
+    /// The place of each tool in the list, beside it in `tools` (ascending).
+    places: Vec<Place>,
+    given: Places,
     index: HashMap<String, usize>,
 }
 
@@ -377,6 +380,7 @@ impl Registry {
         }
         self.index.insert(tool.name.clone(), self.tools.len());
         self.tools.push(Arc::new(tool));
+        self.places.push(self.given.next());
         Ok(())
     }
 
@@ -387,20 +391,23 @@ impl Registry {
             return false;
         };
         self.tools.remove(at);
+        self.places.remove(at);
         for (i, tool) in self.tools.iter().enumerate().skip(at) {
             self.index.insert(tool.name.clone(), i);
         }
         true
     }
 
-    /// Lists the tool named `name` after all the others; whether there is
-    /// one.
+    /// Lists the tool named `name` after all the others, at a new place;
+    /// whether there is one.
     pub fn move_to_end(&mut self, name: &str) -> bool {
         let Some(&at) = self.index.get(name) else {
             return false;
         };
         let tool = self.tools.remove(at);
         self.tools.push(tool);
+        self.places.remove(at);
+        self.places.push(self.given.next());
         for (i, tool) in self.tools.iter().enumerate().skip(at) {
             self.index.insert(tool.name.clone(), i);
         }
@@ -515,6 +522,11 @@ impl Registry {
     /// Every tool, in registration order.
     pub fn tools(&self) -> &[Arc<RegisteredTool>] {
         &self.tools
+    }
+
+    /// Its tools in list order, each with its place in the list.
+    pub fn placed(&self) -> impl Iterator<Item = (Place, &Arc<RegisteredTool>)> {
+        self.places.iter().copied().zip(&self.tools)
     }
 
     /// Whether it has no tool.

@@ -4,19 +4,28 @@
 //! items of the list the caller sees, each but the last with an opaque
 //! `nextCursor`.
 //!
-//! A cursor is the position of the next page in one list, sealed with
-//! HMAC-SHA256 (RFC 2104) under the server's signing key: a cursor that was
-//! not given by a server with the same key, or that was given by another
-//! list, is refused with `-32602` (the spec: "Invalid cursors SHOULD result
-//! in an error with code -32602"). The position counts items of the
-//! caller's own list (after visibility), so a cursor carries no item and
-//! shows nothing another caller could not see.
+//! A cursor names where the page it follows ended: the place in its list
+//! of that page's last item (each tool, prompt, resource and template is
+//! given one when it is added, in list order, never reused: `Place`), not
+//! a count of items. So a list that changes between two
+//! pages (MCP: cursors SHOULD be stable) neither skips nor repeats an item
+//! that is on it before and after the change: an item removed before the
+//! cursor moves nothing, an item added is listed after the others.
+//!
+//! The cursor is sealed with HMAC-SHA256 (RFC 2104) under the server's
+//! signing key: a cursor that was not given by a server with the same key,
+//! or that was given by another list, is refused with `-32602` (the spec:
+//! "Invalid cursors SHOULD result in an error with code -32602"), and the
+//! message says to list from the start. A cursor carries no item and shows
+//! nothing another caller could not see.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
 use serde_json::json;
 use sha2::Sha256;
+
+use crate::capability::Place;
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -31,10 +40,10 @@ pub const DEFAULT_PAGE_SIZE: usize = 100;
 /// Mixed into every cursor's MAC so that its tag never equals a tag the
 /// same key computes for another purpose.
 const DOMAIN: &[u8] = b"mcp-fusion/list-cursor/v1";
-/// The first byte of every cursor: its format.
-const VERSION: u8 = 1;
-/// Format byte, list byte, position (u32, big-endian).
-const PAYLOAD_LEN: usize = 6;
+/// The first byte of every cursor: its format (1 was a position).
+const VERSION: u8 = 2;
+/// Format byte, list byte, place (u64, big-endian).
+const PAYLOAD_LEN: usize = 10;
 /// The HMAC-SHA256 tag, whole.
 const TAG_LEN: usize = 32;
 /// How much of a refused cursor its error repeats.
@@ -138,33 +147,36 @@ impl Pager {
     }
 
     /// The page of `kind` at `cursor` (the first page without one), cut
-    /// from `items`: the caller's whole list, in list order.
+    /// from `items`: the caller's whole list, each item with its place, in
+    /// list order.
     ///
     /// # Errors
-    /// `-32602` naming the cursor sent, what is wrong with it and what to
-    /// send instead, for a cursor this server (or one with the same key)
-    /// did not give for `kind`.
+    /// `-32602` naming the cursor sent, what is wrong with it and that the
+    /// list is to be read from the start, for a cursor this server (or one
+    /// with the same key) did not give for `kind`.
     pub(crate) fn page<T>(
         &self,
         kind: ListKind,
-        items: impl Iterator<Item = T>,
+        items: impl Iterator<Item = (Place, T)>,
         cursor: Option<&str>,
     ) -> Result<Page<T>, rmcp::ErrorData> {
-        let start = match cursor {
-            Some(cursor) => self.open(kind, cursor)?,
-            None => 0,
+        let after = cursor.map(|cursor| self.open(kind, cursor)).transpose()?;
+        let mut items = items.skip_while(|(place, _)| after.is_some_and(|after| *place <= after));
+        let take = match self.page_size {
+            0 => usize::MAX,
+            size => size,
         };
-        if self.page_size == 0 {
-            return Ok(Page {
-                items: items.skip(start).collect(),
-                next_cursor: None,
-            });
-        }
-        let mut items = items.skip(start);
-        let page: Vec<T> = items.by_ref().take(self.page_size).collect();
-        let more = items.next().is_some();
-        let next_cursor = match u32::try_from(start + page.len()) {
-            Ok(next) if more => Some(self.seal(kind, next)),
+        let mut last = None;
+        let page: Vec<T> = items
+            .by_ref()
+            .take(take)
+            .map(|(place, item)| {
+                last = Some(place);
+                item
+            })
+            .collect();
+        let next_cursor = match last {
+            Some(last) if items.next().is_some() => Some(self.seal(kind, last)),
             _ => None,
         };
         Ok(Page {
@@ -173,22 +185,22 @@ impl Pager {
         })
     }
 
-    /// The cursor of the page of `kind` that starts at item `position`:
+    /// The cursor of the page of `kind` that follows the item at `after`:
     /// base64url (RFC 4648 §5, unpadded) of the format byte, the list byte,
-    /// the position (big-endian u32) and their HMAC-SHA256 tag.
-    pub(crate) fn seal(&self, kind: ListKind, position: u32) -> String {
+    /// the place (big-endian u64) and their HMAC-SHA256 tag.
+    pub(crate) fn seal(&self, kind: ListKind, after: Place) -> String {
         let mut bytes = Vec::with_capacity(PAYLOAD_LEN + TAG_LEN);
         bytes.push(VERSION);
         bytes.push(kind.byte());
-        bytes.extend_from_slice(&position.to_be_bytes());
+        bytes.extend_from_slice(&after.to_be_bytes());
         let tag = self.tagged(&bytes).finalize().into_bytes();
         bytes.extend_from_slice(&tag);
         URL_SAFE_NO_PAD.encode(bytes)
     }
 
-    /// The position `cursor` seals, if it is a cursor of `kind` this key
+    /// The place `cursor` seals, if it is a cursor of `kind` this key
     /// sealed.
-    fn open(&self, kind: ListKind, cursor: &str) -> Result<usize, rmcp::ErrorData> {
+    fn open(&self, kind: ListKind, cursor: &str) -> Result<Place, rmcp::ErrorData> {
         let bytes = URL_SAFE_NO_PAD
             .decode(cursor)
             .ok()
@@ -202,8 +214,9 @@ impl Pager {
         if sealed_for != Some(kind) {
             return Err(invalid_cursor(kind, cursor, sealed_for));
         }
-        let position = u32::from_be_bytes([bytes[2], bytes[3], bytes[4], bytes[5]]);
-        Ok(position as usize)
+        let mut place = [0u8; 8];
+        place.copy_from_slice(&bytes[2..PAYLOAD_LEN]);
+        Ok(Place::from_be_bytes(place))
     }
 
     /// The MAC over the domain label and `payload`.
@@ -237,7 +250,7 @@ fn invalid_cursor(kind: ListKind, cursor: &str, foreign: Option<ListKind>) -> rm
         ),
     };
     let message = format!(
-        "Invalid cursor \"{shown}\" for {method}: it {why}. Pass the nextCursor of the previous page of {method}, or no cursor for the first page."
+        "Invalid cursor \"{shown}\" for {method}: it {why}. List from the start: call {method} with no cursor, then pass each page's nextCursor as it is."
     );
     let data = json!({
         "cursor": shown.as_ref(),
@@ -257,12 +270,17 @@ mod tests {
         Pager::new(size, KEY)
     }
 
+    /// Items `0..n`, each at the place of its own number.
+    fn placed(n: u32) -> impl Iterator<Item = (Place, u32)> {
+        (0..n).map(|i| (Place::from(i), i))
+    }
+
     /// Every page of `kind` over `n` numbers, following the cursors.
     fn pages(pager: &Pager, kind: ListKind, n: u32) -> Vec<Vec<u32>> {
         let mut out = Vec::new();
         let mut cursor = None;
         loop {
-            let page = pager.page(kind, 0..n, cursor.as_deref()).unwrap();
+            let page = pager.page(kind, placed(n), cursor.as_deref()).unwrap();
             out.push(page.items);
             match page.next_cursor {
                 Some(next) => cursor = Some(next),
@@ -279,16 +297,16 @@ mod tests {
 
     #[test]
     fn a_list_of_exactly_one_page_has_no_next_cursor() {
-        let page = pager(3).page(ListKind::Prompts, 0..3, None).unwrap();
+        let page = pager(3).page(ListKind::Prompts, placed(3), None).unwrap();
         assert_eq!(page.items, vec![0, 1, 2]);
         assert_eq!(page.next_cursor, None);
-        let empty = pager(3).page(ListKind::Prompts, 0..0, None).unwrap();
+        let empty = pager(3).page(ListKind::Prompts, placed(0), None).unwrap();
         assert_eq!((empty.items, empty.next_cursor), (vec![], None));
     }
 
     #[test]
     fn page_size_zero_sends_the_list_whole() {
-        let page = pager(0).page(ListKind::Tools, 0..1000, None).unwrap();
+        let page = pager(0).page(ListKind::Tools, placed(1000), None).unwrap();
         assert_eq!(page.items.len(), 1000);
         assert_eq!(page.next_cursor, None);
     }
@@ -296,36 +314,89 @@ mod tests {
     #[test]
     fn the_default_page_size_keeps_a_hundred_items_on_one_page() {
         let pager = Pager::new(DEFAULT_PAGE_SIZE, KEY);
-        let page = pager.page(ListKind::Tools, 0..100, None).unwrap();
+        let page = pager.page(ListKind::Tools, placed(100), None).unwrap();
         assert_eq!((page.items.len(), page.next_cursor), (100, None));
-        let page = pager.page(ListKind::Tools, 0..101, None).unwrap();
+        let page = pager.page(ListKind::Tools, placed(101), None).unwrap();
         assert_eq!(page.items.len(), 100);
         let next = page.next_cursor.expect("a second page");
-        let last = pager.page(ListKind::Tools, 0..101, Some(&next)).unwrap();
+        let last = pager
+            .page(ListKind::Tools, placed(101), Some(&next))
+            .unwrap();
         assert_eq!((last.items, last.next_cursor), (vec![100], None));
     }
 
     #[test]
-    fn a_cursor_is_the_same_for_the_same_position_and_key() {
+    fn a_cursor_is_the_same_for_the_same_place_and_key() {
         // Deterministic: replicas with the same key give and read the same
         // cursors.
         let cursor = pager(2).seal(ListKind::Tools, 2);
         assert_eq!(cursor, pager(7).seal(ListKind::Tools, 2));
-        assert_eq!(cursor.len(), 51);
+        assert_eq!(cursor.len(), 56);
         assert_eq!(pager(2).open(ListKind::Tools, &cursor).unwrap(), 2);
+    }
+
+    /// The page after `cursor` of the list `items` (letters at their places).
+    fn next_page(cursor: &str, items: &[(Place, char)]) -> Vec<char> {
+        pager(2)
+            .page(ListKind::Tools, items.iter().copied(), Some(cursor))
+            .unwrap()
+            .items
+    }
+
+    #[test]
+    fn a_list_changed_between_pages_skips_and_repeats_nothing_that_stayed() {
+        let list = [(0, 'a'), (1, 'b'), (2, 'c'), (3, 'd'), (4, 'e')];
+        let first = pager(2)
+            .page(ListKind::Tools, list.into_iter(), None)
+            .unwrap();
+        assert_eq!(first.items, vec!['a', 'b']);
+        let cursor = first.next_cursor.expect("a second page");
+        // Nothing changed.
+        assert_eq!(next_page(&cursor, &list), vec!['c', 'd']);
+        // An item of the first page removed: nothing moves up into it.
+        assert_eq!(
+            next_page(&cursor, &[(1, 'b'), (2, 'c'), (3, 'd'), (4, 'e')]),
+            vec!['c', 'd']
+        );
+        // The first page's last item removed.
+        assert_eq!(
+            next_page(&cursor, &[(0, 'a'), (2, 'c'), (3, 'd'), (4, 'e')]),
+            vec!['c', 'd']
+        );
+        // The next page's first item removed, and one added (at the end).
+        assert_eq!(
+            next_page(&cursor, &[(0, 'a'), (1, 'b'), (3, 'd'), (4, 'e'), (5, 'f')]),
+            vec!['d', 'e']
+        );
+        // 'a' moved to the end: listed again after the others.
+        assert_eq!(
+            next_page(&cursor, &[(1, 'b'), (2, 'c'), (3, 'd'), (4, 'e'), (5, 'a')]),
+            vec!['c', 'd']
+        );
+    }
+
+    #[test]
+    fn a_cursor_past_the_end_of_a_shorter_list_is_an_empty_last_page() {
+        // Every item after the cursor was removed between pages (or another
+        // caller, who sees fewer items, sent it).
+        let cursor = pager(2).seal(ListKind::Tools, 4);
+        let page = pager(2)
+            .page(ListKind::Tools, placed(3), Some(&cursor))
+            .unwrap();
+        assert_eq!((page.items, page.next_cursor), (vec![], None));
     }
 
     #[test]
     fn a_cursor_of_another_list_is_refused_naming_both() {
         let cursor = pager(2).seal(ListKind::Prompts, 2);
         let error = pager(2)
-            .page(ListKind::Tools, 0..5, Some(&cursor))
+            .page(ListKind::Tools, placed(5), Some(&cursor))
             .unwrap_err();
         assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
         assert_eq!(
             error.message,
             format!(
-                "Invalid cursor \"{cursor}\" for tools/list: it is the nextCursor of a prompts/list page, not of tools/list. Pass the nextCursor of the previous page of tools/list, or no cursor for the first page."
+                "Invalid cursor \"{cursor}\" for tools/list: it is the nextCursor of a prompts/list page, not of tools/list. List from the start: call tools/list with no cursor, then pass each page's nextCursor as it is."
             )
         );
         assert_eq!(
@@ -335,22 +406,27 @@ mod tests {
     }
 
     #[test]
-    fn a_forged_or_tampered_cursor_is_refused() {
+    fn a_forged_tampered_or_old_format_cursor_is_refused() {
         let expected = |cursor: &str, method: &str| {
             format!(
-                "Invalid cursor \"{cursor}\" for {method}: it is not a nextCursor this server gave (a cursor is valid only as this server sent it). Pass the nextCursor of the previous page of {method}, or no cursor for the first page."
+                "Invalid cursor \"{cursor}\" for {method}: it is not a nextCursor this server gave (a cursor is valid only as this server sent it). List from the start: call {method} with no cursor, then pass each page's nextCursor as it is."
             )
         };
-        // Not base64url, the wrong length, another key, a changed position.
+        // Not base64url, the wrong length, another key, a changed place, a
+        // cursor of the first format (a position, six bytes).
         let other_key = Pager::new(2, &[7u8; 32]).seal(ListKind::Resources, 2);
         let mut bytes = URL_SAFE_NO_PAD
             .decode(pager(2).seal(ListKind::Resources, 2))
             .unwrap();
-        bytes[5] = 0;
+        bytes[9] = 0;
         let moved = URL_SAFE_NO_PAD.encode(bytes);
-        for cursor in ["2", "not a cursor!", "AQMAAAAC", &other_key, &moved] {
+        let mut old = vec![1u8, 3, 0, 0, 0, 2];
+        let tag = pager(2).tagged(&old).finalize().into_bytes();
+        old.extend_from_slice(&tag);
+        let old = URL_SAFE_NO_PAD.encode(old);
+        for cursor in ["2", "not a cursor!", "AQMAAAAC", &other_key, &moved, &old] {
             let error = pager(2)
-                .page(ListKind::Resources, 0..5, Some(cursor))
+                .page(ListKind::Resources, placed(5), Some(cursor))
                 .unwrap_err();
             assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
             assert_eq!(error.message, expected(cursor, "resources/list"));
@@ -365,7 +441,7 @@ mod tests {
     fn a_long_cursor_is_repeated_cut_to_a_hundred_characters() {
         let cursor = "x".repeat(5000);
         let error = pager(2)
-            .page(ListKind::ResourceTemplates, 0..5, Some(&cursor))
+            .page(ListKind::ResourceTemplates, placed(5), Some(&cursor))
             .unwrap_err();
         let shown = format!("{}…", "x".repeat(99));
         assert!(
@@ -375,14 +451,5 @@ mod tests {
             "{}",
             error.message
         );
-    }
-
-    #[test]
-    fn a_cursor_past_the_end_of_a_shorter_list_is_an_empty_last_page() {
-        // The list shrank between pages (or another caller, who sees fewer
-        // items, sent it): a position, valid, past the end.
-        let cursor = pager(2).seal(ListKind::Tools, 4);
-        let page = pager(2).page(ListKind::Tools, 0..3, Some(&cursor)).unwrap();
-        assert_eq!((page.items, page.next_cursor), (vec![], None));
     }
 }

@@ -70,10 +70,10 @@ impl ServerHandler for Connection {
             hook(viewer.clone()).await;
         }
         let registry = self.server.registry();
-        let shown = registry.tools().iter().filter_map(|tool| {
+        let shown = registry.placed().filter_map(|(place, tool)| {
             match tool.listing_for(|a| a.callable.visibility.shows_to(&viewer)) {
-                Some(Shown::Whole) => Some(tool.listed.clone()),
-                Some(Shown::Part(listing)) => Some(listing.to_tool()),
+                Some(Shown::Whole) => Some((place, tool.listed.clone())),
+                Some(Shown::Part(listing)) => Some((place, listing.to_tool())),
                 None => None,
             }
         });

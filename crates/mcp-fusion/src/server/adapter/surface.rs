@@ -15,7 +15,9 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
 
 use super::connection::Connection;
-use crate::capability::{Callable, Catalog, Completed, CompletionRequest, Resolved, contents};
+use crate::capability::{
+    Callable, Catalog, Completed, CompletionRequest, Place, Resolved, contents,
+};
 use crate::envelope::{envelope_and_meta, validation_envelope_and_meta};
 use crate::error::{ErrorCode, ToolError, ValidationFailure};
 use crate::handler::{CallContext, Capability, InputRounds, PromptMessages, ResourceData};
@@ -107,18 +109,18 @@ fn unknown_argument(
     rmcp::ErrorData::new(RpcCode::INVALID_PARAMS, message, Some(data))
 }
 
-/// The prompts the caller of `viewer` sees.
+/// The prompts the caller of `viewer` sees, each with its place in the list.
 pub(crate) fn list_prompts(
     connection: &Connection,
     viewer: &CallContext,
-) -> Vec<rmcp::model::Prompt> {
+) -> Vec<(Place, rmcp::model::Prompt)> {
     connection
         .server
         .catalog()
         .prompts
         .iter()
         .filter(|p| p.callable.visibility.shows_to(viewer))
-        .map(|p| p.prompt.to_rmcp())
+        .map(|p| (p.place, p.prompt.to_rmcp()))
         .collect()
 }
 
@@ -153,33 +155,35 @@ pub(crate) async fn get_prompt(
     Ok(result)
 }
 
-/// The resources the caller of `viewer` sees.
+/// The resources the caller of `viewer` sees, each with its place in the
+/// list.
 pub(crate) fn list_resources(
     connection: &Connection,
     viewer: &CallContext,
-) -> Vec<rmcp::model::Resource> {
+) -> Vec<(Place, rmcp::model::Resource)> {
     connection
         .server
         .catalog()
         .resources
         .iter()
         .filter(|r| r.callable.visibility.shows_to(viewer))
-        .map(|r| r.resource.to_rmcp())
+        .map(|r| (r.place, r.resource.to_rmcp()))
         .collect()
 }
 
-/// The resource templates the caller of `viewer` sees.
+/// The resource templates the caller of `viewer` sees, each with its place
+/// in the list.
 pub(crate) fn list_templates(
     connection: &Connection,
     viewer: &CallContext,
-) -> Vec<rmcp::model::ResourceTemplate> {
+) -> Vec<(Place, rmcp::model::ResourceTemplate)> {
     connection
         .server
         .catalog()
         .templates
         .iter()
         .filter(|t| t.callable.visibility.shows_to(viewer))
-        .map(|t| t.template.to_rmcp())
+        .map(|t| (t.place, t.template.to_rmcp()))
         .collect()
 }
 

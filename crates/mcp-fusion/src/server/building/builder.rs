@@ -404,9 +404,14 @@ impl ServerBuilder {
     /// `nextCursor`. A page is cut from the list the caller sees (after
     /// [`allow_anonymous`](Self::allow_anonymous), scopes and visibility),
     /// in the list's order: tools as given, then as added; prompts,
-    /// resources and templates as given. Every page but the last carries a
-    /// `nextCursor` (see [`signing_key`](Self::signing_key)); a cursor this
-    /// server did not give for that list is answered `-32602`.
+    /// resources and templates as given, then as added. Every page but the
+    /// last carries a `nextCursor` (see [`signing_key`](Self::signing_key))
+    /// that names where the page ended (the place in the list of its last
+    /// item, not a count), so a list changed between two pages neither
+    /// skips nor repeats an item that is on it before and after (added
+    /// items come last; a tool moved to the end is listed again there); a
+    /// cursor this server did not give for that list is answered `-32602`,
+    /// whose message says to list from the start.
     pub fn page_size(mut self, items: usize) -> Self {
         self.page_size = items;
         self
