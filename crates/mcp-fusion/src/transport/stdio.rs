@@ -488,6 +488,12 @@ mod tests {
     use super::*;
 
     fn lines(max: usize, input: &[u8]) -> Vec<Option<String>> {
+        lines_in_pieces(max, 3, input)
+    }
+
+    /// The lines `input` reads as when a pipe delivers it `piece` bytes at
+    /// a time: each `Some(text)`, or `None` for an over-long one.
+    fn lines_in_pieces(max: usize, piece: usize, input: &[u8]) -> Vec<Option<String>> {
         let mut codec = Lines {
             max,
             searched: 0,
@@ -495,8 +501,7 @@ mod tests {
         };
         let mut buf = BytesMut::new();
         let mut out = Vec::new();
-        // Fed in small pieces, as a pipe delivers them.
-        for chunk in input.chunks(3) {
+        for chunk in input.chunks(piece) {
             buf.extend_from_slice(chunk);
             while let Some(line) = codec.decode(&mut buf).expect("no error") {
                 out.push(match line {
@@ -525,6 +530,38 @@ mod tests {
                 Some("ef".into())
             ]
         );
+    }
+
+    /// `input` split at `\n` at once (a last piece without one kept unless
+    /// empty), each piece longer than `max` as `None`.
+    fn split_at_once(max: usize, input: &[u8]) -> Vec<Option<String>> {
+        let mut pieces: Vec<&[u8]> = input.split(|b| *b == b'\n').collect();
+        if pieces.last().is_some_and(|p| p.is_empty()) {
+            pieces.pop();
+        }
+        pieces
+            .into_iter()
+            .map(|p| (p.len() <= max).then(|| String::from_utf8_lossy(p).into_owned()))
+            .collect()
+    }
+
+    proptest::proptest! {
+        /// Any bytes (invalid UTF-8, long lines, no last newline), in
+        /// pieces of any size, are framed as if read at once.
+        #[test]
+        fn any_input_in_any_pieces_is_framed_as_read_at_once(
+            input in proptest::collection::vec(
+                proptest::prop_oneof![proptest::strategy::Just(b'\n'), proptest::arbitrary::any::<u8>()],
+                0..200,
+            ),
+            max in 0usize..12,
+            piece in 1usize..9,
+        ) {
+            proptest::prop_assert_eq!(
+                lines_in_pieces(max, piece, &input),
+                split_at_once(max, &input)
+            );
+        }
     }
 
     #[test]

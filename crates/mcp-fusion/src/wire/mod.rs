@@ -12,4 +12,6 @@
 
 pub(crate) mod jsonrpc;
 pub(crate) mod message_text;
+#[cfg(test)]
+mod properties;
 pub(crate) mod removed_methods;
