@@ -4,7 +4,8 @@
 //! 2026-07-28: input-required results), list changes, and guards on prompts
 //! and templates; CORS of the HTTP router; MCP 2026-07-28's stateless
 //! requests over HTTP (`subscriptions/listen`, removed methods, required
-//! client capabilities, `Mcp-Param-*` headers); and the prompt and resource
+//! client capabilities, `Mcp-Param-*` headers); the HTTP router under random
+//! requests; and the prompt and resource
 //! macros against the builders.
 
 #[cfg(feature = "client")]
@@ -22,6 +23,8 @@ mod client;
 mod completion;
 #[cfg(feature = "http")]
 mod cors;
+#[cfg(feature = "http")]
+mod edge_properties;
 #[cfg(all(feature = "client", feature = "http"))]
 mod http;
 #[cfg(all(feature = "client", feature = "http"))]
