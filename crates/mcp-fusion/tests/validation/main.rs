@@ -7,6 +7,7 @@ use fusion_test_support::library as support;
 
 mod arrays;
 mod enums;
+mod generated;
 mod numbers;
 mod objects;
 mod rendering;
