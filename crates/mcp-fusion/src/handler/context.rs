@@ -206,9 +206,14 @@ impl CallContext {
 
     /// Cancelled when the client cancels the call (`notifications/cancelled`)
     /// or its session ends (stdio closed, session deleted or expired; a
-    /// dropped HTTP connection alone does not end a 2025-11-25 session). The
-    /// pipeline already drops the handler's future then; use it to stop work
-    /// spawned elsewhere.
+    /// dropped HTTP connection alone does not end a 2025-11-25 session: its
+    /// answer can still be read from the stream again). The pipeline already
+    /// drops the handler's future then; use it to stop work spawned
+    /// elsewhere.
+    ///
+    /// When: at once for `notifications/cancelled` and for a dropped
+    /// in-memory client; when stdin closes or the session is deleted, after
+    /// rmcp's grace for answers still being written, up to 5 seconds.
     pub fn cancellation(&self) -> &CancellationToken {
         &self.cancellation
     }
