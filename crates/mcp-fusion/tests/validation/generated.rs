@@ -10,6 +10,17 @@ use mcp_fusion::validation::SchemaValidator;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
+/// A schema of `kind` with each of `bounds` that is set.
+fn bounded(kind: &str, bounds: [(&str, Option<i64>); 2]) -> Value {
+    let mut schema = json!({ "type": kind });
+    for (keyword, bound) in bounds {
+        if let Some(bound) = bound {
+            schema[keyword] = json!(bound);
+        }
+    }
+    schema
+}
+
 /// A leaf schema: one type with some of its keywords, or an `enum`/`const`.
 fn leaf_schema() -> impl Strategy<Value = Value> {
     prop_oneof![
@@ -17,27 +28,13 @@ fn leaf_schema() -> impl Strategy<Value = Value> {
             proptest::option::of(-5i64..5),
             proptest::option::of(0i64..50)
         )
-            .prop_map(|(min, max)| {
-                let mut schema = json!({"type": "integer"});
-                if let Some(min) = min {
-                    schema["minimum"] = json!(min);
-                }
-                if let Some(max) = max {
-                    schema["exclusiveMaximum"] = json!(max);
-                }
-                schema
-            }),
+            .prop_map(|(min, max)| bounded(
+                "integer",
+                [("minimum", min), ("exclusiveMaximum", max)]
+            )),
         (0.0f64..10.0).prop_map(|step| json!({"type": "number", "multipleOf": step + 0.5})),
-        (proptest::option::of(0u64..4), proptest::option::of(0u64..8)).prop_map(|(min, max)| {
-            let mut schema = json!({"type": "string"});
-            if let Some(min) = min {
-                schema["minLength"] = json!(min);
-            }
-            if let Some(max) = max {
-                schema["maxLength"] = json!(max);
-            }
-            schema
-        }),
+        (proptest::option::of(0i64..4), proptest::option::of(0i64..8))
+            .prop_map(|(min, max)| bounded("string", [("minLength", min), ("maxLength", max)])),
         proptest::sample::select(&["email", "date", "date-time", "uri", "uuid", "ipv4"][..])
             .prop_map(|format| json!({"type": "string", "format": format})),
         Just(json!({"type": "string", "pattern": "^inv_[0-9]+$"})),
