@@ -7,10 +7,10 @@
 //! A cursor names where the page it follows ended: the place in its list
 //! of that page's last item (each tool, prompt, resource and template is
 //! given one when it is added, in list order, never reused: `Place`), not
-//! a count of items. So a list that changes between two
-//! pages (MCP: cursors SHOULD be stable) neither skips nor repeats an item
-//! that is on it before and after the change: an item removed before the
-//! cursor moves nothing, an item added is listed after the others.
+//! a count of items. So a list that changes between two pages (MCP:
+//! cursors SHOULD be stable) neither skips nor repeats an item that is on
+//! it before and after the change: an item removed before the cursor moves
+//! nothing, an item added is listed after the others.
 //!
 //! The cursor is sealed with HMAC-SHA256 (RFC 2104) under the server's
 //! signing key: a cursor that was not given by a server with the same key,
