@@ -121,3 +121,62 @@ async fn past_the_grace_a_call_is_stopped_with_a_result_and_stalled_clients_do_n
     assert!(status.success(), "{status:?}");
     drop(stalled);
 }
+
+/// A stdio client that goes away mid-call (its process ends: both pipes
+/// close) cancels the call at once, and the server exits, rather than
+/// waiting out the grace rmcp gives the calls of a closed stdin (5 s).
+#[test]
+fn a_stdio_client_that_goes_away_mid_call_stops_the_server_at_once() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    use std::time::Instant;
+
+    let db = TempDb::new("gone-stdio");
+    let mut child = Command::new(FUSION)
+        .args(["serve", "--stdio", "--db", db.path(), "--report-ms", "60s"])
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start fusion serve --stdio");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+    let mut exchange = |message: serde_json::Value, answered: bool| {
+        writeln!(stdin, "{message}").expect("write");
+        let mut line = String::new();
+        if answered {
+            stdout.read_line(&mut line).expect("an answer");
+        }
+        line
+    };
+    assert!(exchange(crate::raw::initialize_request(1), true).contains("\"id\":1"));
+    exchange(
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        false,
+    );
+    let report = json!({"action": "generate_report", "period": "day"});
+    exchange(crate::raw::call_request(2, "billing", report), false);
+    // Answered while the report runs: the call was read before it.
+    let ping = json!({"jsonrpc": "2.0", "id": 3, "method": "ping"});
+    assert!(exchange(ping, true).contains("\"id\":3"));
+
+    drop((stdin, stdout));
+    let gone = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            gone.elapsed() < Duration::from_secs(20),
+            "still running 20 s after its client went away"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status}");
+    assert!(
+        gone.elapsed() < Duration::from_millis(2_500),
+        "exited {:?} after its client went away",
+        gone.elapsed()
+    );
+}

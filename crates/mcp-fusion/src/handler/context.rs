@@ -66,6 +66,9 @@ pub(crate) struct ContextInner {
     /// The connection the call came on (progress, logging, sampling,
     /// elicitation); `None` in-process.
     pub(crate) client: Option<super::client::SharedChannel>,
+    /// Cancelled when the connection the call came on ends (an HTTP
+    /// session deleted): the call's cancellation fires then.
+    pub(crate) ended: Option<CancellationToken>,
 }
 
 /// The JSON-RPC id of a request, written as text only when it is read
@@ -204,16 +207,26 @@ impl CallContext {
         self.inner.request_id.as_str()
     }
 
-    /// Cancelled when the client cancels the call (`notifications/cancelled`)
-    /// or its session ends (stdio closed, session deleted or expired; a
-    /// dropped HTTP connection alone does not end a 2025-11-25 session: its
-    /// answer can still be read from the stream again). The pipeline already
-    /// drops the handler's future then; use it to stop work spawned
-    /// elsewhere.
+    /// Cancelled, at once, when the client cancels the call or goes away:
+    /// - `notifications/cancelled` naming the call;
+    /// - on MCP 2026-07-28 over Streamable HTTP, the call's response stream
+    ///   closed (basic/patterns/cancellation: the disconnect is the
+    ///   cancellation);
+    /// - its Streamable HTTP session ended (`DELETE`, expiry, ended on
+    ///   another replica);
+    /// - over stdio, the reader of stdout gone (the client exited or closed
+    ///   its pipe; Linux); a dropped or closed in-memory client.
     ///
-    /// When: at once for `notifications/cancelled` and for a dropped
-    /// in-memory client; when stdin closes or the session is deleted, after
-    /// rmcp's grace for answers still being written, up to 5 seconds.
+    /// Not on a 2025-11-25 session's dropped stream: that revision says a
+    /// disconnection is not a cancellation (basic/transports), and the answer
+    /// can still be read from the stream again. Nor when stdin alone closes:
+    /// a client that pipes its requests in still reads the answers, which
+    /// get up to 5 seconds to be written. A task's call
+    /// ([`TaskSupport`](crate::TaskSupport)) has a token of its own, which
+    /// `tasks/cancel` fires; it outlives the connection that started it.
+    ///
+    /// The pipeline already drops the handler's future then; use the token
+    /// to stop work spawned elsewhere.
     pub fn cancellation(&self) -> &CancellationToken {
         &self.cancellation
     }
@@ -289,6 +302,7 @@ impl CallContext {
                 principal: None,
                 states: Arc::default(),
                 client: None,
+                ended: None,
             }),
             cancellation: CancellationToken::new(),
         }

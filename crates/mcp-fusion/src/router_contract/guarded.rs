@@ -144,6 +144,7 @@ pub(super) fn route_context(tool: &str, request: &RequestContext<RoleServer>) ->
             principal,
             states: Arc::default(),
             client: None,
+            ended: None,
         }),
         cancellation: request.ct.clone(),
     }

@@ -335,6 +335,7 @@ impl FusionServer {
             origin: Origin {
                 request_id: crate::handler::RequestIdText::fixed("local"),
                 cancellation: CancellationToken::new(),
+                ended: None,
                 http,
                 peer,
                 client: None,

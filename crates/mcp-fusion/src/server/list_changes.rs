@@ -8,9 +8,10 @@
 //! changes costs a reading client a notification or two per kind, never a
 //! queue of hundreds, and the server's own change (`add_tool`, …) never
 //! waits for a client to read. A client that reads nothing for
-//! [`STOPPED_READING`] while a notification is being written is told no
-//! more list changes (a warning says so, with the bound); its connection
-//! stays open.
+//! [`STOPPED_READING`] while a notification is being written is dropped: a
+//! warning says that it stopped reading, with the bound, and its connection
+//! is closed (stdio and in-memory: the transport ends; Streamable HTTP: its
+//! session ends, as on expiry).
 
 use std::sync::Arc;
 use std::sync::OnceLock;
@@ -20,10 +21,15 @@ use std::time::Duration;
 use rmcp::Peer;
 use rmcp::service::RoleServer;
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 /// How long one list change may wait for the client to read it before the
-/// connection is told no more: 30 seconds.
+/// client is dropped: 30 seconds.
 pub(crate) const STOPPED_READING: Duration = Duration::from_secs(30);
+
+/// Ends one Streamable HTTP session on this server (given by the HTTP edge,
+/// `super::session::SessionEnd`).
+pub(crate) type CloseSession = Arc<dyn Fn() + Send + Sync>;
 
 /// A list whose changes a connection is told.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,10 +66,38 @@ impl ListKind {
 /// (started with the connection, on its runtime; it ends with the
 /// connection's state, when the connection closes, or when the client
 /// stopped reading).
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct ListChanges {
     owed: Arc<AtomicU8>,
     wake: OnceLock<mpsc::Sender<()>>,
+    /// What dropping the client does ([`STOPPED_READING`]).
+    drop: Dropping,
+}
+
+/// How a connection's client is dropped when it stopped reading.
+#[derive(Clone, Default)]
+struct Dropping {
+    /// Cancelled then (stdio and in-memory transports end on it).
+    stopped_reading: CancellationToken,
+    /// Ends its Streamable HTTP session, once the edge said how.
+    close: Arc<OnceLock<CloseSession>>,
+}
+
+impl Dropping {
+    fn drop_client(&self) {
+        self.stopped_reading.cancel();
+        if let Some(close) = self.close.get() {
+            close();
+        }
+    }
+}
+
+impl std::fmt::Debug for ListChanges {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ListChanges")
+            .field("owed", &self.owed)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ListChanges {
@@ -73,9 +107,23 @@ impl ListChanges {
         self.wake.get_or_init(|| {
             // One wake waiting is enough: the task reads every kind owed.
             let (wake, woken) = mpsc::channel(1);
-            tokio::spawn(deliver(peer.clone(), Arc::clone(&self.owed), woken));
+            let drop = self.drop.clone();
+            tokio::spawn(deliver(peer.clone(), Arc::clone(&self.owed), woken, drop));
             wake
         });
+    }
+
+    /// Cancelled when the client is dropped for not reading.
+    pub(crate) fn stopped_reading(&self) -> CancellationToken {
+        self.drop.stopped_reading.clone()
+    }
+
+    /// Records how to end the connection's Streamable HTTP session (the
+    /// first one stays).
+    pub(crate) fn record_close(&self, close: &CloseSession) {
+        if self.drop.close.get().is_none() {
+            let _ = self.drop.close.set(Arc::clone(close));
+        }
     }
 
     /// Marks `kind` owed and wakes the delivery task; whether the
@@ -96,8 +144,13 @@ impl ListChanges {
 
 /// Sends `peer` the kinds `owed` holds each time it is woken, until the
 /// connection's state is dropped, the connection closes or the client
-/// stops reading.
-async fn deliver(peer: Peer<RoleServer>, owed: Arc<AtomicU8>, mut woken: mpsc::Receiver<()>) {
+/// stops reading (then it is dropped, as `drop` says).
+async fn deliver(
+    peer: Peer<RoleServer>,
+    owed: Arc<AtomicU8>,
+    mut woken: mpsc::Receiver<()>,
+    drop: Dropping,
+) {
     while woken.recv().await.is_some() {
         let kinds = owed.swap(0, Ordering::AcqRel);
         for kind in ListKind::ALL.into_iter().filter(|k| kinds & k.bit() != 0) {
@@ -108,9 +161,10 @@ async fn deliver(peer: Peer<RoleServer>, owed: Arc<AtomicU8>, mut woken: mpsc::R
                     tracing::warn!(
                         ?kind,
                         bound_seconds = STOPPED_READING.as_secs(),
-                        "the client stopped reading: a list_changed notification waited {} seconds to be written; it is told no more list changes",
+                        "the client stopped reading: a list_changed notification waited {} seconds to be written; its connection is closed",
                         STOPPED_READING.as_secs()
                     );
+                    drop.drop_client();
                     return;
                 }
             }

@@ -39,7 +39,7 @@ mod list_changes;
 pub(crate) mod listen;
 mod revision;
 mod rounds;
-mod session;
+pub(crate) mod session;
 pub mod tasks;
 
 pub(crate) use adapter::Connection;

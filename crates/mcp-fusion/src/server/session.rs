@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 use rmcp::Peer;
 use rmcp::model::{ServerNotification, SubscriptionFilter};
 use rmcp::service::RoleServer;
+use tokio_util::sync::CancellationToken;
 
+pub(crate) use super::list_changes::CloseSession;
 use super::list_changes::{ListChanges, ListKind};
 use super::listen::listener::{Listener, filter_takes};
 use crate::handler::LogLevel;
@@ -21,6 +23,28 @@ use crate::handler::LogLevel;
 /// template matches endless URIs, so subscriptions are bounded like every
 /// other per-connection table.
 pub const MAX_SUBSCRIPTIONS: usize = 1024;
+
+/// What the HTTP edge puts in the head of a request on a Streamable HTTP
+/// session: the session's end as the server needs to know it.
+#[derive(Clone)]
+pub(crate) struct SessionEnd {
+    /// Cancelled when the session ends on this server (a `DELETE`, its
+    /// expiry, its end on another replica). The calls still running on it
+    /// are cancelled then, at once, rather than after the grace rmcp gives
+    /// a closed session's handlers (5 s).
+    pub(crate) ended: CancellationToken,
+    /// Ends the session on this server (as its expiry does): called when
+    /// its client stopped reading (`super::list_changes`).
+    pub(crate) close: CloseSession,
+}
+
+impl std::fmt::Debug for SessionEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionEnd")
+            .field("ended", &self.ended)
+            .finish_non_exhaustive()
+    }
+}
 
 /// A number told to each connection, unique in the process.
 #[derive(Debug)]
@@ -154,6 +178,18 @@ impl Session {
     /// connection is initialized once, MCP 2025-11-25 "Lifecycle").
     pub(crate) fn first_initialize(&self) -> bool {
         !self.initialized.swap(true, Ordering::AcqRel)
+    }
+
+    /// Cancelled when the server drops the client because it stopped
+    /// reading (`super::list_changes`): the transport closes the connection.
+    pub(crate) fn dropped(&self) -> CancellationToken {
+        self.list_changes.stopped_reading()
+    }
+
+    /// Records how to end the connection's Streamable HTTP session (the
+    /// first one stays: a connection is one session).
+    pub(crate) fn record_end(&self, end: &SessionEnd) {
+        self.list_changes.record_close(&end.close);
     }
 
     /// The caller key recorded for this connection's requests.

@@ -1,9 +1,13 @@
 //! A client connected to a server in the same process, with no process and
 //! no port: [`FusionServer::connect_in_memory`], for tests.
 
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
 use futures::FutureExt;
-use tokio::io::DuplexStream;
+use tokio::io::{AsyncRead, AsyncWrite, DuplexStream, ReadBuf};
 use tokio::task::JoinHandle;
+use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::error::ServeError;
 use super::options::StdioOptions;
@@ -74,14 +78,56 @@ impl FusionServer {
     ) -> Result<FusionClient, FusionClientError> {
         let (client_io, server_io) = tokio::io::duplex(PIPE_BYTES);
         let (read, write) = tokio::io::split(server_io);
-        let serving = tokio::spawn(self.clone().serve_streams(
+        let gone = CancellationToken::new();
+        let serving = tokio::spawn(self.clone().serve_until(
             read,
             write,
             StdioOptions::default(),
             std::future::pending(),
+            gone.clone().cancelled_owned(),
         ));
+        let client_io = ClientEnd {
+            io: client_io,
+            _gone: gone.drop_guard(),
+        };
         let target = format!("in-memory server {}", self.inner.identity.name);
         connect_to(serving, client_io, target, options).await
+    }
+}
+
+/// The client's end of the in-memory pipe, which tells the server that the
+/// client went away when it drops (the client closed or was dropped): the
+/// calls still running are cancelled then, at once.
+struct ClientEnd {
+    io: DuplexStream,
+    _gone: DropGuard,
+}
+
+impl AsyncRead for ClientEnd {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.io).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for ClientEnd {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.io).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.io).poll_shutdown(cx)
     }
 }
 
@@ -89,7 +135,7 @@ impl FusionServer {
 /// over `client_io` with the server that `serving` runs on its other end.
 async fn connect_to(
     serving: JoinHandle<Result<(), ServeError>>,
-    client_io: DuplexStream,
+    client_io: impl AsyncRead + AsyncWrite + Send + 'static,
     target: String,
     options: ClientOptions,
 ) -> Result<FusionClient, FusionClientError> {

@@ -18,6 +18,7 @@ mod options;
 mod serve;
 mod shutdown;
 mod stdio;
+mod stdout_closed;
 
 pub use error::ServeError;
 #[cfg(all(feature = "http", feature = "redis"))]

@@ -46,6 +46,10 @@ use crate::wire::message_text::MessageText;
 /// stdio transport.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
+/// How long closing waits for the client to read what is left to write:
+/// 5 seconds (as long as rmcp lets the answers of a closed input be written).
+const CLOSE_FLUSH: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// One line read, or the notice that an over-long one was dropped.
 enum Line {
     Text(BytesMut),
@@ -474,10 +478,18 @@ where
         }
     }
 
+    /// Flushes and closes the output, unless a write in progress holds it
+    /// (a client that stopped reading: that write never ends, and the
+    /// output is dropped with it), for at most [`CLOSE_FLUSH`].
     async fn close(&mut self) -> Result<(), std::io::Error> {
-        let framed = self.writer.lock().await.take();
-        if let Some(mut framed) = framed {
-            framed.close().await?;
+        let Ok(mut writer) = self.writer.try_lock() else {
+            return Ok(());
+        };
+        if let Some(mut framed) = writer.take() {
+            drop(writer);
+            if let Ok(closed) = tokio::time::timeout(CLOSE_FLUSH, framed.close()).await {
+                closed?;
+            }
         }
         Ok(())
     }

@@ -2,7 +2,7 @@
 //! notifications of a burst coalesced (never a queue of hundreds), over a
 //! connection as over a 2026-07-28 `subscriptions/listen` stream, which the
 //! burst leaves open; one that reads nothing never holds up the server's
-//! changes, and after 30 seconds of not reading it is told no more of them.
+//! changes, and after 30 seconds of not reading it is dropped.
 
 use std::time::Duration;
 
@@ -124,12 +124,18 @@ async fn a_client_that_reads_nothing_holds_up_no_change_and_is_dropped_after_30_
         .await
         .expect("the changes are not held up by a client that reads nothing");
     assert_eq!(server.notify_tool_list_changed().await, 1);
-    // 30 s with a notification unwritten: the client is told no more.
+    // 30 s with a notification unwritten: the client is dropped, its
+    // connection closed (the serving task ends with the client still
+    // connected, reading nothing), and told no more.
     tokio::time::sleep(Duration::from_secs(31)).await;
     assert_eq!(server.notify_tool_list_changed().await, 0);
+    tokio::time::timeout(Duration::from_secs(10), serving)
+        .await
+        .expect("the connection is closed")
+        .expect("the serving task ends")
+        .expect("served");
     drop(client_write);
     drop(lines);
-    serving.abort();
 }
 
 #[tokio::test]

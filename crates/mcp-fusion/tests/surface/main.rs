@@ -14,6 +14,8 @@ mod connection;
 use fusion_test_support::library as support;
 
 #[cfg(feature = "client")]
+mod cancellation;
+#[cfg(feature = "client")]
 mod capabilities;
 #[cfg(feature = "client")]
 mod changes;

@@ -15,7 +15,7 @@ use crate::handler::{CallContext, Capability, InputRounds, Principal, SharedChan
 use crate::server::FusionServer;
 use crate::server::dispatch::{self, Origin, Target};
 use crate::server::revision::is_stateless;
-use crate::server::session::Session;
+use crate::server::session::{Session, SessionEnd};
 
 /// One client connection: the shared server and this connection's session
 /// (peer, log level, subscriptions).
@@ -93,9 +93,17 @@ impl Connection {
         rounds: Option<Arc<crate::handler::InputRounds>>,
     ) -> Origin {
         let (peer, principal, caller) = self.who(http.as_ref());
+        let end = http
+            .as_ref()
+            .and_then(|parts| parts.extensions.get::<SessionEnd>());
+        if let Some(end) = end {
+            self.session.record_end(end);
+        }
+        let ended = end.map(|end| end.ended.clone());
         Origin {
             request_id: crate::handler::RequestIdText::of(context.id.clone()),
             cancellation: context.ct.clone(),
+            ended,
             http,
             peer,
             client: Some(self.link(context, rounds)),

@@ -53,9 +53,21 @@ pub(crate) async fn guarded<T: FromOutput>(
             None => work.await,
         }
     };
+    // The connection's end cancels the call's own token, so that work the
+    // handler handed it to stops too.
+    let ended = async {
+        match &ctx.inner.ended {
+            Some(ended) => ended.cancelled().await,
+            None => std::future::pending().await,
+        }
+    };
     tokio::select! {
         biased;
         () = ctx.cancellation().cancelled() => Err(ToolError::cancelled_by_client(ctx.name())),
+        () = ended => {
+            ctx.cancellation().cancel();
+            Err(ToolError::cancelled_by_client(ctx.name()))
+        }
         outcome = work => outcome,
     }
 }

@@ -19,6 +19,9 @@ use crate::handler::{
 pub(crate) struct Origin {
     pub request_id: RequestIdText,
     pub cancellation: CancellationToken,
+    /// Cancelled when the client's connection ends before the call does
+    /// (its HTTP session deleted): the call is cancelled then.
+    pub ended: Option<CancellationToken>,
     pub http: Option<Parts>,
     pub peer: Peer,
     /// The connection, for progress, logs, sampling and elicitation.
@@ -124,6 +127,7 @@ pub(crate) fn context(
             principal: origin.principal,
             states,
             client: origin.client,
+            ended: origin.ended,
         }),
         cancellation: origin.cancellation,
     }

@@ -95,7 +95,9 @@ pub(crate) async fn start(
             ));
         }
     };
+    // A task outlives the connection that started it.
     request.origin.cancellation = token;
+    request.origin.ended = None;
     request.origin.client = Some(Arc::new(TaskChannel {
         tasks: server.tasks_shared(),
         seed: seed.clone(),

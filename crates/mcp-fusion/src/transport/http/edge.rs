@@ -352,7 +352,7 @@ impl Edge {
     /// rmcp's service when it must see it.
     async fn on_session(&self, admitted: Admitted, session: &str, next: Next) -> Response {
         let Admitted {
-            parts,
+            mut parts,
             bytes,
             message,
             rewritten,
@@ -374,6 +374,9 @@ impl Edge {
         let _busy = self.sessions.enter(session);
         if !self.sessions.still_open(session).await {
             return session_gone();
+        }
+        if let Some(end) = self.sessions.end_of(session) {
+            parts.extensions.insert(end);
         }
         let mut response = match self.session_post.serve(parts, session, message).await {
             Served::Answered(response) => response,

@@ -62,6 +62,8 @@ impl SessionManager for Sessions {
             else {
                 return Ok(());
             };
+            // A DELETE, or a worker that ended: nobody can be answered.
+            entry.end_calls();
             table.running = table.running.saturating_sub(1);
             handle
         };

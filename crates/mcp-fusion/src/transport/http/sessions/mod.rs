@@ -37,6 +37,8 @@ use rmcp::transport::streamable_http_server::session::local::{
 use rmcp::transport::streamable_http_server::session::{ServerSseMessage, SessionId};
 use tokio_util::sync::CancellationToken;
 
+use crate::server::session::{CloseSession, SessionEnd};
+
 mod guards;
 mod manager;
 mod table;
@@ -159,6 +161,41 @@ impl Sessions {
         })
     }
 
+    /// What the server needs to know of session `id`'s end
+    /// ([`SessionEnd`]: its token, cancelled when it ends on this server,
+    /// and how to end it); `None` when this server does not hold it.
+    pub fn end_of(&self, id: &str) -> Option<SessionEnd> {
+        let mut table = lock(&self.inner.table);
+        let entry = table.entries.get_mut(id)?;
+        let close = entry.close.get_or_insert_with(|| self.closer(id)).clone();
+        Some(SessionEnd {
+            ended: entry.ended.clone(),
+            close,
+        })
+    }
+
+    /// Ends session `id` here and in Redis, as if it had expired (its
+    /// client stopped reading).
+    fn closer(&self, id: &str) -> CloseSession {
+        let inner = Arc::downgrade(&self.inner);
+        let id = SessionId::from(id);
+        Arc::new(move || {
+            let Some(inner) = inner.upgrade() else {
+                return;
+            };
+            let sessions = Sessions { inner };
+            sessions.remove(&mut lock(&sessions.inner.table), &id);
+            if sessions.inner.redis.is_some() {
+                let id = id.clone();
+                tokio::spawn(async move {
+                    if let Some(redis) = &sessions.inner.redis {
+                        let _ = redis.delete(&id).await;
+                    }
+                });
+            }
+        })
+    }
+
     /// Claims request id `request` in session `id` until the claim drops;
     /// `Ok(None)` when this server does not hold the session.
     ///
@@ -276,9 +313,10 @@ impl Sessions {
     /// Removes session `id` from this server, stopping its worker. Redis
     /// keeps it: another replica may be using it.
     fn remove(&self, table: &mut Table, id: &SessionId) {
-        let Some(entry) = table.entries.remove(id) else {
+        let Some(mut entry) = table.entries.remove(id) else {
             return;
         };
+        entry.end_calls();
         if let Some(handle) = entry.worker.handle().cloned() {
             table.running = table.running.saturating_sub(1);
             tokio::spawn(async move {
@@ -401,5 +439,30 @@ impl Sessions {
             tracing::debug!(session = %id, "closing an idle session");
             self.remove(&mut table, id);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::transport::streamable_http_server::session::SessionManager;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_closed_session_is_gone_and_its_calls_are_cancelled() {
+        let limits = Limits {
+            max_sessions: 4,
+            max_live: 4,
+            idle: Duration::from_secs(60),
+        };
+        let sessions = Sessions::new(limits, None, CancellationToken::new());
+        let (id, _transport) = sessions.create_session().await.unwrap();
+        assert!(sessions.has_session(&id).await.unwrap());
+        let end = sessions.end_of(&id).expect("held here");
+        assert!(!end.ended.is_cancelled());
+        (end.close)();
+        assert!(end.ended.is_cancelled());
+        assert!(!sessions.knows(&id).await);
+        assert!(sessions.end_of(&id).is_none());
     }
 }

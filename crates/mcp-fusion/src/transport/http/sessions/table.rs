@@ -8,8 +8,10 @@ use std::time::{Duration, Instant};
 
 use rmcp::transport::streamable_http_server::session::local::LocalSessionHandle;
 use rmcp::transport::streamable_http_server::session::{SessionId, SessionState};
+use tokio_util::sync::CancellationToken;
 
 use crate::metrics_names as names;
+use crate::server::session::CloseSession;
 
 /// The worker of a session.
 pub(super) enum Worker {
@@ -50,6 +52,12 @@ pub(super) struct Entry {
     /// Whom the session belongs to (`sub:<subject>` or `anonymous`), on a
     /// server with a token verifier.
     pub(super) owner: Option<String>,
+    /// Cancelled when the session ends on this server (a `DELETE`, its
+    /// expiry, its end on another replica): the calls still running on it
+    /// are cancelled at once ([`crate::server::session::SessionEnd`]).
+    pub(super) ended: CancellationToken,
+    /// Ends the session (made once, when the edge first needs it).
+    pub(super) close: Option<CloseSession>,
 }
 
 impl Entry {
@@ -64,7 +72,16 @@ impl Entry {
             in_redis: false,
             requests: std::collections::HashSet::new(),
             owner: None,
+            ended: CancellationToken::new(),
+            close: None,
         }
+    }
+
+    /// Cancels the calls running on the session's worker now, and gives
+    /// the session a fresh token for a worker that may serve it later (a
+    /// restore).
+    pub(super) fn end_calls(&mut self) {
+        std::mem::replace(&mut self.ended, CancellationToken::new()).cancel();
     }
 
     pub(super) fn is_live(&self) -> bool {
