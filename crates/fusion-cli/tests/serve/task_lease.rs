@@ -1,5 +1,5 @@
 //! Two `fusion serve` processes sharing a task store in a real Redis
-//! (`--task-store redis://… --task-lease-seconds 1`): a task whose server is
+//! (`--task-store redis://… --task-lease-seconds 2`): a task whose server is
 //! killed (SIGKILL) reads `failed` on the other one once its lease lapsed,
 //! and a client listening there hears the change; while its server runs,
 //! the lease is renewed and the task stays `working`.
@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 use crate::redis_server::Redis;
 use crate::support::HttpServer;
 
-/// The status message of a task whose server stopped, with a 1 s lease.
-const LAPSED: &str = "The server running this task stopped before the task finished: it did not renew the task's lease within 1 second. Call the tool again to start a new task.";
+/// The status message of a task whose server stopped, with a 2 s lease.
+const LAPSED: &str = "The server running this task stopped before the task finished: it did not renew the task's lease within 2 seconds. Call the tool again to start a new task.";
 
 /// The `_meta` of a 2026-07-28 request declaring the tasks extension.
 fn tasks_meta() -> Value {
@@ -122,12 +122,12 @@ fn without_timestamps(mut value: Value) -> Value {
 async fn a_task_whose_server_was_killed_reads_failed_on_the_other_after_its_lease() {
     let redis = Redis::start();
     let url = redis.url();
-    let options = ["--task-store", &url, "--task-lease-seconds", "1"];
+    let options = ["--task-store", &url, "--task-lease-seconds", "2"];
     let mut one = HttpServer::start_example_with("conformance", &options);
     let other = HttpServer::start_example_with("conformance", &options);
     assert!(
         one.banner.iter().any(|line| line.contains(&format!(
-            "tasks: kept in Redis at {url}, each running task's lease 1 s"
+            "tasks: kept in Redis at {url}, each running task's lease 2 s"
         ))),
         "{:?}",
         one.banner
@@ -170,15 +170,16 @@ async fn a_task_whose_server_was_killed_reads_failed_on_the_other_after_its_leas
         "notifications/subscriptions/acknowledged"
     );
 
-    // Three lease lengths: its server renews the lease, the task works on.
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Over two lease lengths: its server renews the lease (every 2/3 s),
+    // the task works on.
+    tokio::time::sleep(Duration::from_millis(4500)).await;
     assert_eq!(get(&other.url, &task_id).await["status"], "working");
     let done = get(&other.url, &quick_id).await;
     assert_eq!(done["status"], "completed");
 
     one.kill();
-    // Past the lease (1 s after the last renewal).
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Past the lease (2 s after the last renewal).
+    tokio::time::sleep(Duration::from_millis(2500)).await;
     let failed = get(&other.url, &task_id).await;
     assert_eq!(
         without_timestamps(failed.clone()),
