@@ -1,8 +1,9 @@
 //! Two `fusion serve` processes sharing a task store in a real Redis
 //! (`--task-store redis://… --task-lease-seconds 2`): a task whose server is
 //! killed (SIGKILL) reads `failed` on the other one once its lease lapsed,
-//! and a client listening there hears the change; while its server runs,
-//! the lease is renewed and the task stays `working`.
+//! and a client listening there for another one hears it fail without
+//! polling; while their server runs, the leases are renewed and the tasks
+//! stay `working`.
 
 use std::time::Duration;
 
@@ -132,36 +133,17 @@ async fn a_task_whose_server_was_killed_reads_failed_on_the_other_after_its_leas
         "{:?}",
         one.banner
     );
-    let created = result(
-        post(
-            &one.url,
-            "tools/call",
-            Some("slow_compute"),
-            json!({"name": "slow_compute", "arguments": {"seconds": 600, "label": "long"}}),
-        )
-        .await,
-    )
-    .await;
-    assert_eq!(created["status"], "working");
-    let task_id = created["taskId"].as_str().unwrap().to_owned();
+    let polled = start(&one.url, 600).await;
+    let heard = start(&one.url, 600).await;
     // Another task, ended before the kill: left as it is.
-    let quick = result(
-        post(
-            &one.url,
-            "tools/call",
-            Some("slow_compute"),
-            json!({"name": "slow_compute", "arguments": {"seconds": 0, "label": "quick"}}),
-        )
-        .await,
-    )
-    .await;
-    let quick_id = quick["taskId"].as_str().unwrap().to_owned();
+    let quick = start(&one.url, 0).await;
 
+    // A client listening on the other replica for `heard` (it never polls it).
     let listen = post(
         &other.url,
         "subscriptions/listen",
         None,
-        json!({"notifications": {"taskIds": [task_id]}}),
+        json!({"notifications": {"taskIds": [heard]}}),
     )
     .await;
     let mut stream = Messages::of(listen);
@@ -170,22 +152,23 @@ async fn a_task_whose_server_was_killed_reads_failed_on_the_other_after_its_leas
         "notifications/subscriptions/acknowledged"
     );
 
-    // Over two lease lengths: its server renews the lease (every 2/3 s),
-    // the task works on.
+    // Over two lease lengths: its server renews the leases (every 2/3 s),
+    // the tasks work on.
     tokio::time::sleep(Duration::from_millis(4500)).await;
-    assert_eq!(get(&other.url, &task_id).await["status"], "working");
-    let done = get(&other.url, &quick_id).await;
+    assert_eq!(get(&other.url, &polled).await["status"], "working");
+    let done = get(&other.url, &quick).await;
     assert_eq!(done["status"], "completed");
 
     one.kill();
-    // Past the lease (2 s after the last renewal).
+    // Past the lease (2 s after the last renewal): tasks/get on the other
+    // replica records it failed.
     tokio::time::sleep(Duration::from_millis(2500)).await;
-    let failed = get(&other.url, &task_id).await;
+    let failed = get(&other.url, &polled).await;
     assert_eq!(
         without_timestamps(failed.clone()),
         json!({
             "resultType": "complete",
-            "taskId": task_id,
+            "taskId": polled,
             "status": "failed",
             "statusMessage": LAPSED,
             "ttlMs": 3_600_000,
@@ -193,17 +176,48 @@ async fn a_task_whose_server_was_killed_reads_failed_on_the_other_after_its_leas
             "error": {"code": -32603, "message": LAPSED}
         })
     );
-    // The listening client heard the change, as tasks/get answers it.
+    // The listening client hears `heard` fail (its replica reads the tasks
+    // its streams name every half lease), as tasks/get then answers it.
     let told = stream.next().await;
     assert_eq!(told["method"], "notifications/tasks");
     let mut params = told["params"].clone();
     params.as_object_mut().unwrap().remove("_meta");
-    let mut answered = failed.clone();
-    answered.as_object_mut().unwrap().remove("resultType");
+    let mut answered = get(&other.url, &heard).await;
+    assert_eq!(
+        answered.as_object_mut().unwrap().remove("resultType"),
+        Some(json!("complete"))
+    );
     assert_eq!(params, answered);
+    assert_eq!(
+        without_timestamps(params),
+        json!({
+            "taskId": heard,
+            "status": "failed",
+            "statusMessage": LAPSED,
+            "ttlMs": 3_600_000,
+            "pollIntervalMs": 1000,
+            "error": {"code": -32603, "message": LAPSED}
+        })
+    );
     // Read again: the same failed task; the ended one is untouched.
-    assert_eq!(get(&other.url, &task_id).await, failed);
-    assert_eq!(get(&other.url, &quick_id).await, done);
+    assert_eq!(get(&other.url, &polled).await, failed);
+    assert_eq!(get(&other.url, &quick).await, done);
+}
+
+/// Starts `slow_compute` for `seconds` as a task on `url`; its id.
+async fn start(url: &str, seconds: u64) -> String {
+    let created = result(
+        post(
+            url,
+            "tools/call",
+            Some("slow_compute"),
+            json!({"name": "slow_compute", "arguments": {"seconds": seconds}}),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(created["status"], "working");
+    created["taskId"].as_str().unwrap().to_owned()
 }
 
 /// `fusion serve --example conformance --stdio ARGS`: its exit code and

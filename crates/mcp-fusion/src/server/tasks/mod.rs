@@ -15,7 +15,9 @@
 //! the running replica renews its task's lease every third of its length
 //! while the handler runs; a replica reading a task whose lease lapsed (the
 //! process running it died) records it `failed`
-//! ([`lapsed_message`] says why) and tells its listen streams.
+//! ([`lapsed_message`] says why) and tells its listen streams; a replica
+//! with listen streams naming a task reads it once every half lease for
+//! that, though no client polls it.
 //!
 //! Files: `call` (a `tools/call` that may become a task, and its run),
 //! `input` (a task's questions to the client), `store` (the [`TaskStore`]
@@ -260,6 +262,38 @@ impl Tasks {
             return Ok(Some(failed));
         }
         Ok(Some(stored))
+    }
+
+    /// For a `subscriptions/listen` stream naming `task_ids`: reads each of
+    /// those tasks once every half [`TaskStore::lease`] as `tasks/get` does
+    /// ([`read`](Self::read)), so that one whose replica stopped is recorded
+    /// `failed` and told to this replica's streams naming it, though no
+    /// client polls it. A task running here (its lease held) is not read; an
+    /// ended or unknown one is no longer read. Ends when none is left to
+    /// read, at once for a store without leases.
+    pub(crate) async fn watch_leases(&self, task_ids: Vec<String>) {
+        let Some(lease) = self.store.lease() else {
+            return;
+        };
+        let mut left = task_ids;
+        while !left.is_empty() {
+            tokio::time::sleep(lease / 2).await;
+            let mut still = Vec::with_capacity(left.len());
+            for task_id in left {
+                if self.lock().contains_key(&task_id) {
+                    still.push(task_id);
+                    continue;
+                }
+                match self.read(&task_id).await {
+                    Ok(Some(task)) if task.status().is_terminal() => {}
+                    Ok(None) => {}
+                    // Working elsewhere, or the store did not answer: read
+                    // again next time.
+                    _ => still.push(task_id),
+                }
+            }
+            left = still;
+        }
     }
 
     /// Holds the lease of the task `seed` while it runs here
