@@ -121,6 +121,7 @@ struct Shared {
 /// A task lease [`RedisTaskStore::lease`] refuses: not a whole number of
 /// seconds from 1 to 3600 ([`MAX_TASK_LEASE`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 #[error(
     "the task lease must be a whole number of seconds from 1 to {max}, not {given} ms",
     max = MAX_TASK_LEASE.as_secs(),
