@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use mcp_fusion::guard::{RedisRateLimitStore, StaticTokens};
+use mcp_fusion::server::tasks::{DEFAULT_TASK_LEASE, RedisTaskStore};
 
 use crate::server_flags::{
     LogFormat, ServerFlags, guard_lines, positive_duration, say, serve_built,
@@ -79,6 +80,13 @@ pub struct ServeArgs {
     /// (a task started on one is read and cancelled on another).
     #[arg(long, value_name = "memory|URL", default_value = "memory", value_parser = task_store)]
     task_store: TaskStoreChoice,
+    /// With a Redis --task-store: how long, in seconds (1 to 3600), the
+    /// lease of a running task lasts. This server renews it every third of
+    /// that while the task runs; when this process stops (kill -9) its
+    /// tasks read failed on every replica this long after its last renewal
+    /// [default: 30].
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    task_lease_seconds: Option<u64>,
     #[command(flatten)]
     flags: ServerFlags,
 }
@@ -105,6 +113,12 @@ pub fn run(args: ServeArgs) -> ExitCode {
             None
         }
     };
+    if args.task_lease_seconds.is_some() && args.task_store == TaskStoreChoice::Memory {
+        format.fail(
+            "fusion serve: --task-lease-seconds applies to a Redis task store only (--task-store redis://…): a task kept in memory ends with its process",
+        );
+        return ExitCode::from(2);
+    }
     format.run("fusion serve", serve(args, opened))
 }
 
@@ -193,14 +207,23 @@ fn task_store(value: &str) -> Result<TaskStoreChoice, String> {
 /// naming a Redis store.
 fn with_task_store(
     builder: mcp_fusion::ServerBuilder,
-    choice: &TaskStoreChoice,
+    args: &ServeArgs,
 ) -> Result<(mcp_fusion::ServerBuilder, Option<String>), String> {
-    match choice {
+    match &args.task_store {
         TaskStoreChoice::Memory => Ok((builder, None)),
         TaskStoreChoice::Redis(url) => {
-            let store =
-                mcp_fusion::server::tasks::RedisTaskStore::new(url).map_err(|e| e.to_string())?;
-            let line = format!("tasks: kept in Redis at {}", store.url());
+            let lease = args
+                .task_lease_seconds
+                .map_or(DEFAULT_TASK_LEASE, Duration::from_secs);
+            let store = RedisTaskStore::new(url)
+                .map_err(|e| e.to_string())?
+                .lease(lease)
+                .map_err(|e| e.to_string())?;
+            let line = format!(
+                "tasks: kept in Redis at {}, each running task's lease {} s",
+                store.url(),
+                lease.as_secs()
+            );
             Ok((builder.task_store(store), Some(line)))
         }
     }
@@ -222,7 +245,7 @@ async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> 
             );
             conformance_example::builder()
         };
-        let (builder, line) = with_task_store(builder, &args.task_store)?;
+        let (builder, line) = with_task_store(builder, &args)?;
         if let Some(line) = line {
             say!(format, "  {line}");
         }
@@ -274,7 +297,7 @@ async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> 
             .fail_mode(args.flags.redis_fail);
         builder = builder.rate_limit_store(store);
     }
-    let (builder, line) = with_task_store(builder, &args.task_store)?;
+    let (builder, line) = with_task_store(builder, &args)?;
     if let Some(line) = line {
         say!(format, "  {line}");
     }

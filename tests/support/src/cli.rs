@@ -179,9 +179,16 @@ impl HttpServer {
     /// `fusion serve --example EXAMPLE` (one without a database, e.g.
     /// `conformance`) on a free port, as [`HttpServer::start`] starts it.
     pub fn start_example(example: &str) -> Self {
+        HttpServer::start_example_with(example, &[])
+    }
+
+    /// [`HttpServer::start_example`] with more `fusion serve` options.
+    pub fn start_example_with(example: &str, options: &[&str]) -> Self {
+        let mut args = vec!["--example", example];
+        args.extend_from_slice(options);
         let mut last_failure = String::new();
         for _ in 0..5 {
-            match HttpServer::try_start(None, free_port(), &["--example", example]) {
+            match HttpServer::try_start(None, free_port(), &args) {
                 Ok(server) => return server,
                 Err(stderr) => last_failure = stderr,
             }

@@ -2,7 +2,8 @@
 //! examples driven by rmcp's client over stdio and Streamable HTTP, the HTTP
 //! and stdio edges spoken to in raw frames (`raw`), sessions, who a rate
 //! limit counts, the guards' flags, `--metrics`, the client's recovery of a
-//! lost session, and a clean shutdown.
+//! lost session, a clean shutdown, and two replicas sharing tasks in Redis
+//! where one is killed (`task_lease`).
 //!
 //! Every test starts `fusion serve`: without the `example` feature
 //! (`--no-default-features`), none is built.
@@ -26,3 +27,4 @@ mod metrics;
 mod oauth;
 mod sessions;
 mod shutdown;
+mod task_lease;

@@ -1,11 +1,13 @@
 //! The task stores (the Tasks extension `io.modelcontextprotocol/tasks`,
 //! SEP-2663): `MemoryTaskStore` with tokio's clock paused, and
 //! `RedisTaskStore` against a real `redis-server` shared by two stores as
-//! two replicas would share it; over HTTP, a task bound to its creator and
-//! an unreachable store.
+//! two replicas would share it, and the lease of a running task there; over
+//! HTTP, a task bound to its creator and an unreachable store.
 
 #[cfg(all(feature = "http", feature = "redis"))]
 mod http;
+#[cfg(feature = "redis")]
+mod lease;
 mod memory;
 #[cfg(feature = "redis")]
 mod redis;

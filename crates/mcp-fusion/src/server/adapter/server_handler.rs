@@ -273,9 +273,20 @@ impl ServerHandler for Connection {
     }
 
     /// Holds an acknowledged `subscriptions/listen` stream open until the
-    /// client closes it; the server's changes reach it meanwhile.
+    /// client closes it; the server's changes reach it meanwhile. While it
+    /// is open, the leases of the tasks its `taskIds` name are watched
+    /// (`Tasks::watch_leases`): a task whose replica stopped is recorded
+    /// `failed` and the stream told, though no client polls `tasks/get`.
     async fn listen(&self, subscription: SubscriptionContext) -> Result<(), rmcp::ErrorData> {
-        Box::pin(listen::stream::serve(self, subscription)).await
+        let task_ids = listen::task_ids::task_ids_of(subscription.request_context());
+        let leases = async {
+            self.server.tasks().watch_leases(task_ids).await;
+            std::future::pending().await
+        };
+        tokio::select! {
+            outcome = Box::pin(listen::stream::serve(self, subscription)) => outcome,
+            never = leases => never,
+        }
     }
 
     /// `logging/setLevel` (2025-11-25): the connection's level. The

@@ -124,7 +124,9 @@ impl ServerBuilder {
     /// [`MemoryTaskStore`](crate::server::tasks::MemoryTaskStore) of this process.
     /// With a shared store (`RedisTaskStore`, feature
     /// `redis`) any replica answers `tasks/get` and `tasks/cancel`
-    /// for a task another one runs.
+    /// for a task another one runs, and a task whose replica died reads
+    /// `failed` once its lease lapses (`RedisTaskStore::lease`, default
+    /// 30 s; [`TaskStore::lease`]).
     pub fn task_store(mut self, store: impl TaskStore) -> Self {
         self.task_store = Some(Arc::new(store));
         self

@@ -109,9 +109,16 @@ pub(crate) async fn start(
         let cancellation = request.origin.cancellation.clone();
         let tasks = server.tasks_shared();
         let run = Box::pin(server.dispatch(request));
-        let watch = tasks.watch(&task, &cancellation);
-        // The watch ends first only by cancelling the token, which ends the
-        // run with CANCELLED: the run's outcome is always awaited.
+        // Watching the store and holding the task's lease: they end first
+        // only once the token is cancelled (which ends the run with
+        // CANCELLED) or the task is terminal: the run's outcome is always
+        // awaited.
+        let watch = async {
+            tokio::join!(
+                tasks.watch(&task, &cancellation),
+                tasks.hold(&task, &cancellation)
+            );
+        };
         let outcome = {
             tokio::pin!(watch);
             let mut run = run;
@@ -150,7 +157,7 @@ pub(crate) enum Started {
 }
 
 /// `value` as a JSON object (a result or an error object serialises as one).
-fn to_object<T: serde::Serialize>(value: &T) -> JsonObject {
+pub(super) fn to_object<T: serde::Serialize>(value: &T) -> JsonObject {
     match serde_json::to_value(value) {
         Ok(serde_json::Value::Object(object)) => object,
         _ => JsonObject::new(),

@@ -33,7 +33,9 @@ struct Table {
 }
 
 /// Tasks in this process's memory (the default [`TaskStore`]): a task is
-/// seen only by the replica that created it, and gone on restart.
+/// seen only by the replica that created it, and gone on restart. It keeps
+/// no lease ([`TaskStore::lease`] is `None`): a task in memory dies with the
+/// process running it, so no other replica can find it stuck `working`.
 ///
 /// Holds at most [`max_tasks`](Self::max_tasks) tasks (default
 /// [`DEFAULT_MAX_TASKS`]): a new one past it first drops those whose TTL has

@@ -11,6 +11,14 @@
 //! its responses reach the handler at once, on another one they are kept in
 //! the store until the running replica takes them (once a poll interval).
 //!
+//! With a store that keeps leases ([`TaskStore::lease`], `RedisTaskStore`),
+//! the running replica renews its task's lease every third of its length
+//! while the handler runs; a replica reading a task whose lease lapsed (the
+//! process running it died) records it `failed`
+//! ([`lapsed_message`] says why) and tells its listen streams; a replica
+//! with listen streams naming a task reads it once every half lease for
+//! that, though no client polls it.
+//!
 //! Files: `call` (a `tools/call` that may become a task, and its run),
 //! `input` (a task's questions to the client), `store` (the [`TaskStore`]
 //! trait), `memory` and `redis_store` (its two implementations).
@@ -38,7 +46,7 @@ pub(crate) use input::TaskChannel;
 use input::{Waits, deliver};
 pub use memory::{DEFAULT_MAX_TASKS, MemoryTaskStore};
 #[cfg(feature = "redis")]
-pub use redis_store::RedisTaskStore;
+pub use redis_store::{InvalidLease, RedisTaskStore};
 pub use store::{TaskStore, TaskStoreError};
 
 use super::listen::tell_listeners;
@@ -49,6 +57,14 @@ pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
 
 /// The default `pollIntervalMs` of a task: one second.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
+
+/// The default lease of a running task in a store that keeps leases
+/// (`RedisTaskStore::lease`): 30 seconds. A task whose replica stopped
+/// reads `failed` this long after the replica's last renewal.
+pub const DEFAULT_TASK_LEASE: Duration = Duration::from_secs(30);
+
+/// The longest lease `RedisTaskStore::lease` takes: one hour (3600 s).
+pub const MAX_TASK_LEASE: Duration = Duration::from_secs(3600);
 
 /// The default most tasks one caller may have running at once on one
 /// replica: 100.
@@ -126,6 +142,19 @@ fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
+/// The `statusMessage` (and the `failed` error's `message`) of a task whose
+/// lease of `lease` (whole seconds) lapsed: the server running it stopped
+/// before it finished. With the default lease: `The server running this
+/// task stopped before the task finished: it did not renew the task's lease
+/// within 30 seconds. Call the tool again to start a new task.`
+pub fn lapsed_message(lease: Duration) -> String {
+    let secs = lease.as_secs();
+    let unit = if secs == 1 { "second" } else { "seconds" };
+    format!(
+        "The server running this task stopped before the task finished: it did not renew the task's lease within {secs} {unit}. Call the tool again to start a new task."
+    )
+}
+
 /// `-32603` for a store that did not answer.
 fn store_error(err: &TaskStoreError) -> ErrorData {
     ErrorData::internal_error(err.to_string(), None)
@@ -182,15 +211,120 @@ impl Tasks {
     async fn record(&self, task: DetailedTask) -> Result<bool, TaskStoreError> {
         let recorded = self.store.update(task.clone()).await?;
         if recorded {
-            let params = TaskStatusNotificationParams::from(task);
-            tell_listeners(&self.connections.live(), None, || {
-                ServerNotification::TaskStatusNotification(TaskStatusNotification::new(
-                    params.clone(),
-                ))
-            })
-            .await;
+            self.tell(task).await;
         }
         Ok(recorded)
+    }
+
+    /// Tells `task`'s new state as `notifications/tasks` to the listen
+    /// streams of this replica that asked for its id.
+    async fn tell(&self, task: DetailedTask) {
+        let params = TaskStatusNotificationParams::from(task);
+        tell_listeners(&self.connections.live(), None, || {
+            ServerNotification::TaskStatusNotification(TaskStatusNotification::new(params.clone()))
+        })
+        .await;
+    }
+
+    /// The task `task_id` as stored; one not terminal whose lease lapsed
+    /// (the process running it stopped, [`TaskStore::fail_lapsed`]) is
+    /// recorded `failed` first, with [`lapsed_message`], and the change told
+    /// to this replica's listen streams. `None` when there is no such task.
+    ///
+    /// # Errors
+    /// The store's error.
+    async fn read(&self, task_id: &str) -> Result<Option<DetailedTask>, TaskStoreError> {
+        let Some(stored) = self.store.get(task_id).await? else {
+            return Ok(None);
+        };
+        let Some(lease) = self.store.lease() else {
+            return Ok(Some(stored));
+        };
+        if stored.status().is_terminal() {
+            return Ok(Some(stored));
+        }
+        let message = lapsed_message(lease);
+        let mut task = stored.task.clone();
+        task.last_updated_at = now();
+        task.status_message = Some(message.clone());
+        let failed = DetailedTask::new(
+            task,
+            TaskPayload::Failed {
+                error: call::to_object(&ErrorData::internal_error(message, None)),
+            },
+        );
+        if self.store.fail_lapsed(failed.clone()).await? {
+            tracing::warn!(
+                task_id,
+                "a task's lease lapsed (the server running it stopped): it is recorded failed"
+            );
+            self.tell(failed.clone()).await;
+            return Ok(Some(failed));
+        }
+        Ok(Some(stored))
+    }
+
+    /// For a `subscriptions/listen` stream naming `task_ids`: reads each of
+    /// those tasks once every half [`TaskStore::lease`] as `tasks/get` does
+    /// ([`read`](Self::read)), so that one whose replica stopped is recorded
+    /// `failed` and told to this replica's streams naming it, though no
+    /// client polls it. A task running here (its lease held) is not read; an
+    /// ended or unknown one is no longer read. Ends when none is left to
+    /// read, at once for a store without leases.
+    pub(crate) async fn watch_leases(&self, task_ids: Vec<String>) {
+        let Some(lease) = self.store.lease() else {
+            return;
+        };
+        let mut left = task_ids;
+        while !left.is_empty() {
+            tokio::time::sleep(lease / 2).await;
+            let mut still = Vec::with_capacity(left.len());
+            for task_id in left {
+                if self.lock().contains_key(&task_id) {
+                    still.push(task_id);
+                    continue;
+                }
+                match self.read(&task_id).await {
+                    Ok(Some(task)) if task.status().is_terminal() => {}
+                    Ok(None) => {}
+                    // Working elsewhere, or the store did not answer: read
+                    // again next time.
+                    _ => still.push(task_id),
+                }
+            }
+            left = still;
+        }
+    }
+
+    /// Holds the lease of the task `seed` while it runs here
+    /// ([`TaskStore::renew`], every third of [`TaskStore::lease`]); ends at
+    /// once for a store without leases. When the store says the task is
+    /// terminal or gone (failed for a lapsed lease, cancelled elsewhere, past
+    /// its TTL), `token` is cancelled: the handler's result would be dropped.
+    /// Ends when the task no longer runs here or its token is cancelled.
+    pub(crate) async fn hold(&self, seed: &Task, token: &CancellationToken) {
+        let Some(lease) = self.store.lease() else {
+            return;
+        };
+        loop {
+            tokio::select! {
+                () = token.cancelled() => return,
+                () = tokio::time::sleep(lease / 3) => {}
+            }
+            if !self.lock().contains_key(&seed.task_id) {
+                return;
+            }
+            match self.store.renew(&seed.task_id).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    token.cancel();
+                    return;
+                }
+                Err(err) => {
+                    tracing::warn!(task_id = %seed.task_id, "a task's lease was not renewed: {err}");
+                }
+            }
+        }
     }
 
     /// Watches the store while the task `seed` runs here: when another
@@ -329,7 +463,7 @@ impl Tasks {
     /// # Errors
     /// `-32602` for an unknown task, `-32603` when the store did not answer.
     pub(crate) async fn get(&self, task_id: &str) -> Result<GetTaskResult, ErrorData> {
-        match self.store.get(task_id).await {
+        match self.read(task_id).await {
             Ok(Some(task)) => Ok(GetTaskResult::new(task)),
             Ok(None) => Err(unknown_task(task_id)),
             Err(err) => Err(store_error(&err)),
@@ -344,7 +478,7 @@ impl Tasks {
     /// # Errors
     /// `-32602` for an unknown task, `-32603` when the store did not answer.
     pub(crate) async fn cancel(&self, task_id: &str) -> Result<(), ErrorData> {
-        let stored = match self.store.get(task_id).await {
+        let stored = match self.read(task_id).await {
             Ok(Some(task)) => task,
             Ok(None) => return Err(unknown_task(task_id)),
             Err(err) => return Err(store_error(&err)),
@@ -383,7 +517,7 @@ impl Tasks {
         task_id: &str,
         responses: InputResponses,
     ) -> Result<(), ErrorData> {
-        let stored = match self.store.get(task_id).await {
+        let stored = match self.read(task_id).await {
             Ok(Some(task)) => task,
             Ok(None) => return Err(unknown_task(task_id)),
             Err(err) => return Err(store_error(&err)),

@@ -2,6 +2,8 @@
 //! that any replica answers `tasks/get` and `tasks/cancel` for a task another
 //! one runs.
 
+use std::time::Duration;
+
 use futures::future::BoxFuture;
 use rmcp::model::{DetailedTask, InputResponses};
 
@@ -55,10 +57,19 @@ pub enum TaskStoreError {
 /// access a task"): `tasks/get`, `tasks/update` and `tasks/cancel` from
 /// anyone else are answered as for a task that does not exist.
 ///
+/// A store shared by replicas may keep a lease per running task
+/// ([`lease`](Self::lease)): the replica running the task renews it
+/// ([`renew`](Self::renew)) while the handler runs, and a replica that reads
+/// the task after its lease lapsed (the process running it was killed)
+/// records it `failed` ([`fail_lapsed`](Self::fail_lapsed)), so that no task
+/// stays `working` forever. The three have defaults for a store without
+/// leases.
+///
 /// Two implementations: [`MemoryTaskStore`](super::MemoryTaskStore) (the
-/// default: one process, bounded) and, with the `redis` feature,
+/// default: one process, bounded, no leases: its tasks die with the process
+/// running them) and, with the `redis` feature,
 /// `RedisTaskStore` (shared by every replica using
-/// the same Redis).
+/// the same Redis, with leases).
 pub trait TaskStore: Send + Sync + 'static {
     /// Records a new task, owned by `owner` (an opaque key: `subject:` and
     /// the verified principal's subject, else the caller key). When the future resolves the task is durable: a
@@ -132,4 +143,42 @@ pub trait TaskStore: Send + Sync + 'static {
         &'a self,
         task_id: &'a str,
     ) -> BoxFuture<'a, Result<InputResponses, TaskStoreError>>;
+
+    /// How long the lease of a running task lasts: the replica running it
+    /// renews it every third of this ([`renew`](Self::renew)); a task whose
+    /// lease was not renewed for this long is recorded `failed` by the next
+    /// replica reading it ([`fail_lapsed`](Self::fail_lapsed)). `None` (the
+    /// default) when the store keeps no leases, as a store in the memory of
+    /// the process running its tasks needs none.
+    fn lease(&self) -> Option<Duration> {
+        None
+    }
+
+    /// Renews the lease of the task `task_id`, running on this replica, for
+    /// another [`lease`](Self::lease): `true` when renewed, `false` when the
+    /// task is terminal or gone (nothing renewed; its handler's result would
+    /// be dropped). The default, for a store without leases: `true`.
+    ///
+    /// # Errors
+    /// [`TaskStoreError::Unavailable`] when the backend did not answer.
+    fn renew<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        let _ = task_id;
+        Box::pin(async { Ok(true) })
+    }
+
+    /// Replaces the stored state of `task.task.task_id` with `task` (its
+    /// `failed` state) when its lease has lapsed, in one step: `true` when
+    /// replaced. A terminal or gone task, one whose lease is held, and one
+    /// stored without a lease are left as they are (`false`), so that two
+    /// replicas reading a lapsed task, or its owner settling it late, never
+    /// overwrite each other. Like [`update`](Self::update), the kept
+    /// `tasks/update` entries go with it. The default, for a store without
+    /// leases: `false`.
+    ///
+    /// # Errors
+    /// [`TaskStoreError::Unavailable`] when the backend did not answer.
+    fn fail_lapsed(&self, task: DetailedTask) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
+        drop(task);
+        Box::pin(async { Ok(false) })
+    }
 }
