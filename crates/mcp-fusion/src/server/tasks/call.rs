@@ -3,7 +3,7 @@
 //! and the task's run on this replica.
 
 use rmcp::model::{
-    CallToolResponse, ClientCapabilities, CreateTaskResult, JsonObject, TaskPayload,
+    CallToolResponse, ClientCapabilities, CreateTaskResult, JsonObject, Task, TaskPayload,
 };
 use rmcp::service::{RequestContext, RoleServer};
 
@@ -103,47 +103,48 @@ pub(crate) async fn start(
         seed: seed.clone(),
         capabilities,
     }));
-    let server = server.clone();
-    let task = seed.clone();
-    tokio::spawn(async move {
-        let cancellation = request.origin.cancellation.clone();
-        let tasks = server.tasks_shared();
-        let run = Box::pin(server.dispatch(request));
-        // Watching the store and holding the task's lease: they end first
-        // only once the token is cancelled (which ends the run with
-        // CANCELLED) or the task is terminal: the run's outcome is always
-        // awaited.
-        let watch = async {
-            tokio::join!(
-                tasks.watch(&task, &cancellation),
-                tasks.hold(&task, &cancellation)
-            );
-        };
-        let outcome = {
-            tokio::pin!(watch);
-            let mut run = run;
-            tokio::select! {
-                outcome = &mut run => outcome,
-                () = &mut watch => run.await,
-            }
-        };
-        let payload = match outcome {
-            Ok(_) if cancellation.is_cancelled() => TaskPayload::Cancelled,
-            Ok(reply) => TaskPayload::Completed {
-                result: to_object(&reply.into_result()),
-            },
-            Err(unknown) => TaskPayload::Failed {
-                error: to_object(&rmcp::ErrorData::invalid_params(
-                    unknown.message,
-                    Some(unknown.data),
-                )),
-            },
-        };
-        server.tasks().settle(&task, payload).await;
-    });
+    tokio::spawn(run(server.clone(), request, seed.clone()));
     Started::Answer(Box::new(CallToolResponse::Task(CreateTaskResult::new(
         seed,
     ))))
+}
+
+/// Runs the task `task` of `request` to its end and records its outcome.
+async fn run(server: FusionServer, request: CallRequest, task: Task) {
+    let cancellation = request.origin.cancellation.clone();
+    let tasks = server.tasks_shared();
+    let run = Box::pin(server.dispatch(request));
+    // Watching the store and holding the task's lease: they end first
+    // only once the token is cancelled (which ends the run with
+    // CANCELLED) or the task is terminal: the run's outcome is always
+    // awaited.
+    let watch = async {
+        tokio::join!(
+            tasks.watch(&task, &cancellation),
+            tasks.hold(&task, &cancellation)
+        );
+    };
+    let outcome = {
+        tokio::pin!(watch);
+        let mut run = run;
+        tokio::select! {
+            outcome = &mut run => outcome,
+            () = &mut watch => run.await,
+        }
+    };
+    let payload = match outcome {
+        Ok(_) if cancellation.is_cancelled() => TaskPayload::Cancelled,
+        Ok(reply) => TaskPayload::Completed {
+            result: to_object(&reply.into_result()),
+        },
+        Err(unknown) => TaskPayload::Failed {
+            error: to_object(&rmcp::ErrorData::invalid_params(
+                unknown.message,
+                Some(unknown.data),
+            )),
+        },
+    };
+    server.tasks().settle(&task, payload).await;
 }
 
 /// What [`start`] did with a call.
