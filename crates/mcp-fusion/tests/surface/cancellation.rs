@@ -28,6 +28,7 @@ struct Watch {
 static IN_MEMORY: Mutex<Option<Reports>> = Mutex::new(None);
 static HTTP: Mutex<Option<Reports>> = Mutex::new(None);
 static STATELESS: Mutex<Option<Reports>> = Mutex::new(None);
+static DROPPED: Mutex<Option<Reports>> = Mutex::new(None);
 
 fn watch(slot: &Mutex<Option<Reports>>) -> Watch {
     let (started, started_rx) = mpsc::unbounded_channel();
@@ -66,6 +67,10 @@ async fn wait_over_http(ctx: CallContext) -> Result<String, ToolError> {
 
 async fn wait_stateless(ctx: CallContext) -> Result<String, ToolError> {
     wait_on(&STATELESS, ctx).await
+}
+
+async fn wait_dropped(ctx: CallContext) -> Result<String, ToolError> {
+    wait_on(&DROPPED, ctx).await
 }
 
 fn server(tool: Action) -> FusionServer {
@@ -121,23 +126,7 @@ async fn deleting_the_http_session_cancels_its_running_call_at_once() {
     let server = server(Action::new("wait", wait_over_http));
     let served = crate::connection::HttpServed::start(&server).await;
     let http = reqwest::Client::new();
-    let initialize = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"}
-        }
-    });
-    let opened = post(&http, &served.url, None, initialize).await;
-    assert_eq!(opened.status(), 200);
-    let session = opened.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let accepted = post(&http, &served.url, Some(&session), initialized).await;
-    assert_eq!(accepted.status(), 202);
+    let session = open_session(&http, &served.url).await;
 
     let call = json!({
         "jsonrpc": "2.0", "id": 2, "method": "tools/call",
@@ -191,5 +180,77 @@ async fn closing_a_2026_07_28_response_stream_cancels_its_call_at_once() {
         "fired {:?} after the stream closed",
         fired - closed_at
     );
+    served.stop().await;
+}
+
+/// Opens a 2025-11-25 session on the server at `url`: its id.
+#[cfg(feature = "http")]
+async fn open_session(http: &reqwest::Client, url: &str) -> String {
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}
+        }
+    });
+    let opened = post(http, url, None, initialize).await;
+    assert_eq!(opened.status(), 200);
+    let session = opened.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let accepted = post(http, url, Some(&session), initialized).await;
+    assert_eq!(accepted.status(), 202);
+    session
+}
+
+/// On a 2025-11-25 session a dropped response stream is no cancellation
+/// (basic/transports): the call goes on, and its request id stays in use
+/// until it ends; another request with that id is refused meanwhile rather
+/// than given the first call's answer.
+#[cfg(feature = "http")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_stream_keeps_its_request_id_in_use_while_its_call_runs() {
+    let mut watch = watch(&DROPPED);
+    let server = server(Action::new("wait", wait_dropped));
+    let served = crate::connection::HttpServed::start(&server).await;
+    let http = reqwest::Client::new();
+    let session = open_session(&http, &served.url).await;
+    let call = json!({
+        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "wait", "arguments": {}}
+    });
+    let calling = tokio::spawn({
+        let (http, url, session, call) = (
+            http.clone(),
+            served.url.clone(),
+            session.clone(),
+            call.clone(),
+        );
+        async move { post(&http, &url, Some(&session), call).await }
+    });
+    watch.started.recv().await.expect("the handler started");
+    calling.abort();
+    let _ = calling.await;
+    // The stream is gone; the call is not.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(watch.fired.try_recv().is_err(), "the call was cancelled");
+    let again = post(&http, &served.url, Some(&session), call).await;
+    assert_eq!(again.status(), 400);
+    assert_eq!(
+        again.text().await.unwrap(),
+        r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"Invalid Request: a request with id 7 is already in progress in this session; use a new id"}}"#
+    );
+    // Ending the session ends the call.
+    let deleted = http
+        .delete(&served.url)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 204);
+    watch.fired.recv().await.expect("the token fired");
     served.stop().await;
 }

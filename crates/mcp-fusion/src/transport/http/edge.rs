@@ -365,12 +365,18 @@ impl Edge {
         let claim = match &message {
             ClientJsonRpcMessage::Request(request) => {
                 match self.sessions.claim_request(session, id_key(&request.id)) {
-                    Ok(claim) => claim,
+                    Ok(claim) => claim.map(Arc::new),
                     Err(()) => return jsonrpc_error(duplicate_id_response(&request.id)),
                 }
             }
             _ => None,
         };
+        // The request holds its id too (its head goes with it to the
+        // handler): a dropped stream is no cancellation on 2025-11-25, and
+        // the id stays in use until the call ends.
+        if let Some(claim) = &claim {
+            parts.extensions.insert(Arc::clone(claim));
+        }
         let _busy = self.sessions.enter(session);
         if !self.sessions.still_open(session).await {
             return session_gone();
@@ -393,8 +399,9 @@ impl Edge {
         if let Some(ids) = task_ids {
             response = acknowledging_task_ids(response, ids.0);
         }
-        // The id stays claimed, and a listen stream's place taken, until
-        // its answer's stream ends.
+        // The id stays claimed until its call and its answer's stream have
+        // both ended, and a listen stream's place taken until the stream
+        // ends.
         hold_until_ended(hold_until_ended(response, claim), listen_slot)
     }
 
