@@ -234,7 +234,9 @@ class Session:
     async def answer_of(self, response: httpx.Response, rid) -> Answer:
         status = response.status_code
         session = response.headers.get("mcp-session-id")
-        if status == 202 or status >= 500 or rid is None and status != 400:
+        # A 202, a 5xx, and a refusal of a body sent as is (413), by status;
+        # a 400's body is read for its JSON-RPC error code.
+        if status == 202 or status >= 500 or (rid is None and status != 400):
             return Answer(f"http:{status}", session=session)
         if status != 200:
             kind, _ = await read_answer(response, rid)
