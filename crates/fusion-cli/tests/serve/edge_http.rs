@@ -372,6 +372,45 @@ fn a_body_over_the_limit_is_refused() {
     assert_eq!(status, "HTTP/1.1 413 Payload Too Large");
 }
 
+/// A client still sending a body without `Content-Length` when the limit
+/// is reached reads its 413: the server reads the rest (up to 1 MiB)
+/// before it answers, rather than closing on unread bytes, which resets
+/// the connection and loses the answer (RFC 9112 §9.6).
+#[test]
+fn a_client_still_sending_a_body_over_the_limit_reads_its_413() {
+    use std::io::{Read, Write};
+
+    let db = TempDb::new("max-body-sending");
+    let server = HttpServer::start_with(&db.0, &["--max-body", "1KiB"]);
+    let port = server.port;
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .expect("a read timeout");
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).expect("write the head");
+    let chunk = format!("2000\r\n{}\r\n", "x".repeat(0x2000));
+    // 512 KiB in 64 writes, the server reaching the limit after the first.
+    for _ in 0..64 {
+        stream
+            .write_all(chunk.as_bytes())
+            .expect("the body is read");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    stream.write_all(b"0\r\n\r\n").expect("the body is read");
+    let mut answer = [0u8; 1024];
+    let read = stream
+        .read(&mut answer)
+        .expect("the answer is read, not reset");
+    let answer = String::from_utf8_lossy(&answer[..read]);
+    assert!(
+        answer.starts_with("HTTP/1.1 413 Payload Too Large\r\n"),
+        "{answer}"
+    );
+}
+
 #[tokio::test]
 async fn a_session_is_initialized_once() {
     let db = TempDb::new("initialize-twice");

@@ -1,7 +1,9 @@
 //! The body limit of the MCP endpoint, a layer of its own and the only
 //! place a request body is bounded: a POST whose `Content-Length` is over
 //! the limit gets 413 at once; the body of a JSON POST is read within the
-//! limit (413) and the read timeout (408; a body that cannot be read, 400),
+//! limit (413, once the rest of a body without `Content-Length` is read
+//! and dropped, up to a bound, so that its client gets the answer) and the
+//! read timeout (408; a body that cannot be read, 400),
 //! its UTF-8 byte order mark taken off (RFC 8259 §8.1 lets one start a
 //! JSON text), and handed on as the bytes read. A POST of another
 //! `Content-Type` passes unread (rmcp answers 415), as does every other
@@ -88,11 +90,14 @@ impl BodyLimit {
     ///
     /// # Errors
     /// The 413, 400 or 408 answer when it cannot be read.
-    pub(crate) async fn read(&self, body: Body) -> Result<Bytes, Response> {
-        let read = Limited::new(body, self.max_bytes).collect();
+    pub(crate) async fn read(&self, mut body: Body) -> Result<Bytes, Response> {
+        let read = Limited::new(&mut body, self.max_bytes).collect();
         let mut bytes = match tokio::time::timeout(self.read_timeout, read).await {
             Ok(Ok(collected)) => collected.to_bytes(),
-            Ok(Err(e)) if e.is::<LengthLimitError>() => return Err(self.too_large()),
+            Ok(Err(e)) if e.is::<LengthLimitError>() => {
+                drain(body).await;
+                return Err(self.too_large());
+            }
             Ok(Err(e)) => {
                 return Err(text(
                     StatusCode::BAD_REQUEST,
@@ -114,6 +119,24 @@ impl BodyLimit {
         }
         Ok(bytes)
     }
+}
+
+/// The most bytes of a refused body read and dropped before its 413 is
+/// sent: 1 MiB, within [`DRAIN_TIME`].
+const DRAIN_BYTES: usize = 1024 * 1024;
+
+/// How long reading the rest of a refused body may take: 1 second.
+const DRAIN_TIME: Duration = Duration::from_secs(1);
+
+/// Reads and drops what is left of a body refused as too large, up to
+/// [`DRAIN_BYTES`] within [`DRAIN_TIME`]. A client sending a body without
+/// `Content-Length` is still sending when the limit is reached; had its
+/// connection been closed with its bytes unread, the kernel would reset it
+/// and the client lose the 413 waiting to be read (RFC 9112 §9.6: a server
+/// closes gradually). A body longer than that is cut short, as before.
+async fn drain(body: Body) {
+    let rest = Limited::new(body, DRAIN_BYTES).collect();
+    let _ = tokio::time::timeout(DRAIN_TIME, rest).await;
 }
 
 #[cfg(test)]
