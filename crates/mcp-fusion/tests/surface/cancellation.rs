@@ -29,6 +29,7 @@ static IN_MEMORY: Mutex<Option<Reports>> = Mutex::new(None);
 static HTTP: Mutex<Option<Reports>> = Mutex::new(None);
 static STATELESS: Mutex<Option<Reports>> = Mutex::new(None);
 static DROPPED: Mutex<Option<Reports>> = Mutex::new(None);
+static RUNNING: Mutex<Option<Reports>> = Mutex::new(None);
 
 fn watch(slot: &Mutex<Option<Reports>>) -> Watch {
     let (started, started_rx) = mpsc::unbounded_channel();
@@ -71,6 +72,10 @@ async fn wait_stateless(ctx: CallContext) -> Result<String, ToolError> {
 
 async fn wait_dropped(ctx: CallContext) -> Result<String, ToolError> {
     wait_on(&DROPPED, ctx).await
+}
+
+async fn wait_running(ctx: CallContext) -> Result<String, ToolError> {
+    wait_on(&RUNNING, ctx).await
 }
 
 fn server(tool: Action) -> FusionServer {
@@ -174,6 +179,7 @@ async fn closing_a_2026_07_28_response_stream_cancels_its_call_at_once() {
     let closed_at = Instant::now();
     // The request's future owns its connection: aborting it closes it.
     calling.abort();
+    drop(calling.await);
     let fired = watch.fired.recv().await.expect("the token fired");
     assert!(
         fired - closed_at < Duration::from_millis(2_500),
@@ -244,6 +250,46 @@ async fn a_dropped_stream_keeps_its_request_id_in_use_while_its_call_runs() {
         r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"Invalid Request: a request with id 7 is already in progress in this session; use a new id"}}"#
     );
     // Ending the session ends the call.
+    let deleted = http
+        .delete(&served.url)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 204);
+    watch.fired.recv().await.expect("the token fired");
+    served.stop().await;
+}
+
+/// A call still running is use of its session: the session does not expire
+/// under it, though its stream dropped and nothing else came.
+#[cfg(feature = "http")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_with_a_call_running_does_not_expire() {
+    let mut watch = watch(&RUNNING);
+    let server = server(Action::new("wait", wait_running));
+    let options =
+        mcp_fusion::transport::HttpOptions::default().session_idle(Duration::from_secs(1));
+    let served = crate::connection::HttpServed::start_with(&server, options).await;
+    let http = reqwest::Client::new();
+    let session = open_session(&http, &served.url).await;
+    let call = json!({
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "wait", "arguments": {}}
+    });
+    let calling = tokio::spawn({
+        let (http, url, session) = (http.clone(), served.url.clone(), session.clone());
+        async move { post(&http, &url, Some(&session), call).await }
+    });
+    watch.started.recv().await.expect("the handler started");
+    // Its answer's stream (or the request, if still sent) dropped.
+    calling.abort();
+    drop(calling.await);
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    assert!(watch.fired.try_recv().is_err(), "the call was cancelled");
+    let ping = json!({"jsonrpc": "2.0", "id": 3, "method": "ping"});
+    let answered = post(&http, &served.url, Some(&session), ping).await;
+    assert_eq!(answered.status(), 200, "the session is still open");
     let deleted = http
         .delete(&served.url)
         .header("mcp-session-id", &session)

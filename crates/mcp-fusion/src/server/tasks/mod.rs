@@ -261,7 +261,9 @@ impl Tasks {
             self.tell(failed.clone()).await;
             return Ok(Some(failed));
         }
-        Ok(Some(stored))
+        // Not recorded here: its lease holds, or another replica has just
+        // recorded the lapse, or it ended; what it is now is in the store.
+        self.store.get(task_id).await
     }
 
     /// For a `subscriptions/listen` stream naming `task_ids`: reads each of

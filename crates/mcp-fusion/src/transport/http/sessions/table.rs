@@ -92,8 +92,11 @@ impl Entry {
         self.worker.handle().is_some()
     }
 
+    /// Whether nothing uses the session now: no HTTP request or stream in
+    /// progress, and no call running (a 2025-11-25 call goes on when its
+    /// stream drops, and holds its request id until it ends).
     pub(super) fn idle(&self) -> bool {
-        self.busy == 0
+        self.busy == 0 && self.requests.is_empty()
     }
 
     /// Whether its `initialize` is being answered: created less than
