@@ -215,7 +215,9 @@ impl CallContext {
     /// - its Streamable HTTP session ended (`DELETE`, expiry, ended on
     ///   another replica);
     /// - over stdio, the reader of stdout gone (the client exited or closed
-    ///   its pipe; Linux); a dropped or closed in-memory client.
+    ///   its pipe; Linux, with stdout a pipe: over a socket, or elsewhere,
+    ///   the end of stdin is seen, after the grace below); a dropped or
+    ///   closed in-memory client.
     ///
     /// Not on a 2025-11-25 session's dropped stream: that revision says a
     /// disconnection is not a cancellation (basic/transports), and the answer
