@@ -10,7 +10,9 @@
 //! - [`library`]: the library's helpers: assertions on `CallToolResult`s,
 //!   the XML well-formedness check, where proptest keeps its regressions;
 //! - [`cli`]: fusion-cli's helpers: temporary databases, `fusion serve`
-//!   started over stdio or Streamable HTTP, an rmcp client session.
+//!   started over stdio or Streamable HTTP, an rmcp client session;
+//! - [`stateless`]: raw MCP 2026-07-28 requests over Streamable HTTP;
+//! - [`tasks`]: tasks as read back, without their timestamps.
 //!
 //! Each program uses a part of it: `use fusion_test_support::library as support;`,
 //! `use fusion_test_support::cli as support;`,
@@ -21,3 +23,5 @@ pub mod cli;
 pub mod interop_server;
 pub mod library;
 pub mod redis_server;
+pub mod stateless;
+pub mod tasks;

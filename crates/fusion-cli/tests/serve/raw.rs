@@ -209,6 +209,19 @@ pub fn raw_tcp(port: u16, request: &[u8]) -> (String, String) {
     (status.to_owned(), rest.to_owned())
 }
 
+/// `fusion serve --stdio --db DB OPTIONS`, its stdin and stdout piped.
+pub fn spawn_stdio(db: &str, options: &[&str]) -> Child {
+    std::process::Command::new(crate::support::FUSION)
+        .args(["serve", "--stdio", "--db", db])
+        .args(options)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start fusion serve --stdio")
+}
+
 /// `fusion serve --stdio` spoken to line by line.
 pub struct RawStdio {
     child: Child,
@@ -218,15 +231,7 @@ pub struct RawStdio {
 
 impl RawStdio {
     pub fn start(db: &str, options: &[&str]) -> Self {
-        let mut child = std::process::Command::new(crate::support::FUSION)
-            .args(["serve", "--stdio", "--db", db])
-            .args(options)
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start fusion serve --stdio");
+        let mut child = spawn_stdio(db, options);
         let stdout = child.stdout.take().expect("piped stdout");
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {

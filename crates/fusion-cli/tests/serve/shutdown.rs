@@ -128,18 +128,10 @@ async fn past_the_grace_a_call_is_stopped_with_a_result_and_stalled_clients_do_n
 #[test]
 fn a_stdio_client_that_goes_away_mid_call_stops_the_server_at_once() {
     use std::io::{BufRead, BufReader, Write};
-    use std::process::{Command, Stdio};
     use std::time::Instant;
 
     let db = TempDb::new("gone-stdio");
-    let mut child = Command::new(FUSION)
-        .args(["serve", "--stdio", "--db", db.path(), "--report-ms", "60s"])
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start fusion serve --stdio");
+    let mut child = crate::raw::spawn_stdio(db.path(), &["--report-ms", "60s"]);
     let mut stdin = child.stdin.take().expect("piped stdin");
     let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
     let mut exchange = |message: serde_json::Value, answered: bool| {

@@ -28,23 +28,12 @@ fn tasks_meta() -> Value {
 }
 
 /// POSTs `method` with `params` (and the tasks `_meta`) to `url` as a
-/// stateless 2026-07-28 request, `Mcp-Name` `name` when given.
+/// stateless 2026-07-28 request, `Mcp-Name` `name` when given; fails the
+/// test on an answer other than 200.
 async fn post(url: &str, method: &str, name: Option<&str>, mut params: Value) -> reqwest::Response {
     params["_meta"] = tasks_meta();
-    let mut request = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method);
-    if let Some(name) = name {
-        request = request.header("mcp-name", name);
-    }
-    let response = request
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
-        .send()
-        .await
-        .expect("the server answers");
+    let headers: Vec<(&str, &str)> = name.map(|name| ("mcp-name", name)).into_iter().collect();
+    let response = fusion_test_support::stateless::post(url, 1, method, params, &headers).await;
     if response.status().as_u16() != 200 {
         panic!(
             "{method}: {} {}",
@@ -111,11 +100,7 @@ async fn get(url: &str, task_id: &str) -> Value {
 
 /// `value` without its timestamps, each checked to be an RFC 3339 UTC one.
 fn without_timestamps(mut value: Value) -> Value {
-    let object = value.as_object_mut().expect("an object");
-    for stamp in ["createdAt", "lastUpdatedAt"] {
-        let stamp = object.remove(stamp).expect("a timestamp");
-        assert!(stamp.as_str().is_some_and(|s| s.ends_with('Z')), "{stamp}");
-    }
+    fusion_test_support::tasks::take_timestamps(value.as_object_mut().expect("an object"));
     value
 }
 

@@ -18,41 +18,7 @@ use serde_json::{Value, json};
 
 use crate::connection::HttpServed;
 
-/// The `_meta` every 2026-07-28 request carries.
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}
-    })
-}
-
-/// POSTs the request `id`, `method`, `params` (with [`meta`] added unless
-/// it has `_meta`) as a 2026-07-28 client does, with `headers` besides.
-pub(crate) async fn post(
-    url: &str,
-    id: i64,
-    method: &str,
-    mut params: Value,
-    headers: &[(&str, &str)],
-) -> reqwest::Response {
-    if params.get("_meta").is_none() {
-        params["_meta"] = meta();
-    }
-    let mut request = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method);
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    request
-        .json(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
-        .send()
-        .await
-        .expect("the server answers")
-}
+pub(crate) use fusion_test_support::stateless::{meta, post};
 
 /// The JSON-RPC messages of an answer, read as they arrive (an SSE stream,
 /// or one JSON body).
@@ -381,11 +347,7 @@ fn tasks_meta() -> Value {
 
 /// `notifications/tasks` as received, its timestamps checked and left out.
 fn status_of_task(mut message: Value) -> Value {
-    let params = message["params"].as_object_mut().expect("params");
-    for stamp in ["createdAt", "lastUpdatedAt"] {
-        let value = params.remove(stamp).expect("a timestamp");
-        assert!(value.as_str().is_some_and(|s| s.ends_with('Z')), "{value}");
-    }
+    fusion_test_support::tasks::take_timestamps(message["params"].as_object_mut().expect("params"));
     message
 }
 
