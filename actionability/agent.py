@@ -137,6 +137,8 @@ class Scenario:
     profile: dict = field(default_factory=dict)
     setup: list = field(default_factory=list)
     note: str = ""
+    goal: str = ""
+    history: list = field(default_factory=list)
 
 
 class UsageError(Exception):
@@ -306,8 +308,19 @@ def check_arguments(c: Checker, value, where: str, at: str, under_key: bool = Fa
 
 
 def check_scenario(c: Checker, raw: dict, where: str, root: Path) -> None:
-    c.only(raw, {"id", "note", "call", "expect", "profile", "setup"}, where)
+    c.only(raw, {"id", "note", "call", "expect", "profile", "setup", "goal", "history"}, where)
     c.get(raw, "note", "string", where, required=False)
+    goal = c.get(raw, "goal", "string", where, required=False)
+    history = c.get(raw, "history", "array", where, required=False)
+    if history is not MISSING and goal is MISSING:
+        c.fail(where, "key 'history' needs a 'goal': earlier calls are shown on the way to a user's request")
+    for j, step in enumerate(history if history is not MISSING else []):
+        at = f"history[{j}]."
+        if not isinstance(step, dict):
+            c.fail(where, f"key {at[:-1]!r} must be an object, got {shown(step)}")
+        else:
+            c.only(step, {"call"}, where, at)
+            c.call(step, "call", where, at)
     c.call(raw, "call", where)
     expect = c.get(raw, "expect", "object", where)
     if expect is not MISSING:
@@ -384,6 +397,8 @@ def load_scenarios(folder: Path) -> list[Scenario]:
                     profile=raw.get("profile", {}),
                     setup=raw.get("setup", []),
                     note=raw.get("note", ""),
+                    goal=raw.get("goal", ""),
+                    history=[step["call"] for step in raw.get("history", [])],
                 ))
         problems += c.problems
     if problems:

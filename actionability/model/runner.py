@@ -15,7 +15,12 @@ model, the same for every stack:
              ("MCP error CODE: MESSAGE")
 
 in the model's chat format (ChatML; the tool's turn as Qwen2.5's chat
-template writes it). The answer is constrained by a grammar (ANSWER_SCHEMA) to
+template writes it). A results scenario (one with a "goal", the user's
+request) measures what the model does after a call that succeeded: the
+system prompt is GOAL_PROMPT, the user's request comes first, then the calls
+of its "history" (sent for real, in order, before the call) with their
+answers, then the call and its answer; the model is asked whatever the
+answer was. The answer is constrained by a grammar (ANSWER_SCHEMA) to
 a next call {"tool", "arguments"} (optionally with "wait_seconds", honoured up
 to --max-wait seconds before the call) or {"stop": MESSAGE FOR THE USER}.
 
@@ -62,6 +67,11 @@ SYSTEM_PROMPT = (
     "warning; decide the next step. Reply with JSON only: the next tool call, or stop with a "
     "message for the user if retrying cannot help."
 )
+GOAL_PROMPT = (
+    "You are an assistant using tools of an MCP server to do what the user asks. Read the tool's "
+    "last answer and decide the next step. Reply with JSON only: the next tool call, or stop with "
+    "a message for the user when the request is done or only the user can go on."
+)
 FORMAT_LINE = (
     'Format: {"tool": NAME, "arguments": {...}} for the next call (add "wait_seconds": N to wait '
     'N seconds before it), or {"stop": "message for the user"}.'
@@ -100,16 +110,21 @@ def result_text(outcome) -> tuple[bool, str]:
     return agent.text_of(outcome)
 
 
-def build_prompt(tools: list, call: dict, text: str) -> str:
-    """The whole prompt in ChatML, ending where the model's answer starts."""
-    system = "\n".join([SYSTEM_PROMPT, FORMAT_LINE, "", "Tools of the server:", "<tools>",
-                        *(tool_line(t) for t in tools), "</tools>"])
-    return (
-        f"<|im_start|>system\n{system}<|im_end|>\n"
-        f"<|im_start|>assistant\n{call_text(call)}<|im_end|>\n"
-        f"<|im_start|>user\n<tool_response>\n{text}\n</tool_response><|im_end|>\n"
-        "<|im_start|>assistant\n"
-    )
+def build_prompt(tools: list, call: dict, text: str, goal: str = "",
+                 history: list[tuple[dict, str]] = ()) -> str:
+    """The whole prompt in ChatML, ending where the model's answer starts. A
+    scenario with a user's goal (a results scenario) shows it first, then the
+    earlier calls of its history with their answers, then the call."""
+    system = "\n".join([GOAL_PROMPT if goal else SYSTEM_PROMPT, FORMAT_LINE, "", "Tools of the server:",
+                        "<tools>", *(tool_line(t) for t in tools), "</tools>"])
+    turns = [f"<|im_start|>system\n{system}<|im_end|>\n"]
+    if goal:
+        turns.append(f"<|im_start|>user\n{goal}<|im_end|>\n")
+    for earlier, answer in [*history, (call, text)]:
+        turns.append(f"<|im_start|>assistant\n{call_text(earlier)}<|im_end|>\n")
+        turns.append(f"<|im_start|>user\n<tool_response>\n{answer}\n</tool_response><|im_end|>\n")
+    turns.append("<|im_start|>assistant\n")
+    return "".join(turns)
 
 
 # ------------------------------------------------------------------ answer
@@ -230,12 +245,13 @@ async def run_one(stack: str, command: str, s: agent.Scenario, root: Path, forei
     command, flavor = agent.server_of(stack, command, s, foreign)
     async with agent.serve(command, flavor, s.profile, root) as (session, tools):
         background = await agent.run_setup(session, s)
+        history = [(call, result_text(await agent.call_tool(session, call))[1]) for call in s.history]
         failed, text = result_text(await agent.call_tool(session, s.call))
         run = Run(agent.Result(stack, s, "not fixed", "", text))
-        if not failed and not warned(text):
+        if not s.goal and not failed and not warned(text):
             run.result.outcome, run.result.step = "accepted", "accepted"
         else:
-            run.prompt = build_prompt(list(tools.values()), s.call, text)
+            run.prompt = build_prompt(list(tools.values()), s.call, text, s.goal, history)
             run.failure_tokens = await model.count(text)
             started = time.monotonic()
             run.reply = await model.answer(run.prompt)

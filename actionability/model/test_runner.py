@@ -91,6 +91,40 @@ def test_build_prompt_is_the_whole_chatml_text():
     )
 
 
+def test_build_prompt_of_a_goal_shows_the_request_the_history_and_the_call():
+    earlier = {"tool": "ping", "arguments": {}}
+    call = {"tool": "notes", "arguments": {"text": "abc"}}
+    prompt = runner.build_prompt([PING], call, '{"id":"n_1"}', "Keep a note of abc.",
+                                 [(earlier, "pong")])
+    assert prompt == (
+        "<|im_start|>system\n"
+        "You are an assistant using tools of an MCP server to do what the user asks. Read the tool's "
+        "last answer and decide the next step. Reply with JSON only: the next tool call, or stop with "
+        "a message for the user when the request is done or only the user can go on.\n"
+        'Format: {"tool": NAME, "arguments": {...}} for the next call (add "wait_seconds": N to wait '
+        'N seconds before it), or {"stop": "message for the user"}.\n'
+        "\n"
+        "Tools of the server:\n"
+        "<tools>\n"
+        '{"name": "ping", "description": "", "inputSchema": {"type": "object"}}\n'
+        "</tools><|im_end|>\n"
+        "<|im_start|>user\nKeep a note of abc.<|im_end|>\n"
+        '<|im_start|>assistant\n{"tool": "ping", "arguments": {}}<|im_end|>\n'
+        "<|im_start|>user\n<tool_response>\npong\n</tool_response><|im_end|>\n"
+        '<|im_start|>assistant\n{"tool": "notes", "arguments": {"text": "abc"}}<|im_end|>\n'
+        '<|im_start|>user\n<tool_response>\n{"id":"n_1"}\n</tool_response><|im_end|>\n'
+        "<|im_start|>assistant\n"
+    )
+
+
+def test_a_history_without_a_goal_is_a_bad_scenario(tmp_path):
+    scenario = {"id": "h", "call": {"tool": "ping", "arguments": {}}, "expect": {"stop": True},
+                "history": [{"call": {"tool": "ping", "arguments": {}}}]}
+    (tmp_path / "x.json").write_text(json.dumps({"category": "c", "scenarios": [scenario]}))
+    with pytest.raises(agent.UsageError, match="key 'history' needs a 'goal'"):
+        agent.load_scenarios(tmp_path)
+
+
 def test_build_prompt_shows_only_tool_and_arguments_of_the_call():
     call = {"tool": "ping", "arguments": {}, "note": "not shown"}
     prompt = runner.build_prompt([], call, "x")
