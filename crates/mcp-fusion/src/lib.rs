@@ -28,7 +28,7 @@
 //! `json`, `listing`, `metrics_names`, `redact`, `redis_connection`, `schema`,
 //! `suggest`, `text`, `tool_meta`) → [`error`] →
 //! [`envelope`], [`validation`] → `wire` (reading and repairing JSON-RPC
-//! messages) → [`handler`] → [`pipeline`], `client` →
+//! messages) → [`handler`] → [`present`] → [`pipeline`], `client` →
 //! [`guard`] → [`capability`] → [`contract`] → [`server`],
 //! [`router_contract`] → [`transport`] → `gateway`. A module imports only
 //! from its own files and the layers below it; modules that share a layer
@@ -96,6 +96,7 @@ mod json;
 mod listing;
 mod metrics_names;
 pub mod pipeline;
+pub mod present;
 #[cfg(any(feature = "client", feature = "redis"))]
 mod redact;
 #[cfg(feature = "redis")]
