@@ -30,7 +30,7 @@
 //! [`envelope`], [`validation`] → `wire` (reading and repairing JSON-RPC
 //! messages) → [`handler`] → [`present`] → [`pipeline`], `client` →
 //! [`guard`] → [`capability`] → [`contract`] → [`server`],
-//! [`router_contract`] → [`transport`] → `gateway`. A module imports only
+//! [`router_contract`] → [`testing`] → [`transport`] → `gateway`. A module imports only
 //! from its own files and the layers below it; modules that share a layer
 //! (`envelope` and `validation`; `pipeline` and `client`; `server` and
 //! `router_contract`, the two ways to serve) do not import each other, and a leaf helper imports only other leaf helpers. Inside a folder,
@@ -104,6 +104,7 @@ mod redis_connection;
 pub mod router_contract;
 mod schema;
 pub mod server;
+pub mod testing;
 mod suggest;
 mod text;
 mod tool_meta;

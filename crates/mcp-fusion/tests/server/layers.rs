@@ -31,6 +31,7 @@ const LAYERS: &[&[&str]] = &[
     &["capability"],
     &["contract"],
     &["server", "router_contract"],
+    &["testing"],
     &["transport"],
     &["gateway"],
 ];
