@@ -97,11 +97,6 @@ impl Presentation {
         &*self.presenter
     }
 
-    /// Whether it presents a list.
-    pub(crate) fn many(&self) -> bool {
-        self.many
-    }
-
     /// Sets how to call the actions its suggestions name (once; later
     /// calls change nothing).
     pub(crate) fn set_targets(&self, targets: HashMap<String, CallTarget>) {

@@ -215,12 +215,6 @@ pub(crate) trait Present: Send + Sync {
     fn agent_limit(&self) -> Option<usize>;
     /// Whether `_select` is offered.
     fn selects(&self) -> bool;
-    /// Its secret paths, its embedded presenters' under their field.
-    fn secrets(&self) -> Vec<String>;
-    /// Its embedded presenters: field, and the presenter.
-    fn embeds(&self) -> Vec<(String, Arc<dyn Present>)>;
-    /// Its rules' names, its embedded presenters' after them.
-    fn rule_names(&self) -> Vec<String>;
     /// The actions its suggestions call, its embedded presenters' after
     /// them.
     fn suggested_actions(&self) -> Vec<String>;
@@ -256,26 +250,6 @@ where
 
     fn selects(&self) -> bool {
         self.select
-    }
-
-    fn secrets(&self) -> Vec<String> {
-        let mut secrets = self.secrets.clone();
-        for (field, child) in &self.embeds {
-            secrets.extend(child.secrets().into_iter().map(|s| format!("{field}.{s}")));
-        }
-        secrets
-    }
-
-    fn embeds(&self) -> Vec<(String, Arc<dyn Present>)> {
-        self.embeds.clone()
-    }
-
-    fn rule_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.rules.iter().map(|(name, _)| name.clone()).collect();
-        for (_, child) in &self.embeds {
-            names.extend(child.rule_names());
-        }
-        names
     }
 
     fn suggested_actions(&self) -> Vec<String> {

@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 
 use super::guidance::CallTarget;
 use super::presentation::{Presentation, output_schema};
-use super::presenter::{Present, Presenter};
+use super::presenter::Presenter;
 use crate::error::ToolError;
 use crate::handler::ToolOutput;
 

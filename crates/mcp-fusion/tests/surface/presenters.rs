@@ -97,6 +97,7 @@ async fn get_invoice(args: Get) -> Result<Row, ToolError> {
 }
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code, reason = "listed, to be named by narrowed_by")]
 struct List {
     status: Option<String>,
     limit: Option<u32>,
@@ -171,9 +172,7 @@ async fn one_value_keeps_its_declared_fields_redacts_secrets_and_guides() {
         ]
     );
     let everything = all(&result);
-    for canary in ["CANARY"] {
-        assert!(!everything.contains(canary), "{everything}");
-    }
+    assert!(!everything.contains("CANARY"), "{everything}");
 }
 
 #[tokio::test]
