@@ -177,3 +177,44 @@ fn text(raw: &str) -> String {
         .replace('<', "&lt;")
         .replace(['\n', '\r'], " ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_block_without_narrowing_arguments_and_with_markup_in_its_texts() {
+        let mut guidance = Guidance {
+            cut: Some(Cut { shown: 1, total: 4 }),
+            ..Guidance::default()
+        };
+        guidance.add_rule(String::from(
+            "Totals < 0 mean credit & refunds.\nAsk first.",
+        ));
+        guidance.add_rule(String::from(
+            "Totals < 0 mean credit & refunds.\nAsk first.",
+        ));
+        guidance.add_suggestion(
+            "notes.add",
+            Suggestion::new("Note <this>.").argument("text", "a<b&c"),
+        );
+        guidance.add_suggestion("gone", Suggestion::new("Never shown."));
+        let narrowing = Narrowing {
+            action: "notes.list",
+            narrowed_by: &[],
+        };
+        let target = |action: &str| {
+            (action == "notes.add").then(|| CallTarget {
+                tool: String::from("notes"),
+                discriminator: Some((String::from("op"), String::from("add"))),
+            })
+        };
+        assert_eq!(
+            render(&guidance, &narrowing, &target).as_deref(),
+            Some(
+                "<result_limit shown=\"1\" total=\"4\">Showing 1 of 4 results. To see the others, call notes.list again with narrower arguments.</result_limit>\n<domain_rules>\n- Totals &lt; 0 mean credit &amp; refunds. Ask first.\n</domain_rules>\n<next_actions>\n- Call notes with {\"op\":\"add\",\"text\":\"a\\u003cb\\u0026c\"}: Note &lt;this>.\n</next_actions>"
+            )
+        );
+        assert_eq!(render(&Guidance::default(), &narrowing, &target), None);
+    }
+}
