@@ -97,6 +97,16 @@ impl Presentation {
         &*self.presenter
     }
 
+    /// What it shows the model, for the contract: the presenter's
+    /// [`describe`](Present::describe) with `"many"`.
+    pub(crate) fn describe(&self) -> Value {
+        let mut described = self.presenter.describe();
+        if let Some(object) = described.as_object_mut() {
+            object.insert("many".into(), Value::Bool(self.many));
+        }
+        described
+    }
+
     /// Sets how to call the actions its suggestions name (once; later
     /// calls change nothing).
     pub(crate) fn set_targets(&self, targets: HashMap<String, CallTarget>) {

@@ -218,6 +218,32 @@ pub(crate) trait Present: Send + Sync {
     /// The actions its suggestions call, its embedded presenters' after
     /// them.
     fn suggested_actions(&self) -> Vec<String>;
+    /// Its rules' names, its embedded presenters' after them.
+    fn rule_names(&self) -> Vec<String>;
+    /// Its secret paths, its embedded presenters' under their field.
+    fn secret_paths(&self) -> Vec<String>;
+    /// What it shows the model, for the contract: `{"name", "agentLimit"?,
+    /// "select", "secrets", "embedded": [{"field", "presenter"}], "rules":
+    /// {"count", "names"}, "suggestions": {"count", "actions"}}` (closures
+    /// cannot be compared: rules and suggestions by name).
+    fn describe(&self) -> Value {
+        let rules = self.rule_names();
+        let actions = self.suggested_actions();
+        let mut described = serde_json::json!({
+            "name": self.name(),
+            "select": self.selects(),
+            "secrets": self.secret_paths(),
+            "embedded": self.embedded(),
+            "rules": {"count": rules.len(), "names": rules},
+            "suggestions": {"count": actions.len(), "actions": actions},
+        });
+        if let (Some(limit), Some(object)) = (self.agent_limit(), described.as_object_mut()) {
+            object.insert("agentLimit".into(), limit.into());
+        }
+        described
+    }
+    /// Its embedded presenters: `[{"field", "presenter"}]`.
+    fn embedded(&self) -> Vec<Value>;
     /// Keeps the declared fields of one value and redacts its secrets, in
     /// place (the embedded presenters' too).
     fn shape(&self, value: &mut Value);
@@ -250,6 +276,34 @@ where
 
     fn selects(&self) -> bool {
         self.select
+    }
+
+    fn rule_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.rules.iter().map(|(name, _)| name.clone()).collect();
+        for (_, child) in &self.embeds {
+            names.extend(child.rule_names());
+        }
+        names
+    }
+
+    fn secret_paths(&self) -> Vec<String> {
+        let mut paths = self.secrets.clone();
+        for (field, child) in &self.embeds {
+            paths.extend(
+                child
+                    .secret_paths()
+                    .into_iter()
+                    .map(|p| format!("{field}.{p}")),
+            );
+        }
+        paths
+    }
+
+    fn embedded(&self) -> Vec<Value> {
+        self.embeds
+            .iter()
+            .map(|(field, child)| serde_json::json!({"field": field, "presenter": child.name()}))
+            .collect()
     }
 
     fn suggested_actions(&self) -> Vec<String> {

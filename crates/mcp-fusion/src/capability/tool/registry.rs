@@ -347,6 +347,7 @@ fn register_action(
         deprecated: action.deprecated.clone(),
         required_scopes: guards.auth.scopes.clone(),
         guards: guards.to_json(),
+        presenter: presentation.as_ref().map(|p| p.describe()),
     };
     let registered = RegisteredAction {
         key: key.map(str::to_owned),
