@@ -61,7 +61,7 @@ pub(super) fn diff_presenter(
             }
             diff_limit(name, a.get("agentLimit"), b.get("agentLimit"), push);
             diff_names(name, "secrets", &a["secrets"], &b["secrets"], push);
-            diff_names(name, "embedded", &a["embedded"], &b["embedded"], push);
+            diff_embedded(name, &a["embedded"], &b["embedded"], push);
             diff_names(
                 name,
                 "rules",
@@ -73,6 +73,38 @@ pub(super) fn diff_presenter(
             diff_names(name, "suggestions", x, y, push);
         }
         (None, None) => {}
+    }
+}
+
+/// The embedded presenters gained or lost (by field and name), and the
+/// agent limits of those kept.
+fn diff_embedded(name: &str, old: &Value, new: &Value, push: &mut Push<'_>) {
+    let entries = |v: &Value| -> Vec<(String, Option<Value>)> {
+        v.as_array()
+            .map(|items| {
+                items
+                    .iter()
+                    .map(|i| {
+                        let key = format!(
+                            "{}: {}",
+                            i["field"].as_str().unwrap_or(""),
+                            i["presenter"].as_str().unwrap_or("")
+                        );
+                        (key, i.get("agentLimit").cloned())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (a, b) = (entries(old), entries(new));
+    let keys = |e: &[(String, Option<Value>)]| {
+        Value::from(e.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>())
+    };
+    diff_names(name, "embedded", &keys(&a), &keys(&b), push);
+    for (key, limit) in &a {
+        if let Some((_, now)) = b.iter().find(|(k, _)| k == key) {
+            diff_limit(name, limit.as_ref(), now.as_ref(), push);
+        }
     }
 }
 

@@ -163,8 +163,9 @@ impl Presentation {
             .and_then(Value::as_array)
             .map(|names| names.iter().filter_map(Value::as_str).collect());
         let one = |item: &Value, guidance: &mut Guidance| -> Result<Value, ToolError> {
-            presenter.guide(item, guidance)?;
             let mut shaped = item.clone();
+            presenter.cut(&mut shaped, guidance);
+            presenter.guide(&shaped, guidance)?;
             presenter.shape(&mut shaped);
             if let (Some(picked), Value::Object(object)) = (&picked, &mut shaped) {
                 object.retain(|name, _| picked.contains(&name.as_str()));

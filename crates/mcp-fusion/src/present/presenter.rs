@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::fields::{declared_at, keep_declared};
-use super::guidance::Guidance;
+use super::guidance::{Cut, Guidance};
 use super::secrets::redact;
 use super::suggestion::Suggestion;
 use crate::error::ToolError;
@@ -131,9 +131,11 @@ where
         self
     }
 
-    /// Cuts a list of more than `max` values to its first `max`
-    /// ([`Action::returns_many`](crate::Action::returns_many)); the guidance
-    /// then says how many there were and how to ask for fewer (the action's
+    /// Cuts a list of more than `max` values to its first `max` — the
+    /// action's result ([`Action::returns_many`](crate::Action::returns_many)),
+    /// or a list field this presenter is [embedded](Self::embed) in (a page
+    /// `{"invoices": [...], "next_cursor": …}`); the guidance then says how
+    /// many there were and how to ask for fewer (the action's
     /// [`narrowed_by`](crate::Action::narrowed_by) arguments).
     pub fn agent_limit(mut self, max: usize) -> Self {
         self.agent_limit = Some(max);
@@ -244,6 +246,9 @@ pub(crate) trait Present: Send + Sync {
     }
     /// Its embedded presenters: `[{"field", "presenter"}]`.
     fn embedded(&self) -> Vec<Value>;
+    /// Cuts, in place, the lists of `value`'s embedded fields whose
+    /// presenter has an agent limit (the first cut is recorded).
+    fn cut(&self, value: &mut Value, guidance: &mut Guidance);
     /// Keeps the declared fields of one value and redacts its secrets, in
     /// place (the embedded presenters' too).
     fn shape(&self, value: &mut Value);
@@ -302,7 +307,13 @@ where
     fn embedded(&self) -> Vec<Value> {
         self.embeds
             .iter()
-            .map(|(field, child)| serde_json::json!({"field": field, "presenter": child.name()}))
+            .map(|(field, child)| {
+                let mut entry = serde_json::json!({"field": field, "presenter": child.name()});
+                if let (Some(limit), Some(object)) = (child.agent_limit(), entry.as_object_mut()) {
+                    object.insert("agentLimit".into(), limit.into());
+                }
+                entry
+            })
             .collect()
     }
 
@@ -312,6 +323,21 @@ where
             names.extend(child.suggested_actions());
         }
         names
+    }
+
+    fn cut(&self, value: &mut Value, guidance: &mut Guidance) {
+        for (field, child) in &self.embeds {
+            if let (Some(max), Some(Value::Array(items))) =
+                (child.agent_limit(), value.get_mut(field))
+                && items.len() > max
+            {
+                guidance.cut.get_or_insert(Cut {
+                    shown: max,
+                    total: items.len(),
+                });
+                items.truncate(max);
+            }
+        }
     }
 
     fn shape(&self, value: &mut Value) {
