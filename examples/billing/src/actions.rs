@@ -58,7 +58,12 @@ impl From<BillingError> for ToolError {
 // `billing.list_invoices`: a page of invoices, optionally of one status;
 // an unknown cursor is INVALID_CURSOR pointing back to the first page.
 /// List invoices, oldest first, optionally of one status; pages with `cursor`.
-#[action(read_only, idempotent)]
+#[action(
+    read_only,
+    idempotent,
+    narrowed_by("status", "limit"),
+    returns = crate::presenters::PAGE
+)]
 pub async fn list_invoices(
     State(db): State<Db>,
     args: ListInvoices,
@@ -103,7 +108,7 @@ pub async fn list_invoices(
 // `billing.get_invoice`: one invoice; NOT_FOUND pointing to
 // `billing.list_invoices`.
 /// Read one invoice by id.
-#[action(read_only, idempotent)]
+#[action(read_only, idempotent, returns = crate::presenters::INVOICE)]
 pub async fn get_invoice(
     State(db): State<Db>,
     args: InvoiceId,

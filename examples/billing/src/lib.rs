@@ -84,14 +84,9 @@ pub fn builder_with(db: &Db, options: &Options) -> ServerBuilder {
     };
     let mut billing = Group::new("billing")
         .description("Invoices: list, read, create, pay and void them.")
-        .action(read(
-            actions::list_invoices::action()
-                .narrowed_by(["status", "limit"])
-                .returns(&presenters::PAGE),
-        ))
-        .action(read(
-            actions::get_invoice::action().returns(&presenters::INVOICE),
-        ))
+        // Presented (`presenters`), as their `#[action]` says.
+        .action(read(actions::list_invoices::action()))
+        .action(read(actions::get_invoice::action()))
         .action(write(actions::create_invoice::action()))
         .action(write(actions::pay_invoice::action()))
         .action(write(actions::void_invoice::action()))
