@@ -117,7 +117,11 @@ async fn pay_invoice(_args: Get) -> Result<&'static str, ToolError> {
 
 fn group() -> Group {
     Group::new("billing")
-        .action(Action::new("get_invoice", get_invoice).returns(&INVOICE))
+        .action(
+            Action::new("get_invoice", get_invoice)
+                .returns(&INVOICE)
+                .task_support(mcp_fusion::TaskSupport::Optional),
+        )
         .action(
             Action::new("list_invoices", list_invoices)
                 .narrowed_by(["status", "limit"])
@@ -297,4 +301,64 @@ fn building_checks_suggestions_narrowed_by_and_secrets() {
         ),
         "the secret field \"internal_note\" of the presenter Invoice is not a string field of its type"
     );
+}
+
+/// The same result as a task's (MCP 2026-07-28 over Streamable HTTP, the
+/// tasks extension): the task's result is the presented one.
+#[cfg(feature = "http")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_result_is_presented_as_a_call_result_is() {
+    use crate::connection::HttpServed;
+    use crate::stateless::{Messages, post};
+
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        }
+    });
+    let server = server();
+    let expected = server
+        .call("billing", json!({"action": "get_invoice", "id": "inv_7"}))
+        .await
+        .unwrap();
+    let served = HttpServed::start(&server).await;
+    let arguments = json!({"action": "get_invoice", "id": "inv_7"});
+    let params = json!({"name": "billing", "arguments": arguments, "_meta": meta});
+    let created = post(
+        &served.url,
+        1,
+        "tools/call",
+        params,
+        &[("mcp-name", "billing")],
+    )
+    .await;
+    let created = Messages::of(created).next().await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let task_id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let mut read = Value::Null;
+    for id in 2..200 {
+        let params = json!({"taskId": task_id, "_meta": meta});
+        let got = post(
+            &served.url,
+            id,
+            "tasks/get",
+            params,
+            &[("mcp-name", &task_id)],
+        )
+        .await;
+        read = Messages::of(got).next().await;
+        if read["result"]["status"] == "completed" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let result = &read["result"]["result"];
+    assert_eq!(result["content"], json!(expected.content), "{read}");
+    assert_eq!(
+        result["structuredContent"],
+        json!(expected.structured_content),
+        "{read}"
+    );
+    assert!(!read.to_string().contains("CANARY"));
 }
