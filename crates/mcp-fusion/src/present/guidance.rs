@@ -6,6 +6,27 @@ use serde_json::{Map, Value};
 
 use super::suggestion::Suggestion;
 
+/// The elements of the guidance block, in their order (wire contract
+/// §9.1): the collection limit's summary, the domain rules, the suggested
+/// next calls.
+const LIMIT_TAG: &str = "result_limit";
+const RULES_TAG: &str = "domain_rules";
+const ACTIONS_TAG: &str = "next_actions";
+
+/// Whether `text` (a content block's) is a presenter's guidance block: it
+/// starts with one of its elements (`<result_limit `, `<domain_rules>`,
+/// `<next_actions>`). For a client that shows the data apart from the
+/// guidance (`fusion call` prints it on stderr).
+pub fn is_guidance(text: &str) -> bool {
+    let Some(rest) = text.strip_prefix('<') else {
+        return false;
+    };
+    [LIMIT_TAG, RULES_TAG, ACTIONS_TAG].iter().any(|tag| {
+        rest.strip_prefix(tag)
+            .is_some_and(|after| after.starts_with('>') || after.starts_with(' '))
+    })
+}
+
 /// The most suggested calls one result shows (the first ones, in the
 /// order the values and the presenter's suggestions give them).
 pub const MAX_SUGGESTIONS: usize = 5;
@@ -13,6 +34,7 @@ pub const MAX_SUGGESTIONS: usize = 5;
 /// What a list's agent limit cut: it held `total` values, `shown` of them
 /// were sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Cut {
     /// How many values were sent.
     pub shown: usize,
@@ -23,6 +45,7 @@ pub struct Cut {
 /// A suggested call: the action it names (dotted, `billing.pay_invoice`,
 /// or a plain tool) and the suggestion.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Suggested {
     /// The action, as the presenter named it.
     pub action: String,
@@ -34,6 +57,7 @@ pub struct Suggested {
 /// cut, the rules (deduplicated, in order) and the suggested calls
 /// (deduplicated, at most [`MAX_SUGGESTIONS`]).
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Guidance {
     /// What the agent limit cut, when it cut.
     pub cut: Option<Cut>,
@@ -143,7 +167,7 @@ fn limit_summary(cut: Cut, narrowing: &Narrowing<'_>) -> String {
         ),
     };
     format!(
-        "<result_limit shown=\"{shown}\" total=\"{total}\">Showing {shown} of {total} results. {}</result_limit>",
+        "<{LIMIT_TAG} shown=\"{shown}\" total=\"{total}\">Showing {shown} of {total} results. {}</{LIMIT_TAG}>",
         text(&how)
     )
 }
@@ -216,5 +240,11 @@ mod tests {
             )
         );
         assert_eq!(render(&Guidance::default(), &narrowing, &target), None);
+        assert!(is_guidance("<domain_rules>\n- x\n</domain_rules>"));
+        assert!(is_guidance(
+            "<result_limit shown=\"1\" total=\"2\">…</result_limit>"
+        ));
+        assert!(!is_guidance("<tool_error code=\"X\">"));
+        assert!(!is_guidance("<domain_rulesx>"));
     }
 }

@@ -24,7 +24,7 @@ mod suggestion;
 
 pub(crate) use fields::top_level as top_level_fields;
 pub(crate) use guidance::CallTarget;
-pub use guidance::{Cut, Guidance, MAX_SUGGESTIONS, Suggested};
+pub use guidance::{Cut, Guidance, MAX_SUGGESTIONS, Suggested, is_guidance};
 pub(crate) use observed::{observe, observing};
 pub use presentation::SELECT;
 pub(crate) use presentation::{Hidden, Presentation, output_schema};
