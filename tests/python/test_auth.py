@@ -444,9 +444,12 @@ async def test_a_token_with_every_scope_is_served_everything(db: Path, tokens: P
     [contents] = invoice.contents
     assert (contents.uri, contents.mime_type) == ("billing://invoices/inv_2", "application/json")
     assert stamped(contents.text) == INVOICE_2
-    # The template reads what billing.get_invoice returns, to the byte.
+    # The template reads what billing.get_invoice returns, to the byte, but
+    # the card number its presenter adds, redacted (and its guidance block).
     assert by_tool.is_error is False
-    assert texts(by_tool) == [contents.text]
+    data, _guidance = texts(by_tool)
+    assert data == contents.text[:-1] + ',"card_number":"[redacted]"}'
+
     assert reminder.description == PROMPT["description"]
     assert [dumped(message) for message in reminder.messages] == [
         {"role": "user", "content": {"type": "text", "text": reminder_text("alice, for the billing team")}}

@@ -204,11 +204,15 @@ async def test_get_invoice_success_carries_structured_content(transport: str, db
         result = await session.call_tool("billing", {"action": "get_invoice", "id": "inv_2"})
     assert result.is_error is False
     assert envelope_meta(result) is None
-    [text] = texts(result)
+    # The data, then the presenter's guidance (test_presenters.py).
+    text, _guidance = texts(result)
     value = json.loads(text)
     assert json.dumps(value, separators=(",", ":")) == text
     assert result.structured_content == value
-    assert stamped(value) == seeded_invoice(2, "grace@example.com", 45050, "USD", "open")
+    assert stamped(value) == {
+        **seeded_invoice(2, "grace@example.com", 45050, "USD", "open"),
+        "card_number": "[redacted]",
+    }
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -216,8 +220,11 @@ async def test_deprecated_action_succeeds_with_a_warning(transport: str, db: Pat
     async with open_session(transport, db) as session:
         result = await session.call_tool("billing", {"action": "get_invoice_legacy", "id": "inv_4"})
     assert result.is_error is False
-    output, warning = texts(result)
-    assert stamped(json.loads(output)) == seeded_invoice(4, "margaret@example.com", 310000, "GBP", "overdue")
+    output, _guidance, warning = texts(result)
+    assert stamped(json.loads(output)) == {
+        **seeded_invoice(4, "margaret@example.com", 310000, "GBP", "overdue"),
+        "card_number": "[redacted]",
+    }
     assert warning == (
         '<tool_error code="DEPRECATED" severity="warning">\n'
         "  <message>billing.get_invoice_legacy is deprecated and will be removed; use billing.get_invoice instead.</message>\n"

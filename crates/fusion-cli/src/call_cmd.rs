@@ -26,7 +26,8 @@ use crate::target::{
     after_help = target::after_help!(
         "\
 Exit codes:
-  0  success (warnings, if any, are printed on stderr)
+  0  success (a presenter's guidance and warnings, if any, are printed on
+     stderr)
   1  the tool reported an error (isError: true)
   2  usage error, connection error, or protocol error (including a JSON-RPC
      error such as an unknown tool on servers that answer it that way)"
@@ -228,6 +229,15 @@ fn print_success(success: &Success, args: &CallArgs) -> ExitCode {
             output::out_line(format_args!("{out}"));
         }
     }
+    if !args.json {
+        // A presenter's guidance (wire contract §9.1): on stderr, so that
+        // stdout holds the data alone.
+        for text in success.result.content.iter().filter_map(|b| b.as_text()) {
+            if mcp_fusion::present::is_guidance(&text.text) {
+                output::err_line(format_args!("{}", text.text));
+            }
+        }
+    }
     if !success.warnings.is_empty() {
         let paint = args.connect.paint_stderr();
         for warning in &success.warnings {
@@ -237,14 +247,21 @@ fn print_success(success: &Success, args: &CallArgs) -> ExitCode {
     ExitCode::from(EXIT_OK)
 }
 
-/// The output of a success for a person: each content block that is not a
-/// warning, text as it is (JSON pretty-printed), other blocks described in one
-/// line; the `structuredContent` when there is no text.
+/// The output of a success for a person: each content block that is neither
+/// a presenter's guidance nor a warning, text as it is (JSON
+/// pretty-printed), other blocks described in one line; the
+/// `structuredContent` when there is no text.
 fn success_text(success: &Success) -> String {
     let mut parts = Vec::new();
     let mut any_text = false;
     for (index, block) in success.result.content.iter().enumerate() {
         if success.is_warning_block(index) {
+            continue;
+        }
+        if block
+            .as_text()
+            .is_some_and(|t| mcp_fusion::present::is_guidance(&t.text))
+        {
             continue;
         }
         match block.as_text() {

@@ -27,6 +27,9 @@ pub(crate) struct Attributes {
     /// One builder call (`.read_only()`, `.title(..)`, …) per other
     /// attribute, in the order they are written.
     pub(crate) setters: Vec<TokenStream>,
+    /// Whether a setter names an item of the function's module
+    /// (`returns = INVOICE`): the builder then imports them.
+    pub(crate) names_items: bool,
 }
 
 impl Attributes {
@@ -140,6 +143,23 @@ impl Attributes {
                 }
                 quote_spanned!(span=> .requires_scopes([#(#scopes),*]))
             }
+            Kind::NarrowedBy => {
+                let arguments = strings(kind, meta)?;
+                if arguments.is_empty() {
+                    return Err(kind.misused(meta));
+                }
+                quote_spanned!(span=> .narrowed_by([#(#arguments),*]))
+            }
+            Kind::Returns => {
+                let presenter = expression(kind, meta)?;
+                self.names_items = true;
+                quote_spanned!(span=> .returns(&#presenter))
+            }
+            Kind::ReturnsMany => {
+                let presenter = expression(kind, meta)?;
+                self.names_items = true;
+                quote_spanned!(span=> .returns_many(&#presenter))
+            }
         };
         self.setters.push(setter);
         Ok(())
@@ -176,6 +196,14 @@ fn string(kind: Kind, meta: &Meta) -> syn::Result<LitStr> {
             Some(Lit::Str(lit)) => Ok(lit.clone()),
             _ => Err(kind.misused(meta)),
         },
+        _ => Err(kind.misused(meta)),
+    }
+}
+
+/// The expression of `kind = EXPR` (a presenter: not a literal).
+fn expression(kind: Kind, meta: &Meta) -> syn::Result<Expr> {
+    match meta {
+        Meta::NameValue(pair) if literal(&pair.value).is_none() => Ok(pair.value.clone()),
         _ => Err(kind.misused(meta)),
     }
 }

@@ -64,6 +64,12 @@ fn make(target: Target, args: TokenStream, item: TokenStream) -> syn::Result<Tok
         .unwrap_or_else(|| LitStr::new(&ident.unraw().to_string(), ident.span()));
     let description = description.map(|text| quote!(.description(#text)));
     let setters = &attributes.setters;
+    // A presenter is named as the function's module names it.
+    let items = attributes.names_items.then(|| {
+        quote!(
+            use super::*;
+        )
+    });
     let vis = &function.vis;
     let builder_vis = function::builder_visibility(vis);
     let cfgs = function::cfg_attributes(&function.attrs);
@@ -87,6 +93,7 @@ fn make(target: Target, args: TokenStream, item: TokenStream) -> syn::Result<Tok
         #vis mod #ident {
             #[doc = #builder_doc]
             #builder_vis fn #builder() -> ::mcp_fusion::#ty {
+                #items
                 #new
                     #description
                     #(#setters)*
@@ -114,6 +121,41 @@ mod tests {
             Ok(tokens) => panic!("expected errors, got {tokens}"),
             Err(errors) => errors.into_iter().map(|e| e.to_string()).collect(),
         }
+    }
+
+    #[test]
+    fn a_presenter_is_named_as_the_functions_module_names_it() {
+        let item = quote! {
+            /// List invoices.
+            async fn list_invoices(args: ListInvoices) -> Result<Vec<Row>, ToolError> {
+                todo!()
+            }
+        };
+        let args = quote!(narrowed_by("status", "limit"), returns_many = INVOICE);
+        let expected = quote! {
+            #item
+            #[doc = " The action of the function `list_invoices`: `list_invoices::action()`, made by `#[action]`."]
+            mod list_invoices {
+                #[doc = " The action `list_invoices`, run by the function `list_invoices`, with its description and the settings of its `#[action]`."]
+                pub(super) fn action() -> ::mcp_fusion::Action {
+                    use super::*;
+                    ::mcp_fusion::Action::new("list_invoices", super::list_invoices)
+                        .description("List invoices.")
+                        .narrowed_by(["status", "limit"])
+                        .returns_many(&INVOICE)
+                }
+            }
+        };
+        assert_eq!(expanded(args, item), expected.to_string());
+        assert_eq!(
+            errors(
+                quote!(returns = "INVOICE"),
+                quote!(
+                    async fn f() {}
+                )
+            ),
+            ["`returns` takes a presenter (a path or an expression): write `returns = PRESENTER`"]
+        );
     }
 
     #[test]
@@ -254,7 +296,7 @@ mod tests {
         assert_eq!(
             errors(quote!(read_only, readonly, read_only), item.clone()),
             [
-                "unknown attribute `readonly`; the attributes of #[action] are: name = \"...\", description = \"...\", read_only, idempotent, destructive, deprecated = \"replacement.action\", deprecated_field(\"old\", \"new\"), timeout = \"2s\", rate_limit = \"2/min\", concurrency(max_active = 4, max_queue = 16), requires_scopes(\"a\", \"b\"), requires_auth, allow_unknown_fields",
+                "unknown attribute `readonly`; the attributes of #[action] are: name = \"...\", description = \"...\", read_only, idempotent, destructive, deprecated = \"replacement.action\", deprecated_field(\"old\", \"new\"), timeout = \"2s\", rate_limit = \"2/min\", concurrency(max_active = 4, max_queue = 16), requires_scopes(\"a\", \"b\"), requires_auth, allow_unknown_fields, narrowed_by(\"status\", \"limit\"), returns = PRESENTER, returns_many = PRESENTER",
                 "`read_only` is given twice",
             ]
         );

@@ -23,6 +23,9 @@ pub(crate) enum Kind {
     RequiresScopes,
     RequiresAuth,
     AllowUnknownFields,
+    NarrowedBy,
+    Returns,
+    ReturnsMany,
 }
 
 impl Kind {
@@ -44,6 +47,9 @@ impl Kind {
             Kind::RequiresScopes => "requires_scopes",
             Kind::RequiresAuth => "requires_auth",
             Kind::AllowUnknownFields => "allow_unknown_fields",
+            Kind::NarrowedBy => "narrowed_by",
+            Kind::Returns => "returns",
+            Kind::ReturnsMany => "returns_many",
         }
     }
 
@@ -66,6 +72,9 @@ impl Kind {
             Kind::RequiresScopes => "requires_scopes(\"a\", \"b\")",
             Kind::RequiresAuth => "requires_auth",
             Kind::AllowUnknownFields => "allow_unknown_fields",
+            Kind::NarrowedBy => "narrowed_by(\"status\", \"limit\")",
+            Kind::Returns => "returns = PRESENTER",
+            Kind::ReturnsMany => "returns_many = PRESENTER",
         }
     }
 
@@ -86,7 +95,8 @@ impl Kind {
             | Kind::Timeout
             | Kind::RateLimit => "a string",
             Kind::DeprecatedField => "two strings",
-            Kind::RequiresScopes => "one or more strings",
+            Kind::RequiresScopes | Kind::NarrowedBy => "one or more strings",
+            Kind::Returns | Kind::ReturnsMany => "a presenter (a path or an expression)",
             Kind::Concurrency => "two whole numbers",
         }
     }

@@ -101,6 +101,9 @@ use target::Target;
 /// | `requires_scopes("billing:read", ..)` | the caller's credentials must carry every scope (`AUTH_REQUIRED`, `FORBIDDEN`) |
 /// | `requires_auth` | the caller must present valid credentials, whatever their scopes |
 /// | `allow_unknown_fields` | the input objects may carry keys their schema does not name |
+/// | `narrowed_by("status", "limit")` | the input fields that make the result smaller, named when a result is cut |
+/// | `returns = INVOICE` | the result, one value, is shown by that `Presenter` (a path or an expression, resolved as in the function's module: `.returns(&INVOICE)`) |
+/// | `returns_many = INVOICE` | the result, a list, is shown by that `Presenter` (`.returns_many(&INVOICE)`) |
 ///
 /// ## The description
 ///

@@ -79,6 +79,9 @@ impl Target {
                 Kind::RequiresScopes,
                 Kind::RequiresAuth,
                 Kind::AllowUnknownFields,
+                Kind::NarrowedBy,
+                Kind::Returns,
+                Kind::ReturnsMany,
             ],
             Target::Prompt => &[
                 Kind::Name,

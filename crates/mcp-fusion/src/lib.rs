@@ -28,9 +28,9 @@
 //! `json`, `listing`, `metrics_names`, `redact`, `redis_connection`, `schema`,
 //! `suggest`, `text`, `tool_meta`) → [`error`] →
 //! [`envelope`], [`validation`] → `wire` (reading and repairing JSON-RPC
-//! messages) → [`handler`] → [`pipeline`], `client` →
+//! messages) → [`handler`] → [`present`] → [`pipeline`], `client` →
 //! [`guard`] → [`capability`] → [`contract`] → [`server`],
-//! [`router_contract`] → [`transport`] → `gateway`. A module imports only
+//! [`router_contract`] → [`testing`] → [`transport`] → `gateway`. A module imports only
 //! from its own files and the layers below it; modules that share a layer
 //! (`envelope` and `validation`; `pipeline` and `client`; `server` and
 //! `router_contract`, the two ways to serve) do not import each other, and a leaf helper imports only other leaf helpers. Inside a folder,
@@ -96,6 +96,7 @@ mod json;
 mod listing;
 mod metrics_names;
 pub mod pipeline;
+pub mod present;
 #[cfg(any(feature = "client", feature = "redis"))]
 mod redact;
 #[cfg(feature = "redis")]
@@ -104,6 +105,7 @@ pub mod router_contract;
 mod schema;
 pub mod server;
 mod suggest;
+pub mod testing;
 mod text;
 mod tool_meta;
 pub mod transport;

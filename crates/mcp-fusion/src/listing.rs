@@ -79,13 +79,18 @@ pub struct ActionListing {
     /// Guard settings: `{"maxActive", "maxQueue", "rateLimit": {"calls",
     /// "periodMs", "scope"}, "timeoutMs"}`, each only when set.
     pub guards: Value,
+    /// What its presenter shows the model (wire contract §9.1), when it has
+    /// one: `{"name", "many", "agentLimit"?, "select", "secrets",
+    /// "embedded": [{"field", "presenter"}], "rules": {"count", "names"},
+    /// "suggestions": {"count", "actions"}}`.
+    pub presenter: Option<Value>,
 }
 
 impl ActionListing {
     /// The JSON form used in `_meta["mcp-fusion/actions"]`: `{"name",
     /// "description"?, "inputSchema", "outputSchema"?, "annotations":
     /// {"readOnlyHint", "destructiveHint", "idempotentHint"}, "deprecated"?,
-    /// "requiredScopes", "guards"}`.
+    /// "requiredScopes", "guards", "presenter"?}`.
     pub fn to_json(&self) -> Value {
         let mut object = Map::new();
         object.insert("name".into(), json!(self.name));
@@ -109,6 +114,9 @@ impl ActionListing {
         }
         object.insert("requiredScopes".into(), json!(self.required_scopes));
         object.insert("guards".into(), self.guards.clone());
+        if let Some(presenter) = &self.presenter {
+            object.insert("presenter".into(), presenter.clone());
+        }
         Value::Object(object)
     }
 }
@@ -203,6 +211,7 @@ impl ToolListing {
                     deprecated: None,
                     required_scopes: Vec::new(),
                     guards: Value::Object(Map::new()),
+                    presenter: None,
                 }],
             ),
         };
@@ -274,6 +283,11 @@ impl ActionListing {
             Some(guards @ Value::Object(_)) => guards.clone(),
             Some(_) => return None,
         };
+        let presenter = match object.get("presenter") {
+            None | Some(Value::Null) => None,
+            Some(presenter @ Value::Object(_)) => Some(presenter.clone()),
+            Some(_) => return None,
+        };
         Some(ActionListing {
             name: name.to_owned(),
             description: text("description")?,
@@ -283,6 +297,7 @@ impl ActionListing {
             deprecated: text("deprecated")?,
             required_scopes,
             guards,
+            presenter,
         })
     }
 }
@@ -381,6 +396,7 @@ impl ActionListing {
             deprecated: None,
             required_scopes: Vec::new(),
             guards: Value::Object(Map::new()),
+            presenter: None,
         })
     }
 }

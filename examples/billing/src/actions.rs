@@ -5,7 +5,7 @@ use mcp_fusion::{Json, State, ToolError, action};
 use crate::db::{self, Db, DbError, seq_of};
 use crate::model::{
     CreateInvoice, CurrencyTotals, GenerateReport, Health, Invoice, InvoiceId, InvoicePage,
-    ListInvoices, Period, Report, Status, VoidInvoice,
+    InvoiceRecord, ListInvoices, Period, Report, Status, VoidInvoice,
 };
 
 /// How long `billing.generate_report` works: the example's stand-in for a
@@ -58,11 +58,16 @@ impl From<BillingError> for ToolError {
 // `billing.list_invoices`: a page of invoices, optionally of one status;
 // an unknown cursor is INVALID_CURSOR pointing back to the first page.
 /// List invoices, oldest first, optionally of one status; pages with `cursor`.
-#[action(read_only, idempotent)]
+#[action(
+    read_only,
+    idempotent,
+    narrowed_by("status", "limit"),
+    returns = crate::presenters::PAGE
+)]
 pub async fn list_invoices(
     State(db): State<Db>,
     args: ListInvoices,
-) -> Result<Json<InvoicePage>, BillingError> {
+) -> Result<InvoicePage, BillingError> {
     let limit = args.limit.unwrap_or(20);
     let after = match args.cursor.as_deref() {
         None => 0,
@@ -83,32 +88,37 @@ pub async fn list_invoices(
     };
     let status = args.status;
     let mut invoices = db
-        .run(move |conn| db::list(conn, status, after, limit + 1))
+        .run(move |conn| db::list_records(conn, status, after, limit + 1))
         .await?;
     let next_cursor = if invoices.len() > limit as usize {
         invoices.truncate(limit as usize);
         invoices
             .last()
-            .and_then(|i| seq_of(&i.id))
+            .and_then(|i| seq_of(&i.invoice.id))
             .map(|n| format!("after_{n}"))
     } else {
         None
     };
-    Ok(Json(InvoicePage {
+    Ok(InvoicePage {
         invoices,
         next_cursor,
-    }))
+    })
 }
 
 // `billing.get_invoice`: one invoice; NOT_FOUND pointing to
 // `billing.list_invoices`.
 /// Read one invoice by id.
-#[action(read_only, idempotent)]
+#[action(read_only, idempotent, returns = crate::presenters::INVOICE)]
 pub async fn get_invoice(
     State(db): State<Db>,
     args: InvoiceId,
-) -> Result<Json<Invoice>, BillingError> {
-    load(&db, &args.id).await.map(Json)
+) -> Result<InvoiceRecord, BillingError> {
+    let Some(seq) = seq_of(&args.id) else {
+        return Err(not_found(&args.id).into());
+    };
+    db.run(move |conn| db::find_record(conn, seq))
+        .await?
+        .ok_or_else(|| not_found(&args.id).into())
 }
 
 /// Create an open invoice.

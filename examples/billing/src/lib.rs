@@ -13,6 +13,7 @@
 pub mod actions;
 pub mod db;
 pub mod model;
+pub mod presenters;
 pub mod prompts;
 pub mod resources;
 
@@ -83,6 +84,7 @@ pub fn builder_with(db: &Db, options: &Options) -> ServerBuilder {
     };
     let mut billing = Group::new("billing")
         .description("Invoices: list, read, create, pay and void them.")
+        // Presented (`presenters`), as their `#[action]` says.
         .action(read(actions::list_invoices::action()))
         .action(read(actions::get_invoice::action()))
         .action(write(actions::create_invoice::action()))
@@ -93,7 +95,8 @@ pub fn builder_with(db: &Db, options: &Options) -> ServerBuilder {
             Action::new("get_invoice_legacy", actions::get_invoice)
                 .description("Read one invoice by id (old name).")
                 .read_only()
-                .deprecated("billing.get_invoice"),
+                .deprecated("billing.get_invoice")
+                .returns(&presenters::INVOICE),
         ))
         .action(read(actions::generate_report::action()));
     if let Some((max_active, max_queue)) = options.guards.concurrency {

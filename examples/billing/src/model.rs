@@ -106,6 +106,54 @@ pub struct Invoice {
     pub created_at: String,
 }
 
+/// An invoice as the store holds it: with its card number and an internal
+/// note. Handlers return it; the presenters (`crate::presenters`) show the
+/// model a [`ShownInvoice`], the card number redacted and the note left out.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InvoiceRecord {
+    /// The invoice.
+    #[serde(flatten)]
+    pub invoice: Invoice,
+    /// The card the customer pays with (secret).
+    pub card_number: Option<String>,
+    /// A note for the finance team (never leaves the server).
+    pub internal_note: Option<String>,
+}
+
+/// An invoice as `billing.get_invoice` and `billing.list_invoices` show
+/// it: the fields of [`Invoice`] and the card number (sent redacted).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ShownInvoice {
+    /// `inv_` followed by digits.
+    pub id: String,
+    /// Who pays.
+    pub customer_email: String,
+    /// The total, in cents.
+    pub amount_cents: u64,
+    /// ISO 4217 code.
+    pub currency: String,
+    /// Where it is in its life cycle.
+    pub status: Status,
+    /// The lines.
+    pub items: Vec<LineItem>,
+    /// When payment is due (`YYYY-MM-DD`), if set.
+    pub due_date: Option<String>,
+    /// When it was created (UTC, ISO 8601).
+    pub created_at: String,
+    /// The card the customer pays with (always sent as `[redacted]`).
+    pub card_number: Option<String>,
+}
+
+/// One page of `billing.list_invoices` as the model reads it.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ShownPage {
+    /// The invoices, oldest first.
+    pub invoices: Vec<ShownInvoice>,
+    /// Pass as `cursor` for the next page; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
 /// `billing.list_invoices`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ListInvoices {
@@ -157,11 +205,11 @@ pub struct VoidInvoice {
     pub reason: Option<String>,
 }
 
-/// One page of `billing.list_invoices`.
-#[derive(Debug, Serialize, JsonSchema)]
+/// One page of `billing.list_invoices`, as the handler returns it.
+#[derive(Debug, Serialize)]
 pub struct InvoicePage {
     /// The invoices, oldest first.
-    pub invoices: Vec<Invoice>,
+    pub invoices: Vec<InvoiceRecord>,
     /// Pass as `cursor` for the next page; absent on the last page.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,

@@ -38,7 +38,14 @@ struct Seeded {
     amount_cents: u32,
     currency: &'static str,
     status: &'static str,
+    /// Read through `billing.get_invoice`, whose presenter adds the card
+    /// number, redacted.
+    presented: bool,
 }
+
+/// What `fusion call` prints on stderr after a paid or draft invoice of
+/// `billing.get_invoice`: its presenter's guidance (wire contract §9.1).
+const GUIDANCE: &str = "<domain_rules>\n- Amounts are in cents.\n</domain_rules>\n";
 
 /// `inv_1`, as seeded.
 const PAID_INV_1: Seeded = Seeded {
@@ -47,6 +54,7 @@ const PAID_INV_1: Seeded = Seeded {
     amount_cents: 120000,
     currency: "EUR",
     status: "paid",
+    presented: true,
 };
 
 /// `inv_2` once `billing.void_invoice` voided it.
@@ -56,6 +64,7 @@ const VOIDED_INV_2: Seeded = Seeded {
     amount_cents: 45050,
     currency: "USD",
     status: "void",
+    presented: false,
 };
 
 /// `inv_3`, as seeded.
@@ -65,6 +74,7 @@ const DRAFT_INV_3: Seeded = Seeded {
     amount_cents: 9900,
     currency: "USD",
     status: "draft",
+    presented: true,
 };
 
 /// Asserts that `stdout` is exactly what `fusion call` prints for
@@ -77,7 +87,13 @@ fn assert_printed(stdout: &str, invoice: &Seeded) {
         amount_cents,
         currency,
         status,
+        presented,
     } = invoice;
+    let card = if *presented {
+        ",\n  \"card_number\": \"[redacted]\""
+    } else {
+        ""
+    };
     assert_eq!(
         stdout,
         format!(
@@ -95,7 +111,7 @@ fn assert_printed(stdout: &str, invoice: &Seeded) {
     }}
   ],
   "due_date": null,
-  "created_at": "2026-11-02T09:00:00Z"
+  "created_at": "2026-11-02T09:00:00Z"{card}
 }}
 "#
         )
@@ -199,7 +215,7 @@ async fn a_client_authenticated_by_private_key_jwt_gets_a_token_of_the_server() 
     for alg in ["ES256", ""] {
         let signed = call(key, alg);
         assert_eq!(signed.code, 0, "{alg}: {}", signed.stderr);
-        assert_eq!(signed.stderr, "");
+        assert_eq!(signed.stderr, GUIDANCE);
         assert_printed(&signed.stdout, &PAID_INV_1);
     }
 
@@ -265,7 +281,7 @@ async fn client_credentials_are_exchanged_for_a_token_of_the_server() {
         "billing-full-secret",
     ));
     assert_eq!(full.code, 0, "{}", full.stderr);
-    assert_eq!(full.stderr, "");
+    assert_eq!(full.stderr, GUIDANCE);
     assert_printed(&full.stdout, &PAID_INV_1);
     let reader = fusion_with(
         &as_client(
@@ -279,7 +295,9 @@ async fn client_credentials_are_exchanged_for_a_token_of_the_server() {
         b"",
     );
     assert_eq!(reader.code, 0, "{}", reader.stderr);
-    assert_eq!(untimed(&reader.stderr), [request("billing:read")]);
+    let mut logged = vec![request("billing:read")];
+    logged.extend(GUIDANCE.lines().map(str::to_owned));
+    assert_eq!(untimed(&reader.stderr), logged);
     assert_printed(&reader.stdout, &PAID_INV_1);
 
     // Writing: the token of billing:read gets 403 insufficient_scope, the
@@ -466,11 +484,11 @@ impl Browser {
 /// Runs `fusion ARGS`, waits for the authorization URL it prints on stderr,
 /// authorizes as a browser would (logged in as `alice`), and returns how
 /// fusion ended and the redirect its listener received. Its stderr must be
-/// the one prompt.
+/// the one prompt, then the invoice presenter's guidance.
 async fn call_through_browser(args: &[&str], issuer: &str) -> (Run, String) {
     let (run, mut urls, mut redirects) = call_through_browsers(args, issuer, "alice").await;
     assert_eq!(urls.len(), 1, "{}", run.stderr);
-    assert_eq!(run.stderr, prompt(&urls[0]));
+    assert_eq!(run.stderr, format!("{}{GUIDANCE}", prompt(&urls[0])));
     urls.clear();
     (run, redirects.remove(0))
 }
@@ -691,7 +709,7 @@ async fn a_dotted_name_reaches_a_group_hidden_from_an_anonymous_tools_list() {
         "billing-full-secret",
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(run.stderr, "");
+    assert_eq!(run.stderr, GUIDANCE);
     assert_printed(&run.stdout, &DRAFT_INV_3);
 }
 

@@ -92,6 +92,23 @@ fn seeded(n: usize) -> Value {
     )
 }
 
+/// `invoice` as `billing.get_invoice` and `billing.list_invoices` show it:
+/// their presenter adds the card number, redacted when there is one
+/// (`card` false: an invoice created without one, `null`).
+fn presented(mut invoice: Value, card: bool) -> Value {
+    invoice["card_number"] = if card {
+        json!("[redacted]")
+    } else {
+        Value::Null
+    };
+    invoice
+}
+
+/// The seeded invoice `inv_{n}` as the presented actions show it.
+fn shown(n: usize) -> Value {
+    presented(seeded(n), true)
+}
+
 fn with_status(mut invoice: Value, status: &str) -> Value {
     invoice["status"] = json!(status);
     invoice
@@ -121,11 +138,17 @@ async fn list_invoices(t: Transport) {
     let s = Session::start(t, &db).await;
 
     let all = s.billing(json!({"action": "list_invoices"})).await;
+    // The presenter shows 10 of the 12 and says so after the data.
+    assert!(
+        texts(&all)[1].starts_with("<result_limit shown=\"10\" total=\"12\">"),
+        "{:?}",
+        texts(&all)
+    );
     let all = stamp(success_json(&all));
     assert_eq!(
         all,
-        json!({"invoices": (1..=12).map(seeded).collect::<Vec<_>>()}),
-        "every seeded invoice, no next_cursor"
+        json!({"invoices": (1..=10).map(shown).collect::<Vec<_>>()}),
+        "the first ten seeded invoices, no next_cursor"
     );
 
     let page = s
@@ -136,24 +159,21 @@ async fn list_invoices(t: Transport) {
     assert_eq!(page.structured_content, Some(success_json(&page)));
     assert_eq!(
         stamp(success_json(&page)),
-        json!({"invoices": [seeded(1), seeded(7)], "next_cursor": "after_7"})
+        json!({"invoices": [shown(1), shown(7)], "next_cursor": "after_7"})
     );
     let rest = s
         .billing(
             json!({"action": "list_invoices", "status": "paid", "limit": 2, "cursor": "after_7"}),
         )
         .await;
-    assert_eq!(
-        stamp(success_json(&rest)),
-        json!({"invoices": [seeded(12)]})
-    );
+    assert_eq!(stamp(success_json(&rest)), json!({"invoices": [shown(12)]}));
 
     let overdue = s
         .billing(json!({"action": "list_invoices", "status": "overdue"}))
         .await;
     assert_eq!(
         stamp(success_json(&overdue)),
-        json!({"invoices": [seeded(4), seeded(10)]})
+        json!({"invoices": [shown(4), shown(10)]})
     );
 
     let bad = s
@@ -200,14 +220,18 @@ async fn get_invoice(t: Transport) {
         .billing(json!({"action": "get_invoice", "id": "inv_2"}))
         .await;
     let value = success_json(&found);
-    assert_eq!(texts(&found).len(), 1);
+    assert_eq!(
+        texts(&found).len(),
+        2,
+        "the data, then the presenter's guidance"
+    );
     assert_eq!(found.meta, None);
     assert_eq!(
         found.structured_content.as_ref(),
         Some(&value),
         "get_invoice declares an output schema"
     );
-    assert_eq!(stamp(value), seeded(2));
+    assert_eq!(stamp(value), shown(2));
 
     let missing = s
         .billing(json!({"action": "get_invoice", "id": "inv_9999"}))
@@ -274,7 +298,7 @@ async fn create_invoice(t: Transport) {
     let read = s
         .billing(json!({"action": "get_invoice", "id": "inv_13"}))
         .await;
-    assert_eq!(stamp(success_json(&read)), invoice);
+    assert_eq!(stamp(success_json(&read)), presented(invoice, false));
 
     let bad_email = s
         .billing(json!({
@@ -465,7 +489,7 @@ async fn void_invoice(t: Transport) {
     let still = s
         .billing(json!({"action": "get_invoice", "id": "inv_1"}))
         .await;
-    assert_eq!(stamp(success_json(&still)), seeded(1));
+    assert_eq!(stamp(success_json(&still)), shown(1));
 
     let long_reason = "x".repeat(501);
     let too_long = s
@@ -535,13 +559,17 @@ async fn legacy_and_health(t: Transport) {
         .billing(json!({"action": "get_invoice_legacy", "id": "inv_4"}))
         .await;
     let texts = texts(&legacy);
-    assert_eq!(texts.len(), 2, "output, then the warning: {texts:?}");
+    assert_eq!(
+        texts.len(),
+        3,
+        "output, the presenter's guidance, then the warning: {texts:?}"
+    );
     assert_eq!(legacy.is_error, Some(false));
     let value: Value = serde_json::from_str(&texts[0]).expect("JSON output");
     assert_eq!(legacy.structured_content.as_ref(), Some(&value));
-    assert_eq!(stamp(value), seeded(4));
+    assert_eq!(stamp(value), shown(4));
     assert_eq!(
-        texts[1],
+        texts[2],
         "<tool_error code=\"DEPRECATED\" severity=\"warning\">\n  <message>billing.get_invoice_legacy is deprecated and will be removed; use billing.get_invoice instead.</message>\n  <recovery>The call succeeded: its result is above. Next time call billing.get_invoice.</recovery>\n  <available_actions>\n    <action>billing.get_invoice</action>\n  </available_actions>\n</tool_error>"
     );
     assert_eq!(
@@ -745,7 +773,8 @@ async fn a_second_start_on_the_same_file_keeps_the_data() {
             "status": "paid",
             "items": [{"description": "Kept", "quantity": 7, "unit_price_cents": 100}],
             "due_date": null,
-            "created_at": "<created>"
+            "created_at": "<created>",
+            "card_number": null
         })
     );
     let health = s.call("billing_health", json!({})).await;

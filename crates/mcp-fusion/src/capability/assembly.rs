@@ -74,6 +74,8 @@ pub(crate) struct Parts<'a> {
     pub validator: Option<SchemaValidator>,
     /// An action's output schema's validator.
     pub output: Option<SchemaValidator>,
+    /// An action's presenter.
+    pub presentation: Option<std::sync::Arc<crate::present::Presentation>>,
     /// Its guards, with the defaults it inherits already applied.
     pub guards: Guards,
     /// Its layers inside the server's, outermost first (a group's, then its
@@ -117,6 +119,7 @@ impl Assembly {
         let validated: ActionService = ActionService::new(Validate {
             validator: parts.validator,
             output: parts.output,
+            presentation: parts.presentation,
             inner: service,
         });
         let chain = GuardChain::new(&parts.guards, &self.guards, parts.retry_safe, &parts.labels);

@@ -164,6 +164,7 @@ impl Prompt {
                 reason,
             })?;
         let callable = assembly.callable(Parts {
+            presentation: None,
             name: &self.name,
             handler: handler_service(self.handler.clone()),
             validator: Some(validator),

@@ -34,6 +34,13 @@ pub struct ActionContract {
     /// "maxQueue", "rateLimit": {"calls", "periodMs", "scope"}, "timeoutMs"}`,
     /// each member only when set; `{}` for none.
     pub guards: Value,
+    /// What the action's presenter shows the model (wire contract §9.1),
+    /// normalized, when it has one: `{"name", "many", "agentLimit"?,
+    /// "select", "secrets", "embedded": [{"field", "presenter"}], "rules":
+    /// {"count", "names"}, "suggestions": {"count", "actions"}}`. Its
+    /// declared fields are those of `output_schema`. Lockfiles written
+    /// before presenters have none.
+    pub presenter: Option<Value>,
 }
 
 impl ActionContract {
@@ -57,6 +64,7 @@ impl ActionContract {
                 Value::Object(_) => normalize(&self.guards),
                 _ => Value::Object(Map::new()),
             },
+            presenter: self.presenter.as_ref().map(normalize),
         }
     }
 
@@ -64,7 +72,8 @@ impl ActionContract {
     /// name, which is its key, and without the digest): `{"annotations":
     /// {"destructiveHint", "idempotentHint", "readOnlyHint"}, "deprecated"?,
     /// "description"?, "guards", "inputSchema", "outputSchema"?,
-    /// "requiredScopes"}`, keys sorted.
+    /// "presenter"?, "requiredScopes"}`, keys sorted (an action without a
+    /// presenter has the digest it had before presenters).
     pub fn to_json(&self) -> Value {
         let mut object = Map::new();
         object.insert(
@@ -85,6 +94,9 @@ impl ActionContract {
         object.insert("inputSchema".into(), self.input_schema.clone());
         if let Some(output) = &self.output_schema {
             object.insert("outputSchema".into(), output.clone());
+        }
+        if let Some(presenter) = &self.presenter {
+            object.insert("presenter".into(), presenter.clone());
         }
         object.insert("requiredScopes".into(), json!(self.required_scopes));
         Value::Object(object)
@@ -122,6 +134,16 @@ impl ActionContract {
         let annotations = annotations_of(object, at)?;
         let scopes = scopes_of(object, at)?;
         let guards = guards_of(object, at)?;
+        let presenter = match object.get("presenter") {
+            None | Some(Value::Null) => None,
+            Some(presenter @ Value::Object(_)) => Some(presenter.clone()),
+            Some(_) => {
+                return Err(ContractError::malformed(
+                    at,
+                    "\"presenter\" must be a JSON object",
+                ));
+            }
+        };
         Ok(ActionContract {
             name: name.into(),
             description: text("description")?.map(str::to_owned),
@@ -131,6 +153,7 @@ impl ActionContract {
             deprecated: text("deprecated")?.map(str::to_owned),
             required_scopes: scopes,
             guards,
+            presenter,
         }
         .canonical())
     }

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::action::ActionContract;
 use super::delta::{ContractDiff, Delta};
+use super::presenter_diff::diff_presenter;
 use super::schema_diff::{FieldDelta, diff_schemas};
 use super::schema_rules::Side;
 use super::schema_summary::{cut, fields_summary};
@@ -180,6 +181,12 @@ fn diff_action(tool: &str, old: &ActionContract, new: &ActionContract, deltas: &
     diff_deprecation(&name, old, new, &mut push);
     diff_scopes(&name, old, new, &mut push);
     diff_guards(&name, &old.guards, &new.guards, &mut push);
+    diff_presenter(
+        &name,
+        old.presenter.as_ref(),
+        new.presenter.as_ref(),
+        &mut push,
+    );
     diff_action_schemas(tool, &name, old, new, deltas);
 }
 

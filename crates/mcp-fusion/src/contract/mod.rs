@@ -23,6 +23,7 @@ mod delta;
 mod diff;
 mod error;
 mod lockfile;
+mod presenter_diff;
 mod schema_diff;
 mod schema_rules;
 mod schema_summary;

@@ -24,4 +24,5 @@ pub use output::{IntoOutput, Output, PromptMessages, ResourceData};
 pub(crate) use rounds::{InputRounds, Stop, until_input};
 pub use signature::Handler;
 pub(crate) use signature::{Erased, erase};
+pub(crate) use tool_output::{Body, Shown};
 pub use tool_output::{Json, ToolOutput};

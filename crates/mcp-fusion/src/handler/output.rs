@@ -67,6 +67,7 @@ impl<T: Serialize + JsonSchema> IntoOutput<ToolOutput> for Json<T> {
         Ok(ToolOutput {
             body: Body::Json(serde_json::to_value(self.0).map_err(ToolError::internal)?),
             warnings: Vec::new(),
+            shown: None,
         })
     }
 

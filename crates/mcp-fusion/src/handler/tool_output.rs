@@ -1,5 +1,8 @@
 //! An action's success: [`ToolOutput`] and [`Json<T>`].
 
+use std::any::Any;
+use std::sync::Arc;
+
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 
@@ -18,6 +21,19 @@ use crate::error::ToolError;
 pub struct ToolOutput {
     pub(crate) body: Body,
     pub(crate) warnings: Vec<ToolError>,
+    /// What a presenter added (wire contract §9.1); `None` for an action
+    /// without one, which pays nothing more.
+    pub(crate) shown: Option<Box<Shown>>,
+}
+
+/// What a presenter made of an output beside its data.
+#[derive(Debug, Clone)]
+pub(crate) struct Shown {
+    /// The guidance block, sent after the data; `None` when empty.
+    pub guidance: Option<String>,
+    /// What the model does not read (the whole value, the guidance as
+    /// data), for `mcp_fusion::testing`.
+    pub hidden: Arc<dyn Any + Send + Sync>,
 }
 
 #[derive(Debug, Clone)]
@@ -33,6 +49,7 @@ impl ToolOutput {
         ToolOutput {
             body: Body::Text(text.into()),
             warnings: Vec::new(),
+            shown: None,
         }
     }
 
@@ -44,6 +61,7 @@ impl ToolOutput {
             value => ToolOutput {
                 body: Body::Json(value),
                 warnings: Vec::new(),
+                shown: None,
             },
         }
     }
@@ -53,6 +71,7 @@ impl ToolOutput {
         ToolOutput {
             body: Body::Result(Box::new(result)),
             warnings: Vec::new(),
+            shown: None,
         }
     }
 
@@ -80,7 +99,8 @@ impl ToolOutput {
     }
 
     /// The output as a `CallToolResult` (`structured` says whether the action
-    /// declared an output schema), warnings appended through
+    /// declared an output schema): the data, then a presenter's guidance
+    /// block (wire contract §9.1), then the warnings, appended through
     /// [`crate::envelope::attach_warning`].
     pub(crate) fn into_call_tool_result(self, structured: bool) -> CallToolResult {
         let mut result = match self.body {
@@ -98,6 +118,9 @@ impl ToolOutput {
             }
             Body::Result(result) => *result,
         };
+        if let Some(guidance) = self.shown.and_then(|shown| shown.guidance) {
+            result.content.push(ContentBlock::text(guidance));
+        }
         for warning in &self.warnings {
             result = crate::envelope::attach_warning(result, warning);
         }

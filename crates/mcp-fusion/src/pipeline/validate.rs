@@ -2,6 +2,7 @@
 //! end the call with a [`ValidationFailure`]; the rest go on to the middleware
 //! and the handler (wire contract §4: the handler never sees invalid input).
 
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures::future::BoxFuture;
@@ -11,6 +12,7 @@ use tower::{Service, ServiceExt};
 use super::{Call, CallService};
 use crate::error::{ToolError, ValidationFailure};
 use crate::handler::Output;
+use crate::present::{Presentation, SELECT};
 use crate::validation::SchemaValidator;
 
 /// How a call that passed the guards ended: with the handler's output, or
@@ -33,6 +35,8 @@ pub(crate) type ActionService = BoxCloneSyncService<Call, Outcome, ToolError>;
 pub(crate) struct Validate {
     pub validator: Option<SchemaValidator>,
     pub output: Option<SchemaValidator>,
+    /// An action's presenter: it presents the success (wire contract §9.1).
+    pub presentation: Option<Arc<Presentation>>,
     pub inner: CallService,
 }
 
@@ -53,6 +57,9 @@ impl Service<Call> for Validate {
             return Box::pin(std::future::ready(Ok(Outcome::Invalid(failure))));
         }
         let inner = self.inner.clone();
+        if let Some(presentation) = self.presentation.clone() {
+            return Box::pin(presented(presentation, inner, call));
+        }
         let Some(output) = self.output.clone() else {
             return Box::pin(async move { inner.oneshot(call).await.map(Outcome::Output) });
         };
@@ -75,5 +82,28 @@ impl Service<Call> for Validate {
                 ))),
             }
         })
+    }
+}
+
+/// Runs `inner` for `call` and presents its success with `presentation`;
+/// the `_select` argument, validated already, is taken out of the
+/// arguments before the handler reads them.
+async fn presented(
+    presentation: Arc<Presentation>,
+    inner: CallService,
+    mut call: Call,
+) -> Result<Outcome, ToolError> {
+    let select = match presentation.presenter().selects() {
+        true => call
+            .args
+            .as_object_mut()
+            .and_then(|args| args.remove(SELECT)),
+        false => None,
+    };
+    match inner.oneshot(call).await? {
+        Output::Tool(tool) => Ok(Outcome::Output(Output::Tool(
+            presentation.present(tool, select.as_ref())?,
+        ))),
+        other => Ok(Outcome::Output(other)),
     }
 }

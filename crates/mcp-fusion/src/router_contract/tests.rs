@@ -20,6 +20,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use super::{Parameters, answer_validation};
 
 mod guards;
+mod presented;
 use crate::envelope::{attach_warning, to_call_tool_result, validation_result};
 use crate::error::{FieldError, ToolError, ValidationFailure};
 

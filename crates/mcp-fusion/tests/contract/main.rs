@@ -8,5 +8,6 @@ mod diff;
 mod envelope;
 #[cfg(feature = "client")]
 mod lockfile;
+mod presenters;
 #[cfg(feature = "client")]
 mod self_healing;

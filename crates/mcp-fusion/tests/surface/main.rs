@@ -39,6 +39,8 @@ mod macros;
 #[cfg(all(feature = "client", feature = "http"))]
 mod pages;
 #[cfg(feature = "client")]
+mod presenters;
+#[cfg(feature = "client")]
 mod prompts;
 #[cfg(feature = "client")]
 mod resources;

@@ -1,7 +1,12 @@
 //! [`Action`]: one callable unit (a plain tool, or one action of a group), its
 //! input type, its handler and its hints.
 
+use std::sync::Arc;
+
 use rmcp::model::{ClientCapabilities, JsonObject, Tool};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::TaskSupport;
@@ -11,6 +16,7 @@ use crate::guard::{Concurrency, ConcurrencySetting, Guards};
 use crate::handler::{Erased, Handler, StateNeed, ToolOutput, erase};
 use crate::listing::Annotations;
 use crate::pipeline::BoxLayer;
+use crate::present::{Present, Presenter, output_schema};
 use crate::schema;
 
 /// One callable unit: a plain tool ([`crate::server::ServerBuilder::tool`]) or
@@ -51,6 +57,11 @@ pub struct Action {
     pub(crate) layers: Vec<BoxLayer>,
     pub(crate) visible_when: Vec<VisibleFn>,
     pub(crate) task_support: TaskSupport,
+    /// The arguments that make its result smaller ([`Action::narrowed_by`]).
+    pub(crate) narrowed_by: Vec<String>,
+    /// Its presenter, and whether it presents a list
+    /// ([`Action::returns`], [`Action::returns_many`]).
+    pub(crate) presenter: Option<(Arc<dyn Present>, bool)>,
 }
 
 /// Where an action's input schema comes from.
@@ -109,6 +120,8 @@ impl Action {
             layers: Vec::new(),
             visible_when: Vec::new(),
             task_support: TaskSupport::Forbidden,
+            narrowed_by: Vec::new(),
+            presenter: None,
         }
     }
 
@@ -297,6 +310,69 @@ impl Action {
     /// (SEP-2663).
     pub fn task_support(mut self, support: TaskSupport) -> Self {
         self.task_support = support;
+        self
+    }
+
+    /// The arguments that make this action's result smaller — filters, a
+    /// page size, a cursor (`["status", "customer_id", "limit"]`). When a
+    /// result is cut (a presenter's `agent_limit`, the egress guard), the
+    /// model reads their names as the way to ask for less. Each must be a
+    /// property of the input schema, else building the server fails with
+    /// `BuildError::BadSchema`.
+    pub fn narrowed_by<I, S>(mut self, arguments: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.narrowed_by = arguments.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Presents the action's result, one value, with `presenter` (wire
+    /// contract §9.1): its `outputSchema` becomes `T`'s, and only what `T`
+    /// declares leaves the server, secrets redacted, with the presenter's
+    /// rules and suggested next calls after the data. The handler returns
+    /// any `Serialize` value that reads as a `T`. Building fails with
+    /// `BuildError::BadSchema` when a secret or embedded field is not
+    /// declared by `T`, or a suggestion names an action the server does not
+    /// have.
+    ///
+    /// ```
+    /// use mcp_fusion::{Action, ToolError};
+    /// use mcp_fusion::present::Presenter;
+    ///
+    /// #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+    /// struct Invoice { id: String, card_number: String }
+    ///
+    /// async fn get_invoice(_: mcp_fusion::NoArgs) -> Result<Invoice, ToolError> {
+    ///     Ok(Invoice { id: "inv_1".into(), card_number: "4111 1111 1111 1111".into() })
+    /// }
+    /// let invoices = Presenter::<Invoice>::new("Invoice").secret("card_number");
+    /// let action = Action::new("get_invoice", get_invoice).returns(&invoices);
+    /// # let _ = action;
+    /// ```
+    pub fn returns<T>(self, presenter: &Presenter<T>) -> Self
+    where
+        T: Serialize + DeserializeOwned + JsonSchema + Send + Sync + 'static,
+    {
+        self.presented(presenter.erased(), false)
+    }
+
+    /// Presents the action's result, a list of values, with `presenter`:
+    /// as [`returns`](Self::returns) for each value, the list cut to the
+    /// presenter's agent limit (the guidance then names the
+    /// [`narrowed_by`](Self::narrowed_by) arguments), sent as
+    /// `{"items": [...]}` (MCP's `structuredContent` is an object).
+    pub fn returns_many<T>(self, presenter: &Presenter<T>) -> Self
+    where
+        T: Serialize + DeserializeOwned + JsonSchema + Send + Sync + 'static,
+    {
+        self.presented(presenter.erased(), true)
+    }
+
+    fn presented(mut self, presenter: Arc<dyn Present>, many: bool) -> Self {
+        self.output_schema = Some(output_schema(&*presenter, many));
+        self.presenter = Some((presenter, many));
         self
     }
 

@@ -16,6 +16,7 @@ use crate::guard::Guards;
 use crate::listing::{ActionListing, ToolListing};
 use crate::metrics_names::ActionLabels;
 use crate::pipeline::{BoxLayer, handler_service};
+use crate::present::{CallTarget, Presentation, SELECT};
 use crate::schema::SchemaProfile;
 use crate::validation::SchemaValidator;
 
@@ -43,6 +44,15 @@ pub(crate) struct RegisteredAction {
     pub fields: Vec<String>,
     /// Whether its calls may run as a task.
     pub task_support: TaskSupport,
+    /// The arguments that make its result smaller
+    /// ([`Action::narrowed_by`](crate::Action::narrowed_by)).
+    #[allow(
+        dead_code,
+        reason = "read by the egress guard (issue #36); presenters keep their own copy"
+    )]
+    pub narrowed_by: Vec<String>,
+    /// Its presenter, bound to it ([`Action::returns`](crate::Action::returns)).
+    pub presentation: Option<Arc<Presentation>>,
 }
 
 /// One MCP tool: a plain tool (one action, no discriminator) or a group.
@@ -192,6 +202,13 @@ fn input_schema(action: &Action, dotted: &str) -> Result<(Value, bool), BuildErr
         property.insert("description".into(), Value::String(description));
         property.insert("deprecated".into(), Value::Bool(true));
     }
+    check_narrowed_by(action, &schema, dotted)?;
+    if let Some((presenter, _)) = &action.presenter
+        && presenter.selects()
+        && let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut)
+    {
+        properties.insert(SELECT.to_owned(), select_schema(presenter.schema()));
+    }
     if validated && schema.get("type").and_then(Value::as_str) != Some("object") {
         return Err(BuildError::BadSchema {
             action: dotted.to_owned(),
@@ -199,6 +216,55 @@ fn input_schema(action: &Action, dotted: &str) -> Result<(Value, bool), BuildErr
         });
     }
     Ok((schema, validated))
+}
+
+/// `BuildError::BadSchema` unless every `narrowed_by` argument of `action`
+/// is a property of its input `schema`.
+fn check_narrowed_by(action: &Action, schema: &Value, dotted: &str) -> Result<(), BuildError> {
+    let properties = schema.get("properties").and_then(Value::as_object);
+    match action
+        .narrowed_by
+        .iter()
+        .find(|name| !properties.is_some_and(|p| p.contains_key(name.as_str())))
+    {
+        Some(name) => Err(BuildError::BadSchema {
+            action: dotted.to_owned(),
+            reason: format!("the narrowed_by argument \"{name}\" is not a field of the input"),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The schema of the `_select` argument: an array of the top-level fields
+/// `output` declares (wire contract §9.1).
+fn select_schema(output: &Value) -> Value {
+    let names = crate::present::top_level_fields(output);
+    serde_json::json!({
+        "description": "Only these top-level fields of each result (default: all).",
+        "type": "array",
+        "items": {"type": "string", "enum": names},
+        "uniqueItems": true
+    })
+}
+
+/// `action` (named `dotted`)'s presenter bound to it.
+fn presentation(action: &Action, dotted: &str) -> Result<Option<Arc<Presentation>>, BuildError> {
+    let Some((presenter, many)) = &action.presenter else {
+        return Ok(None);
+    };
+    let schema = action.output_schema.clone().unwrap_or(Value::Bool(true));
+    Presentation::new(
+        Arc::clone(presenter),
+        *many,
+        dotted,
+        &action.narrowed_by,
+        &schema,
+    )
+    .map(|p| Some(Arc::new(p)))
+    .map_err(|reason| BuildError::BadSchema {
+        action: dotted.to_owned(),
+        reason,
+    })
 }
 
 /// The compiled validators of `action` (named `dotted`): of its input
@@ -219,6 +285,8 @@ fn validators(
         false => None,
     };
     let output = match (&action.output_schema, &action.listed_as) {
+        // A presenter checks what it presents.
+        _ if action.presenter.is_some() => None,
         (Some(schema), None) => {
             Some(SchemaValidator::new(schema).map_err(|e| bad(format!("the output schema: {e}")))?)
         }
@@ -246,11 +314,13 @@ fn register_action(
     let guards = action.guards.or(&group.guards);
     let (schema, validated) = input_schema(action, &dotted)?;
     let (validator, output) = validators(action, &schema, validated, &dotted)?;
+    let presentation = presentation(action, &dotted)?;
     let callable = assembly.callable(Parts {
         name: &dotted,
         handler: handler_service(action.handler.clone()),
         validator,
         output,
+        presentation: presentation.clone(),
         guards: guards.clone(),
         layers: &[group.layers, &action.layers],
         state_needs: &action.state_needs,
@@ -266,7 +336,7 @@ fn register_action(
     let fields = schema
         .get("properties")
         .and_then(serde_json::Value::as_object)
-        .map(|p| p.keys().cloned().collect())
+        .map(|p| p.keys().filter(|k| *k != SELECT).cloned().collect())
         .unwrap_or_default();
     let listing = ActionListing {
         name: key.unwrap_or(&action.name).to_owned(),
@@ -277,6 +347,7 @@ fn register_action(
         deprecated: action.deprecated.clone(),
         required_scopes: guards.auth.scopes.clone(),
         guards: guards.to_json(),
+        presenter: presentation.as_ref().map(|p| p.describe()),
     };
     let registered = RegisteredAction {
         key: key.map(str::to_owned),
@@ -289,6 +360,8 @@ fn register_action(
         description: action.description.clone().unwrap_or_default(),
         fields,
         task_support: action.task_support,
+        narrowed_by: action.narrowed_by.clone(),
+        presentation,
     };
     Ok((registered, listing))
 }
@@ -498,6 +571,56 @@ impl Registry {
             listed,
             description: group.description,
             profile: assembly.schema_profile,
+        })
+    }
+
+    /// Tells every presenter how to call the actions its suggestions name.
+    ///
+    /// # Errors
+    /// `BuildError::BadSchema` for a suggestion naming an action the table
+    /// does not have.
+    pub fn bind_presentations(&self) -> Result<(), BuildError> {
+        for tool in &self.tools {
+            for action in &tool.actions {
+                let Some(presentation) = &action.presentation else {
+                    continue;
+                };
+                let mut targets = HashMap::new();
+                for name in presentation.presenter().suggested_actions() {
+                    let Some(target) = self.call_target(&name) else {
+                        return Err(BuildError::BadSchema {
+                            action: action.dotted.clone(),
+                            reason: format!(
+                                "the presenter {} suggests \"{name}\", which the server does not have",
+                                presentation.presenter().name()
+                            ),
+                        });
+                    };
+                    targets.insert(name, target);
+                }
+                presentation.set_targets(targets);
+            }
+        }
+        Ok(())
+    }
+
+    /// How to call the action `name` (dotted, or a plain tool's name).
+    fn call_target(&self, name: &str) -> Option<CallTarget> {
+        if let Some(tool) = self.tool(name)
+            && tool.discriminator.is_none()
+        {
+            return Some(CallTarget {
+                tool: tool.name.clone(),
+                discriminator: None,
+            });
+        }
+        let (tool, key) = name.split_once('.')?;
+        let tool = self.tool(tool)?;
+        let discriminator = tool.discriminator.as_ref()?;
+        tool.action_index(key)?;
+        Some(CallTarget {
+            tool: tool.name.clone(),
+            discriminator: Some((discriminator.clone(), key.to_owned())),
         })
     }
 

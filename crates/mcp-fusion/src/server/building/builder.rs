@@ -505,6 +505,7 @@ impl ServerBuilder {
         let catalog = catalog_of(self.prompts, self.resources, self.templates, &assembly)?;
         let build = &*assembly;
         let registry = Registry::build(self.definitions, build)?;
+        registry.bind_presentations()?;
         let fallback = match self.fallback {
             Some((claims, action)) => Some(Fallback {
                 claims,

@@ -53,10 +53,7 @@ impl<'a> ToolSet<'a> {
     /// would give for it, [`BuildError::DuplicateTool`] for a name the set
     /// already has; the set is unchanged then.
     pub fn add_tool(&mut self, action: Action) -> Result<(), BuildError> {
-        self.registry
-            .add(Definition::Plain(action), self.assembly)?;
-        self.changed = true;
-        Ok(())
+        self.add(Definition::Plain(action))
     }
 
     /// Adds a group, listed after the others.
@@ -65,7 +62,16 @@ impl<'a> ToolSet<'a> {
     /// As [`add_tool`](Self::add_tool), and the errors of a group (empty, a
     /// discriminator that is empty or a field of an action).
     pub fn add_group(&mut self, group: Group) -> Result<(), BuildError> {
-        self.registry.add(Definition::Group(group), self.assembly)?;
+        self.add(Definition::Group(group))
+    }
+
+    /// Adds the tool of `definition`, its presenters bound to the set's
+    /// tools; on an error the set is unchanged.
+    fn add(&mut self, definition: Definition) -> Result<(), BuildError> {
+        let mut registry = self.registry.clone();
+        registry.add(definition, self.assembly)?;
+        registry.bind_presentations()?;
+        self.registry = registry;
         self.changed = true;
         Ok(())
     }

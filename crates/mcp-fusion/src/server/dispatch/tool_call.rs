@@ -230,6 +230,9 @@ impl Dispatch<'_> {
                 Reply::Invalid(failure)
             }
             Ok(Tooled::Output(output)) => {
+                if let Some(shown) = &output.shown {
+                    crate::present::observe(&shown.hidden);
+                }
                 Reply::Result(output.into_call_tool_result(action.structured))
             }
             Err(err) => Reply::Error(err),
