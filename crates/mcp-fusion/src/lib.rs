@@ -96,6 +96,7 @@ mod json;
 mod listing;
 mod metrics_names;
 pub mod pipeline;
+pub mod present;
 #[cfg(any(feature = "client", feature = "redis"))]
 mod redact;
 #[cfg(feature = "redis")]

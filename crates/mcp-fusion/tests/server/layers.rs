@@ -24,7 +24,7 @@ const LAYERS: &[&[&str]] = &[
     &["error"],
     &["envelope", "validation"],
     &["wire"],
-    &["handler"],
+    &["handler", "present"],
     &["pipeline", "client"],
     &["guard"],
     &["capability"],
