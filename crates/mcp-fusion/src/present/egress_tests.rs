@@ -189,7 +189,7 @@ proptest! {
                 prop_assert_eq!(done.after, size);
                 let whole: usize = after
                     .iter()
-                    .filter(|t| t.starts_with("<tool_error"))
+                    .filter(|t| is_tagged(t))
                     .map(String::len)
                     .sum();
                 let smallest = cut.structured_content.as_ref().map_or(0, json_size);
