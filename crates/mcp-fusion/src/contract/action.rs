@@ -34,6 +34,14 @@ pub struct ActionContract {
     /// "maxQueue", "rateLimit": {"calls", "periodMs", "scope"}, "timeoutMs"}`,
     /// each member only when set; `{}` for none.
     pub guards: Value,
+    /// What the action declares of its results (`docs/wire-contract.md` §9),
+    /// a JSON object (normalized), `{}` for nothing: `{"egressLimitBytes"?,
+    /// "freshness"?, "invalidates"?, "reads"?}` — the egress limit in bytes
+    /// when it is not the default 262 144 (`null`: none), the freshness
+    /// (`{"noStore": true}` or `{"maxAgeSeconds": n}`), the patterns it
+    /// invalidates and the domains it reads. Lockfiles written before it
+    /// existed have none: `{}`.
+    pub results: Value,
 }
 
 impl ActionContract {
@@ -57,6 +65,10 @@ impl ActionContract {
                 Value::Object(_) => normalize(&self.guards),
                 _ => Value::Object(Map::new()),
             },
+            results: match &self.results {
+                Value::Object(_) => normalize(&self.results),
+                _ => Value::Object(Map::new()),
+            },
         }
     }
 
@@ -64,7 +76,8 @@ impl ActionContract {
     /// name, which is its key, and without the digest): `{"annotations":
     /// {"destructiveHint", "idempotentHint", "readOnlyHint"}, "deprecated"?,
     /// "description"?, "guards", "inputSchema", "outputSchema"?,
-    /// "requiredScopes"}`, keys sorted.
+    /// "requiredScopes", "results"?}`, keys sorted (`results` only when it
+    /// declares something).
     pub fn to_json(&self) -> Value {
         let mut object = Map::new();
         object.insert(
@@ -87,6 +100,11 @@ impl ActionContract {
             object.insert("outputSchema".into(), output.clone());
         }
         object.insert("requiredScopes".into(), json!(self.required_scopes));
+        // Only when something is declared: the digests of actions that
+        // declare nothing are those of lockfiles written before.
+        if self.results.as_object().is_some_and(|r| !r.is_empty()) {
+            object.insert("results".into(), self.results.clone());
+        }
         Value::Object(object)
     }
 
@@ -99,7 +117,8 @@ impl ActionContract {
     /// form of one entry of a tool's `_meta["mcp-fusion/actions"]` (whose
     /// `name` member, if any, is ignored here). `at` names the place, for
     /// errors. Unknown members are ignored; a missing `annotations` hint is
-    /// false, missing `requiredScopes` empty, missing `guards` `{}`.
+    /// false, missing `requiredScopes` empty, missing `guards` and `results`
+    /// `{}`.
     ///
     /// # Errors
     /// [`ContractError::Malformed`] when the value is not an object, has no
@@ -122,6 +141,16 @@ impl ActionContract {
         let annotations = annotations_of(object, at)?;
         let scopes = scopes_of(object, at)?;
         let guards = guards_of(object, at)?;
+        let results = match object.get("results") {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(results @ Value::Object(_)) => results.clone(),
+            Some(_) => {
+                return Err(ContractError::malformed(
+                    at,
+                    "\"results\" must be a JSON object",
+                ));
+            }
+        };
         Ok(ActionContract {
             name: name.into(),
             description: text("description")?.map(str::to_owned),
@@ -131,6 +160,7 @@ impl ActionContract {
             deprecated: text("deprecated")?.map(str::to_owned),
             required_scopes: scopes,
             guards,
+            results,
         }
         .canonical())
     }

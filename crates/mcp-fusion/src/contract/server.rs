@@ -118,6 +118,7 @@ fn from_action_listing(listing: &ActionListing) -> ActionContract {
         deprecated: listing.deprecated.clone(),
         required_scopes: listing.required_scopes.clone(),
         guards: listing.guards.clone(),
+        results: listing.results.clone(),
     }
     .canonical()
 }

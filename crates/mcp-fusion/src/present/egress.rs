@@ -389,6 +389,10 @@ pub(crate) fn notice(cut: &Cut, limit: usize, narrowed_by: &[String]) -> String 
 /// `result` through the egress guard: within `limit` bytes, it is returned
 /// as it is; over it, it is cut and its notice appended, last.
 pub(crate) fn guard(result: CallToolResult, limit: usize, narrowed_by: &[String]) -> CallToolResult {
+    if limit == usize::MAX {
+        // No limit: nothing is measured.
+        return result;
+    }
     match cut(result, limit) {
         (result, None) => result,
         (mut result, Some(cut)) => {
