@@ -42,6 +42,8 @@ mod pages;
 mod prompts;
 #[cfg(feature = "client")]
 mod resources;
+#[cfg(feature = "client")]
+mod results;
 #[cfg(all(feature = "client", feature = "http"))]
 mod stateless;
 #[cfg(feature = "client")]
