@@ -11,3 +11,6 @@ pub mod state_sync;
 
 pub use egress::DEFAULT_EGRESS_LIMIT;
 pub use freshness::Freshness;
+
+#[cfg(test)]
+mod wire_doc_tests;
