@@ -27,7 +27,12 @@ async fn a_list_over_the_limit_is_cut_by_whole_invoices_with_the_notice() {
     let db = fresh_db("cut");
     let server = builder(&db).egress_limit(2048).build().unwrap();
     let args = json!({"action": "list_invoices", "limit": 100});
-    let whole = builder(&db).build().unwrap().call("billing", args.clone()).await.unwrap();
+    let whole = builder(&db)
+        .build()
+        .unwrap()
+        .call("billing", args.clone())
+        .await
+        .unwrap();
     let whole: Value = whole.structured_content.unwrap();
     let all = whole["invoices"].as_array().unwrap();
     assert_eq!(all.len(), 12);

@@ -188,7 +188,12 @@ pub(crate) fn cut_text(text: &str, budget: usize) -> &str {
     if text.len() <= budget {
         return text;
     }
-    let head = &text[..text.floor_char_boundary(budget)];
+    // The last character boundary at or before `budget` (0 is one).
+    let end = (0..=budget)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    let head = &text[..end];
     match head.rfind('\n') {
         Some(end) => &text[..=end],
         None => head,
@@ -388,7 +393,11 @@ pub(crate) fn notice(cut: &Cut, limit: usize, narrowed_by: &[String]) -> String 
 
 /// `result` through the egress guard: within `limit` bytes, it is returned
 /// as it is; over it, it is cut and its notice appended, last.
-pub(crate) fn guard(result: CallToolResult, limit: usize, narrowed_by: &[String]) -> CallToolResult {
+pub(crate) fn guard(
+    result: CallToolResult,
+    limit: usize,
+    narrowed_by: &[String],
+) -> CallToolResult {
     if limit == usize::MAX {
         // No limit: nothing is measured.
         return result;

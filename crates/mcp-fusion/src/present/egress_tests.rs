@@ -56,7 +56,11 @@ fn a_list_is_cut_by_whole_items_with_the_exact_notice() {
 #[test]
 fn without_narrowing_arguments_the_notice_names_none() {
     let text = "line one\nline two\nline three\n";
-    let cut = guard(CallToolResult::success(vec![ContentBlock::text(text)]), 20, &[]);
+    let cut = guard(
+        CallToolResult::success(vec![ContentBlock::text(text)]),
+        20,
+        &[],
+    );
     assert_eq!(
         texts(&cut),
         vec![
@@ -98,7 +102,13 @@ fn an_object_is_cut_through_its_largest_list() {
     let value = json!({"total": 10, "invoices": rows(10)});
     let (cut, items) = cut_value(&value, 120).unwrap();
     assert_eq!(cut, json!({"total": 10, "invoices": rows(2)}));
-    assert_eq!(items, Items { shown: 2, total: 10 });
+    assert_eq!(
+        items,
+        Items {
+            shown: 2,
+            total: 10
+        }
+    );
 }
 
 #[test]

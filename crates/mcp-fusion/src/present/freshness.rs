@@ -34,9 +34,9 @@ impl Freshness {
     /// stay fresh for {n} seconds; read again after that.`
     pub fn sentence(self) -> String {
         match self {
-            Freshness::NoStore => {
-                String::from("Results are never fresh for long; read again before relying on an earlier one.")
-            }
+            Freshness::NoStore => String::from(
+                "Results are never fresh for long; read again before relying on an earlier one.",
+            ),
             Freshness::Seconds(n) => {
                 format!("Results stay fresh for {n} seconds; read again after that.")
             }

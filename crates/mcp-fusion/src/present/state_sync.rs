@@ -108,7 +108,10 @@ mod tests {
 
     #[test]
     fn the_notice_names_the_cause_the_domains_and_the_readers() {
-        let readers = ["billing.get_invoice".to_owned(), "billing.list_invoices".to_owned()];
+        let readers = [
+            "billing.get_invoice".to_owned(),
+            "billing.list_invoices".to_owned(),
+        ];
         assert_eq!(
             notice("billing.pay_invoice", &["invoices.*".to_owned()], &readers),
             "<stale_reads cause=\"billing.pay_invoice\" domains=\"invoices.*\">This call changed invoices.*: results read before it are stale. Call billing.get_invoice, billing.list_invoices again before relying on what they returned.</stale_reads>"

@@ -28,8 +28,19 @@ fn the_egress_notices_are_the_documented_ones() {
     };
     shown(&egress::notice(&cut, 300, &["count".to_owned()]));
     let text = "line one\nline two\nline three\n";
-    let result = egress::guard(CallToolResult::success(vec![ContentBlock::text(text)]), 20, &[]);
-    let last = result.content.last().unwrap().as_text().unwrap().text.clone();
+    let result = egress::guard(
+        CallToolResult::success(vec![ContentBlock::text(text)]),
+        20,
+        &[],
+    );
+    let last = result
+        .content
+        .last()
+        .unwrap()
+        .as_text()
+        .unwrap()
+        .text
+        .clone();
     shown(&last);
     assert_eq!(egress::DEFAULT_EGRESS_LIMIT, 262_144);
     assert!(WIRE.contains("**262 144 bytes (256 KiB)**"));
@@ -37,7 +48,10 @@ fn the_egress_notices_are_the_documented_ones() {
 
 #[test]
 fn the_state_sync_strings_are_the_documented_ones() {
-    let readers = ["billing.list_invoices".to_owned(), "billing.get_invoice".to_owned()];
+    let readers = [
+        "billing.list_invoices".to_owned(),
+        "billing.get_invoice".to_owned(),
+    ];
     shown(&state_sync::notice(
         "billing.pay_invoice",
         &["invoices.*".to_owned()],
@@ -53,7 +67,10 @@ fn the_state_sync_strings_are_the_documented_ones() {
     // The `_meta` forms as the doc writes them.
     assert!(WIRE.contains(r#"`{"noStore": true}` or `{"maxAgeSeconds": n}`"#));
     assert_eq!(Freshness::NoStore.to_json(), json!({"noStore": true}));
-    assert_eq!(Freshness::Seconds(30).to_json(), json!({"maxAgeSeconds": 30}));
+    assert_eq!(
+        Freshness::Seconds(30).to_json(),
+        json!({"maxAgeSeconds": 30})
+    );
     assert_eq!(
         Freshness::from_json(&json!({"maxAgeSeconds": 30})),
         Some(Freshness::Seconds(30))

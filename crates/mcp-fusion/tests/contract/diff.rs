@@ -783,7 +783,10 @@ fn results_slots_tighter_egress_is_breaking_looser_safe_the_rest_risky() {
         .collect();
     assert_eq!(
         summary,
-        [("(results.freshness)", Risky), ("(results.invalidates)", Risky)]
+        [
+            ("(results.freshness)", Risky),
+            ("(results.invalidates)", Risky)
+        ]
     );
 }
 

@@ -478,8 +478,14 @@ async fn a_servers_results_slots_are_the_same_built_and_listed() {
         actions["list_invoices"].results,
         json!({"egressLimitBytes": 65536, "freshness": {"maxAgeSeconds": 30}, "reads": ["invoices"]})
     );
-    assert_eq!(actions["pay_invoice"].results, json!({"invalidates": ["invoices.*"]}));
-    let client = server.connect_in_memory(ClientOptions::default()).await.unwrap();
+    assert_eq!(
+        actions["pay_invoice"].results,
+        json!({"invalidates": ["invoices.*"]})
+    );
+    let client = server
+        .connect_in_memory(ClientOptions::default())
+        .await
+        .unwrap();
     let listed = ServerContract::from_tools(&client.list_tools().await.unwrap()).unwrap();
     client.close().await;
     assert_eq!(listed, built);

@@ -187,7 +187,9 @@ async fn freshness_is_in_the_tools_meta_and_description() {
     let status = tools.iter().find(|t| t.name == "status").unwrap();
     assert_eq!(
         status.description.as_deref(),
-        Some("The status. Results are never fresh for long; read again before relying on an earlier one.")
+        Some(
+            "The status. Results are never fresh for long; read again before relying on an earlier one."
+        )
     );
     let meta = to_json(&status.meta);
     assert_eq!(meta["mcp-fusion/freshness"], json!({"noStore": true}));

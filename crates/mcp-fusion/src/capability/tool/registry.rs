@@ -333,7 +333,10 @@ fn results_of(action: &Action, egress_limit: usize) -> Value {
         results.insert("freshness".into(), freshness.to_json());
     }
     if !action.invalidates.is_empty() {
-        results.insert("invalidates".into(), Value::from(action.invalidates.clone()));
+        results.insert(
+            "invalidates".into(),
+            Value::from(action.invalidates.clone()),
+        );
     }
     if !action.reads.is_empty() {
         results.insert("reads".into(), Value::from(action.reads.clone()));
