@@ -23,6 +23,7 @@ pub(crate) enum Kind {
     RequiresScopes,
     RequiresAuth,
     AllowUnknownFields,
+    EgressLimit,
 }
 
 impl Kind {
@@ -44,6 +45,7 @@ impl Kind {
             Kind::RequiresScopes => "requires_scopes",
             Kind::RequiresAuth => "requires_auth",
             Kind::AllowUnknownFields => "allow_unknown_fields",
+            Kind::EgressLimit => "egress_limit",
         }
     }
 
@@ -66,6 +68,7 @@ impl Kind {
             Kind::RequiresScopes => "requires_scopes(\"a\", \"b\")",
             Kind::RequiresAuth => "requires_auth",
             Kind::AllowUnknownFields => "allow_unknown_fields",
+            Kind::EgressLimit => "egress_limit = 65536",
         }
     }
 
@@ -88,6 +91,7 @@ impl Kind {
             Kind::DeprecatedField => "two strings",
             Kind::RequiresScopes => "one or more strings",
             Kind::Concurrency => "two whole numbers",
+            Kind::EgressLimit => "a whole number of bytes",
         }
     }
 

@@ -101,6 +101,7 @@ use target::Target;
 /// | `requires_scopes("billing:read", ..)` | the caller's credentials must carry every scope (`AUTH_REQUIRED`, `FORBIDDEN`) |
 /// | `requires_auth` | the caller must present valid credentials, whatever their scopes |
 /// | `allow_unknown_fields` | the input objects may carry keys their schema does not name |
+/// | `egress_limit = 65536` | the most bytes a successful result may have (`.egress_limit(..)`); a larger one is cut at whole items, lines or characters, with a notice (`docs/wire-contract.md` §9.2) |
 ///
 /// ## The description
 ///

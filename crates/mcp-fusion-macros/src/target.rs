@@ -79,6 +79,7 @@ impl Target {
                 Kind::RequiresScopes,
                 Kind::RequiresAuth,
                 Kind::AllowUnknownFields,
+                Kind::EgressLimit,
             ],
             Target::Prompt => &[
                 Kind::Name,
