@@ -13,7 +13,11 @@
 //! taking what the limit leaves after the blocks kept whole:
 //! - a *tagged* block (its text, trimmed, begins with `<` and ends with
 //!   `>`: an error or warning envelope, the stale-reads notice, a
-//!   presenter's guidance) is kept whole, always;
+//!   presenter's guidance) is kept whole, always — but the data block of a
+//!   handler that returned a value (text or JSON) is never taken for one,
+//!   so a value that happens to look like markup is cut like any other.
+//!   (A result a handler built itself, or a gateway's upstream sent, has no
+//!   known data block: its tagged blocks are all kept whole.);
 //! - a JSON block (an array or an object) keeps the whole items of its
 //!   array that fit, first to last; an object is cut through its largest
 //!   member that is an array or an object, the other members kept; when it
@@ -219,14 +223,14 @@ struct Plan {
     twin: Option<usize>,
 }
 
-fn plan(result: &CallToolResult) -> Plan {
+fn plan(result: &CallToolResult, data: Option<usize>) -> Plan {
     let mut whole = 0;
     let mut twin = None;
     for (i, block) in result.content.iter().enumerate() {
         let ContentBlock::Text(text) = block else {
             continue;
         };
-        if is_tagged(&text.text) {
+        if Some(i) != data && is_tagged(&text.text) {
             whole += text.text.len();
         } else if twin.is_none()
             && let Some(structured) = &result.structured_content
@@ -240,8 +244,13 @@ fn plan(result: &CallToolResult) -> Plan {
 
 /// `result` cut to at most `limit` bytes as counted (module docs), or as it
 /// is when it is within the limit or an error result; `None` for the cut
-/// when nothing was cut.
-pub(crate) fn cut(mut result: CallToolResult, limit: usize) -> (CallToolResult, Option<Cut>) {
+/// when nothing was cut. `data` is the index of its data block, when known
+/// (never kept whole as a tagged block).
+pub(crate) fn cut(
+    mut result: CallToolResult,
+    limit: usize,
+    data: Option<usize>,
+) -> (CallToolResult, Option<Cut>) {
     if result.is_error == Some(true) {
         return (result, None);
     }
@@ -249,7 +258,7 @@ pub(crate) fn cut(mut result: CallToolResult, limit: usize) -> (CallToolResult, 
     if before <= limit {
         return (result, None);
     }
-    let plan = plan(&result);
+    let plan = plan(&result, data);
     let mut budget = limit.saturating_sub(plan.whole);
     let mut items = Items::default();
     let structured = result.structured_content.take();
@@ -264,7 +273,8 @@ pub(crate) fn cut(mut result: CallToolResult, limit: usize) -> (CallToolResult, 
             result.content.extend(block);
             continue;
         }
-        if let Some(block) = cut_block(block, &mut budget, &mut items) {
+        let tagged_ok = Some(i) != data;
+        if let Some(block) = cut_block(block, tagged_ok, &mut budget, &mut items) {
             result.content.push(block);
         }
     }
@@ -328,8 +338,14 @@ fn cut_alone(value: &Value, budget: &mut usize, items: &mut Items) -> Value {
 }
 
 /// One block that does not repeat `structuredContent`, cut to `budget`
-/// (which it then takes from); `None` when it is dropped.
-fn cut_block(block: ContentBlock, budget: &mut usize, items: &mut Items) -> Option<ContentBlock> {
+/// (which it then takes from); `None` when it is dropped. A tagged block is
+/// kept whole when `tagged_ok` (it is not the data block).
+fn cut_block(
+    block: ContentBlock,
+    tagged_ok: bool,
+    budget: &mut usize,
+    items: &mut Items,
+) -> Option<ContentBlock> {
     let ContentBlock::Text(mut text) = block else {
         let size = block_size(&block);
         if size > *budget {
@@ -338,7 +354,7 @@ fn cut_block(block: ContentBlock, budget: &mut usize, items: &mut Items) -> Opti
         *budget -= size;
         return Some(block);
     };
-    if is_tagged(&text.text) {
+    if tagged_ok && is_tagged(&text.text) {
         return Some(ContentBlock::Text(text));
     }
     if text.text.len() <= *budget {
@@ -392,17 +408,19 @@ pub(crate) fn notice(cut: &Cut, limit: usize, narrowed_by: &[String]) -> String 
 }
 
 /// `result` through the egress guard: within `limit` bytes, it is returned
-/// as it is; over it, it is cut and its notice appended, last.
+/// as it is; over it, it is cut and its notice appended, last. `data`: the
+/// index of its data block, when known.
 pub(crate) fn guard(
     result: CallToolResult,
     limit: usize,
     narrowed_by: &[String],
+    data: Option<usize>,
 ) -> CallToolResult {
     if limit == usize::MAX {
         // No limit: nothing is measured.
         return result;
     }
-    match cut(result, limit) {
+    match cut(result, limit, data) {
         (result, None) => result,
         (mut result, Some(cut)) => {
             result

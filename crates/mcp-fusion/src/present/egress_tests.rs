@@ -29,7 +29,7 @@ fn rows(n: usize) -> Value {
 #[test]
 fn a_result_within_the_limit_passes_as_it_is() {
     let result = CallToolResult::success(vec![ContentBlock::text("hello")]);
-    assert_eq!(guard(result.clone(), 5, &[]), result);
+    assert_eq!(guard(result.clone(), 5, &[], None), result);
 }
 
 #[test]
@@ -38,7 +38,7 @@ fn a_list_is_cut_by_whole_items_with_the_exact_notice() {
     let mut result = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
     result.structured_content = Some(value);
     // Three rows are 115 bytes of JSON, twice (text and structuredContent) 230: they fit in 250, four do not.
-    let cut = guard(result, 250, &["status".into(), "limit".into()]);
+    let cut = guard(result, 250, &["status".into(), "limit".into()], Some(0));
     let expected = rows(3);
     assert_eq!(cut.structured_content, Some(expected.clone()));
     assert_eq!(
@@ -60,6 +60,7 @@ fn without_narrowing_arguments_the_notice_names_none() {
         CallToolResult::success(vec![ContentBlock::text(text)]),
         20,
         &[],
+        Some(0),
     );
     assert_eq!(
         texts(&cut),
@@ -82,9 +83,22 @@ fn tagged_blocks_are_kept_whole_and_text_is_cut_between_characters() {
         ContentBlock::text(warning),
     ]);
     let limit = notice.len() + warning.len() + 5;
-    let cut = guard(result, limit, &[]);
+    let cut = guard(result, limit, &[], None);
     let texts = texts(&cut);
     assert_eq!(&texts[..3], [notice, "éé", warning]);
+}
+
+#[test]
+fn a_data_block_that_looks_like_markup_is_cut_like_text() {
+    let html = format!("<html>\n{}</html>", "<p>row</p>\n".repeat(20));
+    let result = CallToolResult::success(vec![ContentBlock::text(html.clone())]);
+    let cut = guard(result.clone(), 40, &[], Some(0));
+    assert_eq!(
+        texts(&cut)[0],
+        "<html>\n<p>row</p>\n<p>row</p>\n<p>row</p>\n"
+    );
+    // Of a result the handler built itself, the tagged block is kept whole.
+    assert_eq!(texts(&guard(result, 40, &[], None))[0], html);
 }
 
 #[test]
@@ -94,7 +108,7 @@ fn an_error_result_over_the_limit_passes_whole() {
         "x".repeat(500)
     );
     let result = CallToolResult::error(vec![ContentBlock::text(envelope)]);
-    assert_eq!(guard(result.clone(), 64, &[]), result);
+    assert_eq!(guard(result.clone(), 64, &[], None), result);
 }
 
 #[test]
@@ -116,7 +130,7 @@ fn a_structured_value_that_cannot_fit_stays_at_its_smallest_form() {
     let value = json!({"note": "n".repeat(400), "invoices": rows(3)});
     let mut result = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
     result.structured_content = Some(value);
-    let cut = guard(result, 100, &[]);
+    let cut = guard(result, 100, &[], Some(0));
     assert_eq!(
         cut.structured_content,
         Some(json!({"note": "n".repeat(400), "invoices": []}))
@@ -177,7 +191,7 @@ proptest! {
     fn every_cut_keeps_each_part_valid(result in result(), limit in 0usize..1500) {
         let before = texts(&result);
         let envelopes = before.iter().filter(|t| t.starts_with("<tool_error")).count();
-        let (cut, done) = cut(result.clone(), limit);
+        let (cut, done) = cut(result.clone(), limit, None);
         prop_assert_eq!(cut.is_error, result.is_error);
         let after = texts(&cut);
         for text in &after {
@@ -205,7 +219,7 @@ proptest! {
                 let smallest = cut.structured_content.as_ref().map_or(0, json_size);
                 prop_assert!(size <= limit.max(whole + smallest), "{size} > {limit}");
                 let notice = notice(&done, limit, &[]);
-                let guarded = guard(result.clone(), limit, &[]);
+                let guarded = guard(result.clone(), limit, &[], None);
                 prop_assert_eq!(result_size(&guarded), size + notice.len());
             }
         }

@@ -32,6 +32,7 @@ fn the_egress_notices_are_the_documented_ones() {
         CallToolResult::success(vec![ContentBlock::text(text)]),
         20,
         &[],
+        Some(0),
     );
     let last = result
         .content

@@ -240,8 +240,14 @@ impl Dispatch<'_> {
                 Reply::Invalid(failure)
             }
             Ok(Tooled::Output(output)) => {
+                let data = output.is_value();
                 let result = output.into_call_tool_result(action.structured);
-                Reply::Result(written_for_the_model(action, stale.as_deref(), result))
+                Reply::Result(written_for_the_model(
+                    action,
+                    stale.as_deref(),
+                    data,
+                    result,
+                ))
             }
             Err(err) => Reply::Error(err),
         }
@@ -252,18 +258,22 @@ impl Dispatch<'_> {
 /// §9): state sync puts its stale-reads notice first (a success only: an
 /// error changed nothing), then the egress guard cuts it to the action's
 /// limit. The one place every tool result passes (stdio, HTTP, in memory,
-/// tasks, a gateway's mounted tools).
+/// tasks, a gateway's mounted tools). `data`: whether the result's first
+/// block is the data (the handler returned a value, not a result it built).
 fn written_for_the_model(
     action: &RegisteredAction,
     stale: Option<&str>,
+    data: bool,
     mut result: CallToolResult,
 ) -> CallToolResult {
+    let mut data_block = data.then_some(0);
     if let Some(notice) = stale
         && result.is_error != Some(true)
     {
         result = state_sync::prepend(result, notice);
+        data_block = data_block.map(|at| at + 1);
     }
-    egress::guard(result, action.egress_limit, &action.narrowed_by)
+    egress::guard(result, action.egress_limit, &action.narrowed_by, data_block)
 }
 
 /// `args` without the discriminator of `tool`, when it is a group.
