@@ -547,7 +547,7 @@ async def test_a_token_without_the_scope_is_forbidden_naming_it(db: Path, tokens
     assert_rpc_error(template_completion, forbidden("billing://invoices/{id}"))
     assert_tool_error(reading, forbidden("billing.get_invoice"))
     assert writing.is_error is False
-    assert json.loads(texts(writing)[0])["status"] == "paid"
+    assert json.loads(texts(writing)[1])["status"] == "paid"
     assert readme.contents[0].text == README
 
 

@@ -266,7 +266,7 @@ async def test_voiding_a_paid_invoice_is_critical(transport: str, db: Path) -> N
         "details": {"currentStatus": "paid"},
     }
     assert ok.is_error is False
-    assert json.loads(texts(ok)[0])["status"] == "void"
+    assert json.loads(texts(ok)[1])["status"] == "void"
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -275,7 +275,7 @@ async def test_pay_twice_is_a_conflict_with_the_current_status(transport: str, d
         first = await session.call_tool("billing", {"action": "pay_invoice", "id": "inv_6"})
         second = await session.call_tool("billing", {"action": "pay_invoice", "id": "inv_6"})
     assert first.is_error is False
-    assert json.loads(texts(first)[0])["status"] == "paid"
+    assert json.loads(texts(first)[1])["status"] == "paid"
     assert second.is_error is True
     assert envelope_meta(second) == {
         "code": "CONFLICT",

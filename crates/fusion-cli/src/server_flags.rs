@@ -252,6 +252,15 @@ pub struct ServerFlags {
     /// over it gets a VALIDATION_ERROR result, another request -32600.
     #[arg(long, value_name = "N", default_value = "100000", value_parser = at_least_one)]
     pub(crate) max_json_values: usize,
+    /// The most bytes a tool result may have, for every tool without its own
+    /// limit (K, KiB, M, MiB suffixes allowed; at least 1). Counted: the
+    /// UTF-8 bytes of its text blocks, the JSON of its other blocks and of
+    /// its structuredContent. A larger result is cut at whole list items,
+    /// lines or characters — never inside an error envelope, a tag, a JSON
+    /// string or a character — and its last block, <egress_notice>, says
+    /// how much was cut and how to ask for less.
+    #[arg(long, value_name = "BYTES", default_value = "256KiB", value_parser = byte_size)]
+    pub(crate) egress_limit_bytes: usize,
     /// How long a client may take to send a request's headers, then its body
     /// (past it: connection closed, or 408), e.g. 30s.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = positive_duration)]
@@ -534,7 +543,8 @@ fn with_settings(flags: &ServerFlags, builder: ServerBuilder) -> Result<ServerBu
         .expose_internal_errors(flags.expose_internal_errors)
         .unknown_tool_as_result(flags.unknown_tool_as_result)
         .schema_profile(flags.schema_profile.into())
-        .page_size(flags.page_size);
+        .page_size(flags.page_size)
+        .egress_limit(flags.egress_limit_bytes);
     if let Some(key) = &flags.signing_key {
         // Checked here, so that the message names the flag; the key itself
         // is never printed.

@@ -136,6 +136,10 @@ impl Attributes {
                 let max_queue = Literal::usize_unsuffixed(max_queue);
                 quote_spanned!(span=> .concurrency(#max_active, #max_queue))
             }
+            Kind::EgressLimit => {
+                let bytes = whole_number(kind, meta)?;
+                quote_spanned!(span=> .egress_limit(#bytes))
+            }
             Kind::RequiresScopes => {
                 let scopes = strings(kind, meta)?;
                 if scopes.is_empty() {
@@ -215,6 +219,18 @@ pub(crate) fn literal(expr: &Expr) -> Option<&Lit> {
         Expr::Lit(ExprLit { lit, .. }) => Some(lit),
         _ => None,
     }
+}
+
+/// The number of `kind = 65536`: a whole number that fits a `usize`.
+fn whole_number(kind: Kind, meta: &Meta) -> syn::Result<Literal> {
+    let Meta::NameValue(pair) = meta else {
+        return Err(kind.misused(meta));
+    };
+    let Some(Lit::Int(value)) = literal(&pair.value) else {
+        return Err(kind.misused(meta));
+    };
+    let bytes: usize = value.base10_parse()?;
+    Ok(Literal::usize_unsuffixed(bytes))
 }
 
 /// The strings of `kind("a", "b", …)`.

@@ -172,7 +172,8 @@ mod tests {
             read_only, idempotent, timeout = "2s", requires_scopes("billing:read"),
             rate_limit = "2/min", concurrency(max_active = 4, max_queue = 16),
             deprecated = "billing.fetch", deprecated_field("old", "new"),
-            deprecated_field("older", "newer"), destructive, requires_auth, allow_unknown_fields
+            deprecated_field("older", "newer"), destructive, requires_auth, allow_unknown_fields,
+            egress_limit = 65536
         };
         let expected = quote! {
             #item
@@ -194,6 +195,7 @@ mod tests {
                         .destructive()
                         .requires_auth()
                         .allow_unknown_fields()
+                        .egress_limit(65536)
                 }
             }
         };
@@ -296,7 +298,7 @@ mod tests {
         assert_eq!(
             errors(quote!(read_only, readonly, read_only), item.clone()),
             [
-                "unknown attribute `readonly`; the attributes of #[action] are: name = \"...\", description = \"...\", read_only, idempotent, destructive, deprecated = \"replacement.action\", deprecated_field(\"old\", \"new\"), timeout = \"2s\", rate_limit = \"2/min\", concurrency(max_active = 4, max_queue = 16), requires_scopes(\"a\", \"b\"), requires_auth, allow_unknown_fields, narrowed_by(\"status\", \"limit\"), returns = PRESENTER, returns_many = PRESENTER",
+                "unknown attribute `readonly`; the attributes of #[action] are: name = \"...\", description = \"...\", read_only, idempotent, destructive, deprecated = \"replacement.action\", deprecated_field(\"old\", \"new\"), timeout = \"2s\", rate_limit = \"2/min\", concurrency(max_active = 4, max_queue = 16), requires_scopes(\"a\", \"b\"), requires_auth, allow_unknown_fields, narrowed_by(\"status\", \"limit\"), returns = PRESENTER, returns_many = PRESENTER, egress_limit = 65536",
                 "`read_only` is given twice",
             ]
         );
@@ -327,6 +329,10 @@ mod tests {
             (
                 quote!(timeout = 2),
                 "`timeout` takes a string: write `timeout = \"2s\"`",
+            ),
+            (
+                quote!(egress_limit = "64KiB"),
+                "`egress_limit` takes a whole number of bytes: write `egress_limit = 65536`",
             ),
             (
                 quote!(name),

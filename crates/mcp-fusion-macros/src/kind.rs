@@ -26,6 +26,7 @@ pub(crate) enum Kind {
     NarrowedBy,
     Returns,
     ReturnsMany,
+    EgressLimit,
 }
 
 impl Kind {
@@ -50,6 +51,7 @@ impl Kind {
             Kind::NarrowedBy => "narrowed_by",
             Kind::Returns => "returns",
             Kind::ReturnsMany => "returns_many",
+            Kind::EgressLimit => "egress_limit",
         }
     }
 
@@ -75,6 +77,7 @@ impl Kind {
             Kind::NarrowedBy => "narrowed_by(\"status\", \"limit\")",
             Kind::Returns => "returns = PRESENTER",
             Kind::ReturnsMany => "returns_many = PRESENTER",
+            Kind::EgressLimit => "egress_limit = 65536",
         }
     }
 
@@ -98,6 +101,7 @@ impl Kind {
             Kind::RequiresScopes | Kind::NarrowedBy => "one or more strings",
             Kind::Returns | Kind::ReturnsMany => "a presenter (a path or an expression)",
             Kind::Concurrency => "two whole numbers",
+            Kind::EgressLimit => "a whole number of bytes",
         }
     }
 

@@ -104,6 +104,7 @@ use target::Target;
 /// | `narrowed_by("status", "limit")` | the input fields that make the result smaller, named when a result is cut |
 /// | `returns = INVOICE` | the result, one value, is shown by that `Presenter` (a path or an expression, resolved as in the function's module: `.returns(&INVOICE)`) |
 /// | `returns_many = INVOICE` | the result, a list, is shown by that `Presenter` (`.returns_many(&INVOICE)`) |
+/// | `egress_limit = 65536` | the most bytes a successful result may have (`.egress_limit(..)`); a larger one is cut at whole items, lines or characters, with a notice (`docs/wire-contract.md` §9.2) |
 ///
 /// ## The description
 ///

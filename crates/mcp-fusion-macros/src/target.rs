@@ -82,6 +82,7 @@ impl Target {
                 Kind::NarrowedBy,
                 Kind::Returns,
                 Kind::ReturnsMany,
+                Kind::EgressLimit,
             ],
             Target::Prompt => &[
                 Kind::Name,

@@ -32,7 +32,7 @@
 //! [`guard`] → [`capability`] → [`contract`] → [`server`],
 //! [`router_contract`] → [`testing`] → [`transport`] → `gateway`. A module imports only
 //! from its own files and the layers below it; modules that share a layer
-//! (`envelope` and `validation`; `pipeline` and `client`; `server` and
+//! (`envelope` and `validation`; `handler` and `present`; `pipeline` and `client`; `server` and
 //! `router_contract`, the two ways to serve) do not import each other, and a leaf helper imports only other leaf helpers. Inside a folder,
 //! files do not import each other in a circle: what two files share goes in a
 //! file both import. `tests/server/layers.rs` keeps this true.

@@ -12,7 +12,7 @@ use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
 use crate::json::required_of;
-use crate::tool_meta::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY};
+use crate::tool_meta::{ACTIONS_META_KEY, DISCRIMINATOR_META_KEY, FRESHNESS_META_KEY};
 
 /// The behaviour annotations of an action (MCP tool annotations: its
 /// `readOnlyHint`, `destructiveHint`, `idempotentHint`), as the action
@@ -84,13 +84,21 @@ pub struct ActionListing {
     /// "embedded": [{"field", "presenter"}], "rules": {"count", "names"},
     /// "suggestions": {"count", "actions"}}`.
     pub presenter: Option<Value>,
+    /// What is declared of its results (`docs/wire-contract.md` §9), a JSON
+    /// object, `{}` for nothing: `{"egressLimitBytes"?, "freshness"?,
+    /// "invalidates"?, "reads"?}` — the egress limit in bytes when it is
+    /// not the default (262 144), the freshness (`{"noStore": true}` or
+    /// `{"maxAgeSeconds": n}`), the patterns it invalidates and the domains
+    /// it reads.
+    pub results: Value,
 }
 
 impl ActionListing {
     /// The JSON form used in `_meta["mcp-fusion/actions"]`: `{"name",
     /// "description"?, "inputSchema", "outputSchema"?, "annotations":
     /// {"readOnlyHint", "destructiveHint", "idempotentHint"}, "deprecated"?,
-    /// "requiredScopes", "guards", "presenter"?}`.
+    /// "requiredScopes", "guards", "presenter"?, "results"?}` (`results`
+    /// only when it declares something).
     pub fn to_json(&self) -> Value {
         let mut object = Map::new();
         object.insert("name".into(), json!(self.name));
@@ -116,6 +124,9 @@ impl ActionListing {
         object.insert("guards".into(), self.guards.clone());
         if let Some(presenter) = &self.presenter {
             object.insert("presenter".into(), presenter.clone());
+        }
+        if self.results.as_object().is_some_and(|r| !r.is_empty()) {
+            object.insert("results".into(), self.results.clone());
         }
         Value::Object(object)
     }
@@ -148,6 +159,12 @@ impl ToolListing {
                 DISCRIMINATOR_META_KEY.to_owned(),
                 Value::String(discriminator.clone()),
             );
+        }
+        if let (None, [action]) = (&self.discriminator, self.actions.as_slice())
+            && let Some(freshness) = action.results.get("freshness")
+        {
+            meta.0
+                .insert(FRESHNESS_META_KEY.to_owned(), freshness.clone());
         }
         tool = tool.with_meta(meta);
         if self.annotations.any() {
@@ -212,6 +229,7 @@ impl ToolListing {
                     required_scopes: Vec::new(),
                     guards: Value::Object(Map::new()),
                     presenter: None,
+                    results: Value::Object(Map::new()),
                 }],
             ),
         };
@@ -288,6 +306,11 @@ impl ActionListing {
             Some(presenter @ Value::Object(_)) => Some(presenter.clone()),
             Some(_) => return None,
         };
+        let results = match object.get("results") {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(results @ Value::Object(_)) => results.clone(),
+            Some(_) => return None,
+        };
         Some(ActionListing {
             name: name.to_owned(),
             description: text("description")?,
@@ -298,6 +321,7 @@ impl ActionListing {
             required_scopes,
             guards,
             presenter,
+            results,
         })
     }
 }
@@ -397,6 +421,7 @@ impl ActionListing {
             required_scopes: Vec::new(),
             guards: Value::Object(Map::new()),
             presenter: None,
+            results: Value::Object(Map::new()),
         })
     }
 }

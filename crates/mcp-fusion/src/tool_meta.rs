@@ -11,3 +11,8 @@ pub const DISCRIMINATOR_META_KEY: &str = "mcp-fusion/discriminator";
 /// server) or `ClientOptions::discriminator` (on the client) names another
 /// one: `action`.
 pub const DEFAULT_DISCRIMINATOR: &str = "action";
+/// The tool `_meta` key of a plain tool's freshness
+/// (`Action::freshness`): `{"noStore": true}` or `{"maxAgeSeconds": n}`
+/// (`docs/wire-contract.md` §9.3). A group's action has it as `freshness`
+/// in the `results` of its entry of `_meta["mcp-fusion/actions"]`.
+pub const FRESHNESS_META_KEY: &str = "mcp-fusion/freshness";

@@ -19,6 +19,7 @@ pub mod resources;
 
 use std::time::Duration;
 
+use mcp_fusion::present::Freshness;
 use mcp_fusion::{Action, BuildError, FusionServer, Group, RateLimit, ServerBuilder};
 
 pub use actions::ReportWork;
@@ -84,12 +85,31 @@ pub fn builder_with(db: &Db, options: &Options) -> ServerBuilder {
     };
     let mut billing = Group::new("billing")
         .description("Invoices: list, read, create, pay and void them.")
-        // Presented (`presenters`), as their `#[action]` says.
-        .action(read(actions::list_invoices::action()))
-        .action(read(actions::get_invoice::action()))
-        .action(write(actions::create_invoice::action()))
-        .action(write(actions::pay_invoice::action()))
-        .action(write(actions::void_invoice::action()))
+        // Presented (`presenters`), as their `#[action]` says. State sync:
+        // the reads name their domain and how long a result stays fresh;
+        // the mutations say what they make stale. The list relies on the
+        // server's egress limit (256 KiB by default, `fusion serve
+        // --egress-limit-bytes`); its `#[action]` names the arguments that
+        // narrow it.
+        .action(read(
+            actions::list_invoices::action()
+                .reads("invoices")
+                .freshness(Freshness::Seconds(30)),
+        ))
+        .action(read(
+            actions::get_invoice::action()
+                .reads("invoices")
+                .freshness(Freshness::Seconds(30)),
+        ))
+        .action(write(
+            actions::create_invoice::action().invalidates("invoices.*"),
+        ))
+        .action(write(
+            actions::pay_invoice::action().invalidates("invoices.*"),
+        ))
+        .action(write(
+            actions::void_invoice::action().invalidates("invoices.*"),
+        ))
         // The same handler under its old name, with the builder.
         .action(read(
             Action::new("get_invoice_legacy", actions::get_invoice)

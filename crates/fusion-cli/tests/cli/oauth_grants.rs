@@ -322,7 +322,13 @@ async fn client_credentials_are_exchanged_for_a_token_of_the_server() {
             request("billing:read billing:write")
         ]
     );
-    assert_printed(&write.stdout, &VOIDED_INV_2);
+    // A mutation's result begins with its stale-reads notice (wire contract §9.3).
+    let notice = "<stale_reads cause=\"billing.void_invoice\" domains=\"invoices.*\">This call changed invoices.*: results read before it are stale. Call billing.list_invoices, billing.get_invoice again before relying on what they returned.</stale_reads>\n";
+    let printed = write
+        .stdout
+        .strip_prefix(notice)
+        .unwrap_or_else(|| panic!("no stale-reads notice first: {}", write.stdout));
+    assert_printed(printed, &VOIDED_INV_2);
 
     // The read-only client steps up too, and the authorization server
     // refuses it the scope it may not have.

@@ -18,17 +18,37 @@ use serde_json::{Value, json};
 // ---------------------------------------------------------------------------
 // Assertions
 
+/// The stale-reads notice of the billing mutation `action`, the first block
+/// of its success (wire contract §9.3).
+fn stale_reads(action: &str) -> String {
+    format!(
+        "<stale_reads cause=\"billing.{action}\" domains=\"invoices.*\">This call changed invoices.*: results read before it are stale. Call billing.list_invoices, billing.get_invoice again before relying on what they returned.</stale_reads>"
+    )
+}
+
 /// A success: `isError` false, no `_meta` envelope, and the first text block
-/// is the compact JSON of the returned value, which is returned.
+/// (after a mutation's stale-reads notice) is the compact JSON of the
+/// returned value, which is returned.
 #[track_caller]
 fn success_json(result: &CallToolResult) -> Value {
     assert_eq!(result.is_error, Some(false), "isError: {result:?}");
     let texts = texts(result);
+    let data = match texts.first() {
+        Some(first) if first.starts_with("<stale_reads") => {
+            let known = ["create_invoice", "pay_invoice", "void_invoice"];
+            assert!(
+                known.iter().any(|action| *first == stale_reads(action)),
+                "{first}"
+            );
+            &texts[1]
+        }
+        _ => &texts[0],
+    };
     let value: Value =
-        serde_json::from_str(&texts[0]).unwrap_or_else(|e| panic!("not JSON ({e}): {}", texts[0]));
+        serde_json::from_str(data).unwrap_or_else(|e| panic!("not JSON ({e}): {data}"));
     assert_eq!(
         serde_json::to_string(&value).unwrap(),
-        texts[0],
+        *data,
         "compact JSON text"
     );
     value
@@ -418,6 +438,7 @@ async fn pay_invoice(t: Transport) {
         .billing(json!({"action": "pay_invoice", "id": "inv_2"}))
         .await;
     assert_eq!(stamp(success_json(&paid)), with_status(seeded(2), "paid"));
+    assert_eq!(texts(&paid)[0], stale_reads("pay_invoice"));
 
     let again = s
         .billing(json!({"action": "pay_invoice", "id": "inv_2"}))

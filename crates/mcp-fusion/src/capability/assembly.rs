@@ -25,6 +25,9 @@ pub(crate) struct Assembly {
     pub states: Arc<States>,
     /// Which form of the schemas the tools' listings show.
     pub schema_profile: SchemaProfile,
+    /// The server's egress limit in bytes, for the actions without their
+    /// own (`usize::MAX`: none).
+    pub egress_limit: usize,
 }
 
 /// One capability's guarded path, ready to be called.

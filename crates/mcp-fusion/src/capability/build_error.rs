@@ -60,6 +60,17 @@ pub enum BuildError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A domain an action [reads](crate::Action::reads) or a pattern it
+    /// [invalidates](crate::Action::invalidates) is not a dotted name
+    /// (`docs/wire-contract.md` §9.3), or has `*` anywhere but as its last
+    /// segment.
+    #[error("{action}: state sync: {reason}")]
+    BadStateSync {
+        /// The dotted action name.
+        action: String,
+        /// What is wrong, naming the domain or pattern.
+        reason: String,
+    },
     /// A handler takes a [`State<T>`](crate::State) the server was not given
     /// with [`ServerBuilder::state`](crate::server::ServerBuilder::state).
     #[error(

@@ -41,6 +41,14 @@ pub struct ActionContract {
     /// declared fields are those of `output_schema`. Lockfiles written
     /// before presenters have none.
     pub presenter: Option<Value>,
+    /// What the action declares of its results (`docs/wire-contract.md` §9),
+    /// a JSON object (normalized), `{}` for nothing: `{"egressLimitBytes"?,
+    /// "freshness"?, "invalidates"?, "reads"?}` — the egress limit in bytes
+    /// when it is not the default 262 144 (`null`: none), the freshness
+    /// (`{"noStore": true}` or `{"maxAgeSeconds": n}`), the patterns it
+    /// invalidates and the domains it reads. Lockfiles written before it
+    /// existed have none: `{}`.
+    pub results: Value,
 }
 
 impl ActionContract {
@@ -65,6 +73,10 @@ impl ActionContract {
                 _ => Value::Object(Map::new()),
             },
             presenter: self.presenter.as_ref().map(normalize),
+            results: match &self.results {
+                Value::Object(_) => normalize(&self.results),
+                _ => Value::Object(Map::new()),
+            },
         }
     }
 
@@ -72,8 +84,9 @@ impl ActionContract {
     /// name, which is its key, and without the digest): `{"annotations":
     /// {"destructiveHint", "idempotentHint", "readOnlyHint"}, "deprecated"?,
     /// "description"?, "guards", "inputSchema", "outputSchema"?,
-    /// "presenter"?, "requiredScopes"}`, keys sorted (an action without a
-    /// presenter has the digest it had before presenters).
+    /// "presenter"?, "requiredScopes", "results"?}`, keys sorted (an action
+    /// without a presenter or declared results has the digest it had before
+    /// them).
     pub fn to_json(&self) -> Value {
         let mut object = Map::new();
         object.insert(
@@ -99,6 +112,11 @@ impl ActionContract {
             object.insert("presenter".into(), presenter.clone());
         }
         object.insert("requiredScopes".into(), json!(self.required_scopes));
+        // Only when something is declared: the digests of actions that
+        // declare nothing are those of lockfiles written before.
+        if self.results.as_object().is_some_and(|r| !r.is_empty()) {
+            object.insert("results".into(), self.results.clone());
+        }
         Value::Object(object)
     }
 
@@ -111,7 +129,8 @@ impl ActionContract {
     /// form of one entry of a tool's `_meta["mcp-fusion/actions"]` (whose
     /// `name` member, if any, is ignored here). `at` names the place, for
     /// errors. Unknown members are ignored; a missing `annotations` hint is
-    /// false, missing `requiredScopes` empty, missing `guards` `{}`.
+    /// false, missing `requiredScopes` empty, missing `guards` and `results`
+    /// `{}`.
     ///
     /// # Errors
     /// [`ContractError::Malformed`] when the value is not an object, has no
@@ -144,6 +163,16 @@ impl ActionContract {
                 ));
             }
         };
+        let results = match object.get("results") {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(results @ Value::Object(_)) => results.clone(),
+            Some(_) => {
+                return Err(ContractError::malformed(
+                    at,
+                    "\"results\" must be a JSON object",
+                ));
+            }
+        };
         Ok(ActionContract {
             name: name.into(),
             description: text("description")?.map(str::to_owned),
@@ -154,6 +183,7 @@ impl ActionContract {
             required_scopes: scopes,
             guards,
             presenter,
+            results,
         }
         .canonical())
     }

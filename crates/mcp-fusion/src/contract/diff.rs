@@ -187,6 +187,7 @@ fn diff_action(tool: &str, old: &ActionContract, new: &ActionContract, deltas: &
         new.presenter.as_ref(),
         &mut push,
     );
+    diff_results(&name, &old.results, &new.results, &mut push);
     diff_action_schemas(tool, &name, old, new, deltas);
 }
 
@@ -430,6 +431,53 @@ fn diff_guards(
             _ => continue,
         };
         push(&field, severity, text(&a), text(&b), description);
+    }
+}
+
+/// What an action declares of its results (§9): a tighter egress limit is
+/// BREAKING (a result that reached the model whole may now be cut), a
+/// looser one or none SAFE; a changed freshness, set of invalidations or of
+/// read domains is RISKY (calls work as before, but what the model and
+/// clients are told about stale reads changed: a client caching by the old
+/// declaration may serve a stale result).
+fn diff_results(
+    name: &str,
+    old: &Value,
+    new: &Value,
+    push: &mut impl FnMut(&str, ChangeSeverity, Option<String>, Option<String>, String),
+) {
+    let limit = |results: &Value| match results.get("egressLimitBytes") {
+        None => Some(crate::present::DEFAULT_EGRESS_LIMIT as u64),
+        Some(bytes) => bytes.as_u64(),
+    };
+    let (a, b) = (limit(old), limit(new));
+    if a != b {
+        let text = |v: Option<u64>| Some(v.map_or_else(|| String::from("none"), |n| n.to_string()));
+        let tighter = b.unwrap_or(u64::MAX) < a.unwrap_or(u64::MAX);
+        let (severity, how) = if tighter {
+            (Breaking, "tightened")
+        } else {
+            (Safe, "loosened")
+        };
+        push(
+            "(results.egressLimitBytes)",
+            severity,
+            text(a),
+            text(b),
+            format!("The egress limit of action \"{name}\" {how}."),
+        );
+    }
+    for key in ["freshness", "invalidates", "reads"] {
+        let (x, y) = (old.get(key), new.get(key));
+        if x != y {
+            push(
+                &format!("(results.{key})"),
+                Risky,
+                Some(x.map_or_else(|| String::from("none"), value_text)),
+                Some(y.map_or_else(|| String::from("none"), value_text)),
+                format!("The {key} declared by action \"{name}\" changed."),
+            );
+        }
     }
 }
 

@@ -119,6 +119,7 @@ fn from_action_listing(listing: &ActionListing) -> ActionContract {
         required_scopes: listing.required_scopes.clone(),
         guards: listing.guards.clone(),
         presenter: listing.presenter.clone(),
+        results: listing.results.clone(),
     }
     .canonical()
 }

@@ -90,6 +90,12 @@ impl ToolOutput {
 
     /// The value that goes to `structuredContent`: a JSON body, or the
     /// structured content of a full result; `None` for text.
+    /// Whether its first content block will be the data (a text or JSON
+    /// value), not a result the handler built itself.
+    pub(crate) fn is_value(&self) -> bool {
+        !matches!(self.body, Body::Result(_))
+    }
+
     pub(crate) fn structured_value(&self) -> Option<&Value> {
         match &self.body {
             Body::Json(value) => Some(value),

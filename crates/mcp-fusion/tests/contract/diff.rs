@@ -750,6 +750,47 @@ fn other_parts_of_an_action() {
 }
 
 #[test]
+fn results_slots_tighter_egress_is_breaking_looser_safe_the_rest_risky() {
+    let base = action("summary", object(json!({}), &[]));
+    let mut tighter = base.clone();
+    tighter.results = json!({"egressLimitBytes": 65536});
+    let changes = diff(&server(vec![base.clone()]), &server(vec![tighter.clone()]));
+    assert_eq!(
+        only(changes),
+        delta(
+            "(results.egressLimitBytes)",
+            Breaking,
+            Some("262144"),
+            Some("65536"),
+            "The egress limit of action \"reports.summary\" tightened."
+        )
+    );
+    let changes = diff(&server(vec![tighter.clone()]), &server(vec![base.clone()]));
+    assert_eq!(only(changes).severity, Safe);
+    let mut none = base.clone();
+    none.results = json!({"egressLimitBytes": null});
+    let changes = diff(&server(vec![base.clone()]), &server(vec![none.clone()]));
+    assert_eq!(only(changes).severity, Safe);
+    let changes = diff(&server(vec![none]), &server(vec![base.clone()]));
+    assert_eq!(only(changes).severity, Breaking);
+    let mut synced = base.clone();
+    synced.results = json!({"invalidates": ["invoices.*"], "freshness": {"noStore": true}});
+    let changes = diff(&server(vec![base]), &server(vec![synced]));
+    let summary: Vec<(&str, ChangeSeverity)> = changes
+        .deltas
+        .iter()
+        .map(|d| (d.field.as_str(), d.severity))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("(results.freshness)", Risky),
+            ("(results.invalidates)", Risky)
+        ]
+    );
+}
+
+#[test]
 fn output_changes_are_mirrored() {
     let with_output = |output: Value| {
         ActionContract {

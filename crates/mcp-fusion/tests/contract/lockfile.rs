@@ -418,3 +418,75 @@ fn malformed_tools_list_entries_are_named() {
         "tool \"t\": \"inputSchema\" must be a JSON object"
     );
 }
+
+#[test]
+fn a_lockfile_without_the_results_slots_loads_with_none() {
+    let lock = Lockfile::parse(TINY_TEXT).unwrap();
+    let action = &lock.contract.tools["reports"].actions["summary"];
+    assert_eq!(action.results, json!({}));
+    assert_eq!(action.digest(), ACTION_DIGEST);
+}
+
+#[test]
+fn the_results_slots_round_trip_and_change_the_digest() {
+    let mut lock = tiny();
+    let action = lock
+        .contract
+        .tools
+        .get_mut("reports")
+        .unwrap()
+        .actions
+        .get_mut("summary")
+        .unwrap();
+    action.results = json!({
+        "egressLimitBytes": 65536,
+        "freshness": {"maxAgeSeconds": 30},
+        "invalidates": ["invoices.*"],
+        "reads": ["invoices"]
+    });
+    assert_ne!(action.digest(), ACTION_DIGEST);
+    let lock = Lockfile::new(lock.contract.clone(), lock.server.clone());
+    let text = lock.render();
+    assert!(text.contains("\"egressLimitBytes\": 65536"), "{text}");
+    assert_eq!(Lockfile::parse(&text).unwrap(), lock);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_servers_results_slots_are_the_same_built_and_listed() {
+    async fn list() -> Result<&'static str, ToolError> {
+        Ok("[]")
+    }
+    async fn pay() -> Result<&'static str, ToolError> {
+        Ok("paid")
+    }
+    let server = FusionServer::builder("billing", "1.0.0")
+        .group(
+            Group::new("billing")
+                .action(
+                    Action::new("list_invoices", list)
+                        .reads("invoices")
+                        .freshness(mcp_fusion::present::Freshness::Seconds(30))
+                        .egress_limit(65_536),
+                )
+                .action(Action::new("pay_invoice", pay).invalidates("invoices.*")),
+        )
+        .build()
+        .unwrap();
+    let built = ServerContract::of_server(&server);
+    let actions = &built.tools["billing"].actions;
+    assert_eq!(
+        actions["list_invoices"].results,
+        json!({"egressLimitBytes": 65536, "freshness": {"maxAgeSeconds": 30}, "reads": ["invoices"]})
+    );
+    assert_eq!(
+        actions["pay_invoice"].results,
+        json!({"invalidates": ["invoices.*"]})
+    );
+    let client = server
+        .connect_in_memory(ClientOptions::default())
+        .await
+        .unwrap();
+    let listed = ServerContract::from_tools(&client.list_tools().await.unwrap()).unwrap();
+    client.close().await;
+    assert_eq!(listed, built);
+}

@@ -44,6 +44,8 @@ mod presenters;
 mod prompts;
 #[cfg(feature = "client")]
 mod resources;
+#[cfg(feature = "client")]
+mod results;
 #[cfg(all(feature = "client", feature = "http"))]
 mod stateless;
 #[cfg(feature = "client")]

@@ -250,3 +250,57 @@ async fn an_answer_that_is_not_the_requested_result_is_refused_and_the_task_wait
     assert_eq!(done["result"]["status"], "completed", "{done}");
     assert_eq!(done["result"]["result"]["content"][0]["text"], "1 roots");
 }
+
+async fn long_text(_ctx: CallContext, _args: NoArgs) -> Result<String, ToolError> {
+    Ok((1..=50).map(|i| format!("line {i}\n")).collect())
+}
+
+/// A task's result passes state sync and the egress guard like a direct
+/// call's (`docs/wire-contract.md` §9): the stale-reads notice first, the
+/// text cut at a whole line, the egress notice last.
+#[tokio::test]
+async fn a_tasks_result_is_written_for_the_model_like_a_direct_one() {
+    let server = FusionServer::builder("t", "1")
+        .tool(
+            Action::new("rebuild", long_text)
+                .task_support(TaskSupport::Required)
+                .invalidates("index.*")
+                .egress_limit(260),
+        )
+        .build()
+        .unwrap();
+    let url = serve(&server).await;
+    let created = post(
+        &url,
+        None,
+        "tools/call",
+        "rebuild",
+        json!({"name": "rebuild", "arguments": {}}),
+    )
+    .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let mut read = Value::Null;
+    for _ in 0..100 {
+        read = post(&url, None, "tasks/get", &id, json!({"taskId": id})).await;
+        if read["result"]["status"] == "completed" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let texts: Vec<&str> = read["result"]["result"]["content"]
+        .as_array()
+        .unwrap_or_else(|| panic!("a completed task: {read}"))
+        .iter()
+        .map(|block| block["text"].as_str().unwrap())
+        .collect();
+    let notice = "<stale_reads cause=\"rebuild\" domains=\"index.*\">This call changed index.*: results read before it are stale. Read again before relying on them.</stale_reads>";
+    let kept: String = (1..=14).map(|i| format!("line {i}\n")).collect();
+    assert_eq!(
+        texts,
+        [
+            notice,
+            kept.as_str(),
+            "<egress_notice>This result was cut to fit the limit of 260 bytes: 288 of its 547 bytes were left out. Ask for less in the next call: this action declares no argument that narrows its result.</egress_notice>",
+        ]
+    );
+}

@@ -17,6 +17,7 @@ use crate::handler::{Erased, Handler, StateNeed, ToolOutput, erase};
 use crate::listing::Annotations;
 use crate::pipeline::BoxLayer;
 use crate::present::{Present, Presenter, output_schema};
+use crate::present::Freshness;
 use crate::schema;
 
 /// One callable unit: a plain tool ([`crate::server::ServerBuilder::tool`]) or
@@ -62,6 +63,14 @@ pub struct Action {
     /// Its presenter, and whether it presents a list
     /// ([`Action::returns`], [`Action::returns_many`]).
     pub(crate) presenter: Option<(Arc<dyn Present>, bool)>,
+    /// Its own egress limit in bytes ([`Action::egress_limit`]); `None`:
+    /// the server's.
+    pub(crate) egress_limit: Option<usize>,
+    /// The domains it reads ([`Action::reads`]).
+    pub(crate) reads: Vec<String>,
+    /// The patterns of the domains it changes ([`Action::invalidates`]).
+    pub(crate) invalidates: Vec<String>,
+    pub(crate) freshness: Option<Freshness>,
 }
 
 /// Where an action's input schema comes from.
@@ -122,6 +131,10 @@ impl Action {
             task_support: TaskSupport::Forbidden,
             narrowed_by: Vec::new(),
             presenter: None,
+            egress_limit: None,
+            reads: Vec::new(),
+            invalidates: Vec::new(),
+            freshness: None,
         }
     }
 
@@ -373,6 +386,73 @@ impl Action {
     fn presented(mut self, presenter: Arc<dyn Present>, many: bool) -> Self {
         self.output_schema = Some(output_schema(&*presenter, many));
         self.presenter = Some((presenter, many));
+        self
+    }
+
+    /// The most bytes a successful result of this action may have, in place
+    /// of the server's limit ([`ServerBuilder::egress_limit`](crate::ServerBuilder::egress_limit),
+    /// default [`DEFAULT_EGRESS_LIMIT`](crate::present::DEFAULT_EGRESS_LIMIT)):
+    /// the UTF-8 bytes of its text blocks, the JSON of its other blocks and
+    /// of its `structuredContent`. A result over it is cut at boundaries
+    /// that keep every part valid — never inside an envelope, a tag, a JSON
+    /// string or a character — and its last block tells the model how much
+    /// was cut and which arguments ([`narrowed_by`](Self::narrowed_by)) get
+    /// a smaller result (`docs/wire-contract.md` §9.2, [`crate::present::egress`]).
+    /// The lockfile records it: a tighter limit is a breaking change.
+    ///
+    /// ```
+    /// use mcp_fusion::{Action, NoArgs, ToolError};
+    ///
+    /// async fn list(_: NoArgs) -> Result<String, ToolError> { Ok("…".into()) }
+    /// let action = Action::new("list_invoices", list).egress_limit(65_536);
+    /// # let _ = action;
+    /// ```
+    pub fn egress_limit(mut self, bytes: usize) -> Self {
+        self.egress_limit = Some(bytes);
+        self
+    }
+
+    /// Declares a domain this action reads (`"invoices"`, dotted:
+    /// `"invoices.lines"`; segments of ASCII letters, digits, `_`, `-`).
+    /// A mutation that [invalidates](Self::invalidates) a matching pattern
+    /// names this action in its stale-reads notice. May be called more than
+    /// once. A name that is not a dotted name fails the build with
+    /// `BuildError::BadStateSync`.
+    pub fn reads(mut self, domain: impl Into<String>) -> Self {
+        self.reads.push(domain.into());
+        self
+    }
+
+    /// Declares the domains this action changes, as a pattern: a domain
+    /// (`"invoices"`, that domain only) or a domain and `.*`
+    /// (`"invoices.*"`: it and every domain under it). After a call of it
+    /// succeeds, its result's first block is the stale-reads notice
+    /// (`<stale_reads cause=… domains=…>`, `docs/wire-contract.md` §9.3),
+    /// naming the read actions whose domains match, so that the model
+    /// reads them again before relying on them. May be called more than
+    /// once. `*` anywhere but as the last segment fails the build with
+    /// `BuildError::BadStateSync`; a pattern no action's [`reads`](Self::reads)
+    /// matches does not (the domain may be read by a resource, another
+    /// server, or a tool added later), and its notice names no action.
+    ///
+    /// ```
+    /// use mcp_fusion::{Action, NoArgs, ToolError};
+    ///
+    /// async fn pay(_: NoArgs) -> Result<String, ToolError> { Ok("paid".into()) }
+    /// let action = Action::new("pay_invoice", pay).invalidates("invoices.*");
+    /// # let _ = action;
+    /// ```
+    pub fn invalidates(mut self, pattern: impl Into<String>) -> Self {
+        self.invalidates.push(pattern.into());
+        self
+    }
+
+    /// How long this read action's results stay fresh ([`Freshness`]):
+    /// clients see it in the tool's `_meta["mcp-fusion/freshness"]` (a
+    /// group's action: `freshness` in its `_meta["mcp-fusion/actions"]`
+    /// entry), and the model as one sentence at the end of its description.
+    pub fn freshness(mut self, freshness: Freshness) -> Self {
+        self.freshness = Some(freshness);
         self
     }
 

@@ -17,6 +17,7 @@ use crate::listing::{ActionListing, ToolListing};
 use crate::metrics_names::ActionLabels;
 use crate::pipeline::{BoxLayer, handler_service};
 use crate::present::{CallTarget, Presentation, SELECT};
+use crate::present::{DEFAULT_EGRESS_LIMIT, state_sync};
 use crate::schema::SchemaProfile;
 use crate::validation::SchemaValidator;
 
@@ -46,13 +47,16 @@ pub(crate) struct RegisteredAction {
     pub task_support: TaskSupport,
     /// The arguments that make its result smaller
     /// ([`Action::narrowed_by`](crate::Action::narrowed_by)).
-    #[allow(
-        dead_code,
-        reason = "read by the egress guard (issue #36); presenters keep their own copy"
-    )]
-    pub narrowed_by: Vec<String>,
+    pub(crate) narrowed_by: Vec<String>,
     /// Its presenter, bound to it ([`Action::returns`](crate::Action::returns)).
     pub presentation: Option<Arc<Presentation>>,
+    /// The most bytes a successful result may have (its own limit, else the
+    /// server's; `usize::MAX`: none).
+    pub egress_limit: usize,
+    /// The patterns of the domains it changes (state sync).
+    pub invalidates: Vec<String>,
+    /// The domains it reads (state sync).
+    pub reads: Vec<String>,
 }
 
 /// One MCP tool: a plain tool (one action, no discriminator) or a group.
@@ -145,6 +149,9 @@ pub(crate) struct Registry {
     places: Vec<Place>,
     given: Places,
     index: HashMap<String, usize>,
+    /// The stale-reads notice of each action that invalidates domains, by
+    /// dotted name (made again whenever a tool is added or removed).
+    stale: HashMap<String, Arc<str>>,
 }
 
 fn valid_name(name: &str, allow_dot: bool) -> bool {
@@ -311,6 +318,7 @@ fn register_action(
     assembly: &Assembly,
 ) -> Result<(RegisteredAction, ActionListing), BuildError> {
     let Names { tool, key, dotted } = names;
+    check_state_sync(action, &dotted)?;
     let guards = action.guards.or(&group.guards);
     let (schema, validated) = input_schema(action, &dotted)?;
     let (validator, output) = validators(action, &schema, validated, &dotted)?;
@@ -338,9 +346,13 @@ fn register_action(
         .and_then(serde_json::Value::as_object)
         .map(|p| p.keys().filter(|k| *k != SELECT).cloned().collect())
         .unwrap_or_default();
+    let egress_limit = action.egress_limit.unwrap_or(assembly.egress_limit);
     let listing = ActionListing {
         name: key.unwrap_or(&action.name).to_owned(),
-        description: action.description.clone(),
+        description: match action.freshness {
+            Some(freshness) => Some(freshness.describe(action.description.as_deref())),
+            None => action.description.clone(),
+        },
         input_schema: schema,
         output_schema: action.output_schema.clone(),
         annotations: action.annotations,
@@ -348,6 +360,7 @@ fn register_action(
         required_scopes: guards.auth.scopes.clone(),
         guards: guards.to_json(),
         presenter: presentation.as_ref().map(|p| p.describe()),
+        results: results_of(action, egress_limit),
     };
     let registered = RegisteredAction {
         key: key.map(str::to_owned),
@@ -362,8 +375,54 @@ fn register_action(
         task_support: action.task_support,
         narrowed_by: action.narrowed_by.clone(),
         presentation,
+        egress_limit,
+        invalidates: action.invalidates.clone(),
+        reads: action.reads.clone(),
     };
     Ok((registered, listing))
+}
+
+/// What `action` declares of its results, as its listing and contract
+/// record it ([`ActionListing::results`]); `egress_limit` is its limit in
+/// bytes, its own or the server's.
+fn results_of(action: &Action, egress_limit: usize) -> Value {
+    let mut results = serde_json::Map::new();
+    if egress_limit != DEFAULT_EGRESS_LIMIT {
+        let bytes = match egress_limit {
+            usize::MAX => Value::Null,
+            bytes => Value::from(bytes),
+        };
+        results.insert("egressLimitBytes".into(), bytes);
+    }
+    if let Some(freshness) = action.freshness {
+        results.insert("freshness".into(), freshness.to_json());
+    }
+    if !action.invalidates.is_empty() {
+        results.insert(
+            "invalidates".into(),
+            Value::from(action.invalidates.clone()),
+        );
+    }
+    if !action.reads.is_empty() {
+        results.insert("reads".into(), Value::from(action.reads.clone()));
+    }
+    Value::Object(results)
+}
+
+/// The `BuildError::BadStateSync` of an action whose declared reads or
+/// invalidations are not dotted names or patterns (`present::state_sync`).
+fn check_state_sync(action: &Action, dotted: &str) -> Result<(), BuildError> {
+    let reads = action.reads.iter().map(|d| (d, false));
+    let patterns = action.invalidates.iter().map(|p| (p, true));
+    for (name, pattern) in reads.chain(patterns) {
+        if let Some(reason) = state_sync::problem(name, pattern) {
+            return Err(BuildError::BadStateSync {
+                action: dotted.to_owned(),
+                reason,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The `BuildError` of a group whose name is invalid, that has no action,
@@ -454,7 +513,37 @@ impl Registry {
         self.index.insert(tool.name.clone(), self.tools.len());
         self.tools.push(Arc::new(tool));
         self.places.push(self.given.next());
+        self.link_state_sync();
         Ok(())
+    }
+
+    /// Makes again the stale-reads notice of every action that invalidates
+    /// domains: it names the read actions whose domains its patterns match.
+    fn link_state_sync(&mut self) {
+        let actions = || self.tools.iter().flat_map(|tool| tool.actions.iter());
+        let mut stale = HashMap::new();
+        for writer in actions().filter(|a| !a.invalidates.is_empty()) {
+            let readers: Vec<String> = actions()
+                .filter(|reader| {
+                    reader.reads.iter().any(|domain| {
+                        writer
+                            .invalidates
+                            .iter()
+                            .any(|pattern| state_sync::matches(pattern, domain))
+                    })
+                })
+                .map(|reader| reader.dotted.clone())
+                .collect();
+            let notice = state_sync::notice(&writer.dotted, &writer.invalidates, &readers);
+            stale.insert(writer.dotted.clone(), Arc::from(notice));
+        }
+        self.stale = stale;
+    }
+
+    /// The stale-reads notice of the action `dotted`, when it invalidates
+    /// domains.
+    pub fn stale_notice(&self, dotted: &str) -> Option<&Arc<str>> {
+        self.stale.get(dotted)
     }
 
     /// Removes the tool named `name`; whether there was one. The others keep
@@ -468,6 +557,7 @@ impl Registry {
         for (i, tool) in self.tools.iter().enumerate().skip(at) {
             self.index.insert(tool.name.clone(), i);
         }
+        self.link_state_sync();
         true
     }
 
@@ -512,7 +602,7 @@ impl Registry {
                 let listing = ToolListing {
                     name: action.name.clone(),
                     description: plain_description(
-                        action.description.as_deref(),
+                        action_listing.description.as_deref(),
                         action.deprecated.as_deref(),
                     ),
                     input_schema: assembly.schema_profile.show(&action_listing.input_schema),
@@ -548,7 +638,7 @@ impl Registry {
             .zip(&listings)
             .map(|(action, listing)| ActionSummary {
                 key: &action.name,
-                description: action.description.as_deref(),
+                description: listing.description.as_deref(),
                 schema: &listing.input_schema,
                 annotations: action.annotations,
                 deprecated: action.deprecated.as_deref(),

@@ -65,6 +65,7 @@ pub struct ServerBuilder {
     resources: Vec<Resource>,
     templates: Vec<ResourceTemplate>,
     schema_profile: SchemaProfile,
+    egress_limit: usize,
     /// What answers the calls of names no tool has, and which.
     fallback: Option<(Claims, Action)>,
     before_tools_list: Vec<ListHook>,
@@ -106,6 +107,7 @@ impl ServerBuilder {
             resources: Vec::new(),
             templates: Vec::new(),
             schema_profile: SchemaProfile::Standard,
+            egress_limit: crate::present::DEFAULT_EGRESS_LIMIT,
             fallback: None,
             before_tools_list: Vec::new(),
             on_built: Vec::new(),
@@ -117,6 +119,23 @@ impl ServerBuilder {
             signing_key: None,
             request_state_ttl: crate::server::rounds::request_state::DEFAULT_TTL,
         }
+    }
+
+    /// The most bytes a successful tool result may have, for every action
+    /// without its own ([`Action::egress_limit`]); default
+    /// [`DEFAULT_EGRESS_LIMIT`](crate::present::DEFAULT_EGRESS_LIMIT)
+    /// (262 144 bytes, 256 KiB); `usize::MAX` turns the guard off. Counted:
+    /// the UTF-8 bytes of the text blocks, the JSON of the other blocks and
+    /// of `structuredContent`. A result over it is cut at boundaries that
+    /// keep every part valid (never inside an envelope, a tag, a JSON
+    /// string or a character; `isError` unchanged; error results pass
+    /// whole), and its last block, the egress notice, tells the model how
+    /// much was cut and how to ask for less (`docs/wire-contract.md` §9.2).
+    /// It applies wherever a tool result leaves: stdio, HTTP, in memory,
+    /// tasks, a gateway's mounted tools.
+    pub fn egress_limit(mut self, bytes: usize) -> Self {
+        self.egress_limit = bytes;
+        self
     }
 
     /// Where the tasks of actions that run as tasks
@@ -501,6 +520,7 @@ impl ServerBuilder {
             guards: self.guards,
             states: Arc::new(self.states),
             schema_profile: self.schema_profile,
+            egress_limit: self.egress_limit,
         });
         let catalog = catalog_of(self.prompts, self.resources, self.templates, &assembly)?;
         let build = &*assembly;

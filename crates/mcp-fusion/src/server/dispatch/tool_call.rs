@@ -18,6 +18,7 @@ use crate::contract::SelfHealing;
 use crate::error::{ErrorCode, ToolError, ValidationFailure};
 use crate::handler::{CallContext, Capability, States, ToolOutput};
 use crate::metrics_names::{self as names, ActionLabels};
+use crate::present::{egress, state_sync};
 
 /// The target of this file's logs: its module's path before
 /// `dispatch.rs` was split, so that log filters and readers see the same
@@ -83,6 +84,8 @@ struct Reached<'a> {
     /// The contract deltas its validation failure carries (none for the
     /// fallback, which has no contract).
     self_healing: Option<&'a SelfHealing>,
+    /// Its stale-reads notice, when it invalidates domains (state sync).
+    stale: Option<Arc<str>>,
 }
 
 impl Dispatch<'_> {
@@ -104,11 +107,16 @@ impl Dispatch<'_> {
                 let action = &tool.actions[action];
                 without_discriminator(tool, &mut args);
                 let ctx = self.context(action_target(tool, action), origin);
+                let stale = match action.invalidates.is_empty() {
+                    true => None,
+                    false => registry.stale_notice(&action.dotted).cloned(),
+                };
                 let reached = Reached {
                     action,
                     ctx,
                     args,
                     self_healing: self.self_healing,
+                    stale,
                 };
                 Ok(self.finish(reached).await)
             }
@@ -122,6 +130,7 @@ impl Dispatch<'_> {
                         ctx,
                         args,
                         self_healing: None,
+                        stale: None,
                     };
                     Ok(self.finish(reached).await)
                 }
@@ -195,6 +204,7 @@ impl Dispatch<'_> {
             ctx,
             args,
             self_healing,
+            stale,
         } = reached;
         let field_warnings = deprecated_fields(action, &args);
         let span = call_span(&ctx);
@@ -233,11 +243,40 @@ impl Dispatch<'_> {
                 if let Some(shown) = &output.shown {
                     crate::present::observe(&shown.hidden);
                 }
-                Reply::Result(output.into_call_tool_result(action.structured))
+                let data = output.is_value();
+                let result = output.into_call_tool_result(action.structured);
+                Reply::Result(written_for_the_model(
+                    action,
+                    stale.as_deref(),
+                    data,
+                    result,
+                ))
             }
             Err(err) => Reply::Error(err),
         }
     }
+}
+
+/// A successful `result` of `action` on its way out (`docs/wire-contract.md`
+/// §9): state sync puts its stale-reads notice first (a success only: an
+/// error changed nothing), then the egress guard cuts it to the action's
+/// limit. The one place every tool result passes (stdio, HTTP, in memory,
+/// tasks, a gateway's mounted tools). `data`: whether the result's first
+/// block is the data (the handler returned a value, not a result it built).
+fn written_for_the_model(
+    action: &RegisteredAction,
+    stale: Option<&str>,
+    data: bool,
+    mut result: CallToolResult,
+) -> CallToolResult {
+    let mut data_block = data.then_some(0);
+    if let Some(notice) = stale
+        && result.is_error != Some(true)
+    {
+        result = state_sync::prepend(result, notice);
+        data_block = data_block.map(|at| at + 1);
+    }
+    egress::guard(result, action.egress_limit, &action.narrowed_by, data_block)
 }
 
 /// `args` without the discriminator of `tool`, when it is a group.

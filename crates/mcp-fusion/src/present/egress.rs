@@ -1,0 +1,436 @@
+//! The egress guard (`docs/wire-contract.md` §9.2): a successful result
+//! larger than its limit is cut at boundaries that keep every part valid,
+//! and the model reads, in a last block, how much was cut and how to ask
+//! for less.
+//!
+//! **What is counted**: the UTF-8 bytes of every text block, the bytes of
+//! every other block's JSON form (an image's, an audio clip's, a resource's
+//! — base64 included), and the bytes of the compact JSON of
+//! `structuredContent`. A result whose data is both a text block and
+//! `structuredContent` counts it twice: both reach the client.
+//!
+//! **How a result over the limit is cut**, block by block in order, each
+//! taking what the limit leaves after the blocks kept whole:
+//! - a *tagged* block (its text, trimmed, begins with `<` and ends with
+//!   `>`: an error or warning envelope, the stale-reads notice, a
+//!   presenter's guidance) is kept whole, always — but the data block of a
+//!   handler that returned a value (text or JSON) is never taken for one,
+//!   so a value that happens to look like markup is cut like any other.
+//!   (A result a handler built itself, or a gateway's upstream sent, has no
+//!   known data block: its tagged blocks are all kept whole.);
+//! - a JSON block (an array or an object) keeps the whole items of its
+//!   array that fit, first to last; an object is cut through its largest
+//!   member that is an array or an object, the other members kept; when it
+//!   is the same value as `structuredContent`, both are cut alike, so they
+//!   stay the same value (whole items of an array still match the items'
+//!   schema; a `minItems` is the one constraint this may break). A JSON
+//!   block that does not fit even with its arrays empty is dropped whole —
+//!   but the `structuredContent` of an action with an `outputSchema` is
+//!   kept at that smallest form, never dropped (an output schema's promise
+//!   wins over the limit);
+//! - a plain text block is cut after its last whole line that fits, or,
+//!   when none does, after its last whole character that fits;
+//! - any other block (image, audio, resource) is kept or dropped whole.
+//!
+//! `isError` is never changed, and an error result (`isError: true`) is
+//! never cut: it is an envelope, which passes whole even over the limit.
+//! The notice is one tagged block, last (`<egress_notice>`, its exact
+//! words in §9.2). The cut result is then at most the limit plus the
+//! notice's size — unless the blocks kept whole, with the smallest form of
+//! a `structuredContent` that cannot be dropped, are over the limit by
+//! themselves: then it is those blocks and that form.
+
+use std::io;
+
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde_json::Value;
+
+/// The server-wide egress limit unless
+/// [`ServerBuilder::egress_limit`](crate::ServerBuilder::egress_limit)
+/// sets another: 262 144 bytes (256 KiB), about 65 000 tokens — a quarter
+/// to a third of a model's context, and far more than a model can use from
+/// one answer. A result this large is almost always a list that should have
+/// been narrowed.
+pub const DEFAULT_EGRESS_LIMIT: usize = 262_144;
+
+/// A sink that counts the bytes written to it.
+struct Counter(usize);
+
+impl io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The bytes of the compact JSON of `value`, counted without writing it.
+pub(crate) fn json_size(value: &impl serde::Serialize) -> usize {
+    let mut counter = Counter(0);
+    // Writing to a counter fails only if `value` cannot be serialized, which
+    // a `Value` or a content block always can.
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.0
+}
+
+/// The size of one content block, as counted (module docs).
+fn block_size(block: &ContentBlock) -> usize {
+    match block {
+        ContentBlock::Text(text) => text.text.len(),
+        other => json_size(other),
+    }
+}
+
+/// The size of `result` as counted (module docs).
+pub(crate) fn result_size(result: &CallToolResult) -> usize {
+    let content: usize = result.content.iter().map(block_size).sum();
+    content + result.structured_content.as_ref().map_or(0, json_size)
+}
+
+/// Whether `text` is a tagged block, kept whole (module docs).
+fn is_tagged(text: &str) -> bool {
+    let text = text.trim();
+    text.starts_with('<') && text.ends_with('>')
+}
+
+/// What the cut of a JSON value left: the items kept and those there were,
+/// over every array it cut.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Items {
+    pub shown: usize,
+    pub total: usize,
+}
+
+impl Items {
+    fn add(&mut self, other: Items) {
+        self.shown += other.shown;
+        self.total += other.total;
+    }
+}
+
+/// `value` cut to at most `budget` bytes of compact JSON by whole array
+/// items (module docs), with the items it kept; `None` when it cannot fit
+/// even with its arrays empty.
+pub(crate) fn cut_value(value: &Value, budget: usize) -> Option<(Value, Items)> {
+    let size = json_size(value);
+    if size <= budget {
+        return Some((value.clone(), Items::default()));
+    }
+    match value {
+        Value::Array(items) => {
+            // `[` `]` and a comma between items.
+            let mut used = 2;
+            let mut kept = Vec::new();
+            for item in items {
+                let more = json_size(item) + usize::from(!kept.is_empty());
+                if used + more > budget {
+                    break;
+                }
+                used += more;
+                kept.push(item.clone());
+            }
+            if used > budget {
+                return None;
+            }
+            let items_cut = Items {
+                shown: kept.len(),
+                total: items.len(),
+            };
+            Some((Value::Array(kept), items_cut))
+        }
+        Value::Object(members) => {
+            let (key, largest) = members
+                .iter()
+                .filter(|(_, v)| v.is_array() || v.is_object())
+                .max_by_key(|(_, v)| json_size(*v))?;
+            let rest = size - json_size(largest);
+            let (cut, items) = cut_value(largest, budget.checked_sub(rest)?)?;
+            let mut members = members.clone();
+            members.insert(key.clone(), cut);
+            Some((Value::Object(members), items))
+        }
+        _ => None,
+    }
+}
+
+/// The smallest form [`cut_value`] can give `value`: its array empty, or,
+/// for an object, its largest array or object member at its smallest; with
+/// the items that leaves out.
+pub(crate) fn smallest(value: &Value) -> (Value, Items) {
+    match value {
+        Value::Array(items) => (
+            Value::Array(Vec::new()),
+            Items {
+                shown: 0,
+                total: items.len(),
+            },
+        ),
+        Value::Object(members) => {
+            let largest = members
+                .iter()
+                .filter(|(_, v)| v.is_array() || v.is_object())
+                .max_by_key(|(_, v)| json_size(*v));
+            let Some((key, largest)) = largest else {
+                return (value.clone(), Items::default());
+            };
+            let (small, items) = smallest(largest);
+            let mut members = members.clone();
+            members.insert(key.clone(), small);
+            (Value::Object(members), items)
+        }
+        other => (other.clone(), Items::default()),
+    }
+}
+
+/// `text` cut to at most `budget` bytes: after its last whole line that
+/// fits (the line's `\n` kept), else after its last whole character that
+/// fits.
+pub(crate) fn cut_text(text: &str, budget: usize) -> &str {
+    if text.len() <= budget {
+        return text;
+    }
+    // The last character boundary at or before `budget` (0 is one).
+    let end = (0..=budget)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    let head = &text[..end];
+    match head.rfind('\n') {
+        Some(end) => &text[..=end],
+        None => head,
+    }
+}
+
+/// What [`cut`] did to a result: the bytes it had and has (without the
+/// notice), and the items of the lists it cut.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Cut {
+    pub before: usize,
+    pub after: usize,
+    pub items: Items,
+}
+
+/// Which blocks of a result are kept whole, and which is the data block
+/// that `structuredContent` repeats.
+struct Plan {
+    /// The bytes of the tagged blocks, kept whole.
+    whole: usize,
+    /// The index of the text block holding the same value as
+    /// `structuredContent`, when one does.
+    twin: Option<usize>,
+}
+
+fn plan(result: &CallToolResult, data: Option<usize>) -> Plan {
+    let mut whole = 0;
+    let mut twin = None;
+    for (i, block) in result.content.iter().enumerate() {
+        let ContentBlock::Text(text) = block else {
+            continue;
+        };
+        if Some(i) != data && is_tagged(&text.text) {
+            whole += text.text.len();
+        } else if twin.is_none()
+            && let Some(structured) = &result.structured_content
+            && serde_json::from_str::<Value>(&text.text).ok().as_ref() == Some(structured)
+        {
+            twin = Some(i);
+        }
+    }
+    Plan { whole, twin }
+}
+
+/// `result` cut to at most `limit` bytes as counted (module docs), or as it
+/// is when it is within the limit or an error result; `None` for the cut
+/// when nothing was cut. `data` is the index of its data block, when known
+/// (never kept whole as a tagged block).
+pub(crate) fn cut(
+    mut result: CallToolResult,
+    limit: usize,
+    data: Option<usize>,
+) -> (CallToolResult, Option<Cut>) {
+    if result.is_error == Some(true) {
+        return (result, None);
+    }
+    let before = result_size(&result);
+    if before <= limit {
+        return (result, None);
+    }
+    let plan = plan(&result, data);
+    let mut budget = limit.saturating_sub(plan.whole);
+    let mut items = Items::default();
+    let structured = result.structured_content.take();
+    let mut kept_structured = None;
+    let content = std::mem::take(&mut result.content);
+    for (i, block) in content.into_iter().enumerate() {
+        if Some(i) == plan.twin {
+            let value = structured.as_ref().unwrap_or(&Value::Null);
+            let (block, value, shown) = cut_twin(value, budget, &mut items);
+            budget -= shown;
+            kept_structured = Some(value);
+            result.content.extend(block);
+            continue;
+        }
+        let tagged_ok = Some(i) != data;
+        if let Some(block) = cut_block(block, tagged_ok, &mut budget, &mut items) {
+            result.content.push(block);
+        }
+    }
+    result.structured_content = match (kept_structured, structured) {
+        (Some(value), _) => Some(value),
+        (None, Some(value)) => Some(cut_alone(&value, &mut budget, &mut items)),
+        (None, None) => None,
+    };
+    let after = result_size(&result);
+    (
+        result,
+        Some(Cut {
+            before,
+            after,
+            items,
+        }),
+    )
+}
+
+/// The data block and `structuredContent`, the same `value`, cut alike to
+/// share `budget`: the block (none when even the smallest form does not
+/// fit), the value, and the bytes both take.
+fn cut_twin(
+    value: &Value,
+    budget: usize,
+    items: &mut Items,
+) -> (Option<ContentBlock>, Value, usize) {
+    match cut_value(value, budget / 2) {
+        Some((cut, cut_items)) => {
+            items.add(cut_items);
+            let text = cut.to_string();
+            let taken = 2 * text.len();
+            (Some(ContentBlock::text(text)), cut, taken)
+        }
+        None => {
+            // The block goes; the structured value stays at its smallest.
+            let (small, cut_items) = smallest(value);
+            items.add(cut_items);
+            let taken = json_size(&small).min(budget);
+            (None, small, taken)
+        }
+    }
+}
+
+/// `structuredContent` with no text block repeating it, cut to `budget`;
+/// at its smallest form when it cannot fit (it is never dropped).
+fn cut_alone(value: &Value, budget: &mut usize, items: &mut Items) -> Value {
+    match cut_value(value, *budget) {
+        Some((cut, cut_items)) => {
+            items.add(cut_items);
+            *budget -= json_size(&cut);
+            cut
+        }
+        None => {
+            let (small, cut_items) = smallest(value);
+            items.add(cut_items);
+            *budget = budget.saturating_sub(json_size(&small));
+            small
+        }
+    }
+}
+
+/// One block that does not repeat `structuredContent`, cut to `budget`
+/// (which it then takes from); `None` when it is dropped. A tagged block is
+/// kept whole when `tagged_ok` (it is not the data block).
+fn cut_block(
+    block: ContentBlock,
+    tagged_ok: bool,
+    budget: &mut usize,
+    items: &mut Items,
+) -> Option<ContentBlock> {
+    let ContentBlock::Text(mut text) = block else {
+        let size = block_size(&block);
+        if size > *budget {
+            return None;
+        }
+        *budget -= size;
+        return Some(block);
+    };
+    if tagged_ok && is_tagged(&text.text) {
+        return Some(ContentBlock::Text(text));
+    }
+    if text.text.len() <= *budget {
+        *budget -= text.text.len();
+        return Some(ContentBlock::Text(text));
+    }
+    let json = serde_json::from_str::<Value>(&text.text)
+        .ok()
+        .filter(|v| v.is_array() || v.is_object());
+    let kept = match json {
+        Some(value) => {
+            let (cut, cut_items) = cut_value(&value, *budget)?;
+            items.add(cut_items);
+            cut.to_string()
+        }
+        None => cut_text(&text.text, *budget).to_owned(),
+    };
+    if kept.is_empty() {
+        return None;
+    }
+    *budget -= kept.len();
+    text.text = kept;
+    Some(ContentBlock::Text(text))
+}
+
+/// The egress notice (§9.2) of `cut`, for a result limited to `limit`
+/// bytes, whose action names `narrowed_by` as the arguments that make its
+/// result smaller.
+pub(crate) fn notice(cut: &Cut, limit: usize, narrowed_by: &[String]) -> String {
+    let left_out = cut.before - cut.after;
+    let mut text = format!(
+        "<egress_notice>This result was cut to fit the limit of {limit} bytes: {left_out} of its {} bytes were left out.",
+        cut.before
+    );
+    if cut.items.total > 0 {
+        text.push_str(&format!(
+            " {} of {} items are shown.",
+            cut.items.shown, cut.items.total
+        ));
+    }
+    if narrowed_by.is_empty() {
+        text.push_str(" Ask for less in the next call: this action declares no argument that narrows its result.");
+    } else {
+        text.push_str(&format!(
+            " For a smaller result, call it again with: {}.",
+            narrowed_by.join(", ")
+        ));
+    }
+    text.push_str("</egress_notice>");
+    text
+}
+
+/// `result` through the egress guard: within `limit` bytes, it is returned
+/// as it is; over it, it is cut and its notice appended, last. `data`: the
+/// index of its data block, when known.
+pub(crate) fn guard(
+    result: CallToolResult,
+    limit: usize,
+    narrowed_by: &[String],
+    data: Option<usize>,
+) -> CallToolResult {
+    if limit == usize::MAX {
+        // No limit: nothing is measured.
+        return result;
+    }
+    match cut(result, limit, data) {
+        (result, None) => result,
+        (mut result, Some(cut)) => {
+            result
+                .content
+                .push(ContentBlock::text(notice(&cut, limit, narrowed_by)));
+            result
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "egress_tests.rs"]
+mod tests;
