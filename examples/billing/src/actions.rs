@@ -3,6 +3,7 @@
 use mcp_fusion::{Json, State, ToolError, action};
 
 use crate::db::{self, Db, DbError, seq_of};
+use crate::presenters::AGENT_LIMIT;
 use crate::model::{
     CreateInvoice, CurrencyTotals, GenerateReport, Health, Invoice, InvoiceId, InvoicePage,
     InvoiceRecord, ListInvoices, Period, Report, Status, VoidInvoice,
@@ -90,9 +91,14 @@ pub async fn list_invoices(
     let mut invoices = db
         .run(move |conn| db::list_records(conn, status, after, limit + 1))
         .await?;
-    let next_cursor = if invoices.len() > limit as usize {
-        invoices.truncate(limit as usize);
-        invoices
+    let more = invoices.len() > limit as usize;
+    invoices.truncate(limit as usize);
+    // The presenter shows at most AGENT_LIMIT invoices of a page: the
+    // cursor names the last one the model is shown, so that the next page
+    // starts right after what it read, never after invoices it was not shown.
+    let shown = invoices.len().min(AGENT_LIMIT);
+    let next_cursor = if more || shown < invoices.len() {
+        invoices[..shown]
             .last()
             .and_then(|i| seq_of(&i.invoice.id))
             .map(|n| format!("after_{n}"))
