@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::TaskSupport;
 use crate::capability::assembly::VisibleFn;
-use crate::capability::settings::settings_setters;
+use crate::capability::settings::{serializer_setters, settings_setters};
 use crate::guard::{Concurrency, ConcurrencySetting, Guards};
 use crate::handler::{Erased, Handler, StateNeed, ToolOutput, erase};
 use crate::listing::Annotations;
@@ -301,4 +301,5 @@ impl Action {
     }
 
     settings_setters!("calls of this action", "this action", "");
+    serializer_setters!("");
 }

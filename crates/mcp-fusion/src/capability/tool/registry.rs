@@ -243,7 +243,10 @@ fn register_action(
     assembly: &Assembly,
 ) -> Result<(RegisteredAction, ActionListing), BuildError> {
     let Names { tool, key, dotted } = names;
-    let guards = action.guards.or(&group.guards);
+    let guards = action
+        .guards
+        .or(&group.guards)
+        .destructive_default(action.annotations.destructive);
     let (schema, validated) = input_schema(action, &dotted)?;
     let (validator, output) = validators(action, &schema, validated, &dotted)?;
     let callable = assembly.callable(Parts {
