@@ -140,39 +140,47 @@ impl SerializerGuard {
         }
     }
 
-    /// `SERVER_BUSY` for a call of `name` with `key` refused for `why`.
+    /// `SERVER_BUSY` for a call of `name` with `key` refused for `why`
+    /// (wire contract §10).
     fn busy(&self, name: &str, key: &str, why: Refused) -> ToolError {
-        let what = match &self.setting.by {
-            Some(argument) => format!("{argument} {key}"),
-            None => String::from("it"),
+        let (per, of_key) = match &self.setting.by {
+            Some(argument) => (format!(" per {argument}"), format!(" for {argument} {key}")),
+            None => (String::new(), String::new()),
         };
-        let reason = match why {
-            Refused::QueueFull { waiting } => format!(
-                "{waiting} {} already waiting, its most",
-                if waiting == 1 { "call is" } else { "calls are" }
+        let (reason, waiting) = match why {
+            Refused::QueueFull { waiting: 0 } => {
+                (format!("one call{of_key} is running, and none may wait"), 0)
+            }
+            Refused::QueueFull { waiting } => (
+                format!(
+                    "one call{of_key} is running and {} waiting, as many as may wait",
+                    if waiting == 1 {
+                        String::from("1 is")
+                    } else {
+                        format!("{waiting} are")
+                    }
+                ),
+                waiting,
             ),
-            Refused::WaitedTooLong => format!(
-                "this call waited {}, its longest wait",
-                super::timeout::human(self.setting.max_wait)
+            Refused::WaitedTooLong => (
+                format!(
+                    "this call waited{of_key} for {}, as long as a call may wait",
+                    super::timeout::human(self.setting.max_wait)
+                ),
+                0,
             ),
         };
+        let retry_after = self.retry_after(waiting);
         let parallel = match &self.setting.by {
             Some(argument) => format!(" Calls with another {argument} are not held up."),
             None => String::new(),
         };
-        let waiting = match why {
-            Refused::QueueFull { waiting } => waiting,
-            Refused::WaitedTooLong => 0,
-        };
-        let retry_after = self.retry_after(waiting);
-        let err = ToolError::server_busy(format!(
-            "{name} runs one call at a time for {what}, and {reason}."
-        ))
-        .next_step(super::retry_step(name))
-        .suggest(format!(
-            "Wait about {}, then call {name} again; do not send the same change twice in parallel.{parallel}",
-            crate::error::seconds_text(retry_after.as_secs())
-        ));
+        let err = ToolError::server_busy(format!("{name} runs one call at a time{per}: {reason}."))
+            .next_step(super::retry_step(name))
+            .suggest(format!(
+                "Wait about {}, then call {name} again; do not send the same change twice in parallel.{parallel}",
+                crate::error::seconds_text(retry_after.as_secs())
+            ));
         let err = match &self.setting.by {
             Some(argument) => err.detail("serialized_by", argument).detail("key", key),
             None => err,
