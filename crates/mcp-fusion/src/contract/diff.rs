@@ -367,8 +367,11 @@ fn diff_action_schemas(
 }
 
 /// Guard settings, flattened to `maxActive`, `maxQueue`, `rateLimit.calls`,
-/// `rateLimit.periodMs`, `rateLimit.scope`, `timeoutMs`: a new or tighter
-/// limit is RISKY (calls may be refused or cut), a removed or looser one SAFE.
+/// `rateLimit.periodMs`, `rateLimit.scope`, `timeoutMs`, `serialize.key`,
+/// `serialize.maxQueue`, `serialize.maxWaitMs`: a new or tighter limit is
+/// RISKY (calls may be refused or cut), a removed or looser one SAFE. A new
+/// serializer is SAFE: every call that worked still works, some later
+/// (`docs/contracts.md`); a tighter queue or wait of one is RISKY.
 fn diff_guards(
     name: &str,
     old: &Value,
@@ -389,6 +392,10 @@ fn diff_guards(
         let (a, b) = (get(&old_flat, key), get(&new_flat, key));
         let text = |v: &Option<Value>| v.as_ref().map(value_text);
         let (severity, description) = match (&a, &b) {
+            (None, Some(_)) if key.starts_with("serialize.") => (
+                Safe,
+                format!("Action \"{name}\" is newly serialized: {key}."),
+            ),
             (None, Some(_)) => (Risky, format!("Action \"{name}\" has a new limit: {key}.")),
             (Some(_), None) => (
                 Safe,

@@ -750,6 +750,58 @@ fn other_parts_of_an_action() {
 }
 
 #[test]
+fn a_new_serializer_is_safe_and_a_tighter_one_risky() {
+    let base = action("summary", object(json!({}), &[]));
+    let mut serialized = base.clone();
+    serialized.guards = json!({"serialize": {"key": "id", "maxQueue": 64, "maxWaitMs": 30000}});
+    let changes = diff(
+        &server(vec![base.clone()]),
+        &server(vec![serialized.clone()]),
+    );
+    let summary: Vec<(&str, ChangeSeverity, &str)> = changes
+        .deltas
+        .iter()
+        .map(|d| (d.field.as_str(), d.severity, d.description.as_str()))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (
+                "(guards.serialize.key)",
+                Safe,
+                "Action \"reports.summary\" is newly serialized: serialize.key."
+            ),
+            (
+                "(guards.serialize.maxQueue)",
+                Safe,
+                "Action \"reports.summary\" is newly serialized: serialize.maxQueue."
+            ),
+            (
+                "(guards.serialize.maxWaitMs)",
+                Safe,
+                "Action \"reports.summary\" is newly serialized: serialize.maxWaitMs."
+            ),
+        ]
+    );
+    let mut tighter = serialized.clone();
+    tighter.guards = json!({"serialize": {"key": "id", "maxQueue": 8, "maxWaitMs": 30000}});
+    let changes = diff(&server(vec![serialized.clone()]), &server(vec![tighter]));
+    assert_eq!(
+        only(changes),
+        delta(
+            "(guards.serialize.maxQueue)",
+            Risky,
+            Some("64"),
+            Some("8"),
+            "The limit serialize.maxQueue of action \"reports.summary\" tightened."
+        )
+    );
+    // No longer serialized: SAFE.
+    let changes = diff(&server(vec![serialized]), &server(vec![base]));
+    assert!(changes.deltas.iter().all(|d| d.severity == Safe));
+}
+
+#[test]
 fn output_changes_are_mirrored() {
     let with_output = |output: Value| {
         ActionContract {
