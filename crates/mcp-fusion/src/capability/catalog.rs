@@ -193,6 +193,7 @@ mod tests {
             guards: Default::default(),
             states: Default::default(),
             schema_profile: Default::default(),
+            gates: Default::default(),
         };
         Catalog::default().add_template(
             ResourceTemplate::new(uri_template, "invoice", invoice),

@@ -162,6 +162,7 @@ impl Completions {
             .iter()
             .map(|(argument, completer)| {
                 let callable = assembly.callable(Parts {
+                    gate: None,
                     name: owner,
                     handler: handler_service(completer.handler.clone()),
                     validator: None,

@@ -164,6 +164,7 @@ impl Prompt {
                 reason,
             })?;
         let callable = assembly.callable(Parts {
+            gate: None,
             name: &self.name,
             handler: handler_service(self.handler.clone()),
             validator: Some(validator),

@@ -190,6 +190,7 @@ impl Resource {
             });
         }
         let callable = assembly.callable(Parts {
+            gate: None,
             name: &self.uri,
             handler: handler_service(self.handler.clone()),
             validator: None,
@@ -402,6 +403,7 @@ impl ResourceTemplate {
             return Err(BuildError::BadUriTemplate(reason));
         }
         let callable = assembly.callable(Parts {
+            gate: None,
             name: &self.uri_template,
             handler: handler_service(self.handler.clone()),
             validator: Some(validator),

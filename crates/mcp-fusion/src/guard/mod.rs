@@ -5,8 +5,9 @@
 //! (`TIMEOUT`) — wire contract §5. They are set per action (or per group, as
 //! defaults for its actions) and checked when the server is built.
 //!
-//! Order on the call path, outermost first: auth → rate limit → concurrency →
-//! mutation serializer → timeout → validation → middleware → handler.
+//! Order on the call path, outermost first: auth → state gate (wire contract
+//! §10) → rate limit → concurrency → mutation serializer → timeout →
+//! validation → middleware → handler.
 
 mod auth;
 mod concurrency;
@@ -22,6 +23,7 @@ mod rate_limit;
 #[cfg(feature = "redis")]
 mod redis_rate_limit_store;
 mod serializer;
+mod state_gate;
 mod timeout;
 
 use std::sync::Arc;
@@ -39,12 +41,14 @@ pub use rate_limit::{KeyFn, RateLimit, RateLimitParseError, RateLimitScope};
 #[cfg(feature = "redis")]
 pub use redis_rate_limit_store::{FailMode, RedisRateLimitStore, RedisUrlError};
 pub use serializer::{DEFAULT_SERIALIZER_QUEUE, DEFAULT_SERIALIZER_WAIT, Serialized};
+pub use state_gate::StateMachine;
 
 #[cfg(feature = "http")]
 pub(crate) use auth::BearerRefusal;
 pub(crate) use auth::{AuthRule, unauthorized, verify_bearer};
 pub(crate) use concurrency::{ConcurrencyGuard, ConcurrencySetting};
 pub(crate) use serializer::SerializeSetting;
+pub(crate) use state_gate::{ActionGate, Gates};
 
 use crate::metrics_names::ActionLabels;
 use crate::pipeline::ActionService;
@@ -284,8 +288,8 @@ impl GuardSettings {
 /// ([`GuardChain::around`]).
 #[derive(Clone)]
 pub(crate) struct GuardChain {
-    /// Outermost first: auth, rate limit, concurrency, serializer, time
-    /// limit.
+    /// Outermost first: auth, state gate, rate limit, concurrency,
+    /// serializer, time limit.
     guards: Vec<Arc<dyn layer::Guard>>,
     /// The concurrency guard, if any (for stats).
     pub concurrency: Option<Arc<ConcurrencyGuard>>,
@@ -293,18 +297,23 @@ pub(crate) struct GuardChain {
 
 impl GuardChain {
     /// The guards of `guards`; `retry_safe` says the action is read-only or
-    /// idempotent, `labels` name the action in the guards' metrics.
+    /// idempotent, `labels` name the action in the guards' metrics, `gate`
+    /// is its state gate, if a state machine names it.
     pub fn new(
         guards: &Guards,
         settings: &GuardSettings,
         retry_safe: bool,
         labels: &ActionLabels,
+        gate: Option<&ActionGate>,
     ) -> Self {
         let mut chain: Vec<Arc<dyn layer::Guard>> = Vec::new();
         if guards.auth.needs_credentials() {
             chain.push(Arc::new(auth::AuthGuard {
                 rule: guards.auth.clone(),
             }));
+        }
+        if let Some(gate) = gate {
+            chain.push(Arc::new(state_gate::StateGateGuard { gate: gate.clone() }));
         }
         if let Some(limit) = guards.rate_limit {
             let guard = rate_limit::RateLimitGuard::new(limit, settings, labels.clone());

@@ -247,6 +247,7 @@ fn register_action(
         .guards
         .or(&group.guards)
         .destructive_default(action.annotations.destructive);
+    let gate = assembly.gates.gate_of(&dotted);
     let (schema, validated) = input_schema(action, &dotted)?;
     let (validator, output) = validators(action, &schema, validated, &dotted)?;
     let callable = assembly.callable(Parts {
@@ -265,6 +266,7 @@ fn register_action(
             .chain(&action.visible_when)
             .cloned()
             .collect(),
+        gate: gate.clone(),
     })?;
     let fields = schema
         .get("properties")
@@ -279,7 +281,7 @@ fn register_action(
         annotations: action.annotations,
         deprecated: action.deprecated.clone(),
         required_scopes: guards.auth.scopes.clone(),
-        guards: guards.to_json(),
+        guards: guards_json(&guards, gate.as_ref()),
     };
     let registered = RegisteredAction {
         key: key.map(str::to_owned),
@@ -294,6 +296,19 @@ fn register_action(
         task_support: action.task_support,
     };
     Ok((registered, listing))
+}
+
+/// What `tools/list` shows of an action's guards: its settings, and its
+/// state gate as `"stateGate"` (wire contract §10).
+fn guards_json(
+    guards: &crate::guard::Guards,
+    gate: Option<&crate::guard::ActionGate>,
+) -> serde_json::Value {
+    let mut json = guards.to_json();
+    if let (Some(gate), Some(object)) = (gate, json.as_object_mut()) {
+        object.insert("stateGate".into(), gate.to_json());
+    }
+    json
 }
 
 /// The `BuildError` of a group whose name is invalid, that has no action,
