@@ -11,6 +11,7 @@ use super::schema_diff::{FieldDelta, diff_schemas};
 use super::schema_rules::Side;
 use super::schema_summary::{cut, fields_summary};
 use super::server::ServerContract;
+use super::state_gate_diff::diff_state_gate;
 use super::tool::ToolContract;
 use crate::error::ChangeSeverity::{self, Breaking, Cosmetic, Risky, Safe};
 use crate::json::value_text;
@@ -371,14 +372,24 @@ fn diff_action_schemas(
 /// `serialize.maxQueue`, `serialize.maxWaitMs`: a new or tighter limit is
 /// RISKY (calls may be refused or cut), a removed or looser one SAFE. A new
 /// serializer is SAFE: every call that worked still works, some later
-/// (`docs/contracts.md`); a tighter queue or wait of one is RISKY.
+/// (`docs/contracts.md`); a tighter queue or wait of one is RISKY. The
+/// state gate (`stateGate`) has rules of its own (`diff_state_gate`).
 fn diff_guards(
     name: &str,
     old: &Value,
     new: &Value,
     push: &mut impl FnMut(&str, ChangeSeverity, Option<String>, Option<String>, String),
 ) {
-    let (old_flat, new_flat) = (flatten(old), flatten(new));
+    let gate = |guards: &Value| guards.get("stateGate").cloned().unwrap_or(Value::Null);
+    diff_state_gate(name, &gate(old), &gate(new), push);
+    let without_gate = |guards: &Value| {
+        let mut guards = guards.clone();
+        if let Some(object) = guards.as_object_mut() {
+            object.remove("stateGate");
+        }
+        guards
+    };
+    let (old_flat, new_flat) = (flatten(&without_gate(old)), flatten(&without_gate(new)));
     let keys: BTreeSet<&String> = old_flat
         .iter()
         .map(|(k, _)| k)

@@ -802,6 +802,56 @@ fn a_new_serializer_is_safe_and_a_tighter_one_risky() {
 }
 
 #[test]
+fn a_state_gate_allowing_fewer_states_is_breaking_and_more_safe() {
+    let gated = |states: Value| {
+        let mut a = action("summary", object(json!({}), &[]));
+        a.guards =
+            json!({"stateGate": {"machine": "cart", "allowedIn": states, "transitions": {}}});
+        a
+    };
+    let free = action("summary", object(json!({}), &[]));
+    let two = gated(json!(["filled", "paid"]));
+    let one = gated(json!(["filled"]));
+    assert_eq!(
+        only(diff(
+            &server(vec![free.clone()]),
+            &server(vec![two.clone()])
+        )),
+        delta(
+            "(guards.stateGate)",
+            Breaking,
+            None,
+            Some("\"filled\", \"paid\""),
+            "Action \"reports.summary\" is now gated by the state machine \"cart\": allowed only in \"filled\", \"paid\"."
+        )
+    );
+    assert_eq!(
+        only(diff(&server(vec![two.clone()]), &server(vec![one.clone()]))),
+        delta(
+            "(guards.stateGate.allowedIn)",
+            Breaking,
+            Some("\"filled\", \"paid\""),
+            Some("\"filled\""),
+            "Action \"reports.summary\" is no longer allowed in \"paid\"."
+        )
+    );
+    assert_eq!(
+        only(diff(&server(vec![one.clone()]), &server(vec![two]))),
+        delta(
+            "(guards.stateGate.allowedIn)",
+            Safe,
+            Some("\"filled\""),
+            Some("\"filled\", \"paid\""),
+            "Action \"reports.summary\" is now also allowed in \"paid\"."
+        )
+    );
+    assert_eq!(
+        only(diff(&server(vec![one]), &server(vec![free]))).severity,
+        Safe
+    );
+}
+
+#[test]
 fn output_changes_are_mirrored() {
     let with_output = |output: Value| {
         ActionContract {
