@@ -244,3 +244,48 @@ impl Guard for SerializerGuard {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::{Refused, Serialized, SerializerGuard};
+
+    fn message(setting: Serialized, why: Refused) -> String {
+        SerializerGuard::new(setting)
+            .busy("billing.pay", "\"INV-1\"", why)
+            .message
+    }
+
+    #[test]
+    fn each_refusal_says_why() {
+        assert_eq!(
+            message(
+                Serialized::by("id").max_queue(0),
+                Refused::QueueFull { waiting: 0 }
+            ),
+            "billing.pay runs one call at a time per id: one call for id \"INV-1\" is running, and none may wait."
+        );
+        assert_eq!(
+            message(Serialized::by("id"), Refused::QueueFull { waiting: 3 }),
+            "billing.pay runs one call at a time per id: one call for id \"INV-1\" is running and 3 are waiting, as many as may wait."
+        );
+        assert_eq!(
+            message(
+                Serialized::by("id").max_wait(Duration::from_millis(200)),
+                Refused::WaitedTooLong
+            ),
+            "billing.pay runs one call at a time per id: this call waited for id \"INV-1\" for 200 ms, as long as a call may wait."
+        );
+    }
+
+    #[test]
+    fn the_wait_is_the_mean_hold_times_the_calls_ahead() {
+        let guard = SerializerGuard::new(Serialized::by("id"));
+        assert_eq!(guard.retry_after(5), Duration::from_secs(1));
+        guard.record(Duration::from_millis(1500));
+        assert_eq!(guard.retry_after(0), Duration::from_secs(2));
+        assert_eq!(guard.retry_after(3), Duration::from_secs(6));
+        assert_eq!(guard.retry_after(1_000), Duration::from_secs(30));
+    }
+}

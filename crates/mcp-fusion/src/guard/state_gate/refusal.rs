@@ -54,7 +54,52 @@ pub(crate) fn no_session(gate: &ActionGate, name: &str) -> ToolError {
 
 #[cfg(test)]
 mod tests {
-    use super::either;
+    use std::sync::Arc;
+
+    use super::{either, no_session, not_now};
+    use crate::guard::StateMachine;
+    use crate::guard::state_gate::Gates;
+
+    fn gate(name: &str) -> super::ActionGate {
+        let cart = StateMachine::new("cart")
+            .initial("empty")
+            .transition("add_item", "empty", "filled")
+            .transition("checkout", "filled", "paid");
+        let gates = Arc::new(Gates::new(vec![cart]).unwrap());
+        gates.gate_of(name).unwrap()
+    }
+
+    #[test]
+    fn a_call_without_a_session_is_told_it_needs_one() {
+        let refused = no_session(&gate("checkout"), "checkout");
+        assert_eq!(
+            refused.message,
+            "checkout depends on the state of the cart in a session, and this call has no session."
+        );
+        assert_eq!(
+            refused.recovery.as_deref(),
+            Some(
+                "Do not retry it the same way: tell the user this tool needs a client that keeps a session (an MCP session with Mcp-Session-Id)."
+            )
+        );
+        assert_eq!(
+            refused.details,
+            [
+                ("state_machine".to_owned(), "cart".to_owned()),
+                ("blocked_tool".to_owned(), "checkout".to_owned())
+            ]
+        );
+    }
+
+    #[test]
+    fn with_nothing_allowed_now_the_model_is_told_to_stop() {
+        let refused = not_now(&gate("checkout"), "checkout", "paid");
+        assert_eq!(
+            refused.recovery.as_deref(),
+            Some("Do not retry it: nothing is allowed while the cart is \"paid\". Tell the user.")
+        );
+        assert!(refused.available_actions.is_empty());
+    }
 
     #[test]
     fn states_read_as_a_list() {
