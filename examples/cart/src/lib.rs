@@ -63,8 +63,13 @@ async fn view(State(items): State<Items>) -> Result<Json<Cart>, ToolError> {
 
 async fn checkout(State(items): State<Items>) -> Result<String, ToolError> {
     let count = items.0.lock().unwrap_or_else(PoisonError::into_inner).len();
+    let items = if count == 1 {
+        String::from("1 item")
+    } else {
+        format!("{count} items")
+    };
     Ok(format!(
-        "Order ord_1 holds {count} items. Pay it with cart.pay, order \"ord_1\"."
+        "Order ord_1 holds {items}. Pay it with cart.pay, order \"ord_1\"."
     ))
 }
 

@@ -36,7 +36,7 @@ async fn never_two_holders_under_random_cancellations() {
         );
         let mut next = random(caller + 1);
         let cancel_after = Duration::from_micros(next() % 3_000);
-        let cancels = next() % 3 == 0;
+        let cancels = next().is_multiple_of(3);
         let hold = Duration::from_micros(next() % 400);
         let work = async move {
             let _held = locks.acquire("INV-1".into(), 1_000, LONG).await.unwrap();

@@ -165,10 +165,11 @@ impl ActionGate {
         let Some(to) = self.moves.get(from) else {
             return;
         };
-        if self.gates.states.set(&self.machine.name, caller, to) && to != from {
-            if let Some(notify) = self.gates.notify.get() {
-                notify(caller);
-            }
+        if self.gates.states.set(&self.machine.name, caller, to)
+            && to != from
+            && let Some(notify) = self.gates.notify.get()
+        {
+            notify(caller);
         }
     }
 
