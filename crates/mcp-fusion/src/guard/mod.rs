@@ -21,6 +21,10 @@ mod oauth;
 mod protected_resource;
 mod rate_limit;
 #[cfg(feature = "redis")]
+mod redis_guard_store;
+#[cfg(feature = "redis")]
+mod redis_lock;
+#[cfg(feature = "redis")]
 mod redis_rate_limit_store;
 mod serializer;
 mod state_gate;
@@ -38,6 +42,8 @@ pub use jwt::JwtVerifier;
 pub use oauth::{OAuthError, OAuthResourceServer};
 pub use protected_resource::ProtectedResource;
 pub use rate_limit::{KeyFn, RateLimit, RateLimitParseError, RateLimitScope};
+#[cfg(feature = "redis")]
+pub use redis_guard_store::RedisGuardStore;
 #[cfg(feature = "redis")]
 pub use redis_rate_limit_store::{FailMode, RedisRateLimitStore, RedisUrlError};
 pub use serializer::{DEFAULT_SERIALIZER_QUEUE, DEFAULT_SERIALIZER_WAIT, Serialized};
@@ -265,6 +271,9 @@ pub(crate) struct GuardSettings {
     pub insufficient_scope: Option<InsufficientScope>,
     #[cfg(feature = "redis")]
     pub redis: Option<RedisRateLimitStore>,
+    /// The state gate's states and the serializer's locks in Redis.
+    #[cfg(feature = "redis")]
+    pub guard_store: Option<RedisGuardStore>,
     pub key_fn: Option<KeyFn>,
 }
 
@@ -330,7 +339,15 @@ impl GuardChain {
             chain.push(Arc::clone(guard) as Arc<dyn layer::Guard>);
         }
         if let Some(setting) = guards.serializer() {
-            chain.push(Arc::new(serializer::SerializerGuard::new(setting.clone())));
+            let guard = serializer::SerializerGuard::new(setting.clone());
+            #[cfg(feature = "redis")]
+            let guard = match &settings.guard_store {
+                Some(store) => {
+                    guard.across(store.clone(), format!("{}.{}", labels.tool, labels.action))
+                }
+                None => guard,
+            };
+            chain.push(Arc::new(guard));
         }
         if let Some(limit) = guards.timeout {
             chain.push(Arc::new(timeout::TimeoutGuard {

@@ -120,6 +120,9 @@ pub(crate) struct SerializerGuard {
     /// Exponentially weighted mean of the time a call holds its key, in
     /// microseconds (0 until a call has finished).
     mean_micros: AtomicU64,
+    /// The Redis store and the action's name in its keys, across replicas.
+    #[cfg(feature = "redis")]
+    across: Option<(super::RedisGuardStore, String)>,
 }
 
 impl SerializerGuard {
@@ -128,7 +131,33 @@ impl SerializerGuard {
             setting,
             locks: KeyedLocks::default(),
             mean_micros: AtomicU64::new(0),
+            #[cfg(feature = "redis")]
+            across: None,
         }
+    }
+
+    /// The same, serialized across the replicas sharing `store` (`action`
+    /// names the action in the lock keys).
+    #[cfg(feature = "redis")]
+    pub(crate) fn across(mut self, store: super::RedisGuardStore, action: String) -> Self {
+        self.across = Some((store, action));
+        self
+    }
+
+    /// After the process's own lock, the fleet's, until `deadline`; `Err`
+    /// when it passed. Nothing without a Redis store.
+    #[cfg(feature = "redis")]
+    async fn fleet_lock(
+        &self,
+        key: &str,
+        deadline: tokio::time::Instant,
+    ) -> Result<Option<super::redis_lock::RedisHold>, Refused> {
+        let Some((store, action)) = &self.across else {
+            return Ok(None);
+        };
+        super::redis_lock::hold(store, store.lock_key(action, key), deadline)
+            .await
+            .map_err(|()| Refused::WaitedTooLong)
     }
 
     /// The key of a call with `args`: the JSON text of the argument's value
@@ -228,6 +257,16 @@ impl Guard for SerializerGuard {
                 .locks
                 .acquire(key.clone(), self.setting.max_queue, self.setting.max_wait)
                 .await;
+            #[cfg(feature = "redis")]
+            let held = match held {
+                Ok(held) => {
+                    let deadline = tokio::time::Instant::from_std(started) + self.setting.max_wait;
+                    self.fleet_lock(&key, deadline)
+                        .await
+                        .map(|fleet| (held, fleet))
+                }
+                Err(why) => Err(why),
+            };
             let held = match held {
                 Ok(held) => held,
                 Err(why) => {

@@ -17,8 +17,13 @@ pub(crate) type Notify = Arc<dyn Fn(&str) + Send + Sync>;
 #[derive(Default)]
 pub(crate) struct Gates {
     machines: Vec<Arc<StateMachine>>,
+    /// This process's view of the states (all of them without a Redis
+    /// store; a cache of Redis's with one).
     states: MemoryStates,
     notify: OnceLock<Notify>,
+    /// The states shared with other replicas.
+    #[cfg(feature = "redis")]
+    store: Option<crate::guard::RedisGuardStore>,
 }
 
 /// The gate of one action: its machine, the states it is allowed in, and
@@ -62,6 +67,52 @@ impl Gates {
             machines: machines.into_iter().map(Arc::new).collect(),
             ..Gates::default()
         })
+    }
+
+    /// The same, with the states kept in `store` (shared by replicas).
+    #[cfg(feature = "redis")]
+    pub(crate) fn with_store(mut self, store: Option<crate::guard::RedisGuardStore>) -> Self {
+        self.store = store;
+        self
+    }
+
+    /// Whether the states are shared through a store.
+    pub(crate) fn shared(&self) -> bool {
+        #[cfg(feature = "redis")]
+        return self.store.is_some();
+        #[cfg(not(feature = "redis"))]
+        false
+    }
+
+    /// Reads the states of `caller` in every machine from the store into
+    /// this process's view (before a `tools/list`). Nothing without a store.
+    pub(crate) async fn refresh(&self, caller: &str) {
+        for machine in &self.machines {
+            self.refresh_one(&machine.name, caller).await;
+        }
+    }
+
+    /// Reads the state of `caller` in `machine` from the store, if any.
+    async fn refresh_one(&self, machine: &str, caller: &str) {
+        #[cfg(feature = "redis")]
+        if let Some(store) = &self.store
+            && let Some(Some(state)) = store.state(machine, caller).await
+        {
+            self.states.set(machine, caller, &state);
+        }
+        #[cfg(not(feature = "redis"))]
+        let _ = (machine, caller);
+    }
+
+    /// Records `caller`'s move to `state` in `machine`, here and in the
+    /// store; whether it changed this process's view.
+    async fn record(&self, machine: &str, caller: &str, state: &str) -> bool {
+        let changed = self.states.set(machine, caller, state);
+        #[cfg(feature = "redis")]
+        if let Some(store) = &self.store {
+            store.set_state(machine, caller, state).await;
+        }
+        changed
     }
 
     /// Whether there is any machine.
@@ -115,7 +166,14 @@ impl Gates {
 }
 
 impl ActionGate {
-    /// The current state of the session `caller` in the action's machine.
+    /// The current state of `caller`, read again from the store (with one).
+    pub(crate) async fn current_shared(&self, caller: &str) -> String {
+        self.gates.refresh_one(&self.machine.name, caller).await;
+        self.current(caller)
+    }
+
+    /// The current state of the session `caller` in the action's machine,
+    /// as this process knows it.
     pub(crate) fn current(&self, caller: &str) -> String {
         self.gates
             .states
@@ -161,11 +219,11 @@ impl ActionGate {
     /// After a successful call in `from`: moves the session `caller` as the
     /// action's transition from `from` says, and tells its connections when
     /// the state changed.
-    pub(crate) fn moved(&self, caller: &str, from: &str) {
+    pub(crate) async fn moved(&self, caller: &str, from: &str) {
         let Some(to) = self.moves.get(from) else {
             return;
         };
-        if self.gates.states.set(&self.machine.name, caller, to)
+        if self.gates.record(&self.machine.name, caller, to).await
             && to != from
             && let Some(notify) = self.gates.notify.get()
         {

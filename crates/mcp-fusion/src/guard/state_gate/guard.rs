@@ -39,15 +39,14 @@ impl Guard for StateGateGuard {
             let refused = refusal::no_session(&self.gate, call.ctx.name());
             return Box::pin(std::future::ready(Err(refused)));
         }
-        let state = self.gate.current(&caller);
-        if !self.gate.allows(&state) {
-            let refused = refusal::not_now(&self.gate, call.ctx.name(), &state);
-            return Box::pin(std::future::ready(Err(refused)));
-        }
         Box::pin(async move {
+            let state = self.gate.current_shared(&caller).await;
+            if !self.gate.allows(&state) {
+                return Err(refusal::not_now(&self.gate, call.ctx.name(), &state));
+            }
             let outcome = next.oneshot(call).await?;
             if succeeded(&outcome) {
-                self.gate.moved(&caller, &state);
+                self.gate.moved(&caller, &state).await;
             }
             Ok(outcome)
         })

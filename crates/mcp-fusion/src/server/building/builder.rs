@@ -285,6 +285,18 @@ impl ServerBuilder {
         self
     }
 
+    /// Keeps the state gate's session states and the mutation serializer's
+    /// locks in Redis, shared by every server given the same store
+    /// ([`RedisGuardStore`](crate::guard::RedisGuardStore), wire contract
+    /// §10): a move made on one replica is seen by the next call or
+    /// `tools/list` on another, and a serialized key waits for its holder on
+    /// any replica (with a lease, so a dead replica's lock frees itself).
+    #[cfg(feature = "redis")]
+    pub fn guard_store(mut self, store: crate::guard::RedisGuardStore) -> Self {
+        self.guards.guard_store = Some(store);
+        self
+    }
+
     /// How to tell callers apart for per-caller rate limits when a call has
     /// no auth subject (e.g. a tenant header). Return `None` to fall back to
     /// where the call came from: the HTTP client's address (see
@@ -516,12 +528,27 @@ impl ServerBuilder {
         let request_states = RequestStates::new(&signing_key, self.request_state_ttl);
         let gates = Gates::new(self.state_machines)
             .map_err(|(machine, reason)| BuildError::BadStateMachine { machine, reason })?;
+        #[cfg(feature = "redis")]
+        let gates = gates.with_store(self.guards.guard_store.clone());
+        let gates = Arc::new(gates);
+        let mut before_tools_list = self.before_tools_list;
+        if gates.shared() {
+            // The states other replicas moved, read before each listing.
+            let gates = Arc::clone(&gates);
+            before_tools_list.insert(
+                0,
+                Arc::new(move |ctx: CallContext| {
+                    let gates = Arc::clone(&gates);
+                    Box::pin(async move { gates.refresh(ctx.caller()).await })
+                }),
+            );
+        }
         let assembly = Arc::new(Assembly {
             server_layers: self.layers,
             guards: self.guards,
             states: Arc::new(self.states),
             schema_profile: self.schema_profile,
-            gates: Arc::new(gates),
+            gates,
         });
         let catalog = catalog_of(self.prompts, self.resources, self.templates, &assembly)?;
         let build = &*assembly;
@@ -568,7 +595,7 @@ impl ServerBuilder {
             catalog: RwLock::new(Arc::new(catalog)),
             connections,
             fallback,
-            before_tools_list: self.before_tools_list,
+            before_tools_list,
             tasks: Arc::new(tasks),
             pager,
             request_states,
