@@ -17,6 +17,8 @@ mod guards;
 mod metrics;
 #[cfg(feature = "redis")]
 mod redis;
+#[cfg(feature = "redis")]
+mod redis_guards;
 #[cfg(all(feature = "http", feature = "jwt", feature = "client"))]
 mod serializer;
 #[cfg(feature = "redis")]
