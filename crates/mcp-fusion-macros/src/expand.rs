@@ -130,7 +130,8 @@ mod tests {
             read_only, idempotent, timeout = "2s", requires_scopes("billing:read"),
             rate_limit = "2/min", concurrency(max_active = 4, max_queue = 16),
             deprecated = "billing.fetch", deprecated_field("old", "new"),
-            deprecated_field("older", "newer"), destructive, requires_auth, allow_unknown_fields
+            deprecated_field("older", "newer"), destructive, requires_auth, allow_unknown_fields,
+            serialize_by = "id"
         };
         let expected = quote! {
             #item
@@ -152,6 +153,7 @@ mod tests {
                         .destructive()
                         .requires_auth()
                         .allow_unknown_fields()
+                        .serialize_by("id")
                 }
             }
         };
@@ -254,7 +256,7 @@ mod tests {
         assert_eq!(
             errors(quote!(read_only, readonly, read_only), item.clone()),
             [
-                "unknown attribute `readonly`; the attributes of #[action] are: name = \"...\", description = \"...\", read_only, idempotent, destructive, deprecated = \"replacement.action\", deprecated_field(\"old\", \"new\"), timeout = \"2s\", rate_limit = \"2/min\", concurrency(max_active = 4, max_queue = 16), requires_scopes(\"a\", \"b\"), requires_auth, allow_unknown_fields",
+                "unknown attribute `readonly`; the attributes of #[action] are: name = \"...\", description = \"...\", read_only, idempotent, destructive, deprecated = \"replacement.action\", deprecated_field(\"old\", \"new\"), timeout = \"2s\", rate_limit = \"2/min\", concurrency(max_active = 4, max_queue = 16), requires_scopes(\"a\", \"b\"), requires_auth, allow_unknown_fields, serialize_by = \"id\", not_serialized",
                 "`read_only` is given twice",
             ]
         );

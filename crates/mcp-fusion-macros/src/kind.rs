@@ -23,6 +23,8 @@ pub(crate) enum Kind {
     RequiresScopes,
     RequiresAuth,
     AllowUnknownFields,
+    SerializeBy,
+    NotSerialized,
 }
 
 impl Kind {
@@ -44,6 +46,8 @@ impl Kind {
             Kind::RequiresScopes => "requires_scopes",
             Kind::RequiresAuth => "requires_auth",
             Kind::AllowUnknownFields => "allow_unknown_fields",
+            Kind::SerializeBy => "serialize_by",
+            Kind::NotSerialized => "not_serialized",
         }
     }
 
@@ -66,6 +70,8 @@ impl Kind {
             Kind::RequiresScopes => "requires_scopes(\"a\", \"b\")",
             Kind::RequiresAuth => "requires_auth",
             Kind::AllowUnknownFields => "allow_unknown_fields",
+            Kind::SerializeBy => "serialize_by = \"id\"",
+            Kind::NotSerialized => "not_serialized",
         }
     }
 
@@ -76,7 +82,8 @@ impl Kind {
             | Kind::Idempotent
             | Kind::Destructive
             | Kind::RequiresAuth
-            | Kind::AllowUnknownFields => "no value",
+            | Kind::AllowUnknownFields
+            | Kind::NotSerialized => "no value",
             Kind::Uri
             | Kind::Name
             | Kind::Title
@@ -84,7 +91,8 @@ impl Kind {
             | Kind::MimeType
             | Kind::Deprecated
             | Kind::Timeout
-            | Kind::RateLimit => "a string",
+            | Kind::RateLimit
+            | Kind::SerializeBy => "a string",
             Kind::DeprecatedField => "two strings",
             Kind::RequiresScopes => "one or more strings",
             Kind::Concurrency => "two whole numbers",

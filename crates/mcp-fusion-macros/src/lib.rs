@@ -101,6 +101,8 @@ use target::Target;
 /// | `requires_scopes("billing:read", ..)` | the caller's credentials must carry every scope (`AUTH_REQUIRED`, `FORBIDDEN`) |
 /// | `requires_auth` | the caller must present valid credentials, whatever their scopes |
 /// | `allow_unknown_fields` | the input objects may carry keys their schema does not name |
+/// | `serialize_by = "id"` | calls run one at a time per value of the argument `id` (`Action::serialize_by`) |
+/// | `not_serialized` | calls run side by side, also when `destructive` (`Action::not_serialized`) |
 ///
 /// ## The description
 ///

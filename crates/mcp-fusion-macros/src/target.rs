@@ -79,6 +79,8 @@ impl Target {
                 Kind::RequiresScopes,
                 Kind::RequiresAuth,
                 Kind::AllowUnknownFields,
+                Kind::SerializeBy,
+                Kind::NotSerialized,
             ],
             Target::Prompt => &[
                 Kind::Name,

@@ -121,9 +121,10 @@ pub async fn create_invoice(
 }
 
 // `billing.pay_invoice`: CONFLICT when the invoice is already paid or void
-// (detail `currentStatus`).
+// (detail `currentStatus`). One payment per invoice at a time; other
+// invoices side by side.
 /// Mark an invoice paid.
-#[action]
+#[action(serialize_by = "id")]
 pub async fn pay_invoice(
     State(db): State<Db>,
     args: InvoiceId,

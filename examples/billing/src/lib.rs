@@ -86,8 +86,7 @@ pub fn builder_with(db: &Db, options: &Options) -> ServerBuilder {
         .action(read(actions::list_invoices::action()))
         .action(read(actions::get_invoice::action()))
         .action(write(actions::create_invoice::action()))
-        // One payment per invoice at a time; other invoices side by side.
-        .action(write(actions::pay_invoice::action().serialize_by("id")))
+        .action(write(actions::pay_invoice::action()))
         .action(write(actions::void_invoice::action()))
         // The same handler under its old name, with the builder.
         .action(read(
