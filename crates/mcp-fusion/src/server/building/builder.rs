@@ -526,22 +526,10 @@ impl ServerBuilder {
         let signing_key = signing_key_bytes(self.signing_key.as_ref())?;
         let pager = Pager::new(self.page_size, &signing_key);
         let request_states = RequestStates::new(&signing_key, self.request_state_ttl);
-        let gates = Gates::new(self.state_machines)
-            .map_err(|(machine, reason)| BuildError::BadStateMachine { machine, reason })?;
-        #[cfg(feature = "redis")]
-        let gates = gates.with_store(self.guards.guard_store.clone());
-        let gates = Arc::new(gates);
+        let gates = gates_of(self.state_machines, &self.guards)?;
         let mut before_tools_list = self.before_tools_list;
         if gates.shared() {
-            // The states other replicas moved, read before each listing.
-            let gates = Arc::clone(&gates);
-            before_tools_list.insert(
-                0,
-                Arc::new(move |ctx: CallContext| {
-                    let gates = Arc::clone(&gates);
-                    Box::pin(async move { gates.refresh(ctx.caller()).await })
-                }),
-            );
+            before_tools_list.insert(0, refresh_states(&gates));
         }
         let assembly = Arc::new(Assembly {
             server_layers: self.layers,
@@ -643,6 +631,33 @@ fn catalog_of(
         catalog.add_template(template, assembly)?;
     }
     Ok(catalog)
+}
+
+/// The gates of `machines`, with the store of `guards` (feature `redis`).
+///
+/// # Errors
+/// [`BuildError::BadStateMachine`] for a machine that cannot work.
+fn gates_of(
+    machines: Vec<crate::guard::StateMachine>,
+    guards: &GuardSettings,
+) -> Result<Arc<Gates>, BuildError> {
+    let gates = Gates::new(machines)
+        .map_err(|(machine, reason)| BuildError::BadStateMachine { machine, reason })?;
+    #[cfg(feature = "redis")]
+    let gates = gates.with_store(guards.guard_store.clone());
+    #[cfg(not(feature = "redis"))]
+    let _ = guards;
+    Ok(Arc::new(gates))
+}
+
+/// A `tools/list` hook that reads the caller's states from the gates'
+/// store first: the moves other replicas made.
+fn refresh_states(gates: &Arc<Gates>) -> ListHook {
+    let gates = Arc::clone(gates);
+    Arc::new(move |ctx: CallContext| {
+        let gates = Arc::clone(&gates);
+        Box::pin(async move { gates.refresh(ctx.caller()).await })
+    })
 }
 
 /// [`BuildError::BadStateMachine`] for an action a state machine names and
