@@ -288,6 +288,35 @@ async def test_pay_twice_is_a_conflict_with_the_current_status(transport: str, d
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_payments_of_one_invoice_are_serialized(transport: str, db: Path) -> None:
+    """`pay_invoice` is serialized by the invoice id (wire contract §10):
+    `tools/list` says so in the action's guards, and of eight payments of one
+    invoice sent at once exactly one pays it; the others run after it and
+    read it paid. A destructive action (`void_invoice`) is serialized per
+    action."""
+    import asyncio
+
+    async with open_session(transport, db) as session:
+        listed = await session.list_tools()
+        payments = await asyncio.gather(
+            *(
+                session.call_tool("billing", {"action": "pay_invoice", "id": "inv_6"})
+                for _ in range(8)
+            )
+        )
+    billing = next(tool for tool in listed.tools if tool.name == "billing")
+    guards = {a["name"]: a["guards"] for a in billing.meta["mcp-fusion/actions"]}
+    assert guards["pay_invoice"] == {"serialize": {"key": "id", "maxQueue": 64, "maxWaitMs": 30000}}
+    assert guards["void_invoice"] == {"serialize": {"key": None, "maxQueue": 64, "maxWaitMs": 30000}}
+    assert guards["get_invoice"] == {}
+    paid = [p for p in payments if p.is_error is False]
+    refused = [envelope_meta(p)["message"] for p in payments if p.is_error]
+    assert len(paid) == 1
+    assert json.loads(texts(paid[0])[0])["status"] == "paid"
+    assert refused == ["Invoice inv_6 is already paid."] * 7
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_unknown_tool_is_an_mcp_error(transport: str, db: Path) -> None:
     async with open_session(transport, db) as session:
         with pytest.raises(MCPError) as raised:

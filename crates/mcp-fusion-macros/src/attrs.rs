@@ -108,6 +108,11 @@ impl Attributes {
             Kind::AllowUnknownFields => {
                 flag(kind, meta, quote_spanned!(span=> .allow_unknown_fields()))?
             }
+            Kind::NotSerialized => flag(kind, meta, quote_spanned!(span=> .not_serialized()))?,
+            Kind::SerializeBy => {
+                let argument = string(kind, meta)?;
+                quote_spanned!(span=> .serialize_by(#argument))
+            }
             Kind::Deprecated => {
                 let replacement = string(kind, meta)?;
                 quote_spanned!(span=> .deprecated(#replacement))

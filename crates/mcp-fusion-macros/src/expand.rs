@@ -173,7 +173,8 @@ mod tests {
             rate_limit = "2/min", concurrency(max_active = 4, max_queue = 16),
             deprecated = "billing.fetch", deprecated_field("old", "new"),
             deprecated_field("older", "newer"), destructive, requires_auth, allow_unknown_fields,
-            egress_limit = 65536
+            egress_limit = 65536,
+            serialize_by = "id"
         };
         let expected = quote! {
             #item
@@ -196,6 +197,7 @@ mod tests {
                         .requires_auth()
                         .allow_unknown_fields()
                         .egress_limit(65536)
+                        .serialize_by("id")
                 }
             }
         };
@@ -298,7 +300,7 @@ mod tests {
         assert_eq!(
             errors(quote!(read_only, readonly, read_only), item.clone()),
             [
-                "unknown attribute `readonly`; the attributes of #[action] are: name = \"...\", description = \"...\", read_only, idempotent, destructive, deprecated = \"replacement.action\", deprecated_field(\"old\", \"new\"), timeout = \"2s\", rate_limit = \"2/min\", concurrency(max_active = 4, max_queue = 16), requires_scopes(\"a\", \"b\"), requires_auth, allow_unknown_fields, narrowed_by(\"status\", \"limit\"), returns = PRESENTER, returns_many = PRESENTER, egress_limit = 65536",
+                "unknown attribute `readonly`; the attributes of #[action] are: name = \"...\", description = \"...\", read_only, idempotent, destructive, deprecated = \"replacement.action\", deprecated_field(\"old\", \"new\"), timeout = \"2s\", rate_limit = \"2/min\", concurrency(max_active = 4, max_queue = 16), requires_scopes(\"a\", \"b\"), requires_auth, allow_unknown_fields, narrowed_by(\"status\", \"limit\"), returns = PRESENTER, returns_many = PRESENTER, egress_limit = 65536, serialize_by = \"id\", not_serialized",
                 "`read_only` is given twice",
             ]
         );

@@ -27,6 +27,8 @@ pub(crate) enum Kind {
     Returns,
     ReturnsMany,
     EgressLimit,
+    SerializeBy,
+    NotSerialized,
 }
 
 impl Kind {
@@ -52,6 +54,8 @@ impl Kind {
             Kind::Returns => "returns",
             Kind::ReturnsMany => "returns_many",
             Kind::EgressLimit => "egress_limit",
+            Kind::SerializeBy => "serialize_by",
+            Kind::NotSerialized => "not_serialized",
         }
     }
 
@@ -78,6 +82,8 @@ impl Kind {
             Kind::Returns => "returns = PRESENTER",
             Kind::ReturnsMany => "returns_many = PRESENTER",
             Kind::EgressLimit => "egress_limit = 65536",
+            Kind::SerializeBy => "serialize_by = \"id\"",
+            Kind::NotSerialized => "not_serialized",
         }
     }
 
@@ -88,7 +94,8 @@ impl Kind {
             | Kind::Idempotent
             | Kind::Destructive
             | Kind::RequiresAuth
-            | Kind::AllowUnknownFields => "no value",
+            | Kind::AllowUnknownFields
+            | Kind::NotSerialized => "no value",
             Kind::Uri
             | Kind::Name
             | Kind::Title
@@ -96,7 +103,8 @@ impl Kind {
             | Kind::MimeType
             | Kind::Deprecated
             | Kind::Timeout
-            | Kind::RateLimit => "a string",
+            | Kind::RateLimit
+            | Kind::SerializeBy => "a string",
             Kind::DeprecatedField => "two strings",
             Kind::RequiresScopes | Kind::NarrowedBy => "one or more strings",
             Kind::Returns | Kind::ReturnsMany => "a presenter (a path or an expression)",

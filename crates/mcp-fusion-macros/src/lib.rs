@@ -105,6 +105,8 @@ use target::Target;
 /// | `returns = INVOICE` | the result, one value, is shown by that `Presenter` (a path or an expression, resolved as in the function's module: `.returns(&INVOICE)`) |
 /// | `returns_many = INVOICE` | the result, a list, is shown by that `Presenter` (`.returns_many(&INVOICE)`) |
 /// | `egress_limit = 65536` | the most bytes a successful result may have (`.egress_limit(..)`); a larger one is cut at whole items, lines or characters, with a notice (`docs/wire-contract.md` §9.2) |
+/// | `serialize_by = "id"` | calls run one at a time per value of the argument `id` (`Action::serialize_by`) |
+/// | `not_serialized` | calls run side by side, also when `destructive` (`Action::not_serialized`) |
 ///
 /// ## The description
 ///

@@ -83,6 +83,8 @@ impl Target {
                 Kind::Returns,
                 Kind::ReturnsMany,
                 Kind::EgressLimit,
+                Kind::SerializeBy,
+                Kind::NotSerialized,
             ],
             Target::Prompt => &[
                 Kind::Name,

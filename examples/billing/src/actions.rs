@@ -3,11 +3,11 @@
 use mcp_fusion::{Json, State, ToolError, action};
 
 use crate::db::{self, Db, DbError, seq_of};
-use crate::presenters::AGENT_LIMIT;
 use crate::model::{
     CreateInvoice, CurrencyTotals, GenerateReport, Health, Invoice, InvoiceId, InvoicePage,
     InvoiceRecord, ListInvoices, Period, Report, Status, VoidInvoice,
 };
+use crate::presenters::AGENT_LIMIT;
 
 /// How long `billing.generate_report` works: the example's stand-in for a
 /// slow report (a state of the server).
@@ -137,9 +137,10 @@ pub async fn create_invoice(
 }
 
 // `billing.pay_invoice`: CONFLICT when the invoice is already paid or void
-// (detail `currentStatus`).
+// (detail `currentStatus`). One payment per invoice at a time; other
+// invoices side by side.
 /// Mark an invoice paid.
-#[action]
+#[action(serialize_by = "id")]
 pub async fn pay_invoice(
     State(db): State<Db>,
     args: InvoiceId,

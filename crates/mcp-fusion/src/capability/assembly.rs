@@ -7,7 +7,9 @@
 use std::sync::Arc;
 
 use super::BuildError;
-use crate::guard::{AuthRule, ConcurrencyGuard, GuardChain, GuardSettings, Guards};
+use crate::guard::{
+    ActionGate, AuthRule, ConcurrencyGuard, Gates, GuardChain, GuardSettings, Guards,
+};
 use crate::handler::{CallContext, StateNeed, States};
 use crate::metrics_names::ActionLabels;
 use crate::pipeline::{ActionService, BoxLayer, CallService, Validate};
@@ -28,6 +30,9 @@ pub(crate) struct Assembly {
     /// The server's egress limit in bytes, for the actions without their
     /// own (`usize::MAX`: none).
     pub egress_limit: usize,
+    /// The state machines and the sessions' states
+    /// (`ServerBuilder::state_machine`).
+    pub gates: Arc<Gates>,
 }
 
 /// One capability's guarded path, ready to be called.
@@ -54,16 +59,24 @@ pub(crate) type VisibleFn = Arc<dyn Fn(&CallContext) -> bool + Send + Sync>;
 /// (a group's and its action's, or a capability's own) must all hold.
 /// Only the lists: a call of a hidden capability still takes its guarded
 /// path, whose guards and handler decide.
+/// A state-gated action is shown only while its session's state allows it
+/// (the same decision its gate takes for a call).
 #[derive(Clone, Default)]
 pub(crate) struct Visibility {
     pub auth: AuthRule,
     pub when: Vec<VisibleFn>,
+    pub gate: Option<ActionGate>,
 }
 
 impl Visibility {
     /// Whether the lists show the capability to the caller of `ctx`.
     pub fn shows_to(&self, ctx: &CallContext) -> bool {
-        self.auth.lets_see(ctx.principal()) && self.when.iter().all(|when| when(ctx))
+        self.auth.lets_see(ctx.principal())
+            && self.when.iter().all(|when| when(ctx))
+            && self
+                .gate
+                .as_ref()
+                .is_none_or(|gate| gate.shows_to(ctx.caller()))
     }
 }
 
@@ -93,6 +106,8 @@ pub(crate) struct Parts<'a> {
     pub labels: ActionLabels,
     /// Its `visible_when` predicates (a group's, then its own).
     pub visible_when: Vec<VisibleFn>,
+    /// Its state gate, for an action a state machine names.
+    pub gate: Option<ActionGate>,
 }
 
 impl Assembly {
@@ -125,7 +140,13 @@ impl Assembly {
             presentation: parts.presentation,
             inner: service,
         });
-        let chain = GuardChain::new(&parts.guards, &self.guards, parts.retry_safe, &parts.labels);
+        let chain = GuardChain::new(
+            &parts.guards,
+            &self.guards,
+            parts.retry_safe,
+            &parts.labels,
+            parts.gate.as_ref(),
+        );
         Ok(Callable {
             service: chain.around(validated),
             concurrency: chain.concurrency,
@@ -133,6 +154,7 @@ impl Assembly {
             visibility: Visibility {
                 auth: parts.guards.auth,
                 when: parts.visible_when,
+                gate: parts.gate,
             },
         })
     }

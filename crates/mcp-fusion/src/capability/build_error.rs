@@ -108,6 +108,19 @@ pub enum BuildError {
         /// What is wrong.
         reason: String,
     },
+    /// A state machine cannot be used
+    /// ([`ServerBuilder::state_machine`](crate::server::ServerBuilder::state_machine)):
+    /// it has no initial state, allows an action in a state no transition
+    /// reaches or leaves, has two transitions of one action from one state,
+    /// gates an action another machine gates, or names an action the server
+    /// does not have.
+    #[error("state machine \"{machine}\": {reason}")]
+    BadStateMachine {
+        /// The machine's name.
+        machine: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// The key given to
     /// [`ServerBuilder::signing_key`](crate::server::ServerBuilder::signing_key)
     /// is shorter than

@@ -194,6 +194,7 @@ mod tests {
             states: Default::default(),
             schema_profile: Default::default(),
             egress_limit: usize::MAX,
+            gates: Default::default(),
         };
         Catalog::default().add_template(
             ResourceTemplate::new(uri_template, "invoice", invoice),

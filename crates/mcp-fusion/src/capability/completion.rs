@@ -163,6 +163,7 @@ impl Completions {
             .map(|(argument, completer)| {
                 let callable = assembly.callable(Parts {
                     presentation: None,
+                    gate: None,
                     name: owner,
                     handler: handler_service(completer.handler.clone()),
                     validator: None,

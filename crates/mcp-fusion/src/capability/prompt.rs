@@ -165,6 +165,7 @@ impl Prompt {
             })?;
         let callable = assembly.callable(Parts {
             presentation: None,
+            gate: None,
             name: &self.name,
             handler: handler_service(self.handler.clone()),
             validator: Some(validator),

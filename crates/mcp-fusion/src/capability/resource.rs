@@ -191,6 +191,7 @@ impl Resource {
         }
         let callable = assembly.callable(Parts {
             presentation: None,
+            gate: None,
             name: &self.uri,
             handler: handler_service(self.handler.clone()),
             validator: None,
@@ -404,6 +405,7 @@ impl ResourceTemplate {
         }
         let callable = assembly.callable(Parts {
             presentation: None,
+            gate: None,
             name: &self.uri_template,
             handler: handler_service(self.handler.clone()),
             validator: Some(validator),

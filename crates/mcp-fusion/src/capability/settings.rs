@@ -117,4 +117,45 @@ macro_rules! settings_setters {
     };
 }
 
+/// The mutation serializer's setters, on a type with a `guards: Guards`
+/// field (an action, a group as defaults for its actions). `$note` is a
+/// line added to each setter's doc, or `""`.
+macro_rules! serializer_setters {
+    ($note:literal) => {
+        /// Runs the calls one at a time per value of the input argument
+        /// `argument` (e.g. the invoice id: calls on different invoices run
+        /// side by side), first come first served; at most
+        /// [`DEFAULT_SERIALIZER_QUEUE`](crate::guard::DEFAULT_SERIALIZER_QUEUE)
+        /// wait, for at most
+        /// [`DEFAULT_SERIALIZER_WAIT`](crate::guard::DEFAULT_SERIALIZER_WAIT);
+        /// beyond either, `SERVER_BUSY` (wire contract §10). A waiter that
+        /// is cancelled leaves the queue; a holder that is cancelled, times
+        /// out or panics releases the key. Shorthand for
+        /// `serialized(Serialized::by(argument))`.
+        #[doc = $note]
+        pub fn serialize_by(self, argument: impl Into<String>) -> Self {
+            self.serialized($crate::guard::Serialized::by(argument))
+        }
+
+        /// Runs the calls one at a time per key as `setting` says
+        /// ([`Serialized`](crate::guard::Serialized): the key, the queue's
+        /// bound, the longest wait). A destructive action is serialized per
+        /// action unless given a setting.
+        #[doc = $note]
+        pub fn serialized(mut self, setting: $crate::guard::Serialized) -> Self {
+            self.guards = self.guards.serialized(setting);
+            self
+        }
+
+        /// Runs the calls side by side, also when destructive (which is
+        /// otherwise serialized per action).
+        #[doc = $note]
+        pub fn not_serialized(mut self) -> Self {
+            self.guards = self.guards.not_serialized();
+            self
+        }
+    };
+}
+
+pub(crate) use serializer_setters;
 pub(crate) use settings_setters;

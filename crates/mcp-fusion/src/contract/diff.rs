@@ -12,6 +12,7 @@ use super::schema_diff::{FieldDelta, diff_schemas};
 use super::schema_rules::Side;
 use super::schema_summary::{cut, fields_summary};
 use super::server::ServerContract;
+use super::state_gate_diff::diff_state_gate;
 use super::tool::ToolContract;
 use crate::error::ChangeSeverity::{self, Breaking, Cosmetic, Risky, Safe};
 use crate::json::value_text;
@@ -375,15 +376,28 @@ fn diff_action_schemas(
 }
 
 /// Guard settings, flattened to `maxActive`, `maxQueue`, `rateLimit.calls`,
-/// `rateLimit.periodMs`, `rateLimit.scope`, `timeoutMs`: a new or tighter
-/// limit is RISKY (calls may be refused or cut), a removed or looser one SAFE.
+/// `rateLimit.periodMs`, `rateLimit.scope`, `timeoutMs`, `serialize.key`,
+/// `serialize.maxQueue`, `serialize.maxWaitMs`: a new or tighter limit is
+/// RISKY (calls may be refused or cut), a removed or looser one SAFE. A new
+/// serializer is SAFE: every call that worked still works, some later
+/// (`docs/contracts.md`); a tighter queue or wait of one is RISKY. The
+/// state gate (`stateGate`) has rules of its own (`diff_state_gate`).
 fn diff_guards(
     name: &str,
     old: &Value,
     new: &Value,
     push: &mut impl FnMut(&str, ChangeSeverity, Option<String>, Option<String>, String),
 ) {
-    let (old_flat, new_flat) = (flatten(old), flatten(new));
+    let gate = |guards: &Value| guards.get("stateGate").cloned().unwrap_or(Value::Null);
+    diff_state_gate(name, &gate(old), &gate(new), push);
+    let without_gate = |guards: &Value| {
+        let mut guards = guards.clone();
+        if let Some(object) = guards.as_object_mut() {
+            object.remove("stateGate");
+        }
+        guards
+    };
+    let (old_flat, new_flat) = (flatten(&without_gate(old)), flatten(&without_gate(new)));
     let keys: BTreeSet<&String> = old_flat
         .iter()
         .map(|(k, _)| k)
@@ -397,6 +411,10 @@ fn diff_guards(
         let (a, b) = (get(&old_flat, key), get(&new_flat, key));
         let text = |v: &Option<Value>| v.as_ref().map(value_text);
         let (severity, description) = match (&a, &b) {
+            (None, Some(_)) if key.starts_with("serialize.") => (
+                Safe,
+                format!("Action \"{name}\" is newly serialized: {key}."),
+            ),
             (None, Some(_)) => (Risky, format!("Action \"{name}\" has a new limit: {key}.")),
             (Some(_), None) => (
                 Safe,

@@ -29,6 +29,7 @@ mod schema_rules;
 mod schema_summary;
 mod self_healing;
 mod server;
+mod state_gate_diff;
 mod tool;
 
 pub use action::ActionContract;

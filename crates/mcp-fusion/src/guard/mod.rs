@@ -1,24 +1,33 @@
 //! Runtime guards, as tower layers in front of validation: auth
 //! (`AUTH_REQUIRED`, `UNAUTHORIZED`, `FORBIDDEN`), rate limits
-//! (`RATE_LIMITED`), the concurrency guard (`SERVER_BUSY`) and time limits
+//! (`RATE_LIMITED`), the concurrency guard (`SERVER_BUSY`), the mutation
+//! serializer (`SERVER_BUSY`, wire contract §10) and time limits
 //! (`TIMEOUT`) — wire contract §5. They are set per action (or per group, as
 //! defaults for its actions) and checked when the server is built.
 //!
-//! Order on the call path, outermost first: auth → rate limit → concurrency →
-//! timeout → validation → middleware → handler.
+//! Order on the call path, outermost first: auth → state gate (wire contract
+//! §10) → rate limit → concurrency → mutation serializer → timeout →
+//! validation → middleware → handler.
 
 mod auth;
 mod concurrency;
 mod insufficient_scope;
 #[cfg(feature = "jwt")]
 mod jwt;
+mod keyed_locks;
 mod layer;
 #[cfg(feature = "oauth")]
 mod oauth;
 mod protected_resource;
 mod rate_limit;
 #[cfg(feature = "redis")]
+mod redis_guard_store;
+#[cfg(feature = "redis")]
+mod redis_lock;
+#[cfg(feature = "redis")]
 mod redis_rate_limit_store;
+mod serializer;
+mod state_gate;
 mod timeout;
 
 use std::sync::Arc;
@@ -34,12 +43,18 @@ pub use oauth::{OAuthError, OAuthResourceServer};
 pub use protected_resource::ProtectedResource;
 pub use rate_limit::{KeyFn, RateLimit, RateLimitParseError, RateLimitScope};
 #[cfg(feature = "redis")]
+pub use redis_guard_store::RedisGuardStore;
+#[cfg(feature = "redis")]
 pub use redis_rate_limit_store::{FailMode, RedisRateLimitStore, RedisUrlError};
+pub use serializer::{DEFAULT_SERIALIZER_QUEUE, DEFAULT_SERIALIZER_WAIT, Serialized};
+pub use state_gate::StateMachine;
 
 #[cfg(feature = "http")]
 pub(crate) use auth::BearerRefusal;
 pub(crate) use auth::{AuthRule, unauthorized, verify_bearer};
 pub(crate) use concurrency::{ConcurrencyGuard, ConcurrencySetting};
+pub(crate) use serializer::SerializeSetting;
+pub(crate) use state_gate::{ActionGate, Gates};
 
 use crate::metrics_names::ActionLabels;
 use crate::pipeline::ActionService;
@@ -79,6 +94,7 @@ pub struct Guards {
     pub(crate) concurrency: Option<ConcurrencySetting>,
     pub(crate) rate_limit: Option<RateLimit>,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) serialize: Option<SerializeSetting>,
     pub(crate) auth: AuthRule,
 }
 
@@ -123,6 +139,38 @@ impl Guards {
         self
     }
 
+    /// Runs the calls one at a time per key, first come first served
+    /// ([`Serialized`]): per value of an argument, or per action. Replaces
+    /// [`not_serialized`](Self::not_serialized).
+    pub fn serialized(mut self, setting: Serialized) -> Self {
+        self.serialize = Some(SerializeSetting::On(setting));
+        self
+    }
+
+    /// Runs the calls side by side, also for a destructive action (which is
+    /// otherwise serialized per action).
+    pub fn not_serialized(mut self) -> Self {
+        self.serialize = Some(SerializeSetting::Off);
+        self
+    }
+
+    /// These settings, where no serializer was set, with a destructive
+    /// action's: one call at a time per action ([`Serialized::per_action`]).
+    pub(crate) fn destructive_default(mut self, destructive: bool) -> Guards {
+        if destructive && self.serialize.is_none() {
+            self.serialize = Some(SerializeSetting::On(Serialized::per_action()));
+        }
+        self
+    }
+
+    /// The serializer in force, if any.
+    fn serializer(&self) -> Option<&Serialized> {
+        match &self.serialize {
+            Some(SerializeSetting::On(setting)) => Some(setting),
+            _ => None,
+        }
+    }
+
     /// These settings, with every one left unset taken from `defaults`.
     pub(crate) fn or(&self, defaults: &Guards) -> Guards {
         Guards {
@@ -132,6 +180,10 @@ impl Guards {
                 .or_else(|| defaults.concurrency.clone()),
             rate_limit: self.rate_limit.or(defaults.rate_limit),
             timeout: self.timeout.or(defaults.timeout),
+            serialize: self
+                .serialize
+                .clone()
+                .or_else(|| defaults.serialize.clone()),
             auth: AuthRule {
                 required: self.auth.required || defaults.auth.required,
                 scopes: if self.auth.scopes.is_empty() {
@@ -144,8 +196,9 @@ impl Guards {
     }
 
     /// The settings as listed in `_meta["mcp-fusion/actions"]`: `{"maxActive",
-    /// "maxQueue", "rateLimit": {"calls", "periodMs", "scope"}, "timeoutMs"}`,
-    /// each member only when set.
+    /// "maxQueue", "rateLimit": {"calls", "periodMs", "scope"}, "timeoutMs",
+    /// "serialize": {"key", "maxQueue", "maxWaitMs"}}`, each member only when
+    /// set.
     pub(crate) fn to_json(&self) -> serde_json::Value {
         let mut object = serde_json::Map::new();
         if let Some(c) = self.concurrency.as_ref().map(ConcurrencySetting::limits) {
@@ -164,6 +217,9 @@ impl Guards {
         }
         if let Some(t) = self.timeout {
             object.insert("timeoutMs".into(), (t.as_millis() as u64).into());
+        }
+        if let Some(s) = self.serializer() {
+            object.insert("serialize".into(), s.to_json());
         }
         serde_json::Value::Object(object)
     }
@@ -189,6 +245,11 @@ impl Guards {
         if self.timeout.is_some_and(|t| t.is_zero()) {
             return Some(String::from("a time limit must be longer than zero"));
         }
+        if self.serializer().is_some_and(|s| s.max_wait.is_zero()) {
+            return Some(String::from(
+                "a serializer's longest wait must be longer than zero",
+            ));
+        }
         if (self.auth.required || !self.auth.scopes.is_empty()) && !has_verifier {
             return Some(String::from(
                 "it requires credentials, but the server has no token verifier (ServerBuilder::auth)",
@@ -210,6 +271,9 @@ pub(crate) struct GuardSettings {
     pub insufficient_scope: Option<InsufficientScope>,
     #[cfg(feature = "redis")]
     pub redis: Option<RedisRateLimitStore>,
+    /// The state gate's states and the serializer's locks in Redis.
+    #[cfg(feature = "redis")]
+    pub guard_store: Option<RedisGuardStore>,
     pub key_fn: Option<KeyFn>,
 }
 
@@ -228,11 +292,13 @@ impl GuardSettings {
 }
 
 /// The guards of one capability, built once from its settings: they hold
-/// its state (rate-limit buckets, concurrency slots, the clock of its
-/// running calls) and go around its stack ([`GuardChain::around`]).
+/// its state (rate-limit buckets, concurrency slots, the serializer's keys,
+/// the clock of its running calls) and go around its stack
+/// ([`GuardChain::around`]).
 #[derive(Clone)]
 pub(crate) struct GuardChain {
-    /// Outermost first: auth, rate limit, concurrency, time limit.
+    /// Outermost first: auth, state gate, rate limit, concurrency,
+    /// serializer, time limit.
     guards: Vec<Arc<dyn layer::Guard>>,
     /// The concurrency guard, if any (for stats).
     pub concurrency: Option<Arc<ConcurrencyGuard>>,
@@ -240,18 +306,23 @@ pub(crate) struct GuardChain {
 
 impl GuardChain {
     /// The guards of `guards`; `retry_safe` says the action is read-only or
-    /// idempotent, `labels` name the action in the guards' metrics.
+    /// idempotent, `labels` name the action in the guards' metrics, `gate`
+    /// is its state gate, if a state machine names it.
     pub fn new(
         guards: &Guards,
         settings: &GuardSettings,
         retry_safe: bool,
         labels: &ActionLabels,
+        gate: Option<&ActionGate>,
     ) -> Self {
         let mut chain: Vec<Arc<dyn layer::Guard>> = Vec::new();
         if guards.auth.needs_credentials() {
             chain.push(Arc::new(auth::AuthGuard {
                 rule: guards.auth.clone(),
             }));
+        }
+        if let Some(gate) = gate {
+            chain.push(Arc::new(state_gate::StateGateGuard { gate: gate.clone() }));
         }
         if let Some(limit) = guards.rate_limit {
             let guard = rate_limit::RateLimitGuard::new(limit, settings, labels.clone());
@@ -266,6 +337,17 @@ impl GuardChain {
         });
         if let Some(guard) = &concurrency {
             chain.push(Arc::clone(guard) as Arc<dyn layer::Guard>);
+        }
+        if let Some(setting) = guards.serializer() {
+            let guard = serializer::SerializerGuard::new(setting.clone());
+            #[cfg(feature = "redis")]
+            let guard = match &settings.guard_store {
+                Some(store) => {
+                    guard.across(store.clone(), format!("{}.{}", labels.tool, labels.action))
+                }
+                None => guard,
+            };
+            chain.push(Arc::new(guard));
         }
         if let Some(limit) = guards.timeout {
             chain.push(Arc::new(timeout::TimeoutGuard {

@@ -44,6 +44,12 @@ pub(crate) enum Body {
 }
 
 impl ToolOutput {
+    /// Whether it is a whole result marked `isError` (a foreign tool's
+    /// failure, passed on as it is).
+    pub(crate) fn is_error_result(&self) -> bool {
+        matches!(&self.body, Body::Result(result) if result.is_error == Some(true))
+    }
+
     /// One text block holding `text` (an empty text is sent as `OK`).
     pub fn text(text: impl Into<String>) -> Self {
         ToolOutput {

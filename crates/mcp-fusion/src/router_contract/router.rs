@@ -201,7 +201,8 @@ impl<S: Send + Sync + 'static> RouterContract<S> {
             RoutePlan {
                 chain: guards.get(name).map(|setting| {
                     let labels = ActionLabels::new(name, None);
-                    let chain = GuardChain::new(setting, &self.settings, retry_safe(attr), &labels);
+                    let chain =
+                        GuardChain::new(setting, &self.settings, retry_safe(attr), &labels, None);
                     Arc::new(chain)
                 }),
                 awareness: healing

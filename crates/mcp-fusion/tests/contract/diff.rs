@@ -791,6 +791,108 @@ fn results_slots_tighter_egress_is_breaking_looser_safe_the_rest_risky() {
 }
 
 #[test]
+fn a_new_serializer_is_safe_and_a_tighter_one_risky() {
+    let base = action("summary", object(json!({}), &[]));
+    let mut serialized = base.clone();
+    serialized.guards = json!({"serialize": {"key": "id", "maxQueue": 64, "maxWaitMs": 30000}});
+    let changes = diff(
+        &server(vec![base.clone()]),
+        &server(vec![serialized.clone()]),
+    );
+    let summary: Vec<(&str, ChangeSeverity, &str)> = changes
+        .deltas
+        .iter()
+        .map(|d| (d.field.as_str(), d.severity, d.description.as_str()))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (
+                "(guards.serialize.key)",
+                Safe,
+                "Action \"reports.summary\" is newly serialized: serialize.key."
+            ),
+            (
+                "(guards.serialize.maxQueue)",
+                Safe,
+                "Action \"reports.summary\" is newly serialized: serialize.maxQueue."
+            ),
+            (
+                "(guards.serialize.maxWaitMs)",
+                Safe,
+                "Action \"reports.summary\" is newly serialized: serialize.maxWaitMs."
+            ),
+        ]
+    );
+    let mut tighter = serialized.clone();
+    tighter.guards = json!({"serialize": {"key": "id", "maxQueue": 8, "maxWaitMs": 30000}});
+    let changes = diff(&server(vec![serialized.clone()]), &server(vec![tighter]));
+    assert_eq!(
+        only(changes),
+        delta(
+            "(guards.serialize.maxQueue)",
+            Risky,
+            Some("64"),
+            Some("8"),
+            "The limit serialize.maxQueue of action \"reports.summary\" tightened."
+        )
+    );
+    // No longer serialized: SAFE.
+    let changes = diff(&server(vec![serialized]), &server(vec![base]));
+    assert!(changes.deltas.iter().all(|d| d.severity == Safe));
+}
+
+#[test]
+fn a_state_gate_allowing_fewer_states_is_breaking_and_more_safe() {
+    let gated = |states: Value| {
+        let mut a = action("summary", object(json!({}), &[]));
+        a.guards =
+            json!({"stateGate": {"machine": "cart", "allowedIn": states, "transitions": {}}});
+        a
+    };
+    let free = action("summary", object(json!({}), &[]));
+    let two = gated(json!(["filled", "paid"]));
+    let one = gated(json!(["filled"]));
+    assert_eq!(
+        only(diff(
+            &server(vec![free.clone()]),
+            &server(vec![two.clone()])
+        )),
+        delta(
+            "(guards.stateGate)",
+            Breaking,
+            None,
+            Some("\"filled\", \"paid\""),
+            "Action \"reports.summary\" is now gated by the state machine \"cart\": allowed only in \"filled\", \"paid\"."
+        )
+    );
+    assert_eq!(
+        only(diff(&server(vec![two.clone()]), &server(vec![one.clone()]))),
+        delta(
+            "(guards.stateGate.allowedIn)",
+            Breaking,
+            Some("\"filled\", \"paid\""),
+            Some("\"filled\""),
+            "Action \"reports.summary\" is no longer allowed in \"paid\"."
+        )
+    );
+    assert_eq!(
+        only(diff(&server(vec![one.clone()]), &server(vec![two]))),
+        delta(
+            "(guards.stateGate.allowedIn)",
+            Safe,
+            Some("\"filled\""),
+            Some("\"filled\", \"paid\""),
+            "Action \"reports.summary\" is now also allowed in \"paid\"."
+        )
+    );
+    assert_eq!(
+        only(diff(&server(vec![one]), &server(vec![free]))).severity,
+        Safe
+    );
+}
+
+#[test]
 fn output_changes_are_mirrored() {
     let with_output = |output: Value| {
         ActionContract {

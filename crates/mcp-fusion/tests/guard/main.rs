@@ -1,4 +1,5 @@
-//! The runtime guards (wire contract §5) through the whole call path, the
+//! The runtime guards (wire contract §5) and the mutation serializer (§10)
+//! through the whole call path, the
 //! Redis rate-limit store against a real `redis-server`, the Prometheus
 //! exporter of `HttpOptions::metrics`, and credentials kept out of printed
 //! output.
@@ -16,6 +17,10 @@ mod guards;
 mod metrics;
 #[cfg(feature = "redis")]
 mod redis;
+#[cfg(feature = "redis")]
+mod redis_guards;
+#[cfg(all(feature = "http", feature = "jwt", feature = "client"))]
+mod serializer;
 #[cfg(feature = "redis")]
 use fusion_test_support::redis_server;
 #[cfg(all(feature = "client", feature = "http", feature = "redis"))]

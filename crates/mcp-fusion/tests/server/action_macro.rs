@@ -223,7 +223,8 @@ fn every_attribute_reaches_the_listing() {
     let delete = listed(&server, "billing", "delete_invoice");
     assert_eq!(
         delete["guards"],
-        json!({"maxActive": 4, "maxQueue": 16, "rateLimit": {"calls": 2, "periodMs": 60000, "scope": "caller"}})
+        // Destructive: serialized per action (wire contract §10.2).
+        json!({"maxActive": 4, "maxQueue": 16, "rateLimit": {"calls": 2, "periodMs": 60000, "scope": "caller"}, "serialize": {"key": null, "maxQueue": 64, "maxWaitMs": 30000}})
     );
     assert_eq!(delete["deprecated"], "billing.void_invoice");
     assert_eq!(delete["annotations"]["destructiveHint"], true);

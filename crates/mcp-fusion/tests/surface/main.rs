@@ -6,7 +6,7 @@
 //! requests over HTTP (`subscriptions/listen`, removed methods, required
 //! client capabilities, `Mcp-Param-*` headers); the HTTP router under random
 //! requests; and the prompt and resource
-//! macros against the builders.
+//! macros against the builders; the state gate's lists, moves and refusals.
 
 #[cfg(feature = "client")]
 mod connection;
@@ -46,6 +46,7 @@ mod prompts;
 mod resources;
 #[cfg(feature = "client")]
 mod results;
+mod state_gate;
 #[cfg(all(feature = "client", feature = "http"))]
 mod stateless;
 #[cfg(feature = "client")]

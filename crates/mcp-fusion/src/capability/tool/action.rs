@@ -11,13 +11,13 @@ use serde_json::Value;
 
 use super::TaskSupport;
 use crate::capability::assembly::VisibleFn;
-use crate::capability::settings::settings_setters;
+use crate::capability::settings::{serializer_setters, settings_setters};
 use crate::guard::{Concurrency, ConcurrencySetting, Guards};
 use crate::handler::{Erased, Handler, StateNeed, ToolOutput, erase};
 use crate::listing::Annotations;
 use crate::pipeline::BoxLayer;
-use crate::present::{Present, Presenter, output_schema};
 use crate::present::Freshness;
+use crate::present::{Present, Presenter, output_schema};
 use crate::schema;
 
 /// One callable unit: a plain tool ([`crate::server::ServerBuilder::tool`]) or
@@ -457,4 +457,5 @@ impl Action {
     }
 
     settings_setters!("calls of this action", "this action", "");
+    serializer_setters!("");
 }

@@ -2,7 +2,7 @@
 
 use super::Action;
 use crate::capability::assembly::VisibleFn;
-use crate::capability::settings::settings_setters;
+use crate::capability::settings::{serializer_setters, settings_setters};
 use crate::guard::Guards;
 use crate::pipeline::BoxLayer;
 use crate::tool_meta::DEFAULT_DISCRIMINATOR;
@@ -68,5 +68,8 @@ impl Group {
         "calls of each action of this group",
         "each action of this group",
         "For a group it is a default: an action that sets its own keeps it, and each action has its own guard (its own slots, its own rate-limit budget) unless they share a `SharedConcurrency`."
+    );
+    serializer_setters!(
+        "For a group it is a default: an action that sets its own keeps it, and each action has keys of its own."
     );
 }

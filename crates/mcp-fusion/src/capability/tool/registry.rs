@@ -319,7 +319,11 @@ fn register_action(
 ) -> Result<(RegisteredAction, ActionListing), BuildError> {
     let Names { tool, key, dotted } = names;
     check_state_sync(action, &dotted)?;
-    let guards = action.guards.or(&group.guards);
+    let guards = action
+        .guards
+        .or(&group.guards)
+        .destructive_default(action.annotations.destructive);
+    let gate = assembly.gates.gate_of(&dotted);
     let (schema, validated) = input_schema(action, &dotted)?;
     let (validator, output) = validators(action, &schema, validated, &dotted)?;
     let presentation = presentation(action, &dotted)?;
@@ -340,6 +344,7 @@ fn register_action(
             .chain(&action.visible_when)
             .cloned()
             .collect(),
+        gate: gate.clone(),
     })?;
     let fields = schema
         .get("properties")
@@ -358,7 +363,7 @@ fn register_action(
         annotations: action.annotations,
         deprecated: action.deprecated.clone(),
         required_scopes: guards.auth.scopes.clone(),
-        guards: guards.to_json(),
+        guards: guards_json(&guards, gate.as_ref()),
         presenter: presentation.as_ref().map(|p| p.describe()),
         results: results_of(action, egress_limit),
     };
@@ -423,6 +428,19 @@ fn check_state_sync(action: &Action, dotted: &str) -> Result<(), BuildError> {
         }
     }
     Ok(())
+}
+
+/// What `tools/list` shows of an action's guards: its settings, and its
+/// state gate as `"stateGate"` (wire contract §10).
+fn guards_json(
+    guards: &crate::guard::Guards,
+    gate: Option<&crate::guard::ActionGate>,
+) -> serde_json::Value {
+    let mut json = guards.to_json();
+    if let (Some(gate), Some(object)) = (gate, json.as_object_mut()) {
+        object.insert("stateGate".into(), gate.to_json());
+    }
+    json
 }
 
 /// The `BuildError` of a group whose name is invalid, that has no action,

@@ -24,7 +24,7 @@ use crate::contract::{Lockfile, SelfHealingOptions};
 use crate::error::ToolError;
 #[cfg(feature = "redis")]
 use crate::guard::RedisRateLimitStore;
-use crate::guard::{GuardSettings, InsufficientScope, TokenVerifier};
+use crate::guard::{Gates, GuardSettings, InsufficientScope, TokenVerifier};
 use crate::handler::{CallContext, Output, States};
 use crate::pipeline::{BoxLayer, Call, CallService, box_layer};
 use crate::schema::SchemaProfile;
@@ -70,6 +70,7 @@ pub struct ServerBuilder {
     fallback: Option<(Claims, Action)>,
     before_tools_list: Vec<ListHook>,
     on_built: Vec<BuiltHook>,
+    state_machines: Vec<crate::guard::StateMachine>,
     task_store: Option<Arc<dyn TaskStore>>,
     task_ttl: Option<Duration>,
     task_poll_interval: Duration,
@@ -111,6 +112,7 @@ impl ServerBuilder {
             fallback: None,
             before_tools_list: Vec::new(),
             on_built: Vec::new(),
+            state_machines: Vec::new(),
             task_store: None,
             task_ttl: Some(DEFAULT_TASK_TTL),
             task_poll_interval: DEFAULT_POLL_INTERVAL,
@@ -302,6 +304,18 @@ impl ServerBuilder {
         self
     }
 
+    /// Keeps the state gate's session states and the mutation serializer's
+    /// locks in Redis, shared by every server given the same store
+    /// ([`RedisGuardStore`](crate::guard::RedisGuardStore), wire contract
+    /// §10): a move made on one replica is seen by the next call or
+    /// `tools/list` on another, and a serialized key waits for its holder on
+    /// any replica (with a lease, so a dead replica's lock frees itself).
+    #[cfg(feature = "redis")]
+    pub fn guard_store(mut self, store: crate::guard::RedisGuardStore) -> Self {
+        self.guards.guard_store = Some(store);
+        self
+    }
+
     /// How to tell callers apart for per-caller rate limits when a call has
     /// no auth subject (e.g. a tenant header). Return `None` to fall back to
     /// where the call came from: the HTTP client's address (see
@@ -438,6 +452,22 @@ impl ServerBuilder {
         self
     }
 
+    /// Gates the actions `machine` names by each session's state in it
+    /// ([`StateMachine`](crate::guard::StateMachine), wire contract §10):
+    /// `tools/list` shows such an action only in the states it is allowed
+    /// in, a call in another state is refused with `FORBIDDEN` naming the
+    /// state and the actions allowed now, and a successful call moves the
+    /// session and sends it `notifications/tools/list_changed`. The state is
+    /// per session (a stdio or in-memory connection, an MCP session over
+    /// HTTP, the in-process caller of [`FusionServer::call`]), kept in this
+    /// process's memory; a stateless 2026-07-28 HTTP call has no session,
+    /// sees no gated action and is refused one. Several machines may be
+    /// given; an action is gated by one at most.
+    pub fn state_machine(mut self, machine: crate::guard::StateMachine) -> Self {
+        self.state_machines.push(machine);
+        self
+    }
+
     /// Runs `hook` once with the server when [`build`](Self::build)
     /// succeeds, before `build` returns it: for a part of the server that
     /// changes it while it runs (adds and removes tools as another server's
@@ -515,17 +545,24 @@ impl ServerBuilder {
         let signing_key = signing_key_bytes(self.signing_key.as_ref())?;
         let pager = Pager::new(self.page_size, &signing_key);
         let request_states = RequestStates::new(&signing_key, self.request_state_ttl);
+        let gates = gates_of(self.state_machines, &self.guards)?;
+        let mut before_tools_list = self.before_tools_list;
+        if gates.shared() {
+            before_tools_list.insert(0, refresh_states(&gates));
+        }
         let assembly = Arc::new(Assembly {
             server_layers: self.layers,
             guards: self.guards,
             states: Arc::new(self.states),
             schema_profile: self.schema_profile,
             egress_limit: self.egress_limit,
+            gates,
         });
         let catalog = catalog_of(self.prompts, self.resources, self.templates, &assembly)?;
         let build = &*assembly;
         let registry = Registry::build(self.definitions, build)?;
         registry.bind_presentations()?;
+        check_gated_actions(&build.gates, &registry)?;
         let fallback = match self.fallback {
             Some((claims, action)) => Some(Fallback {
                 claims,
@@ -567,12 +604,13 @@ impl ServerBuilder {
             catalog: RwLock::new(Arc::new(catalog)),
             connections,
             fallback,
-            before_tools_list: self.before_tools_list,
+            before_tools_list,
             tasks: Arc::new(tasks),
             pager,
             request_states,
         });
         let server = FusionServer { inner };
+        tell_moves(&server);
         for hook in self.on_built {
             hook(&server);
         }
@@ -614,4 +652,70 @@ fn catalog_of(
         catalog.add_template(template, assembly)?;
     }
     Ok(catalog)
+}
+
+/// The gates of `machines`, with the store of `guards` (feature `redis`).
+///
+/// # Errors
+/// [`BuildError::BadStateMachine`] for a machine that cannot work.
+fn gates_of(
+    machines: Vec<crate::guard::StateMachine>,
+    guards: &GuardSettings,
+) -> Result<Arc<Gates>, BuildError> {
+    let gates = Gates::new(machines)
+        .map_err(|(machine, reason)| BuildError::BadStateMachine { machine, reason })?;
+    #[cfg(feature = "redis")]
+    let gates = gates.with_store(guards.guard_store.clone());
+    #[cfg(not(feature = "redis"))]
+    let _ = guards;
+    Ok(Arc::new(gates))
+}
+
+/// A `tools/list` hook that reads the caller's states from the gates'
+/// store first: the moves other replicas made.
+fn refresh_states(gates: &Arc<Gates>) -> ListHook {
+    let gates = Arc::clone(gates);
+    Arc::new(move |ctx: CallContext| {
+        let gates = Arc::clone(&gates);
+        Box::pin(async move { gates.refresh(ctx.caller()).await })
+    })
+}
+
+/// [`BuildError::BadStateMachine`] for an action a state machine names and
+/// the server does not have.
+fn check_gated_actions(gates: &Gates, registry: &Registry) -> Result<(), BuildError> {
+    let exists = |name: &str| {
+        registry
+            .tools()
+            .iter()
+            .any(|tool| tool.actions.iter().any(|action| action.dotted == name))
+    };
+    match gates.unknown_action(exists) {
+        Some((machine, action)) => Err(BuildError::BadStateMachine {
+            machine,
+            reason: format!("it names {action}, which the server does not have"),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Has a session's move in a state machine tell that session's connections
+/// that their tools changed (`notify_tool_list_changed_for`), through a
+/// weak handle: the gates are held by the server.
+fn tell_moves(server: &FusionServer) {
+    let gates = &server.inner.assembly.gates;
+    if gates.is_empty() {
+        return;
+    }
+    let weak = server.downgrade();
+    gates.set_notify(Arc::new(move |caller: &str| {
+        let (weak, caller) = (weak.clone(), caller.to_owned());
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                if let Some(server) = weak.upgrade() {
+                    server.notify_tool_list_changed_for(&caller).await;
+                }
+            });
+        }
+    }));
 }

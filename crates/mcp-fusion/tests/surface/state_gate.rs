@@ -1,0 +1,259 @@
+//! The state gate (wire contract §10), seen by rmcp's client over an
+//! in-process pipe: `tools/list` shows only the tools the session's state
+//! allows, a successful call moves the session and sends it (and no other
+//! session) `notifications/tools/list_changed`, a call not allowed now gets
+//! the exact `FORBIDDEN`, a failed call never moves; and the machines a
+//! build refuses.
+
+use mcp_fusion::guard::StateMachine;
+use mcp_fusion::model::{CallToolRequestParams, CallToolResult};
+use mcp_fusion::{Action, BuildError, FusionServer, Group, ToolError};
+use serde_json::{Value, json};
+
+use crate::connection::{Connected, connect};
+use crate::support::{meta_of, texts};
+
+const TOOLS_CHANGED: &str = "notifications/tools/list_changed";
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Item {
+    item: String,
+}
+
+async fn add_item(args: Item) -> Result<String, ToolError> {
+    if args.item == "broken" {
+        return Err(ToolError::not_found("No such item: broken."));
+    }
+    Ok(format!("added {}", args.item))
+}
+
+async fn done() -> Result<&'static str, ToolError> {
+    Ok("done")
+}
+
+fn cart() -> StateMachine {
+    StateMachine::new("cart")
+        .initial("empty")
+        .transition("add_item", "empty", "filled")
+        .transition("add_item", "filled", "filled")
+        .transition("checkout", "filled", "checked_out")
+        .transition("pay", "checked_out", "paid")
+        .allow("view", ["empty", "filled", "checked_out", "paid"])
+}
+
+fn server() -> FusionServer {
+    FusionServer::builder("shop", "1.0.0")
+        .tool(Action::new("add_item", add_item))
+        .tool(Action::new("checkout", done))
+        .tool(Action::new("pay", done))
+        .tool(Action::new("view", done).read_only())
+        .tool(Action::new("help", done).read_only())
+        .state_machine(cart())
+        .build()
+        .unwrap()
+}
+
+async fn tool_names(connected: &Connected) -> Vec<String> {
+    let tools = connected.client.list_all_tools().await.unwrap();
+    tools.into_iter().map(|t| t.name.into_owned()).collect()
+}
+
+async fn call(connected: &Connected, name: &str, args: Value) -> CallToolResult {
+    let Value::Object(args) = args else {
+        panic!("arguments are an object")
+    };
+    connected
+        .client
+        .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(args))
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_list_follows_the_session_state_and_a_move_tells_only_that_session() {
+    let server = server();
+    let first = connect(&server).await;
+    let second = connect(&server).await;
+    assert_eq!(tool_names(&first).await, ["add_item", "view", "help"]);
+
+    let added = call(&first, "add_item", json!({"item": "tea"})).await;
+    assert_eq!(texts(&added), ["added tea"]);
+    first.recorder.wait_for(TOOLS_CHANGED, 1).await;
+    assert_eq!(
+        tool_names(&first).await,
+        ["add_item", "checkout", "view", "help"]
+    );
+    // The other session is still empty, and was told nothing.
+    second.settle().await;
+    assert_eq!(second.recorder.seen_of(TOOLS_CHANGED), Vec::<Value>::new());
+    assert_eq!(tool_names(&second).await, ["add_item", "view", "help"]);
+
+    // A call that stays in its state moves nothing and tells nothing.
+    call(&first, "add_item", json!({"item": "milk"})).await;
+    first.settle().await;
+    assert_eq!(first.recorder.seen_of(TOOLS_CHANGED).len(), 1);
+
+    assert_eq!(texts(&call(&first, "checkout", json!({})).await), ["done"]);
+    first.recorder.wait_for(TOOLS_CHANGED, 2).await;
+    assert_eq!(tool_names(&first).await, ["pay", "view", "help"]);
+    first.close().await;
+    second.close().await;
+}
+
+#[tokio::test]
+async fn a_call_not_allowed_now_is_refused_with_the_state_and_the_tools_allowed() {
+    let server = server();
+    let connected = connect(&server).await;
+    let refused = call(&connected, "checkout", json!({})).await;
+    assert_eq!(refused.is_error, Some(true));
+    assert_eq!(
+        texts(&refused),
+        ["<tool_error code=\"FORBIDDEN\" severity=\"error\">
+  <message>checkout is not allowed now: the cart is \"empty\", and checkout needs it to be \"filled\".</message>
+  <recovery>Do not retry it yet. Call one of available_actions: they are allowed while the cart is \"empty\".</recovery>
+  <available_actions>
+    <action>add_item</action>
+    <action>view</action>
+  </available_actions>
+  <details>
+    <detail key=\"state_machine\">cart</detail>
+    <detail key=\"current_state\">empty</detail>
+    <detail key=\"blocked_tool\">checkout</detail>
+    <detail key=\"allowed_in\">filled</detail>
+  </details>
+</tool_error>"]
+    );
+    let meta = meta_of(&refused);
+    assert_eq!(meta["code"], "FORBIDDEN");
+    assert_eq!(
+        meta["details"],
+        json!({"state_machine": "cart", "current_state": "empty", "blocked_tool": "checkout", "allowed_in": "filled"})
+    );
+    connected.close().await;
+}
+
+#[tokio::test]
+async fn a_failed_call_never_moves_the_session() {
+    let server = server();
+    let connected = connect(&server).await;
+    let failed = call(&connected, "add_item", json!({"item": "broken"})).await;
+    assert_eq!(meta_of(&failed)["code"], "NOT_FOUND");
+    let invalid = call(&connected, "add_item", json!({})).await;
+    assert_eq!(invalid.is_error, Some(true));
+    connected.settle().await;
+    assert_eq!(
+        connected.recorder.seen_of(TOOLS_CHANGED),
+        Vec::<Value>::new()
+    );
+    assert_eq!(tool_names(&connected).await, ["add_item", "view", "help"]);
+    let refused = call(&connected, "checkout", json!({})).await;
+    assert_eq!(meta_of(&refused)["details"]["current_state"], "empty");
+    connected.close().await;
+}
+
+#[tokio::test]
+async fn a_group_lists_only_the_actions_allowed_now() {
+    let machine = StateMachine::new("cart")
+        .initial("empty")
+        .transition("cart.add_item", "empty", "filled")
+        .transition("cart.checkout", "filled", "paid");
+    let server = FusionServer::builder("shop", "1.0.0")
+        .group(
+            Group::new("cart")
+                .action(Action::new("add_item", add_item))
+                .action(Action::new("checkout", done)),
+        )
+        .state_machine(machine)
+        .build()
+        .unwrap();
+    let actions = |tools: &[mcp_fusion::model::Tool]| {
+        tools[0].input_schema["properties"]["action"]["enum"].clone()
+    };
+    let connected = connect(&server).await;
+    let before = connected.client.list_all_tools().await.unwrap();
+    assert_eq!(actions(&before), json!(["add_item"]));
+    call(
+        &connected,
+        "cart",
+        json!({"action": "add_item", "item": "tea"}),
+    )
+    .await;
+    connected.recorder.wait_for(TOOLS_CHANGED, 1).await;
+    let after = connected.client.list_all_tools().await.unwrap();
+    assert_eq!(actions(&after), json!(["checkout"]));
+    let guards: Vec<Value> = after[0].meta.as_ref().unwrap().0["mcp-fusion/actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["guards"].clone())
+        .collect();
+    assert_eq!(
+        guards,
+        [
+            json!({"stateGate": {"machine": "cart", "allowedIn": ["filled"], "transitions": {"filled": "paid"}}})
+        ]
+    );
+    connected.close().await;
+}
+
+#[tokio::test]
+async fn the_in_process_caller_is_one_session() {
+    let server = server();
+    let refused = server.call("pay", json!({})).await.unwrap();
+    assert_eq!(meta_of(&refused)["code"], "FORBIDDEN");
+    server
+        .call("add_item", json!({"item": "tea"}))
+        .await
+        .unwrap();
+    server.call("checkout", json!({})).await.unwrap();
+    let paid = server.call("pay", json!({})).await.unwrap();
+    assert_eq!(texts(&paid), ["done"]);
+}
+
+#[test]
+fn machines_that_cannot_work_are_refused_when_built() {
+    let build = |machine: StateMachine| {
+        FusionServer::builder("shop", "1.0.0")
+            .tool(Action::new("checkout", done))
+            .state_machine(machine)
+            .build()
+            .err()
+            .map(|e| e.to_string())
+    };
+    assert_eq!(
+        build(StateMachine::new("cart").transition("checkout", "a", "b")),
+        Some("state machine \"cart\": it has no initial state (StateMachine::initial)".into())
+    );
+    assert_eq!(
+        build(StateMachine::new("cart").initial("a").allow("checkout", ["nowhere"])),
+        Some("state machine \"cart\": checkout is allowed in \"nowhere\", a state no transition reaches or leaves".into())
+    );
+    assert_eq!(
+        build(
+            StateMachine::new("cart")
+                .initial("a")
+                .transition("refund", "a", "b")
+        ),
+        Some("state machine \"cart\": it names refund, which the server does not have".into())
+    );
+    assert_eq!(
+        build(
+            StateMachine::new("cart")
+                .initial("a")
+                .transition("checkout", "a", "b")
+                .transition("checkout", "a", "c")
+        ),
+        Some("state machine \"cart\": checkout has two transitions from \"a\"".into())
+    );
+    assert!(matches!(
+        FusionServer::builder("shop", "1.0.0")
+            .tool(Action::new("checkout", done))
+            .state_machine(
+                StateMachine::new("x")
+                    .initial("a")
+                    .transition("nope", "a", "a")
+            )
+            .build(),
+        Err(BuildError::BadStateMachine { .. })
+    ));
+}
