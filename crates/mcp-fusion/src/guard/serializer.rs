@@ -20,7 +20,9 @@ use crate::pipeline::{ActionService, Call, Outcome};
 /// first served ([`Action::serialize_by`](crate::Action::serialize_by),
 /// [`Action::serialized`](crate::Action::serialized)). A destructive action
 /// ([`Action::destructive`](crate::Action::destructive)) is serialized per
-/// action unless told otherwise.
+/// action unless told otherwise — but not a tool another server lists
+/// ([`Action::from_tool`](crate::Action::from_tool), a gateway's mounted
+/// tools): that server runs its calls and decides how they may overlap.
 ///
 /// The key is the value of one input argument (`by`: calls on different
 /// invoices run side by side, two calls on one invoice one after the other),

@@ -231,3 +231,48 @@ fn a_zero_wait_is_refused_when_built() {
             if action == "pay" && reason == "a serializer's longest wait must be longer than zero"
     ));
 }
+
+/// A destructive tool another server lists (`Action::from_tool`, as a
+/// gateway mounts it) is not serialized here: its server runs the calls.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_destructive_tool_another_server_lists_runs_its_calls_side_by_side() {
+    use mcp_fusion::model::{JsonObject, Tool, ToolAnnotations};
+    let (gate, counts) = (Arc::new(Semaphore::new(0)), Arc::new(Counts::default()));
+    let (held, seen) = (Arc::clone(&gate), Arc::clone(&counts));
+    let forward = move |_args: JsonObject| {
+        let (gate, counts) = (Arc::clone(&held), Arc::clone(&seen));
+        async move {
+            counts.entered.fetch_add(1, Ordering::SeqCst);
+            let _permit = gate.acquire().await.map_err(ToolError::internal)?;
+            Ok::<_, ToolError>("deleted")
+        }
+    };
+    let listed = Tool::new(
+        "crm.delete",
+        "Deletes a contact.",
+        Arc::new(JsonObject::new()),
+    )
+    .annotate(ToolAnnotations::new().destructive(true));
+    let server = FusionServer::builder("t", "1")
+        .tool(Action::from_tool(listed, forward))
+        .build()
+        .unwrap();
+    let calls: Vec<_> = (0..2)
+        .map(|_| {
+            let server = server.clone();
+            tokio::spawn(async move { server.call("crm.delete", json!({})).await })
+        })
+        .collect();
+    let both_in = async {
+        while counts.entered.load(Ordering::SeqCst) < 2 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(5), both_in)
+        .await
+        .expect("both calls run at once");
+    gate.add_permits(2);
+    for call in calls {
+        assert_eq!(text(&call.await.unwrap().unwrap()), "deleted");
+    }
+}

@@ -322,7 +322,7 @@ fn register_action(
     let guards = action
         .guards
         .or(&group.guards)
-        .destructive_default(action.annotations.destructive);
+        .destructive_default(action.annotations.destructive && action.listed_as.is_none());
     let gate = assembly.gates.gate_of(&dotted);
     let (schema, validated) = input_schema(action, &dotted)?;
     let (validator, output) = validators(action, &schema, validated, &dotted)?;
