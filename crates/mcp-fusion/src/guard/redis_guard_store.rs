@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use super::state_gate::STATE_TTL;
 use crate::redis_connection::RedisConnection;
 pub use crate::redis_connection::RedisUrlError;
 
@@ -32,9 +33,6 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0
 ";
-
-/// How long a session's state is kept after its last move: a day.
-const STATE_TTL: Duration = Duration::from_secs(86_400);
 
 /// A Redis-backed store for the state gate and the mutation serializer
 /// ([`ServerBuilder::guard_store`](crate::ServerBuilder::guard_store)):
