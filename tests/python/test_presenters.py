@@ -85,7 +85,8 @@ async def test_a_list_over_the_limit_is_cut_with_a_summary(transport: str, db: P
     async with servers.open_session(transport, ["--db", str(db)]) as session:
         result = await session.call_tool("billing", {"action": "list_invoices"})
     assert result.is_error is False
-    page = {"invoices": [shown(n) for n in range(1, 11)]}
+    # The cursor names the last invoice shown: the next page starts after it.
+    page = {"invoices": [shown(n) for n in range(1, 11)], "next_cursor": "after_10"}
     assert result.structured_content == page
     assert texts(result) == [
         json.dumps(page, separators=(",", ":")),

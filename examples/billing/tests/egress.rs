@@ -1,7 +1,8 @@
 //! The billing example's results through the egress guard, in process: a
 //! list over the server's limit is cut by whole invoices, `structuredContent`
 //! alike, and the model reads the exact egress notice naming the arguments
-//! that narrow it (`docs/wire-contract.md` §9.2).
+//! that narrow it (`docs/wire-contract.md` §9.2), after the presenter's
+//! guidance, which is kept whole.
 
 use billing_example::{Db, builder};
 use serde_json::{Value, json};
@@ -33,20 +34,27 @@ async fn a_list_over_the_limit_is_cut_by_whole_invoices_with_the_notice() {
         .call("billing", args.clone())
         .await
         .unwrap();
+    let guidance = texts(&whole)[1].clone();
     let whole: Value = whole.structured_content.unwrap();
-    let all = whole["invoices"].as_array().unwrap();
-    assert_eq!(all.len(), 12);
+    // The presenter shows 10 of the 12 (its agent limit), the cursor after
+    // the last one shown.
+    let shown = whole["invoices"].as_array().unwrap();
+    assert_eq!(shown.len(), 10);
+    assert_eq!(whole["next_cursor"], "after_10");
 
     let result = server.call("billing", args).await.unwrap();
     assert_eq!(result.is_error, Some(false));
-    let kept = json!({"invoices": all[..4]});
+    // Cut by whole invoices, structuredContent alike; the presenter's
+    // guidance is kept whole, the notice last.
+    let kept = json!({"invoices": shown[..2], "next_cursor": "after_10"});
     assert_eq!(result.structured_content, Some(kept.clone()));
     assert_eq!(
         texts(&result),
         [
             kept.to_string(),
+            guidance,
             String::from(
-                "<egress_notice>This result was cut to fit the limit of 2048 bytes: 3768 of its 5690 bytes were left out. 4 of 12 items are shown. For a smaller result, call it again with: status, limit.</egress_notice>"
+                "<egress_notice>This result was cut to fit the limit of 2048 bytes: 4214 of its 5963 bytes were left out. 2 of 10 items are shown. For a smaller result, call it again with: status, limit.</egress_notice>"
             ),
         ]
     );

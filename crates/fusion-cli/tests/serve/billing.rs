@@ -167,8 +167,17 @@ async fn list_invoices(t: Transport) {
     let all = stamp(success_json(&all));
     assert_eq!(
         all,
-        json!({"invoices": (1..=10).map(shown).collect::<Vec<_>>()}),
-        "the first ten seeded invoices, no next_cursor"
+        json!({"invoices": (1..=10).map(shown).collect::<Vec<_>>(), "next_cursor": "after_10"}),
+        "the first ten seeded invoices, the cursor after the last one shown"
+    );
+    let rest = stamp(success_json(
+        &s.billing(json!({"action": "list_invoices", "cursor": "after_10"}))
+            .await,
+    ));
+    assert_eq!(
+        rest,
+        json!({"invoices": (11..=12).map(shown).collect::<Vec<_>>()}),
+        "the next page starts right after what the model was shown"
     );
 
     let page = s
