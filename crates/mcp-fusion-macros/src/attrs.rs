@@ -93,72 +93,6 @@ impl Attributes {
                 self.description = Some(string(kind, meta)?);
                 return Ok(());
             }
-            Kind::Title => {
-                let title = string(kind, meta)?;
-                quote_spanned!(span=> .title(#title))
-            }
-            Kind::MimeType => {
-                let mime_type = string(kind, meta)?;
-                quote_spanned!(span=> .mime_type(#mime_type))
-            }
-            Kind::ReadOnly => flag(kind, meta, quote_spanned!(span=> .read_only()))?,
-            Kind::Idempotent => flag(kind, meta, quote_spanned!(span=> .idempotent()))?,
-            Kind::Destructive => flag(kind, meta, quote_spanned!(span=> .destructive()))?,
-            Kind::RequiresAuth => flag(kind, meta, quote_spanned!(span=> .requires_auth()))?,
-            Kind::AllowUnknownFields => {
-                flag(kind, meta, quote_spanned!(span=> .allow_unknown_fields()))?
-            }
-            Kind::NotSerialized => flag(kind, meta, quote_spanned!(span=> .not_serialized()))?,
-            Kind::SerializeBy => {
-                let argument = string(kind, meta)?;
-                quote_spanned!(span=> .serialize_by(#argument))
-            }
-            Kind::Deprecated => {
-                let replacement = string(kind, meta)?;
-                quote_spanned!(span=> .deprecated(#replacement))
-            }
-            Kind::DeprecatedField => match strings(kind, meta)?.as_slice() {
-                [field, replacement] => {
-                    quote_spanned!(span=> .deprecated_field(#field, #replacement))
-                }
-                _ => return Err(kind.misused(meta)),
-            },
-            Kind::Timeout => {
-                let millis = Literal::u64_unsuffixed(values::timeout_millis(&string(kind, meta)?)?);
-                quote_spanned!(span=> .timeout(::std::time::Duration::from_millis(#millis)))
-            }
-            Kind::RateLimit => {
-                let (calls, period) = values::rate_limit(&string(kind, meta)?)?;
-                let calls = Literal::u32_unsuffixed(calls);
-                let secs = Literal::u64_unsuffixed(period.as_secs());
-                quote_spanned!(span=>
-                    .rate_limit(::mcp_fusion::RateLimit::new(#calls, ::std::time::Duration::from_secs(#secs)))
-                )
-            }
-            Kind::Concurrency => {
-                let (max_active, max_queue) = concurrency(kind, meta)?;
-                let max_active = Literal::usize_unsuffixed(max_active);
-                let max_queue = Literal::usize_unsuffixed(max_queue);
-                quote_spanned!(span=> .concurrency(#max_active, #max_queue))
-            }
-            Kind::EgressLimit => {
-                let bytes = whole_number(kind, meta)?;
-                quote_spanned!(span=> .egress_limit(#bytes))
-            }
-            Kind::RequiresScopes => {
-                let scopes = strings(kind, meta)?;
-                if scopes.is_empty() {
-                    return Err(kind.misused(meta));
-                }
-                quote_spanned!(span=> .requires_scopes([#(#scopes),*]))
-            }
-            Kind::NarrowedBy => {
-                let arguments = strings(kind, meta)?;
-                if arguments.is_empty() {
-                    return Err(kind.misused(meta));
-                }
-                quote_spanned!(span=> .narrowed_by([#(#arguments),*]))
-            }
             Kind::Returns => {
                 let presenter = expression(kind, meta)?;
                 self.names_items = true;
@@ -169,10 +103,88 @@ impl Attributes {
                 self.names_items = true;
                 quote_spanned!(span=> .returns_many(&#presenter))
             }
+            _ => setter(kind, meta)?,
         };
         self.setters.push(setter);
         Ok(())
     }
+}
+
+/// The builder call `meta`, of kind `kind`, stands for (`.read_only()`,
+/// `.timeout(..)`, …): every kind but those [`Attributes::add`] keeps or
+/// marks itself.
+fn setter(kind: Kind, meta: &Meta) -> syn::Result<TokenStream> {
+    let span = meta.path().span();
+    Ok(match kind {
+        Kind::Title => {
+            let title = string(kind, meta)?;
+            quote_spanned!(span=> .title(#title))
+        }
+        Kind::MimeType => {
+            let mime_type = string(kind, meta)?;
+            quote_spanned!(span=> .mime_type(#mime_type))
+        }
+        Kind::ReadOnly => flag(kind, meta, quote_spanned!(span=> .read_only()))?,
+        Kind::Idempotent => flag(kind, meta, quote_spanned!(span=> .idempotent()))?,
+        Kind::Destructive => flag(kind, meta, quote_spanned!(span=> .destructive()))?,
+        Kind::RequiresAuth => flag(kind, meta, quote_spanned!(span=> .requires_auth()))?,
+        Kind::AllowUnknownFields => {
+            flag(kind, meta, quote_spanned!(span=> .allow_unknown_fields()))?
+        }
+        Kind::NotSerialized => flag(kind, meta, quote_spanned!(span=> .not_serialized()))?,
+        Kind::SerializeBy => {
+            let argument = string(kind, meta)?;
+            quote_spanned!(span=> .serialize_by(#argument))
+        }
+        Kind::Deprecated => {
+            let replacement = string(kind, meta)?;
+            quote_spanned!(span=> .deprecated(#replacement))
+        }
+        Kind::DeprecatedField => match strings(kind, meta)?.as_slice() {
+            [field, replacement] => {
+                quote_spanned!(span=> .deprecated_field(#field, #replacement))
+            }
+            _ => return Err(kind.misused(meta)),
+        },
+        Kind::Timeout => {
+            let millis = Literal::u64_unsuffixed(values::timeout_millis(&string(kind, meta)?)?);
+            quote_spanned!(span=> .timeout(::std::time::Duration::from_millis(#millis)))
+        }
+        Kind::RateLimit => {
+            let (calls, period) = values::rate_limit(&string(kind, meta)?)?;
+            let calls = Literal::u32_unsuffixed(calls);
+            let secs = Literal::u64_unsuffixed(period.as_secs());
+            quote_spanned!(span=>
+                .rate_limit(::mcp_fusion::RateLimit::new(#calls, ::std::time::Duration::from_secs(#secs)))
+            )
+        }
+        Kind::Concurrency => {
+            let (max_active, max_queue) = concurrency(kind, meta)?;
+            let max_active = Literal::usize_unsuffixed(max_active);
+            let max_queue = Literal::usize_unsuffixed(max_queue);
+            quote_spanned!(span=> .concurrency(#max_active, #max_queue))
+        }
+        Kind::EgressLimit => {
+            let bytes = whole_number(kind, meta)?;
+            quote_spanned!(span=> .egress_limit(#bytes))
+        }
+        Kind::RequiresScopes => {
+            let scopes = strings(kind, meta)?;
+            if scopes.is_empty() {
+                return Err(kind.misused(meta));
+            }
+            quote_spanned!(span=> .requires_scopes([#(#scopes),*]))
+        }
+        Kind::NarrowedBy => {
+            let arguments = strings(kind, meta)?;
+            if arguments.is_empty() {
+                return Err(kind.misused(meta));
+            }
+            quote_spanned!(span=> .narrowed_by([#(#arguments),*]))
+        }
+        // Kept or marked by `Attributes::add`, never reached here.
+        _ => return Err(kind.misused(meta)),
+    })
 }
 
 /// The error for an argument the attribute of `target` does not take,

@@ -563,13 +563,7 @@ impl ServerBuilder {
         let registry = Registry::build(self.definitions, build)?;
         registry.bind_presentations()?;
         check_gated_actions(&build.gates, &registry)?;
-        let fallback = match self.fallback {
-            Some((claims, action)) => Some(Fallback {
-                claims,
-                registry: Registry::build(vec![Definition::Plain(action)], build)?,
-            }),
-            None => None,
-        };
+        let fallback = fallback_of(self.fallback, build)?;
         let locked = self
             .self_healing
             .map(|lockfile| (lockfile.contract, self.self_healing_options));
@@ -616,6 +610,20 @@ impl ServerBuilder {
         }
         Ok(server)
     }
+}
+
+/// The fallback of a server: its action alone, built like every action.
+fn fallback_of(
+    fallback: Option<(Claims, Action)>,
+    build: &Assembly,
+) -> Result<Option<Fallback>, BuildError> {
+    let Some((claims, action)) = fallback else {
+        return Ok(None);
+    };
+    Ok(Some(Fallback {
+        claims,
+        registry: Registry::build(vec![Definition::Plain(action)], build)?,
+    }))
 }
 
 /// The bytes of the server's signing key: the one given (at least
