@@ -312,7 +312,8 @@ async def test_payments_of_one_invoice_are_serialized(transport: str, db: Path) 
     paid = [p for p in payments if p.is_error is False]
     refused = [envelope_meta(p)["message"] for p in payments if p.is_error]
     assert len(paid) == 1
-    assert json.loads(texts(paid[0])[0])["status"] == "paid"
+    # After the stale-reads notice (wire contract §9.3), the invoice.
+    assert json.loads(texts(paid[0])[1])["status"] == "paid"
     assert refused == ["Invoice inv_6 is already paid."] * 7
 
 

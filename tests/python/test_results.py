@@ -46,8 +46,11 @@ async def test_pay_invoice_names_the_stale_reads_first(transport: str, db: Path)
     assert again.is_error is True
     assert len(texts(again)) == 1
     assert texts(again)[0].startswith('<tool_error code="CONFLICT"')
-    # A read carries no notice.
-    assert len(texts(read)) == 1
+    # A read carries no notice: the data, then its presenter's guidance
+    # (wire contract §9.1).
+    assert len(texts(read)) == 2
+    assert json.loads(texts(read)[0])["status"] == "paid"
+    assert texts(read)[1] == "<domain_rules>\n- Amounts are in cents.\n</domain_rules>"
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
