@@ -50,6 +50,12 @@ needs_fusion = pytest.mark.skipif(
 )
 
 
+def data_of(text: str):
+    """The data of a result's text as the runner shows it: its first block
+    (a presenter's guidance, wire contract §9.1, follows on later lines)."""
+    return json.loads(text.split("\n", 1)[0])
+
+
 # ------------------------------------------------------------------ prompt
 
 NOTES = Tool.model_validate({
@@ -367,7 +373,7 @@ def test_a_right_call_is_sent_and_fixed(main_run):
         "fixed", "call", call("list_invoices", limit=5), False, None, 0.0)
     assert x["first"] == TYPE_LIMIT_FAILURE
     assert x["raw"] == json.dumps(call("list_invoices", limit=5))
-    assert json.loads(x["second"])["next_cursor"] == "after_5"  # the server's answer to the call sent
+    assert data_of(x["second"])["next_cursor"] == "after_5"  # the server's answer to the call sent
     assert x["failure_tokens"] == len(TYPE_LIMIT_FAILURE.split())  # stub.py counts words
 
 
@@ -395,7 +401,7 @@ def test_an_accepted_call_other_than_the_expected_one_is_not_fixed(main_run):
     x = main_run["lines"]["range-limit-zero"]
     assert (x["outcome"], x["judged"], x["decision"], x["next_call"], x["second_failed"]) == (
         "not fixed", "not the expected call", "call", call("get_invoice", id="inv_2"), False)
-    assert json.loads(x["second"])["id"] == "inv_2"
+    assert data_of(x["second"])["id"] == "inv_2"
 
 
 @needs_fusion
@@ -436,7 +442,7 @@ def test_the_asked_wait_is_honoured_before_the_call(main_run):
     assert "<retry_after>1 second</retry_after>" in x["first"]
     assert (x["outcome"], x["wait_seconds"], x["waited"], x["next_call"], x["second_failed"]) == (
         "fixed", 1.5, 1.5, call("get_invoice", id="inv_2"), False)
-    assert json.loads(x["second"])["id"] == "inv_2"
+    assert data_of(x["second"])["id"] == "inv_2"
     assert main_run["seconds"] >= 1.5
 
 
