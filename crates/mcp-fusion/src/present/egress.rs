@@ -28,6 +28,8 @@
 //!   but the `structuredContent` of an action with an `outputSchema` is
 //!   kept at that smallest form, never dropped (an output schema's promise
 //!   wins over the limit);
+//! - a block whose text is one JSON string, number or literal is kept or
+//!   dropped whole (cut, it would be broken JSON or another number);
 //! - a plain text block is cut after its last whole line that fits, or,
 //!   when none does, after its last whole character that fits;
 //! - any other block (image, audio, resource) is kept or dropped whole.
@@ -361,16 +363,16 @@ fn cut_block(
         *budget -= text.text.len();
         return Some(ContentBlock::Text(text));
     }
-    let json = serde_json::from_str::<Value>(&text.text)
-        .ok()
-        .filter(|v| v.is_array() || v.is_object());
-    let kept = match json {
-        Some(value) => {
+    let kept = match serde_json::from_str::<Value>(&text.text) {
+        Ok(value @ (Value::Array(_) | Value::Object(_))) => {
             let (cut, cut_items) = cut_value(&value, *budget)?;
             items.add(cut_items);
             cut.to_string()
         }
-        None => cut_text(&text.text, *budget).to_owned(),
+        // A JSON string or number: cut, it would be broken JSON or
+        // another number.
+        Ok(_) => return None,
+        Err(_) => cut_text(&text.text, *budget).to_owned(),
     };
     if kept.is_empty() {
         return None;

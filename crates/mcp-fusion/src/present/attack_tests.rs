@@ -1,0 +1,178 @@
+//! Attacks on presenters and the egress guard (issue 36 hardening).
+
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde_json::{Value, json};
+
+use super::{Presenter, Suggestion, egress, present, present_many};
+
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct Card {
+    id: String,
+    card_number: String,
+}
+
+fn all_text(result: &CallToolResult) -> String {
+    let mut out = serde_json::to_string(result).unwrap();
+    out.push_str(&format!("{result:?}"));
+    out
+}
+
+#[test]
+fn a_secret_of_the_wrong_type_is_not_echoed_by_the_internal_error() {
+    let cards = Presenter::<Card>::new("Card")
+        .secret("card_number")
+        .suggest("pay", |c: &Card| {
+            Some(Suggestion::new("x").argument("id", &c.id))
+        });
+    let err = present(
+        &cards,
+        "get",
+        json!({"id": "c1", "card_number": 4111111111111111_u64}),
+    )
+    .unwrap_err();
+    let detail = format!(
+        "{err:?} {}",
+        err.internal
+            .as_ref()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    );
+    assert!(!detail.contains("4111111111111111"), "{detail}");
+}
+
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct Node {
+    name: String,
+    children: Vec<Node>,
+}
+
+#[test]
+fn a_recursive_type_keeps_only_declared_fields_at_depth() {
+    let nodes = Presenter::<Node>::new("Node");
+    let result = present(
+        &nodes,
+        "tree",
+        json!({"name": "a", "internal": "CANARY0", "children": [{"name": "b", "internal": "CANARY1", "children": [{"name": "c", "internal": "CANARY2", "children": []}]}]}),
+    )
+    .unwrap();
+    let text = all_text(&result);
+    assert!(!text.contains("CANARY"), "{text}");
+}
+
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct Holder {
+    id: String,
+    cards: Vec<Card>,
+}
+
+#[test]
+fn an_embedded_secret_in_a_nested_array_is_redacted() {
+    let cards = Presenter::<Card>::new("Card")
+        .secret("card_number")
+        .agent_limit(0);
+    let holders = Presenter::<Holder>::new("Holder")
+        .embed("cards", &cards)
+        .select();
+    let result = present_many(
+        &holders,
+        "list",
+        &[],
+        json!([{"id": "h", "cards": [{"id": "c", "card_number": "CANARY"}]}]),
+    )
+    .unwrap();
+    assert!(!all_text(&result).contains("CANARY"));
+    let result = present_many(
+        &Presenter::<Holder>::new("Holder").embed(
+            "cards",
+            &Presenter::<Card>::new("Card").secret("card_number"),
+        ),
+        "list",
+        &[],
+        json!([{"id": "h", "cards": [{"id": "c", "card_number": "CANARY"}]}]),
+    )
+    .unwrap();
+    assert!(
+        !all_text(&result).contains("CANARY"),
+        "{}",
+        all_text(&result)
+    );
+}
+
+#[test]
+fn a_json_string_data_block_is_never_cut_inside() {
+    let big = "é".repeat(100);
+    let text = Value::String(big).to_string();
+    let result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    let cut = egress::guard(result, 41, &[], Some(0));
+    for block in &cut.content {
+        let ContentBlock::Text(t) = block else {
+            continue;
+        };
+        if !t.text.starts_with("<egress_notice") {
+            assert!(
+                serde_json::from_str::<Value>(&t.text).is_ok(),
+                "cut inside: {}",
+                t.text
+            );
+        }
+    }
+}
+
+#[test]
+fn a_number_data_block_is_never_cut_into_another_number() {
+    let result = CallToolResult::success(vec![ContentBlock::text("123456789012")]);
+    let cut = egress::guard(result, 5, &[], Some(0));
+    let ContentBlock::Text(t) = &cut.content[0] else {
+        panic!()
+    };
+    assert!(
+        !t.text.starts_with("12345") || t.text.starts_with("<"),
+        "{}",
+        t.text
+    );
+}
+
+#[test]
+fn a_hundred_thousand_items_with_a_small_limit_are_cut_quickly() {
+    let value = Value::Array(
+        (0..100_000)
+            .map(|i| json!({"id": i, "s": "xxxxxxxxxx"}))
+            .collect(),
+    );
+    let mut result = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
+    result.structured_content = Some(json!({"items": value}));
+    let started = std::time::Instant::now();
+    let _ = egress::guard(result.clone(), 300, &[], Some(0));
+    let _ = egress::guard(result, 3_000_000, &[], Some(0));
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_list_of_a_recursive_type_matches_its_own_output_schema() {
+    let nodes = Presenter::<Node>::new("Node");
+    let result = present_many(
+        &nodes,
+        "trees",
+        &[],
+        json!([{"name": "a", "children": [{"name": "b", "internal": "CANARY", "children": []}]}]),
+    )
+    .unwrap();
+    assert_eq!(
+        result.structured_content,
+        Some(json!({"items": [{"name": "a", "children": [{"name": "b", "children": []}]}]}))
+    );
+}
+
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct Nested(Vec<Nested>);
+
+#[test]
+fn a_recursive_array_type_builds() {
+    let nested = Presenter::<Nested>::new("Nested");
+    let result = present(&nested, "nested", json!([[[]], []])).unwrap();
+    assert_eq!(result.structured_content, Some(json!([[[]], []])));
+}
