@@ -7,7 +7,8 @@ use std::sync::{Arc, OnceLock};
 use serde_json::{Value, json};
 
 use super::machine::StateMachine;
-use super::store::MemoryStates;
+use super::store::{MemoryStates, STATE_TTL};
+use crate::guard::keyed_locks::{Held, KeyedLocks};
 
 /// Tells the connections of a session (a `CallContext::caller` key) that
 /// their tools changed; set by the server once built.
@@ -20,6 +21,11 @@ pub(crate) struct Gates {
     /// This process's view of the states (all of them without a Redis
     /// store; a cache of Redis's with one).
     states: MemoryStates,
+    /// One turn per machine and session for the calls that move it: the
+    /// check, the call and its move happen in one turn, so two calls at
+    /// once in one session never both pass a check that only one of them
+    /// may pass, nor move it back (wire contract §10.1).
+    turns: KeyedLocks,
     notify: OnceLock<Notify>,
     /// The states shared with other replicas.
     #[cfg(feature = "redis")]
@@ -183,6 +189,22 @@ impl ActionGate {
     }
 
     /// Whether the action is allowed in `state`.
+    /// Waits for the turn of the session `caller` in this gate's machine
+    /// when this action moves it (see `Gates::turns`);
+    /// `None` for an action that never moves it, which waits for nothing.
+    /// Released when dropped (the call ended, was cancelled or panicked).
+    pub(crate) async fn turn(&self, caller: &str) -> Option<Held> {
+        if self.moves.is_empty() {
+            return None;
+        }
+        let key = format!("{}\u{0}{caller}", self.machine.name);
+        self.gates
+            .turns
+            .acquire(key, usize::MAX, STATE_TTL)
+            .await
+            .ok()
+    }
+
     pub(crate) fn allows(&self, state: &str) -> bool {
         self.allowed.iter().any(|s| s == state)
     }
