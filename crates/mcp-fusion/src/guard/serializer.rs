@@ -166,7 +166,7 @@ impl SerializerGuard {
     /// (so that `"1"` and `1` differ), `null` when absent, `""` per action.
     fn key(&self, args: &Value) -> String {
         match &self.setting.by {
-            Some(argument) => args.get(argument).unwrap_or(&Value::Null).to_string(),
+            Some(argument) => canonical(args.get(argument).unwrap_or(&Value::Null)),
             None => String::new(),
         }
     }
@@ -286,11 +286,55 @@ impl Guard for SerializerGuard {
     }
 }
 
+/// `value` as compact JSON text with every object's members in name
+/// order: one key per value, whatever order the client wrote them in
+/// (`{"a":1,"b":2}` and `{"b":2,"a":1}` are the same key).
+fn canonical(value: &Value) -> String {
+    match value {
+        Value::Object(members) => {
+            let mut sorted: Vec<(&String, &Value)> = members.iter().collect();
+            sorted.sort_by(|a, b| a.0.cmp(b.0));
+            let inner: Vec<String> = sorted
+                .into_iter()
+                .map(|(name, member)| {
+                    format!("{}:{}", Value::from(name.as_str()), canonical(member))
+                })
+                .collect();
+            format!("{{{}}}", inner.join(","))
+        }
+        Value::Array(items) => {
+            let inner: Vec<String> = items.iter().map(canonical).collect();
+            format!("[{}]", inner.join(","))
+        }
+        other => other.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
 
+    use serde_json::json;
+
     use super::{Refused, Serialized, SerializerGuard};
+
+    #[test]
+    fn an_object_key_is_one_key_whatever_its_members_order() {
+        let guard = SerializerGuard::new(Serialized::by("account"));
+        let one = guard.key(
+            &json!({"account": {"org": "o", "id": 1, "n": {"y": 1, "x": [2, {"b": 1, "a": 0}]}}}),
+        );
+        let other = guard.key(
+            &json!({"account": {"n": {"x": [2, {"a": 0, "b": 1}], "y": 1}, "id": 1, "org": "o"}}),
+        );
+        assert_eq!(one, other);
+        assert_eq!(
+            one,
+            r#"{"id":1,"n":{"x":[2,{"a":0,"b":1}],"y":1},"org":"o"}"#
+        );
+        assert_eq!(guard.key(&json!({"account": "INV-1"})), "\"INV-1\"");
+        assert_eq!(guard.key(&json!({})), "null");
+    }
 
     fn message(setting: Serialized, why: Refused) -> String {
         SerializerGuard::new(setting)
