@@ -161,3 +161,36 @@ async fn a_dead_holders_lock_frees_itself_after_its_lease() {
         .unwrap();
     assert_eq!(left, None);
 }
+
+/// A server whose Redis does not answer: a port nothing listens on, and an
+/// address that never answers (a blackhole in TEST-NET-1).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_redis_dead_calls_go_on_with_this_process_view_promptly() {
+    for url in ["redis://127.0.0.1:1", "redis://192.0.2.1:6379"] {
+        let dead = RedisGuardStore::new(url).unwrap();
+        let server = shop(dead.clone());
+        let started = Instant::now();
+        assert_eq!(
+            code(&server.call("checkout", json!({})).await.unwrap()),
+            "FORBIDDEN"
+        );
+        assert_eq!(
+            code(&server.call("add_item", json!({})).await.unwrap()),
+            "OK"
+        );
+        assert_eq!(
+            code(&server.call("checkout", json!({})).await.unwrap()),
+            "OK",
+            "the move is kept in this process"
+        );
+        let gate = Arc::new(Semaphore::new(10));
+        let entered = Arc::new(AtomicUsize::new(0));
+        let billing = billing(dead, gate, entered);
+        assert_eq!(pay(&billing, "INV-1").await.unwrap(), "paid INV-1");
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "{url}: {:?}",
+            started.elapsed()
+        );
+    }
+}
