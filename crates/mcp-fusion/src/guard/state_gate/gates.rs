@@ -99,26 +99,32 @@ impl Gates {
     }
 
     /// Reads the state of `caller` in `machine` from the store, if any.
-    async fn refresh_one(&self, machine: &str, caller: &str) {
+    async fn refresh_one(&self, machine: &str, caller: &str) -> bool {
         #[cfg(feature = "redis")]
         if let Some(store) = &self.store
             && let Some(Some(state)) = store.state(machine, caller).await
         {
-            self.states.set(machine, caller, &state);
+            return self.states.set(machine, caller, &state);
         }
         #[cfg(not(feature = "redis"))]
         let _ = (machine, caller);
+        false
     }
 
-    /// Records `caller`'s move to `state` in `machine`, here and in the
-    /// store; whether it changed this process's view.
-    async fn record(&self, machine: &str, caller: &str, state: &str) -> bool {
-        let changed = self.states.set(machine, caller, state);
+    /// Records `caller`'s move from `from` to `to` in `machine`, in the
+    /// store (only if the state there is still `from`: another replica's
+    /// move made meanwhile is kept, and read here instead) and here;
+    /// whether the session's tools changed in this process's view.
+    async fn record(&self, machine: &StateMachine, caller: &str, from: &str, to: &str) -> bool {
         #[cfg(feature = "redis")]
         if let Some(store) = &self.store {
-            store.set_state(machine, caller, state).await;
+            let initial = machine.initial.as_deref().unwrap_or_default();
+            let moves = (from, initial, to);
+            if store.move_state(&machine.name, caller, moves).await == Some(false) {
+                return self.refresh_one(&machine.name, caller).await;
+            }
         }
-        changed
+        self.states.set(&machine.name, caller, to) && to != from
     }
 
     /// Whether there is any machine.
@@ -245,8 +251,7 @@ impl ActionGate {
         let Some(to) = self.moves.get(from) else {
             return;
         };
-        if self.gates.record(&self.machine.name, caller, to).await
-            && to != from
+        if self.gates.record(&self.machine, caller, from, to).await
             && let Some(notify) = self.gates.notify.get()
         {
             notify(caller);
