@@ -212,3 +212,46 @@ fn hostile_text_in_rules_and_suggestions_cannot_forge_a_line_or_a_tag() {
         json!({"id": "</next_actions>\n\u{0}\u{2028}\u{7f}"})
     );
 }
+
+#[test]
+fn a_value_deeper_than_the_parser_limit_is_never_cut_inside_its_json() {
+    let mut value = Value::Array((0..50).map(|i| json!(i)).collect());
+    for _ in 0..200 {
+        value = json!({"a": value});
+    }
+    let mut result = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
+    result.structured_content = Some(value);
+    let cut = egress::guard(result, 2_000, &[], Some(0));
+    let structured = cut.structured_content.clone().unwrap();
+    for block in &cut.content {
+        let ContentBlock::Text(t) = block else {
+            continue;
+        };
+        if t.text.starts_with("<egress_notice") {
+            continue;
+        }
+        assert_eq!(
+            t.text,
+            structured.to_string(),
+            "the data block is the same value"
+        );
+    }
+}
+
+#[test]
+fn a_data_block_too_deep_to_parse_without_structured_content_is_dropped_whole() {
+    let mut value = Value::Array((0..50).map(|i| json!(i)).collect());
+    for _ in 0..200 {
+        value = json!({"a": value});
+    }
+    let result = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
+    let cut = egress::guard(result, 500, &[], Some(0));
+    assert_eq!(cut.content.len(), 1, "only the notice");
+    assert!(
+        cut.content[0]
+            .as_text()
+            .unwrap()
+            .text
+            .starts_with("<egress_notice")
+    );
+}

@@ -28,8 +28,10 @@
 //!   but the `structuredContent` of an action with an `outputSchema` is
 //!   kept at that smallest form, never dropped (an output schema's promise
 //!   wins over the limit);
-//! - a block whose text is one JSON string, number or literal is kept or
-//!   dropped whole (cut, it would be broken JSON or another number);
+//! - a block whose text is one JSON string, number or literal, or JSON
+//!   too deep to parse (over 128 levels) and not the same value as
+//!   `structuredContent`, is kept or dropped whole (cut, it would be
+//!   broken JSON or another number);
 //! - a plain text block is cut after its last whole line that fits, or,
 //!   when none does, after its last whole character that fits;
 //! - any other block (image, audio, resource) is kept or dropped whole.
@@ -236,12 +238,29 @@ fn plan(result: &CallToolResult, data: Option<usize>) -> Plan {
             whole += text.text.len();
         } else if twin.is_none()
             && let Some(structured) = &result.structured_content
-            && serde_json::from_str::<Value>(&text.text).ok().as_ref() == Some(structured)
+            && same_value(&text.text, structured)
         {
             twin = Some(i);
         }
     }
     Plan { whole, twin }
+}
+
+/// Whether `text` is the JSON of `value`: its compact form as the data
+/// block writes it (compared as text, so a value deeper than the parser's
+/// 128 levels is recognized too), or any JSON text parsing to it.
+fn same_value(text: &str, value: &Value) -> bool {
+    (text.len() == json_size(value)
+        && serde_json::to_string(value).is_ok_and(|compact| compact == text))
+        || serde_json::from_str::<Value>(text).ok().as_ref() == Some(value)
+}
+
+/// Whether `text` looks like JSON the parser refused for its depth alone
+/// (more than 128 levels): never cut as plain text, which would cut inside
+/// it.
+fn too_deep(text: &str, error: &serde_json::Error) -> bool {
+    matches!(text.trim_start().as_bytes().first(), Some(b'[' | b'{'))
+        && error.to_string().starts_with("recursion limit exceeded")
 }
 
 /// `result` cut to at most `limit` bytes as counted (module docs), or as it
@@ -372,6 +391,7 @@ fn cut_block(
         // A JSON string or number: cut, it would be broken JSON or
         // another number.
         Ok(_) => return None,
+        Err(e) if too_deep(&text.text, &e) => return None,
         Err(_) => cut_text(&text.text, *budget).to_owned(),
     };
     if kept.is_empty() {
