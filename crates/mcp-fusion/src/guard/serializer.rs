@@ -174,6 +174,8 @@ impl SerializerGuard {
     /// `SERVER_BUSY` for a call of `name` with `key` refused for `why`
     /// (wire contract §10).
     fn busy(&self, name: &str, key: &str, why: Refused) -> ToolError {
+        let key = shown_key(key);
+        let key = key.as_str();
         let (per, of_key) = match &self.setting.by {
             Some(argument) => (format!(" per {argument}"), format!(" for {argument} {key}")),
             None => (String::new(), String::new()),
@@ -286,6 +288,19 @@ impl Guard for SerializerGuard {
     }
 }
 
+/// The longest key a refusal quotes whole, in characters.
+const SHOWN_KEY_CHARS: usize = 64;
+
+/// `key` as a refusal quotes it: whole up to [`SHOWN_KEY_CHARS`]
+/// characters, else its first ones and `…` (an argument of a megabyte is
+/// the model's own, and the envelope is never cut by the egress guard).
+fn shown_key(key: &str) -> String {
+    match key.char_indices().nth(SHOWN_KEY_CHARS) {
+        Some((end, _)) => format!("{}…", &key[..end]),
+        None => key.to_owned(),
+    }
+}
+
 /// `value` as compact JSON text with every object's members in name
 /// order: one key per value, whatever order the client wrote them in
 /// (`{"a":1,"b":2}` and `{"b":2,"a":1}` are the same key).
@@ -317,6 +332,24 @@ mod tests {
     use serde_json::json;
 
     use super::{Refused, Serialized, SerializerGuard};
+
+    #[test]
+    fn a_huge_key_is_quoted_short() {
+        let key = format!("\"{}\"", "é".repeat(100_000));
+        let err = SerializerGuard::new(Serialized::by("id")).busy(
+            "billing.pay",
+            &key,
+            Refused::QueueFull { waiting: 1 },
+        );
+        let shown = format!("\"{}…", "é".repeat(63));
+        assert_eq!(
+            err.message,
+            format!(
+                "billing.pay runs one call at a time per id: one call for id {shown} is running and 1 is waiting, as many as may wait."
+            )
+        );
+        assert!(format!("{err:?}").len() < 2_000);
+    }
 
     #[test]
     fn an_object_key_is_one_key_whatever_its_members_order() {
