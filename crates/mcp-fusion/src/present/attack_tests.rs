@@ -255,3 +255,29 @@ fn a_data_block_too_deep_to_parse_without_structured_content_is_dropped_whole() 
             .starts_with("<egress_notice")
     );
 }
+
+#[test]
+fn a_value_two_thousand_levels_deep_does_not_overflow_the_cut() {
+    let mut value = json!([1, 2, 3]);
+    for _ in 0..2000 {
+        let mut members = serde_json::Map::new();
+        members.insert("a".into(), value);
+        members.insert("b".into(), json!("x"));
+        value = Value::Object(members);
+    }
+    let text = value.to_string();
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(value);
+    let cut = egress::guard(result, 100, &[], Some(0));
+    let notice = cut.content.last().unwrap().as_text().unwrap();
+    assert!(notice.text.starts_with("<egress_notice"), "{}", notice.text);
+    // Not cut below 128 levels: the data block goes, structuredContent
+    // stays whole (an output schema's promise wins over the limit).
+    assert_eq!(cut.content.len(), 1);
+    assert!(cut.structured_content.is_some());
+    // Dropped a level at a time, as the test's own value is too.
+    let mut deep = cut.structured_content;
+    while let Some(Value::Object(mut members)) = deep {
+        deep = members.remove("a");
+    }
+}
