@@ -27,6 +27,17 @@ return 0
 ";
 
 /// Extends KEYS[1] to ARGV[2] ms if it holds ARGV[1]; 1 if it did.
+/// Sets a state (`KEYS[1]`) to `ARGV[3]` for `ARGV[4]` seconds if it is
+/// `ARGV[1]`, or absent and `ARGV[1]` is the initial state `ARGV[2]`.
+const MOVE: &str = r"
+local now = redis.call('GET', KEYS[1])
+if now == ARGV[1] or (now == false and ARGV[1] == ARGV[2]) then
+  redis.call('SET', KEYS[1], ARGV[3], 'EX', ARGV[4])
+  return 1
+end
+return 0
+";
+
 const RENEW: &str = r"
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -59,6 +70,7 @@ struct Shared {
     connection: RedisConnection,
     release: redis::Script,
     renew: redis::Script,
+    move_state: redis::Script,
     /// Numbers the locks this process takes (part of their token).
     next: AtomicU64,
 }
@@ -89,6 +101,7 @@ impl RedisGuardStore {
                 connection: RedisConnection::new(url, "guard store")?,
                 release: redis::Script::new(RELEASE),
                 renew: redis::Script::new(RENEW),
+                move_state: redis::Script::new(MOVE),
                 next: AtomicU64::new(1),
             }),
         })
@@ -166,21 +179,32 @@ impl RedisGuardStore {
         .await
     }
 
-    /// Records `session`'s move to `state` in `machine`.
-    pub(crate) async fn set_state(&self, machine: &str, session: &str, state: &str) {
+    /// Moves `session` in `machine` to `to` if its state is still `from`
+    /// (no state: `initial`), atomically: a move another replica made
+    /// meanwhile is never undone by one that ends later. `Some(true)`:
+    /// moved; `Some(false)`: the state was no longer `from`; `None`: Redis
+    /// did not answer.
+    pub(crate) async fn move_state(
+        &self,
+        machine: &str,
+        session: &str,
+        (from, initial, to): (&str, &str, &str),
+    ) -> Option<bool> {
         let key = self.state_key(machine, session);
         let ttl = STATE_TTL.as_secs();
-        let _: Option<()> = self
-            .run("recording a move", |mut conn| async move {
-                redis::cmd("SET")
-                    .arg(&key)
-                    .arg(state)
-                    .arg("EX")
-                    .arg(ttl)
-                    .query_async(&mut conn)
-                    .await
-            })
-            .await;
+        let script = &self.shared.move_state;
+        self.run("recording a move", |mut conn| async move {
+            let moved: i64 = script
+                .key(&key)
+                .arg(from)
+                .arg(initial)
+                .arg(to)
+                .arg(ttl)
+                .invoke_async(&mut conn)
+                .await?;
+            Ok(moved == 1)
+        })
+        .await
     }
 
     /// A token no other lock holder has.

@@ -166,7 +166,7 @@ impl SerializerGuard {
     /// (so that `"1"` and `1` differ), `null` when absent, `""` per action.
     fn key(&self, args: &Value) -> String {
         match &self.setting.by {
-            Some(argument) => args.get(argument).unwrap_or(&Value::Null).to_string(),
+            Some(argument) => canonical(args.get(argument).unwrap_or(&Value::Null)),
             None => String::new(),
         }
     }
@@ -174,6 +174,8 @@ impl SerializerGuard {
     /// `SERVER_BUSY` for a call of `name` with `key` refused for `why`
     /// (wire contract §10).
     fn busy(&self, name: &str, key: &str, why: Refused) -> ToolError {
+        let key = shown_key(key);
+        let key = key.as_str();
         let (per, of_key) = match &self.setting.by {
             Some(argument) => (format!(" per {argument}"), format!(" for {argument} {key}")),
             None => (String::new(), String::new()),
@@ -286,11 +288,86 @@ impl Guard for SerializerGuard {
     }
 }
 
+/// The longest key a refusal quotes whole, in characters.
+const SHOWN_KEY_CHARS: usize = 64;
+
+/// `key` as a refusal quotes it: whole up to [`SHOWN_KEY_CHARS`]
+/// characters, else its first ones and `…` (an argument of a megabyte is
+/// the model's own, and the envelope is never cut by the egress guard).
+fn shown_key(key: &str) -> String {
+    match key.char_indices().nth(SHOWN_KEY_CHARS) {
+        Some((end, _)) => format!("{}…", &key[..end]),
+        None => key.to_owned(),
+    }
+}
+
+/// `value` as compact JSON text with every object's members in name
+/// order: one key per value, whatever order the client wrote them in
+/// (`{"a":1,"b":2}` and `{"b":2,"a":1}` are the same key).
+fn canonical(value: &Value) -> String {
+    match value {
+        Value::Object(members) => {
+            let mut sorted: Vec<(&String, &Value)> = members.iter().collect();
+            sorted.sort_by(|a, b| a.0.cmp(b.0));
+            let inner: Vec<String> = sorted
+                .into_iter()
+                .map(|(name, member)| {
+                    format!("{}:{}", Value::from(name.as_str()), canonical(member))
+                })
+                .collect();
+            format!("{{{}}}", inner.join(","))
+        }
+        Value::Array(items) => {
+            let inner: Vec<String> = items.iter().map(canonical).collect();
+            format!("[{}]", inner.join(","))
+        }
+        other => other.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
 
+    use serde_json::json;
+
     use super::{Refused, Serialized, SerializerGuard};
+
+    #[test]
+    fn a_huge_key_is_quoted_short() {
+        let key = format!("\"{}\"", "é".repeat(100_000));
+        let err = SerializerGuard::new(Serialized::by("id")).busy(
+            "billing.pay",
+            &key,
+            Refused::QueueFull { waiting: 1 },
+        );
+        let shown = format!("\"{}…", "é".repeat(63));
+        assert_eq!(
+            err.message,
+            format!(
+                "billing.pay runs one call at a time per id: one call for id {shown} is running and 1 is waiting, as many as may wait."
+            )
+        );
+        assert!(format!("{err:?}").len() < 2_000);
+    }
+
+    #[test]
+    fn an_object_key_is_one_key_whatever_its_members_order() {
+        let guard = SerializerGuard::new(Serialized::by("account"));
+        let one = guard.key(
+            &json!({"account": {"org": "o", "id": 1, "n": {"y": 1, "x": [2, {"b": 1, "a": 0}]}}}),
+        );
+        let other = guard.key(
+            &json!({"account": {"n": {"x": [2, {"a": 0, "b": 1}], "y": 1}, "id": 1, "org": "o"}}),
+        );
+        assert_eq!(one, other);
+        assert_eq!(
+            one,
+            r#"{"id":1,"n":{"x":[2,{"a":0,"b":1}],"y":1},"org":"o"}"#
+        );
+        assert_eq!(guard.key(&json!({"account": "INV-1"})), "\"INV-1\"");
+        assert_eq!(guard.key(&json!({})), "null");
+    }
 
     fn message(setting: Serialized, why: Refused) -> String {
         SerializerGuard::new(setting)

@@ -28,6 +28,10 @@
 //!   but the `structuredContent` of an action with an `outputSchema` is
 //!   kept at that smallest form, never dropped (an output schema's promise
 //!   wins over the limit);
+//! - a block whose text is one JSON string, number or literal, or JSON
+//!   too deep to parse (over 128 levels) and not the same value as
+//!   `structuredContent`, is kept or dropped whole (cut, it would be
+//!   broken JSON or another number);
 //! - a plain text block is cut after its last whole line that fits, or,
 //!   when none does, after its last whole character that fits;
 //! - any other block (image, audio, resource) is kept or dropped whole.
@@ -112,54 +116,94 @@ impl Items {
 }
 
 /// `value` cut to at most `budget` bytes of compact JSON by whole array
-/// items (module docs), with the items it kept; `None` when it cannot fit
-/// even with its arrays empty.
-pub(crate) fn cut_value(value: &Value, budget: usize) -> Option<(Value, Items)> {
-    let size = json_size(value);
+/// items (module docs), with the items it kept; `Err(value)` as it was
+/// when it cannot fit even with its arrays empty. It is taken and given
+/// back, never cloned: a clone of a value thousands of levels deep would
+/// recurse past the end of a worker thread's stack.
+pub(crate) fn cut_value(value: Value, budget: usize) -> Result<(Value, Items), Value> {
+    cut_within(value, budget, MAX_CUT_LEVELS)
+}
+
+/// How many levels of objects a cut goes down through: below them a
+/// value (a handler's, thousands of levels deep) is not cut, so that the
+/// cut's recursion stays far from the end of a worker thread's stack.
+const MAX_CUT_LEVELS: usize = 128;
+
+/// [`cut_value`] going down at most `levels` more objects.
+fn cut_within(value: Value, budget: usize, levels: usize) -> Result<(Value, Items), Value> {
+    let size = json_size(&value);
     if size <= budget {
-        return Some((value.clone(), Items::default()));
+        return Ok((value, Items::default()));
     }
     match value {
-        Value::Array(items) => {
+        Value::Array(mut items) => {
             // `[` `]` and a comma between items.
             let mut used = 2;
-            let mut kept = Vec::new();
-            for item in items {
-                let more = json_size(item) + usize::from(!kept.is_empty());
+            let mut shown = 0;
+            for item in &items {
+                let more = json_size(item) + usize::from(shown > 0);
                 if used + more > budget {
                     break;
                 }
                 used += more;
-                kept.push(item.clone());
+                shown += 1;
             }
             if used > budget {
-                return None;
+                return Err(Value::Array(items));
             }
-            let items_cut = Items {
-                shown: kept.len(),
-                total: items.len(),
+            let total = items.len();
+            items.truncate(shown);
+            Ok((Value::Array(items), Items { shown, total }))
+        }
+        Value::Object(members) if levels == 0 => Err(Value::Object(members)),
+        Value::Object(mut members) => {
+            let Some(key) = largest_member(&members) else {
+                return Err(Value::Object(members));
             };
-            Some((Value::Array(kept), items_cut))
+            let Some(slot) = members.get_mut(&key) else {
+                return Err(Value::Object(members));
+            };
+            let largest = std::mem::take(slot);
+            let room = budget.checked_sub(size - json_size(&largest));
+            let cut = match room {
+                Some(room) => cut_within(largest, room, levels - 1),
+                None => Err(largest),
+            };
+            match cut {
+                Ok((cut, items)) => {
+                    members.insert(key, cut);
+                    Ok((Value::Object(members), items))
+                }
+                Err(largest) => {
+                    members.insert(key, largest);
+                    Err(Value::Object(members))
+                }
+            }
         }
-        Value::Object(members) => {
-            let (key, largest) = members
-                .iter()
-                .filter(|(_, v)| v.is_array() || v.is_object())
-                .max_by_key(|(_, v)| json_size(*v))?;
-            let rest = size - json_size(largest);
-            let (cut, items) = cut_value(largest, budget.checked_sub(rest)?)?;
-            let mut members = members.clone();
-            members.insert(key.clone(), cut);
-            Some((Value::Object(members), items))
-        }
-        _ => None,
+        other => Err(other),
     }
+}
+
+/// The name of the largest member of `members` that is an array or an
+/// object (the last of equals), if any.
+fn largest_member(members: &serde_json::Map<String, Value>) -> Option<String> {
+    members
+        .iter()
+        .filter(|(_, v)| v.is_array() || v.is_object())
+        .max_by_key(|(_, v)| json_size(*v))
+        .map(|(key, _)| key.clone())
 }
 
 /// The smallest form [`cut_value`] can give `value`: its array empty, or,
 /// for an object, its largest array or object member at its smallest; with
-/// the items that leaves out.
-pub(crate) fn smallest(value: &Value) -> (Value, Items) {
+/// the items that leaves out. Taken, never cloned ([`cut_value`]).
+pub(crate) fn smallest(value: Value) -> (Value, Items) {
+    smallest_within(value, MAX_CUT_LEVELS)
+}
+
+/// [`smallest`] going down at most `levels` more objects (below them the
+/// value is kept as it is).
+fn smallest_within(value: Value, levels: usize) -> (Value, Items) {
     match value {
         Value::Array(items) => (
             Value::Array(Vec::new()),
@@ -168,20 +212,17 @@ pub(crate) fn smallest(value: &Value) -> (Value, Items) {
                 total: items.len(),
             },
         ),
-        Value::Object(members) => {
-            let largest = members
-                .iter()
-                .filter(|(_, v)| v.is_array() || v.is_object())
-                .max_by_key(|(_, v)| json_size(*v));
-            let Some((key, largest)) = largest else {
-                return (value.clone(), Items::default());
+        Value::Object(members) if levels == 0 => (Value::Object(members), Items::default()),
+        Value::Object(mut members) => {
+            let slot = largest_member(&members).and_then(|key| members.get_mut(&key));
+            let Some(slot) = slot else {
+                return (Value::Object(members), Items::default());
             };
-            let (small, items) = smallest(largest);
-            let mut members = members.clone();
-            members.insert(key.clone(), small);
+            let (small, items) = smallest_within(std::mem::take(slot), levels - 1);
+            *slot = small;
             (Value::Object(members), items)
         }
-        other => (other.clone(), Items::default()),
+        other => (other, Items::default()),
     }
 }
 
@@ -234,12 +275,29 @@ fn plan(result: &CallToolResult, data: Option<usize>) -> Plan {
             whole += text.text.len();
         } else if twin.is_none()
             && let Some(structured) = &result.structured_content
-            && serde_json::from_str::<Value>(&text.text).ok().as_ref() == Some(structured)
+            && same_value(&text.text, structured)
         {
             twin = Some(i);
         }
     }
     Plan { whole, twin }
+}
+
+/// Whether `text` is the JSON of `value`: its compact form as the data
+/// block writes it (compared as text, so a value deeper than the parser's
+/// 128 levels is recognized too), or any JSON text parsing to it.
+fn same_value(text: &str, value: &Value) -> bool {
+    (text.len() == json_size(value)
+        && serde_json::to_string(value).is_ok_and(|compact| compact == text))
+        || serde_json::from_str::<Value>(text).ok().as_ref() == Some(value)
+}
+
+/// Whether `text` looks like JSON the parser refused for its depth alone
+/// (more than 128 levels): never cut as plain text, which would cut inside
+/// it.
+fn too_deep(text: &str, error: &serde_json::Error) -> bool {
+    matches!(text.trim_start().as_bytes().first(), Some(b'[' | b'{'))
+        && error.to_string().starts_with("recursion limit exceeded")
 }
 
 /// `result` cut to at most `limit` bytes as counted (module docs), or as it
@@ -261,12 +319,12 @@ pub(crate) fn cut(
     let plan = plan(&result, data);
     let mut budget = limit.saturating_sub(plan.whole);
     let mut items = Items::default();
-    let structured = result.structured_content.take();
+    let mut structured = result.structured_content.take();
     let mut kept_structured = None;
     let content = std::mem::take(&mut result.content);
     for (i, block) in content.into_iter().enumerate() {
         if Some(i) == plan.twin {
-            let value = structured.as_ref().unwrap_or(&Value::Null);
+            let value = structured.take().unwrap_or(Value::Null);
             let (block, value, shown) = cut_twin(value, budget, &mut items);
             budget -= shown;
             kept_structured = Some(value);
@@ -280,7 +338,7 @@ pub(crate) fn cut(
     }
     result.structured_content = match (kept_structured, structured) {
         (Some(value), _) => Some(value),
-        (None, Some(value)) => Some(cut_alone(&value, &mut budget, &mut items)),
+        (None, Some(value)) => Some(cut_alone(value, &mut budget, &mut items)),
         (None, None) => None,
     };
     let after = result_size(&result);
@@ -298,18 +356,18 @@ pub(crate) fn cut(
 /// share `budget`: the block (none when even the smallest form does not
 /// fit), the value, and the bytes both take.
 fn cut_twin(
-    value: &Value,
+    value: Value,
     budget: usize,
     items: &mut Items,
 ) -> (Option<ContentBlock>, Value, usize) {
     match cut_value(value, budget / 2) {
-        Some((cut, cut_items)) => {
+        Ok((cut, cut_items)) => {
             items.add(cut_items);
             let text = cut.to_string();
             let taken = 2 * text.len();
             (Some(ContentBlock::text(text)), cut, taken)
         }
-        None => {
+        Err(value) => {
             // The block goes; the structured value stays at its smallest.
             let (small, cut_items) = smallest(value);
             items.add(cut_items);
@@ -321,14 +379,14 @@ fn cut_twin(
 
 /// `structuredContent` with no text block repeating it, cut to `budget`;
 /// at its smallest form when it cannot fit (it is never dropped).
-fn cut_alone(value: &Value, budget: &mut usize, items: &mut Items) -> Value {
+fn cut_alone(value: Value, budget: &mut usize, items: &mut Items) -> Value {
     match cut_value(value, *budget) {
-        Some((cut, cut_items)) => {
+        Ok((cut, cut_items)) => {
             items.add(cut_items);
             *budget -= json_size(&cut);
             cut
         }
-        None => {
+        Err(value) => {
             let (small, cut_items) = smallest(value);
             items.add(cut_items);
             *budget = budget.saturating_sub(json_size(&small));
@@ -361,16 +419,17 @@ fn cut_block(
         *budget -= text.text.len();
         return Some(ContentBlock::Text(text));
     }
-    let json = serde_json::from_str::<Value>(&text.text)
-        .ok()
-        .filter(|v| v.is_array() || v.is_object());
-    let kept = match json {
-        Some(value) => {
-            let (cut, cut_items) = cut_value(&value, *budget)?;
+    let kept = match serde_json::from_str::<Value>(&text.text) {
+        Ok(value @ (Value::Array(_) | Value::Object(_))) => {
+            let (cut, cut_items) = cut_value(value, *budget).ok()?;
             items.add(cut_items);
             cut.to_string()
         }
-        None => cut_text(&text.text, *budget).to_owned(),
+        // A JSON string or number: cut, it would be broken JSON or
+        // another number.
+        Ok(_) => return None,
+        Err(e) if too_deep(&text.text, &e) => return None,
+        Err(_) => cut_text(&text.text, *budget).to_owned(),
     };
     if kept.is_empty() {
         return None;

@@ -1,26 +1,36 @@
 //! The declared fields of a value: what a presenter's schema does not
 //! declare is taken out, nested objects and arrays included. This reads the
-//! schema's `properties`, `items`, `additionalProperties` and branches
-//! (`anyOf`, `oneOf`, `allOf`) to find where each value belongs; whether the
-//! result matches the schema is `jsonschema`'s to say afterwards.
+//! schema's `properties`, `items`, `additionalProperties`, branches
+//! (`anyOf`, `oneOf`, `allOf`) and local `$ref`s (a recursive type's
+//! `{"$ref": "#"}`) to find where each value belongs; whether the result
+//! matches the schema is `jsonschema`'s to say afterwards.
 
 use serde_json::{Map, Value};
+
+/// How many `$ref`s one look at a schema follows: a chain of references
+/// that only point at each other ends there.
+const MAX_REFS: usize = 32;
 
 /// Removes from `value`, in place, every object member `schema` does not
 /// declare, at every depth. An object whose schema declares no
 /// `properties` keeps its members (a map, `additionalProperties`, or any
 /// JSON), each taken through its `additionalProperties` schema when there
-/// is one.
+/// is one. `schema` is the root its local `$ref`s point into.
 pub(crate) fn keep_declared(value: &mut Value, schema: &Value) {
+    keep(value, schema, schema);
+}
+
+/// [`keep_declared`] at `schema`, a part of `root`.
+fn keep(value: &mut Value, schema: &Value, root: &Value) {
     match value {
-        Value::Object(object) => keep_declared_members(object, schema),
+        Value::Object(object) => keep_declared_members(object, schema, root),
         Value::Array(items) => {
-            let item_schemas = branches(schema)
+            let item_schemas = branches(schema, root)
                 .filter_map(|s| s.get("items"))
                 .collect::<Vec<_>>();
             for item in items {
                 for item_schema in &item_schemas {
-                    keep_declared(item, item_schema);
+                    keep(item, item_schema, root);
                 }
             }
         }
@@ -28,18 +38,18 @@ pub(crate) fn keep_declared(value: &mut Value, schema: &Value) {
     }
 }
 
-fn keep_declared_members(object: &mut Map<String, Value>, schema: &Value) {
-    let declaring: Vec<&Map<String, Value>> = branches(schema)
+fn keep_declared_members(object: &mut Map<String, Value>, schema: &Value, root: &Value) {
+    let declaring: Vec<&Map<String, Value>> = branches(schema, root)
         .filter_map(|s| s.get("properties").and_then(Value::as_object))
         .collect();
     if declaring.is_empty() {
-        let extra: Vec<&Value> = branches(schema)
+        let extra: Vec<&Value> = branches(schema, root)
             .filter_map(|s| s.get("additionalProperties"))
             .filter(|s| s.is_object())
             .collect();
         for member in object.values_mut() {
             for member_schema in &extra {
-                keep_declared(member, member_schema);
+                keep(member, member_schema, root);
             }
         }
         return;
@@ -48,22 +58,32 @@ fn keep_declared_members(object: &mut Map<String, Value>, schema: &Value) {
     for (key, member) in object.iter_mut() {
         for properties in &declaring {
             if let Some(member_schema) = properties.get(key) {
-                keep_declared(member, member_schema);
+                keep(member, member_schema, root);
             }
         }
     }
 }
 
-/// `schema` and the subschemas of its `anyOf`, `oneOf` and `allOf`, at
+/// `schema`, the subschemas of its `anyOf`, `oneOf` and `allOf`, and the
+/// schemas its local `$ref`s (`#`, `#/$defs/Name`) point to in `root`, at
 /// every depth: the places a value's members may be declared.
-fn branches(schema: &Value) -> impl Iterator<Item = &Value> {
+fn branches<'s>(schema: &'s Value, root: &'s Value) -> impl Iterator<Item = &'s Value> {
     let mut stack = vec![schema];
+    let mut refs = 0;
     std::iter::from_fn(move || {
         let next = stack.pop()?;
         for keyword in ["anyOf", "oneOf", "allOf"] {
             if let Some(Value::Array(subs)) = next.get(keyword) {
                 stack.extend(subs.iter());
             }
+        }
+        if let Some(target) = next.get("$ref").and_then(Value::as_str)
+            && let Some(pointer) = target.strip_prefix('#')
+            && refs < MAX_REFS
+            && let Some(referred) = root.pointer(pointer)
+        {
+            refs += 1;
+            stack.push(referred);
         }
         Some(next)
     })
@@ -75,17 +95,22 @@ fn branches(schema: &Value) -> impl Iterator<Item = &Value> {
 pub(crate) fn declared_at<'s>(schema: &'s Value, path: &str) -> Option<&'s Value> {
     let mut at = schema;
     for name in path.split('.') {
-        at = through_items(at);
-        at = branches(at).find_map(|s| s.get("properties").and_then(|p| p.get(name)))?;
+        at = through_items(at, schema);
+        at = branches(at, schema).find_map(|s| s.get("properties").and_then(|p| p.get(name)))?;
     }
     Some(at)
 }
 
-/// The items' schema when `schema` is an array's, else `schema`.
-fn through_items(schema: &Value) -> &Value {
+/// The items' schema when `schema` (a part of `root`) is an array's, else
+/// `schema`.
+fn through_items<'s>(schema: &'s Value, root: &'s Value) -> &'s Value {
     let mut at = schema;
-    while let Some(items) = branches(at).find_map(|s| s.get("items")) {
-        at = items;
+    // Bounded: a recursive array type's items may be the array itself.
+    for _ in 0..MAX_REFS {
+        match branches(at, root).find_map(|s| s.get("items")) {
+            Some(items) => at = items,
+            None => break,
+        }
     }
     at
 }
@@ -94,7 +119,7 @@ fn through_items(schema: &Value) -> &Value {
 pub(crate) fn top_level(schema: &Value) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for properties in
-        branches(schema).filter_map(|s| s.get("properties").and_then(Value::as_object))
+        branches(schema, schema).filter_map(|s| s.get("properties").and_then(Value::as_object))
     {
         for name in properties.keys() {
             if !names.contains(name) {

@@ -182,11 +182,7 @@ fn call_line(call: &CallTarget, suggestion: &Suggestion) -> String {
     for (name, value) in &suggestion.arguments {
         arguments.insert(name.clone(), value.clone());
     }
-    // `<` and `&` inside JSON strings as escapes: the same JSON, no markup.
-    let json = Value::Object(arguments)
-        .to_string()
-        .replace('<', "\\u003c")
-        .replace('&', "\\u0026");
+    let json = escaped_json(&Value::Object(arguments).to_string());
     format!(
         "- Call {} with {json}: {}",
         text(&call.tool),
@@ -194,12 +190,36 @@ fn call_line(call: &CallTarget, suggestion: &Suggestion) -> String {
     )
 }
 
-/// Element text: `&` and `<` escaped, line ends as spaces (one item per
-/// line).
+/// Whether `c` ends a line or is a control character: `\n`, `\r`, NUL,
+/// ESC, DEL, the C1 controls (U+0085 is a line end) and the Unicode line
+/// and paragraph separators (U+2028, U+2029), which a reader may take for
+/// a new line (a forged list item) or a terminal for a command.
+fn breaks_lines(c: char) -> bool {
+    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
+}
+
+/// Element text: `&` and `<` escaped, line ends and control characters as
+/// spaces (one item per line).
 fn text(raw: &str) -> String {
     raw.replace('&', "&amp;")
         .replace('<', "&lt;")
-        .replace(['\n', '\r'], " ")
+        .replace(breaks_lines, " ")
+}
+
+/// Compact JSON `json` with `<`, `&`, and the line ends and control
+/// characters serde_json writes raw (DEL, the C1 controls, U+2028,
+/// U+2029), written as `\uXXXX` escapes: the same JSON, no markup, one
+/// line. They can only be inside its strings.
+fn escaped_json(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if c == '<' || c == '&' || breaks_lines(c) {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 #[cfg(test)]

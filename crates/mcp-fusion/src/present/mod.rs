@@ -88,3 +88,6 @@ pub use freshness::Freshness;
 
 #[cfg(test)]
 mod wire_doc_tests;
+
+#[cfg(test)]
+mod attack_tests;

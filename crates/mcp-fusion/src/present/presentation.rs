@@ -48,6 +48,11 @@ pub(crate) struct Presentation {
 /// object); with `_select`, no top-level field is required.
 pub(crate) fn output_schema(presenter: &dyn Present, many: bool) -> Value {
     let mut item = presenter.schema().clone();
+    if many {
+        // `T`'s local references (a recursive type's `"#"`) point into
+        // `T`'s schema, which the list's schema holds at this place.
+        rebase_refs(&mut item, "#/properties/items/items");
+    }
     if presenter.selects()
         && let Some(object) = item.as_object_mut()
     {
@@ -60,6 +65,25 @@ pub(crate) fn output_schema(presenter: &dyn Present, many: bool) -> Value {
             "properties": {"items": {"type": "array", "items": item}},
             "required": ["items"]
         }),
+    }
+}
+
+/// Rewrites, in place, every local `$ref` of `schema` (`#`, `#/$defs/X`)
+/// to point under `base`, where `schema` is moved to.
+fn rebase_refs(schema: &mut Value, base: &str) {
+    match schema {
+        Value::Object(members) => {
+            for (name, member) in members.iter_mut() {
+                match member {
+                    Value::String(target) if name == "$ref" && target.starts_with('#') => {
+                        *target = format!("{base}{}", &target[1..]);
+                    }
+                    member => rebase_refs(member, base),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| rebase_refs(item, base)),
+        _ => {}
     }
 }
 

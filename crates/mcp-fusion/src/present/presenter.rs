@@ -205,6 +205,23 @@ where
     pub(crate) fn erased(&self) -> Arc<dyn Present> {
         Arc::new(self.clone())
     }
+
+    /// The `INTERNAL_ERROR` of a `value` that is not a `T`. serde's message
+    /// quotes the value it could not read, so it is taken from `value`
+    /// with its secrets (the embedded presenters' too) redacted: a secret
+    /// never reaches the log, nor the detail that
+    /// `expose_internal_errors` shows the client.
+    fn not_a_t(&self, value: &Value) -> ToolError {
+        let mut safe = value.clone();
+        for path in self.secret_paths() {
+            redact(&mut safe, &path);
+        }
+        let why = match T::deserialize(&safe) {
+            Err(e) => e.to_string(),
+            Ok(_) => String::from("a secret field is not a string"),
+        };
+        ToolError::internal(format!("the result is not a {}: {why}", self.name))
+    }
 }
 
 /// A presenter whatever its `T`, as an action holds it.
@@ -362,9 +379,7 @@ where
                 .iter()
                 .any(|(_, r)| matches!(r, Rule::Computed(_)));
         let read = match typed {
-            true => Some(T::deserialize(value).map_err(|e| {
-                ToolError::internal(format!("the result is not a {}: {e}", self.name))
-            })?),
+            true => Some(T::deserialize(value).map_err(|_| self.not_a_t(value))?),
             false => None,
         };
         for (_, rule) in &self.rules {

@@ -161,3 +161,80 @@ async fn a_dead_holders_lock_frees_itself_after_its_lease() {
         .unwrap();
     assert_eq!(left, None);
 }
+
+/// A server whose Redis does not answer: a port nothing listens on, and an
+/// address that never answers (a blackhole in TEST-NET-1).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_redis_dead_calls_go_on_with_this_process_view_promptly() {
+    for url in ["redis://127.0.0.1:1", "redis://192.0.2.1:6379"] {
+        let dead = RedisGuardStore::new(url).unwrap();
+        let server = shop(dead.clone());
+        let started = Instant::now();
+        assert_eq!(
+            code(&server.call("checkout", json!({})).await.unwrap()),
+            "FORBIDDEN"
+        );
+        assert_eq!(
+            code(&server.call("add_item", json!({})).await.unwrap()),
+            "OK"
+        );
+        assert_eq!(
+            code(&server.call("checkout", json!({})).await.unwrap()),
+            "OK",
+            "the move is kept in this process"
+        );
+        let gate = Arc::new(Semaphore::new(10));
+        let entered = Arc::new(AtomicUsize::new(0));
+        let billing = billing(dead, gate, entered);
+        assert_eq!(pay(&billing, "INV-1").await.unwrap(), "paid INV-1");
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "{url}: {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+/// `add_item` that takes 300 ms.
+async fn slow() -> Result<&'static str, ToolError> {
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    Ok("done")
+}
+
+fn slow_shop(store: RedisGuardStore) -> FusionServer {
+    let cart = StateMachine::new("cart")
+        .initial("empty")
+        .transition("add_item", "empty", "filled")
+        .transition("add_item", "filled", "filled")
+        .transition("checkout", "filled", "paid");
+    FusionServer::builder("shop", "1")
+        .tool(Action::new("add_item", slow))
+        .tool(Action::new("checkout", done))
+        .state_machine(cart)
+        .guard_store(store)
+        .build()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_that_ends_last_on_another_replica_never_moves_the_session_back() {
+    let redis = Redis::start();
+    let (a, b) = (slow_shop(store(&redis)), slow_shop(store(&redis)));
+    assert_eq!(code(&a.call("add_item", json!({})).await.unwrap()), "OK");
+    // A slow add_item (filled -> filled) on A; while it runs, B checks out
+    // (filled -> paid). A ends last: it must not put the cart back.
+    let slow = {
+        let a = a.clone();
+        tokio::spawn(async move { a.call("add_item", json!({})).await.unwrap() })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(code(&b.call("checkout", json!({})).await.unwrap()), "OK");
+    assert_eq!(code(&slow.await.unwrap()), "OK");
+    for replica in [&a, &b] {
+        assert_eq!(
+            code(&replica.call("checkout", json!({})).await.unwrap()),
+            "FORBIDDEN",
+            "paid once"
+        );
+    }
+}

@@ -362,3 +362,45 @@ async fn a_task_result_is_presented_as_a_call_result_is() {
     );
     assert!(!read.to_string().contains("CANARY"));
 }
+
+#[tokio::test]
+async fn a_huge_or_odd_select_is_refused_promptly_and_briefly() {
+    let client = server()
+        .connect_in_memory(Default::default())
+        .await
+        .unwrap();
+    let odd = [
+        json!(vec!["bogus"; 90_000]),
+        json!(vec!["id"; 90_000]),
+        json!((0..90_000).map(|i| format!("f{i}")).collect::<Vec<_>>()),
+        json!([1, null, {"a": 1}]),
+        json!("id"),
+    ];
+    for select in odd {
+        let started = std::time::Instant::now();
+        let result = client
+            .call(
+                "billing",
+                json!({"action": "get_invoice", "id": "inv_7", "_select": select}),
+            )
+            .await
+            .unwrap();
+        let size = all(&result).len();
+        println!(
+            "{:?} {size} {}",
+            started.elapsed(),
+            texts(&result)[0].lines().count()
+        );
+        assert_eq!(result.is_error, Some(true));
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        assert!(size < 40_000, "{size}");
+    }
+    let empty = client
+        .call(
+            "billing",
+            json!({"action": "get_invoice", "id": "inv_7", "_select": []}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(empty.structured_content, Some(json!({})));
+}

@@ -24,6 +24,9 @@ async fn add_item(args: Item) -> Result<String, ToolError> {
     if args.item == "broken" {
         return Err(ToolError::not_found("No such item: broken."));
     }
+    if args.item == "slow" {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    }
     Ok(format!("added {}", args.item))
 }
 
@@ -256,4 +259,25 @@ fn machines_that_cannot_work_are_refused_when_built() {
             .build(),
         Err(BuildError::BadStateMachine { .. })
     ));
+}
+
+#[tokio::test]
+async fn two_calls_at_once_in_one_session_never_move_it_back() {
+    let server = server();
+    let session = connect(&server).await;
+    call(&session, "add_item", json!({"item": "tea"})).await;
+    // A slow add_item (filled -> filled) and, while it runs, a checkout
+    // (filled -> checked_out): the add_item, ending last, must not put the
+    // cart back to "filled" (which would allow a second checkout).
+    let slow = call(&session, "add_item", json!({"item": "slow"}));
+    let checkout = async {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        call(&session, "checkout", json!({})).await
+    };
+    let (added, checked_out) = tokio::join!(slow, checkout);
+    assert_eq!(texts(&added), ["added slow"]);
+    assert_eq!(texts(&checked_out), ["done"]);
+    let again = call(&session, "checkout", json!({})).await;
+    assert_eq!(again.is_error, Some(true), "{:?}", texts(&again));
+    assert_eq!(texts(&call(&session, "pay", json!({})).await), ["done"]);
 }

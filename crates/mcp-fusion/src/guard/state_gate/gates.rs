@@ -7,7 +7,8 @@ use std::sync::{Arc, OnceLock};
 use serde_json::{Value, json};
 
 use super::machine::StateMachine;
-use super::store::MemoryStates;
+use super::store::{MemoryStates, STATE_TTL};
+use crate::guard::keyed_locks::{Held, KeyedLocks};
 
 /// Tells the connections of a session (a `CallContext::caller` key) that
 /// their tools changed; set by the server once built.
@@ -20,6 +21,11 @@ pub(crate) struct Gates {
     /// This process's view of the states (all of them without a Redis
     /// store; a cache of Redis's with one).
     states: MemoryStates,
+    /// One turn per machine and session for the calls that move it: the
+    /// check, the call and its move happen in one turn, so two calls at
+    /// once in one session never both pass a check that only one of them
+    /// may pass, nor move it back (wire contract §10.1).
+    turns: KeyedLocks,
     notify: OnceLock<Notify>,
     /// The states shared with other replicas.
     #[cfg(feature = "redis")]
@@ -93,26 +99,32 @@ impl Gates {
     }
 
     /// Reads the state of `caller` in `machine` from the store, if any.
-    async fn refresh_one(&self, machine: &str, caller: &str) {
+    async fn refresh_one(&self, machine: &str, caller: &str) -> bool {
         #[cfg(feature = "redis")]
         if let Some(store) = &self.store
             && let Some(Some(state)) = store.state(machine, caller).await
         {
-            self.states.set(machine, caller, &state);
+            return self.states.set(machine, caller, &state);
         }
         #[cfg(not(feature = "redis"))]
         let _ = (machine, caller);
+        false
     }
 
-    /// Records `caller`'s move to `state` in `machine`, here and in the
-    /// store; whether it changed this process's view.
-    async fn record(&self, machine: &str, caller: &str, state: &str) -> bool {
-        let changed = self.states.set(machine, caller, state);
+    /// Records `caller`'s move from `from` to `to` in `machine`, in the
+    /// store (only if the state there is still `from`: another replica's
+    /// move made meanwhile is kept, and read here instead) and here;
+    /// whether the session's tools changed in this process's view.
+    async fn record(&self, machine: &StateMachine, caller: &str, from: &str, to: &str) -> bool {
         #[cfg(feature = "redis")]
         if let Some(store) = &self.store {
-            store.set_state(machine, caller, state).await;
+            let initial = machine.initial.as_deref().unwrap_or_default();
+            let moves = (from, initial, to);
+            if store.move_state(&machine.name, caller, moves).await == Some(false) {
+                return self.refresh_one(&machine.name, caller).await;
+            }
         }
-        changed
+        self.states.set(&machine.name, caller, to) && to != from
     }
 
     /// Whether there is any machine.
@@ -183,6 +195,22 @@ impl ActionGate {
     }
 
     /// Whether the action is allowed in `state`.
+    /// Waits for the turn of the session `caller` in this gate's machine
+    /// when this action moves it (see `Gates::turns`);
+    /// `None` for an action that never moves it, which waits for nothing.
+    /// Released when dropped (the call ended, was cancelled or panicked).
+    pub(crate) async fn turn(&self, caller: &str) -> Option<Held> {
+        if self.moves.is_empty() {
+            return None;
+        }
+        let key = format!("{}\u{0}{caller}", self.machine.name);
+        self.gates
+            .turns
+            .acquire(key, usize::MAX, STATE_TTL)
+            .await
+            .ok()
+    }
+
     pub(crate) fn allows(&self, state: &str) -> bool {
         self.allowed.iter().any(|s| s == state)
     }
@@ -223,8 +251,7 @@ impl ActionGate {
         let Some(to) = self.moves.get(from) else {
             return;
         };
-        if self.gates.record(&self.machine.name, caller, to).await
-            && to != from
+        if self.gates.record(&self.machine, caller, from, to).await
             && let Some(notify) = self.gates.notify.get()
         {
             notify(caller);

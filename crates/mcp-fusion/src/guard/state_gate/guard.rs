@@ -40,6 +40,8 @@ impl Guard for StateGateGuard {
             return Box::pin(std::future::ready(Err(refused)));
         }
         Box::pin(async move {
+            // Held until the call and its move end.
+            let _turn = self.gate.turn(&caller).await;
             let state = self.gate.current_shared(&caller).await;
             if !self.gate.allows(&state) {
                 return Err(refusal::not_now(&self.gate, call.ctx.name(), &state));
