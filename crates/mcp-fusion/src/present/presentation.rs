@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use super::guidance::{CallTarget, Cut, Guidance, Narrowing, render};
 use super::presenter::Present;
+use super::secrets::{redacted_values, scrub};
 use crate::error::ToolError;
 use crate::handler::{Body, Shown, ToolOutput};
 use crate::validation::SchemaValidator;
@@ -186,18 +187,23 @@ impl Presentation {
         let picked: Option<Vec<&str>> = select
             .and_then(Value::as_array)
             .map(|names| names.iter().filter_map(Value::as_str).collect());
-        let one = |item: &Value, guidance: &mut Guidance| -> Result<Value, ToolError> {
+        let mut secrets = Vec::new();
+        let mut one = |item: &Value, guidance: &mut Guidance| -> Result<Value, ToolError> {
             let mut shaped = item.clone();
             presenter.cut(&mut shaped, guidance);
             presenter.guide(&shaped, guidance)?;
+            let whole = shaped.clone();
             presenter.shape(&mut shaped);
+            redacted_values(&whole, &shaped, &mut secrets);
             if let (Some(picked), Value::Object(object)) = (&picked, &mut shaped) {
                 object.retain(|name, _| picked.contains(&name.as_str()));
             }
             Ok(shaped)
         };
         if !self.many {
-            return Ok((one(full, &mut guidance)?, guidance));
+            let value = one(full, &mut guidance)?;
+            scrub(&mut guidance, &secrets);
+            return Ok((value, guidance));
         }
         let Value::Array(items) = full else {
             return Err(ToolError::internal(format!(
@@ -219,6 +225,7 @@ impl Presentation {
             .iter()
             .map(|item| one(item, &mut guidance))
             .collect::<Result<Vec<Value>, ToolError>>()?;
+        scrub(&mut guidance, &secrets);
         Ok((json!({"items": presented}), guidance))
     }
 }

@@ -404,3 +404,45 @@ async fn a_huge_or_odd_select_is_refused_promptly_and_briefly() {
         .unwrap();
     assert_eq!(empty.structured_content, Some(json!({})));
 }
+
+/// An invoice presenter whose rule and suggestion put the secret card
+/// number in what they say.
+static CARELESS: LazyLock<Presenter<Invoice>> = LazyLock::new(|| {
+    Presenter::new("CarelessInvoice")
+        .secret("card_number")
+        .rule("card", |i: &Invoice| {
+            Some(format!("Charged to card {}.", i.card_number))
+        })
+        .suggest("billing.pay_invoice", |i: &Invoice| {
+            Some(Suggestion::new("Pay it.").argument("id", &i.id))
+        })
+        .suggest("billing.pay_invoice", |i: &Invoice| {
+            Some(Suggestion::new("Pay with the card on file.").argument("id", &i.card_number))
+        })
+});
+
+#[tokio::test]
+async fn a_rule_or_suggestion_never_sends_a_secret_it_read() {
+    let server = FusionServer::builder("presented", "1.0.0")
+        .group(
+            Group::new("billing")
+                .action(Action::new("get_invoice", get_invoice).returns(&CARELESS))
+                .action(Action::new("pay_invoice", pay_invoice)),
+        )
+        .build()
+        .unwrap();
+    let result = server
+        .call("billing", json!({"action": "get_invoice", "id": "inv_1"}))
+        .await
+        .unwrap();
+    assert!(!all(&result).contains(CANARY), "{}", all(&result));
+    assert_eq!(
+        texts(&result)[1],
+        "<domain_rules>\n\
+         - Charged to card [redacted].\n\
+         </domain_rules>\n\
+         <next_actions>\n\
+         - Call billing with {\"action\":\"pay_invoice\",\"id\":\"inv_1\"}: Pay it.\n\
+         </next_actions>"
+    );
+}
