@@ -40,11 +40,9 @@ pub(crate) fn redact(value: &mut Value, path: &str) {
 pub(crate) fn redacted_values(before: &Value, after: &Value, found: &mut Vec<String>) {
     match (before, after) {
         (Value::String(secret), Value::String(shown))
-            if shown == REDACTED && secret != REDACTED =>
+            if shown == REDACTED && secret != REDACTED && !found.contains(secret) =>
         {
-            if !found.contains(secret) {
-                found.push(secret.clone());
-            }
+            found.push(secret.clone());
         }
         (Value::Array(before), Value::Array(after)) => {
             for (before, after) in before.iter().zip(after) {
