@@ -531,9 +531,12 @@ async fn an_upstreams_list_changed_refreshes_the_gateways_tools() {
     assert_eq!(texts(&gateway.call("dyn.grow", json!({})).await), ["grown"]);
     // The upstream's list_changed reaches the gateway, which lists its tools
     // again and tells its own client (bounded wait, not a timing assertion).
+    // The notification is written by its own task: it may reach the client
+    // after a tools/list that already shows the change, so both are waited
+    // for.
     let mut names = gateway.tool_names().await;
     for _ in 0..120 {
-        if names.len() > 2 {
+        if names.len() > 2 && gateway.changes.load(Ordering::SeqCst) > seen {
             break;
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
