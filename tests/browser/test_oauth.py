@@ -53,8 +53,8 @@ def test_a_page_of_an_allowed_origin_discovers_oauth_and_calls_a_tool_with_its_t
             assert invoice == (
                 '{"id":"inv_1","customer_email":"ada@example.com","amount_cents":120000,"currency":"EUR",'
                 '"status":"paid","items":[{"description":"Consulting","quantity":1,"unit_price_cents":120000}],'
-                '"due_date":null,"created_at":"2026-11-02T09:00:00Z"}'
-            )
+                '"due_date":null,"created_at":"2026-11-02T09:00:00Z","card_number":"[redacted]"}'
+            )  # as its presenter shows it (wire contract §9.1)
             assert results == {
                 "withoutToken": {
                     "status": 401,
