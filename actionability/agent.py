@@ -85,6 +85,7 @@ COMMAND is a stdio server command; the agent adds the scenario profile's
 flags in that stack's spelling (the stack named `ours` is `fusion serve`;
 every other stack, `ours-rmcp` included, takes the TypeScript twin's).
 --foreign is needed when a selected scenario has profile server: foreign.
+profile server: cart is the real-model runner's (runner.py --cart-stack).
 
 Before any server starts, the agent checks the options and every scenario
 file (a problem names the file, the scenario's index and id, and the key),
@@ -330,8 +331,8 @@ def check_scenario(c: Checker, raw: dict, where: str, root: Path) -> None:
         c.only(profile, PROFILE_KEYS, where, "profile.")
         for key, kind in PROFILE_KEYS.items():
             c.get(profile, key, kind, where, "profile.", required=False)
-        if profile.get("server", "foreign") != "foreign":
-            c.fail(where, f"key 'profile.server' must be \"foreign\", got {shown(profile['server'])}")
+        if profile.get("server", "foreign") not in ("foreign", "cart"):
+            c.fail(where, f"key 'profile.server' must be \"foreign\" or \"cart\", got {shown(profile['server'])}")
         if isinstance(profile.get("lock"), str) and not (root / profile["lock"]).is_file():
             c.fail(where, f"key 'profile.lock': no file {root / profile['lock']}")
     setup = c.get(raw, "setup", "array", where, required=False)
@@ -1095,11 +1096,17 @@ async def run_setup(session: ClientSession, s: Scenario) -> list:
     return background
 
 
-def server_of(stack: str, command: str, s: Scenario, foreign: str | None) -> tuple[str, str]:
+def server_of(stack: str, command: str, s: Scenario, foreign: str | None,
+              carts: dict | None = None) -> tuple[str, str]:
     """(command, flavor) of the server a scenario runs on: the same foreign server
-    for every stack where its profile says so (its plain-text errors)."""
+    for every stack where its profile says so (its plain-text errors), or the
+    stack's cart twin (`carts`, by stack) for profile server: cart."""
     if s.profile.get("server") == "foreign":
         return foreign, "foreign"
+    if s.profile.get("server") == "cart":
+        if not carts or not carts.get(stack):
+            raise UsageError(f"scenario {s.id} needs the cart twin of stack {stack} (--cart-stack {stack}=COMMAND)")
+        return carts[stack], "cart"
     return command, stack
 
 

@@ -11,7 +11,10 @@
 # client (.venv) and the TypeScript and FastMCP twins under $out: the
 # TypeScript twin always, as the foreign server of the `foreign` scenarios.
 # stack_arguments fills the array stack_args with one --stack NAME=COMMAND a
-# chosen stack.
+# chosen stack, and the array cart_args with one --cart-stack NAME=COMMAND a
+# chosen stack that has a cart twin (the servers of the scenarios whose
+# profile says server: cart); with $with_cart set (the model's run.sh),
+# setup_stacks also builds the cart example (`cart`, $cart).
 
 setup_stacks() {
     # The rmcp stacks' server is built with fusion, in one build, so that
@@ -19,6 +22,7 @@ setup_stacks() {
     packages=()
     [ -n "$prebuilt" ] || packages+=(-p fusion-cli)
     case ",$stacks," in *,rmcp,* | *,ours-rmcp,*) packages+=(-p actionability-rmcp) ;; esac
+    case ",$stacks,${with_cart:-}" in *,ours,*1) packages+=(-p cart-example) ;; esac
     if [ -n "$prebuilt" ]; then
         case "$prebuilt" in /*) ;; *) prebuilt="$caller/$prebuilt" ;; esac
         if [ ! -x "$prebuilt" ]; then
@@ -46,13 +50,18 @@ setup_stacks() {
 
 stack_arguments() {
     stack_args=()
+    cart_args=()
     IFS=',' read -r -a chosen <<<"$stacks"
     for stack in "${chosen[@]}"; do
         case "$stack" in
-            ours) stack_args+=(--stack "ours=$fusion serve --example actionability --stdio") ;;
-            ts-sdk) stack_args+=(--stack "ts-sdk=node $out/ts/server.mjs") ;;
-            fastmcp) stack_args+=(--stack "fastmcp=$out/fastmcp/venv/bin/python $root/actionability/servers/fastmcp/server.py") ;;
-            rmcp) stack_args+=(--stack "rmcp=$rmcp_server") ;;
+            ours) stack_args+=(--stack "ours=$fusion serve --example actionability --stdio")
+                cart_args+=(--cart-stack "ours=${cart:-}") ;;
+            ts-sdk) stack_args+=(--stack "ts-sdk=node $out/ts/server.mjs")
+                cart_args+=(--cart-stack "ts-sdk=node $out/ts/server.mjs --cart") ;;
+            fastmcp) stack_args+=(--stack "fastmcp=$out/fastmcp/venv/bin/python $root/actionability/servers/fastmcp/server.py")
+                cart_args+=(--cart-stack "fastmcp=$out/fastmcp/venv/bin/python $root/actionability/servers/fastmcp/server.py --cart") ;;
+            rmcp) stack_args+=(--stack "rmcp=$rmcp_server")
+                cart_args+=(--cart-stack "rmcp=$rmcp_server --cart") ;;
             ours-rmcp) stack_args+=(--stack "ours-rmcp=$rmcp_server --adapter") ;;
             *) echo "run.sh: unknown stack $stack (ours, ts-sdk, fastmcp, rmcp, ours-rmcp)" >&2; exit 2 ;;
         esac

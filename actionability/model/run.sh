@@ -34,6 +34,8 @@ root="$(pwd)"
 out="$root/target/actionability"
 fusion="${CARGO_TARGET_DIR:-$root/target}/debug/fusion"
 rmcp_server="${CARGO_TARGET_DIR:-$root/target}/debug/actionability-rmcp"
+cart="${CARGO_TARGET_DIR:-$root/target}/debug/cart"
+with_cart=1
 mkdir -p "$out/model"
 
 stacks="ours,ts-sdk,fastmcp,rmcp,ours-rmcp"
@@ -80,7 +82,7 @@ say "the runner: $scenarios, stacks: $stacks"
 status=0
 .venv/bin/python actionability/model/runner.py \
     --scenarios "$scenarios" --foreign "node $out/ts/server.mjs" --model "$model_command" \
-    --json "$json" "${stack_args[@]}" "${runner_args[@]}" >"$out/model/results.txt" || status=$?
+    --json "$json" "${stack_args[@]}" "${cart_args[@]}" "${runner_args[@]}" >"$out/model/results.txt" || status=$?
 cat "$out/model/results.txt"
 echo "results: $out/model/results.txt, every run: $json"
 exit "$status"

@@ -241,9 +241,9 @@ async def follow(session, s: agent.Scenario, run: Run, max_wait: float) -> None:
 
 
 async def run_one(stack: str, command: str, s: agent.Scenario, root: Path, foreign: str | None,
-                  model: Model, max_wait: float) -> Run:
-    command, flavor = agent.server_of(stack, command, s, foreign)
-    async with agent.serve(command, flavor, s.profile, root) as (session, tools):
+                  model: Model, max_wait: float, carts: dict | None = None) -> Run:
+    command, flavor = agent.server_of(stack, command, s, foreign, carts)
+    async with agent.serve(command, flavor, s.profile, root) as (session, _):
         background = await agent.run_setup(session, s)
         history = [(call, result_text(await agent.call_tool(session, call))[1]) for call in s.history]
         failed, text = result_text(await agent.call_tool(session, s.call))
@@ -251,7 +251,11 @@ async def run_one(stack: str, command: str, s: agent.Scenario, root: Path, forei
         if not s.goal and not failed and not warned(text):
             run.result.outcome, run.result.step = "accepted", "accepted"
         else:
-            run.prompt = build_prompt(list(tools.values()), s.call, text, s.goal, history)
+            # The tools as a client shows them now: listed again after the
+            # calls, as a client does on notifications/tools/list_changed
+            # (a state gate changes the list).
+            tools = (await session.list_tools()).tools
+            run.prompt = build_prompt(tools, s.call, text, s.goal, history)
             run.failure_tokens = await model.count(text)
             started = time.monotonic()
             run.reply = await model.answer(run.prompt)
@@ -269,11 +273,11 @@ def warned(text: str) -> bool:
 
 
 async def run_guarded(stack: str, command: str, s: agent.Scenario, root: Path, foreign: str | None,
-                      model: Model, max_wait: float) -> Run:
+                      model: Model, max_wait: float, carts: dict | None = None) -> Run:
     """run_one, with a crash or a time-out turned into an "error" run saying why."""
     limit = agent.SCENARIO_TIMEOUT + MODEL_TIMEOUT + max_wait
     try:
-        return await asyncio.wait_for(run_one(stack, command, s, root, foreign, model, max_wait), limit)
+        return await asyncio.wait_for(run_one(stack, command, s, root, foreign, model, max_wait, carts), limit)
     except Exception as e:
         reason = f"timed out after {limit:.0f} s" if isinstance(e, (TimeoutError, asyncio.TimeoutError)) else agent.describe(e)
         return Run(agent.Result(stack, s, "error", f"error: {reason}"))
@@ -322,6 +326,11 @@ async def main_async(args) -> int:
     scenarios = limit_per_category(scenarios, args.limit_per_category)
     if any(s.profile.get("server") == "foreign" for s in scenarios) and not args.foreign:
         raise agent.UsageError("a selected scenario needs --foreign COMMAND")
+    carts = dict(agent.parse_stacks(args.cart_stack)) if args.cart_stack else {}
+    if any(s.profile.get("server") == "cart" for s in scenarios):
+        missing = [name for name, _ in stacks if name not in carts]
+        if missing:
+            raise agent.UsageError(f"a selected scenario needs the cart twin of {', '.join(missing)} (--cart-stack NAME=COMMAND)")
     for name, command in stacks:
         await agent.probe(f"--stack {name}", command, name, root)
     model = Model(args.model)
@@ -332,7 +341,7 @@ async def main_async(args) -> int:
         for name, command in stacks:
             started = time.monotonic()
             for i, s in enumerate(scenarios, 1):
-                run = await run_guarded(name, command, s, root, args.foreign, model, args.max_wait)
+                run = await run_guarded(name, command, s, root, args.foreign, model, args.max_wait, carts)
                 runs.append(run)
                 print(progress(i, len(scenarios), run, started), file=sys.stderr, flush=True)
                 if out:
@@ -386,6 +395,8 @@ def main() -> int:
     parser.add_argument("--stack", action="append", metavar="NAME=COMMAND",
                         help="a stack and its stdio server command (repeatable); `ours` is mcp-fusion")
     parser.add_argument("--foreign", metavar="COMMAND", help="the foreign server (profile server: foreign)")
+    parser.add_argument("--cart-stack", action="append", metavar="NAME=COMMAND",
+                        help="a stack's cart twin, for the scenarios whose profile says server: cart (repeatable)")
     parser.add_argument("--model", metavar="COMMAND", help="the model process (llm.mjs or stub.py)")
     parser.add_argument("--only", action="append", metavar="ID", help="run only this scenario (repeatable)")
     parser.add_argument("--limit-per-category", type=int, metavar="N", help="the first N scenarios of each category")

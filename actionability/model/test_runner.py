@@ -520,3 +520,48 @@ def test_replaying_a_recorded_answer_gives_the_recorded_outcome(replay_run, answ
     assert x["raw"] == answer["raw"]  # so the stub answered it with the recorded answer
     assert (x["decision"], x["outcome"], x["next_call"], x["second_failed"]) == (
         answer["decision"], answer["outcome"], answer["next_call"], answer["second_failed"])
+
+
+# ------------------------------------------------------------ cart (state gate)
+
+CART = str(Path(FUSION).with_name("cart"))
+RESULTS = HERE.parent / "results"
+needs_cart = pytest.mark.skipif(
+    not (Path(FUSION).is_file() and Path(CART).is_file()),
+    reason=f"no fusion and cart binaries beside {FUSION}: cargo build -p fusion-cli -p cart-example",
+)
+
+
+def run_cart(folder: Path, *extra: str) -> subprocess.CompletedProcess:
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / "script.json"
+    script.write_text(json.dumps([{"when": "tea", "answer": {"tool": "cart", "arguments": {"action": "checkout"}}}]),
+                      encoding="utf-8")
+    argv = [sys.executable, str(HERE / "runner.py"), "--scenarios", str(RESULTS), "--stack", f"ours={OURS}",
+            "--model", stub_command(script, folder / "log.jsonl"), "--json", str(folder / "runs.jsonl"),
+            "--only", "gate-pay-needs-checkout", *extra]
+    return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+@needs_cart
+def test_a_cart_scenario_runs_on_the_cart_twin_and_shows_the_tools_listed_after_its_history(tmp_path):
+    done = run_cart(tmp_path, "--cart-stack", f"ours={shlex.quote(CART)}")
+    assert done.returncode == 0, done.stderr
+    line = json.loads((tmp_path / "runs.jsonl").read_text(encoding="utf-8"))
+    # The cart was empty when the server started (add_item, view); after the
+    # history's add_item the state gate lists checkout too, and the prompt
+    # shows the list as it is then.
+    tools = line["prompt"][line["prompt"].index("<tools>\n") + 8:line["prompt"].index("\n</tools>")]
+    cart = json.loads(tools)
+    assert cart["name"] == "cart"
+    assert cart["inputSchema"]["properties"]["action"]["enum"] == ["add_item", "view", "checkout"]
+    assert (line["first"], line["next_call"], line["outcome"]) == (
+        '{"items":["tea"]}', {"tool": "cart", "arguments": {"action": "checkout"}}, "fixed")
+    assert line["second"] == 'Order ord_1 holds 1 item. Pay it with cart.pay, order "ord_1".'
+
+
+@needs_cart
+def test_a_cart_scenario_without_the_stacks_cart_twin_is_a_usage_error(tmp_path):
+    done = run_cart(tmp_path)
+    assert done.returncode == 2
+    assert "a selected scenario needs the cart twin of ours (--cart-stack NAME=COMMAND)" in done.stderr

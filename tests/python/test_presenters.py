@@ -94,14 +94,8 @@ async def test_a_list_over_the_limit_is_cut_with_a_summary(transport: str, db: P
         "To see the others, call billing.list_invoices again narrowed by status, limit.</result_limit>\n"
         "<domain_rules>\n"
         "- Amounts are in cents.\n"
-        "</domain_rules>\n"
-        "<next_actions>\n"
-        '- Call billing with {"action":"pay_invoice","id":"inv_2"}: inv_2 is unpaid.\n'
-        '- Call billing with {"action":"pay_invoice","id":"inv_4"}: inv_4 is unpaid.\n'
-        '- Call billing with {"action":"pay_invoice","id":"inv_6"}: inv_6 is unpaid.\n'
-        '- Call billing with {"action":"pay_invoice","id":"inv_8"}: inv_8 is unpaid.\n'
-        '- Call billing with {"action":"pay_invoice","id":"inv_10"}: inv_10 is unpaid.\n'
-        "</next_actions>",
+        "- A paid or void invoice needs nothing more: nothing is owed on it.\n"
+        "</domain_rules>",  # the items of a list suggest nothing (wire contract §9.1)
     ]
     never_leaks(result)
 

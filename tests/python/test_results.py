@@ -20,7 +20,7 @@ pytestmark = pytest.mark.anyio
 STALE_READS = (
     '<stale_reads cause="billing.pay_invoice" domains="invoices.*">'
     "This call changed invoices.*: results read before it are stale. "
-    "Call billing.list_invoices, billing.get_invoice again before relying on what they returned."
+    "Repeat your earlier calls of billing.list_invoices, billing.get_invoice (with the same arguments) before relying on what they returned."
     "</stale_reads>"
 )
 FRESH = "Results stay fresh for 30 seconds; read again after that."
@@ -50,7 +50,10 @@ async def test_pay_invoice_names_the_stale_reads_first(transport: str, db: Path)
     # (wire contract §9.1).
     assert len(texts(read)) == 2
     assert json.loads(texts(read)[0])["status"] == "paid"
-    assert texts(read)[1] == "<domain_rules>\n- Amounts are in cents.\n</domain_rules>"
+    assert texts(read)[1] == (
+        "<domain_rules>\n- Amounts are in cents.\n"
+        "- A paid or void invoice needs nothing more: nothing is owed on it.\n</domain_rules>"
+    )
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

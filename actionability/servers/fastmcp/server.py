@@ -23,12 +23,14 @@ with ``extra="forbid"``, so a misspelt key inside one is refused too.
 Usage (stdio, newline-delimited JSON-RPC; exits when stdin closes):
 
     python server.py [--report-ms N] [--max-active N] [--rate-limit N/PERIOD]
-                     [--timeout-ms N]
+                     [--timeout-ms N] [--cart]
 
     --report-ms N      how long generate_report takes, in ms (default 200)
     --max-active N     billing calls running at once; more are refused
     --rate-limit N/P   billing calls per period P (s, min or h); more are refused
     --timeout-ms N     time limit of a billing call
+    --cart             serve only the cart tool instead: the twin of the cart
+                       example (examples/cart), without its state machine
 
 actionability/run.sh installs it (requirements.txt) in a scratch venv under
 target/actionability/.
@@ -98,6 +100,7 @@ parser.add_argument("--max-active", type=positive_int,
 parser.add_argument("--rate-limit", type=rate_limit, metavar="N/PERIOD",
                     help="billing calls per period (s, min or h); more are refused")
 parser.add_argument("--timeout-ms", type=positive_int, help="time limit of a billing call")
+parser.add_argument("--cart", action="store_true", help="serve only the cart tool (the cart example's twin)")
 args = parser.parse_args()
 
 # ------------------------------------------------------------------- data
@@ -344,5 +347,57 @@ def reminders(
     return {"invoice_id": invoice_id, "at": at.isoformat(), "channel": channel, "status": "scheduled"}
 
 
+# ------------------------------------------------------------------- cart (--cart)
+
+# The cart example's tool (examples/cart) as a plain server writes it: every
+# action listed and callable in any order; an action that cannot run now
+# raises ToolError saying why. The contents are per process.
+cart_mcp = FastMCP("actionability-fastmcp")
+cart_items: list[str] = []
+cart_order: dict | None = None
+
+
+@cart_mcp.tool
+def cart(
+    action: Annotated[Literal["add_item", "view", "checkout", "pay"], Field(description="The action to run.")],
+    item: Annotated[str | None, Field(description="The item's name, e.g. `tea`.")] = None,
+    order: Annotated[str | None, Field(description="The order to pay, as `cart.checkout` returned it.")] = None,
+) -> dict | str:
+    """A shopping cart: add items, check out, pay.
+
+    Set "action" to one of:
+    - add_item: Add an item to the cart. (requires item)
+    - view: Show the cart.
+    - checkout: Check the cart out as an order.
+    - pay: Pay an order. (requires order)
+    """
+    global cart_order
+    if action == "add_item":
+        if not item or not item.strip():
+            raise ToolError("Missing required field for add_item: item")
+        if cart_order is not None:
+            raise ToolError("The cart is checked out: no item can be added")
+        cart_items.append(item)
+        return {"items": cart_items}
+    if action == "view":
+        return {"items": cart_items}
+    if action == "checkout":
+        if not cart_items:
+            raise ToolError("The cart is empty: nothing to check out")
+        if cart_order is not None:
+            raise ToolError(f"The cart is already checked out as order {cart_order['id']}")
+        cart_order = {"id": "ord_1", "paid": False}
+        count = "1 item" if len(cart_items) == 1 else f"{len(cart_items)} items"
+        return f'Order ord_1 holds {count}. Pay it with cart.pay, order "ord_1".'
+    if not order:
+        raise ToolError("Missing required field for pay: order")
+    if cart_order is None or cart_order["id"] != order:
+        raise ToolError(f"No order {order}: check the cart out first")
+    if cart_order["paid"]:
+        raise ToolError(f"Order {order} is already paid")
+    cart_order["paid"] = True
+    return f"Order {order} is paid."
+
+
 if __name__ == "__main__":
-    mcp.run(show_banner=False)
+    (cart_mcp if args.cart else mcp).run(show_banner=False)

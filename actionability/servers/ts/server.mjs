@@ -21,11 +21,13 @@
 //
 // Usage (stdio, newline-delimited JSON-RPC; exits when stdin closes):
 //   node server.mjs [--report-ms N] [--max-active N] [--rate-limit N/PERIOD]
-//                   [--timeout-ms N]
+//                   [--timeout-ms N] [--cart]
 //   --report-ms N        how long generate_report takes, in ms (default 200)
 //   --max-active N       billing calls running at once; more are refused
 //   --rate-limit N/P     billing calls per period P (s, min or h); more are refused
 //   --timeout-ms N       time limit of a billing call
+//   --cart               serve only the cart tool (below) instead: the twin of
+//                        the cart example, without its state machine
 //
 // actionability/run.sh installs it (scripts/npm-install) in target/actionability/ts.
 
@@ -40,7 +42,7 @@ import * as z from 'zod';
 // ---------------------------------------------------------------- options
 
 const USAGE =
-  'usage: node server.mjs [--report-ms N] [--max-active N] [--rate-limit N/s|N/min|N/h] [--timeout-ms N]';
+  'usage: node server.mjs [--report-ms N] [--max-active N] [--rate-limit N/s|N/min|N/h] [--timeout-ms N] [--cart]';
 
 function fail(message) {
   console.error(`${message}\n${USAGE}`);
@@ -61,6 +63,7 @@ try {
       'max-active': { type: 'string' },
       'rate-limit': { type: 'string' },
       'timeout-ms': { type: 'string' },
+      cart: { type: 'boolean', default: false },
     },
   }));
 } catch (error) {
@@ -284,10 +287,15 @@ const handlers = {
 
 const server = new McpServer({ name: 'actionability-ts', version: '1.0.0' });
 
-server.registerTool(
-  'billing',
-  {
-    description: `Invoices: list, read, create, pay and void them.
+if (flags.cart) registerCart(server);
+else registerBilling(server);
+await server.connect(new StdioServerTransport());
+
+function registerBilling(server) {
+  server.registerTool(
+    'billing',
+    {
+      description: `Invoices: list, read, create, pay and void them.
 
 Set "action" to one of:
 - list_invoices: List invoices, oldest first, optionally of one status; pages with \`cursor\`.
@@ -297,52 +305,101 @@ Set "action" to one of:
 - void_invoice: Void (cancel) an invoice that is not paid. (requires id)
 - get_invoice_legacy: DEPRECATED, use get_invoice. Read one invoice by id (old name). (requires id)
 - generate_report: Totals per currency: billed, paid and outstanding. Takes a while. (requires period)`,
-    inputSchema: billingInput,
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
-  },
-  async (args) => {
-    const missing = REQUIRED[args.action].filter((field) => args[field] === undefined);
-    if (missing.length) throw new Error(`Missing required field(s) for ${args.action}: ${missing.join(', ')}`);
-    return guarded(() => handlers[args.action](args));
-  },
-);
+      inputSchema: billingInput,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+    },
+    async (args) => {
+      const missing = REQUIRED[args.action].filter((field) => args[field] === undefined);
+      if (missing.length) throw new Error(`Missing required field(s) for ${args.action}: ${missing.join(', ')}`);
+      return guarded(() => handlers[args.action](args));
+    },
+  );
 
-// ---------------------------------------------------------------- billing_health
+  // ---------------------------------------------------------------- billing_health
 
-server.registerTool(
-  'billing_health',
-  {
-    description: 'Check that the invoice store answers.',
-    annotations: { readOnlyHint: true },
-  },
-  async () => json({ status: 'ok', invoices: invoices.length }),
-);
+  server.registerTool(
+    'billing_health',
+    {
+      description: 'Check that the invoice store answers.',
+      annotations: { readOnlyHint: true },
+    },
+    async () => json({ status: 'ok', invoices: invoices.length }),
+  );
 
-// ---------------------------------------------------------------- reminders
+  // ---------------------------------------------------------------- reminders
 
-server.registerTool(
-  'reminders',
-  {
-    description: `Reminders sent to an invoice's customer.
+  server.registerTool(
+    'reminders',
+    {
+      description: `Reminders sent to an invoice's customer.
 
 Set "action" to one of:
 - schedule: Schedule a payment reminder for an unpaid invoice.`,
-    inputSchema: z.strictObject({
-      action: z.enum(['schedule']).describe('The action to run: schedule.'),
-      invoice_id: invoiceId.describe('The unpaid invoice to remind the customer of (`inv_<n>`).'),
-      at: z.iso.datetime({ offset: true }).describe('When to send it: an ISO 8601 date-time, e.g. 2026-12-24T09:00:00Z.'),
-      channel: z.enum(['email', 'sms']).describe('How to send it.'),
-      callback_url: z.url().optional().describe('An https URL called when the reminder is sent.'),
-      note: z.string().min(3).max(200).optional().describe('A line added to the reminder (3 to 200 characters).'),
-    }),
-  },
-  async ({ invoice_id, at, channel }) => {
-    const invoice = findInvoice(invoice_id);
-    if (invoice.status === 'paid' || invoice.status === 'void') {
-      throw new Error(`Invoice ${invoice_id} is ${invoice.status}: nothing is owed`);
-    }
-    return json({ invoice_id, at, channel, status: 'scheduled' });
-  },
-);
+      inputSchema: z.strictObject({
+        action: z.enum(['schedule']).describe('The action to run: schedule.'),
+        invoice_id: invoiceId.describe('The unpaid invoice to remind the customer of (`inv_<n>`).'),
+        at: z.iso.datetime({ offset: true }).describe('When to send it: an ISO 8601 date-time, e.g. 2026-12-24T09:00:00Z.'),
+        channel: z.enum(['email', 'sms']).describe('How to send it.'),
+        callback_url: z.url().optional().describe('An https URL called when the reminder is sent.'),
+        note: z.string().min(3).max(200).optional().describe('A line added to the reminder (3 to 200 characters).'),
+      }),
+    },
+    async ({ invoice_id, at, channel }) => {
+      const invoice = findInvoice(invoice_id);
+      if (invoice.status === 'paid' || invoice.status === 'void') {
+        throw new Error(`Invoice ${invoice_id} is ${invoice.status}: nothing is owed`);
+      }
+      return json({ invoice_id, at, channel, status: 'scheduled' });
+    },
+  );
+}
 
-await server.connect(new StdioServerTransport());
+// ---------------------------------------------------------------- cart (--cart)
+
+// The cart example's tool (examples/cart) as a plain server writes it: every
+// action listed and callable in any order; an action that cannot run now
+// fails with an Error saying why. The contents are per process.
+function registerCart(server) {
+  const items = [];
+  let order = null; // { id, paid }
+  const cart = () => ({ content: [{ type: 'text', text: JSON.stringify({ items }) }] });
+  const text = (t) => ({ content: [{ type: 'text', text: t }] });
+  server.registerTool(
+    'cart',
+    {
+      description: `A shopping cart: add items, check out, pay.
+
+Set "action" to one of:
+- add_item: Add an item to the cart. (requires item)
+- view: Show the cart.
+- checkout: Check the cart out as an order.
+- pay: Pay an order. (requires order)`,
+      inputSchema: z.strictObject({
+        action: z.enum(['add_item', 'view', 'checkout', 'pay']).describe('The action to run.'),
+        item: z.string().optional().describe("The item's name, e.g. `tea`."),
+        order: z.string().optional().describe('The order to pay, as `cart.checkout` returned it.'),
+      }),
+    },
+    async ({ action, item, order: orderId }) => {
+      if (action === 'add_item') {
+        if (!item || !item.trim()) throw new Error('Missing required field for add_item: item');
+        if (order) throw new Error('The cart is checked out: no item can be added');
+        items.push(item);
+        return cart();
+      }
+      if (action === 'view') return cart();
+      if (action === 'checkout') {
+        if (!items.length) throw new Error('The cart is empty: nothing to check out');
+        if (order) throw new Error(`The cart is already checked out as order ${order.id}`);
+        order = { id: 'ord_1', paid: false };
+        const count = items.length === 1 ? '1 item' : `${items.length} items`;
+        return text(`Order ord_1 holds ${count}. Pay it with cart.pay, order "ord_1".`);
+      }
+      if (!orderId) throw new Error('Missing required field for pay: order');
+      if (!order || order.id !== orderId) throw new Error(`No order ${orderId}: check the cart out first`);
+      if (order.paid) throw new Error(`Order ${orderId} is already paid`);
+      order.paid = true;
+      return text(`Order ${orderId} is paid.`);
+    },
+  );
+}

@@ -1,7 +1,8 @@
 //! How billing's results are shown to the model (wire contract §9.1): the
 //! card number redacted, the internal note left out, at most
-//! [`AGENT_LIMIT`] invoices per page, the amounts' unit, and a suggestion to
-//! pay an unpaid invoice.
+//! [`AGENT_LIMIT`] invoices per page, the amounts' unit, that a settled
+//! (paid or void) invoice needs nothing more, and a suggestion to pay an
+//! unpaid invoice.
 
 use std::sync::LazyLock;
 
@@ -18,6 +19,11 @@ pub static INVOICE: LazyLock<Presenter<ShownInvoice>> = LazyLock::new(|| {
         .secret("card_number")
         .agent_limit(AGENT_LIMIT)
         .rule_text("Amounts are in cents.")
+        .rule("settled", |invoice: &ShownInvoice| {
+            matches!(invoice.status, Status::Paid | Status::Void).then(|| {
+                String::from("A paid or void invoice needs nothing more: nothing is owed on it.")
+            })
+        })
         .suggest("billing.pay_invoice", |invoice: &ShownInvoice| {
             matches!(invoice.status, Status::Open | Status::Overdue).then(|| {
                 Suggestion::new(format!("{} is unpaid.", invoice.id)).argument("id", &invoice.id)

@@ -1,9 +1,11 @@
 //! A presenter end to end (wire contract §9.1): `list_invoices` returns
 //! database rows holding an internal note and a card number; its presenter
 //! lets only the declared fields out, redacts the card, cuts the list to 2
-//! with a summary, and adds a rule and a suggested call. Run it
-//! (`cargo run -p presenters-example`) to print what the model reads and
-//! what the presenter kept, through `mcp_fusion::testing::call`.
+//! with a summary and adds a rule; narrowed to the one unpaid invoice, the
+//! list also suggests the call that pays it (the items of a longer list
+//! suggest nothing). Run it (`cargo run -p presenters-example`) to print
+//! what the model reads and what the presenter kept, through
+//! `mcp_fusion::testing::call`.
 
 use std::sync::LazyLock;
 
@@ -50,7 +52,7 @@ struct ListInvoices {
 async fn list_invoices(args: ListInvoices) -> Result<Vec<Row>, ToolError> {
     let rows = (1..=3).map(|n| Row {
         id: format!("inv_{n}"),
-        status: String::from(if n == 1 { "paid" } else { "unpaid" }),
+        status: String::from(if n == 2 { "unpaid" } else { "paid" }),
         amount_cents: 1200 * n,
         card_number: String::from("4111-0000-0000-1111"),
         internal_note: String::from("margin 12%"),
@@ -83,12 +85,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = FusionServer::builder("presenters-example", "1.0.0")
         .group(billing)
         .build()?;
-    let args = serde_json::json!({"action": "list_invoices"});
-    let seen = mcp_fusion::testing::call(&server, "billing", args).await?;
-    println!("What the model reads:");
-    for text in seen.texts() {
-        println!("{text}\n");
+    for args in [
+        serde_json::json!({"action": "list_invoices"}),
+        serde_json::json!({"action": "list_invoices", "status": "unpaid"}),
+    ] {
+        let seen = mcp_fusion::testing::call(&server, "billing", args.clone()).await?;
+        println!("What the model reads after {args}:");
+        for text in seen.texts() {
+            println!("{text}\n");
+        }
+        println!("What the presenter kept: {:?}\n", seen.guidance());
     }
-    println!("What the presenter kept: {:?}", seen.guidance());
     Ok(())
 }

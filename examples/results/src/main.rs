@@ -157,7 +157,7 @@ mod tests {
         assert_eq!(
             texts(&finished),
             [
-                "<stale_reads cause=\"tasks.finish_task\" domains=\"tasks.*\">This call changed tasks.*: results read before it are stale. Call tasks.list_tasks again before relying on what they returned.</stale_reads>",
+                "<stale_reads cause=\"tasks.finish_task\" domains=\"tasks.*\">This call changed tasks.*: results read before it are stale. Repeat your earlier calls of tasks.list_tasks (with the same arguments) before relying on what they returned.</stale_reads>",
                 "Task 1 is done.",
             ]
         );

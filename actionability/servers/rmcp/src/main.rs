@@ -22,7 +22,9 @@
 //! checks the ones each action needs), `billing_health` (no arguments) and
 //! `reminders` (`action: "schedule"` with invoice_id, at, channel,
 //! callback_url?, note?). The invoices live in memory: twelve seeded ones,
-//! fresh for every process.
+//! fresh for every process. With `--cart`, the server has only the cart
+//! example's tool instead (`cart.rs`, without its state machine): the twin
+//! the state-gate scenarios of the real-model run read.
 //!
 //! Usage (stdio, newline-delimited JSON-RPC; exits when stdin closes), the
 //! options spelt as the TypeScript twin spells them:
@@ -30,9 +32,11 @@
 //! ```text
 //! actionability-rmcp [--adapter [--lock FILE]] [--report-ms N] [--max-active N]
 //!                    [--rate-limit N/PERIOD] [--timeout-ms N]
+//! actionability-rmcp --cart
 //! ```
 
 mod args;
+mod cart;
 mod checks;
 mod fused;
 mod limits;
@@ -77,6 +81,9 @@ struct Cli {
     /// failures carry.
     #[arg(long, value_name = "FILE", requires = "adapter")]
     lock: Option<std::path::PathBuf>,
+    /// Serve only the cart tool (the cart example's twin, plain rmcp).
+    #[arg(long, conflicts_with = "adapter")]
+    cart: bool,
 }
 
 #[tokio::main]
@@ -84,7 +91,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cli = Cli::parse();
     let report = Duration::from_millis(cli.report_ms);
     let transport = rmcp::transport::stdio();
-    if cli.adapter {
+    if cli.cart {
+        cart::Server::new()
+            .serve(transport)
+            .await?
+            .waiting()
+            .await?;
+    } else if cli.adapter {
         let lock = cli.lock.as_deref().map(Lockfile::read).transpose()?;
         let app = Arc::new(App::new(Limits::default(), report));
         fused::Server::new(app, cli.guards(), lock.as_ref())?

@@ -43,9 +43,14 @@ struct Seeded {
     presented: bool,
 }
 
-/// What `fusion call` prints on stderr after a paid or draft invoice of
+/// What `fusion call` prints on stderr after the paid invoice `inv_1` of
 /// `billing.get_invoice`: its presenter's guidance (wire contract §9.1).
-const GUIDANCE: &str = "<domain_rules>\n- Amounts are in cents.\n</domain_rules>\n";
+const GUIDANCE: &str = "<domain_rules>\n- Amounts are in cents.\n\
+    - A paid or void invoice needs nothing more: nothing is owed on it.\n</domain_rules>\n";
+
+/// The same after the draft invoice `inv_3`: nothing is said of a settled
+/// invoice.
+const DRAFT_GUIDANCE: &str = "<domain_rules>\n- Amounts are in cents.\n</domain_rules>\n";
 
 /// `inv_1`, as seeded.
 const PAID_INV_1: Seeded = Seeded {
@@ -323,7 +328,7 @@ async fn client_credentials_are_exchanged_for_a_token_of_the_server() {
         ]
     );
     // A mutation's result begins with its stale-reads notice (wire contract §9.3).
-    let notice = "<stale_reads cause=\"billing.void_invoice\" domains=\"invoices.*\">This call changed invoices.*: results read before it are stale. Call billing.list_invoices, billing.get_invoice again before relying on what they returned.</stale_reads>\n";
+    let notice = "<stale_reads cause=\"billing.void_invoice\" domains=\"invoices.*\">This call changed invoices.*: results read before it are stale. Repeat your earlier calls of billing.list_invoices, billing.get_invoice (with the same arguments) before relying on what they returned.</stale_reads>\n";
     let printed = write
         .stdout
         .strip_prefix(notice)
@@ -715,7 +720,7 @@ async fn a_dotted_name_reaches_a_group_hidden_from_an_anonymous_tools_list() {
         "billing-full-secret",
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(run.stderr, GUIDANCE);
+    assert_eq!(run.stderr, DRAFT_GUIDANCE);
     assert_printed(&run.stdout, &DRAFT_INV_3);
 }
 

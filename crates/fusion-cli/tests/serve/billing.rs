@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 /// of its success (wire contract §9.3).
 fn stale_reads(action: &str) -> String {
     format!(
-        "<stale_reads cause=\"billing.{action}\" domains=\"invoices.*\">This call changed invoices.*: results read before it are stale. Call billing.list_invoices, billing.get_invoice again before relying on what they returned.</stale_reads>"
+        "<stale_reads cause=\"billing.{action}\" domains=\"invoices.*\">This call changed invoices.*: results read before it are stale. Repeat your earlier calls of billing.list_invoices, billing.get_invoice (with the same arguments) before relying on what they returned.</stale_reads>"
     )
 }
 

@@ -52,7 +52,7 @@
 //! assert_eq!(
 //!     paid.content[0].as_text().unwrap().text,
 //!     "<stale_reads cause=\"billing.pay\" domains=\"invoices.*\">This call changed invoices.*: \
-//!      results read before it are stale. Call billing.list again before relying on what they returned.</stale_reads>"
+//!      results read before it are stale. Repeat your earlier calls of billing.list (with the same arguments) before relying on what they returned.</stale_reads>"
 //! );
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! # }).unwrap();

@@ -188,20 +188,21 @@ impl Presentation {
             .and_then(Value::as_array)
             .map(|names| names.iter().filter_map(Value::as_str).collect());
         let mut secrets = Vec::new();
-        let mut one = |item: &Value, guidance: &mut Guidance| -> Result<Value, ToolError> {
-            let mut shaped = item.clone();
-            presenter.cut(&mut shaped, guidance);
-            presenter.guide(&shaped, guidance)?;
-            let whole = shaped.clone();
-            presenter.shape(&mut shaped);
-            redacted_values(&whole, &shaped, &mut secrets);
-            if let (Some(picked), Value::Object(object)) = (&picked, &mut shaped) {
-                object.retain(|name, _| picked.contains(&name.as_str()));
-            }
-            Ok(shaped)
-        };
+        let mut one =
+            |item: &Value, guidance: &mut Guidance, suggest| -> Result<Value, ToolError> {
+                let mut shaped = item.clone();
+                presenter.cut(&mut shaped, guidance);
+                presenter.guide(&shaped, guidance, suggest)?;
+                let whole = shaped.clone();
+                presenter.shape(&mut shaped);
+                redacted_values(&whole, &shaped, &mut secrets);
+                if let (Some(picked), Value::Object(object)) = (&picked, &mut shaped) {
+                    object.retain(|name, _| picked.contains(&name.as_str()));
+                }
+                Ok(shaped)
+            };
         if !self.many {
-            let value = one(full, &mut guidance)?;
+            let value = one(full, &mut guidance, true)?;
             scrub(&mut guidance, &secrets);
             return Ok((value, guidance));
         }
@@ -221,9 +222,12 @@ impl Presentation {
                 total: items.len(),
             });
         }
+        // One of several items suggests nothing: a call for each item was
+        // read as the next step, whatever the user asked (§9.1).
+        let suggest = items.len() == 1;
         let presented = items[..shown]
             .iter()
-            .map(|item| one(item, &mut guidance))
+            .map(|item| one(item, &mut guidance, suggest))
             .collect::<Result<Vec<Value>, ToolError>>()?;
         scrub(&mut guidance, &secrets);
         Ok((json!({"items": presented}), guidance))

@@ -269,12 +269,14 @@ pub(crate) trait Present: Send + Sync {
     /// Keeps the declared fields of one value and redacts its secrets, in
     /// place (the embedded presenters' too).
     fn shape(&self, value: &mut Value);
-    /// Adds to `guidance` the rules and suggestions of one whole value (and
-    /// of its embedded values).
+    /// Adds to `guidance` the rules of one whole value (and of its embedded
+    /// values), and its suggestions when `suggest` (the value is not one of
+    /// several items of a list: wire contract §9.1).
     ///
     /// # Errors
     /// An `INTERNAL_ERROR` when the value is not a `T`.
-    fn guide(&self, value: &Value, guidance: &mut Guidance) -> Result<(), ToolError>;
+    fn guide(&self, value: &Value, guidance: &mut Guidance, suggest: bool)
+    -> Result<(), ToolError>;
     /// Why it cannot present `schema`'s values (an undeclared secret or
     /// embedded field), else `None`.
     fn problem(&self) -> Option<String>;
@@ -372,8 +374,13 @@ where
         }
     }
 
-    fn guide(&self, value: &Value, guidance: &mut Guidance) -> Result<(), ToolError> {
-        let typed = !self.suggestions.is_empty()
+    fn guide(
+        &self,
+        value: &Value,
+        guidance: &mut Guidance,
+        suggest: bool,
+    ) -> Result<(), ToolError> {
+        let typed = (suggest && !self.suggestions.is_empty())
             || self
                 .rules
                 .iter()
@@ -393,9 +400,9 @@ where
                 (Rule::Computed(_), None) => {}
             }
         }
-        if let Some(read) = &read {
-            for (action, suggest) in &self.suggestions {
-                if let Some(suggestion) = suggest(read) {
+        if let (Some(read), true) = (&read, suggest) {
+            for (action, suggestion_of) in &self.suggestions {
+                if let Some(suggestion) = suggestion_of(read) {
                     guidance.add_suggestion(action, suggestion);
                 }
             }
@@ -403,12 +410,13 @@ where
         for (field, child) in &self.embeds {
             match value.get(field) {
                 Some(Value::Array(items)) => {
+                    let one = items.len() == 1;
                     for item in items {
-                        child.guide(item, guidance)?;
+                        child.guide(item, guidance, suggest && one)?;
                     }
                 }
                 Some(Value::Null) | None => {}
-                Some(nested) => child.guide(nested, guidance)?,
+                Some(nested) => child.guide(nested, guidance, suggest)?,
             }
         }
         Ok(())

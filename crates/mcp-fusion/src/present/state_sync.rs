@@ -65,7 +65,7 @@ pub(crate) fn notice(cause: &str, patterns: &[String], readers: &[String]) -> St
     ));
     if !readers.is_empty() {
         text.push_str(&format!(
-            " Call {} again before relying on what they returned.",
+            " Repeat your earlier calls of {} (with the same arguments) before relying on what they returned.",
             readers.join(", ")
         ));
     } else {
@@ -114,7 +114,7 @@ mod tests {
         ];
         assert_eq!(
             notice("billing.pay_invoice", &["invoices.*".to_owned()], &readers),
-            "<stale_reads cause=\"billing.pay_invoice\" domains=\"invoices.*\">This call changed invoices.*: results read before it are stale. Call billing.get_invoice, billing.list_invoices again before relying on what they returned.</stale_reads>"
+            "<stale_reads cause=\"billing.pay_invoice\" domains=\"invoices.*\">This call changed invoices.*: results read before it are stale. Repeat your earlier calls of billing.get_invoice, billing.list_invoices (with the same arguments) before relying on what they returned.</stale_reads>"
         );
         assert_eq!(
             notice("archive", &["files.*".to_owned(), "quota".to_owned()], &[]),

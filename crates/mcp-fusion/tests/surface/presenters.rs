@@ -97,18 +97,22 @@ async fn get_invoice(args: Get) -> Result<Row, ToolError> {
 }
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
-#[allow(dead_code, reason = "listed, to be named by narrowed_by")]
+#[allow(dead_code, reason = "limit is listed, to be named by narrowed_by")]
 struct List {
     status: Option<String>,
     limit: Option<u32>,
 }
 
-async fn list_invoices(_args: List) -> Result<Vec<Row>, ToolError> {
-    Ok(vec![
+async fn list_invoices(args: List) -> Result<Vec<Row>, ToolError> {
+    let rows = vec![
         row("inv_1", "paid"),
         row("inv_2", "unpaid"),
-        row("inv_3", "unpaid"),
-    ])
+        row("inv_3", "overdue"),
+    ];
+    Ok(rows
+        .into_iter()
+        .filter(|r| args.status.as_ref().is_none_or(|s| *s == r.status))
+        .collect())
 }
 
 async fn pay_invoice(_args: Get) -> Result<&'static str, ToolError> {
@@ -196,9 +200,36 @@ async fn a_list_over_the_limit_is_cut_with_a_summary_naming_how_to_narrow_it() {
     assert_eq!(texts[0], items.to_string());
     assert_eq!(
         texts[1],
-        "<result_limit shown=\"2\" total=\"3\">Showing 2 of 3 results. To see the others, call billing.list_invoices again narrowed by status, limit.</result_limit>\n<domain_rules>\n- Amounts are in cents.\n- Write to Ada through the CRM.\n</domain_rules>\n<next_actions>\n- Call billing with {\"action\":\"pay_invoice\",\"id\":\"inv_2\"}: It is not paid yet.\n</next_actions>"
+        "<result_limit shown=\"2\" total=\"3\">Showing 2 of 3 results. To see the others, call billing.list_invoices again narrowed by status, limit.</result_limit>\n<domain_rules>\n- Amounts are in cents.\n- Write to Ada through the CRM.\n</domain_rules>"
     );
     assert!(!all(&result).contains("CANARY"));
+}
+
+#[tokio::test]
+async fn the_items_of_a_list_suggest_nothing_but_a_list_of_one_does() {
+    // Unpaid inv_2 is shown in the list of all three: no call is offered
+    // for it (wire contract §9.1). Narrowed to overdue, the list holds one
+    // invoice, and its suggestion is offered.
+    let client = server()
+        .connect_in_memory(Default::default())
+        .await
+        .unwrap();
+    let all_three = client
+        .call("billing", json!({"action": "list_invoices"}))
+        .await
+        .unwrap();
+    assert!(!texts(&all_three)[1].contains("next_actions"));
+    let one = client
+        .call(
+            "billing",
+            json!({"action": "list_invoices", "status": "overdue"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        texts(&one)[1],
+        "<domain_rules>\n- Amounts are in cents.\n- Overdue invoices cannot be voided.\n- Write to Ada through the CRM.\n</domain_rules>\n<next_actions>\n- Call billing with {\"action\":\"pay_invoice\",\"id\":\"inv_3\"}: It is not paid yet.\n</next_actions>"
+    );
 }
 
 #[tokio::test]

@@ -170,7 +170,7 @@ async fn a_mutation_names_the_stale_reads_first() {
     assert_eq!(
         texts(&result),
         [
-            "<stale_reads cause=\"billing.pay_invoice\" domains=\"invoices.*\">This call changed invoices.*: results read before it are stale. Call billing.list_invoices, billing.get_invoice again before relying on what they returned.</stale_reads>",
+            "<stale_reads cause=\"billing.pay_invoice\" domains=\"invoices.*\">This call changed invoices.*: results read before it are stale. Repeat your earlier calls of billing.list_invoices, billing.get_invoice (with the same arguments) before relying on what they returned.</stale_reads>",
             "paid",
         ]
     );
