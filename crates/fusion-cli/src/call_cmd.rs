@@ -26,8 +26,8 @@ use crate::target::{
     after_help = target::after_help!(
         "\
 Exit codes:
-  0  success (a presenter's guidance and warnings, if any, are printed on
-     stderr)
+  0  success (a presenter's guidance, the stale-reads and egress notices
+     and warnings, if any, are printed on stderr)
   1  the tool reported an error (isError: true)
   2  usage error, connection error, or protocol error (including a JSON-RPC
      error such as an unknown tool on servers that answer it that way)"
@@ -230,10 +230,10 @@ fn print_success(success: &Success, args: &CallArgs) -> ExitCode {
         }
     }
     if !args.json {
-        // A presenter's guidance (wire contract §9.1): on stderr, so that
-        // stdout holds the data alone.
+        // A presenter's guidance and the server's notices (wire contract
+        // §9): on stderr, so that stdout holds the data alone.
         for text in success.result.content.iter().filter_map(|b| b.as_text()) {
-            if mcp_fusion::present::is_guidance(&text.text) {
+            if written_for_the_model(&text.text) {
                 output::err_line(format_args!("{}", text.text));
             }
         }
@@ -247,8 +247,14 @@ fn print_success(success: &Success, args: &CallArgs) -> ExitCode {
     ExitCode::from(EXIT_OK)
 }
 
+/// Whether a text block is written for the model beside the data: a
+/// presenter's guidance (wire contract §9.1) or a notice (§9.2, §9.3).
+fn written_for_the_model(text: &str) -> bool {
+    mcp_fusion::present::is_guidance(text) || mcp_fusion::present::is_notice(text)
+}
+
 /// The output of a success for a person: each content block that is neither
-/// a presenter's guidance nor a warning, text as it is (JSON
+/// a presenter's guidance, a notice nor a warning, text as it is (JSON
 /// pretty-printed), other blocks described in one line; the
 /// `structuredContent` when there is no text.
 fn success_text(success: &Success) -> String {
@@ -260,7 +266,7 @@ fn success_text(success: &Success) -> String {
         }
         if block
             .as_text()
-            .is_some_and(|t| mcp_fusion::present::is_guidance(&t.text))
+            .is_some_and(|t| written_for_the_model(&t.text))
         {
             continue;
         }

@@ -34,7 +34,7 @@ pub(crate) async fn fetch_contract(
         |s| format!("{} {}", s.name, s.version),
     );
     progress.step(&format!("fusion: listing the tools of {who}…"));
-    let listed = client.list_tools().await;
+    let listed = client.contract_tools().await;
     progress.clear();
     let result = match listed {
         Ok(tools) => ServerContract::from_tools(&tools).map_err(|err| {

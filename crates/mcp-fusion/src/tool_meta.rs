@@ -16,3 +16,10 @@ pub const DEFAULT_DISCRIMINATOR: &str = "action";
 /// (`docs/wire-contract.md` §9.3). A group's action has it as `freshness`
 /// in the `results` of its entry of `_meta["mcp-fusion/actions"]`.
 pub const FRESHNESS_META_KEY: &str = "mcp-fusion/freshness";
+/// The `_meta` key of a `tools/list` result (its first page) listing, whole,
+/// each tool of which the session's state gate hides some actions now
+/// (`docs/contracts.md`): `[tool]`, each as `tools/list` would show it with
+/// every action the caller may see in any state, so that a contract read
+/// from the list (`fusion lock`) has the gated actions too. The model reads
+/// `tools` only.
+pub const GATED_META_KEY: &str = "mcp-fusion/gated";

@@ -320,20 +320,18 @@ async fn client_credentials_are_exchanged_for_a_token_of_the_server() {
         b"",
     );
     assert_eq!(write.code, 0, "{}", write.stderr);
+    // A mutation's result begins with its stale-reads notice (wire contract
+    // §9.3): written for the model, printed on stderr, stdout keeps the data.
+    let notice = "<stale_reads cause=\"billing.void_invoice\" domains=\"invoices.*\">This call changed invoices.*: results read before it are stale. Repeat your earlier calls of billing.list_invoices, billing.get_invoice (with the same arguments) before relying on what they returned.</stale_reads>";
     assert_eq!(
         untimed(&write.stderr),
         [
             request("billing:read"),
-            request("billing:read billing:write")
+            request("billing:read billing:write"),
+            notice.to_owned(),
         ]
     );
-    // A mutation's result begins with its stale-reads notice (wire contract §9.3).
-    let notice = "<stale_reads cause=\"billing.void_invoice\" domains=\"invoices.*\">This call changed invoices.*: results read before it are stale. Repeat your earlier calls of billing.list_invoices, billing.get_invoice (with the same arguments) before relying on what they returned.</stale_reads>\n";
-    let printed = write
-        .stdout
-        .strip_prefix(notice)
-        .unwrap_or_else(|| panic!("no stale-reads notice first: {}", write.stdout));
-    assert_printed(printed, &VOIDED_INV_2);
+    assert_printed(&write.stdout, &VOIDED_INV_2);
 
     // The read-only client steps up too, and the authorization server
     // refuses it the scope it may not have.

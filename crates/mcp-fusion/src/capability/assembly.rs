@@ -78,6 +78,19 @@ impl Visibility {
                 .as_ref()
                 .is_none_or(|gate| gate.shows_to(ctx.caller()))
     }
+
+    /// Whether the caller of `ctx` may see the capability in some state of
+    /// its session: [`shows_to`](Self::shows_to) without the state gate
+    /// (the contract of a gated action is listed apart, `GATED_META_KEY`).
+    pub fn shows_in_some_state_to(&self, ctx: &CallContext) -> bool {
+        self.auth.lets_see(ctx.principal()) && self.when.iter().all(|when| when(ctx))
+    }
+
+    /// Whether the state gate alone hides the capability from the caller of
+    /// `ctx` now.
+    pub fn gated_now_for(&self, ctx: &CallContext) -> bool {
+        self.gate.is_some() && self.shows_in_some_state_to(ctx) && !self.shows_to(ctx)
+    }
 }
 
 /// The parts of one capability's guarded path.

@@ -382,6 +382,45 @@ impl FusionClient {
         Ok(tools)
     }
 
+    /// Every tool of `tools/list` as a contract reads it (what `fusion lock`
+    /// records): the listed tools, with each tool of which the session's
+    /// state gate hides actions now replaced by its whole listing from the
+    /// result's `_meta["mcp-fusion/gated"]` ([`GATED_META_KEY`]; a tool
+    /// hidden whole is added after the others). A server without a state
+    /// gate, or a foreign one, gives [`list_tools`](Self::list_tools)'s list.
+    ///
+    /// [`GATED_META_KEY`]: crate::capability::GATED_META_KEY
+    ///
+    /// # Errors
+    ///
+    /// As for [`list_tools`](Self::list_tools), and
+    /// [`FusionClientError::Protocol`] when `_meta["mcp-fusion/gated"]` is
+    /// not a list of tools.
+    pub async fn contract_tools(&self) -> Result<Vec<Tool>, FusionClientError> {
+        let pages = super::pages::every_page("tools/list", |cursor| async move {
+            let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor);
+            let page = self.limited(self.service.list_tools(Some(params))).await?;
+            let gated = gated_of(page.meta.as_ref())?;
+            let listed = page.tools.into_iter().map(|tool| (tool, false));
+            Ok((
+                listed
+                    .chain(gated.into_iter().map(|tool| (tool, true)))
+                    .collect(),
+                page.next_cursor,
+            ))
+        })
+        .await?;
+        let mut tools: Vec<Tool> = Vec::new();
+        for (tool, whole) in pages {
+            match tools.iter_mut().find(|t| t.name == tool.name) {
+                Some(listed) if whole => *listed = tool,
+                Some(_) => {}
+                None => tools.push(tool),
+            }
+        }
+        Ok(tools)
+    }
+
     /// [`list_tools`](Self::list_tools), each read as a listing with its
     /// actions ([`ToolListing::of`]: an mcp-fusion tool's from its `_meta`, a
     /// foreign tool's for the client's discriminator key).
@@ -743,5 +782,18 @@ async fn open_stdio(
         served: handshake(info, transport, options).await,
         stderr,
         authorizer: None,
+    })
+}
+
+/// The tools of a `tools/list` result's `_meta["mcp-fusion/gated"]`
+/// (none when absent).
+fn gated_of(meta: Option<&rmcp::model::MetaObject>) -> Result<Vec<Tool>, FusionClientError> {
+    let key = crate::capability::GATED_META_KEY;
+    let Some(gated) = meta.and_then(|m| m.0.get(key)) else {
+        return Ok(Vec::new());
+    };
+    serde_json::from_value(gated.clone()).map_err(|e| FusionClientError::Protocol {
+        message: format!("_meta[\"{key}\"] of tools/list is not a list of tools: {e}"),
+        source: Some(Box::new(e)),
     })
 }

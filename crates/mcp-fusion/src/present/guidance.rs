@@ -27,6 +27,15 @@ pub fn is_guidance(text: &str) -> bool {
     })
 }
 
+/// Whether `text` (a content block's) is a notice the server adds to a
+/// result for the model: the stale-reads notice (`<stale_reads `, wire
+/// contract §9.3, first) or the egress notice (`<egress_notice>`, §9.2,
+/// last). For a client that shows the data apart from what is written for
+/// the model (`fusion call` prints them on stderr with the guidance).
+pub fn is_notice(text: &str) -> bool {
+    text.starts_with("<stale_reads ") || text.starts_with("<egress_notice>")
+}
+
 /// The most suggested calls one result shows (the first ones, in the
 /// order the values and the presenter's suggestions give them).
 pub const MAX_SUGGESTIONS: usize = 5;

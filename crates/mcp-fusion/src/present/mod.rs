@@ -69,7 +69,7 @@ mod suggestion;
 
 pub(crate) use fields::top_level as top_level_fields;
 pub(crate) use guidance::CallTarget;
-pub use guidance::{Cut, Guidance, MAX_SUGGESTIONS, Suggested, is_guidance};
+pub use guidance::{Cut, Guidance, MAX_SUGGESTIONS, Suggested, is_guidance, is_notice};
 pub(crate) use observed::{observe, observing};
 pub use presentation::SELECT;
 pub(crate) use presentation::{Hidden, Presentation, output_schema};

@@ -5,6 +5,8 @@
 //! the exact `FORBIDDEN`, a failed call never moves; and the machines a
 //! build refuses.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use mcp_fusion::guard::StateMachine;
 use mcp_fusion::model::{CallToolRequestParams, CallToolResult};
 use mcp_fusion::{Action, BuildError, FusionServer, Group, ToolError};
@@ -279,5 +281,121 @@ async fn two_calls_at_once_in_one_session_never_move_it_back() {
     assert_eq!(texts(&checked_out), ["done"]);
     let again = call(&session, "checkout", json!({})).await;
     assert_eq!(again.is_error, Some(true), "{:?}", texts(&again));
+    assert_eq!(texts(&call(&session, "pay", json!({})).await), ["done"]);
+}
+
+#[tokio::test]
+async fn a_contract_read_from_the_list_holds_the_actions_the_gate_hides_now() {
+    // In state "empty" the model reads add_item, view and help; the result's
+    // _meta["mcp-fusion/gated"] lists checkout and pay, hidden whole, so a
+    // lockfile records all five (docs/contracts.md).
+    let connected = connect(&server()).await;
+    let page = connected.client.list_tools(None).await.unwrap();
+    let listed: Vec<&str> = page.tools.iter().map(|t| &*t.name).collect();
+    assert_eq!(listed, ["add_item", "view", "help"]);
+    let gated: Vec<&str> = page.meta.as_ref().unwrap().0["mcp-fusion/gated"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(gated, ["checkout", "pay"]);
+    connected.close().await;
+
+    let client = server()
+        .connect_in_memory(Default::default())
+        .await
+        .unwrap();
+    let tools = client.contract_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| &*t.name).collect();
+    assert_eq!(names, ["add_item", "view", "help", "checkout", "pay"]);
+    let contract = mcp_fusion::contract::ServerContract::from_tools(&tools).unwrap();
+    assert_eq!(contract.action_count(), 5);
+    assert_eq!(client.list_tools().await.unwrap().len(), 3);
+}
+
+#[tokio::test]
+async fn a_group_in_part_gated_is_listed_whole_apart_and_nothing_when_the_gate_hides_nothing() {
+    let machine = StateMachine::new("cart")
+        .initial("empty")
+        .transition("cart.add_item", "empty", "filled")
+        .transition("cart.checkout", "filled", "paid");
+    let build = |machine: Option<StateMachine>| {
+        let group = Group::new("cart")
+            .action(Action::new("add_item", add_item))
+            .action(Action::new("checkout", done));
+        let builder = FusionServer::builder("shop", "1.0.0").group(group);
+        match machine {
+            Some(machine) => builder.state_machine(machine).build().unwrap(),
+            None => builder.build().unwrap(),
+        }
+    };
+    let connected = connect(&build(Some(machine))).await;
+    let page = connected.client.list_tools(None).await.unwrap();
+    let whole = &page.meta.as_ref().unwrap().0["mcp-fusion/gated"][0];
+    assert_eq!(
+        whole["inputSchema"]["properties"]["action"]["enum"],
+        json!(["add_item", "checkout"])
+    );
+    assert_eq!(
+        page.tools[0].input_schema["properties"]["action"]["enum"],
+        json!(["add_item"])
+    );
+    connected.close().await;
+    let ungated = connect(&build(None)).await;
+    assert_eq!(ungated.client.list_tools(None).await.unwrap().meta, None);
+    ungated.close().await;
+}
+
+/// Calls of `note` running now, and the most seen at once.
+static NOTES: (AtomicUsize, AtomicUsize) = (AtomicUsize::new(0), AtomicUsize::new(0));
+
+async fn note(args: Item) -> Result<String, ToolError> {
+    let running = NOTES.0.fetch_add(1, Ordering::SeqCst) + 1;
+    NOTES.1.fetch_max(running, Ordering::SeqCst);
+    let done = add_item(args).await;
+    NOTES.0.fetch_sub(1, Ordering::SeqCst);
+    done
+}
+
+#[tokio::test]
+async fn an_action_that_only_loops_back_runs_beside_others_and_never_moves_the_session() {
+    // note: filled -> filled only. Two slow notes run side by side (as an
+    // allowed action would), and one ending after a checkout does not put
+    // the cart back to "filled".
+    let machine = StateMachine::new("cart")
+        .initial("empty")
+        .transition("add_item", "empty", "filled")
+        .transition("note", "filled", "filled")
+        .transition("checkout", "filled", "checked_out")
+        .allow("pay", ["checked_out"]);
+    let server = FusionServer::builder("shop", "1.0.0")
+        .tool(Action::new("add_item", add_item))
+        .tool(Action::new("note", note))
+        .tool(Action::new("checkout", done))
+        .tool(Action::new("pay", done))
+        .state_machine(machine)
+        .build()
+        .unwrap();
+    let session = connect(&server).await;
+    call(&session, "add_item", json!({"item": "tea"})).await;
+    let (a, b) = tokio::join!(
+        call(&session, "note", json!({"item": "slow"})),
+        call(&session, "note", json!({"item": "slow"}))
+    );
+    assert_eq!([texts(&a), texts(&b)], [["added slow"], ["added slow"]]);
+    assert_eq!(
+        NOTES.1.load(Ordering::SeqCst),
+        2,
+        "the two notes ran at once"
+    );
+    let slow = call(&session, "note", json!({"item": "slow"}));
+    let checkout = async {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        call(&session, "checkout", json!({})).await
+    };
+    let (noted, checked_out) = tokio::join!(slow, checkout);
+    assert_eq!(texts(&noted), ["added slow"]);
+    assert_eq!(texts(&checked_out), ["done"]);
     assert_eq!(texts(&call(&session, "pay", json!({})).await), ["done"]);
 }

@@ -8,7 +8,9 @@ mod registry;
 mod route;
 mod task_support;
 
-pub use crate::tool_meta::{ACTIONS_META_KEY, DEFAULT_DISCRIMINATOR, DISCRIMINATOR_META_KEY};
+pub use crate::tool_meta::{
+    ACTIONS_META_KEY, DEFAULT_DISCRIMINATOR, DISCRIMINATOR_META_KEY, GATED_META_KEY,
+};
 pub use action::Action;
 pub use group::Group;
 pub(crate) use registry::{Definition, RegisteredAction, RegisteredTool, Registry, Shown};

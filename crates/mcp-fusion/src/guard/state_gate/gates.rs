@@ -197,10 +197,12 @@ impl ActionGate {
     /// Whether the action is allowed in `state`.
     /// Waits for the turn of the session `caller` in this gate's machine
     /// when this action moves it (see `Gates::turns`);
-    /// `None` for an action that never moves it, which waits for nothing.
+    /// `None` for an action that never moves it (no transition, or only
+    /// ones back to the state they start from), which waits for nothing,
+    /// as an allowed one.
     /// Released when dropped (the call ended, was cancelled or panicked).
     pub(crate) async fn turn(&self, caller: &str) -> Option<Held> {
-        if self.moves.is_empty() {
+        if self.moves.iter().all(|(from, to)| from == to) {
             return None;
         }
         let key = format!("{}\u{0}{caller}", self.machine.name);
@@ -248,7 +250,9 @@ impl ActionGate {
     /// action's transition from `from` says, and tells its connections when
     /// the state changed.
     pub(crate) async fn moved(&self, caller: &str, from: &str) {
-        let Some(to) = self.moves.get(from) else {
+        // A loop back to `from` moves nothing: it records nothing either, so
+        // a call that ran beside a move (it takes no turn) never undoes it.
+        let Some(to) = self.moves.get(from).filter(|to| *to != from) else {
             return;
         };
         if self.gates.record(&self.machine, caller, from, to).await

@@ -76,7 +76,11 @@ impl StateMachine {
     }
 
     /// `action` is allowed in `from`, and a successful call of it there
-    /// moves the session to `to` (`to` may be `from`: allowed, no move).
+    /// moves the session to `to` (`to` may be `from`: allowed there, no
+    /// move). In one session the calls of an action that moves it run one
+    /// at a time (wire contract §10.1); an action whose transitions all
+    /// stay where they start runs side by side, as one given by
+    /// [`allow`](Self::allow).
     pub fn transition(
         mut self,
         action: impl Into<String>,

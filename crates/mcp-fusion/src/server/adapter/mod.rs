@@ -13,6 +13,7 @@
 pub(crate) mod caller;
 pub(crate) mod client_requirements;
 pub(crate) mod connection;
+mod gated;
 pub(crate) mod link;
 pub(crate) mod pagination;
 mod server_handler;

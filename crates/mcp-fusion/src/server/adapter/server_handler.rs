@@ -77,12 +77,18 @@ impl ServerHandler for Connection {
                 None => None,
             }
         });
-        let page =
-            self.server
-                .inner
-                .pager
-                .page(ListKind::Tools, shown, cursor_of(request.as_ref()))?;
-        Ok(page.into())
+        let cursor = cursor_of(request.as_ref());
+        let first = cursor.is_none();
+        let page = self
+            .server
+            .inner
+            .pager
+            .page(ListKind::Tools, shown, cursor)?;
+        let mut result: ListToolsResult = page.into();
+        if first {
+            result.meta = super::gated::gated_tools(&registry, &viewer);
+        }
+        Ok(result)
     }
 
     /// A standard MCP method whose params rmcp could not read arrives here as
