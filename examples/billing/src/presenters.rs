@@ -19,8 +19,9 @@ pub static INVOICE: LazyLock<Presenter<ShownInvoice>> = LazyLock::new(|| {
         .agent_limit(AGENT_LIMIT)
         .rule_text("Amounts are in cents.")
         .suggest("billing.pay_invoice", |invoice: &ShownInvoice| {
-            matches!(invoice.status, Status::Open | Status::Overdue).then(|| {
-                Suggestion::new(format!("{} is unpaid.", invoice.id)).argument("id", &invoice.id)
+            matches!(invoice.invoice.status, Status::Open | Status::Overdue).then(|| {
+                let id = &invoice.invoice.id;
+                Suggestion::new(format!("{id} is unpaid.")).argument("id", id)
             })
         })
 });
