@@ -13,13 +13,21 @@
 # ratio to the floor's per-call Ir.
 #
 # Usage: benches/load/callgrind.sh
+# The presented paths (PATHS="show show-plain list list-plain") measure what
+# a presenter costs: fusion serves them with `--example bench-presented`, the
+# same value with a presenter (show: one invoice, a field left out, one
+# redacted, a rule, a suggestion; list: 100 invoices cut to 10) and without
+# (-plain); the floor does not serve them (it is left out of those paths),
+# and a line under the table gives each presented path's Ir per call minus
+# its plain twin's.
+#
 # Settings (environment):
 #   FUSION=PATH          the fusion binary measured [default: built here, release]
 #   FUSION_BEFORE=PATH   also measure this fusion binary, as "fusion (before)"
 #                        (e.g. a build of main before a change)
 #   SMALL=300 BIG=1500   calls of the two runs
 #   WORKERS=1            calls in flight
-#   PATHS="fail ok"      the paths, a subset of these
+#   PATHS="fail ok"      the paths: fail ok show show-plain list list-plain
 #   STACKS="fusion floor"  the servers, a subset of these
 # Builds load-bench (the `load` driver and `floor`) in release, and fusion
 # unless FUSION is set. Progress goes to stderr, one line per run; the table
@@ -85,11 +93,13 @@ for stack in fusion before floor; do
     esac
 done
 
-# The command line of a server (stdio).
+# The command line of server $1 (stdio) for path $2.
 server_command() {
+    local example=bench
+    case "$2" in fail | ok) ;; *) example=bench-presented ;; esac
     case "$1" in
-    fusion) cmd=("$FUSION" serve --example bench --stdio) ;;
-    before) cmd=("$FUSION_BEFORE" serve --example bench --stdio) ;;
+    fusion) cmd=("$FUSION" serve --example "$example" --stdio) ;;
+    before) cmd=("$FUSION_BEFORE" serve --example "$example" --stdio) ;;
     floor) cmd=("$floor") ;;
     esac
 }
@@ -102,11 +112,21 @@ total_ir() {
 results="$out/callgrind.tsv"
 : >"$results"
 failures=0
-total=$((2 * ${#servers[@]} * $(wc -w <<<"$PATHS")))
+# The floor serves get_invoice only.
+runs_path() {
+    [ "$1" != floor ] || [ "$2" = fail ] || [ "$2" = ok ]
+}
+total=0
+for path in $PATHS; do
+    for stack in "${servers[@]}"; do
+        if runs_path "$stack" "$path"; then total=$((total + 2)); fi
+    done
+done
 n=0
 for path in $PATHS; do
     for stack in "${servers[@]}"; do
-        server_command "$stack"
+        runs_path "$stack" "$path" || continue
+        server_command "$stack" "$path"
         irs=()
         for calls in "$SMALL" "$BIG"; do
             n=$((n + 1))
@@ -159,6 +179,13 @@ END {
         ratio = base > 0 ? sprintf("%.2f×", p / base) : "-"
         line("| " name(f[1]) " | " f[2] " | " group(p) " | " group(fixed[f[1], f[2]]) " | " ratio " |")
     }
+    twins = ""
+    for (i = 1; i <= NR; i++) {
+        split(rows[i], f, "\t")
+        if ((f[2] == "show" || f[2] == "list") && ((f[1], f[2]) in per) && ((f[1], f[2] "-plain") in per))
+            twins = twins sprintf("%s%s %s: %+.0f Ir", twins == "" ? "" : "; ", name(f[1]), f[2], per[f[1], f[2]] - per[f[1], f[2] "-plain"])
+    }
+    if (twins != "") { line(""); line("Presented minus plain, per call: " twins ".") }
 }
 function line(s) { print s; print s > out }
 ' "$results"

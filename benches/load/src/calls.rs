@@ -31,9 +31,13 @@ pub const TOOLS_LIST_REQUEST: &str = r#"{"jsonrpc":"2.0","id":"tools","method":"
 pub const INITIALIZED_NOTIFICATION: &str =
     r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
-/// Which `get_invoice` call the driver repeats (`--path`).
+/// Which call the driver repeats (`--path`): one of `get_invoice` (every
+/// stack serves it), or one of the presented twins that `fusion serve
+/// --example bench-presented` serves beside it (`bench_example::presented`):
+/// the same value with and without a presenter, whose difference in
+/// instructions is what the presenter costs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum CallPath {
     /// `{"id":"bad","email":"nope","amount":0}`: three failed checks; the
     /// expected answer is a tool result with `isError: true` whose text
@@ -42,6 +46,16 @@ pub enum CallPath {
     /// `{"id":"inv_1","email":"user@example.com","amount":5}`: the expected
     /// answer has `isError` false or absent and the text [`OK_TEXT`].
     Ok,
+    /// `show_invoice {"id":"inv_2"}`: one invoice presented (a field left
+    /// out, one redacted, a rule, a suggestion): 2 blocks, the data first.
+    Show,
+    /// `show_invoice_plain {"id":"inv_2"}`: the same invoice, no presenter:
+    /// 1 block, every field.
+    ShowPlain,
+    /// `list_invoices {}`: 100 invoices presented, cut to 10: 2 blocks.
+    List,
+    /// `list_invoices_plain {}`: the same 100 invoices, no presenter.
+    ListPlain,
 }
 
 impl CallPath {
@@ -50,14 +64,58 @@ impl CallPath {
         match self {
             CallPath::Fail => r#"{"id":"bad","email":"nope","amount":0}"#,
             CallPath::Ok => r#"{"id":"inv_1","email":"user@example.com","amount":5}"#,
+            CallPath::Show | CallPath::ShowPlain => r#"{"id":"inv_2"}"#,
+            CallPath::List | CallPath::ListPlain => "{}",
         }
     }
 
-    /// `fail` or `ok`, as `--path` takes it.
+    /// The name `--path` takes (`fail`, `ok`, `show`, `show-plain`, `list`,
+    /// `list-plain`).
     pub fn name(self) -> &'static str {
         match self {
             CallPath::Fail => "fail",
             CallPath::Ok => "ok",
+            CallPath::Show => "show",
+            CallPath::ShowPlain => "show-plain",
+            CallPath::List => "list",
+            CallPath::ListPlain => "list-plain",
+        }
+    }
+
+    /// The tool the path calls unless `--tool` names another:
+    /// [`DEFAULT_TOOL`] for `fail` and `ok`, else its presented twin.
+    pub fn tool(self) -> &'static str {
+        match self {
+            CallPath::Fail | CallPath::Ok => DEFAULT_TOOL,
+            CallPath::Show => "show_invoice",
+            CallPath::ShowPlain => "show_invoice_plain",
+            CallPath::List => "list_invoices",
+            CallPath::ListPlain => "list_invoices_plain",
+        }
+    }
+
+    /// What a success of a presented twin's path holds: its number of
+    /// content blocks and how its first text begins (the whole text for
+    /// one invoice). `None` for `fail` and `ok`.
+    pub fn expected_success(self) -> Option<(usize, &'static str)> {
+        match self {
+            CallPath::Fail | CallPath::Ok => None,
+            CallPath::Show => Some((
+                2,
+                r#"{"id":"inv_2","status":"open","amount_cents":1002,"card_number":"[redacted]"}"#,
+            )),
+            CallPath::ShowPlain => Some((
+                1,
+                r#"{"id":"inv_2","status":"open","amount_cents":1002,"card_number":"4111 1111 1111 1111","internal_note":"Disputed a late fee once."}"#,
+            )),
+            CallPath::List => Some((
+                2,
+                r#"{"items":[{"id":"inv_1","status":"paid","amount_cents":1001,"card_number":"[redacted]"},"#,
+            )),
+            CallPath::ListPlain => Some((
+                1,
+                r#"[{"id":"inv_1","status":"paid","amount_cents":1001,"card_number":"4111 1111 1111 1111","internal_note":"Disputed a late fee once."},"#,
+            )),
         }
     }
 }

@@ -72,7 +72,7 @@ pub struct RpcError<'a> {
 /// How one answer turned out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
-    /// The success the `ok` path expects.
+    /// The success the `ok` path (or a presented twin's) expects.
     Ok,
     /// The tool error the `fail` path expects.
     ToolError,
@@ -94,6 +94,9 @@ pub fn classify(path: CallPath, message: &Incoming<'_>) -> Outcome {
     };
     let is_error = result.is_error.unwrap_or(false);
     let text = result.content.first().and_then(|b| b.text.as_deref());
+    if let Some((blocks, start)) = path.expected_success() {
+        return classify_twin(path, is_error, result.content.len(), text, (blocks, start));
+    }
     match path {
         CallPath::Ok if is_error => Outcome::Unexpected(format!(
             "isError true on the ok path: {}",
@@ -116,7 +119,34 @@ pub fn classify(path: CallPath, message: &Incoming<'_>) -> Outcome {
             "isError true, but the text does not name id, email and amount: {}",
             short(text.unwrap_or(""))
         )),
+        _ => Outcome::Unexpected(format!("no expected answer for the {} path", path.name())),
     }
+}
+
+/// Judges the answer to a presented twin's call (`path`): a success of
+/// `expected.0` blocks whose first text begins with `expected.1`.
+fn classify_twin(
+    path: CallPath,
+    is_error: bool,
+    blocks: usize,
+    text: Option<&str>,
+    expected: (usize, &str),
+) -> Outcome {
+    if is_error {
+        return Outcome::Unexpected(format!(
+            "isError true on the {} path: {}",
+            path.name(),
+            short(text.unwrap_or(""))
+        ));
+    }
+    if blocks == expected.0 && text.is_some_and(|text| text.starts_with(expected.1)) {
+        return Outcome::Ok;
+    }
+    Outcome::Unexpected(format!(
+        "wrong success content on the {} path ({blocks} blocks, first text {:?})",
+        path.name(),
+        text.map(short)
+    ))
 }
 
 /// Whether a failure's text names the three fields the fail path breaks.
@@ -138,7 +168,7 @@ fn short(text: &str) -> String {
 /// The number of answers of each kind over a run.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Tally {
-    /// Successes the `ok` path expects.
+    /// Successes the `ok` path (or a presented twin's) expects.
     pub ok: u64,
     /// Tool errors the `fail` path expects.
     pub tool_error: u64,
@@ -273,6 +303,25 @@ mod tests {
             judge(CallPath::Fail, rpc),
             Outcome::RpcError("JSON-RPC error -32602: Invalid params".into())
         );
+    }
+
+    #[test]
+    fn a_presented_twin_needs_its_blocks_and_its_first_text() {
+        let shown = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"id\":\"inv_2\",\"status\":\"open\",\"amount_cents\":1002,\"card_number\":\"[redacted]\"}"},{"type":"text","text":"<domain_rules>…"}]}}"#;
+        assert_eq!(judge(CallPath::Show, shown), Outcome::Ok);
+        assert_eq!(
+            judge(CallPath::ShowPlain, shown),
+            Outcome::Unexpected(
+                "wrong success content on the show-plain path (2 blocks, first text Some(\"{\\\"id\\\":\\\"inv_2\\\",\\\"status\\\":\\\"open\\\",\\\"amount_cents\\\":1002,\\\"card_number\\\":\\\"[redacted]\\\"}\"))".into()
+            )
+        );
+        let error = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"no"}],"isError":true}}"#;
+        assert_eq!(
+            judge(CallPath::List, error),
+            Outcome::Unexpected("isError true on the list path: no".into())
+        );
+        assert_eq!(CallPath::ListPlain.tool(), "list_invoices_plain");
+        assert_eq!(CallPath::Fail.tool(), "get_invoice");
     }
 
     #[test]

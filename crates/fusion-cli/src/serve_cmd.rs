@@ -22,6 +22,10 @@ enum Example {
     /// One plain tool, get_invoice, with three checks and no database: the
     /// server benches/load/compare.sh measures against other stacks.
     Bench,
+    /// The bench's get_invoice and the presented twins of
+    /// bench_example::presented: what benches/load/callgrind.sh measures a
+    /// presenter's cost with.
+    BenchPresented,
     /// The billing example plus a reminders group (date-time, uri and enum
     /// fields): the server actionability/run.sh measures.
     Actionability,
@@ -34,6 +38,7 @@ impl Example {
             Example::Billing => "billing",
             Example::Conformance => "conformance",
             Example::Bench => "bench",
+            Example::BenchPresented => "bench-presented",
             Example::Actionability => "actionability",
         }
     }
@@ -55,7 +60,9 @@ pub struct ServeArgs {
     /// conformance (every fixture of the official MCP conformance suite:
     /// tools, resources, prompts, completion, logging, progress, sampling,
     /// elicitation), bench (one tool, get_invoice, with no database: the
-    /// server benches/load/compare.sh measures) or actionability (billing
+    /// server benches/load/compare.sh measures), bench-presented (the bench's
+    /// tool and presented twins, for benches/load/callgrind.sh) or
+    /// actionability (billing
     /// plus a reminders group: the server actionability/run.sh measures;
     /// every billing flag applies).
     #[arg(long, value_enum, default_value = "billing")]
@@ -102,7 +109,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
                 Err(code) => return code,
             }
         }
-        Example::Conformance | Example::Bench => {
+        Example::Conformance | Example::Bench | Example::BenchPresented => {
             if let Some(flag) = billing_only_flag(&args) {
                 format.fail(&format!(
                     "fusion serve: {flag} applies to the billing example only; leave it out with --example {}",
@@ -238,6 +245,12 @@ async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> 
                 "fusion serve: bench example (one tool, get_invoice, no database)"
             );
             bench_example::builder()
+        } else if args.example == Example::BenchPresented {
+            say!(
+                format,
+                "fusion serve: bench example with presented twins (no database)"
+            );
+            bench_example::presented_builder()
         } else {
             say!(
                 format,

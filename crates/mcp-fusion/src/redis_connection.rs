@@ -21,6 +21,33 @@ pub struct RedisUrlError {
     reason: String,
 }
 
+/// Why [`RedisConnection::run`] got no answer from Redis; `E` is the
+/// command's own error. Its text says why, for logs and for a store's error
+/// (the URL is not in it).
+#[derive(Debug)]
+pub(crate) enum Unanswered<E> {
+    /// Redis failed less than a second ago: not tried (one use a second
+    /// probes it).
+    RecentlyFailed,
+    /// No connection could be opened (already logged).
+    NotConnected,
+    /// The command failed.
+    Failed(E),
+    /// No answer within the time limit.
+    TimedOut(Duration),
+}
+
+impl<E: std::fmt::Display> std::fmt::Display for Unanswered<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unanswered::RecentlyFailed => f.write_str("it failed less than a second ago"),
+            Unanswered::NotConnected => f.write_str("not connected"),
+            Unanswered::Failed(e) => e.fmt(f),
+            Unanswered::TimedOut(limit) => write!(f, "no answer within {} ms", limit.as_millis()),
+        }
+    }
+}
+
 /// One Redis connection with its failure bookkeeping.
 pub(crate) struct RedisConnection {
     client: redis::Client,
@@ -96,6 +123,46 @@ impl RedisConnection {
         }
     }
 
+    /// Runs `command` on the connection, connecting first when needed, all
+    /// within `timeout`, and keeps the failure bookkeeping: a success is
+    /// recorded; a failed command or no answer in time is recorded and
+    /// logged (at most once every 10 s) with what `consequence` says, what
+    /// the store does meanwhile. Not tried at all when Redis failed less than a
+    /// second ago (one use a second probes it).
+    ///
+    /// # Errors
+    /// [`Unanswered`]: why Redis gave no answer.
+    pub async fn run<T, E, F, Fut>(
+        &self,
+        timeout: Duration,
+        consequence: impl FnOnce() -> String,
+        command: F,
+    ) -> Result<T, Unanswered<E>>
+    where
+        E: std::fmt::Display,
+        F: FnOnce(ConnectionManager) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        if self.recently_failed() {
+            return Err(Unanswered::RecentlyFailed);
+        }
+        let attempt = async {
+            let conn = self.get(timeout).await.ok_or(Unanswered::NotConnected)?;
+            command(conn).await.map_err(Unanswered::Failed)
+        };
+        let result = tokio::time::timeout(timeout, attempt)
+            .await
+            .unwrap_or(Err(Unanswered::TimedOut(timeout)));
+        match &result {
+            Ok(_) => self.succeeded(),
+            Err(why @ (Unanswered::Failed(_) | Unanswered::TimedOut(_))) => {
+                self.failed(&format!("{why}; {}", consequence()));
+            }
+            Err(Unanswered::RecentlyFailed | Unanswered::NotConnected) => {}
+        }
+        result
+    }
+
     /// Opens a connection of its own and sends `PING`, all within `timeout`.
     ///
     /// # Errors
@@ -148,5 +215,35 @@ impl RedisConnection {
         {
             tracing::warn!(url = %self.url, "{} unavailable: {what}", self.role);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use redis::aio::ConnectionManager;
+
+    use super::{RedisConnection, Unanswered};
+
+    async fn ping(mut conn: ConnectionManager) -> redis::RedisResult<String> {
+        redis::cmd("PING").query_async(&mut conn).await
+    }
+
+    #[tokio::test]
+    async fn a_refused_connection_is_not_tried_again_within_the_second() {
+        // Port 1 on this machine refuses at once.
+        let redis = RedisConnection::new("redis://127.0.0.1:1/", "test store").expect("a URL");
+        let limit = Duration::from_secs(2);
+        let first = redis.run(limit, String::new, ping).await;
+        assert!(matches!(first, Err(Unanswered::NotConnected)), "{first:?}");
+        let second = redis.run(limit, String::new, ping).await;
+        let why = second.expect_err("not tried");
+        assert!(matches!(why, Unanswered::RecentlyFailed), "{why:?}");
+        assert_eq!(why.to_string(), "it failed less than a second ago");
+        assert_eq!(
+            Unanswered::<redis::RedisError>::TimedOut(Duration::from_millis(200)).to_string(),
+            "no answer within 200 ms"
+        );
     }
 }

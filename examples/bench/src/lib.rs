@@ -9,6 +9,10 @@
 //! --example bench` serves it.
 
 use mcp_fusion::{BuildError, FusionServer, ServerBuilder, action};
+
+pub mod presented;
+#[cfg(test)]
+mod presented_tests;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -36,6 +40,12 @@ pub async fn get_invoice(args: GetInvoice) -> Result<String, mcp_fusion::ToolErr
 /// The bench server's builder; add settings (HTTP options) before building it.
 pub fn builder() -> ServerBuilder {
     FusionServer::builder("mcp-fusion-bench", env!("CARGO_PKG_VERSION")).tool(get_invoice::action())
+}
+
+/// The bench server with the presented twins of [`presented`] beside
+/// `get_invoice` (`fusion serve --example bench-presented`).
+pub fn presented_builder() -> ServerBuilder {
+    presented::with_presented(builder())
 }
 
 /// The bench server, built.

@@ -124,22 +124,9 @@ pub struct InvoiceRecord {
 /// it: the fields of [`Invoice`] and the card number (sent redacted).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ShownInvoice {
-    /// `inv_` followed by digits.
-    pub id: String,
-    /// Who pays.
-    pub customer_email: String,
-    /// The total, in cents.
-    pub amount_cents: u64,
-    /// ISO 4217 code.
-    pub currency: String,
-    /// Where it is in its life cycle.
-    pub status: Status,
-    /// The lines.
-    pub items: Vec<LineItem>,
-    /// When payment is due (`YYYY-MM-DD`), if set.
-    pub due_date: Option<String>,
-    /// When it was created (UTC, ISO 8601).
-    pub created_at: String,
+    /// The invoice.
+    #[serde(flatten)]
+    pub invoice: Invoice,
     /// The card the customer pays with (always sent as `[redacted]`).
     pub card_number: Option<String>,
 }

@@ -25,8 +25,9 @@ pub static INVOICE: LazyLock<Presenter<ShownInvoice>> = LazyLock::new(|| {
             })
         })
         .suggest("billing.pay_invoice", |invoice: &ShownInvoice| {
-            matches!(invoice.status, Status::Open | Status::Overdue).then(|| {
-                Suggestion::new(format!("{} is unpaid.", invoice.id)).argument("id", &invoice.id)
+            matches!(invoice.invoice.status, Status::Open | Status::Overdue).then(|| {
+                let id = &invoice.invoice.id;
+                Suggestion::new(format!("{id} is unpaid.")).argument("id", id)
             })
         })
 });

@@ -12,6 +12,12 @@
 //!   runs behind mcp-fusion's rate limit (5 calls a second; a sixth is a
 //!   `RATE_LIMITED` envelope with its retry-after).
 //!
+//! - `mcp_fusion::present::present` for `show_invoice`'s result: the
+//!   presenter of `shown_invoice.rs` keeps the fields it declares (the
+//!   stored record's internal note never leaves), redacts the card number
+//!   and adds its rules after the data; the tool's `outputSchema` is the
+//!   presenter's.
+//!
 //! `get_invoice` has the bench example's three checks: `id` matches
 //! `^inv_[0-9]+$`, `email` is an email address, `amount` is an integer of at
 //! least 1. Two invoices exist, `inv_1` and `inv_2`.
@@ -21,13 +27,18 @@
 //! server part of this file, verbatim (a test below keeps it so).
 
 mod invoices;
+#[cfg(test)]
+mod presented_tests;
+mod shown_invoice;
 
-use invoices::{GetInvoice, INVOICES};
+use invoices::{GetInvoice, INVOICES, InvoiceId};
 
 use mcp_fusion::ToolError; // mcp-fusion
 use mcp_fusion::guard::{Guards, RateLimit}; // mcp-fusion
+use mcp_fusion::present::present; // mcp-fusion
 use mcp_fusion::router_contract::{Parameters, RouterContract}; // mcp-fusion
 use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::model::CallToolResult;
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 
 #[derive(Clone)]
@@ -61,6 +72,19 @@ impl Billing {
         Ok(format!(
             r#"{{"id":"{id}","status":"{status}","amount":{amount}}}"#
         ))
+    }
+
+    /// Show one invoice by id: its status, amount and card (redacted).
+    #[tool(output_schema = shown_invoice::output_schema())] // mcp-fusion
+    async fn show_invoice(
+        &self,
+        Parameters(args): Parameters<InvoiceId>,
+    ) -> Result<CallToolResult, ToolError> {
+        let Some(invoice) = invoices::record(&args.id) else {
+            let error = ToolError::not_found(format!("No invoice {}.", args.id));
+            return Err(error.actions(["list_invoices"]));
+        };
+        present(&shown_invoice::INVOICE, "show_invoice", invoice) // mcp-fusion
     }
 
     /// List the ids of every invoice.

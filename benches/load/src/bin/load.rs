@@ -44,13 +44,17 @@ struct Args {
     /// spawned server's).
     #[arg(long, value_name = "PID", requires = "url")]
     pid: Option<u32>,
-    /// The call repeated: fail (three failed checks) or ok (a success).
+    /// The call repeated: fail (three failed checks) or ok (a success) of
+    /// get_invoice; show, show-plain, list or list-plain: a presented twin of
+    /// `fusion serve --example bench-presented` (one invoice, a list of 100
+    /// cut to 10; -plain: the same value without a presenter).
     #[arg(long, value_enum, default_value = "fail")]
     path: CallPath,
-    /// The tool called: get_invoice, or the name a gateway mounts it under
-    /// (e.g. bench.get_invoice).
-    #[arg(long, value_name = "NAME", default_value = load_bench::calls::DEFAULT_TOOL)]
-    tool: String,
+    /// The tool called, or the name a gateway mounts it under (e.g.
+    /// bench.get_invoice) [default: the path's: get_invoice for fail and ok,
+    /// show_invoice, show_invoice_plain, list_invoices, list_invoices_plain].
+    #[arg(long, value_name = "NAME")]
+    tool: Option<String>,
     /// Send tools/list after the handshake (over HTTP: in the first session)
     /// and wait for its answer before the first call: a gateway answers it
     /// once its upstreams are connected.
@@ -156,6 +160,10 @@ fn main() -> ExitCode {
             Measure::Calls(_) => Duration::from_secs(300),
         }),
     };
+    let tool = args
+        .tool
+        .clone()
+        .unwrap_or_else(|| args.path.tool().to_owned());
     let result = runtime.block_on(async {
         match &args.url {
             Some(url) => {
@@ -163,7 +171,7 @@ fn main() -> ExitCode {
                     url: url.clone(),
                     pid: args.pid,
                     path: args.path,
-                    tool: args.tool.clone(),
+                    tool: tool.clone(),
                     list_tools: args.list_tools,
                     connections: args.connections,
                     workers: args.workers,
@@ -176,7 +184,7 @@ fn main() -> ExitCode {
                 stdio::run(&StdioOptions {
                     command: args.command.clone(),
                     path: args.path,
-                    tool: args.tool.clone(),
+                    tool: tool.clone(),
                     list_tools: args.list_tools,
                     workers: args.workers,
                     plan,

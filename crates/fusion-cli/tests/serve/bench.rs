@@ -74,6 +74,53 @@ async fn one_tool_exact_answers_and_every_answer_under_load() {
     session.close().await;
 }
 
+/// `fusion serve --example bench-presented`: get_invoice and the presented
+/// twins `benches/load/callgrind.sh` measures, and one presented answer.
+#[tokio::test]
+async fn bench_presented_serves_the_twins() {
+    let command = tokio::process::Command::new(FUSION).configure(|c| {
+        c.args(["serve", "--example", "bench-presented", "--stdio"]);
+    });
+    let (child, _) = TokioChildProcess::builder(command)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start fusion serve --example bench-presented --stdio");
+    let client = ().serve(child).await.expect("MCP handshake over stdio");
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "get_invoice",
+            "list_invoices",
+            "list_invoices_plain",
+            "pay_invoice",
+            "show_invoice",
+            "show_invoice_plain"
+        ]
+    );
+    let session = Session {
+        client,
+        _http: None,
+    };
+    let shown = session.call("show_invoice", json!({"id": "inv_2"})).await;
+    assert_eq!(
+        texts(&shown),
+        [
+            r#"{"id":"inv_2","status":"open","amount_cents":1002,"card_number":"[redacted]"}"#,
+            "<domain_rules>\n- Amounts are in cents.\n</domain_rules>\n<next_actions>\n- Call pay_invoice with {\"id\":\"inv_2\"}: It is unpaid.\n</next_actions>"
+        ]
+    );
+    assert_eq!(
+        shown.structured_content,
+        Some(
+            json!({"id": "inv_2", "status": "open", "amount_cents": 1002, "card_number": "[redacted]"})
+        )
+    );
+    session.close().await;
+}
+
 #[test]
 fn billing_flags_are_refused_with_the_example_named() {
     let output = std::process::Command::new(FUSION)

@@ -13,6 +13,7 @@ use tokio::time::Instant;
 use tower::ServiceExt;
 
 use super::layer::Guard;
+use super::mean_duration::MeanDuration;
 use crate::error::ToolError;
 use crate::metrics_names::{self as names, ActionLabels};
 use crate::pipeline::{ActionService, Call, Outcome};
@@ -170,9 +171,8 @@ pub(crate) struct Slots {
     active: AtomicUsize,
     queued: AtomicUsize,
     shed: AtomicU64,
-    /// Exponentially weighted mean of handler durations, in microseconds
-    /// (0 until a call has finished).
-    mean_micros: AtomicU64,
+    /// The mean duration of the calls that finished.
+    mean: MeanDuration,
     /// When each running call started, and its time limit, by admission
     /// number: the first entry is the call running longest.
     running: Mutex<Running>,
@@ -254,7 +254,7 @@ impl Slots {
             active: AtomicUsize::new(0),
             queued: AtomicUsize::new(0),
             shed: AtomicU64::new(0),
-            mean_micros: AtomicU64::new(0),
+            mean: MeanDuration::default(),
             running: Mutex::new(Running::default()),
         }
     }
@@ -268,16 +268,7 @@ impl Slots {
     }
 
     fn record(&self, took: Duration) {
-        let micros = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
-        let _ = self
-            .mean_micros
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |mean| {
-                Some(if mean == 0 {
-                    micros
-                } else {
-                    (mean * 7 + micros) / 8
-                })
-            });
+        self.mean.record(took);
     }
 
     /// Records a call with time limit `timeout` starting to run; returns
@@ -309,10 +300,7 @@ impl Slots {
                 None => (None, None),
             }
         };
-        let mean = match self.mean_micros.load(Ordering::Relaxed) {
-            0 => None,
-            micros => Some(Duration::from_micros(micros)),
-        };
+        let mean = self.mean.get();
         (
             (estimate_wait(elapsed, mean, timeout) + MARGIN).max(Duration::from_secs(1)),
             wait_is_guessed(elapsed, mean, timeout),

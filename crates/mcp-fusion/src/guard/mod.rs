@@ -16,6 +16,7 @@ mod insufficient_scope;
 mod jwt;
 mod keyed_locks;
 mod layer;
+mod mean_duration;
 #[cfg(feature = "oauth")]
 mod oauth;
 mod protected_resource;

@@ -133,36 +133,18 @@ impl RedisGuardStore {
     }
 
     /// Runs one command (`run` gets the connection) within the timeout;
-    /// `None` when Redis did not answer (logged).
+    /// `None` when Redis did not answer (logged with `what` was done).
     async fn run<T, F, Fut>(&self, what: &str, run: F) -> Option<T>
     where
         F: FnOnce(redis::aio::ConnectionManager) -> Fut,
         Fut: Future<Output = redis::RedisResult<T>>,
     {
-        let redis = &self.shared.connection;
-        if redis.recently_failed() {
-            return None;
-        }
-        let attempt = async {
-            let conn = redis.get(self.timeout).await?;
-            Some(run(conn).await)
-        };
-        match tokio::time::timeout(self.timeout, attempt).await {
-            Ok(Some(Ok(value))) => {
-                redis.succeeded();
-                Some(value)
-            }
-            Ok(Some(Err(e))) => {
-                redis.failed(&format!("{what}: {e}; the guards use this process's view"));
-                None
-            }
-            _ => {
-                redis.failed(&format!(
-                    "{what}: no answer; the guards use this process's view"
-                ));
-                None
-            }
-        }
+        let consequence = || format!("{what}: the guards use this process's view");
+        self.shared
+            .connection
+            .run(self.timeout, consequence, run)
+            .await
+            .ok()
     }
 
     fn state_key(&self, machine: &str, session: &str) -> String {

@@ -164,44 +164,30 @@ impl RedisRateLimitStore {
         // After a failed check, the next second's calls do not wait for
         // Redis again: the fail mode answers at once, and one call a second
         // probes whether it is back.
-        let redis = &self.shared.connection;
-        if redis.recently_failed() {
-            return self.unavailable();
-        }
-        let attempt = async {
-            let mut conn = redis.get(self.timeout).await?;
-            let reply: redis::RedisResult<(i64, i64)> = self
-                .shared
-                .script
-                .key(&key)
-                .arg(interval)
-                .arg(tolerance)
-                .invoke_async(&mut conn)
-                .await;
-            Some(reply)
+        let consequence = || match self.fail {
+            FailMode::Open => String::from("rate-limited calls are let through"),
+            FailMode::Closed => String::from("rate-limited calls are refused with RATE_LIMITED"),
         };
-        let failed = |store: &Self, what: &str| {
-            let calls = match store.fail {
-                FailMode::Open => "let through",
-                FailMode::Closed => "refused with RATE_LIMITED",
-            };
-            redis.failed(&format!("{what}; rate-limited calls are {calls}"));
-            store.unavailable()
-        };
-        match tokio::time::timeout(self.timeout, attempt).await {
-            Ok(Some(Ok((allowed, wait_micros)))) => {
-                redis.succeeded();
-                if allowed == 1 {
-                    RedisDecision::Allow
-                } else {
-                    RedisDecision::Deny(Duration::from_micros(
-                        u64::try_from(wait_micros).unwrap_or(0),
-                    ))
-                }
-            }
-            Ok(Some(Err(e))) => failed(self, &e.to_string()),
-            Ok(None) => failed(self, "not connected"),
-            Err(_) => failed(self, "no answer within the time limit"),
+        let script = &self.shared.script;
+        let reply = self
+            .shared
+            .connection
+            .run(self.timeout, consequence, |mut conn| async move {
+                let reply: redis::RedisResult<(i64, i64)> = script
+                    .key(&key)
+                    .arg(interval)
+                    .arg(tolerance)
+                    .invoke_async(&mut conn)
+                    .await;
+                reply
+            })
+            .await;
+        match reply {
+            Ok((1, _)) => RedisDecision::Allow,
+            Ok((_, wait_micros)) => RedisDecision::Deny(Duration::from_micros(
+                u64::try_from(wait_micros).unwrap_or(0),
+            )),
+            Err(_) => self.unavailable(),
         }
     }
 }

@@ -4,7 +4,6 @@
 //! refused with `SERVER_BUSY` (wire contract §10).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
@@ -13,6 +12,7 @@ use tower::ServiceExt;
 
 use super::keyed_locks::{KeyedLocks, Refused};
 use super::layer::Guard;
+use super::mean_duration::MeanDuration;
 use crate::error::ToolError;
 use crate::pipeline::{ActionService, Call, Outcome};
 
@@ -119,9 +119,8 @@ pub(crate) enum SerializeSetting {
 pub(crate) struct SerializerGuard {
     setting: Serialized,
     locks: KeyedLocks,
-    /// Exponentially weighted mean of the time a call holds its key, in
-    /// microseconds (0 until a call has finished).
-    mean_micros: AtomicU64,
+    /// The mean time a call holds its key.
+    mean: MeanDuration,
     /// The Redis store and the action's name in its keys, across replicas.
     #[cfg(feature = "redis")]
     across: Option<(super::RedisGuardStore, String)>,
@@ -132,7 +131,7 @@ impl SerializerGuard {
         SerializerGuard {
             setting,
             locks: KeyedLocks::default(),
-            mean_micros: AtomicU64::new(0),
+            mean: MeanDuration::default(),
             #[cfg(feature = "redis")]
             across: None,
         }
@@ -226,7 +225,7 @@ impl SerializerGuard {
     /// time a call holds its key, times their number), at least 1 second and
     /// at most the longest wait allowed.
     fn retry_after(&self, waiting: usize) -> Duration {
-        let mean = Duration::from_micros(self.mean_micros.load(Ordering::Relaxed));
+        let mean = self.mean.get().unwrap_or_default();
         let ahead = u32::try_from(waiting.saturating_add(1)).unwrap_or(u32::MAX);
         let wait = mean.saturating_mul(ahead);
         let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
@@ -235,16 +234,7 @@ impl SerializerGuard {
 
     /// Records that a call held its key for `took`.
     fn record(&self, took: Duration) {
-        let micros = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
-        let _ = self
-            .mean_micros
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |mean| {
-                Some(if mean == 0 {
-                    micros
-                } else {
-                    (mean / 8).saturating_mul(7).saturating_add(micros / 8)
-                })
-            });
+        self.mean.record(took);
     }
 }
 

@@ -227,32 +227,12 @@ impl RedisTaskStore {
         F: FnOnce(redis::aio::ConnectionManager) -> Fut,
         Fut: std::future::Future<Output = redis::RedisResult<T>>,
     {
-        let redis = &self.shared.connection;
-        if redis.recently_failed() {
-            return Err(unavailable("it failed less than a second ago"));
-        }
-        let attempt = async {
-            let conn = redis.get(self.timeout).await?;
-            Some(command(conn).await)
-        };
-        match tokio::time::timeout(self.timeout, attempt).await {
-            Ok(Some(Ok(value))) => {
-                redis.succeeded();
-                Ok(value)
-            }
-            Ok(Some(Err(e))) => {
-                redis.failed(&e.to_string());
-                Err(unavailable(&e.to_string()))
-            }
-            Ok(None) => Err(unavailable("not connected")),
-            Err(_) => {
-                redis.failed("no answer within the time limit");
-                Err(unavailable(&format!(
-                    "no answer within {} ms",
-                    self.timeout.as_millis()
-                )))
-            }
-        }
+        let consequence = || String::from("the task store is unavailable");
+        self.shared
+            .connection
+            .run(self.timeout, consequence, command)
+            .await
+            .map_err(|why| unavailable(&why.to_string()))
     }
 }
 

@@ -13,7 +13,7 @@ use std::time::Duration;
 use redis::AsyncCommands;
 use rmcp::transport::streamable_http_server::session::SessionState;
 
-use crate::redis_connection::{RedisConnection, RedisUrlError};
+use crate::redis_connection::{RedisConnection, RedisUrlError, Unanswered};
 
 /// Sessions in Redis, shared by every replica that uses the same store.
 /// Cheap to clone. Give it to [`crate::transport::HttpOptions::session_store`].
@@ -94,26 +94,16 @@ impl RedisSessionStore {
         F: FnOnce(redis::aio::ConnectionManager) -> Fut,
         Fut: Future<Output = Result<T, StoreError>>,
     {
-        if self.connection.recently_failed() {
-            return Err(StoreError::Unavailable);
-        }
-        let attempt = async {
-            let conn = self
-                .connection
-                .get(self.timeout)
-                .await
-                .ok_or(StoreError::Unavailable)?;
-            command(conn).await
-        };
-        let result = match tokio::time::timeout(self.timeout, attempt).await {
-            Ok(result) => result,
-            Err(_) => Err(StoreError::Timeout(self.timeout)),
-        };
-        match &result {
-            Ok(_) => self.connection.succeeded(),
-            Err(e) => self.connection.failed(&e.to_string()),
-        }
-        result
+        let consequence = || String::from("sessions stay on the server that holds them");
+        let result = self
+            .connection
+            .run(self.timeout, consequence, command)
+            .await;
+        result.map_err(|why| match why {
+            Unanswered::RecentlyFailed | Unanswered::NotConnected => StoreError::Unavailable,
+            Unanswered::TimedOut(limit) => StoreError::Timeout(limit),
+            Unanswered::Failed(e) => e,
+        })
     }
 
     /// The session `id`'s handshake, if Redis holds it.
