@@ -42,9 +42,11 @@ async fn a_hundred_invoices_presented_are_cut_to_ten() {
         items[9],
         json!({"id": "inv_10", "status": "open", "amount_cents": 1010, "card_number": "[redacted]"})
     );
-    assert!(presented[1].starts_with(
-        "<result_limit shown=\"10\" total=\"100\">Showing 10 of 100 results. To see the others, call list_invoices again narrowed by status.</result_limit>\n<domain_rules>\n- Amounts are in cents.\n</domain_rules>\n<next_actions>\n- Call pay_invoice with {\"id\":\"inv_2\"}: It is unpaid.\n"
-    ), "{}", presented[1]);
+    // The items of a list suggest no calls (wire contract §9.1).
+    assert_eq!(
+        presented[1],
+        "<result_limit shown=\"10\" total=\"100\">Showing 10 of 100 results. To see the others, call list_invoices again narrowed by status.</result_limit>\n<domain_rules>\n- Amounts are in cents.\n</domain_rules>"
+    );
     let plain = texts("list_invoices_plain", json!({})).await;
     let rows: serde_json::Value = serde_json::from_str(&plain[0]).expect("JSON rows");
     assert_eq!(
