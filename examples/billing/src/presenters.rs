@@ -20,7 +20,7 @@ pub static INVOICE: LazyLock<Presenter<ShownInvoice>> = LazyLock::new(|| {
         .agent_limit(AGENT_LIMIT)
         .rule_text("Amounts are in cents.")
         .rule("settled", |invoice: &ShownInvoice| {
-            matches!(invoice.status, Status::Paid | Status::Void).then(|| {
+            matches!(invoice.invoice.status, Status::Paid | Status::Void).then(|| {
                 String::from("A paid or void invoice needs nothing more: nothing is owed on it.")
             })
         })

@@ -788,7 +788,7 @@ async fn open_stdio(
 /// The tools of a `tools/list` result's `_meta["mcp-fusion/gated"]`
 /// (none when absent).
 fn gated_of(meta: Option<&rmcp::model::MetaObject>) -> Result<Vec<Tool>, FusionClientError> {
-    let key = crate::capability::GATED_META_KEY;
+    let key = crate::tool_meta::GATED_META_KEY;
     let Some(gated) = meta.and_then(|m| m.0.get(key)) else {
         return Ok(Vec::new());
     };
