@@ -375,6 +375,16 @@ impl AuthRule {
         principal.is_some() || !self.needs_credentials()
     }
 
+    /// Whether a caller with `principal` (`None`: no credentials) may use
+    /// the capability: exactly when [`refusal`](Self::refusal) has nothing
+    /// to say (what `subscriptions/listen` accepts a resource URI by).
+    pub(crate) fn admits(&self, principal: Option<&Principal>) -> bool {
+        match principal {
+            None => !self.needs_credentials(),
+            Some(principal) => self.missing_scopes(principal).is_empty(),
+        }
+    }
+
     /// Why the caller in `ctx` may not use the capability, if it may not:
     /// `AUTH_REQUIRED` or `FORBIDDEN`, as its guard answers a call.
     pub(crate) fn refusal(&self, ctx: &CallContext) -> Option<ToolError> {

@@ -35,6 +35,8 @@ mod http_guards;
 mod input_required;
 #[cfg(all(feature = "client", feature = "http"))]
 mod list_bursts;
+#[cfg(all(feature = "client", feature = "http"))]
+mod listen_callers;
 mod macros;
 #[cfg(all(feature = "client", feature = "http"))]
 mod pages;

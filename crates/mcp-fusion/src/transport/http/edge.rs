@@ -53,9 +53,9 @@ use crate::handler::{Peer, Principal};
 use crate::server::FusionServer;
 use crate::server::edge::scopes::Operation;
 use crate::server::in_flight::InFlight;
-use crate::server::listen::stream::{deduplicated, listen_refusal};
+use crate::server::listen::stream::{deduplicated, listen_refusal, subscribable};
 use crate::server::listen::task_ids::{
-    ListenTaskIds, acknowledge_task_ids, error_answer, requested_task_ids,
+    ListenTaskIds, acknowledge_task_ids, error_answer, owned_by_caller, requested_task_ids,
 };
 use crate::wire::jsonrpc::{
     duplicate_id_response, invalid_params, invalid_params_response, params_refusal,
@@ -79,6 +79,8 @@ pub(crate) struct Edge {
     /// and the server whose capabilities say which scopes a request needs
     /// ([`super::step_up`]).
     pub step_up: Option<(Arc<EdgeAuth>, FusionServer)>,
+    /// The server served: whose tasks a listen request may name.
+    pub server: FusionServer,
     pub sessions: Sessions,
     /// The most JSON values a body may hold.
     pub max_json_values: usize,
@@ -220,10 +222,18 @@ impl Edge {
                 ));
             }
         };
+        // Only the caller's own tasks: the acknowledgement leaves out
+        // another's (and one that does not exist), as `tasks/get` does.
+        let task_ids = match task_ids {
+            Some(ids) => Some(owned_by_caller(&self.server, ids, &parts).await),
+            None => None,
+        };
         if let Some(ids) = &task_ids {
             parts.extensions.insert(ids.clone());
         }
-        let (rewritten, listen_slot) = self.listen_admission(&mut message, session, peer)?;
+        let principal = parts.extensions.get::<Principal>();
+        let (rewritten, listen_slot) =
+            self.listen_admission(&mut message, session, peer, principal)?;
         if let Some((auth, server)) = &self.step_up
             && let Some(operation) = step_up::operation(server, &message)
         {
@@ -407,8 +417,9 @@ impl Edge {
 
     /// For a `subscriptions/listen` request: its refusal when its id or URI
     /// list is over its bound (400, `-32602`) or no stream may be opened
-    /// (429 or 503); else whether its duplicate resource URIs were taken
-    /// out of `message` (its text no longer says what it holds), and the
+    /// (429 or 503); else whether its duplicate resource URIs, or those of
+    /// resources the caller with `principal` may not read, were taken out
+    /// of `message` (its text no longer says what it holds), and the
     /// stream's place. Any other message passes as it is.
     #[allow(clippy::result_large_err)]
     fn listen_admission(
@@ -416,6 +427,7 @@ impl Edge {
         message: &mut ClientJsonRpcMessage,
         session: &Option<String>,
         peer: Peer,
+        principal: Option<&Principal>,
     ) -> Result<(bool, Option<ListenSlot>), Response> {
         let ClientJsonRpcMessage::Request(request) = message else {
             return Ok((false, None));
@@ -459,13 +471,17 @@ impl Edge {
                 return Err(response);
             }
         };
-        let rewritten = match deduplicated(&listen.params.notifications) {
-            Some(filter) => {
-                listen.params.notifications = filter;
-                true
-            }
-            None => false,
-        };
+        let mut rewritten = false;
+        if let Some(filter) = deduplicated(&listen.params.notifications) {
+            listen.params.notifications = filter;
+            rewritten = true;
+        }
+        // A resource the caller may not read is not acknowledged (its
+        // `resources/subscribe` would be refused).
+        if let Some(filter) = subscribable(&self.server, &listen.params.notifications, principal) {
+            listen.params.notifications = filter;
+            rewritten = true;
+        }
         Ok((rewritten, Some(slot)))
     }
 }

@@ -188,6 +188,7 @@ impl FusionServer {
             .map(|auth| (Arc::clone(auth), self.clone()));
         let edge = Arc::new(Edge {
             step_up,
+            server: self.clone(),
             sessions: sessions.clone(),
             max_json_values: options.max_json_values,
             in_flight: self.inner.in_flight.clone(),
