@@ -235,9 +235,9 @@ pub struct ServerFlags {
     /// past it a listen request gets 503 with Retry-After.
     #[arg(long, value_name = "N", default_value = "1000", value_parser = at_least_one)]
     pub(crate) max_listen_streams: usize,
-    /// The most subscriptions/listen streams one caller (its session, else
-    /// its address) may hold open; past it a listen request gets 429 with
-    /// Retry-After.
+    /// The most subscriptions/listen streams one caller (its token's
+    /// subject, else its address) may hold open; past it a listen request
+    /// gets 429 with Retry-After.
     #[arg(long, value_name = "N", default_value = "16", value_parser = at_least_one)]
     pub(crate) max_listen_streams_per_caller: usize,
     /// How long a session may stay unused before it is closed, e.g. 30m, 1h.

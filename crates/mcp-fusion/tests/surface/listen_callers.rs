@@ -3,7 +3,8 @@
 //! only the streams of the caller that created it (the Tasks extension,
 //! "Auth binding", as `tasks/get` answers another "Unknown task"), and the
 //! acknowledgement lists neither another's task ids nor the resource URIs
-//! the caller may not read.
+//! the caller may not read. Open streams are counted per caller by its
+//! token's subject, else its address, never by the session it names.
 
 use mcp_fusion::guard::StaticTokens;
 use mcp_fusion::{Action, CallContext, FusionServer, Resource, ResourceTemplate, ToolError};
@@ -170,4 +171,71 @@ async fn a_listen_acknowledgement_lists_only_the_resources_its_caller_may_read()
     assert_eq!(acked, only_readme);
     let (_, acked) = listen(&served.url, 3, Some("alice-token"), asking.clone()).await;
     assert_eq!(acked, asking);
+}
+
+/// Opens a 2025-11-25 session without credentials; its id.
+async fn open_session(url: &str) -> String {
+    let http = reqwest::Client::new();
+    let post = |body: Value, session: Option<&str>| {
+        let mut request = http
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        if let Some(id) = session {
+            request = request.header("mcp-session-id", id);
+        }
+        request.json(&body).send()
+    };
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}
+        }
+    });
+    let opened = post(initialize, None).await.unwrap();
+    assert_eq!(opened.status(), 200);
+    let id = opened.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(initialized, Some(&id)).await.unwrap().status(), 202);
+    id
+}
+
+/// The status of a listen request `id` for list changes, with `headers`;
+/// its stream kept in `open` when it was opened.
+async fn try_listen(url: &str, id: i64, headers: &[(&str, &str)], open: &mut Vec<Messages>) -> u16 {
+    let notifications = json!({"notifications": {"toolsListChanged": true}});
+    let response = post(url, id, "subscriptions/listen", notifications, headers).await;
+    let status = response.status().as_u16();
+    if status == 200 {
+        open.push(Messages::of(response));
+    }
+    status
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listen_streams_are_counted_by_subject_else_by_address_never_by_session() {
+    let options = mcp_fusion::transport::HttpOptions::default().max_listen_streams_per_caller(2);
+    let served = HttpServed::start_with(&server(), options).await;
+    let url = &served.url;
+    let mut open = Vec::new();
+    // Two streams without credentials from this address: its bound.
+    assert_eq!(try_listen(url, 1, &[], &mut open).await, 200);
+    assert_eq!(try_listen(url, 2, &[], &mut open).await, 200);
+    // A session of its own does not make it another caller.
+    let session = open_session(url).await;
+    let with_session = [("mcp-session-id", session.as_str())];
+    assert_eq!(try_listen(url, 3, &with_session, &mut open).await, 429);
+    // Alice, from the same address, is another caller: her own two.
+    let alice = [("authorization", "Bearer alice-token")];
+    assert_eq!(try_listen(url, 4, &alice, &mut open).await, 200);
+    assert_eq!(try_listen(url, 5, &alice, &mut open).await, 200);
+    assert_eq!(try_listen(url, 6, &alice, &mut open).await, 429);
+    // Bob too.
+    let bob = [("authorization", "Bearer bob-token")];
+    assert_eq!(try_listen(url, 7, &bob, &mut open).await, 200);
 }

@@ -44,6 +44,7 @@ use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestId};
 use super::answers::{session_gone, session_id, text, unless_ended};
 use super::auth::{EdgeAuth, owner_of};
 use super::body_limit::is_json;
+use super::limit_key::limit_key;
 use super::listen_streams::{ListenFull, ListenSlot, ListenStreams};
 use super::options::MAX_INITIALIZE_BYTES;
 use super::session_post::{Served, SessionPost};
@@ -232,8 +233,7 @@ impl Edge {
             parts.extensions.insert(ids.clone());
         }
         let principal = parts.extensions.get::<Principal>();
-        let (rewritten, listen_slot) =
-            self.listen_admission(&mut message, session, peer, principal)?;
+        let (rewritten, listen_slot) = self.listen_admission(&mut message, peer, principal)?;
         if let Some((auth, server)) = &self.step_up
             && let Some(operation) = step_up::operation(server, &message)
         {
@@ -425,7 +425,6 @@ impl Edge {
     fn listen_admission(
         &self,
         message: &mut ClientJsonRpcMessage,
-        session: &Option<String>,
         peer: Peer,
         principal: Option<&Principal>,
     ) -> Result<(bool, Option<ListenSlot>), Response> {
@@ -438,11 +437,9 @@ impl Edge {
         if let Some(error) = listen_refusal(&request.id, &listen.params) {
             return Err(jsonrpc_error(invalid_params_response(&request.id, &error)));
         }
-        // The caller key the server gives the request (`CallContext::caller`).
-        let caller = match session {
-            Some(id) => format!("session:{id}"),
-            None => format!("address:{peer}"),
-        };
+        // Counted by principal, else by address: never by the session a
+        // request names, which a caller may open at will.
+        let caller = limit_key(principal, peer);
         let slot = match self.listen_streams.admit(&caller) {
             Ok(slot) => slot,
             Err(full) => {

@@ -10,6 +10,7 @@ mod body_limit;
 mod cors;
 mod door;
 mod edge;
+mod limit_key;
 mod listen_streams;
 #[cfg(feature = "metrics")]
 mod metrics_endpoint;

@@ -60,9 +60,10 @@ pub struct HttpOptions {
     /// ([`LISTEN_FULL_RETRY_SECS`](crate::transport::http::LISTEN_FULL_RETRY_SECS))
     /// and a JSON-RPC error `-32000` saying so. Default: 1 000.
     pub max_listen_streams: usize,
-    /// The most `subscriptions/listen` streams one caller (its caller key,
-    /// `CallContext::caller`: its MCP session, else its address) may hold
-    /// open at once. Past it a listen request gets HTTP 429 with
+    /// The most `subscriptions/listen` streams one caller may hold open at
+    /// once: a caller is its verified principal (its token's subject,
+    /// wherever it connects from), else its address (an IPv6 one's /64),
+    /// as for rate limits; never the session a request names. Past it a listen request gets HTTP 429 with
     /// `Retry-After` and a JSON-RPC error `-32000` saying so. Default: 16.
     pub max_listen_streams_per_caller: usize,
     /// How long a session may go unused (no request, no open stream) before
