@@ -34,6 +34,8 @@ mod http_guards;
 #[cfg(all(feature = "client", feature = "http"))]
 mod input_required;
 #[cfg(all(feature = "client", feature = "http"))]
+mod keep_alive;
+#[cfg(all(feature = "client", feature = "http"))]
 mod list_bursts;
 #[cfg(all(feature = "client", feature = "http"))]
 mod listen_callers;

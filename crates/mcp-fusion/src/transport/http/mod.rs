@@ -28,6 +28,7 @@ mod sessions;
 mod step_up;
 #[cfg(test)]
 mod test_support;
+mod unread_body;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -150,7 +151,8 @@ impl FusionServer {
 
     /// The route `/mcp` (exactly: `/mcp/anything` is the fallback's 404):
     /// rmcp's `StreamableHttpService` on [`Sessions`] behind the endpoint's
-    /// layers, outermost first: the door ([`door`]: `Host`, `Origin`, the
+    /// layers, outermost first: `Connection: close` on an answer made
+    /// before the body was read ([`unread_body`]), the door ([`door`]: `Host`, `Origin`, the
     /// caller's [`Peer`]), with a token verifier the bearer token
     /// ([`bearer`]), the body limit ([`body_limit`]), the sessions of the
     /// requests without a message ([`session_gate`]: `DELETE`, `GET`), then
@@ -224,7 +226,9 @@ impl FusionServer {
             policy: door.clone(),
             trust_forwarded_for: options.trust_forwarded_for,
         };
-        route.layer(from_fn_with_state(door, door::door))
+        route
+            .layer(from_fn_with_state(door, door::door))
+            .layer(axum::middleware::from_fn(unread_body::close_unread))
     }
 
     /// rmcp's service on `sessions`, and the interval of its SSE keep-alive
