@@ -173,8 +173,9 @@ async fn a_listen_acknowledgement_lists_only_the_resources_its_caller_may_read()
     assert_eq!(acked, asking);
 }
 
-/// Opens a 2025-11-25 session without credentials; its id.
-async fn open_session(url: &str) -> String {
+/// Opens a 2025-11-25 session with `token` (none: without credentials);
+/// its id, or the refusal's status and text.
+pub(crate) async fn try_session(url: &str, token: Option<&str>) -> Result<String, (u16, String)> {
     let http = reqwest::Client::new();
     let post = |body: Value, session: Option<&str>| {
         let mut request = http
@@ -183,6 +184,9 @@ async fn open_session(url: &str) -> String {
             .header("accept", "application/json, text/event-stream");
         if let Some(id) = session {
             request = request.header("mcp-session-id", id);
+        }
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
         }
         request.json(&body).send()
     };
@@ -195,14 +199,17 @@ async fn open_session(url: &str) -> String {
         }
     });
     let opened = post(initialize, None).await.unwrap();
-    assert_eq!(opened.status(), 200);
+    if opened.status() != 200 {
+        let status = opened.status().as_u16();
+        return Err((status, opened.text().await.unwrap()));
+    }
     let id = opened.headers()["mcp-session-id"]
         .to_str()
         .unwrap()
         .to_owned();
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     assert_eq!(post(initialized, Some(&id)).await.unwrap().status(), 202);
-    id
+    Ok(id)
 }
 
 /// The status of a listen request `id` for list changes, with `headers`;
@@ -227,7 +234,7 @@ async fn listen_streams_are_counted_by_subject_else_by_address_never_by_session(
     assert_eq!(try_listen(url, 1, &[], &mut open).await, 200);
     assert_eq!(try_listen(url, 2, &[], &mut open).await, 200);
     // A session of its own does not make it another caller.
-    let session = open_session(url).await;
+    let session = try_session(url, None).await.unwrap();
     let with_session = [("mcp-session-id", session.as_str())];
     assert_eq!(try_listen(url, 3, &with_session, &mut open).await, 429);
     // Alice, from the same address, is another caller: her own two.

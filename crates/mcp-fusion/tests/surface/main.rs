@@ -50,6 +50,8 @@ mod prompts;
 mod resources;
 #[cfg(feature = "client")]
 mod results;
+#[cfg(all(feature = "client", feature = "http"))]
+mod session_callers;
 mod state_gate;
 #[cfg(all(feature = "client", feature = "http"))]
 mod stateless;

@@ -41,14 +41,14 @@ use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestId};
 
-use super::answers::{session_gone, session_id, text, unless_ended};
-use super::auth::{EdgeAuth, owner_of};
+use super::answers::{SESSION_HEADER, session_gone, session_id, text, unless_ended};
+use super::auth::EdgeAuth;
 use super::body_limit::is_json;
 use super::limit_key::limit_key;
 use super::listen_streams::{ListenFull, ListenSlot, ListenStreams};
 use super::options::MAX_INITIALIZE_BYTES;
 use super::session_post::{Served, SessionPost};
-use super::sessions::{Admission, Sessions};
+use super::sessions::{Admission, Claimant, Full, Sessions};
 use super::step_up;
 use crate::handler::{Peer, Principal};
 use crate::server::FusionServer;
@@ -171,7 +171,7 @@ impl Edge {
             &admitted.message,
             ClientJsonRpcMessage::Request(r) if matches!(r.request, ClientRequest::InitializeRequest(_))
         );
-        let _admission = match (&session, is_initialize) {
+        let admission = match (&session, is_initialize) {
             (None, true) => match self.admit_initialize(&admitted) {
                 Ok(admission) => Some(admission),
                 Err(refused) => return refused,
@@ -179,7 +179,19 @@ impl Edge {
             _ => None,
         };
         match session {
-            None => self.sessionless(admitted, next).await,
+            None => {
+                let response = self.sessionless(admitted, next).await;
+                // The session it opened counts against its caller's bound.
+                if let Some(admission) = &admission
+                    && let Some(id) = response
+                        .headers()
+                        .get(SESSION_HEADER)
+                        .and_then(|v| v.to_str().ok())
+                {
+                    admission.opened(id);
+                }
+                response
+            }
             Some(session) => self.on_session(admitted, &session, next).await,
         }
     }
@@ -333,16 +345,31 @@ impl Edge {
                 "Service Unavailable: the server is shutting down; try again in {SESSIONS_FULL_RETRY_SECS} seconds"
             )));
         }
-        let owner = owner_of(admitted.parts.extensions.get::<Principal>());
-        self.sessions.admit(&owner).map_err(|full| {
-            tracing::warn!(
-                sessions = full.sessions,
-                "initialize refused: every session is busy"
-            );
-            unavailable(format!(
-                "Service Unavailable: all {} sessions of this server are busy; try again in {SESSIONS_FULL_RETRY_SECS} seconds",
-                full.sessions
-            ))
+        let parts = &admitted.parts;
+        let principal = parts.extensions.get::<Principal>();
+        let peer = parts
+            .extensions
+            .get::<Peer>()
+            .copied()
+            .unwrap_or(Peer::Http(None));
+        let caller = limit_key(principal, peer);
+        let claimant = Claimant {
+            caller: &caller,
+            signed_in: principal.is_some(),
+        };
+        self.sessions.admit(claimant).map_err(|full| {
+            let text = match full {
+                Full::Table { sessions } => format!(
+                    "Service Unavailable: all {sessions} sessions of this server are busy; try again in {SESSIONS_FULL_RETRY_SECS} seconds"
+                ),
+                Full::Caller { max } => format!(
+                    "Service Unavailable: this caller holds {max} {}, the most one caller may hold, and {} busy; end one (DELETE with its Mcp-Session-Id) or try again in {SESSIONS_FULL_RETRY_SECS} seconds",
+                    if max == 1 { "session" } else { "sessions" },
+                    if max == 1 { "it is" } else { "all of them are" },
+                ),
+            };
+            tracing::warn!(%caller, "initialize refused: {text}");
+            unavailable(text)
         })
     }
 

@@ -172,6 +172,7 @@ impl FusionServer {
         let sessions = Sessions::new(
             Limits {
                 max_sessions: options.max_sessions.max(1),
+                max_per_caller: options.sessions_per_caller(),
                 max_live: options.max_live_sessions.max(1),
                 idle: options.session_idle,
             },
