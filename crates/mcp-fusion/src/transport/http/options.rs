@@ -19,6 +19,22 @@ use crate::transport::options::{DEFAULT_MAX_JSON_VALUES, DEFAULT_SHUTDOWN_GRACE}
 /// asks servers to validate `Origin` on every request (DNS rebinding) and to
 /// bind to localhost when they run locally; the `Host` check is rmcp's
 /// defence against the same attack.
+///
+/// The per-caller bounds count a caller by its verified principal (its
+/// token's subject), else by its address, never by the session it names:
+///
+/// ```
+/// use mcp_fusion::transport::HttpOptions;
+///
+/// let options = HttpOptions::default().max_sessions(1_000);
+/// // A quarter of the sessions per caller, unless set.
+/// assert_eq!(options.sessions_per_caller(), 250);
+/// let options = options
+///     .max_sessions_per_caller(20)
+///     .max_listen_streams_per_caller(4);
+/// assert_eq!(options.sessions_per_caller(), 20);
+/// assert_eq!(options.max_listen_streams_per_caller, 4);
+/// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct HttpOptions {
