@@ -226,6 +226,12 @@ pub struct ServerFlags {
     /// when all are busy.
     #[arg(long, value_name = "N", default_value = "10000", value_parser = at_least_one)]
     pub(crate) max_sessions: usize,
+    /// The most MCP sessions one caller (its token's subject, else its
+    /// address) may hold, busy ones included; past it its own least
+    /// recently used idle one is closed, or initialize gets 503 when all of
+    /// them are busy. Default: a quarter of --max-sessions.
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    pub(crate) max_sessions_per_caller: Option<usize>,
     /// The most sessions kept with a running worker (about 60 KiB each);
     /// idle ones past it are parked (about 5 KiB) and resumed on their next
     /// request.
@@ -235,9 +241,9 @@ pub struct ServerFlags {
     /// past it a listen request gets 503 with Retry-After.
     #[arg(long, value_name = "N", default_value = "1000", value_parser = at_least_one)]
     pub(crate) max_listen_streams: usize,
-    /// The most subscriptions/listen streams one caller (its session, else
-    /// its address) may hold open; past it a listen request gets 429 with
-    /// Retry-After.
+    /// The most subscriptions/listen streams one caller (its token's
+    /// subject, else its address) may hold open; past it a listen request
+    /// gets 429 with Retry-After.
     #[arg(long, value_name = "N", default_value = "16", value_parser = at_least_one)]
     pub(crate) max_listen_streams_per_caller: usize,
     /// How long a session may stay unused before it is closed, e.g. 30m, 1h.
@@ -562,8 +568,11 @@ fn with_settings(flags: &ServerFlags, builder: ServerBuilder) -> Result<ServerBu
 
 /// The HTTP options of `flags`, checked.
 fn http_options(flags: &ServerFlags) -> Result<HttpOptions, String> {
-    let mut http = HttpOptions::default()
-        .max_sessions(flags.max_sessions)
+    let mut http = HttpOptions::default().max_sessions(flags.max_sessions);
+    if let Some(max) = flags.max_sessions_per_caller {
+        http = http.max_sessions_per_caller(max);
+    }
+    let mut http = http
         .max_live_sessions(flags.max_live_sessions)
         .max_listen_streams(flags.max_listen_streams)
         .max_listen_streams_per_caller(flags.max_listen_streams_per_caller)
@@ -648,8 +657,9 @@ async fn serve_over_http(
     );
     say!(
         format,
-        "  sessions: at most {}, closed after {} unused{}",
+        "  sessions: at most {} ({} per caller), closed after {} unused{}",
         flags.max_sessions,
+        http.sessions_per_caller(),
         humantime::format_duration(flags.session_idle),
         flags
             .redis

@@ -35,7 +35,10 @@ async fn call(http: &RawHttp, session: &str, id: u64) -> (u16, String) {
 #[tokio::test]
 async fn past_the_limit_the_least_recently_used_idle_session_is_closed() {
     let db = TempDb::new("lru");
-    let server = HttpServer::start_with(&db.0, &["--max-sessions", "2"]);
+    let server = HttpServer::start_with(
+        &db.0,
+        &["--max-sessions", "2", "--max-sessions-per-caller", "2"],
+    );
     let http = RawHttp::new(&server.url);
     let a = http.initialize().await;
     let b = http.initialize().await;
@@ -51,7 +54,10 @@ async fn past_the_limit_the_least_recently_used_idle_session_is_closed() {
 #[tokio::test]
 async fn when_every_session_is_busy_initialize_gets_503_with_retry_after() {
     let db = TempDb::new("busy-sessions");
-    let server = HttpServer::start_with(&db.0, &["--max-sessions", "2"]);
+    let server = HttpServer::start_with(
+        &db.0,
+        &["--max-sessions", "2", "--max-sessions-per-caller", "2"],
+    );
     let http = RawHttp::new(&server.url);
     let a = http.initialize().await;
     let b = http.initialize().await;
@@ -61,9 +67,10 @@ async fn when_every_session_is_busy_initialize_gets_503_with_retry_after() {
     let refused = http.send(None, &initialize_request(1)).await;
     assert_eq!(refused.status, 503);
     assert_eq!(refused.header("retry-after"), Some("5"));
+    // The one caller holds them all: its own bound is what it reached.
     assert_eq!(
         refused.body,
-        "Service Unavailable: all 2 sessions of this server are busy; try again in 5 seconds"
+        "Service Unavailable: this caller holds 2 sessions, the most one caller may hold, and all of them are busy; end one (DELETE with its Mcp-Session-Id) or try again in 5 seconds"
     );
     assert_eq!(refused.header("mcp-session-id"), None);
     // Both sessions still answer.
@@ -157,7 +164,10 @@ async fn flood_of_initialize_stays_bounded_and_old_sessions_answer() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_past_the_limit_closes_flood_sessions_before_working_ones() {
     let db = TempDb::new("flood-cap");
-    let server = HttpServer::start_with(&db.0, &["--max-sessions", "50"]);
+    let server = HttpServer::start_with(
+        &db.0,
+        &["--max-sessions", "50", "--max-sessions-per-caller", "50"],
+    );
     let http = RawHttp::new(&server.url);
     let old = http.initialize().await;
     assert_eq!(call(&http, &old, 1).await.0, 200);
@@ -183,7 +193,17 @@ async fn a_caller_past_the_limit_closes_its_own_sessions_not_anothers() {
     )
     .unwrap();
     let file = tokens.to_str().unwrap();
-    let server = HttpServer::start_with(&db.0, &["--max-sessions", "3", "--auth-tokens", file]);
+    let server = HttpServer::start_with(
+        &db.0,
+        &[
+            "--max-sessions",
+            "3",
+            "--max-sessions-per-caller",
+            "3",
+            "--auth-tokens",
+            file,
+        ],
+    );
     let http = RawHttp::new(&server.url);
     let (ada, eve) = (
         http.with_bearer("ada-secret"),
@@ -326,7 +346,17 @@ async fn making_room_on_one_replica_keeps_the_session_for_the_others() {
     let redis = Redis::start();
     let url = redis.url();
     let db = TempDb::new("redis-evict");
-    let a = HttpServer::start_with(&db.0, &["--redis", url.as_str(), "--max-sessions", "2"]);
+    let a = HttpServer::start_with(
+        &db.0,
+        &[
+            "--redis",
+            url.as_str(),
+            "--max-sessions",
+            "2",
+            "--max-sessions-per-caller",
+            "2",
+        ],
+    );
     let b = HttpServer::start_with(&db.0, &["--redis", url.as_str()]);
     let (to_a, to_b) = (RawHttp::new(&a.url), RawHttp::new(&b.url));
     let session = to_a.initialize().await;

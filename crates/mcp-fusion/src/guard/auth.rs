@@ -375,17 +375,27 @@ impl AuthRule {
         principal.is_some() || !self.needs_credentials()
     }
 
+    /// Whether a caller with `principal` (`None`: no credentials) may use
+    /// the capability: exactly when [`refusal`](Self::refusal) has nothing
+    /// to say (what `subscriptions/listen` accepts a resource URI by).
+    pub(crate) fn admits(&self, principal: Option<&Principal>) -> bool {
+        match principal {
+            None => !self.needs_credentials(),
+            Some(principal) => self.missing_scopes(principal).is_empty(),
+        }
+    }
+
     /// Why the caller in `ctx` may not use the capability, if it may not:
     /// `AUTH_REQUIRED` or `FORBIDDEN`, as its guard answers a call.
     pub(crate) fn refusal(&self, ctx: &CallContext) -> Option<ToolError> {
+        if self.admits(ctx.principal()) {
+            return None;
+        }
         let name = ctx.name();
-        let Some(principal) = ctx.principal() else {
-            return self
-                .needs_credentials()
-                .then(|| auth_required(name, ctx.peer()));
-        };
-        let missing = self.missing_scopes(principal);
-        (!missing.is_empty()).then(|| forbidden(name, &missing))
+        Some(match ctx.principal() {
+            None => auth_required(name, ctx.peer()),
+            Some(principal) => forbidden(name, &self.missing_scopes(principal)),
+        })
     }
 
     /// The scopes of this rule that `principal` lacks, in the rule's order

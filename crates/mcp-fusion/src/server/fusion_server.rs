@@ -462,7 +462,7 @@ impl FusionServer {
         };
         if changed {
             let sessions = self.live_sessions();
-            listen::tell_listeners(&sessions, None, || match listed {
+            listen::tell_listeners(&sessions, None, None, || match listed {
                 Listed::Prompts => ServerNotification::PromptListChangedNotification(
                     rmcp::model::PromptListChangedNotification::default(),
                 ),
@@ -584,7 +584,7 @@ impl FusionServer {
     /// it and sent once it is.
     pub async fn notify_resource_updated(&self, uri: &str) -> usize {
         let sessions = self.live_sessions();
-        let mut told = listen::tell_listeners(&sessions, None, || {
+        let mut told = listen::tell_listeners(&sessions, None, None, || {
             ServerNotification::ResourceUpdatedNotification(
                 rmcp::model::ResourceUpdatedNotification::new(
                     rmcp::model::ResourceUpdatedNotificationParam::new(uri),
@@ -734,7 +734,7 @@ impl FusionServer {
     /// their tools changed.
     async fn tell_tools_changed(&self, caller: Option<&str>) -> usize {
         let sessions = self.live_sessions();
-        let mut told = listen::tell_listeners(&sessions, caller, || {
+        let mut told = listen::tell_listeners(&sessions, caller, None, || {
             ServerNotification::ToolListChangedNotification(
                 rmcp::model::ToolListChangedNotification::default(),
             )

@@ -105,8 +105,14 @@ struct Listening {
     /// What the server told while some were being opened (at most
     /// [`MAX_MISSED`]): replayed to each once it is registered, so that a
     /// change made after the client read its acknowledgement is never lost.
-    missed: Vec<ServerNotification>,
+    /// Each with the owner of the task it tells of, for a task's status
+    /// ([`Listener::tell`]).
+    missed: Vec<Missed>,
 }
+
+/// A notification kept for streams being opened, with the owner of the task
+/// it tells of (a task's status).
+pub(crate) type Missed = (ServerNotification, Option<Arc<str>>);
 
 /// A `subscriptions/listen` stream being opened.
 #[derive(Debug)]
@@ -123,7 +129,7 @@ impl Listening {
     /// Forgets the stream being opened that asked for `requested`, and those
     /// waited for longer than [`OPENING_WAIT`]; what was kept meanwhile, to
     /// be sent to the stream.
-    fn opened(&mut self, requested: &SubscriptionFilter) -> Vec<ServerNotification> {
+    fn opened(&mut self, requested: &SubscriptionFilter) -> Vec<Missed> {
         if let Some(at) = self.opening.iter().position(|o| o.requested == *requested) {
             self.opening.remove(at);
         }
@@ -313,12 +319,13 @@ impl Session {
 
     /// Registers an open `subscriptions/listen` stream, which asked for
     /// `requested`; returns what the server told while it was being
-    /// opened, to be sent to it.
+    /// opened, to be sent to it (each with its task's owner, for a task's
+    /// status).
     pub(crate) fn add_listener(
         &self,
         listener: Listener,
         requested: &SubscriptionFilter,
-    ) -> Vec<ServerNotification> {
+    ) -> Vec<Missed> {
         let mut listening = self.listening();
         listening.open.push(listener);
         listening.opened(requested)
@@ -339,16 +346,20 @@ impl Session {
             .retain(|listener| listener.id() != id);
     }
 
-    /// The open `subscriptions/listen` streams to tell `notification`, and
-    /// for how many streams being opened that ask for it it was kept.
+    /// The open `subscriptions/listen` streams to tell `notification` (of a
+    /// task of `task_owner`, for a task's status), and for how many streams
+    /// being opened that ask for it it was kept.
     pub(crate) fn listeners_for(
         &self,
         notification: &ServerNotification,
+        task_owner: Option<&str>,
     ) -> (Vec<Listener>, usize) {
         let mut listening = self.listening();
         let mut kept = 0;
         if !listening.opening.is_empty() && listening.missed.len() < MAX_MISSED {
-            listening.missed.push(notification.clone());
+            listening
+                .missed
+                .push((notification.clone(), task_owner.map(Arc::from)));
             kept = listening
                 .opening
                 .iter()
@@ -423,7 +434,14 @@ mod tests {
     }
 
     fn listener(id: &str, filter: &SubscriptionFilter) -> Listener {
-        Listener::new(id.into(), filter.clone(), HashSet::new(), HashSet::new()).0
+        Listener::new(
+            id.into(),
+            filter.clone(),
+            HashSet::new(),
+            HashSet::new(),
+            "session:1",
+        )
+        .0
     }
 
     #[test]
@@ -431,13 +449,13 @@ mod tests {
         let session = Session::default();
         let wanted = asking_for("test://a");
         session.listen_opening(&wanted, &wanted);
-        let (open, kept) = session.listeners_for(&updated("test://a"));
+        let (open, kept) = session.listeners_for(&updated("test://a"), None);
         assert_eq!((open.len(), kept), (0, 1));
-        let (_, kept) = session.listeners_for(&updated("test://b"));
+        let (_, kept) = session.listeners_for(&updated("test://b"), None);
         assert_eq!(kept, 0, "not asked for: kept, not counted");
         let missed = session.add_listener(listener("7", &wanted), &wanted);
         assert_eq!(missed.len(), 2);
-        let (open, kept) = session.listeners_for(&updated("test://a"));
+        let (open, kept) = session.listeners_for(&updated("test://a"), None);
         assert_eq!((open.len(), kept), (1, 0));
     }
 
@@ -446,9 +464,9 @@ mod tests {
         let session = Session::default();
         let refused = asking_for("test://a");
         session.listen_opening(&refused, &refused);
-        session.listeners_for(&updated("test://a"));
+        session.listeners_for(&updated("test://a"), None);
         session.listen_refused(&refused);
-        let (_, kept) = session.listeners_for(&updated("test://a"));
+        let (_, kept) = session.listeners_for(&updated("test://a"), None);
         assert_eq!(kept, 0);
         let next = asking_for("test://b");
         session.listen_opening(&next, &next);

@@ -158,7 +158,8 @@ async fn every_answer_to_an_allowed_origin_carries_cors_headers() {
         ]
     };
 
-    // The auth edge's 401, its challenge readable by the page.
+    // The auth edge's 401, its challenge readable by the page (made before
+    // the body was read: the connection is said to close).
     let refused = send(&router, post(Some(INSPECTOR), None, &initialize())).await;
     assert_eq!(refused.status, 401);
     assert_eq!(
@@ -168,6 +169,7 @@ async fn every_answer_to_an_allowed_origin_carries_cors_headers() {
                 "content-type: text/plain; charset=utf-8".to_owned(),
                 "www-authenticate: Bearer realm=\"mcp\"".to_owned(),
                 "cache-control: no-store".to_owned(),
+                "connection: close".to_owned(),
             ],
             cors(INSPECTOR),
         ]
@@ -246,9 +248,15 @@ async fn a_disallowed_origin_or_host_gets_the_doors_refusal_without_cors_headers
         preflight("127.0.0.1:8080", Some("http://attacker.example")),
         post(Some("http://attacker.example"), Some(TOKEN), &initialize()),
     ] {
+        // The POST is refused before its body was read.
+        let unread = request.method() == axum::http::Method::POST;
         let answer = send(&router, request).await;
         assert_eq!(answer.status, 403);
-        assert_eq!(answer.headers, ["content-type: text/plain; charset=utf-8"]);
+        let mut expected = vec!["content-type: text/plain; charset=utf-8"];
+        if unread {
+            expected.push("connection: close");
+        }
+        assert_eq!(answer.headers, expected);
         assert_eq!(answer.body, forbidden);
     }
     // An allowed origin, but a host the server does not answer to.
@@ -281,7 +289,15 @@ async fn a_request_without_origin_is_answered_as_before() {
     );
     let refused = send(&router, post(None, None, &initialize())).await;
     assert_eq!(refused.status, 401);
-    assert_eq!(refused.headers, options.headers);
+    // Its body was not read: the connection is said to close.
+    assert_eq!(
+        refused.headers,
+        [
+            options.headers.clone(),
+            vec![String::from("connection: close")]
+        ]
+        .concat()
+    );
     let opened = send(&router, post(None, Some(TOKEN), &initialize())).await;
     assert_eq!(opened.status, 200, "{}", opened.body);
     assert!(

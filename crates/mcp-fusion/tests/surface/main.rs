@@ -34,7 +34,11 @@ mod http_guards;
 #[cfg(all(feature = "client", feature = "http"))]
 mod input_required;
 #[cfg(all(feature = "client", feature = "http"))]
+mod keep_alive;
+#[cfg(all(feature = "client", feature = "http"))]
 mod list_bursts;
+#[cfg(all(feature = "client", feature = "http"))]
+mod listen_callers;
 mod macros;
 #[cfg(all(feature = "client", feature = "http"))]
 mod pages;
@@ -46,6 +50,8 @@ mod prompts;
 mod resources;
 #[cfg(feature = "client")]
 mod results;
+#[cfg(all(feature = "client", feature = "http"))]
+mod session_callers;
 mod state_gate;
 #[cfg(all(feature = "client", feature = "http"))]
 mod stateless;

@@ -279,18 +279,26 @@ impl ServerHandler for Connection {
     }
 
     /// Holds an acknowledged `subscriptions/listen` stream open until the
-    /// client closes it; the server's changes reach it meanwhile. While it
-    /// is open, the leases of the tasks its `taskIds` name are watched
+    /// client closes it; the server's changes reach it meanwhile, and the
+    /// status of those tasks its `taskIds` name that its caller created
+    /// (another caller's are never told). While it
+    /// is open, the leases of those tasks are watched
     /// (`Tasks::watch_leases`): a task whose replica stopped is recorded
     /// `failed` and the stream told, though no client polls `tasks/get`.
     async fn listen(&self, subscription: SubscriptionContext) -> Result<(), rmcp::ErrorData> {
-        let task_ids = listen::task_ids::task_ids_of(subscription.request_context());
+        let context = subscription.request_context();
+        let owner = self.task_owner(context);
+        // Only the caller's own tasks (the Tasks extension, "Auth binding"):
+        // another's is left out, as `tasks/get` answers "Unknown task".
+        let requested = listen::task_ids::task_ids_of(context);
+        let task_ids = self.server.tasks().owned(requested, &owner).await;
+        let named = task_ids.iter().cloned().collect();
         let leases = async {
             self.server.tasks().watch_leases(task_ids).await;
             std::future::pending().await
         };
         tokio::select! {
-            outcome = Box::pin(listen::stream::serve(self, subscription)) => outcome,
+            outcome = Box::pin(listen::stream::serve(self, subscription, named, &owner)) => outcome,
             never = leases => never,
         }
     }

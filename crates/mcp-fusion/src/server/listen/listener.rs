@@ -38,8 +38,13 @@ pub(crate) struct Listener {
     /// them on 2025-11-25.
     hidden: Arc<HashSet<String>>,
     /// The tasks whose `notifications/tasks` it asked for (its `taskIds`,
-    /// SEP-2663): rmcp's filter does not carry them.
+    /// SEP-2663), each one of a task `owner` created (checked when the
+    /// stream was accepted): rmcp's filter does not carry them.
     task_ids: Arc<HashSet<String>>,
+    /// The task owner of the stream's caller (`tasks::owner_key`): a task's
+    /// status is told only when the task is this owner's, checked again
+    /// for each status (the Tasks extension, "Auth binding").
+    owner: Arc<str>,
     /// The stream's queue, drained by its task ([`super::stream`]).
     queue: mpsc::Sender<ServerNotification>,
     /// The list-change kinds queued and not yet taken ([`list_bit`]).
@@ -50,13 +55,14 @@ pub(crate) struct Listener {
 
 impl Listener {
     /// The stream `id` with the `accepted` filter, never told of updates to
-    /// the URIs of `hidden`, told of the status of the tasks of `task_ids`;
-    /// with the receiving end of its queue.
+    /// the URIs of `hidden`, told of the status of the tasks of `task_ids`
+    /// that `owner` created; with the receiving end of its queue.
     pub(crate) fn new(
         id: String,
         accepted: SubscriptionFilter,
         hidden: HashSet<String>,
         task_ids: HashSet<String>,
+        owner: &str,
     ) -> (Self, Inbox) {
         let (queue, receiver) = mpsc::channel(LISTEN_QUEUE);
         let queued_lists = Arc::new(AtomicU8::new(0));
@@ -65,6 +71,7 @@ impl Listener {
             accepted: Arc::new(accepted),
             hidden: Arc::new(hidden),
             task_ids: Arc::new(task_ids),
+            owner: owner.into(),
             queue,
             queued_lists: Arc::clone(&queued_lists),
             behind: CancellationToken::new(),
@@ -89,10 +96,11 @@ impl Listener {
 
     /// Queues `notification` when the accepted filter asks for it, without
     /// waiting; whether it was queued (a list change of a kind already
-    /// queued counts as queued: that one tells it). A full queue closes the
-    /// stream.
-    pub(crate) fn tell(&self, notification: ServerNotification) -> bool {
-        if !self.accepts(&notification) || self.behind.is_cancelled() {
+    /// queued counts as queued: that one tells it). A task's status comes
+    /// with the task's owner (`task_owner`), and is queued only when it is
+    /// the stream's. A full queue closes the stream.
+    pub(crate) fn tell(&self, notification: ServerNotification, task_owner: Option<&str>) -> bool {
+        if !self.accepts(&notification, task_owner) || self.behind.is_cancelled() {
             return false;
         }
         if let Some(bit) = list_bit(&notification)
@@ -116,8 +124,10 @@ impl Listener {
     }
 
     /// Whether the acknowledged filter takes `notification` (the rule rmcp's
-    /// sink applies), and the caller may read the resource it names.
-    fn accepts(&self, notification: &ServerNotification) -> bool {
+    /// sink applies), and the caller may read the resource it names, or
+    /// the task it tells of is one the stream named and `task_owner`, its
+    /// owner, is the stream's.
+    fn accepts(&self, notification: &ServerNotification, task_owner: Option<&str>) -> bool {
         match notification {
             ServerNotification::ResourceUpdatedNotification(update)
                 if self.hidden.contains(&update.params.uri) =>
@@ -125,7 +135,8 @@ impl Listener {
                 false
             }
             ServerNotification::TaskStatusNotification(status) => {
-                self.task_ids.contains(&status.params.task.task.task_id)
+                task_owner == Some(&*self.owner)
+                    && self.task_ids.contains(&status.params.task.task.task_id)
             }
             _ => filter_takes(&self.accepted, notification),
         }
@@ -186,6 +197,8 @@ mod tests {
         ResourceUpdatedNotification, ResourceUpdatedNotificationParam, ToolListChangedNotification,
     };
 
+    const OWNER: &str = "subject:ada";
+
     fn tools_changed() -> ServerNotification {
         ServerNotification::ToolListChangedNotification(ToolListChangedNotification::default())
     }
@@ -207,20 +220,20 @@ mod tests {
     #[tokio::test]
     async fn a_stream_that_falls_behind_is_closed_without_waiting() {
         let (listener, mut queue) =
-            Listener::new("7".into(), filter(), HashSet::new(), HashSet::new());
+            Listener::new("7".into(), filter(), HashSet::new(), HashSet::new(), OWNER);
         for _ in 0..LISTEN_QUEUE {
-            assert!(listener.tell(updated("memo://a")));
+            assert!(listener.tell(updated("memo://a"), None));
         }
         assert!(!listener.behind.is_cancelled());
         assert!(
-            !listener.tell(updated("memo://a")),
+            !listener.tell(updated("memo://a"), None),
             "one past the queue is not queued"
         );
         assert!(listener.behind.is_cancelled());
         listener.fell_behind().await;
         assert!(queue.recv().await.is_some());
         assert!(
-            !listener.tell(tools_changed()),
+            !listener.tell(tools_changed(), None),
             "a closed stream takes no more"
         );
     }
@@ -228,18 +241,39 @@ mod tests {
     #[tokio::test]
     async fn a_burst_of_list_changes_is_queued_once_until_taken() {
         let (listener, mut queue) =
-            Listener::new("7".into(), filter(), HashSet::new(), HashSet::new());
+            Listener::new("7".into(), filter(), HashSet::new(), HashSet::new(), OWNER);
         for _ in 0..10 * LISTEN_QUEUE {
-            assert!(listener.tell(tools_changed()));
+            assert!(listener.tell(tools_changed(), None));
         }
-        assert!(listener.tell(updated("memo://a")));
+        assert!(listener.tell(updated("memo://a"), None));
         assert!(!listener.behind.is_cancelled());
         let json = |n: Option<ServerNotification>| serde_json::to_value(n).unwrap();
         assert_eq!(json(queue.recv().await), json(Some(tools_changed())));
         assert_eq!(json(queue.recv().await), json(Some(updated("memo://a"))));
         // Taken: the next change is queued again.
-        assert!(listener.tell(tools_changed()));
+        assert!(listener.tell(tools_changed(), None));
         assert_eq!(json(queue.recv().await), json(Some(tools_changed())));
+    }
+
+    fn status_of(task_id: &str) -> ServerNotification {
+        use rmcp::model::{
+            DetailedTask, Task, TaskPayload, TaskStatus, TaskStatusNotification,
+            TaskStatusNotificationParams,
+        };
+        let task = Task::new(task_id, TaskStatus::Working, "t", "t");
+        ServerNotification::TaskStatusNotification(TaskStatusNotification::new(
+            TaskStatusNotificationParams::from(DetailedTask::new(task, TaskPayload::Working)),
+        ))
+    }
+
+    #[test]
+    fn a_task_status_is_queued_only_for_the_owner_of_the_task() {
+        let named = HashSet::from([String::from("t1")]);
+        let (listener, _queue) = Listener::new("7".into(), filter(), HashSet::new(), named, OWNER);
+        assert!(!listener.tell(status_of("t1"), Some("subject:bob")));
+        assert!(!listener.tell(status_of("t1"), None), "no owner: not told");
+        assert!(!listener.tell(status_of("t2"), Some(OWNER)), "not named");
+        assert!(listener.tell(status_of("t1"), Some(OWNER)));
     }
 
     #[test]
@@ -249,7 +283,8 @@ mod tests {
             SubscriptionFilter::default(),
             HashSet::new(),
             HashSet::new(),
+            OWNER,
         );
-        assert!(!listener.tell(tools_changed()));
+        assert!(!listener.tell(tools_changed(), None));
     }
 }

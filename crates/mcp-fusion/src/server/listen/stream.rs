@@ -21,8 +21,9 @@
 //! request gets `-32602` ([`listen_refusal`]).
 //!
 //! A stream is also told the status changes of its tasks
-//! (`notifications/tasks`, to the streams whose `taskIds` name the task,
-//! the Tasks extension's SEP-2663; see [`super::task_ids`]); rmcp's sink
+//! (`notifications/tasks`, to the streams whose `taskIds` name the task and
+//! whose caller created it, the Tasks extension's SEP-2663 and "Auth
+//! binding"; see [`super::task_ids`]); rmcp's sink
 //! refuses those, so they go through the connection's peer, tagged with
 //! the subscription id as the sink tags the others.
 
@@ -36,7 +37,6 @@ use rmcp::model::{
 use rmcp::service::SubscriptionContext;
 
 use super::listener::{LISTEN_QUEUE, Listener};
-use super::task_ids::task_ids_of;
 use crate::handler::Capability;
 use crate::server::Connection;
 use crate::server::session::{MAX_SUBSCRIPTIONS, Session};
@@ -97,6 +97,37 @@ pub(crate) fn deduplicated(filter: &SubscriptionFilter) -> Option<SubscriptionFi
     Some(filter)
 }
 
+/// `filter` without the resource URIs the caller with `principal` (`None`:
+/// no credentials) may not subscribe to: those of a resource whose auth
+/// rule refuses it (`AUTH_REQUIRED` or `FORBIDDEN`, as `resources/read`
+/// and `resources/subscribe` answer), so that the acknowledgement never
+/// lists them; `None` when it leaves none out. A URI naming no resource is
+/// left to [`accepted`]. Used by the HTTP edge, which knows the principal
+/// before rmcp acknowledges.
+#[cfg(feature = "http")]
+pub(crate) fn subscribable(
+    server: &crate::FusionServer,
+    filter: &SubscriptionFilter,
+    principal: Option<&crate::handler::Principal>,
+) -> Option<SubscriptionFilter> {
+    let uris = filter.resource_subscriptions.as_ref()?;
+    let catalog = server.catalog();
+    let kept: Vec<String> = uris
+        .iter()
+        .filter(|uri| match catalog.resolve(uri) {
+            Some(Ok(resolved)) => resolved.callable().visibility.auth.admits(principal),
+            _ => true,
+        })
+        .cloned()
+        .collect();
+    if kept.len() == uris.len() {
+        return None;
+    }
+    let mut filter = filter.clone();
+    filter.resource_subscriptions = Some(kept);
+    Some(filter)
+}
+
 /// Of `requested`, what this server accepts: every list kind (rmcp keeps
 /// those the server advertises), and the resource URIs of `connection`'s
 /// server that name a resource or match a template whose arguments type
@@ -131,7 +162,8 @@ pub(crate) fn accepted(
 /// Serves one acknowledged `subscriptions/listen` stream until the client
 /// closes it (or cancels it): registered with the connection's session,
 /// told of every change the server makes meanwhile, through a queue of
-/// [`LISTEN_QUEUE`] notifications.
+/// [`LISTEN_QUEUE`] notifications, and of the status of the tasks of
+/// `task_ids` (those its caller, the task owner `owner`, created).
 ///
 /// # Errors
 /// `-32602` for a request past the bounds of [`listen_refusal`] (the
@@ -141,6 +173,8 @@ pub(crate) fn accepted(
 pub(crate) async fn serve(
     connection: &Connection,
     subscription: SubscriptionContext,
+    task_ids: HashSet<String>,
+    owner: &str,
 ) -> Result<(), rmcp::ErrorData> {
     let context = subscription.request_context();
     let requested = SubscriptionsListenRequestParams::new(subscription.requested().clone());
@@ -166,7 +200,6 @@ pub(crate) async fn serve(
         })
         .cloned()
         .collect();
-    let task_ids = task_ids_of(context).into_iter().collect();
     let sink = subscription.sink().clone();
     let peer = context.peer.clone();
     let (listener, mut queue) = Listener::new(
@@ -174,12 +207,13 @@ pub(crate) async fn serve(
         sink.accepted().clone(),
         hidden,
         task_ids,
+        owner,
     );
-    for missed in connection
+    for (missed, task_owner) in connection
         .session
         .add_listener(listener.clone(), subscription.requested())
     {
-        listener.tell(missed);
+        listener.tell(missed, task_owner.as_deref());
     }
     let drain = async {
         while let Some(mut notification) = queue.recv().await {
@@ -218,10 +252,12 @@ pub(crate) async fn serve(
 /// whose filter accepts it, without waiting on any client (a stream that
 /// fell behind is closed instead); how many were told, counting a stream
 /// being opened that asks for it (it is kept for the stream, and sent once
-/// the stream is registered).
+/// the stream is registered). A task's status comes with its task's owner
+/// (`task_owner`, `tasks::owner_key`): only that owner's streams are told.
 pub(crate) async fn tell_listeners(
     sessions: &[Arc<Session>],
     caller: Option<&str>,
+    task_owner: Option<&str>,
     make: impl Fn() -> ServerNotification,
 ) -> usize {
     let mut told = 0;
@@ -230,10 +266,10 @@ pub(crate) async fn tell_listeners(
             continue;
         }
         let notification = make();
-        let (open, kept) = session.listeners_for(&notification);
+        let (open, kept) = session.listeners_for(&notification, task_owner);
         told += kept;
         for listener in open {
-            if listener.tell(notification.clone()) {
+            if listener.tell(notification.clone(), task_owner) {
                 told += 1;
             }
         }

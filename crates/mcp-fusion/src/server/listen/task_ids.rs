@@ -88,6 +88,29 @@ pub(crate) fn task_ids_of(context: &RequestContext<RoleServer>) -> Vec<String> {
     Vec::new()
 }
 
+/// Of `ids`, in their order, those of tasks the caller of the Streamable
+/// HTTP request `head` created (its verified principal's subject, else its
+/// session or address, `tasks::owner_key`): what the acknowledgement lists
+/// and the stream is told of. Another caller's task is left out, as is one
+/// that does not exist (`tasks/get` answers "Unknown task" for both: the
+/// Tasks extension, "Auth binding").
+#[cfg(feature = "http")]
+pub(crate) async fn owned_by_caller(
+    server: &crate::FusionServer,
+    ids: ListenTaskIds,
+    head: &axum::http::request::Parts,
+) -> ListenTaskIds {
+    let peer = head
+        .extensions
+        .get::<crate::handler::Peer>()
+        .copied()
+        .unwrap_or(crate::handler::Peer::Http(None));
+    let caller = crate::server::adapter::caller::caller_key(None, Some(head), peer);
+    let principal = head.extensions.get::<crate::handler::Principal>();
+    let owner = crate::server::tasks::owner_key(principal, &caller);
+    ListenTaskIds(server.tasks().owned(ids.0, &owner).await)
+}
+
 /// Adds `ids` as `params.notifications.taskIds` to `message` when it is a
 /// `notifications/subscriptions/acknowledged` (JSON-RPC text); whether it
 /// was one.

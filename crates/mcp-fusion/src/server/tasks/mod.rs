@@ -217,10 +217,20 @@ impl Tasks {
     }
 
     /// Tells `task`'s new state as `notifications/tasks` to the listen
-    /// streams of this replica that asked for its id.
+    /// streams of this replica that asked for its id and whose caller is
+    /// the task's owner (read from the store: none is told when the store
+    /// does not answer).
     async fn tell(&self, task: DetailedTask) {
+        let owner = match self.store.owner(&task.task.task_id).await {
+            Ok(Some(owner)) => owner,
+            Ok(None) => return,
+            Err(err) => {
+                tracing::warn!(task_id = %task.task.task_id, "a task's status was not told: its owner was not read: {err}");
+                return;
+            }
+        };
         let params = TaskStatusNotificationParams::from(task);
-        tell_listeners(&self.connections.live(), None, || {
+        tell_listeners(&self.connections.live(), None, Some(&owner), || {
             ServerNotification::TaskStatusNotification(TaskStatusNotification::new(params.clone()))
         })
         .await;
@@ -458,6 +468,20 @@ impl Tasks {
             Ok(_) => Err(unknown_task(task_id)),
             Err(err) => Err(store_error(&err)),
         }
+    }
+
+    /// Of `task_ids`, in their order, those `owner` may read
+    /// ([`authorize`](Self::authorize)): the tasks a `subscriptions/listen`
+    /// stream of `owner` is told of. One the store did not answer for is
+    /// left out.
+    pub(crate) async fn owned(&self, task_ids: Vec<String>, owner: &str) -> Vec<String> {
+        let mut kept = Vec::with_capacity(task_ids.len());
+        for task_id in task_ids {
+            if self.authorize(&task_id, owner).await.is_ok() {
+                kept.push(task_id);
+            }
+        }
+        kept
     }
 
     /// `tasks/get`: the task as stored.

@@ -41,21 +41,22 @@ use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestId};
 
-use super::answers::{session_gone, session_id, text, unless_ended};
-use super::auth::{EdgeAuth, owner_of};
+use super::answers::{SESSION_HEADER, session_gone, session_id, text, unless_ended};
+use super::auth::EdgeAuth;
 use super::body_limit::is_json;
+use super::limit_key::limit_key;
 use super::listen_streams::{ListenFull, ListenSlot, ListenStreams};
 use super::options::MAX_INITIALIZE_BYTES;
 use super::session_post::{Served, SessionPost};
-use super::sessions::{Admission, Sessions};
+use super::sessions::{Admission, Claimant, Full, Sessions};
 use super::step_up;
 use crate::handler::{Peer, Principal};
 use crate::server::FusionServer;
 use crate::server::edge::scopes::Operation;
 use crate::server::in_flight::InFlight;
-use crate::server::listen::stream::{deduplicated, listen_refusal};
+use crate::server::listen::stream::{deduplicated, listen_refusal, subscribable};
 use crate::server::listen::task_ids::{
-    ListenTaskIds, acknowledge_task_ids, error_answer, requested_task_ids,
+    ListenTaskIds, acknowledge_task_ids, error_answer, owned_by_caller, requested_task_ids,
 };
 use crate::wire::jsonrpc::{
     duplicate_id_response, invalid_params, invalid_params_response, params_refusal,
@@ -79,6 +80,8 @@ pub(crate) struct Edge {
     /// and the server whose capabilities say which scopes a request needs
     /// ([`super::step_up`]).
     pub step_up: Option<(Arc<EdgeAuth>, FusionServer)>,
+    /// The server served: whose tasks a listen request may name.
+    pub server: FusionServer,
     pub sessions: Sessions,
     /// The most JSON values a body may hold.
     pub max_json_values: usize,
@@ -168,7 +171,7 @@ impl Edge {
             &admitted.message,
             ClientJsonRpcMessage::Request(r) if matches!(r.request, ClientRequest::InitializeRequest(_))
         );
-        let _admission = match (&session, is_initialize) {
+        let admission = match (&session, is_initialize) {
             (None, true) => match self.admit_initialize(&admitted) {
                 Ok(admission) => Some(admission),
                 Err(refused) => return refused,
@@ -176,7 +179,19 @@ impl Edge {
             _ => None,
         };
         match session {
-            None => self.sessionless(admitted, next).await,
+            None => {
+                let response = self.sessionless(admitted, next).await;
+                // The session it opened counts against its caller's bound.
+                if let Some(admission) = &admission
+                    && let Some(id) = response
+                        .headers()
+                        .get(SESSION_HEADER)
+                        .and_then(|v| v.to_str().ok())
+                {
+                    admission.opened(id);
+                }
+                response
+            }
             Some(session) => self.on_session(admitted, &session, next).await,
         }
     }
@@ -220,10 +235,17 @@ impl Edge {
                 ));
             }
         };
+        // Only the caller's own tasks: the acknowledgement leaves out
+        // another's (and one that does not exist), as `tasks/get` does.
+        let task_ids = match task_ids {
+            Some(ids) => Some(owned_by_caller(&self.server, ids, &parts).await),
+            None => None,
+        };
         if let Some(ids) = &task_ids {
             parts.extensions.insert(ids.clone());
         }
-        let (rewritten, listen_slot) = self.listen_admission(&mut message, session, peer)?;
+        let principal = parts.extensions.get::<Principal>();
+        let (rewritten, listen_slot) = self.listen_admission(&mut message, peer, principal)?;
         if let Some((auth, server)) = &self.step_up
             && let Some(operation) = step_up::operation(server, &message)
         {
@@ -323,16 +345,31 @@ impl Edge {
                 "Service Unavailable: the server is shutting down; try again in {SESSIONS_FULL_RETRY_SECS} seconds"
             )));
         }
-        let owner = owner_of(admitted.parts.extensions.get::<Principal>());
-        self.sessions.admit(&owner).map_err(|full| {
-            tracing::warn!(
-                sessions = full.sessions,
-                "initialize refused: every session is busy"
-            );
-            unavailable(format!(
-                "Service Unavailable: all {} sessions of this server are busy; try again in {SESSIONS_FULL_RETRY_SECS} seconds",
-                full.sessions
-            ))
+        let parts = &admitted.parts;
+        let principal = parts.extensions.get::<Principal>();
+        let peer = parts
+            .extensions
+            .get::<Peer>()
+            .copied()
+            .unwrap_or(Peer::Http(None));
+        let caller = limit_key(principal, peer);
+        let claimant = Claimant {
+            caller: &caller,
+            signed_in: principal.is_some(),
+        };
+        self.sessions.admit(claimant).map_err(|full| {
+            let text = match full {
+                Full::Table { sessions } => format!(
+                    "Service Unavailable: all {sessions} sessions of this server are busy; try again in {SESSIONS_FULL_RETRY_SECS} seconds"
+                ),
+                Full::Caller { max } => format!(
+                    "Service Unavailable: this caller holds {max} {}, the most one caller may hold, and {} busy; end one (DELETE with its Mcp-Session-Id) or try again in {SESSIONS_FULL_RETRY_SECS} seconds",
+                    if max == 1 { "session" } else { "sessions" },
+                    if max == 1 { "it is" } else { "all of them are" },
+                ),
+            };
+            tracing::warn!(%caller, "initialize refused: {text}");
+            unavailable(text)
         })
     }
 
@@ -407,15 +444,16 @@ impl Edge {
 
     /// For a `subscriptions/listen` request: its refusal when its id or URI
     /// list is over its bound (400, `-32602`) or no stream may be opened
-    /// (429 or 503); else whether its duplicate resource URIs were taken
-    /// out of `message` (its text no longer says what it holds), and the
+    /// (429 or 503); else whether its duplicate resource URIs, or those of
+    /// resources the caller with `principal` may not read, were taken out
+    /// of `message` (its text no longer says what it holds), and the
     /// stream's place. Any other message passes as it is.
     #[allow(clippy::result_large_err)]
     fn listen_admission(
         &self,
         message: &mut ClientJsonRpcMessage,
-        session: &Option<String>,
         peer: Peer,
+        principal: Option<&Principal>,
     ) -> Result<(bool, Option<ListenSlot>), Response> {
         let ClientJsonRpcMessage::Request(request) = message else {
             return Ok((false, None));
@@ -426,11 +464,9 @@ impl Edge {
         if let Some(error) = listen_refusal(&request.id, &listen.params) {
             return Err(jsonrpc_error(invalid_params_response(&request.id, &error)));
         }
-        // The caller key the server gives the request (`CallContext::caller`).
-        let caller = match session {
-            Some(id) => format!("session:{id}"),
-            None => format!("address:{peer}"),
-        };
+        // Counted by principal, else by address: never by the session a
+        // request names, which a caller may open at will.
+        let caller = limit_key(principal, peer);
         let slot = match self.listen_streams.admit(&caller) {
             Ok(slot) => slot,
             Err(full) => {
@@ -459,13 +495,17 @@ impl Edge {
                 return Err(response);
             }
         };
-        let rewritten = match deduplicated(&listen.params.notifications) {
-            Some(filter) => {
-                listen.params.notifications = filter;
-                true
-            }
-            None => false,
-        };
+        let mut rewritten = false;
+        if let Some(filter) = deduplicated(&listen.params.notifications) {
+            listen.params.notifications = filter;
+            rewritten = true;
+        }
+        // A resource the caller may not read is not acknowledged (its
+        // `resources/subscribe` would be refused).
+        if let Some(filter) = subscribable(&self.server, &listen.params.notifications, principal) {
+            listen.params.notifications = filter;
+            rewritten = true;
+        }
         Ok((rewritten, Some(slot)))
     }
 }

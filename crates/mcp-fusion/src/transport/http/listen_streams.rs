@@ -50,8 +50,8 @@ impl ListenStreams {
         }
     }
 
-    /// A place for one more stream of `caller` (its caller key,
-    /// `CallContext::caller`).
+    /// A place for one more stream of `caller` (its key,
+    /// [`limit_key`](super::limit_key::limit_key)).
     ///
     /// # Errors
     /// [`ListenFull`] when the caller, or the endpoint, has no room left.

@@ -10,6 +10,7 @@ mod body_limit;
 mod cors;
 mod door;
 mod edge;
+mod limit_key;
 mod listen_streams;
 #[cfg(feature = "metrics")]
 mod metrics_endpoint;
@@ -27,6 +28,7 @@ mod sessions;
 mod step_up;
 #[cfg(test)]
 mod test_support;
+mod unread_body;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -149,7 +151,8 @@ impl FusionServer {
 
     /// The route `/mcp` (exactly: `/mcp/anything` is the fallback's 404):
     /// rmcp's `StreamableHttpService` on [`Sessions`] behind the endpoint's
-    /// layers, outermost first: the door ([`door`]: `Host`, `Origin`, the
+    /// layers, outermost first: `Connection: close` on an answer made
+    /// before the body was read ([`unread_body`]), the door ([`door`]: `Host`, `Origin`, the
     /// caller's [`Peer`]), with a token verifier the bearer token
     /// ([`bearer`]), the body limit ([`body_limit`]), the sessions of the
     /// requests without a message ([`session_gate`]: `DELETE`, `GET`), then
@@ -169,6 +172,7 @@ impl FusionServer {
         let sessions = Sessions::new(
             Limits {
                 max_sessions: options.max_sessions.max(1),
+                max_per_caller: options.sessions_per_caller(),
                 max_live: options.max_live_sessions.max(1),
                 idle: options.session_idle,
             },
@@ -188,6 +192,7 @@ impl FusionServer {
             .map(|auth| (Arc::clone(auth), self.clone()));
         let edge = Arc::new(Edge {
             step_up,
+            server: self.clone(),
             sessions: sessions.clone(),
             max_json_values: options.max_json_values,
             in_flight: self.inner.in_flight.clone(),
@@ -222,7 +227,9 @@ impl FusionServer {
             policy: door.clone(),
             trust_forwarded_for: options.trust_forwarded_for,
         };
-        route.layer(from_fn_with_state(door, door::door))
+        route
+            .layer(from_fn_with_state(door, door::door))
+            .layer(axum::middleware::from_fn(unread_body::close_unread))
     }
 
     /// rmcp's service on `sessions`, and the interval of its SSE keep-alive

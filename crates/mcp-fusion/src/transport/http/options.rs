@@ -19,6 +19,22 @@ use crate::transport::options::{DEFAULT_MAX_JSON_VALUES, DEFAULT_SHUTDOWN_GRACE}
 /// asks servers to validate `Origin` on every request (DNS rebinding) and to
 /// bind to localhost when they run locally; the `Host` check is rmcp's
 /// defence against the same attack.
+///
+/// The per-caller bounds count a caller by its verified principal (its
+/// token's subject), else by its address, never by the session it names:
+///
+/// ```
+/// use mcp_fusion::transport::HttpOptions;
+///
+/// let options = HttpOptions::default().max_sessions(1_000);
+/// // A quarter of the sessions per caller, unless set.
+/// assert_eq!(options.sessions_per_caller(), 250);
+/// let options = options
+///     .max_sessions_per_caller(20)
+///     .max_listen_streams_per_caller(4);
+/// assert_eq!(options.sessions_per_caller(), 20);
+/// assert_eq!(options.max_listen_streams_per_caller, 4);
+/// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct HttpOptions {
@@ -47,6 +63,17 @@ pub struct HttpOptions {
     /// when every session has a request or a stream open, `initialize` gets
     /// HTTP 503 with `Retry-After`. Default: 10 000.
     pub max_sessions: usize,
+    /// The most MCP sessions one caller may hold at once, busy ones (a
+    /// request or a `GET` stream open) included: a caller is its verified
+    /// principal (its token's subject, wherever it connects from), else its
+    /// address (an IPv6 one's /64), as for rate limits and listen streams.
+    /// Past it, the caller's next `initialize` closes its own least recently
+    /// used idle session, or, when all of them are busy, gets HTTP 503 with
+    /// `Retry-After` saying the caller holds its most. `None`: a quarter of
+    /// [`max_sessions`](Self::max_sessions), at least 1 (2 500 by default).
+    /// A caller without credentials never closes a signed-in caller's
+    /// session to make room in a full table.
+    pub max_sessions_per_caller: Option<usize>,
     /// The most idle sessions kept with a running session worker (about 60
     /// KiB each). Past it, the least recently used idle worker is parked: its
     /// handshake is kept (about 5 KiB in all) and replayed when the session's next
@@ -60,9 +87,10 @@ pub struct HttpOptions {
     /// ([`LISTEN_FULL_RETRY_SECS`](crate::transport::http::LISTEN_FULL_RETRY_SECS))
     /// and a JSON-RPC error `-32000` saying so. Default: 1 000.
     pub max_listen_streams: usize,
-    /// The most `subscriptions/listen` streams one caller (its caller key,
-    /// `CallContext::caller`: its MCP session, else its address) may hold
-    /// open at once. Past it a listen request gets HTTP 429 with
+    /// The most `subscriptions/listen` streams one caller may hold open at
+    /// once: a caller is its verified principal (its token's subject,
+    /// wherever it connects from), else its address (an IPv6 one's /64),
+    /// as for rate limits; never the session a request names. Past it a listen request gets HTTP 429 with
     /// `Retry-After` and a JSON-RPC error `-32000` saying so. Default: 16.
     pub max_listen_streams_per_caller: usize,
     /// How long a session may go unused (no request, no open stream) before
@@ -138,6 +166,7 @@ impl Default for HttpOptions {
             allowed_origins: Vec::new(),
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             max_sessions: 10_000,
+            max_sessions_per_caller: None,
             max_live_sessions: 64,
             max_listen_streams: 1_000,
             max_listen_streams_per_caller: 16,
@@ -183,6 +212,24 @@ impl HttpOptions {
     pub fn max_sessions(mut self, max: usize) -> Self {
         self.max_sessions = max.max(1);
         self
+    }
+
+    /// Sets [`max_sessions_per_caller`](Self::max_sessions_per_caller) (at
+    /// least 1).
+    pub fn max_sessions_per_caller(mut self, max: usize) -> Self {
+        self.max_sessions_per_caller = Some(max.max(1));
+        self
+    }
+
+    /// The bound [`max_sessions_per_caller`](Self::max_sessions_per_caller)
+    /// sets: its value, else a quarter of
+    /// [`max_sessions`](Self::max_sessions); at least 1, at most
+    /// `max_sessions`.
+    pub fn sessions_per_caller(&self) -> usize {
+        let max = self.max_sessions.max(1);
+        self.max_sessions_per_caller
+            .unwrap_or(max / 4)
+            .clamp(1, max)
     }
 
     /// Sets [`max_live_sessions`](Self::max_live_sessions) (at least 1).

@@ -252,6 +252,7 @@ mod tests {
     async fn a_message_of_a_session_that_ended_meanwhile_is_the_unknown_session_404() {
         let limits = super::super::sessions::Limits {
             max_sessions: 4,
+            max_per_caller: 4,
             max_live: 4,
             idle: Duration::from_secs(60),
         };

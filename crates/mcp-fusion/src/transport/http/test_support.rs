@@ -14,6 +14,7 @@ pub(super) fn sessions() -> Sessions {
     Sessions::new(
         Limits {
             max_sessions: 4,
+            max_per_caller: 4,
             max_live: 4,
             idle: Duration::from_secs(60),
         },

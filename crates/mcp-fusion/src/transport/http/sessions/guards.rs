@@ -17,12 +17,30 @@ use super::table::lock;
 /// the request is answered.
 pub(crate) struct Admission {
     pub(super) inner: Arc<Inner>,
+    /// The caller key it was admitted for.
+    pub(super) caller: String,
+}
+
+impl Admission {
+    /// Counts session `id`, which the admitted `initialize` opened, against
+    /// the caller's bound from now on (before the admission ends).
+    pub(crate) fn opened(&self, id: &str) {
+        if let Some(entry) = lock(&self.inner.table).entries.get_mut(id) {
+            entry.caller = Some(self.caller.clone());
+        }
+    }
 }
 
 impl Drop for Admission {
     fn drop(&mut self) {
         let mut table = lock(&self.inner.table);
         table.pending = table.pending.saturating_sub(1);
+        if let Some(count) = table.pending_of.get_mut(&self.caller) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                table.pending_of.remove(&self.caller);
+            }
+        }
     }
 }
 

@@ -45,6 +45,7 @@ mod table;
 
 use guards::Tracked;
 pub(crate) use guards::{Admission, Busy, RequestClaim};
+pub(crate) use table::Claimant;
 use table::{Entry, SESSION_GAUGES, Table, Worker, lock, parse_state};
 
 #[cfg(not(feature = "redis"))]
@@ -56,6 +57,8 @@ use super::session_store::RedisSessionStore as Store;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits {
     pub max_sessions: usize,
+    /// The most sessions one caller key may hold, busy ones included.
+    pub max_per_caller: usize,
     pub max_live: usize,
     pub idle: Duration,
 }
@@ -96,10 +99,14 @@ impl Drop for Inner {
     }
 }
 
-/// Refusal of an `initialize`: every session is busy.
+/// Refusal of an `initialize`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Full {
-    pub sessions: usize,
+pub(crate) enum Full {
+    /// The table holds its most `sessions`, none of them closable by this
+    /// caller (busy, or a signed-in caller's to one without credentials).
+    Table { sessions: usize },
+    /// The caller holds its most, `max`, every one of them busy.
+    Caller { max: usize },
 }
 
 impl Sessions {
@@ -124,17 +131,29 @@ impl Sessions {
         }
     }
 
-    /// Makes room for one more session of `owner` (the caller, as the
-    /// bearer layer names it), closing (here only) the least recently used
-    /// idle one when the limit is reached: one of `owner`'s own first.
+    /// Makes room for one more session of `claimant`: past its own bound
+    /// ([`Limits::max_per_caller`]) by closing (here only) its own least
+    /// recently used idle session; past the table's, the least recently
+    /// used idle one it may close (its own first; a caller without
+    /// credentials never closes a signed-in caller's).
     ///
     /// # Errors
-    /// [`Full`] when every session is busy.
-    pub fn admit(&self, owner: &str) -> Result<Admission, Full> {
+    /// [`Full::Caller`] when the caller holds its most and all are busy,
+    /// [`Full::Table`] when no session it may close is idle.
+    pub fn admit(&self, claimant: Claimant<'_>) -> Result<Admission, Full> {
         let mut table = lock(&self.inner.table);
-        if table.entries.len() + table.pending >= self.inner.limits.max_sessions {
-            let Some(victim) = table.eviction_victim(Some(owner)) else {
-                return Err(Full {
+        let limits = self.inner.limits;
+        if table.held_by(claimant.caller) >= limits.max_per_caller {
+            let Some(victim) = table.own_victim(claimant.caller) else {
+                return Err(Full::Caller {
+                    max: limits.max_per_caller,
+                });
+            };
+            tracing::debug!(session = %victim, "a caller at its session bound: closing its least recently used idle session");
+            self.remove(&mut table, &victim);
+        } else if table.entries.len() + table.pending >= limits.max_sessions {
+            let Some(victim) = table.eviction_victim(Some(claimant)) else {
+                return Err(Full::Table {
                     sessions: table.entries.len(),
                 });
             };
@@ -142,8 +161,13 @@ impl Sessions {
             self.remove(&mut table, &victim);
         }
         table.pending += 1;
+        *table
+            .pending_of
+            .entry(claimant.caller.to_owned())
+            .or_default() += 1;
         Ok(Admission {
             inner: Arc::clone(&self.inner),
+            caller: claimant.caller.to_owned(),
         })
     }
 
@@ -452,6 +476,7 @@ mod tests {
     async fn a_closed_session_is_gone_and_its_calls_are_cancelled() {
         let limits = Limits {
             max_sessions: 4,
+            max_per_caller: 4,
             max_live: 4,
             idle: Duration::from_secs(60),
         };

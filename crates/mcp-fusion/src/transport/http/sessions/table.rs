@@ -52,6 +52,10 @@ pub(super) struct Entry {
     /// Whom the session belongs to (`sub:<subject>` or `anonymous`), on a
     /// server with a token verifier.
     pub(super) owner: Option<String>,
+    /// Whom the per-caller bound counts it against (`limit_key`: the
+    /// principal's subject, else the address), once its `initialize` was
+    /// answered here.
+    pub(super) caller: Option<String>,
     /// Cancelled when the session ends on this server (a `DELETE`, its
     /// expiry, its end on another replica): the calls still running on it
     /// are cancelled at once ([`crate::server::session::SessionEnd`]).
@@ -72,6 +76,7 @@ impl Entry {
             in_redis: false,
             requests: std::collections::HashSet::new(),
             owner: None,
+            caller: None,
             ended: CancellationToken::new(),
             close: None,
         }
@@ -105,6 +110,24 @@ impl Entry {
     pub(super) fn in_handshake(&self) -> bool {
         self.state.is_none() && self.last_used.elapsed() < HANDSHAKE_GRACE
     }
+    /// Whether a verified principal opened it (its owner is `sub:…`).
+    fn signed_in(&self) -> bool {
+        self.owner.as_deref().is_some_and(|o| o.starts_with("sub:"))
+    }
+
+    /// Whether it may be closed to make room: idle, and not being opened.
+    fn closable(&self) -> bool {
+        self.idle() && !self.in_handshake()
+    }
+}
+
+/// Who asks for room in the table: its caller key
+/// ([`limit_key`](crate::transport::http::limit_key::limit_key)), and
+/// whether it carried verified credentials.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Claimant<'a> {
+    pub(crate) caller: &'a str,
+    pub(crate) signed_in: bool,
 }
 
 /// How long a new session whose handshake is not stored yet is spared by
@@ -117,6 +140,8 @@ pub(super) struct Table {
     pub(super) entries: HashMap<SessionId, Entry>,
     /// `initialize` requests admitted whose session is not created yet.
     pub(super) pending: usize,
+    /// Of those, how many each caller key made.
+    pub(super) pending_of: HashMap<String, usize>,
     /// Entries with a running worker (live or starting).
     pub(super) running: usize,
     /// What the session gauges were last told by this table (open, live,
@@ -150,18 +175,41 @@ impl Table {
         self.published = now;
     }
 
-    /// The least recently used idle session, those of `owner` first (a
-    /// caller that opens session after session closes its own, not
-    /// another's), then those that never served a request; never one whose
-    /// handshake is being answered.
-    pub(super) fn eviction_victim(&self, owner: Option<&str>) -> Option<SessionId> {
+    /// The least recently used idle session, those of the `claimant`'s
+    /// caller first (a caller that opens session after session closes its
+    /// own, not another's), then those that never served a request; never
+    /// one whose handshake is being answered, and, for a claimant without
+    /// credentials, never one a signed-in caller opened (an anonymous
+    /// caller does not close a signed-in caller's session).
+    pub(super) fn eviction_victim(&self, claimant: Option<Claimant<'_>>) -> Option<SessionId> {
         self.entries
             .iter()
-            .filter(|(_, e)| e.idle() && !e.in_handshake())
+            .filter(|(_, e)| e.closable())
+            .filter(|(_, e)| claimant.is_none_or(|c| c.signed_in || !e.signed_in()))
             .min_by_key(|(_, e)| {
-                let others = owner.is_none() || e.owner.as_deref() != owner;
+                let others = claimant.is_none_or(|c| e.caller.as_deref() != Some(c.caller));
                 (others, e.served, e.last_used)
             })
+            .map(|(id, _)| id.clone())
+    }
+
+    /// How many sessions `caller` holds here, those being opened included.
+    pub(super) fn held_by(&self, caller: &str) -> usize {
+        let open = self
+            .entries
+            .values()
+            .filter(|e| e.caller.as_deref() == Some(caller))
+            .count();
+        open + self.pending_of.get(caller).copied().unwrap_or(0)
+    }
+
+    /// The least recently used idle session of `caller` (one that never
+    /// served a request first), to make room for its next one.
+    pub(super) fn own_victim(&self, caller: &str) -> Option<SessionId> {
+        self.entries
+            .iter()
+            .filter(|(_, e)| e.closable() && e.caller.as_deref() == Some(caller))
+            .min_by_key(|(_, e)| (e.served, e.last_used))
             .map(|(id, _)| id.clone())
     }
 }
@@ -219,6 +267,7 @@ mod tests {
     fn entry(age: Duration, owner: &str, handshake_stored: bool) -> Entry {
         let mut entry = Entry::new(Instant::now().checked_sub(age).unwrap());
         entry.owner = Some(owner.to_owned());
+        entry.caller = Some(owner.replace("sub:", "subject:"));
         entry.state = handshake_stored.then(|| Arc::from("{}"));
         entry
     }
@@ -236,9 +285,25 @@ mod tests {
         table
             .entries
             .insert("ada-opening".into(), entry(second, "sub:ada", false));
-        let victim = |table: &Table, owner| table.eviction_victim(owner).map(|id| id.to_string());
-        assert_eq!(victim(&table, Some("sub:ada")).as_deref(), Some("ada-old"));
-        assert_eq!(victim(&table, Some("sub:eve")).as_deref(), Some("bob-old"));
+        let by = |caller| {
+            Some(Claimant {
+                caller,
+                signed_in: true,
+            })
+        };
+        let victim = |table: &Table, claimant| {
+            table
+                .eviction_victim(claimant)
+                .map(|id: SessionId| id.to_string())
+        };
+        assert_eq!(
+            victim(&table, by("subject:ada")).as_deref(),
+            Some("ada-old")
+        );
+        assert_eq!(
+            victim(&table, by("subject:eve")).as_deref(),
+            Some("bob-old")
+        );
         assert_eq!(victim(&table, None).as_deref(), Some("bob-old"));
         // A handshake never finished is spared only for a while.
         table.entries.insert(
@@ -246,8 +311,35 @@ mod tests {
             entry(HANDSHAKE_GRACE + second, "sub:ada", false),
         );
         assert_eq!(
-            victim(&table, Some("sub:ada")).as_deref(),
+            victim(&table, by("subject:ada")).as_deref(),
             Some("ada-abandoned")
         );
+    }
+
+    #[test]
+    fn a_caller_without_credentials_closes_no_signed_in_callers_session() {
+        let mut table = Table::default();
+        let second = Duration::from_secs(1);
+        table
+            .entries
+            .insert("ada".into(), entry(second * 9, "sub:ada", true));
+        let anonymous = Claimant {
+            caller: "address:10.0.0.9",
+            signed_in: false,
+        };
+        assert_eq!(table.eviction_victim(Some(anonymous)), None);
+        let mut other = entry(second * 2, "anonymous", true);
+        other.caller = Some(String::from("address:10.0.0.1"));
+        table.entries.insert("other".into(), other);
+        let victim = table.eviction_victim(Some(anonymous));
+        assert_eq!(victim.as_deref(), Some("other"));
+        // Its own count: open ones and those being opened.
+        table.pending_of.insert(String::from("address:10.0.0.1"), 2);
+        assert_eq!(table.held_by("address:10.0.0.1"), 3);
+        assert_eq!(
+            table.own_victim("address:10.0.0.1").as_deref(),
+            Some("other")
+        );
+        assert_eq!(table.own_victim("address:10.0.0.9"), None);
     }
 }
