@@ -46,7 +46,7 @@ async fn a_list_over_the_limit_is_cut_by_whole_invoices_with_the_notice() {
     assert_eq!(result.is_error, Some(false));
     // Cut by whole invoices, structuredContent alike; the presenter's
     // guidance is kept whole, the notice last.
-    let kept = json!({"invoices": shown[..2], "next_cursor": "after_10"});
+    let kept = json!({"invoices": shown[..3], "next_cursor": "after_10"});
     assert_eq!(result.structured_content, Some(kept.clone()));
     assert_eq!(
         texts(&result),
@@ -54,7 +54,7 @@ async fn a_list_over_the_limit_is_cut_by_whole_invoices_with_the_notice() {
             kept.to_string(),
             guidance,
             String::from(
-                "<egress_notice>This result was cut to fit the limit of 2048 bytes: 4214 of its 5963 bytes were left out. 2 of 10 items are shown. For a smaller result, call it again with: status, limit.</egress_notice>"
+                "<egress_notice>This result was cut to fit the limit of 2048 bytes: 3692 of its 5618 bytes were left out. 3 of 10 items are shown. For a smaller result, call it again with: status, limit.</egress_notice>"
             ),
         ]
     );
