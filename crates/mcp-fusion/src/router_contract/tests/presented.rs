@@ -54,7 +54,8 @@ async fn an_rmcp_tool_returns_a_presented_result() {
         answer["result"]["content"],
         json!([
             {"type": "text", "text": items.to_string()},
-            {"type": "text", "text": "<result_limit shown=\"1\" total=\"2\">Showing 1 of 2 results. To see the others, call list_invoices again narrowed by status.</result_limit>\n<next_actions>\n- Call pay_invoice with {\"id\":\"inv_1\"}: It is open.\n</next_actions>"}
+            // A list of two: its items suggest nothing (wire contract §9.1).
+            {"type": "text", "text": "<result_limit shown=\"1\" total=\"2\">Showing 1 of 2 results. To see the others, call list_invoices again narrowed by status.</result_limit>"}
         ])
     );
     assert!(!answer.to_string().contains("CANARY"));
