@@ -71,12 +71,7 @@ pub(crate) struct Visibility {
 impl Visibility {
     /// Whether the lists show the capability to the caller of `ctx`.
     pub fn shows_to(&self, ctx: &CallContext) -> bool {
-        self.auth.lets_see(ctx.principal())
-            && self.when.iter().all(|when| when(ctx))
-            && self
-                .gate
-                .as_ref()
-                .is_none_or(|gate| gate.shows_to(ctx.caller()))
+        self.shows_in_some_state_to(ctx) && !self.gate_hides_from(ctx)
     }
 
     /// Whether the caller of `ctx` may see the capability in some state of
@@ -89,7 +84,15 @@ impl Visibility {
     /// Whether the state gate alone hides the capability from the caller of
     /// `ctx` now.
     pub fn gated_now_for(&self, ctx: &CallContext) -> bool {
-        self.gate.is_some() && self.shows_in_some_state_to(ctx) && !self.shows_to(ctx)
+        self.gate_hides_from(ctx) && self.shows_in_some_state_to(ctx)
+    }
+
+    /// Whether the capability's state gate, if any, hides it from the
+    /// caller of `ctx` in its session's state now.
+    fn gate_hides_from(&self, ctx: &CallContext) -> bool {
+        self.gate
+            .as_ref()
+            .is_some_and(|gate| !gate.shows_to(ctx.caller()))
     }
 }
 

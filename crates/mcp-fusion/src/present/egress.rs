@@ -129,6 +129,9 @@ pub(crate) fn cut_value(value: Value, budget: usize) -> Result<(Value, Items), V
 /// cut's recursion stays far from the end of a worker thread's stack.
 const MAX_CUT_LEVELS: usize = 128;
 
+/// The element of the egress notice.
+pub(crate) const NOTICE_TAG: &str = "egress_notice";
+
 /// [`cut_value`] going down at most `levels` more objects.
 fn cut_within(value: Value, budget: usize, levels: usize) -> Result<(Value, Items), Value> {
     let size = json_size(&value);
@@ -445,7 +448,7 @@ fn cut_block(
 pub(crate) fn notice(cut: &Cut, limit: usize, narrowed_by: &[String]) -> String {
     let left_out = cut.before - cut.after;
     let mut text = format!(
-        "<egress_notice>This result was cut to fit the limit of {limit} bytes: {left_out} of its {} bytes were left out.",
+        "<{NOTICE_TAG}>This result was cut to fit the limit of {limit} bytes: {left_out} of its {} bytes were left out.",
         cut.before
     );
     if cut.items.total > 0 {
@@ -462,7 +465,7 @@ pub(crate) fn notice(cut: &Cut, limit: usize, narrowed_by: &[String]) -> String 
             narrowed_by.join(", ")
         ));
     }
-    text.push_str("</egress_notice>");
+    text.push_str(&format!("</{NOTICE_TAG}>"));
     text
 }
 

@@ -33,7 +33,12 @@ pub fn is_guidance(text: &str) -> bool {
 /// last). For a client that shows the data apart from what is written for
 /// the model (`fusion call` prints them on stderr with the guidance).
 pub fn is_notice(text: &str) -> bool {
-    text.starts_with("<stale_reads ") || text.starts_with("<egress_notice>")
+    let opens = |tag: &str, after: char| {
+        text.strip_prefix('<')
+            .and_then(|rest| rest.strip_prefix(tag))
+            .is_some_and(|rest| rest.starts_with(after))
+    };
+    opens(super::state_sync::NOTICE_TAG, ' ') || opens(super::egress::NOTICE_TAG, '>')
 }
 
 /// The most suggested calls one result shows (the first ones, in the

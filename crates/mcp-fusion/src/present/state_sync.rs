@@ -52,13 +52,16 @@ pub(crate) fn matches(pattern: &str, domain: &str) -> bool {
     }
 }
 
+/// The element of the stale-reads notice.
+pub(crate) const NOTICE_TAG: &str = "stale_reads";
+
 /// The stale-reads notice (§9.3) of a call of `cause` (a dotted action
 /// name) that changed the domains of `patterns`, which the read actions
 /// `readers` (dotted names) read.
 pub(crate) fn notice(cause: &str, patterns: &[String], readers: &[String]) -> String {
     let domains = patterns.join(" ");
     let cause_attr = quick_xml::escape::escape(cause);
-    let mut text = format!("<stale_reads cause=\"{cause_attr}\" domains=\"{domains}\">");
+    let mut text = format!("<{NOTICE_TAG} cause=\"{cause_attr}\" domains=\"{domains}\">");
     text.push_str(&format!(
         "This call changed {}: results read before it are stale.",
         patterns.join(", ")
@@ -71,7 +74,7 @@ pub(crate) fn notice(cause: &str, patterns: &[String], readers: &[String]) -> St
     } else {
         text.push_str(" Read again before relying on them.");
     }
-    text.push_str("</stale_reads>");
+    text.push_str(&format!("</{NOTICE_TAG}>"));
     text
 }
 
