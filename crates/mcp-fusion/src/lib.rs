@@ -51,6 +51,7 @@
 //! | `jwt` | `JwtVerifier` | `jsonwebtoken` |
 //! | `oauth` (implies `jwt`) | `OAuthResourceServer`: the server as an OAuth 2.1 resource server (authorization server discovery, JWKS, audience-bound JWT access tokens, RFC 7662 introspection); with `http`, its RFC 9728 metadata and challenges | `reqwest`, `url`; rmcp's `reqwest` (TLS) |
 //! | `metrics` (implies `http`) | `GET /metrics`, a Prometheus text exposition, when `HttpOptions::metrics` is on | `metrics-exporter-prometheus` (without its own HTTP listener) |
+//! | `otel` | the `telemetry` module: a SERVER span per request and a CLIENT span per request sent, on the OpenTelemetry MCP semantic conventions, trace context in `params._meta`, the `mcp.*.operation.duration` histograms, `telemetry::Otel` (OTLP over HTTP from the `OTEL_*` variables) | `opentelemetry`, `opentelemetry_sdk`, `opentelemetry-otlp`, `opentelemetry-http`, `tracing-opentelemetry`, `tracing-subscriber` |
 //! | `gateway` (implies `client`) | the `gateway` module: upstream MCP servers mounted under namespaces behind a server, the `HANDOFF_*` codes | `toml`, `humantime` |
 //!
 //! ## Metrics
@@ -105,6 +106,8 @@ pub mod router_contract;
 mod schema;
 pub mod server;
 mod suggest;
+#[cfg(feature = "otel")]
+pub mod telemetry;
 pub mod testing;
 mod text;
 mod tool_meta;

@@ -32,6 +32,7 @@ use super::outcome::{Success, check_result};
 use super::param_headers::{ParamHeaders, ToolSchemas};
 use super::retry::{self};
 use super::route::{Route, build_arguments, route};
+use super::sent::Named;
 use super::stderr::StderrTail;
 use super::target::Target;
 use crate::listing::ToolListing;
@@ -71,6 +72,9 @@ pub struct FusionClient {
     authorizer: Option<Arc<Authorizer>>,
     /// The target as displayed (its password masked).
     target: String,
+    /// The instruments of its requests' CLIENT spans.
+    #[cfg(feature = "otel")]
+    pub(super) telemetry: crate::telemetry::client::ClientTelemetry,
 }
 
 impl fmt::Debug for FusionClient {
@@ -125,6 +129,11 @@ impl FusionClient {
                     stderr,
                     authorizer,
                     target: target.to_string(),
+                    #[cfg(feature = "otel")]
+                    telemetry: crate::telemetry::client::ClientTelemetry::new(match target {
+                        Target::Http { url } => Some(url),
+                        _ => None,
+                    }),
                 });
             }
             Ok(Err(e)) => match &e {
@@ -198,6 +207,8 @@ impl FusionClient {
                     stderr: None,
                     authorizer: None,
                     target: target.clone(),
+                    #[cfg(feature = "otel")]
+                    telemetry: crate::telemetry::client::ClientTelemetry::new(None),
                 };
                 // `notifications/initialized` went out without an answer:
                 // once a ping is answered the server has read it, and tells
@@ -293,7 +304,25 @@ impl FusionClient {
     /// # Errors
     /// Transport, protocol and time-out errors as for [`call`](Self::call).
     pub async fn ping(&self) -> Result<(), FusionClientError> {
-        let request = rmcp::model::ClientRequest::PingRequest(Default::default());
+        #[allow(unused_mut)]
+        let mut request = rmcp::model::ClientRequest::PingRequest(Default::default());
+        #[cfg(feature = "otel")]
+        {
+            use crate::telemetry::operation::Named;
+            use opentelemetry::context::FutureExt as _;
+            use rmcp::model::GetMeta as _;
+            let operation = self.telemetry.start("ping", Named::Nothing);
+            let mut meta = Some(std::mem::take(request.get_meta_mut()));
+            crate::telemetry::client::carry(&operation, &mut meta);
+            *request.get_meta_mut() = meta.unwrap_or_default();
+            let sent = self.service.send_request(request);
+            let result = self
+                .limited(sent.with_context(operation.context().clone()))
+                .await;
+            operation.end(super::sent::outcome(&result));
+            result.map(|_| ())
+        }
+        #[cfg(not(feature = "otel"))]
         self.limited(self.service.send_request(request))
             .await
             .map(|_| ())
@@ -312,7 +341,13 @@ impl FusionClient {
     /// [`call`](Self::call).
     pub async fn subscribe_resource(&self, uri: &str) -> Result<(), FusionClientError> {
         let params = rmcp::model::SubscribeRequestParams::new(uri);
-        self.limited(self.service.subscribe(params)).await
+        self.sent(
+            "resources/subscribe",
+            |p| Named::Resource(&p.uri),
+            params,
+            |p| self.service.subscribe(p),
+        )
+        .await
     }
 
     /// Stops the notifications [`subscribe_resource`](Self::subscribe_resource)
@@ -322,7 +357,13 @@ impl FusionClient {
     /// As for [`subscribe_resource`](Self::subscribe_resource).
     pub async fn unsubscribe_resource(&self, uri: &str) -> Result<(), FusionClientError> {
         let params = rmcp::model::UnsubscribeRequestParams::new(uri);
-        self.limited(self.service.unsubscribe(params)).await
+        self.sent(
+            "resources/unsubscribe",
+            |p| Named::Resource(&p.uri),
+            params,
+            |p| self.service.unsubscribe(p),
+        )
+        .await
     }
 
     /// Asks the server to send only log messages at `level` or above
@@ -337,7 +378,13 @@ impl FusionClient {
         level: rmcp::model::LoggingLevel,
     ) -> Result<(), FusionClientError> {
         let params = rmcp::model::SetLevelRequestParams::new(level);
-        self.limited(self.service.set_level(params)).await
+        self.sent(
+            "logging/setLevel",
+            |_| Named::Nothing,
+            params,
+            |p| self.service.set_level(p),
+        )
+        .await
     }
 
     /// The options this client was connected with.
@@ -370,7 +417,14 @@ impl FusionClient {
     async fn every_tool(&self) -> Result<Vec<Tool>, FusionClientError> {
         let tools = super::pages::every_page("tools/list", |cursor| async move {
             let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor);
-            let page = self.limited(self.service.list_tools(Some(params))).await?;
+            let page = self
+                .sent(
+                    "tools/list",
+                    |_| Named::Nothing,
+                    params,
+                    |p| self.service.list_tools(Some(p)),
+                )
+                .await?;
             Ok((page.tools, page.next_cursor))
         })
         .await?;
@@ -399,7 +453,14 @@ impl FusionClient {
     pub async fn contract_tools(&self) -> Result<Vec<Tool>, FusionClientError> {
         let pages = super::pages::every_page("tools/list", |cursor| async move {
             let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor);
-            let page = self.limited(self.service.list_tools(Some(params))).await?;
+            let page = self
+                .sent(
+                    "tools/list",
+                    |_| Named::Nothing,
+                    params,
+                    |p| self.service.list_tools(Some(p)),
+                )
+                .await?;
             let gated = gated_of(page.meta.as_ref())?;
             let listed = page.tools.into_iter().map(|tool| (tool, false));
             Ok((
@@ -523,7 +584,13 @@ impl FusionClient {
                 meta,
             )));
         }
-        self.limited(self.service.call_tool(params)).await
+        self.sent(
+            "tools/call",
+            |p| Named::Tool(&p.name),
+            params,
+            |p| self.service.call_tool(p),
+        )
+        .await
     }
 
     /// Whether the connection speaks 2026-07-28 or later, where a

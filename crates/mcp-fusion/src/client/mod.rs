@@ -83,6 +83,7 @@ mod param_headers;
 mod retry;
 mod revision;
 mod route;
+mod sent;
 mod stderr;
 mod surface;
 mod target;

@@ -20,6 +20,7 @@ use serde_json::Value;
 use super::error::FusionClientError;
 use super::fusion_client::FusionClient;
 use super::pages::every_page;
+use super::sent::Named;
 use crate::json::{json_type, type_noun};
 
 impl FusionClient {
@@ -43,7 +44,12 @@ impl FusionClient {
         every_page("resources/list", |cursor| async move {
             let params = PaginatedRequestParams::default().with_cursor(cursor);
             let page = self
-                .limited(self.service.list_resources(Some(params)))
+                .sent(
+                    "resources/list",
+                    |_| Named::Nothing,
+                    params,
+                    |p| self.service.list_resources(Some(p)),
+                )
                 .await?;
             Ok((page.resources, page.next_cursor))
         })
@@ -65,7 +71,12 @@ impl FusionClient {
         every_page("resources/templates/list", |cursor| async move {
             let params = PaginatedRequestParams::default().with_cursor(cursor);
             let page = self
-                .limited(self.service.list_resource_templates(Some(params)))
+                .sent(
+                    "resources/templates/list",
+                    |_| Named::Nothing,
+                    params,
+                    |p| self.service.list_resource_templates(Some(p)),
+                )
                 .await?;
             Ok((page.resource_templates, page.next_cursor))
         })
@@ -89,7 +100,13 @@ impl FusionClient {
     /// end; transport and time-out errors as for [`call`](Self::call).
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, FusionClientError> {
         let params = ReadResourceRequestParams::new(uri);
-        self.limited(self.service.read_resource(params)).await
+        self.sent(
+            "resources/read",
+            |p| Named::Resource(&p.uri),
+            params,
+            |p| self.service.read_resource(p),
+        )
+        .await
     }
 
     /// Every prompt the server lists (MCP 2025-11-25 server/prompts,
@@ -105,7 +122,12 @@ impl FusionClient {
         every_page("prompts/list", |cursor| async move {
             let params = PaginatedRequestParams::default().with_cursor(cursor);
             let page = self
-                .limited(self.service.list_prompts(Some(params)))
+                .sent(
+                    "prompts/list",
+                    |_| Named::Nothing,
+                    params,
+                    |p| self.service.list_prompts(Some(p)),
+                )
                 .await?;
             Ok((page.prompts, page.next_cursor))
         })
@@ -143,7 +165,13 @@ impl FusionClient {
         };
         let mut params = GetPromptRequestParams::new(name);
         params.arguments = arguments;
-        self.limited(self.service.get_prompt(params)).await
+        self.sent(
+            "prompts/get",
+            |p| Named::Prompt(&p.name),
+            params,
+            |p| self.service.get_prompt(p),
+        )
+        .await
     }
 
     /// Asks the server to complete `argument`'s partial `value` (MCP
@@ -169,7 +197,14 @@ impl FusionClient {
     ) -> Result<CompletionInfo, FusionClientError> {
         let mut params = CompleteRequestParams::new(reference, ArgumentInfo::new(argument, value));
         params.context = (!context.is_empty()).then(|| CompletionContext::with_arguments(context));
-        let result = self.limited(self.service.complete(params)).await?;
+        let result = self
+            .sent(
+                "completion/complete",
+                |_| Named::Nothing,
+                params,
+                |p| self.service.complete(p),
+            )
+            .await?;
         Ok(result.completion)
     }
 }

@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::ServerBuilder;
-use super::adapter::Connection;
 use super::adapter::caller;
+use super::adapter::{Connection, Served};
 use super::building::ToolSet;
 use super::dispatch::{CallRequest, Dispatch, Fallback, Lookup, Origin, Reply, UnknownTool};
 use super::in_flight::InFlight;
@@ -425,6 +425,25 @@ impl FusionServer {
         Connection {
             server: self.clone(),
             session: self.inner.connections.open(),
+        }
+    }
+
+    /// What rmcp serves for one new client connection ([`connection`](Self::connection)):
+    /// with the `otel` feature, wrapped so that each request runs in its
+    /// SERVER span, `network.transport` being `tcp` when `over_http`, else
+    /// `pipe`.
+    pub(crate) fn served(&self, over_http: bool) -> Served {
+        #[cfg(feature = "otel")]
+        {
+            use crate::telemetry::conventions::{PIPE, TCP};
+            let instruments = Arc::new(crate::telemetry::instruments::Instruments::from_global());
+            let transport = if over_http { TCP } else { PIPE };
+            super::adapter::Traced::new(self.connection(), instruments, transport)
+        }
+        #[cfg(not(feature = "otel"))]
+        {
+            let _ = over_http;
+            self.connection()
         }
     }
 

@@ -65,7 +65,7 @@ impl FusionServer {
     {
         let in_flight = self.inner.in_flight.clone();
         let grace = options.shutdown_grace;
-        let connection = self.connection();
+        let connection = self.served(false);
         let dropped = connection.session.dropped();
         let running = match connection
             .serve(StdioTransport::new(read, write, options.max_json_values))

@@ -8,7 +8,9 @@
 //!   the call path; [`pagination`]: every list cut into pages;
 //! - [`link`]: the connection back to the client of one request;
 //!   [`caller`]: whom per-caller state belongs to; [`client_requirements`]:
-//!   the client capabilities a `tools/call` needs.
+//!   the client capabilities a `tools/call` needs;
+//! - [`traced`] (feature `otel`): the connection wrapped so that every
+//!   request runs in its OpenTelemetry SERVER span.
 
 pub(crate) mod caller;
 pub(crate) mod client_requirements;
@@ -18,5 +20,17 @@ pub(crate) mod link;
 pub(crate) mod pagination;
 mod server_handler;
 pub(crate) mod surface;
+#[cfg(feature = "otel")]
+pub(crate) mod traced;
 
 pub(crate) use connection::Connection;
+#[cfg(feature = "otel")]
+pub(crate) use traced::Traced;
+
+/// What rmcp serves for one connection: with the `otel` feature, the
+/// [`Connection`] in its [`Traced`] wrapper.
+#[cfg(feature = "otel")]
+pub(crate) type Served = Traced;
+/// What rmcp serves for one connection: the [`Connection`] itself.
+#[cfg(not(feature = "otel"))]
+pub(crate) type Served = Connection;

@@ -411,6 +411,10 @@ fn told(
         span.record("duration_ms", took.as_secs_f64() * 1000.0);
         tracing::debug!(target: TARGET, parent: span, "tool call finished");
     }
+    #[cfg(feature = "otel")]
+    if let Some(action) = ctx.action() {
+        crate::telemetry::operation::record_action(action);
+    }
     record_call(labels, result, code, Some(took));
 }
 

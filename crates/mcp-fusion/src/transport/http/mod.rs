@@ -239,7 +239,7 @@ impl FusionServer {
         sessions: &Sessions,
         shutdown: CancellationToken,
     ) -> (
-        StreamableHttpService<crate::server::Connection, Sessions>,
+        StreamableHttpService<crate::server::Served, Sessions>,
         Option<Duration>,
     ) {
         // The body-limit layer bounds and reads every body rmcp reads: the
@@ -256,7 +256,7 @@ impl FusionServer {
         let keep_alive = config.sse_keep_alive;
         let server = self.clone();
         let service = StreamableHttpService::new(
-            move || Ok(server.connection()),
+            move || Ok(server.served(true)),
             Arc::new(sessions.clone()),
             config,
         );

@@ -1,0 +1,68 @@
+//! The CLIENT side: a span per request sent, a child of the context current
+//! when it is sent, whose context goes out in the request's `params._meta`
+//! (MCP SEP-414), and `mcp.client.operation.duration`.
+
+use opentelemetry::Context;
+use opentelemetry::trace::SpanKind;
+use rmcp::model::RequestMetaObject;
+use serde_json::Map;
+
+use super::carrier;
+use super::conventions::{PIPE, TCP};
+use super::instruments::Instruments;
+use super::operation::{Named, Operation, Request};
+
+/// A client's instruments and what its requests' spans say of the server.
+pub(crate) struct ClientTelemetry {
+    instruments: Instruments,
+    transport: &'static str,
+    server: Option<(String, u16)>,
+}
+
+impl ClientTelemetry {
+    /// For a client of the Streamable HTTP endpoint `url`, or (`None`) of a
+    /// server over stdio or in this process.
+    pub(crate) fn new(url: Option<&str>) -> Self {
+        let server = url
+            .and_then(|url| url::Url::parse(url).ok())
+            .and_then(|url| Some((url.host_str()?.to_owned(), url.port_or_known_default()?)));
+        Self {
+            instruments: Instruments::from_global(),
+            transport: if url.is_some() { TCP } else { PIPE },
+            server,
+        }
+    }
+
+    /// Starts the CLIENT operation of a `method` request naming `named`,
+    /// under the current context.
+    pub(crate) fn start(&self, method: &str, named: Named<'_>) -> Operation {
+        self.operation(method, named)
+    }
+
+    fn operation(&self, method: &str, named: Named<'_>) -> Operation {
+        let mut request = Request::new(method, named);
+        request.transport = Some(self.transport);
+        request.server = self.server.clone();
+        Operation::start(
+            &self.instruments.tracer,
+            &self.instruments.client_duration,
+            SpanKind::Client,
+            request,
+            &Context::current(),
+            Vec::new(),
+        )
+    }
+}
+
+/// Writes `operation`'s context into a request's `meta` (created when there
+/// is something to write: nothing is sent when no span is recorded).
+pub(crate) fn carry(operation: &Operation, meta: &mut Option<RequestMetaObject>) {
+    let mut carried = Map::new();
+    carrier::inject(operation.context(), &mut carried);
+    if !carried.is_empty() {
+        meta.get_or_insert_with(RequestMetaObject::new)
+            .0
+            .0
+            .extend(carried);
+    }
+}

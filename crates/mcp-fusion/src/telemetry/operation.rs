@@ -1,0 +1,231 @@
+//! One MCP operation as OpenTelemetry sees it: a span named and attributed
+//! as the MCP conventions say, and one measure of its duration, recorded
+//! once, when it ends (or when it is dropped unanswered: cancelled).
+
+use std::time::Instant;
+
+use opentelemetry::metrics::Histogram;
+use opentelemetry::trace::{Link, SpanKind, Status, TraceContextExt, Tracer};
+use opentelemetry::{Context, KeyValue};
+
+use super::conventions as names;
+
+/// What is known of a request when its operation starts. Names and ids
+/// only: never an argument value nor a credential.
+#[derive(Default)]
+pub(crate) struct Request<'a> {
+    /// `mcp.method.name`.
+    pub method: &'a str,
+    /// `gen_ai.tool.name`, on `tools/call`.
+    pub tool: Option<&'a str>,
+    /// `gen_ai.prompt.name`, on `prompts/get`.
+    pub prompt: Option<&'a str>,
+    /// `mcp.resource.uri`, on the requests naming a resource (span only:
+    /// opt-in on the metric, high cardinality).
+    pub uri: Option<&'a str>,
+    /// `jsonrpc.request.id`, as a string.
+    pub id: Option<String>,
+    /// `mcp.protocol.version`.
+    pub protocol_version: Option<String>,
+    /// `mcp.session.id` (span only).
+    pub session_id: Option<&'a str>,
+    /// `network.transport`: [`names::PIPE`] or [`names::TCP`].
+    pub transport: Option<&'static str>,
+    /// `server.address` and `server.port` (client side, over HTTP; span only).
+    pub server: Option<(String, u16)>,
+}
+
+/// What a request names, besides its method.
+#[derive(Clone, Copy)]
+pub(crate) enum Named<'a> {
+    /// Nothing: a list, `ping`, `logging/setLevel`, …
+    Nothing,
+    /// A tool (`tools/call`): `gen_ai.tool.name`.
+    Tool(&'a str),
+    /// A prompt (`prompts/get`): `gen_ai.prompt.name`.
+    Prompt(&'a str),
+    /// A resource (`resources/read`, `resources/subscribe`, …): `mcp.resource.uri`.
+    Resource(&'a str),
+}
+
+impl<'a> Request<'a> {
+    /// A `method` request naming `named`.
+    pub(crate) fn new(method: &'a str, named: Named<'a>) -> Self {
+        let mut request = Request {
+            method,
+            ..Request::default()
+        };
+        match named {
+            Named::Nothing => {}
+            Named::Tool(tool) => request.tool = Some(tool),
+            Named::Prompt(prompt) => request.prompt = Some(prompt),
+            Named::Resource(uri) => request.uri = Some(uri),
+        }
+        request
+    }
+}
+
+/// How an operation ended.
+pub(crate) enum Outcome<'a> {
+    /// A result, not an error.
+    Ok,
+    /// A `CallToolResult` with `isError: true`, with its envelope's code.
+    ToolError(Option<&'a str>),
+    /// A JSON-RPC error answer, with its code.
+    JsonRpc(i32),
+    /// Cancelled, or never answered.
+    Cancelled,
+    /// Failed on the client's side before an answer came: its `error.type`
+    /// (`timeout`, `transport`, …).
+    Other(&'static str),
+}
+
+/// A started operation: its span's context (the parent of what it does)
+/// and what its duration is recorded with.
+pub(crate) struct Operation {
+    cx: Context,
+    /// The attributes shared by the span and the metric.
+    measured: Vec<KeyValue>,
+    start: Instant,
+    histogram: Histogram<f64>,
+    ended: bool,
+}
+
+impl Operation {
+    /// Starts the span of `request` (`kind` SERVER or CLIENT) under `parent`,
+    /// linked to `links`.
+    pub(crate) fn start(
+        tracer: &impl Tracer<Span: Send + Sync + 'static>,
+        histogram: &Histogram<f64>,
+        kind: SpanKind,
+        request: Request<'_>,
+        parent: &Context,
+        links: Vec<Link>,
+    ) -> Self {
+        let measured = measured(&request);
+        let mut attributes = measured.clone();
+        if let Some(id) = request.id {
+            attributes.push(KeyValue::new(names::JSONRPC_REQUEST_ID, id));
+        }
+        if let Some(uri) = request.uri {
+            attributes.push(KeyValue::new(names::MCP_RESOURCE_URI, uri.to_owned()));
+        }
+        if let Some(session) = request.session_id {
+            attributes.push(KeyValue::new(names::MCP_SESSION_ID, session.to_owned()));
+        }
+        if let Some((address, port)) = request.server {
+            attributes.push(KeyValue::new(names::SERVER_ADDRESS, address));
+            attributes.push(KeyValue::new(names::SERVER_PORT, i64::from(port)));
+        }
+        let target = request.tool.or(request.prompt);
+        let name = match target {
+            Some(target) => format!("{} {target}", request.method),
+            None => request.method.to_owned(),
+        };
+        let span = tracer
+            .span_builder(name)
+            .with_kind(kind)
+            .with_attributes(attributes)
+            .with_links(links)
+            .start_with_context(tracer, parent);
+        Self {
+            cx: parent.with_span(span),
+            measured,
+            start: Instant::now(),
+            histogram: histogram.clone(),
+            ended: false,
+        }
+    }
+
+    /// The context whose span is this operation's: what it does runs in it.
+    pub(crate) fn context(&self) -> &Context {
+        &self.cx
+    }
+
+    /// Ends the span with `outcome` and records the duration.
+    pub(crate) fn end(mut self, outcome: Outcome<'_>) {
+        self.end_with(outcome);
+    }
+
+    fn end_with(&mut self, outcome: Outcome<'_>) {
+        self.ended = true;
+        let span = self.cx.span();
+        let error_type = match outcome {
+            Outcome::Ok => None,
+            Outcome::ToolError(code) => {
+                if let Some(code) = code {
+                    span.set_attribute(KeyValue::new(names::FUSION_ERROR_CODE, code.to_owned()));
+                }
+                Some(names::TOOL_ERROR.into())
+            }
+            Outcome::JsonRpc(code) => {
+                let code = code.to_string();
+                span.set_attribute(KeyValue::new(names::RPC_RESPONSE_STATUS_CODE, code.clone()));
+                self.measured
+                    .push(KeyValue::new(names::RPC_RESPONSE_STATUS_CODE, code.clone()));
+                Some(code.into())
+            }
+            Outcome::Cancelled => Some(names::CANCELLED.into()),
+            Outcome::Other(kind) => Some(kind.into()),
+        };
+        if let Some(error_type) = error_type {
+            let error_type: opentelemetry::StringValue = error_type;
+            span.set_attribute(KeyValue::new(names::ERROR_TYPE, error_type.clone()));
+            span.set_status(Status::error(error_type.to_string()));
+            self.measured
+                .push(KeyValue::new(names::ERROR_TYPE, error_type));
+        }
+        span.end();
+        self.histogram
+            .record(self.start.elapsed().as_secs_f64(), &self.measured);
+    }
+}
+
+impl Drop for Operation {
+    /// An operation dropped before it ended was cancelled: its future was
+    /// dropped (the client cancelled it, or the connection closed).
+    fn drop(&mut self) {
+        if !self.ended {
+            self.end_with(Outcome::Cancelled);
+        }
+    }
+}
+
+/// The attributes of `request` that both the span and the metric carry
+/// (low cardinality: no id, no URI, no session).
+fn measured(request: &Request<'_>) -> Vec<KeyValue> {
+    let mut attributes = Vec::with_capacity(8);
+    attributes.push(KeyValue::new(
+        names::MCP_METHOD_NAME,
+        request.method.to_owned(),
+    ));
+    if let Some(tool) = request.tool {
+        attributes.push(KeyValue::new(names::GEN_AI_TOOL_NAME, tool.to_owned()));
+        attributes.push(KeyValue::new(
+            names::GEN_AI_OPERATION_NAME,
+            names::EXECUTE_TOOL,
+        ));
+    }
+    if let Some(prompt) = request.prompt {
+        attributes.push(KeyValue::new(names::GEN_AI_PROMPT_NAME, prompt.to_owned()));
+    }
+    if let Some(version) = &request.protocol_version {
+        attributes.push(KeyValue::new(names::MCP_PROTOCOL_VERSION, version.clone()));
+    }
+    if let Some(transport) = request.transport {
+        attributes.push(KeyValue::new(names::NETWORK_TRANSPORT, transport));
+        if transport == names::TCP {
+            attributes.push(KeyValue::new(names::NETWORK_PROTOCOL_NAME, "http"));
+        }
+    }
+    attributes
+}
+
+/// Records `action` on the operation running now (the contract's
+/// `mcp_fusion.action`): told by the dispatch once a grouped tool's call is
+/// routed.
+pub(crate) fn record_action(action: &str) {
+    opentelemetry::trace::get_active_span(|span| {
+        span.set_attribute(KeyValue::new(names::FUSION_ACTION, action.to_owned()));
+    });
+}

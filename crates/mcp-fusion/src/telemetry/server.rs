@@ -1,0 +1,88 @@
+//! The SERVER side: a request's operation from what rmcp hands the server
+//! (its `params._meta`, its HTTP head), and its outcome from the answer.
+
+use opentelemetry::Context;
+use opentelemetry::trace::{Link, SpanKind, TraceContextExt};
+use rmcp::service::{RequestContext, RoleServer};
+
+use super::carrier;
+use super::instruments::Instruments;
+use super::operation::{Named, Operation, Outcome, Request};
+
+/// The context of the HTTP edge's span, put in the request's head by
+/// the edge: the MCP span links it (the MCP conventions, "Context
+/// propagation": transport and MCP contexts are independent).
+#[derive(Clone)]
+pub(crate) struct EdgeContext(pub Context);
+
+/// Starts the SERVER operation of a `method` request naming `named`. Its
+/// parent is the context `params._meta` carries (`traceparent`), else the
+/// HTTP `traceparent` header's, else none (a new trace); the HTTP contexts
+/// it does not take as parent are linked.
+pub(crate) fn start(
+    instruments: &Instruments,
+    method: &str,
+    named: Named<'_>,
+    context: &RequestContext<RoleServer>,
+    transport: &'static str,
+) -> Operation {
+    let head = context.extensions.get::<http::request::Parts>();
+    let from_meta = carrier::extract(&context.meta.0.0);
+    let from_header = head.and_then(|head| carrier::extract_headers(&head.headers));
+    let edge = head.and_then(|head| head.extensions.get::<EdgeContext>());
+    let mut links = Vec::new();
+    let parent = match (from_meta, from_header) {
+        (Some(meta), header) => {
+            links.extend(header.map(|cx| link(&cx)));
+            meta
+        }
+        (None, Some(header)) => header,
+        (None, None) => Context::new(),
+    };
+    links.extend(edge.map(|edge| link(&edge.0)));
+    let mut request = Request::new(method, named);
+    request.id = Some(context.id.to_string());
+    request.protocol_version = context.protocol_version().map(|v| v.to_string());
+    request.session_id = head
+        .and_then(|head| head.headers.get("mcp-session-id"))
+        .and_then(|value| value.to_str().ok());
+    request.transport = Some(transport);
+    Operation::start(
+        &instruments.tracer,
+        &instruments.server_duration,
+        SpanKind::Server,
+        request,
+        &parent,
+        links,
+    )
+}
+
+/// How the answer `result` ends its operation: `tool_error` when
+/// `tool_error` finds a failed tool call in it (with its envelope's code).
+pub(crate) fn outcome<'a, T>(
+    result: &'a Result<T, rmcp::ErrorData>,
+    tool_error: impl Fn(&'a T) -> Option<Option<&'a str>>,
+) -> Outcome<'a> {
+    match result {
+        Ok(answer) => match tool_error(answer) {
+            Some(code) => Outcome::ToolError(code),
+            None => Outcome::Ok,
+        },
+        Err(error) => Outcome::JsonRpc(error.code.0),
+    }
+}
+
+/// The code of a failed tool call (`isError: true`): `Some(code)`, the
+/// envelope's code when its `_meta` twin has one; `None` for a success.
+pub(crate) fn tool_error(result: &rmcp::model::CallToolResult) -> Option<Option<&str>> {
+    (result.is_error == Some(true)).then(|| envelope_code(result.meta.as_ref()))
+}
+
+/// The envelope's code in a failed result's `_meta` twin (wire contract §1).
+fn envelope_code(meta: Option<&rmcp::model::MetaObject>) -> Option<&str> {
+    meta?.get(crate::envelope::META_KEY)?.get("code")?.as_str()
+}
+
+fn link(cx: &Context) -> Link {
+    Link::with_context(cx.span().span_context().clone())
+}
