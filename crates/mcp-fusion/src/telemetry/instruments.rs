@@ -19,13 +19,23 @@ pub(crate) struct Instruments {
     pub client_duration: Histogram<f64>,
 }
 
+/// The instrumentation scope of every span and instrument: `mcp-fusion`,
+/// at this crate's version.
+fn scope() -> InstrumentationScope {
+    InstrumentationScope::builder(SCOPE)
+        .with_version(env!("CARGO_PKG_VERSION"))
+        .build()
+}
+
+/// The global provider's tracer, as it is now.
+pub(crate) fn tracer() -> BoxedTracer {
+    opentelemetry::global::tracer_with_scope(scope())
+}
+
 impl Instruments {
     /// The instruments of the global providers as they are now.
     pub(crate) fn from_global() -> Self {
-        let scope = InstrumentationScope::builder(SCOPE)
-            .with_version(env!("CARGO_PKG_VERSION"))
-            .build();
-        let meter = opentelemetry::global::meter_with_scope(scope.clone());
+        let meter = opentelemetry::global::meter_with_scope(scope());
         let histogram = |name: &'static str, description: &'static str| {
             meter
                 .f64_histogram(name)
@@ -35,7 +45,7 @@ impl Instruments {
                 .build()
         };
         Self {
-            tracer: opentelemetry::global::tracer_with_scope(scope),
+            tracer: tracer(),
             server_duration: histogram(
                 SERVER_OPERATION_DURATION,
                 "MCP request duration as observed on the receiver, from its arrival until its answer is sent.",

@@ -221,11 +221,17 @@ fn measured(request: &Request<'_>) -> Vec<KeyValue> {
     attributes
 }
 
-/// Records `action` on the operation running now (the contract's
-/// `mcp_fusion.action`): told by the dispatch once a grouped tool's call is
-/// routed.
-pub(crate) fn record_action(action: &str) {
+/// Records on the operation running now what the contract adds to it:
+/// the `action` a grouped tool's call reached (`mcp_fusion.action`) and the
+/// envelope's `code` of a failure or of a success's first warning
+/// (`mcp_fusion.error.code`). Told by the dispatch once the call is done.
+pub(crate) fn record_call(action: Option<&str>, code: &str) {
     opentelemetry::trace::get_active_span(|span| {
-        span.set_attribute(KeyValue::new(names::FUSION_ACTION, action.to_owned()));
+        if let Some(action) = action {
+            span.set_attribute(KeyValue::new(names::FUSION_ACTION, action.to_owned()));
+        }
+        if !code.is_empty() {
+            span.set_attribute(KeyValue::new(names::FUSION_ERROR_CODE, code.to_owned()));
+        }
     });
 }

@@ -72,15 +72,12 @@ pub(crate) fn outcome<'a, T>(
     }
 }
 
-/// The code of a failed tool call (`isError: true`): `Some(code)`, the
-/// envelope's code when its `_meta` twin has one; `None` for a success.
+/// Whether `result` is a failed tool call (`isError: true`): `Some(None)`
+/// then (its envelope's code was recorded by the dispatch, which knows it:
+/// the result may hold the envelope already written as text), `None` for a
+/// success.
 pub(crate) fn tool_error(result: &rmcp::model::CallToolResult) -> Option<Option<&str>> {
-    (result.is_error == Some(true)).then(|| envelope_code(result.meta.as_ref()))
-}
-
-/// The envelope's code in a failed result's `_meta` twin (wire contract §1).
-fn envelope_code(meta: Option<&rmcp::model::MetaObject>) -> Option<&str> {
-    meta?.get(crate::envelope::META_KEY)?.get("code")?.as_str()
+    (result.is_error == Some(true)).then_some(None)
 }
 
 fn link(cx: &Context) -> Link {

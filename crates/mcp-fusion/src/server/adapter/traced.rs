@@ -19,10 +19,11 @@ use rmcp::ErrorData as McpError;
 use rmcp::ServerHandler;
 use rmcp::model::*;
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
+use tokio_util::sync::CancellationToken;
 
 use super::Connection;
 use crate::telemetry::instruments::Instruments;
-use crate::telemetry::operation::{Named, Operation};
+use crate::telemetry::operation::{Named, Operation, Outcome};
 use crate::telemetry::server;
 
 /// A connection served with a SERVER span per request.
@@ -58,13 +59,18 @@ impl Traced {
     }
 }
 
-/// `answer` run in `operation`'s context, which then ends with its outcome.
+/// `answer` run in `operation`'s context, which then ends with its outcome
+/// (`cancelled` when the client cancelled the request meanwhile).
 async fn run<T>(
     operation: Operation,
+    cancelled: CancellationToken,
     answer: impl Future<Output = Result<T, McpError>>,
 ) -> Result<T, McpError> {
     let result = answer.with_context(operation.context().clone()).await;
-    operation.end(server::outcome(&result, |_| None));
+    match cancelled.is_cancelled() {
+        true => operation.end(Outcome::Cancelled),
+        false => operation.end(server::outcome(&result, |_| None)),
+    }
     result
 }
 
@@ -88,7 +94,8 @@ macro_rules! traced_requests {
         ) -> Result<$result, McpError> {
             let named: fn(&$params) -> Named<'_> = $named;
             let operation = self.start($method, named(&request), &context);
-            run(operation, self.inner.$name(request, context)).await
+            let cancelled = context.ct.clone();
+            run(operation, cancelled, self.inner.$name(request, context)).await
         }
     )*};
 }
@@ -134,12 +141,17 @@ impl ServerHandler for Traced {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let operation = self.start("tools/call", Named::Tool(&request.name), &context);
+        let cancelled = context.ct.clone();
         let answer = self.inner.call_tool(request, context);
         let result = answer.with_context(operation.context().clone()).await;
-        operation.end(server::outcome(&result, |response| match response {
+        let outcome = server::outcome(&result, |response| match response {
             CallToolResponse::Complete(result) => server::tool_error(result),
             _ => None,
-        }));
+        });
+        match cancelled.is_cancelled() {
+            true => operation.end(Outcome::Cancelled),
+            false => operation.end(outcome),
+        }
         result
     }
 
@@ -149,12 +161,19 @@ impl ServerHandler for Traced {
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, McpError> {
         let operation = self.start(&request.method, Named::Nothing, &context);
-        run(operation, self.inner.on_custom_request(request, context)).await
+        let cancelled = context.ct.clone();
+        run(
+            operation,
+            cancelled,
+            self.inner.on_custom_request(request, context),
+        )
+        .await
     }
 
     async fn ping(&self, context: RequestContext<RoleServer>) -> Result<(), McpError> {
         let operation = self.start("ping", Named::Nothing, &context);
-        run(operation, self.inner.ping(context)).await
+        let cancelled = context.ct.clone();
+        run(operation, cancelled, self.inner.ping(context)).await
     }
 
     async fn discover(
@@ -162,13 +181,15 @@ impl ServerHandler for Traced {
         context: RequestContext<RoleServer>,
     ) -> Result<DiscoverResult, McpError> {
         let operation = self.start("server/discover", Named::Nothing, &context);
-        run(operation, self.inner.discover(context)).await
+        let cancelled = context.ct.clone();
+        run(operation, cancelled, self.inner.discover(context)).await
     }
 
     async fn listen(&self, subscription: SubscriptionContext) -> Result<(), McpError> {
         let context = subscription.request_context();
         let operation = self.start("subscriptions/listen", Named::Nothing, context);
-        run(operation, self.inner.listen(subscription)).await
+        let cancelled = context.ct.clone();
+        run(operation, cancelled, self.inner.listen(subscription)).await
     }
 
     forwarded_notifications! {

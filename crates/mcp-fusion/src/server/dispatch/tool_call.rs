@@ -412,9 +412,7 @@ fn told(
         tracing::debug!(target: TARGET, parent: span, "tool call finished");
     }
     #[cfg(feature = "otel")]
-    if let Some(action) = ctx.action() {
-        crate::telemetry::operation::record_action(action);
-    }
+    crate::telemetry::operation::record_call(ctx.action(), &code);
     record_call(labels, result, code, Some(took));
 }
 

@@ -10,6 +10,8 @@ mod body_limit;
 mod cors;
 mod door;
 mod edge;
+#[cfg(feature = "otel")]
+mod edge_span;
 mod limit_key;
 mod listen_streams;
 #[cfg(feature = "metrics")]
@@ -151,7 +153,8 @@ impl FusionServer {
 
     /// The route `/mcp` (exactly: `/mcp/anything` is the fallback's 404):
     /// rmcp's `StreamableHttpService` on [`Sessions`] behind the endpoint's
-    /// layers, outermost first: `Connection: close` on an answer made
+    /// layers, outermost first: with the `otel` feature, the request's HTTP
+    /// span ([`edge_span`]); `Connection: close` on an answer made
     /// before the body was read ([`unread_body`]), the door ([`door`]: `Host`, `Origin`, the
     /// caller's [`Peer`]), with a token verifier the bearer token
     /// ([`bearer`]), the body limit ([`body_limit`]), the sessions of the
@@ -227,9 +230,15 @@ impl FusionServer {
             policy: door.clone(),
             trust_forwarded_for: options.trust_forwarded_for,
         };
-        route
+        let route = route
             .layer(from_fn_with_state(door, door::door))
-            .layer(axum::middleware::from_fn(unread_body::close_unread))
+            .layer(axum::middleware::from_fn(unread_body::close_unread));
+        #[cfg(feature = "otel")]
+        let route = route.layer(from_fn_with_state(
+            edge_span::tracer(),
+            edge_span::edge_span,
+        ));
+        route
     }
 
     /// rmcp's service on `sessions`, and the interval of its SSE keep-alive

@@ -1,0 +1,111 @@
+//! Over Streamable HTTP: a request the edge refuses before reading any
+//! JSON-RPC (no bearer token: `401`) is traced by its HTTP span, the child
+//! of the request's `traceparent` header; a request that passes has its
+//! MCP span linked to that HTTP span.
+
+use mcp_fusion::guard::StaticTokens;
+use mcp_fusion::transport::HttpOptions;
+use mcp_fusion::{Action, FusionServer, ToolError};
+use opentelemetry::trace::{SpanKind, Status, TraceContextExt};
+
+use crate::recorded::{attribute, named, recorded, root};
+
+async fn hello() -> Result<String, ToolError> {
+    Ok("hello".into())
+}
+
+/// A server that needs a bearer token, on 127.0.0.1: its `/mcp` URL.
+async fn serve() -> String {
+    let server = FusionServer::builder("guarded", "1.0.0")
+        .auth(StaticTokens::new().token("good-token", "alice", Vec::<String>::new()))
+        .tool(Action::new("hello", hello))
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(server.serve_http_on(listener, HttpOptions::default(), std::future::pending()));
+    url
+}
+
+/// `traceparent` of `cx` (W3C Trace Context, sampled).
+fn traceparent(cx: &opentelemetry::Context) -> String {
+    let span = cx.span();
+    let context = span.span_context();
+    format!("00-{}-{}-01", context.trace_id(), context.span_id())
+}
+
+#[tokio::test]
+async fn a_request_refused_for_want_of_a_token_is_traced_with_its_status() {
+    let (cx, trace) = root();
+    let url = serve().await;
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let answer = reqwest::Client::new()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("traceparent", traceparent(&cx))
+        .body(initialize)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 401);
+    let spans = recorded().spans(trace, 1).await;
+    let edge = named(&spans, "POST /mcp");
+    assert_eq!(edge.span_kind, SpanKind::Server);
+    assert_eq!(edge.parent_span_id, cx.span().span_context().span_id());
+    let attrs = &edge.attributes;
+    assert_eq!(
+        attribute(attrs, "http.response.status_code").as_deref(),
+        Some("401")
+    );
+    assert_eq!(
+        attribute(attrs, "http.request.method").as_deref(),
+        Some("POST")
+    );
+    assert_eq!(attribute(attrs, "http.route").as_deref(), Some("/mcp"));
+    // A refusal is the client's to fix: no server error (HTTP conventions).
+    assert_eq!(edge.status, Status::Unset);
+    assert_eq!(attribute(attrs, "error.type"), None);
+    assert!(
+        spans.iter().all(|s| !s.name.starts_with("initialize")),
+        "no MCP span: the request never reached the server"
+    );
+}
+
+#[tokio::test]
+async fn an_accepted_request_has_its_mcp_span_under_the_header_and_linked_to_the_http_span() {
+    let (cx, trace) = root();
+    let url = serve().await;
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let answer = reqwest::Client::new()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("authorization", "Bearer good-token")
+        .header("traceparent", traceparent(&cx))
+        .body(initialize)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+    let spans = recorded().spans(trace, 2).await;
+    let edge = named(&spans, "POST /mcp");
+    let served = named(&spans, "initialize");
+    assert_eq!(served.span_kind, SpanKind::Server);
+    // No `_meta.traceparent`: the header's context is the parent.
+    assert_eq!(served.parent_span_id, cx.span().span_context().span_id());
+    let linked: Vec<_> = served
+        .links
+        .iter()
+        .map(|l| l.span_context.span_id())
+        .collect();
+    assert_eq!(linked, [edge.span_context.span_id()]);
+    assert_eq!(
+        attribute(&served.attributes, "network.transport").as_deref(),
+        Some("tcp")
+    );
+    assert_eq!(
+        attribute(&served.attributes, "jsonrpc.request.id").as_deref(),
+        Some("1")
+    );
+}
