@@ -42,8 +42,10 @@ mod rounds;
 pub(crate) mod session;
 pub mod tasks;
 
+pub(crate) use adapter::Connection;
+#[cfg(feature = "http")]
+pub(crate) use adapter::Served;
 pub use adapter::pagination::DEFAULT_PAGE_SIZE;
-pub(crate) use adapter::{Connection, Served};
 pub use building::{MIN_SIGNING_KEY_BYTES, ServerBuilder, ToolSet};
 pub use fusion_server::{FusionServer, UnknownToolError, WeakFusionServer};
 pub use listen::{LISTEN_QUEUE, MAX_LISTEN_ID_BYTES};

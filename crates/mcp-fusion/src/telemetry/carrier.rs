@@ -3,7 +3,9 @@
 //! with the configured OpenTelemetry propagator.
 
 use opentelemetry::Context;
-use opentelemetry::propagation::{Extractor, Injector};
+use opentelemetry::propagation::Extractor;
+#[cfg(feature = "client")]
+use opentelemetry::propagation::Injector;
 use serde_json::{Map, Value};
 
 /// A `_meta` object read as a propagation carrier: only its string values.
@@ -19,11 +21,13 @@ impl Extractor for MetaExtractor<'_> {
     }
 }
 
+#[cfg(feature = "client")]
 /// A `_meta` object written as a propagation carrier: what the propagator
 /// writes replaces what was there (a gateway's own context replaces its
 /// caller's).
 struct MetaInjector<'a>(&'a mut Map<String, Value>);
 
+#[cfg(feature = "client")]
 impl Injector for MetaInjector<'_> {
     fn set(&mut self, key: &str, value: String) {
         self.0.insert(key.to_owned(), Value::String(value));
@@ -45,6 +49,7 @@ pub(crate) fn extract_headers(headers: &http::HeaderMap) -> Option<Context> {
     has_remote_span(&cx).then_some(cx)
 }
 
+#[cfg(feature = "client")]
 /// Writes `cx` into `meta` (nothing when `cx` holds no valid span).
 pub(crate) fn inject(cx: &Context, meta: &mut Map<String, Value>) {
     opentelemetry::global::get_text_map_propagator(|p| {

@@ -3,49 +3,50 @@
 //! `error.type`, `network.*`, `client.*`, `server.*`, `jsonrpc.*` and
 //! `rpc.response.status_code` from the general registry), and the contract's
 //! own under [`PREFIX`]. One place per string: every recording site imports
-//! its name from here.
+//! its name from here, and an application's own queries or dashboards can
+//! too.
 
 /// `mcp.method.name`: the JSON-RPC method (`tools/call`), always set.
-pub(crate) const MCP_METHOD_NAME: &str = "mcp.method.name";
+pub const MCP_METHOD_NAME: &str = "mcp.method.name";
 /// `mcp.protocol.version`: the MCP revision the request speaks (`2025-11-25`).
-pub(crate) const MCP_PROTOCOL_VERSION: &str = "mcp.protocol.version";
+pub const MCP_PROTOCOL_VERSION: &str = "mcp.protocol.version";
 /// `mcp.session.id`: the `Mcp-Session-Id` of a Streamable HTTP session.
-pub(crate) const MCP_SESSION_ID: &str = "mcp.session.id";
+pub const MCP_SESSION_ID: &str = "mcp.session.id";
 /// `mcp.resource.uri`: the URI of `resources/read`, `resources/subscribe`, …
-pub(crate) const MCP_RESOURCE_URI: &str = "mcp.resource.uri";
+pub const MCP_RESOURCE_URI: &str = "mcp.resource.uri";
 /// `jsonrpc.request.id`: the request's `id`, as a string.
-pub(crate) const JSONRPC_REQUEST_ID: &str = "jsonrpc.request.id";
+pub const JSONRPC_REQUEST_ID: &str = "jsonrpc.request.id";
 /// `gen_ai.tool.name`: the tool of `tools/call`.
-pub(crate) const GEN_AI_TOOL_NAME: &str = "gen_ai.tool.name";
+pub const GEN_AI_TOOL_NAME: &str = "gen_ai.tool.name";
 /// `gen_ai.prompt.name`: the prompt of `prompts/get`.
-pub(crate) const GEN_AI_PROMPT_NAME: &str = "gen_ai.prompt.name";
+pub const GEN_AI_PROMPT_NAME: &str = "gen_ai.prompt.name";
 /// `gen_ai.operation.name`: [`EXECUTE_TOOL`] on `tools/call`, unset otherwise.
-pub(crate) const GEN_AI_OPERATION_NAME: &str = "gen_ai.operation.name";
+pub const GEN_AI_OPERATION_NAME: &str = "gen_ai.operation.name";
 /// The value of [`GEN_AI_OPERATION_NAME`] on a tool call.
-pub(crate) const EXECUTE_TOOL: &str = "execute_tool";
+pub const EXECUTE_TOOL: &str = "execute_tool";
 /// `network.transport`: [`PIPE`] over stdio, [`TCP`] over Streamable HTTP.
-pub(crate) const NETWORK_TRANSPORT: &str = "network.transport";
+pub const NETWORK_TRANSPORT: &str = "network.transport";
 /// `network.protocol.name`: `http` over Streamable HTTP.
-pub(crate) const NETWORK_PROTOCOL_NAME: &str = "network.protocol.name";
+pub const NETWORK_PROTOCOL_NAME: &str = "network.protocol.name";
 /// The value of [`NETWORK_TRANSPORT`] over stdio.
-pub(crate) const PIPE: &str = "pipe";
+pub const PIPE: &str = "pipe";
 /// The value of [`NETWORK_TRANSPORT`] over Streamable HTTP.
-pub(crate) const TCP: &str = "tcp";
+pub const TCP: &str = "tcp";
 /// `error.type`: the JSON-RPC error code (`-32602`), [`TOOL_ERROR`] for an
 /// `isError` result, [`CANCELLED`] for a cancelled request.
-pub(crate) const ERROR_TYPE: &str = "error.type";
+pub const ERROR_TYPE: &str = "error.type";
 /// The value of [`ERROR_TYPE`] for a `CallToolResult` with `isError: true`
 /// (the MCP conventions, note on `error.type`).
-pub(crate) const TOOL_ERROR: &str = "tool_error";
+pub const TOOL_ERROR: &str = "tool_error";
 /// The value of [`ERROR_TYPE`] for a request the client cancelled, or whose
 /// answer was never sent.
-pub(crate) const CANCELLED: &str = "cancelled";
+pub const CANCELLED: &str = "cancelled";
 /// `rpc.response.status_code`: the JSON-RPC error code of an error answer.
-pub(crate) const RPC_RESPONSE_STATUS_CODE: &str = "rpc.response.status_code";
+pub const RPC_RESPONSE_STATUS_CODE: &str = "rpc.response.status_code";
 /// `server.address` (client side): the host of a Streamable HTTP server.
-pub(crate) const SERVER_ADDRESS: &str = "server.address";
+pub const SERVER_ADDRESS: &str = "server.address";
 /// `server.port` (client side), with [`SERVER_ADDRESS`].
-pub(crate) const SERVER_PORT: &str = "server.port";
+pub const SERVER_PORT: &str = "server.port";
 
 /// The prefix of the attributes that are the contract's own, not the
 /// conventions': `mcp_fusion.error.code`, `mcp_fusion.action`.
@@ -53,22 +54,22 @@ pub const PREFIX: &str = "mcp_fusion.";
 /// `mcp_fusion.error.code`: the envelope's code (`NOT_FOUND`,
 /// `VALIDATION_ERROR`, `RATE_LIMITED`, …) of a failed tool call, or the first
 /// warning's code of a success that carries warnings.
-pub(crate) const FUSION_ERROR_CODE: &str = "mcp_fusion.error.code";
+pub const FUSION_ERROR_CODE: &str = "mcp_fusion.error.code";
 /// `mcp_fusion.action`: the action a grouped tool's call reached (its
 /// discriminator's value, once routed: never a value the router refused).
-pub(crate) const FUSION_ACTION: &str = "mcp_fusion.action";
+pub const FUSION_ACTION: &str = "mcp_fusion.action";
 
 /// `mcp.server.operation.duration`: a histogram, in seconds, from a request's
 /// arrival to its answer (the MCP conventions, "Metrics").
-pub(crate) const SERVER_OPERATION_DURATION: &str = "mcp.server.operation.duration";
+pub const SERVER_OPERATION_DURATION: &str = "mcp.server.operation.duration";
 /// `mcp.client.operation.duration`: a histogram, in seconds, from a request
 /// sent to its answer received.
-pub(crate) const CLIENT_OPERATION_DURATION: &str = "mcp.client.operation.duration";
+pub const CLIENT_OPERATION_DURATION: &str = "mcp.client.operation.duration";
 /// The explicit bucket boundaries both histograms SHOULD have, in seconds
 /// (the MCP conventions, "Metric: `mcp.client.operation.duration`").
-pub(crate) const DURATION_BOUNDARIES_SECONDS: [f64; 14] = [
+pub const DURATION_BOUNDARIES_SECONDS: [f64; 14] = [
     0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
 ];
 
 /// The instrumentation scope of every span and instrument this crate makes.
-pub(crate) const SCOPE: &str = "mcp-fusion";
+pub const SCOPE: &str = "mcp-fusion";

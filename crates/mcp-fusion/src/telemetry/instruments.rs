@@ -7,15 +7,14 @@ use opentelemetry::InstrumentationScope;
 use opentelemetry::global::BoxedTracer;
 use opentelemetry::metrics::Histogram;
 
-use super::conventions::{
-    CLIENT_OPERATION_DURATION, DURATION_BOUNDARIES_SECONDS, SCOPE, SERVER_OPERATION_DURATION,
-};
+use super::conventions::{DURATION_BOUNDARIES_SECONDS, SCOPE, SERVER_OPERATION_DURATION};
 
 /// What a connection records with: one tracer, the server histogram and
 /// the client histogram.
 pub(crate) struct Instruments {
     pub tracer: BoxedTracer,
     pub server_duration: Histogram<f64>,
+    #[cfg(feature = "client")]
     pub client_duration: Histogram<f64>,
 }
 
@@ -50,8 +49,9 @@ impl Instruments {
                 SERVER_OPERATION_DURATION,
                 "MCP request duration as observed on the receiver, from its arrival until its answer is sent.",
             ),
+            #[cfg(feature = "client")]
             client_duration: histogram(
-                CLIENT_OPERATION_DURATION,
+                super::conventions::CLIENT_OPERATION_DURATION,
                 "MCP request duration as observed on the sender, from the time it was sent until its answer is received.",
             ),
         }

@@ -77,6 +77,7 @@ pub(crate) enum Outcome<'a> {
     Cancelled,
     /// Failed on the client's side before an answer came: its `error.type`
     /// (`timeout`, `transport`, …).
+    #[cfg(feature = "client")]
     Other(&'static str),
 }
 
@@ -166,6 +167,7 @@ impl Operation {
                 Some(code.into())
             }
             Outcome::Cancelled => Some(names::CANCELLED.into()),
+            #[cfg(feature = "client")]
             Outcome::Other(kind) => Some(kind.into()),
         };
         if let Some(error_type) = error_type {

@@ -52,6 +52,7 @@ mod resources;
 mod results;
 #[cfg(all(feature = "client", feature = "http"))]
 mod session_callers;
+#[cfg(feature = "client")]
 mod state_gate;
 #[cfg(all(feature = "client", feature = "http"))]
 mod stateless;
