@@ -28,7 +28,8 @@
 //! `json`, `listing`, `metrics_names`, `redact`, `redis_connection`, `schema`,
 //! `suggest`, `text`, `tool_meta`) → [`error`] →
 //! [`envelope`], [`validation`] → `wire` (reading and repairing JSON-RPC
-//! messages) → [`handler`] → [`present`] → [`pipeline`], `client` →
+//! messages) → [`handler`] → [`present`] → `telemetry` (feature `otel`) →
+//! [`pipeline`], `client` →
 //! [`guard`] → [`capability`] → [`contract`] → [`server`],
 //! [`router_contract`] → [`testing`] → [`transport`] → `gateway`. A module imports only
 //! from its own files and the layers below it; modules that share a layer

@@ -19,6 +19,7 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use secrecy::ExposeSecret;
 use serde_json::{Map, Value};
 
+use super::answer::Named;
 use super::cause::{ConnectCause, innermost_text};
 use super::client_side::Observed;
 use super::connect::{
@@ -32,7 +33,6 @@ use super::outcome::{Success, check_result};
 use super::param_headers::{ParamHeaders, ToolSchemas};
 use super::retry::{self};
 use super::route::{Route, build_arguments, route};
-use super::sent::Named;
 use super::stderr::StderrTail;
 use super::target::Target;
 use crate::listing::ToolListing;
@@ -319,7 +319,7 @@ impl FusionClient {
             let result = self
                 .limited(sent.with_context(operation.context().clone()))
                 .await;
-            operation.end(super::sent::outcome(&result));
+            operation.end(super::answer::outcome(&result));
             result.map(|_| ())
         }
         #[cfg(not(feature = "otel"))]

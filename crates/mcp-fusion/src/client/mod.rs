@@ -68,6 +68,7 @@
 //! required fields, and an opt-in [`RetryPolicy`] retries `RATE_LIMITED`,
 //! `SERVER_BUSY` and `HANDOFF_CONNECTING` after their `retry_after`.
 
+mod answer;
 mod batch;
 mod cause;
 mod client_side;

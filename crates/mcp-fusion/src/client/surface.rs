@@ -17,10 +17,10 @@ use rmcp::model::{
 };
 use serde_json::Value;
 
+use super::answer::Named;
 use super::error::FusionClientError;
 use super::fusion_client::FusionClient;
 use super::pages::every_page;
-use super::sent::Named;
 use crate::json::{json_type, type_noun};
 
 impl FusionClient {

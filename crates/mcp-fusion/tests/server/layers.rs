@@ -26,6 +26,7 @@ const LAYERS: &[&[&str]] = &[
     &["wire"],
     &["handler"],
     &["present"],
+    &["telemetry"],
     &["pipeline", "client"],
     &["guard"],
     &["capability"],
@@ -645,7 +646,7 @@ fn a_back_import_is_reported_with_file_line_and_path() {
         ]
     );
     let message = report(&problems);
-    assert!(message.starts_with("1 layer problem in crates/mcp-fusion/src (order, lowest first: leaf modules → error → envelope, validation → wire → handler → present → pipeline, client → guard → "), "{message}");
+    assert!(message.starts_with("1 layer problem in crates/mcp-fusion/src (order, lowest first: leaf modules → error → envelope, validation → wire → handler → present → telemetry → pipeline, client → guard → "), "{message}");
 }
 
 #[test]

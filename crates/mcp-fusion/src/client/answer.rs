@@ -1,0 +1,83 @@
+//! What a request sent names and how its answer ends its span: shared by
+//! [`super::sent`] and the requests sent outside it (`ping`).
+
+/// What a request names besides its method, for its span.
+#[derive(Clone, Copy)]
+#[cfg_attr(not(feature = "otel"), allow(dead_code))]
+pub(super) enum Named<'a> {
+    /// Nothing (a list, `ping`, `logging/setLevel`, …).
+    Nothing,
+    /// A tool.
+    Tool(&'a str),
+    /// A prompt.
+    Prompt(&'a str),
+    /// A resource's URI.
+    Resource(&'a str),
+}
+
+/// An answer as its span's outcome sees it: a failed tool call or not.
+#[cfg_attr(not(feature = "otel"), allow(dead_code))]
+pub(super) trait Answer {
+    /// `Some(code)` for a failed tool call (`isError: true`), with its
+    /// envelope's code; `None` otherwise.
+    fn tool_error(&self) -> Option<Option<&str>> {
+        None
+    }
+}
+
+impl Answer for rmcp::model::CallToolResult {
+    fn tool_error(&self) -> Option<Option<&str>> {
+        (self.is_error == Some(true)).then(|| {
+            self.meta
+                .as_ref()
+                .and_then(|meta| meta.get(crate::envelope::META_KEY))
+                .and_then(|envelope| envelope.get("code"))
+                .and_then(|code| code.as_str())
+        })
+    }
+}
+
+macro_rules! answers {
+    ($($ty:ty),*) => {$(impl Answer for $ty {})*};
+}
+
+answers!(
+    (),
+    rmcp::model::ServerResult,
+    rmcp::model::ListToolsResult,
+    rmcp::model::ListResourcesResult,
+    rmcp::model::ListResourceTemplatesResult,
+    rmcp::model::ReadResourceResult,
+    rmcp::model::ListPromptsResult,
+    rmcp::model::GetPromptResult,
+    rmcp::model::CompleteResult
+);
+
+#[cfg(feature = "otel")]
+impl<'a> From<Named<'a>> for crate::telemetry::operation::Named<'a> {
+    fn from(named: Named<'a>) -> Self {
+        use crate::telemetry::operation::Named as Span;
+        match named {
+            Named::Nothing => Span::Nothing,
+            Named::Tool(tool) => Span::Tool(tool),
+            Named::Prompt(prompt) => Span::Prompt(prompt),
+            Named::Resource(uri) => Span::Resource(uri),
+        }
+    }
+}
+
+/// How `result` ends its request's span.
+#[cfg(feature = "otel")]
+pub(super) fn outcome<T: Answer>(
+    result: &Result<T, super::error::FusionClientError>,
+) -> crate::telemetry::operation::Outcome<'_> {
+    use crate::telemetry::operation::Outcome;
+    match result {
+        Ok(answer) => match answer.tool_error() {
+            Some(code) => Outcome::ToolError(code),
+            None => Outcome::Ok,
+        },
+        Err(super::error::FusionClientError::JsonRpc { code, .. }) => Outcome::JsonRpc(*code),
+        Err(error) => Outcome::Other(error.kind()),
+    }
+}
