@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use opentelemetry::metrics::Histogram;
-use opentelemetry::trace::{Link, SpanKind, Status, TraceContextExt, Tracer};
+use opentelemetry::trace::{Link, Span as _, SpanKind, Status, TraceContextExt, Tracer};
 use opentelemetry::{Context, KeyValue};
 
 use super::conventions as names;
@@ -104,31 +104,22 @@ impl Operation {
         links: Vec<Link>,
     ) -> Self {
         let measured = measured(&request);
-        let mut attributes = measured.clone();
-        if let Some(id) = request.id {
-            attributes.push(KeyValue::new(names::JSONRPC_REQUEST_ID, id));
-        }
-        if let Some(uri) = request.uri {
-            attributes.push(KeyValue::new(names::MCP_RESOURCE_URI, uri.to_owned()));
-        }
-        if let Some(session) = request.session_id {
-            attributes.push(KeyValue::new(names::MCP_SESSION_ID, session.to_owned()));
-        }
-        if let Some((address, port)) = request.server {
-            attributes.push(KeyValue::new(names::SERVER_ADDRESS, address));
-            attributes.push(KeyValue::new(names::SERVER_PORT, i64::from(port)));
-        }
         let target = request.tool.or(request.prompt);
         let name = match target {
             Some(target) => format!("{} {target}", request.method),
             None => request.method.to_owned(),
         };
-        let span = tracer
+        let mut span = tracer
             .span_builder(name)
             .with_kind(kind)
-            .with_attributes(attributes)
+            .with_attributes(measured.clone())
             .with_links(links)
             .start_with_context(tracer, parent);
+        // What only the span carries is written when it is recorded: a
+        // sampled-out request costs no more than its measure.
+        if span.is_recording() {
+            span.set_attributes(unmeasured(request));
+        }
         Self {
             cx: parent.with_span(span),
             measured,
@@ -191,6 +182,26 @@ impl Drop for Operation {
             self.end_with(Outcome::Cancelled);
         }
     }
+}
+
+/// The attributes of `request` that only its span carries (high
+/// cardinality): its id, URI, session and server.
+fn unmeasured(request: Request<'_>) -> Vec<KeyValue> {
+    let mut attributes = Vec::with_capacity(5);
+    if let Some(id) = request.id {
+        attributes.push(KeyValue::new(names::JSONRPC_REQUEST_ID, id));
+    }
+    if let Some(uri) = request.uri {
+        attributes.push(KeyValue::new(names::MCP_RESOURCE_URI, uri.to_owned()));
+    }
+    if let Some(session) = request.session_id {
+        attributes.push(KeyValue::new(names::MCP_SESSION_ID, session.to_owned()));
+    }
+    if let Some((address, port)) = request.server {
+        attributes.push(KeyValue::new(names::SERVER_ADDRESS, address));
+        attributes.push(KeyValue::new(names::SERVER_PORT, i64::from(port)));
+    }
+    attributes
 }
 
 /// The attributes of `request` that both the span and the metric carry
