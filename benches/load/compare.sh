@@ -10,6 +10,12 @@
 #   fastmcp  FastMCP with pydantic (benches/load/fastmcp/server.py)
 #   before   `$FUSION_BEFORE serve --example bench`, only with FUSION_BEFORE
 #            set: a fusion built before a change, measured in the same run
+#   otel     `fusion serve --example bench --otel export`, every call traced
+#            (OTEL_TRACES_SAMPLER=always_on), spans and metrics exported over
+#            OTLP/HTTP to `otlp-sink` (benches/load/src/bin/otlp_sink.rs)
+#   otel-out the same, every call sampled out (OTEL_TRACES_SAMPLER=always_off):
+#            no span recorded, the duration histogram still recorded
+#            (not in the default STACKS: STACKS="fusion otel otel-out")
 # driven by the `load` binary (raw JSON-RPC, closed loop).
 #
 # Stdio section: each server x path (fail, ok) x mode
@@ -38,6 +44,7 @@
 #   HTTP=1            0 leaves the HTTP section out
 #   HTTP_PORT=18470   the first port of the HTTP servers (one per server, and
 #                     one more for the gateway's upstream)
+#   OTLP_PORT=18469   the port of the otel stacks' OTLP sink
 #   DRIVER_THREADS=1  threads of the driver's runtime
 # Installs the TypeScript SDK (scripts/npm-install) and FastMCP
 # (scripts/venv-install) into target/load-bench/ once; a stack whose install
@@ -64,6 +71,7 @@ STACKS="${STACKS:-fusion gateway floor ts fastmcp}"
 FUSION_BEFORE="${FUSION_BEFORE:-}"
 HTTP="${HTTP:-1}"
 HTTP_PORT="${HTTP_PORT:-18470}"
+OTLP_PORT="${OTLP_PORT:-18469}"
 DRIVER_THREADS="${DRIVER_THREADS:-1}"
 
 say() {
@@ -93,6 +101,7 @@ bin="${CARGO_TARGET_DIR:-$root/target}/release"
 fusion="$bin/fusion"
 load="$bin/load"
 floor="$bin/floor"
+otlp_sink="$bin/otlp-sink"
 if [ -n "$FUSION_BEFORE" ] && [ ! -x "$FUSION_BEFORE" ]; then
     say "FUSION_BEFORE=$FUSION_BEFORE is not an executable"
     exit 2
@@ -127,7 +136,7 @@ install_fastmcp() {
 }
 
 servers=()
-for stack in fusion before gateway floor ts fastmcp; do
+for stack in fusion before otel otel-out gateway floor ts fastmcp; do
     if [ "$stack" = before ]; then
         [ -n "$FUSION_BEFORE" ] || continue
     else
@@ -165,13 +174,19 @@ server_command() {
     case "$stack" in
     fusion) cmd=("$fusion" serve --example bench ${port:+--port "$port"}) ;;
     before) cmd=("$FUSION_BEFORE" serve --example bench ${port:+--port "$port"}) ;;
+    otel | otel-out)
+        local sampler=always_on
+        [ "$stack" = otel ] || sampler=always_off
+        cmd=(env "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$OTLP_PORT" "OTEL_TRACES_SAMPLER=$sampler"
+            OTEL_SERVICE_NAME=bench "$fusion" serve --example bench --otel export ${port:+--port "$port"})
+        ;;
     gateway) cmd=("$fusion" gateway --config "$(gateway_config "$upstream_port")" ${port:+--port "$port"}) ;;
     floor) cmd=("$floor" ${port:+--http "$port"}) ;;
     ts) cmd=(node "$out/ts/server.mjs" ${port:+--http "$port"}) ;;
     fastmcp) cmd=("$out/fastmcp-venv/bin/python" "$src/fastmcp/server.py" ${port:+--http "$port"}) ;;
     esac
     case "$stack" in
-    fusion | before | gateway) [ -n "$port" ] || cmd+=(--stdio) ;;
+    fusion | before | otel | otel-out | gateway) [ -n "$port" ] || cmd+=(--stdio) ;;
     esac
 }
 
@@ -191,7 +206,14 @@ runs_file="$out/runs.jsonl"
 failures=0
 server_pid=""
 upstream_pid=""
-trap 'for pid in $server_pid $upstream_pid; do kill "$pid" 2>/dev/null || true; done' EXIT
+sink_pid=""
+trap 'for pid in $server_pid $upstream_pid $sink_pid; do kill "$pid" 2>/dev/null || true; done' EXIT
+case " ${servers[*]} " in
+*" otel "* | *" otel-out "*)
+    "$otlp_sink" --port "$OTLP_PORT" &
+    sink_pid=$!
+    ;;
+esac
 
 # Records one run: its JSON report with the section and mode added, or a
 # failed row. Args: section mode stack path exit-code json progress-label.
@@ -341,10 +363,12 @@ import statistics
 import sys
 
 runs = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-order = {"fusion": 0, "before": 1, "gateway": 2, "floor": 3, "ts": 4, "fastmcp": 5}
+order = {"fusion": 0, "before": 1, "otel": 2, "otel-out": 3, "gateway": 4, "floor": 5, "ts": 6, "fastmcp": 7}
 names = {
     "fusion": "fusion",
     "before": "fusion (before)",
+    "otel": "fusion, OpenTelemetry (every call traced)",
+    "otel-out": "fusion, OpenTelemetry (sampled out)",
     "gateway": "fusion gateway",
     "floor": "rmcp floor",
     "ts": "TS SDK",
@@ -454,6 +478,14 @@ text += against(
     "The same server built before the change (FUSION_BEFORE) and after it; a p50 ratio below 1 and a "
     "calls/s ratio above 1 mean the change made it faster.",
 )
+for stack, how in (("otel", "every call traced and exported"), ("otel-out", "every call sampled out")):
+    text += against(
+        stack,
+        "fusion",
+        f"OpenTelemetry against none ({how})",
+        "`fusion serve --example bench --otel export` exporting over OTLP/HTTP to a sink, against the same "
+        "server without `--otel`; the calls/s ratio is what tracing costs.",
+    )
 output = "\n".join(text)
 print(output)
 with open(sys.argv[2], "w") as f:

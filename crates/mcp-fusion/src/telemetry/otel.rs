@@ -49,6 +49,23 @@ pub struct OtelError(String);
 /// Servers and clients made after `install` record into it; call
 /// [`shutdown`](Self::shutdown) before the process exits so that what is
 /// buffered is sent.
+///
+/// ```
+/// use mcp_fusion::telemetry::{Otel, OtelMode};
+/// use tracing_subscriber::prelude::*;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// // `OtelMode::Export` sends to OTEL_EXPORTER_OTLP_ENDPOINT; this one
+/// // only carries trace context on.
+/// let otel = Otel::install(OtelMode::Propagate, "billing")?;
+/// let subscriber = tracing_subscriber::registry().with(otel.layer());
+/// let _guard = tracing::subscriber::set_default(subscriber);
+/// // … build and serve a FusionServer, or connect a FusionClient …
+/// otel.shutdown();
+/// # Ok(())
+/// # }
+/// ```
 pub struct Otel {
     tracer_provider: SdkTracerProvider,
     meter_provider: Option<SdkMeterProvider>,
