@@ -18,6 +18,8 @@ pub use meta::{META_KEY, to_meta, validation_to_meta};
 pub(crate) use parse::opens_tool_error;
 pub use parse::{ParseError, ParsedEnvelope, parse};
 pub use render::{render, render_validation};
+#[cfg(feature = "otel")]
+pub(crate) use result::written_code;
 pub(crate) use result::{
     WritesEnvelopes, envelope_and_meta, validation_envelope_and_meta, written_members,
     written_result, written_validation_result,

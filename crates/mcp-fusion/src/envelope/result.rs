@@ -173,6 +173,23 @@ pub(crate) fn written_members(result: &CallToolResult) -> Option<&str> {
     meta.get(WRITTEN_KEY)?.as_str()
 }
 
+/// How the `_meta` twin of a result made by [`written_result`] or
+/// [`written_validation_result`] begins, up to its code's first character
+/// (the code is the twin's first member in both forms).
+#[cfg(feature = "otel")]
+const WRITTEN_TWIN_CODE: &str = "\"_meta\":{\"mcp-fusion/error\":{\"code\":\"";
+
+/// The envelope's code of a result made by [`written_result`] or
+/// [`written_validation_result`], read back from its written members (the
+/// text escapes every quote, so the first unescaped match is the twin);
+/// `None` for any other result, or for a code written with escapes.
+#[cfg(feature = "otel")]
+pub(crate) fn written_code(result: &CallToolResult) -> Option<&str> {
+    let (_, twin) = written_members(result)?.split_once(WRITTEN_TWIN_CODE)?;
+    let code = &twin[..twin.find('"')?];
+    (!code.contains('\\')).then_some(code)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,6 +244,31 @@ mod tests {
                 "{err:?}"
             );
         }
+    }
+
+    #[cfg(feature = "otel")]
+    #[test]
+    fn the_code_of_a_written_result_is_read_back() {
+        let mut repeated = ToolError::not_found("Invoice inv_9 was not found.");
+        repeated.details = vec![("id".into(), "1".into()), ("id".into(), "3".into())];
+        let quoted = "\"_meta\":{\"mcp-fusion/error\":{\"code\":\"FAKE\"";
+        let errors = [
+            ToolError::conflict("Invoice already paid"),
+            ToolError::new(ErrorCode::NotFound, quoted).detail("id", quoted),
+            ToolError::new(ErrorCode::Custom("MY_CODE".into()), "custom"),
+            repeated,
+        ];
+        for err in &errors {
+            let written = written_result(err);
+            assert_eq!(written_code(&written), Some(err.code.as_str()), "{err:?}");
+        }
+        let failure = ValidationFailure::new("billing.get_invoice", vec![]);
+        let written = written_validation_result(&failure);
+        assert_eq!(written_code(&written), Some("VALIDATION_ERROR"));
+        let escaped = ToolError::new(ErrorCode::Custom("A\"B".into()), "custom");
+        assert_eq!(written_code(&written_result(&escaped)), None);
+        assert_eq!(written_code(&to_call_tool_result(&errors[0])), None);
+        assert_eq!(written_code(&CallToolResult::success(Vec::new())), None);
     }
 
     #[test]

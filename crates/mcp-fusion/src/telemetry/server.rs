@@ -73,9 +73,12 @@ pub(crate) fn outcome<'a, T>(
 }
 
 /// The code of a failed tool call (`isError: true`): `Some(code)`, the
-/// envelope's code when its `_meta` twin has one; `None` for a success.
+/// envelope's code when its `_meta` twin has one (also in the written form
+/// the stdio transport gets); `None` for a success.
 pub(crate) fn tool_error(result: &rmcp::model::CallToolResult) -> Option<Option<&str>> {
-    (result.is_error == Some(true)).then(|| envelope_code(result.meta.as_ref()))
+    (result.is_error == Some(true)).then(|| {
+        envelope_code(result.meta.as_ref()).or_else(|| crate::envelope::written_code(result))
+    })
 }
 
 /// The envelope's code in a failed result's `_meta` twin (wire contract §1).
