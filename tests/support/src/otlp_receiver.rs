@@ -30,7 +30,7 @@ use tokio::sync::Notify;
 pub use opentelemetry_proto::tonic::common::v1::any_value::Value as AttributeValue;
 
 /// How long [`OtlpReceiver::wait_for_spans`] and
-/// [`OtlpReceiver::wait_for_metric`] wait before they fail the test.
+/// [`OtlpReceiver::wait_for_points`] wait before they fail the test.
 pub const WAIT: Duration = Duration::from_secs(20);
 
 /// The content type of OTLP/HTTP in protobuf.
@@ -51,6 +51,8 @@ pub struct ReceivedSpan {
     /// The OTLP `SpanKind`: 1 internal, 2 server, 3 client, 4 producer,
     /// 5 consumer.
     pub kind: i32,
+    /// The OTLP `StatusCode`: 0 unset, 1 ok, 2 error.
+    pub status: i32,
     /// Its attributes by key (a key given twice keeps the last value).
     pub attributes: BTreeMap<String, AttributeValue>,
 }
@@ -164,24 +166,26 @@ impl OtlpReceiver {
         .unwrap_or_else(|| panic!("no {what} within {WAIT:?}; received: {:#?}", self.spans()))
     }
 
-    /// Waits until a data point of the histogram `metric` from `service`
-    /// has arrived, and returns the points of that histogram from it.
+    /// Waits until the histogram points received satisfy `done`, and
+    /// returns them all.
     ///
     /// # Panics
     ///
-    /// After [`WAIT`] without one.
-    pub async fn wait_for_metric(&self, service: &str, metric: &str) -> Vec<HistogramPoint> {
-        let points = || {
-            let points: Vec<_> = self
-                .histogram_points()
-                .into_iter()
-                .filter(|p| p.service_name == service && p.metric == metric)
-                .collect();
-            (!points.is_empty()).then_some(points)
-        };
-        self.wait(points).await.unwrap_or_else(|| {
+    /// After [`WAIT`] without that, listing the points received, `what`
+    /// saying what was waited for.
+    pub async fn wait_for_points(
+        &self,
+        what: &str,
+        done: impl Fn(&[HistogramPoint]) -> bool,
+    ) -> Vec<HistogramPoint> {
+        self.wait(|| {
+            let points = self.histogram_points();
+            done(&points).then_some(points)
+        })
+        .await
+        .unwrap_or_else(|| {
             panic!(
-                "no {metric} from {service} within {WAIT:?}; received: {:#?}",
+                "no {what} within {WAIT:?}; received: {:#?}",
                 self.histogram_points()
             )
         })
@@ -241,6 +245,7 @@ async fn traces(
                     .then(|| hex(&span.parent_span_id)),
                 name: span.name,
                 kind: span.kind,
+                status: span.status.map_or(0, |status| status.code),
                 attributes: attributes(span.attributes),
             });
         }
