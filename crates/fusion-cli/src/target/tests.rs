@@ -9,6 +9,7 @@ fn args(cmd: Option<&str>) -> ConnectArgs {
         discriminator: "action".into(),
         server_stderr: false,
         color: ColorChoice::Never,
+        otel: None,
         protocol_version: ProtocolRevision::V2025_11_25,
         bearer: None,
         oauth_client_id: None,

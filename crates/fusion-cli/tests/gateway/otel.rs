@@ -345,3 +345,109 @@ async fn one_trace_crosses_client_gateway_and_upstream() {
     }
     check_no_argument_values(&receiver);
 }
+
+/// `fusion call ARGS…` with `--otel export`, as the service [`CALLER`]
+/// with `env` set too; its exit code.
+fn call_with(receiver: &OtlpReceiver, args: &[&str], env: &[(&str, &str)]) -> i32 {
+    let output = Command::new(FUSION)
+        .args(["call", "--otel", "export"])
+        .args(args)
+        .envs(otel_env(receiver, CALLER, FLUSH_AT_EXIT_ONLY_MS))
+        .envs(env.iter().copied())
+        .env_remove("RUST_LOG")
+        .env_remove("FUSION_OTEL")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run fusion call");
+    output.status.code().expect("an exit code")
+}
+
+#[tokio::test]
+async fn a_propagating_gateway_carries_the_trace_and_exports_nothing() {
+    let receiver = OtlpReceiver::start();
+    let db = TempDb::new("gateway-otel-propagate");
+    let env = otel_env(&receiver, GATEWAY, "100");
+    let env: Vec<(&str, &str)> = env.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    let mut gateway = HttpGateway::start_with_env(
+        "otel-propagate",
+        &config(&receiver, &db),
+        &["--otel", "propagate"],
+        &env,
+    );
+    let url = gateway.url.clone();
+    assert_eq!(
+        call_with(&receiver, &[&url, "finance.billing", CALLS[0].0], &[]),
+        0
+    );
+    let spans = receiver
+        .wait_for_spans("the upstream's tools/call span", |spans| {
+            count(spans, UPSTREAM, SERVER, "tools/call billing") == 1
+        })
+        .await;
+    let client = client_calls(&spans)[0];
+    let upstream = spans
+        .iter()
+        .find(|s| s.service_name == UPSTREAM && s.name == "tools/call billing")
+        .expect("the upstream's span");
+    // The gateway's own spans are the links between: in the trace, not sent.
+    assert_eq!(upstream.trace_id, client.trace_id);
+    assert!(upstream.parent_span_id.is_some());
+    assert_ne!(upstream.parent_span_id, Some(client.span_id.clone()));
+    let status = Command::new("kill")
+        .args(["-TERM", &gateway.child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success());
+    assert!(gateway.child.wait().expect("the gateway exits").success());
+    let from_gateway = |service: &str| service == GATEWAY;
+    assert!(
+        !receiver
+            .spans()
+            .iter()
+            .any(|s| from_gateway(&s.service_name))
+    );
+    assert!(
+        !receiver
+            .histogram_points()
+            .iter()
+            .any(|p| from_gateway(&p.service_name))
+    );
+}
+
+#[tokio::test]
+async fn a_stdio_server_sends_its_spans_when_its_input_ends() {
+    let receiver = OtlpReceiver::start();
+    // The server inherits the client's environment, its long export delay
+    // included: its spans arrive only because it flushes when stdin closes.
+    let server = format!(
+        "env OTEL_SERVICE_NAME={UPSTREAM} {FUSION} serve --stdio --example bench --otel export"
+    );
+    let args = [
+        "--cmd",
+        server.as_str(),
+        "get_invoice",
+        r#"{"id": "inv_1", "email": "e2e@example.com", "amount": 5}"#,
+    ];
+    assert_eq!(call_with(&receiver, &args, &[]), 0);
+    let spans = receiver
+        .wait_for_spans("the server's tools/call span", |spans| {
+            count(spans, UPSTREAM, SERVER, "tools/call get_invoice") == 1
+        })
+        .await;
+    let client = spans
+        .iter()
+        .find(|s| s.service_name == CALLER && s.name == "tools/call get_invoice")
+        .expect("the client's span");
+    let served = child_of(&spans, UPSTREAM, client);
+    assert_eq!((served.kind, client.kind), (SERVER, CLIENT));
+    let mut expected = call_of("get_invoice");
+    expected.push(("network.transport", text("pipe")));
+    assert_eq!(client.attributes, attributes(&expected, None));
+    expected.extend([
+        // initialize (0), then the call: a name without a dot is not
+        // looked up in tools/list first.
+        ("jsonrpc.request.id", text("1")),
+        ("mcp.protocol.version", text(REVISION)),
+    ]);
+    assert_eq!(served.attributes, attributes(&expected, None));
+}
