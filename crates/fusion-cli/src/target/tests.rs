@@ -56,6 +56,20 @@ fn protocol_version_chooses_the_revision() {
 }
 
 #[test]
+fn otel_chooses_what_is_done_with_the_spans() {
+    let otel = |words: &[&str]| parsed(words).map(|a| a.otel);
+    assert_eq!(otel(&["--otel", "export"]), Ok(Some(OtelFlag::Export)));
+    assert_eq!(
+        otel(&["--otel", "propagate"]),
+        Ok(Some(OtelFlag::Propagate))
+    );
+    assert_eq!(
+        otel(&["--otel", "stdout"]),
+        Err(clap::error::ErrorKind::InvalidValue)
+    );
+}
+
+#[test]
 fn oauth_flags_choose_the_grant() {
     // No flag: the authorization code grant, dynamic registration.
     let oauth = parsed(&[]).unwrap().oauth_options().unwrap();
