@@ -49,6 +49,7 @@ pub(crate) type LogLayer = Box<dyn Layer<Registry> + Send + Sync>;
 /// dropped, it sends what is buffered and stops the exporters, which
 /// blocks. Keep it until the async runtime has ended.
 #[must_use = "dropping it shuts OpenTelemetry down"]
+#[derive(Default)]
 pub struct Telemetry {
     #[cfg(feature = "otel")]
     otel: Option<mcp_fusion::telemetry::Otel>,
@@ -75,6 +76,10 @@ pub(crate) fn install(
     log: Option<(LogLayer, EnvFilter)>,
     otel: Option<OtelFlag>,
 ) -> Result<Telemetry, String> {
+    if log.is_none() && otel.is_none() {
+        // Nothing to record: no subscriber, as before `--otel` existed.
+        return Ok(Telemetry::default());
+    }
     let log = log.map(|(layer, filter)| layer.with_filter(filter));
     let registry = tracing_subscriber::registry().with(log);
     #[cfg(feature = "otel")]
@@ -101,7 +106,7 @@ pub(crate) fn install(
             Some(_) => Err(String::from(
                 "--otel (FUSION_OTEL): this fusion was built without OpenTelemetry (the `otel` feature, on by default)",
             )),
-            None => Ok(Telemetry {}),
+            None => Ok(Telemetry::default()),
         }
     }
 }
