@@ -3,7 +3,9 @@
 //! `fusion serve --stdio --otel export`, started by the gateway. Each
 //! exports over OTLP/HTTP to a receiver the test starts
 //! ([`OtlpReceiver`]: the official protobuf messages decode what arrives),
-//! under a service name of its own.
+//! under a service name of its own. Also: a gateway that only propagates
+//! (`--otel propagate`) keeps the trace whole and sends nothing, and a
+//! stdio server sends its spans when its input ends.
 
 use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
@@ -86,15 +88,7 @@ fn config(receiver: &OtlpReceiver, db: &TempDb) -> String {
 /// `fusion call --otel export URL finance.billing ARGS` run to its end, as
 /// the service [`CALLER`]; its exit code.
 fn call(receiver: &OtlpReceiver, url: &str, args: &str) -> i32 {
-    let output = Command::new(FUSION)
-        .args(["call", "--otel", "export", url, "finance.billing", args])
-        .envs(otel_env(receiver, CALLER, FLUSH_AT_EXIT_ONLY_MS))
-        .env_remove("RUST_LOG")
-        .env_remove("FUSION_OTEL")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run fusion call");
-    output.status.code().expect("an exit code")
+    call_with(receiver, &[url, "finance.billing", args])
 }
 
 /// The CLIENT spans of `fusion call`'s tool calls received so far.
@@ -346,14 +340,13 @@ async fn one_trace_crosses_client_gateway_and_upstream() {
     check_no_argument_values(&receiver);
 }
 
-/// `fusion call ARGS…` with `--otel export`, as the service [`CALLER`]
-/// with `env` set too; its exit code.
-fn call_with(receiver: &OtlpReceiver, args: &[&str], env: &[(&str, &str)]) -> i32 {
+/// `fusion call --otel export ARGS…` run to its end, as the service
+/// [`CALLER`]; its exit code.
+fn call_with(receiver: &OtlpReceiver, args: &[&str]) -> i32 {
     let output = Command::new(FUSION)
         .args(["call", "--otel", "export"])
         .args(args)
         .envs(otel_env(receiver, CALLER, FLUSH_AT_EXIT_ONLY_MS))
-        .envs(env.iter().copied())
         .env_remove("RUST_LOG")
         .env_remove("FUSION_OTEL")
         .stdin(Stdio::null())
@@ -374,11 +367,7 @@ async fn a_propagating_gateway_carries_the_trace_and_exports_nothing() {
         &["--otel", "propagate"],
         &env,
     );
-    let url = gateway.url.clone();
-    assert_eq!(
-        call_with(&receiver, &[&url, "finance.billing", CALLS[0].0], &[]),
-        0
-    );
+    assert_eq!(call(&receiver, &gateway.url, CALLS[0].0), 0);
     let spans = receiver
         .wait_for_spans("the upstream's tools/call span", |spans| {
             count(spans, UPSTREAM, SERVER, "tools/call billing") == 1
@@ -428,7 +417,7 @@ async fn a_stdio_server_sends_its_spans_when_its_input_ends() {
         "get_invoice",
         r#"{"id": "inv_1", "email": "e2e@example.com", "amount": 5}"#,
     ];
-    assert_eq!(call_with(&receiver, &args, &[]), 0);
+    assert_eq!(call_with(&receiver, &args), 0);
     let spans = receiver
         .wait_for_spans("the server's tools/call span", |spans| {
             count(spans, UPSTREAM, SERVER, "tools/call get_invoice") == 1
