@@ -43,7 +43,7 @@ pub struct CallArgs {
     #[arg(value_name = "ARGS", num_args = 1.., required = true)]
     args: Vec<String>,
     #[command(flatten)]
-    connect: ConnectArgs,
+    pub(crate) connect: ConnectArgs,
     /// Print the outcome as one JSON object: {"result": ..., "warnings": [...]}
     /// on success, {"error": {"kind", "code", "message", ...}} on failure.
     #[arg(long, conflicts_with = "raw")]

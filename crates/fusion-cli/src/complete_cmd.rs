@@ -31,7 +31,7 @@ pub struct CompleteArgs {
     #[arg(value_name = "URL")]
     url: Option<String>,
     #[command(flatten)]
-    connect: ConnectArgs,
+    pub(crate) connect: ConnectArgs,
     /// Complete an argument of this prompt (`ref/prompt`).
     #[arg(long, value_name = "NAME")]
     prompt: Option<String>,

@@ -60,7 +60,7 @@ pub struct DiffArgs {
     #[arg(value_name = "NEW")]
     new: Option<String>,
     #[command(flatten)]
-    connect: ConnectArgs,
+    pub(crate) connect: ConnectArgs,
     /// Print a table or JSON.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,

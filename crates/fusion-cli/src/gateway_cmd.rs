@@ -61,7 +61,15 @@ pub struct GatewayArgs {
 /// Runs `fusion gateway` until shutdown.
 pub fn run(args: GatewayArgs) -> ExitCode {
     let format = args.flags.log_format;
-    format.install();
+    // Dropped when this returns, after the runtime has ended: what
+    // OpenTelemetry buffered is sent then, whatever the exit path.
+    let _telemetry = match format.install(args.flags.otel) {
+        Ok(telemetry) => telemetry,
+        Err(e) => {
+            format.fail(&format!("fusion gateway: {e}"));
+            return ExitCode::FAILURE;
+        }
+    };
     let config = match GatewayConfig::read(&args.config) {
         Ok(config) if args.list_every_upstream => config.list_every_upstream(true),
         Ok(config) => config,

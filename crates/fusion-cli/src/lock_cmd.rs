@@ -48,7 +48,7 @@ pub struct LockArgs {
     #[arg(value_name = "URL")]
     url: Option<String>,
     #[command(flatten)]
-    connect: ConnectArgs,
+    pub(crate) connect: ConnectArgs,
     /// Where to write the lockfile.
     #[arg(
         short = 'o',

@@ -18,6 +18,7 @@ mod serve_cmd;
 mod server_flags;
 mod surface;
 mod target;
+mod telemetry;
 mod tools_cmd;
 
 use std::process::ExitCode;
@@ -86,24 +87,39 @@ enum Command {
     Diff(diff_cmd::DiffArgs),
 }
 
+impl Command {
+    /// The connection options of a command that reaches a server.
+    fn connect_args(&self) -> Option<&target::ConnectArgs> {
+        match self {
+            Command::Call(args) => Some(&args.connect),
+            Command::Tools(args) => Some(&args.server.connect),
+            Command::Resources(args) => Some(&args.server.connect),
+            Command::Templates(args) => Some(&args.server.connect),
+            Command::Read(args) => Some(&args.connect),
+            Command::Prompts(args) => Some(&args.server.connect),
+            Command::Prompt(args) => Some(&args.connect),
+            Command::Complete(args) => Some(&args.connect),
+            Command::Lock(args) => Some(&args.connect),
+            Command::Diff(args) => Some(&args.connect),
+            _ => None,
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if matches!(
-        cli.command,
-        Command::Call(_)
-            | Command::Tools(_)
-            | Command::Resources(_)
-            | Command::Templates(_)
-            | Command::Read(_)
-            | Command::Prompts(_)
-            | Command::Prompt(_)
-            | Command::Complete(_)
-            | Command::Lock(_)
-            | Command::Diff(_)
-    ) {
-        target::install_log();
-    }
-    match cli.command {
+    // A client command's log and OpenTelemetry; `fusion serve` and `fusion
+    // gateway` install theirs with their own flags.
+    let telemetry = match cli
+        .command
+        .connect_args()
+        .map(|c| target::install_log(c.otel))
+    {
+        Some(Ok(telemetry)) => Some(telemetry),
+        Some(Err(e)) => return target::usage(target::UsageError(e)),
+        None => None,
+    };
+    let code = match cli.command {
         Command::Envelope(cmd) => envelope_cmd::run(cmd),
         #[cfg(feature = "example")]
         Command::Serve(args) => serve_cmd::run(*args),
@@ -118,5 +134,9 @@ fn main() -> ExitCode {
         Command::Complete(args) => complete_cmd::run(args),
         Command::Lock(args) => lock_cmd::run(args),
         Command::Diff(args) => diff_cmd::run(args),
-    }
+    };
+    // After the command's runtime has ended: what OpenTelemetry buffered is
+    // sent (blocking) before the process exits.
+    drop(telemetry);
+    code
 }

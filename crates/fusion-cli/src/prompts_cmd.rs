@@ -26,7 +26,7 @@ const LISTING: &str = "`fusion prompts` lists the prompts this server has, with 
 )]
 pub struct PromptsArgs {
     #[command(flatten)]
-    server: TargetArgs,
+    pub(crate) server: TargetArgs,
     /// Print the prompts as JSON, as the server listed them: [{"name",
     /// "title"?, "description"?, "arguments"?: [{"name", "description"?,
     /// "required"?}]}].
@@ -50,7 +50,7 @@ pub struct PromptArgs {
     #[arg(value_name = "ARGS", num_args = 1.., required = true)]
     args: Vec<String>,
     #[command(flatten)]
-    connect: ConnectArgs,
+    pub(crate) connect: ConnectArgs,
     /// Print the result as JSON, as the server sent it: {"description"?,
     /// "messages": [{"role", "content"}]}.
     #[arg(long)]

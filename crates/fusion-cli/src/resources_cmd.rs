@@ -26,7 +26,7 @@ const LISTING: &str = "`fusion resources` and `fusion templates` list what this 
 )]
 pub struct ResourcesArgs {
     #[command(flatten)]
-    server: TargetArgs,
+    pub(crate) server: TargetArgs,
     /// Print the resources as JSON, as the server listed them: [{"uri",
     /// "name", "title"?, "description"?, "mimeType"?, "size"?}].
     #[arg(long)]
@@ -43,7 +43,7 @@ pub struct ResourcesArgs {
 )]
 pub struct TemplatesArgs {
     #[command(flatten)]
-    server: TargetArgs,
+    pub(crate) server: TargetArgs,
     /// Print the templates as JSON, as the server listed them:
     /// [{"uriTemplate", "name", "title"?, "description"?, "mimeType"?}].
     #[arg(long)]
@@ -64,7 +64,7 @@ pub struct ReadArgs {
     #[arg(value_name = "ARGS", num_args = 1.., required = true)]
     args: Vec<String>,
     #[command(flatten)]
-    connect: ConnectArgs,
+    pub(crate) connect: ConnectArgs,
     /// Print the result as JSON, as the server sent it: {"contents": [{"uri",
     /// "mimeType"?, "text" | "blob"}]}.
     #[arg(long)]

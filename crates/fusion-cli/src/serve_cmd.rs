@@ -101,7 +101,15 @@ pub struct ServeArgs {
 /// Runs `fusion serve` until shutdown.
 pub fn run(args: ServeArgs) -> ExitCode {
     let format = args.flags.log_format;
-    format.install();
+    // Dropped when this returns, after the runtime has ended: what
+    // OpenTelemetry buffered is sent then, whatever the exit path.
+    let _telemetry = match format.install(args.flags.otel) {
+        Ok(telemetry) => telemetry,
+        Err(e) => {
+            format.fail(&format!("fusion serve: {e}"));
+            return ExitCode::FAILURE;
+        }
+    };
     let opened = match args.example {
         Example::Billing | Example::Actionability => {
             match open_db(args.db.clone(), args.create_dirs, format) {

@@ -15,6 +15,8 @@ use mcp_fusion::guard::{
 use mcp_fusion::transport::{HttpOptions, RedisSessionStore, StdioOptions};
 use mcp_fusion::{FusionServer, ServerBuilder};
 
+use crate::telemetry::{self, LogLayer, OtelFlag, Telemetry, otel_help};
+
 /// The longest duration a flag takes: one day.
 const MAX_DURATION: Duration = Duration::from_secs(86_400);
 /// The most calls a concurrency flag takes.
@@ -388,6 +390,8 @@ pub struct ServerFlags {
     /// log collectors.
     #[arg(long, value_name = "FORMAT", default_value = "text")]
     pub(crate) log_format: LogFormat,
+    #[arg(long, value_name = "MODE", env = "FUSION_OTEL", help = otel_help!())]
+    pub(crate) otel: Option<OtelFlag>,
 }
 
 /// `--log-format`.
@@ -405,25 +409,25 @@ pub enum LogFormat {
 }
 
 impl LogFormat {
-    /// Installs the log of `fusion serve` (or `fusion gateway`) on stderr in this format (RUST_LOG
-    /// sets the level; default info, and error for rmcp, which logs every
-    /// JSON-RPC error answer — normal traffic — as a warning).
-    pub(crate) fn install(self) {
+    /// Installs the log of `fusion serve` (or `fusion gateway`) on stderr in
+    /// this format (RUST_LOG sets the level; default info, and error for
+    /// rmcp, which logs every JSON-RPC error answer — normal traffic — as a
+    /// warning), and OpenTelemetry as `otel` says.
+    ///
+    /// # Errors
+    ///
+    /// Why OpenTelemetry could not be set up.
+    pub(crate) fn install(self, otel: Option<OtelFlag>) -> Result<Telemetry, String> {
         let filter = tracing_subscriber::EnvFilter::try_from_default_env()
             .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=error"));
-        let builder = tracing_subscriber::fmt()
-            .with_writer(std::io::stderr)
-            .with_env_filter(filter);
-        match self {
-            LogFormat::Text => builder
-                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-                .init(),
-            LogFormat::Pretty => builder
-                .pretty()
-                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-                .init(),
-            LogFormat::Json => builder.json().with_ansi(false).init(),
-        }
+        let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        let layer = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+        let layer: LogLayer = match self {
+            LogFormat::Text => Box::new(layer.with_ansi(ansi)),
+            LogFormat::Pretty => Box::new(layer.pretty().with_ansi(ansi)),
+            LogFormat::Json => Box::new(layer.json().with_ansi(false)),
+        };
+        telemetry::install(Some((layer, filter)), otel)
     }
 
     /// Prints a line of the banner: as is, or as an info event.

@@ -14,6 +14,7 @@ use mcp_fusion::client::{
 };
 
 use crate::output::{Paint, err_line};
+use crate::telemetry::{self, LogLayer, OtelFlag, Telemetry, otel_help};
 
 /// Exit code: the call succeeded (warnings, if any, went to stderr).
 pub const EXIT_OK: u8 = 0;
@@ -128,6 +129,8 @@ pub struct ConnectArgs {
     /// When to use colour.
     #[arg(long, value_name = "WHEN", value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    #[arg(long, value_name = "MODE", env = "FUSION_OTEL", help = otel_help!())]
+    pub otel: Option<OtelFlag>,
     /// The MCP revision to speak: 2025-11-25 (the `initialize` handshake,
     /// which every server answers), 2026-07-28 (`server/discover`, then
     /// self-contained requests), or auto (`server/discover` first, the
@@ -666,18 +669,24 @@ pub fn usage(err: UsageError) -> ExitCode {
 /// `diff`) when RUST_LOG is set, at the levels it names (e.g.
 /// `RUST_LOG=rmcp=debug`: each OAuth request), coloured on a terminal
 /// unless NO_COLOR is set; without RUST_LOG nothing is logged, so that
-/// stderr holds only the command's own lines.
-pub fn install_log() {
-    if std::env::var_os("RUST_LOG").is_none() {
-        return;
-    }
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr())
-        && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty());
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .with_ansi(ansi)
-        .try_init();
+/// stderr holds only the command's own lines. With `otel`, OpenTelemetry
+/// as it says (the log's filter does not apply to its spans).
+///
+/// # Errors
+///
+/// Why OpenTelemetry could not be set up.
+pub fn install_log(otel: Option<OtelFlag>) -> Result<Telemetry, String> {
+    let log = std::env::var_os("RUST_LOG").map(|_| {
+        let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr())
+            && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty());
+        let layer: LogLayer = Box::new(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_ansi(ansi),
+        );
+        (layer, tracing_subscriber::EnvFilter::from_default_env())
+    });
+    telemetry::install(log, otel)
 }
 
 /// Runs `fut` to completion on a fresh runtime, or on the current one when

@@ -24,7 +24,7 @@ Exit codes:
 )]
 pub struct ToolsArgs {
     #[command(flatten)]
-    server: TargetArgs,
+    pub(crate) server: TargetArgs,
     /// Print the tools as JSON: [{"name", "description", "required",
     /// "actions": [{"name", "required"}], "input_schema"}].
     #[arg(long)]

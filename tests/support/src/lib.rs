@@ -11,6 +11,8 @@
 //!   the XML well-formedness check, where proptest keeps its regressions;
 //! - [`cli`]: fusion-cli's helpers: temporary databases, `fusion serve`
 //!   started over stdio or Streamable HTTP, an rmcp client session;
+//! - [`otlp_receiver`]: a small OTLP/HTTP receiver that keeps the spans
+//!   and histogram points exported to it;
 //! - [`stateless`]: raw MCP 2026-07-28 requests over Streamable HTTP;
 //! - [`tasks`]: tasks as read back, without their timestamps.
 //!
@@ -22,6 +24,7 @@ pub mod authorization_server;
 pub mod cli;
 pub mod interop_server;
 pub mod library;
+pub mod otlp_receiver;
 pub mod redis_server;
 pub mod stateless;
 pub mod tasks;

@@ -9,6 +9,7 @@ fn args(cmd: Option<&str>) -> ConnectArgs {
         discriminator: "action".into(),
         server_stderr: false,
         color: ColorChoice::Never,
+        otel: None,
         protocol_version: ProtocolRevision::V2025_11_25,
         bearer: None,
         oauth_client_id: None,
@@ -51,6 +52,20 @@ fn protocol_version_chooses_the_revision() {
     assert_eq!(
         revision(&["--protocol-version", "2025-06-18"]),
         Err(clap::error::ErrorKind::ValueValidation)
+    );
+}
+
+#[test]
+fn otel_chooses_what_is_done_with_the_spans() {
+    let otel = |words: &[&str]| parsed(words).map(|a| a.otel);
+    assert_eq!(otel(&["--otel", "export"]), Ok(Some(OtelFlag::Export)));
+    assert_eq!(
+        otel(&["--otel", "propagate"]),
+        Ok(Some(OtelFlag::Propagate))
+    );
+    assert_eq!(
+        otel(&["--otel", "stdout"]),
+        Err(clap::error::ErrorKind::InvalidValue)
     );
 }
 

@@ -16,4 +16,6 @@ use fusion_test_support::cli as support;
 
 mod handoff;
 mod lock;
+#[cfg(feature = "otel")]
+mod otel;
 mod upstreams;

@@ -72,12 +72,18 @@ pub(crate) fn outcome<'a, T>(
     }
 }
 
-/// Whether `result` is a failed tool call (`isError: true`): `Some(None)`
-/// then (its envelope's code was recorded by the dispatch, which knows it:
-/// the result may hold the envelope already written as text), `None` for a
-/// success.
+/// Whether `result` is a failed tool call (`isError: true`), with the code
+/// of the envelope in its `_meta` twin when it has one (a result a gateway
+/// passes on from its upstream); `None` for a success. The dispatch
+/// records the code of the failures it makes itself (their result may hold
+/// the envelope already written as text).
 pub(crate) fn tool_error(result: &rmcp::model::CallToolResult) -> Option<Option<&str>> {
-    (result.is_error == Some(true)).then_some(None)
+    (result.is_error == Some(true)).then(|| envelope_code(result.meta.as_ref()))
+}
+
+/// The envelope's code in a failed result's `_meta` twin (wire contract §1).
+fn envelope_code(meta: Option<&rmcp::model::MetaObject>) -> Option<&str> {
+    meta?.get(crate::envelope::META_KEY)?.get("code")?.as_str()
 }
 
 fn link(cx: &Context) -> Link {
