@@ -178,6 +178,7 @@ fn check_hops(
     );
     let mut expected = call_of("finance.billing");
     expected.extend([
+        ("mcp.protocol.version", text(REVISION)),
         ("network.transport", text("tcp")),
         ("network.protocol.name", text("http")),
         ("server.address", text("127.0.0.1")),
@@ -196,8 +197,14 @@ fn check_hops(
         matches!(session, Some(AttributeValue::StringValue(id)) if id.len() == 36),
         "{served:#?}"
     );
+    let caller_port = seen.remove("client.port");
+    assert!(
+        matches!(caller_port, Some(AttributeValue::IntValue(port)) if port > 0),
+        "{served:#?}"
+    );
     let mut expected = call_of("finance.billing");
     expected.extend([
+        ("client.address", text("127.0.0.1")),
         // `fusion call` sends initialize (0), tools/list (1), then the call.
         ("jsonrpc.request.id", text("2")),
         ("mcp.protocol.version", text(REVISION)),
@@ -213,6 +220,7 @@ fn check_hops(
     );
     let mut expected = call_of("billing");
     expected.push(("network.transport", text("pipe")));
+    expected.push(("mcp.protocol.version", text(REVISION)));
     assert_eq!(forwarded.attributes, attributes(&expected, code));
 
     let upstream = child_of(spans, UPSTREAM, forwarded);
@@ -431,12 +439,12 @@ async fn a_stdio_server_sends_its_spans_when_its_input_ends() {
     assert_eq!((served.kind, client.kind), (SERVER, CLIENT));
     let mut expected = call_of("get_invoice");
     expected.push(("network.transport", text("pipe")));
+    expected.push(("mcp.protocol.version", text(REVISION)));
     assert_eq!(client.attributes, attributes(&expected, None));
     expected.extend([
         // initialize (0), then the call: a name without a dot is not
         // looked up in tools/list first.
         ("jsonrpc.request.id", text("1")),
-        ("mcp.protocol.version", text(REVISION)),
     ]);
     assert_eq!(served.attributes, attributes(&expected, None));
 }

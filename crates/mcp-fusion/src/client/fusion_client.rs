@@ -311,7 +311,9 @@ impl FusionClient {
             use crate::telemetry::operation::Named;
             use opentelemetry::context::FutureExt as _;
             use rmcp::model::GetMeta as _;
-            let operation = self.telemetry.start("ping", Named::Nothing);
+            let operation = self
+                .telemetry
+                .start("ping", Named::Nothing, self.protocol_version());
             let mut meta = Some(std::mem::take(request.get_meta_mut()));
             crate::telemetry::client::carry(&operation, &mut meta);
             *request.get_meta_mut() = meta.unwrap_or_default();
@@ -591,6 +593,15 @@ impl FusionClient {
             |p| self.service.call_tool(p),
         )
         .await
+    }
+
+    /// The MCP revision the connection speaks (`mcp.protocol.version` of its
+    /// requests' spans).
+    #[cfg(feature = "otel")]
+    pub(super) fn protocol_version(&self) -> Option<String> {
+        self.service
+            .peer_info()
+            .map(|info| info.protocol_version.to_string())
     }
 
     /// Whether the connection speaks 2026-07-28 or later, where a

@@ -36,7 +36,9 @@ impl FusionClient {
         #[cfg(feature = "otel")]
         {
             use opentelemetry::context::FutureExt as _;
-            let operation = self.telemetry.start(method, named(&params).into());
+            let operation =
+                self.telemetry
+                    .start(method, named(&params).into(), self.protocol_version());
             crate::telemetry::client::carry(&operation, params.meta_mut());
             let request = send(params).with_context(operation.context().clone());
             let result = self.limited(request).await;

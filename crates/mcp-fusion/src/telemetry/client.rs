@@ -34,13 +34,16 @@ impl ClientTelemetry {
     }
 
     /// Starts the CLIENT operation of a `method` request naming `named`,
-    /// under the current context.
-    pub(crate) fn start(&self, method: &str, named: Named<'_>) -> Operation {
-        self.operation(method, named)
-    }
-
-    fn operation(&self, method: &str, named: Named<'_>) -> Operation {
+    /// on a connection speaking `protocol_version`, under the current
+    /// context.
+    pub(crate) fn start(
+        &self,
+        method: &str,
+        named: Named<'_>,
+        protocol_version: Option<String>,
+    ) -> Operation {
         let mut request = Request::new(method, named);
+        request.protocol_version = protocol_version;
         request.transport = Some(self.transport);
         request.server = self.server.clone();
         Operation::start(

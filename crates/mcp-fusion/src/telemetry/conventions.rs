@@ -48,6 +48,12 @@ pub const SERVER_ADDRESS: &str = "server.address";
 /// `server.port` (client side), with [`SERVER_ADDRESS`].
 pub const SERVER_PORT: &str = "server.port";
 
+/// `client.address` (server side, over HTTP): the caller's IP address as
+/// the socket sees it.
+pub const CLIENT_ADDRESS: &str = "client.address";
+/// `client.port` (server side), with [`CLIENT_ADDRESS`].
+pub const CLIENT_PORT: &str = "client.port";
+
 /// The prefix of the attributes that are the contract's own, not the
 /// conventions': `mcp_fusion.error.code`, `mcp_fusion.action`.
 pub const PREFIX: &str = "mcp_fusion.";

@@ -33,6 +33,8 @@ pub(crate) struct Request<'a> {
     pub transport: Option<&'static str>,
     /// `server.address` and `server.port` (client side, over HTTP; span only).
     pub server: Option<(String, u16)>,
+    /// `client.address` and `client.port` (server side, over HTTP; span only).
+    pub client: Option<std::net::SocketAddr>,
 }
 
 /// What a request names, besides its method.
@@ -187,7 +189,7 @@ impl Drop for Operation {
 /// The attributes of `request` that only its span carries (high
 /// cardinality): its id, URI, session and server.
 fn unmeasured(request: Request<'_>) -> Vec<KeyValue> {
-    let mut attributes = Vec::with_capacity(5);
+    let mut attributes = Vec::with_capacity(7);
     if let Some(id) = request.id {
         attributes.push(KeyValue::new(names::JSONRPC_REQUEST_ID, id));
     }
@@ -201,7 +203,18 @@ fn unmeasured(request: Request<'_>) -> Vec<KeyValue> {
         attributes.push(KeyValue::new(names::SERVER_ADDRESS, address));
         attributes.push(KeyValue::new(names::SERVER_PORT, i64::from(port)));
     }
+    if let Some(client) = request.client {
+        attributes.extend(client_attributes(client));
+    }
     attributes
+}
+
+/// `client.address` and `client.port` of a caller at `address`.
+pub(crate) fn client_attributes(address: std::net::SocketAddr) -> [KeyValue; 2] {
+    [
+        KeyValue::new(names::CLIENT_ADDRESS, address.ip().to_string()),
+        KeyValue::new(names::CLIENT_PORT, i64::from(address.port())),
+    ]
 }
 
 /// The attributes of `request` that both the span and the metric carry

@@ -9,11 +9,16 @@ use super::carrier;
 use super::instruments::Instruments;
 use super::operation::{Named, Operation, Outcome, Request};
 
-/// The context of the HTTP edge's span, put in the request's head by
-/// the edge: the MCP span links it (the MCP conventions, "Context
-/// propagation": transport and MCP contexts are independent).
+/// What the HTTP edge puts in a request's head for its MCP span: the
+/// context of the edge's span, which the MCP span links (the MCP
+/// conventions, "Context propagation": transport and MCP contexts are
+/// independent), and the caller's socket address (`client.address`,
+/// `client.port`).
 #[derive(Clone)]
-pub(crate) struct EdgeContext(pub Context);
+pub(crate) struct EdgeContext {
+    pub cx: Context,
+    pub client: Option<std::net::SocketAddr>,
+}
 
 /// Starts the SERVER operation of a `method` request naming `named`. Its
 /// parent is the context `params._meta` carries (`traceparent`), else the
@@ -39,7 +44,7 @@ pub(crate) fn start(
         (None, Some(header)) => header,
         (None, None) => Context::new(),
     };
-    links.extend(edge.map(|edge| link(&edge.0)));
+    links.extend(edge.map(|edge| link(&edge.cx)));
     let mut request = Request::new(method, named);
     request.id = Some(context.id.to_string());
     request.protocol_version = context.protocol_version().map(|v| v.to_string());
@@ -47,6 +52,7 @@ pub(crate) fn start(
         .and_then(|head| head.headers.get("mcp-session-id"))
         .and_then(|value| value.to_str().ok());
     request.transport = Some(transport);
+    request.client = edge.and_then(|edge| edge.client);
     Operation::start(
         &instruments.tracer,
         &instruments.server_duration,

@@ -109,6 +109,10 @@ async fn a_call_is_a_client_span_whose_context_parents_the_server_span() {
         attribute(&sent.attributes, "network.transport").as_deref(),
         Some("pipe")
     );
+    assert_eq!(
+        attribute(&sent.attributes, "mcp.protocol.version").as_deref(),
+        Some("2025-11-25")
+    );
     for span in &spans {
         for kv in &span.attributes {
             assert!(!kv.value.to_string().contains("secret-value"), "{kv:?}");

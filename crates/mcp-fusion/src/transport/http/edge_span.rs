@@ -7,9 +7,10 @@
 //! the request's `traceparent` header. Its context rides in the request's
 //! extensions to the MCP span, which links it.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 use opentelemetry::global::BoxedTracer;
@@ -17,6 +18,7 @@ use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer};
 use opentelemetry::{Context, KeyValue};
 
 use crate::telemetry::carrier;
+use crate::telemetry::operation::client_attributes;
 use crate::telemetry::server::EdgeContext;
 
 /// The tracer the endpoint's spans are made with.
@@ -32,19 +34,27 @@ pub(crate) async fn edge_span(
 ) -> Response {
     let parent = carrier::extract_headers(request.headers()).unwrap_or_default();
     let method = request.method().as_str().to_owned();
-    let attributes = vec![
+    let client = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|info| info.0);
+    let mut attributes = vec![
         KeyValue::new("http.request.method", method.clone()),
         KeyValue::new("http.route", "/mcp"),
         KeyValue::new("url.path", request.uri().path().to_owned()),
         KeyValue::new("network.protocol.name", "http"),
     ];
+    attributes.extend(client.into_iter().flat_map(client_attributes));
     let span = tracer
         .span_builder(format!("{method} /mcp"))
         .with_kind(SpanKind::Server)
         .with_attributes(attributes)
         .start_with_context(&*tracer, &parent);
     let cx = Context::new().with_span(span);
-    request.extensions_mut().insert(EdgeContext(cx.clone()));
+    request.extensions_mut().insert(EdgeContext {
+        cx: cx.clone(),
+        client,
+    });
     let response = next.run(request).await;
     let span = cx.span();
     let status = response.status().as_u16();
