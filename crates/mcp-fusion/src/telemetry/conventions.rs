@@ -77,5 +77,64 @@ pub const DURATION_BOUNDARIES_SECONDS: [f64; 14] = [
     0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
 ];
 
+/// The most characters a span keeps of a name or URI the caller sent
+/// (`gen_ai.tool.name`, `gen_ai.prompt.name`, `mcp.resource.uri`,
+/// `mcp.session.id`); the rest is cut.
+pub const MAX_VALUE_CHARS: usize = 256;
+
+/// The `mcp.method.name` of a request whose method mcp-fusion does not
+/// serve: the caller's text would make every unknown method a new value.
+pub const OTHER_METHOD: &str = "_OTHER";
+
+/// The methods the MCP conventions name (`mcp.method.name`'s well-known
+/// values) and the ones 2026-07-28 adds: a request's method when it is one
+/// of them, else [`OTHER_METHOD`].
+///
+/// ```
+/// use mcp_fusion::telemetry::conventions::method_name;
+///
+/// assert_eq!(method_name("tools/call"), "tools/call");
+/// assert_eq!(method_name("tools/call\u{0}x"), "_OTHER");
+/// assert_eq!(method_name("admin/dump"), "_OTHER");
+/// ```
+pub fn method_name(method: &str) -> &str {
+    const KNOWN: [&str; 30] = [
+        "completion/complete",
+        "initialize",
+        "logging/setLevel",
+        "ping",
+        "prompts/get",
+        "prompts/list",
+        "resources/list",
+        "resources/read",
+        "resources/subscribe",
+        "resources/templates/list",
+        "resources/unsubscribe",
+        "resources/directory/read",
+        "tools/call",
+        "tools/list",
+        "server/discover",
+        "subscriptions/listen",
+        "tasks/get",
+        "tasks/update",
+        "tasks/cancel",
+        "tasks/list",
+        "tasks/result",
+        "skills/list",
+        "skills/get",
+        "elicitation/create",
+        "sampling/createMessage",
+        "roots/list",
+        "notifications/cancelled",
+        "notifications/initialized",
+        "notifications/progress",
+        "notifications/roots/list_changed",
+    ];
+    match KNOWN.contains(&method) {
+        true => method,
+        false => OTHER_METHOD,
+    }
+}
+
 /// The instrumentation scope of every span and instrument this crate makes.
 pub const SCOPE: &str = "mcp-fusion";

@@ -89,6 +89,12 @@ pub(crate) struct Operation {
     cx: Context,
     /// The attributes shared by the span and the metric.
     measured: Vec<KeyValue>,
+    /// `mcp.method.name`.
+    method: String,
+    /// The tool or prompt the request names, with its attribute's key:
+    /// added to the span's name and to the measure when it ends without a
+    /// JSON-RPC error (an unknown tool or prompt is not named).
+    target: Option<(&'static str, String)>,
     start: Instant,
     histogram: Histogram<f64>,
     ended: bool,
@@ -106,13 +112,16 @@ impl Operation {
         links: Vec<Link>,
     ) -> Self {
         let measured = measured(&request);
-        let target = request.tool.or(request.prompt);
-        let name = match target {
-            Some(target) => format!("{} {target}", request.method),
-            None => request.method.to_owned(),
+        // The tool or prompt joins the name and the measure once the
+        // answer shows it exists: a name no tool has is the caller's text.
+        let target = match (request.tool, request.prompt) {
+            (Some(tool), _) => Some((names::GEN_AI_TOOL_NAME, clipped(tool))),
+            (None, Some(prompt)) => Some((names::GEN_AI_PROMPT_NAME, clipped(prompt))),
+            (None, None) => None,
         };
+        let method = request.method.to_owned();
         let mut span = tracer
-            .span_builder(name)
+            .span_builder(method.clone())
             .with_kind(kind)
             .with_attributes(measured.clone())
             .with_links(links)
@@ -125,6 +134,8 @@ impl Operation {
         Self {
             cx: parent.with_span(span),
             measured,
+            method,
+            target,
             start: Instant::now(),
             histogram: histogram.clone(),
             ended: false,
@@ -144,6 +155,14 @@ impl Operation {
     fn end_with(&mut self, outcome: Outcome<'_>) {
         self.ended = true;
         let span = self.cx.span();
+        if let Some((key, target)) = self.target.take()
+            && !matches!(outcome, Outcome::JsonRpc(_))
+        {
+            span.update_name(format!("{} {target}", self.method));
+            let attribute = KeyValue::new(key, target);
+            span.set_attribute(attribute.clone());
+            self.measured.push(attribute);
+        }
         let error_type = match outcome {
             Outcome::Ok => None,
             Outcome::ToolError(code) => {
@@ -194,10 +213,10 @@ fn unmeasured(request: Request<'_>) -> Vec<KeyValue> {
         attributes.push(KeyValue::new(names::JSONRPC_REQUEST_ID, id));
     }
     if let Some(uri) = request.uri {
-        attributes.push(KeyValue::new(names::MCP_RESOURCE_URI, uri.to_owned()));
+        attributes.push(KeyValue::new(names::MCP_RESOURCE_URI, clipped(uri)));
     }
     if let Some(session) = request.session_id {
-        attributes.push(KeyValue::new(names::MCP_SESSION_ID, session.to_owned()));
+        attributes.push(KeyValue::new(names::MCP_SESSION_ID, clipped(session)));
     }
     if let Some((address, port)) = request.server {
         attributes.push(KeyValue::new(names::SERVER_ADDRESS, address));
@@ -207,6 +226,16 @@ fn unmeasured(request: Request<'_>) -> Vec<KeyValue> {
         attributes.extend(client_attributes(client));
     }
     attributes
+}
+
+/// At most [`names::MAX_VALUE_CHARS`] characters of `text`, a value the
+/// caller sent (a tool's name, a URI, a session id): what a span keeps of
+/// it.
+fn clipped(text: &str) -> String {
+    match text.char_indices().nth(names::MAX_VALUE_CHARS) {
+        Some((end, _)) => text[..end].to_owned(),
+        None => text.to_owned(),
+    }
 }
 
 /// `client.address` and `client.port` of a caller at `address`.
@@ -225,15 +254,11 @@ fn measured(request: &Request<'_>) -> Vec<KeyValue> {
         names::MCP_METHOD_NAME,
         request.method.to_owned(),
     ));
-    if let Some(tool) = request.tool {
-        attributes.push(KeyValue::new(names::GEN_AI_TOOL_NAME, tool.to_owned()));
+    if request.tool.is_some() {
         attributes.push(KeyValue::new(
             names::GEN_AI_OPERATION_NAME,
             names::EXECUTE_TOOL,
         ));
-    }
-    if let Some(prompt) = request.prompt {
-        attributes.push(KeyValue::new(names::GEN_AI_PROMPT_NAME, prompt.to_owned()));
     }
     if let Some(version) = &request.protocol_version {
         attributes.push(KeyValue::new(names::MCP_PROTOCOL_VERSION, version.clone()));

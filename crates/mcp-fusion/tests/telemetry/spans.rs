@@ -37,6 +37,11 @@ async fn wait() -> Result<String, ToolError> {
 
 fn server() -> FusionServer {
     FusionServer::builder("traced", "1.0.0")
+        .resource(mcp_fusion::Resource::text(
+            "notes://readme",
+            "readme",
+            "Read me.",
+        ))
         .tool(Action::new("echo", echo))
         .tool(Action::new("wait", wait))
         .group(Group::new("billing").action(Action::new("get_invoice", get_invoice)))
@@ -190,14 +195,14 @@ async fn a_validation_failure_is_a_tool_error_with_the_code_validation_error() {
 }
 
 #[tokio::test]
-async fn an_unknown_tool_is_error_type_the_json_rpc_code() {
+async fn an_unknown_tool_is_error_type_the_json_rpc_code_and_not_named() {
     let (cx, trace) = root();
     let client = server()
         .connect_in_memory(ClientOptions::default())
         .await
         .unwrap();
     let error = client
-        .call("nope", json!({}))
+        .call("nope-7f3a", json!({}))
         .with_context(cx)
         .await
         .unwrap_err();
@@ -207,7 +212,22 @@ async fn an_unknown_tool_is_error_type_the_json_rpc_code() {
         .iter()
         .find(|s| s.span_kind == SpanKind::Server)
         .unwrap();
-    assert_eq!(served.name, "tools/call nope");
+    // A name no tool has is the caller's text: neither in the span's name
+    // nor in the measure (each would be a new value).
+    assert_eq!(served.name, "tools/call");
+    assert_eq!(attribute(&served.attributes, "gen_ai.tool.name"), None);
+    let points = recorded().histogram("mcp.server.operation.duration");
+    let seen = format!(
+        "{:?}",
+        points
+            .iter()
+            .map(|p| p.attributes().collect::<Vec<_>>())
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        !seen.contains("nope-7f3a"),
+        "the unknown name reached the histogram"
+    );
     assert_eq!(
         attribute(&served.attributes, "error.type").as_deref(),
         Some("-32602")
@@ -287,4 +307,28 @@ async fn the_server_duration_histogram_has_the_conventions_attributes_and_bucket
             .any(|p| attribute(p.attributes(), "mcp.method.name").as_deref() == Some("tools/call")),
         "the client's histogram has the call"
     );
+}
+
+#[tokio::test]
+async fn a_resource_uri_the_caller_sent_is_kept_to_256_characters() {
+    let (cx, trace) = root();
+    let client = server()
+        .connect_in_memory(ClientOptions::default())
+        .await
+        .unwrap();
+    let uri = format!("notes://{}", "é".repeat(1000));
+    let error = client
+        .read_resource(&uri)
+        .with_context(cx)
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind(), "jsonrpc");
+    let spans = recorded().spans(trace, 2).await;
+    let served = spans
+        .iter()
+        .find(|s| s.span_kind == SpanKind::Server)
+        .unwrap();
+    assert_eq!(served.name, "resources/read");
+    let kept = attribute(&served.attributes, "mcp.resource.uri").unwrap();
+    assert_eq!(kept, uri.chars().take(256).collect::<String>());
 }

@@ -160,7 +160,9 @@ impl ServerHandler for Traced {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, McpError> {
-        let operation = self.start(&request.method, Named::Nothing, &context);
+        // A method this server does not serve: its name is the caller's.
+        let method = crate::telemetry::conventions::method_name(&request.method);
+        let operation = self.start(method, Named::Nothing, &context);
         let cancelled = context.ct.clone();
         run(
             operation,
