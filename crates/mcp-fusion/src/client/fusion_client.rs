@@ -418,14 +418,8 @@ impl FusionClient {
     /// their input schemas kept for the calls' `Mcp-Param-*` headers.
     async fn every_tool(&self) -> Result<Vec<Tool>, FusionClientError> {
         let tools = super::pages::every_page("tools/list", |cursor| async move {
-            let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor);
             let page = self
-                .sent(
-                    "tools/list",
-                    |_| Named::Nothing,
-                    params,
-                    |p| self.service.list_tools(Some(p)),
-                )
+                .page("tools/list", cursor, |p| self.service.list_tools(p))
                 .await?;
             Ok((page.tools, page.next_cursor))
         })
@@ -454,14 +448,8 @@ impl FusionClient {
     /// not a list of tools.
     pub async fn contract_tools(&self) -> Result<Vec<Tool>, FusionClientError> {
         let pages = super::pages::every_page("tools/list", |cursor| async move {
-            let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor);
             let page = self
-                .sent(
-                    "tools/list",
-                    |_| Named::Nothing,
-                    params,
-                    |p| self.service.list_tools(Some(p)),
-                )
+                .page("tools/list", cursor, |p| self.service.list_tools(p))
                 .await?;
             let gated = gated_of(page.meta.as_ref())?;
             let listed = page.tools.into_iter().map(|tool| (tool, false));

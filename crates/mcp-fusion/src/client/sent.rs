@@ -5,7 +5,7 @@
 
 use std::future::Future;
 
-use rmcp::model::RequestParamsMeta;
+use rmcp::model::{PaginatedRequestParams, RequestParamsMeta};
 
 use super::answer::{Answer, Named};
 use super::error::FusionClientError;
@@ -50,5 +50,27 @@ impl FusionClient {
             let _ = (method, named);
             self.limited(send(params)).await
         }
+    }
+
+    /// One page of the list `method` from `cursor` (`None`: the first),
+    /// sent with `send` as [`sent`](Self::sent) sends a request.
+    ///
+    /// # Errors
+    ///
+    /// As [`limited`](Self::limited).
+    pub(super) async fn page<T, F, Fut>(
+        &self,
+        method: &'static str,
+        cursor: Option<String>,
+        send: F,
+    ) -> Result<T, FusionClientError>
+    where
+        F: FnOnce(Option<PaginatedRequestParams>) -> Fut,
+        Fut: Future<Output = Result<T, rmcp::ServiceError>>,
+        T: Answer,
+    {
+        let params = PaginatedRequestParams::default().with_cursor(cursor);
+        self.sent(method, |_| Named::Nothing, params, |p| send(Some(p)))
+            .await
     }
 }

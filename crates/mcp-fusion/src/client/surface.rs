@@ -12,8 +12,8 @@ use std::collections::HashMap;
 
 use rmcp::model::{
     ArgumentInfo, CompleteRequestParams, CompletionContext, CompletionInfo, GetPromptRequestParams,
-    GetPromptResult, PaginatedRequestParams, Prompt, ReadResourceRequestParams, ReadResourceResult,
-    Reference, Resource, ResourceTemplate,
+    GetPromptResult, Prompt, ReadResourceRequestParams, ReadResourceResult, Reference, Resource,
+    ResourceTemplate,
 };
 use serde_json::Value;
 
@@ -42,14 +42,8 @@ impl FusionClient {
     /// [`call`](Self::call).
     pub async fn list_resources(&self) -> Result<Vec<Resource>, FusionClientError> {
         every_page("resources/list", |cursor| async move {
-            let params = PaginatedRequestParams::default().with_cursor(cursor);
             let page = self
-                .sent(
-                    "resources/list",
-                    |_| Named::Nothing,
-                    params,
-                    |p| self.service.list_resources(Some(p)),
-                )
+                .page("resources/list", cursor, |p| self.service.list_resources(p))
                 .await?;
             Ok((page.resources, page.next_cursor))
         })
@@ -69,14 +63,10 @@ impl FusionClient {
         &self,
     ) -> Result<Vec<ResourceTemplate>, FusionClientError> {
         every_page("resources/templates/list", |cursor| async move {
-            let params = PaginatedRequestParams::default().with_cursor(cursor);
             let page = self
-                .sent(
-                    "resources/templates/list",
-                    |_| Named::Nothing,
-                    params,
-                    |p| self.service.list_resource_templates(Some(p)),
-                )
+                .page("resources/templates/list", cursor, |p| {
+                    self.service.list_resource_templates(p)
+                })
                 .await?;
             Ok((page.resource_templates, page.next_cursor))
         })
@@ -120,14 +110,8 @@ impl FusionClient {
     /// server without the `prompts` capability).
     pub async fn list_prompts(&self) -> Result<Vec<Prompt>, FusionClientError> {
         every_page("prompts/list", |cursor| async move {
-            let params = PaginatedRequestParams::default().with_cursor(cursor);
             let page = self
-                .sent(
-                    "prompts/list",
-                    |_| Named::Nothing,
-                    params,
-                    |p| self.service.list_prompts(Some(p)),
-                )
+                .page("prompts/list", cursor, |p| self.service.list_prompts(p))
                 .await?;
             Ok((page.prompts, page.next_cursor))
         })

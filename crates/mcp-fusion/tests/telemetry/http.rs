@@ -34,21 +34,27 @@ fn traceparent(cx: &opentelemetry::Context) -> String {
     format!("00-{}-{}-01", context.trace_id(), context.span_id())
 }
 
+/// POSTs an `initialize` to `url` under `cx`'s `traceparent` header, with
+/// `token` as bearer token when given: the answer's status.
+async fn initialize(url: &str, cx: &opentelemetry::Context, token: Option<&str>) -> u16 {
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("traceparent", traceparent(cx));
+    if let Some(token) = token {
+        request = request.header("authorization", format!("Bearer {token}"));
+    }
+    let answer = request.body(initialize).send().await.unwrap();
+    answer.status().as_u16()
+}
+
 #[tokio::test]
 async fn a_request_refused_for_want_of_a_token_is_traced_with_its_status() {
     let (cx, trace) = root();
     let url = serve().await;
-    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-    let answer = reqwest::Client::new()
-        .post(&url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("traceparent", traceparent(&cx))
-        .body(initialize)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(answer.status(), 401);
+    assert_eq!(initialize(&url, &cx, None).await, 401);
     let spans = recorded().spans(trace, 1).await;
     let edge = named(&spans, "POST /mcp");
     assert_eq!(edge.span_kind, SpanKind::Server);
@@ -76,18 +82,7 @@ async fn a_request_refused_for_want_of_a_token_is_traced_with_its_status() {
 async fn an_accepted_request_has_its_mcp_span_under_the_header_and_linked_to_the_http_span() {
     let (cx, trace) = root();
     let url = serve().await;
-    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-    let answer = reqwest::Client::new()
-        .post(&url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("authorization", "Bearer good-token")
-        .header("traceparent", traceparent(&cx))
-        .body(initialize)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(answer.status(), 200);
+    assert_eq!(initialize(&url, &cx, Some("good-token")).await, 200);
     let spans = recorded().spans(trace, 2).await;
     let edge = named(&spans, "POST /mcp");
     let served = named(&spans, "initialize");

@@ -35,6 +35,14 @@ async fn wait() -> Result<String, ToolError> {
     std::future::pending().await
 }
 
+/// A client of [`server`], in memory.
+async fn connect() -> mcp_fusion::client::FusionClient {
+    server()
+        .connect_in_memory(ClientOptions::default())
+        .await
+        .unwrap()
+}
+
 fn server() -> FusionServer {
     FusionServer::builder("traced", "1.0.0")
         .resource(mcp_fusion::Resource::text(
@@ -52,10 +60,7 @@ fn server() -> FusionServer {
 #[tokio::test]
 async fn a_call_is_a_client_span_whose_context_parents_the_server_span() {
     let (cx, trace) = root();
-    let client = server()
-        .connect_in_memory(ClientOptions::default())
-        .await
-        .unwrap();
+    let client = connect().await;
     let result = client
         .call("echo", json!({"text": "secret-value"}))
         .with_context(cx.clone())
@@ -133,10 +138,7 @@ fn id_of_root(cx: &opentelemetry::Context) -> opentelemetry::trace::SpanId {
 #[tokio::test]
 async fn a_tool_error_is_error_type_tool_error_with_the_envelope_code_and_the_action() {
     let (cx, trace) = root();
-    let client = server()
-        .connect_in_memory(ClientOptions::default())
-        .await
-        .unwrap();
+    let client = connect().await;
     let args = json!({"action": "get_invoice", "invoice_id": "inv_secret"});
     let result = client.call("billing", args).with_context(cx).await.unwrap();
     assert_eq!(result.is_error, Some(true));
@@ -172,10 +174,7 @@ async fn a_tool_error_is_error_type_tool_error_with_the_envelope_code_and_the_ac
 #[tokio::test]
 async fn a_validation_failure_is_a_tool_error_with_the_code_validation_error() {
     let (cx, trace) = root();
-    let client = server()
-        .connect_in_memory(ClientOptions::default())
-        .await
-        .unwrap();
+    let client = connect().await;
     let args = json!({"action": "get_invoice", "invoice_id": 42});
     let result = client.call("billing", args).with_context(cx).await.unwrap();
     assert_eq!(result.is_error, Some(true));
@@ -197,10 +196,7 @@ async fn a_validation_failure_is_a_tool_error_with_the_code_validation_error() {
 #[tokio::test]
 async fn an_unknown_tool_is_error_type_the_json_rpc_code_and_not_named() {
     let (cx, trace) = root();
-    let client = server()
-        .connect_in_memory(ClientOptions::default())
-        .await
-        .unwrap();
+    let client = connect().await;
     let error = client
         .call("nope-7f3a", json!({}))
         .with_context(cx)
@@ -242,10 +238,7 @@ async fn an_unknown_tool_is_error_type_the_json_rpc_code_and_not_named() {
 #[tokio::test]
 async fn a_cancelled_call_ends_its_server_span_as_cancelled() {
     let (cx, trace) = root();
-    let client = server()
-        .connect_in_memory(ClientOptions::default())
-        .await
-        .unwrap();
+    let client = connect().await;
     let call = client.call("wait", json!({})).with_context(cx);
     // The call never answers: dropping it cancels it (rmcp sends
     // `notifications/cancelled`).
@@ -266,10 +259,7 @@ async fn a_cancelled_call_ends_its_server_span_as_cancelled() {
 #[tokio::test]
 async fn the_server_duration_histogram_has_the_conventions_attributes_and_buckets() {
     let (cx, _) = root();
-    let client = server()
-        .connect_in_memory(ClientOptions::default())
-        .await
-        .unwrap();
+    let client = connect().await;
     let args = json!({"action": "get_invoice", "invoice_id": "inv_9"});
     client.call("billing", args).with_context(cx).await.unwrap();
     let points = recorded().histogram("mcp.server.operation.duration");
@@ -312,10 +302,7 @@ async fn the_server_duration_histogram_has_the_conventions_attributes_and_bucket
 #[tokio::test]
 async fn a_resource_uri_the_caller_sent_is_kept_to_256_characters() {
     let (cx, trace) = root();
-    let client = server()
-        .connect_in_memory(ClientOptions::default())
-        .await
-        .unwrap();
+    let client = connect().await;
     let uri = format!("notes://{}", "é".repeat(1000));
     let error = client
         .read_resource(&uri)
