@@ -4,7 +4,7 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use opentelemetry::trace::{SpanId, TraceContextExt, TraceId, Tracer};
+use opentelemetry::trace::{SpanId, SpanKind, TraceContextExt, TraceId, Tracer};
 use opentelemetry::{Context, KeyValue, Value};
 use opentelemetry_sdk::metrics::data::{AggregatedMetrics, HistogramDataPoint, MetricData};
 use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
@@ -97,6 +97,18 @@ pub fn named<'a>(spans: &'a [SpanData], name: &str) -> &'a SpanData {
         found.len(),
         1,
         "spans named {name:?} among {:?}",
+        names(spans)
+    );
+    found[0]
+}
+
+/// The one span of `spans` of `kind`.
+pub fn of_kind(spans: &[SpanData], kind: SpanKind) -> &SpanData {
+    let found: Vec<&SpanData> = spans.iter().filter(|s| s.span_kind == kind).collect();
+    assert_eq!(
+        found.len(),
+        1,
+        "spans of kind {kind:?} among {:?}",
         names(spans)
     );
     found[0]

@@ -7,7 +7,7 @@ use opentelemetry::context::FutureExt as _;
 use opentelemetry::trace::{SpanKind, Status};
 use serde_json::json;
 
-use crate::recorded::{attribute, id, keys, recorded, root};
+use crate::recorded::{attribute, id, keys, of_kind, recorded, root};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Text {
@@ -68,14 +68,8 @@ async fn a_call_is_a_client_span_whose_context_parents_the_server_span() {
         .unwrap();
     assert_eq!(result.is_error, Some(false));
     let spans = recorded().spans(trace, 2).await;
-    let sent = spans
-        .iter()
-        .find(|s| s.span_kind == SpanKind::Client)
-        .unwrap();
-    let served = spans
-        .iter()
-        .find(|s| s.span_kind == SpanKind::Server)
-        .unwrap();
+    let sent = of_kind(&spans, SpanKind::Client);
+    let served = of_kind(&spans, SpanKind::Server);
     assert_eq!(sent.name, "tools/call echo");
     assert_eq!(sent.span_kind, SpanKind::Client);
     assert_eq!(sent.parent_span_id, id_of_root(&cx));
@@ -94,35 +88,30 @@ async fn a_call_is_a_client_span_whose_context_parents_the_server_span() {
             "network.transport",
         ]
     );
-    let attrs = &served.attributes;
-    assert_eq!(
-        attribute(attrs, "mcp.method.name").as_deref(),
-        Some("tools/call")
-    );
-    assert_eq!(
-        attribute(attrs, "gen_ai.tool.name").as_deref(),
-        Some("echo")
-    );
-    assert_eq!(
-        attribute(attrs, "gen_ai.operation.name").as_deref(),
-        Some("execute_tool")
-    );
-    assert_eq!(
-        attribute(attrs, "network.transport").as_deref(),
-        Some("pipe")
-    );
-    assert_eq!(
-        attribute(attrs, "mcp.protocol.version").as_deref(),
-        Some("2025-11-25")
-    );
-    assert_eq!(
-        attribute(&sent.attributes, "network.transport").as_deref(),
-        Some("pipe")
-    );
-    assert_eq!(
-        attribute(&sent.attributes, "mcp.protocol.version").as_deref(),
-        Some("2025-11-25")
-    );
+    let expected = [
+        ("mcp.method.name", "tools/call"),
+        ("gen_ai.tool.name", "echo"),
+        ("gen_ai.operation.name", "execute_tool"),
+        ("network.transport", "pipe"),
+        ("mcp.protocol.version", "2025-11-25"),
+    ];
+    for (key, value) in expected {
+        assert_eq!(
+            attribute(&served.attributes, key).as_deref(),
+            Some(value),
+            "{key}"
+        );
+    }
+    for (key, value) in [
+        ("network.transport", "pipe"),
+        ("mcp.protocol.version", "2025-11-25"),
+    ] {
+        assert_eq!(
+            attribute(&sent.attributes, key).as_deref(),
+            Some(value),
+            "{key}"
+        );
+    }
     for span in &spans {
         for kv in &span.attributes {
             assert!(!kv.value.to_string().contains("secret-value"), "{kv:?}");
@@ -144,7 +133,7 @@ async fn a_tool_error_is_error_type_tool_error_with_the_envelope_code_and_the_ac
     assert_eq!(result.is_error, Some(true));
     let spans = recorded().spans(trace, 2).await;
     for kind in [SpanKind::Client, SpanKind::Server] {
-        let span = spans.iter().find(|s| s.span_kind == kind).unwrap();
+        let span = of_kind(&spans, kind);
         assert_eq!(span.name, "tools/call billing");
         assert_eq!(
             attribute(&span.attributes, "error.type").as_deref(),
@@ -156,10 +145,7 @@ async fn a_tool_error_is_error_type_tool_error_with_the_envelope_code_and_the_ac
         );
         assert_eq!(span.status, Status::error("tool_error"));
     }
-    let served = spans
-        .iter()
-        .find(|s| s.span_kind == SpanKind::Server)
-        .unwrap();
+    let served = of_kind(&spans, SpanKind::Server);
     assert_eq!(
         attribute(&served.attributes, "mcp_fusion.action").as_deref(),
         Some("get_invoice")
@@ -179,10 +165,7 @@ async fn a_validation_failure_is_a_tool_error_with_the_code_validation_error() {
     let result = client.call("billing", args).with_context(cx).await.unwrap();
     assert_eq!(result.is_error, Some(true));
     let spans = recorded().spans(trace, 2).await;
-    let served = spans
-        .iter()
-        .find(|s| s.span_kind == SpanKind::Server)
-        .unwrap();
+    let served = of_kind(&spans, SpanKind::Server);
     assert_eq!(
         attribute(&served.attributes, "error.type").as_deref(),
         Some("tool_error")
@@ -204,10 +187,7 @@ async fn an_unknown_tool_is_error_type_the_json_rpc_code_and_not_named() {
         .unwrap_err();
     assert_eq!(error.kind(), "jsonrpc");
     let spans = recorded().spans(trace, 2).await;
-    let served = spans
-        .iter()
-        .find(|s| s.span_kind == SpanKind::Server)
-        .unwrap();
+    let served = of_kind(&spans, SpanKind::Server);
     // A name no tool has is the caller's text: neither in the span's name
     // nor in the measure (each would be a new value).
     assert_eq!(served.name, "tools/call");
@@ -247,7 +227,7 @@ async fn a_cancelled_call_ends_its_server_span_as_cancelled() {
     // The test's root, the client's span, the server's span.
     let spans = recorded().spans(trace, 3).await;
     for kind in [SpanKind::Client, SpanKind::Server] {
-        let span = spans.iter().find(|s| s.span_kind == kind).unwrap();
+        let span = of_kind(&spans, kind);
         assert_eq!(span.name, "tools/call wait");
         assert_eq!(
             attribute(&span.attributes, "error.type").as_deref(),
@@ -311,10 +291,7 @@ async fn a_resource_uri_the_caller_sent_is_kept_to_256_characters() {
         .unwrap_err();
     assert_eq!(error.kind(), "jsonrpc");
     let spans = recorded().spans(trace, 2).await;
-    let served = spans
-        .iter()
-        .find(|s| s.span_kind == SpanKind::Server)
-        .unwrap();
+    let served = of_kind(&spans, SpanKind::Server);
     assert_eq!(served.name, "resources/read");
     let kept = attribute(&served.attributes, "mcp.resource.uri").unwrap();
     assert_eq!(kept, uri.chars().take(256).collect::<String>());
