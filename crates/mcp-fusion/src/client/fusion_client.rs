@@ -304,30 +304,19 @@ impl FusionClient {
     /// # Errors
     /// Transport, protocol and time-out errors as for [`call`](Self::call).
     pub async fn ping(&self) -> Result<(), FusionClientError> {
-        #[allow(unused_mut)]
-        let mut request = rmcp::model::ClientRequest::PingRequest(Default::default());
-        #[cfg(feature = "otel")]
-        {
-            use crate::telemetry::operation::Named;
-            use opentelemetry::context::FutureExt as _;
-            use rmcp::model::GetMeta as _;
-            let operation = self
-                .telemetry
-                .start("ping", Named::Nothing, self.protocol_version());
-            let mut meta = Some(std::mem::take(request.get_meta_mut()));
-            crate::telemetry::client::carry(&operation, &mut meta);
-            *request.get_meta_mut() = meta.unwrap_or_default();
-            let sent = self.service.send_request(request);
-            let result = self
-                .limited(sent.with_context(operation.context().clone()))
-                .await;
-            operation.end(super::answer::outcome(&result));
-            result.map(|_| ())
-        }
-        #[cfg(not(feature = "otel"))]
-        self.limited(self.service.send_request(request))
-            .await
-            .map(|_| ())
+        self.sent_ping(true).await
+    }
+
+    /// A [`ping`](Self::ping) no trace records: a gateway's liveness check
+    /// of its upstreams, every few seconds (with the `otel` feature, no
+    /// CLIENT span, and `params._meta` carries a context marked not
+    /// sampled, so that a server sampling by its parent records none).
+    ///
+    /// # Errors
+    /// As for [`ping`](Self::ping).
+    #[cfg_attr(not(feature = "gateway"), allow(dead_code))]
+    pub(crate) async fn probe(&self) -> Result<(), FusionClientError> {
+        self.sent_ping(false).await
     }
 
     /// Asks to be told when the resource at `uri` changes

@@ -73,4 +73,48 @@ impl FusionClient {
         self.sent(method, |_| Named::Nothing, params, |p| send(Some(p)))
             .await
     }
+
+    /// Sends `ping`: with the `otel` feature, in its CLIENT span when
+    /// `traced`, else carrying a context marked not sampled.
+    ///
+    /// # Errors
+    ///
+    /// As [`limited`](Self::limited).
+    pub(super) async fn sent_ping(&self, traced: bool) -> Result<(), FusionClientError> {
+        #[allow(unused_mut)]
+        let mut request = rmcp::model::ClientRequest::PingRequest(Default::default());
+        #[cfg(feature = "otel")]
+        {
+            use crate::telemetry::client::{carry, carry_unsampled};
+            use opentelemetry::context::FutureExt as _;
+            use rmcp::model::GetMeta as _;
+            let meta = request.get_meta_mut();
+            if !traced {
+                carry_unsampled(meta);
+                let sent = self.service.send_request(request);
+                return self.limited(sent).await.map(|_| ());
+            }
+            let operation = self.telemetry.start(
+                "ping",
+                crate::telemetry::operation::Named::Nothing,
+                self.protocol_version(),
+            );
+            let mut carried = Some(std::mem::take(meta));
+            carry(&operation, &mut carried);
+            *meta = carried.unwrap_or_default();
+            let sent = self.service.send_request(request);
+            let result = self
+                .limited(sent.with_context(operation.context().clone()))
+                .await;
+            operation.end(super::answer::outcome(&result));
+            result.map(|_| ())
+        }
+        #[cfg(not(feature = "otel"))]
+        {
+            let _ = traced;
+            self.limited(self.service.send_request(request))
+                .await
+                .map(|_| ())
+        }
+    }
 }

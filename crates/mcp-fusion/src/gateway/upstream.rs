@@ -274,7 +274,7 @@ pub(crate) async fn health(client: &FusionClient) -> Health {
     if client.is_closed() {
         return Health::Gone;
     }
-    match tokio::time::timeout(PROBE_LIMIT, client.ping()).await {
+    match tokio::time::timeout(PROBE_LIMIT, client.probe()).await {
         Ok(Err(error)) if error.is_unauthorized() => Health::Refused,
         Ok(Err(FusionClientError::Transport { .. })) => Health::Gone,
         _ => Health::Fine,

@@ -29,8 +29,11 @@ struct MetaInjector<'a>(&'a mut Map<String, Value>);
 
 #[cfg(feature = "client")]
 impl Injector for MetaInjector<'_> {
+    /// An empty value (`tracestate` when there is none) is not written.
     fn set(&mut self, key: &str, value: String) {
-        self.0.insert(key.to_owned(), Value::String(value));
+        if !value.is_empty() {
+            self.0.insert(key.to_owned(), Value::String(value));
+        }
     }
 }
 

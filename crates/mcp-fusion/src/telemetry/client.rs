@@ -69,3 +69,26 @@ pub(crate) fn carry(operation: &Operation, meta: &mut Option<RequestMetaObject>)
             .extend(carried);
     }
 }
+
+/// Writes into `meta` a new context marked not sampled (W3C flags `00`):
+/// a request no trace should record, e.g. a liveness probe, which a server
+/// sampling by its parent (the default, `parentbased_always_on`) then
+/// leaves out as well.
+pub(crate) fn carry_unsampled(meta: &mut RequestMetaObject) {
+    use opentelemetry::trace::{
+        SpanContext, SpanId, TraceContextExt, TraceFlags, TraceId, TraceState,
+    };
+    let ids = uuid::Uuid::new_v4();
+    let bytes = ids.as_bytes();
+    let mut span_id = [0u8; 8];
+    span_id.copy_from_slice(&bytes[..8]);
+    let unsampled = SpanContext::new(
+        TraceId::from_bytes(*bytes),
+        SpanId::from_bytes(span_id),
+        TraceFlags::NOT_SAMPLED,
+        true,
+        TraceState::default(),
+    );
+    let cx = Context::new().with_remote_span_context(unsampled);
+    carrier::inject(&cx, &mut meta.0.0);
+}
