@@ -210,7 +210,7 @@ impl Drop for Operation {
 fn unmeasured(request: Request<'_>) -> Vec<KeyValue> {
     let mut attributes = Vec::with_capacity(7);
     if let Some(id) = request.id {
-        attributes.push(KeyValue::new(names::JSONRPC_REQUEST_ID, id));
+        attributes.push(KeyValue::new(names::JSONRPC_REQUEST_ID, clipped(&id)));
     }
     if let Some(uri) = request.uri {
         attributes.push(KeyValue::new(names::MCP_RESOURCE_URI, clipped(uri)));
@@ -229,8 +229,8 @@ fn unmeasured(request: Request<'_>) -> Vec<KeyValue> {
 }
 
 /// At most [`names::MAX_VALUE_CHARS`] characters of `text`, a value the
-/// caller sent (a tool's name, a URI, a session id): what a span keeps of
-/// it.
+/// caller sent (a tool's name, a URI, a session id, a request's id): what a
+/// span keeps of it.
 fn clipped(text: &str) -> String {
     match text.char_indices().nth(names::MAX_VALUE_CHARS) {
         Some((end, _)) => text[..end].to_owned(),
