@@ -79,12 +79,37 @@ pub const DURATION_BOUNDARIES_SECONDS: [f64; 14] = [
 
 /// The most characters a span keeps of a name or URI the caller sent
 /// (`gen_ai.tool.name`, `gen_ai.prompt.name`, `mcp.resource.uri`,
-/// `mcp.session.id`); the rest is cut.
+/// `mcp.session.id`, `jsonrpc.request.id`); the rest is cut.
 pub const MAX_VALUE_CHARS: usize = 256;
 
 /// The `mcp.method.name` of a request whose method mcp-fusion does not
 /// serve: the caller's text would make every unknown method a new value.
+/// Also the `mcp.protocol.version` of a request naming a revision no MCP
+/// SDK knows, and the `http.request.method` of an HTTP method that is not
+/// one of the standard ones.
 pub const OTHER_METHOD: &str = "_OTHER";
+
+/// A request's `mcp.protocol.version`: `version` when it is a revision of
+/// MCP ([`rmcp::model::ProtocolVersion::KNOWN_VERSIONS`]), else
+/// [`OTHER_METHOD`]. An `initialize` request names the revision it asks
+/// for, whatever text that is: kept as it was sent, every new text would
+/// be a new value of the duration metric.
+///
+/// ```
+/// use mcp_fusion::telemetry::conventions::protocol_version;
+///
+/// assert_eq!(protocol_version("2025-11-25"), "2025-11-25");
+/// assert_eq!(protocol_version("2025-11-25-evil"), "_OTHER");
+/// ```
+pub fn protocol_version(version: &str) -> &str {
+    let known = rmcp::model::ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .any(|known| known.as_str() == version);
+    match known {
+        true => version,
+        false => OTHER_METHOD,
+    }
+}
 
 /// The methods the MCP conventions name (`mcp.method.name`'s well-known
 /// values) and the ones 2026-07-28 adds: a request's method when it is one

@@ -166,8 +166,10 @@ impl Operation {
         let error_type = match outcome {
             Outcome::Ok => None,
             Outcome::ToolError(code) => {
+                // The code of a result a gateway passes on is its
+                // upstream's text: kept to a bounded length.
                 if let Some(code) = code {
-                    span.set_attribute(KeyValue::new(names::FUSION_ERROR_CODE, code.to_owned()));
+                    span.set_attribute(KeyValue::new(names::FUSION_ERROR_CODE, clipped(code)));
                 }
                 Some(names::TOOL_ERROR.into())
             }
@@ -210,7 +212,7 @@ impl Drop for Operation {
 fn unmeasured(request: Request<'_>) -> Vec<KeyValue> {
     let mut attributes = Vec::with_capacity(7);
     if let Some(id) = request.id {
-        attributes.push(KeyValue::new(names::JSONRPC_REQUEST_ID, id));
+        attributes.push(KeyValue::new(names::JSONRPC_REQUEST_ID, clipped(&id)));
     }
     if let Some(uri) = request.uri {
         attributes.push(KeyValue::new(names::MCP_RESOURCE_URI, clipped(uri)));
@@ -229,8 +231,8 @@ fn unmeasured(request: Request<'_>) -> Vec<KeyValue> {
 }
 
 /// At most [`names::MAX_VALUE_CHARS`] characters of `text`, a value the
-/// caller sent (a tool's name, a URI, a session id): what a span keeps of
-/// it.
+/// caller sent (a tool's name, a URI, a session id, a request's id) or an
+/// upstream answered (an envelope's code): what a span keeps of it.
 fn clipped(text: &str) -> String {
     match text.char_indices().nth(names::MAX_VALUE_CHARS) {
         Some((end, _)) => text[..end].to_owned(),
@@ -282,7 +284,49 @@ pub(crate) fn record_call(action: Option<&str>, code: &str) {
             span.set_attribute(KeyValue::new(names::FUSION_ACTION, action.to_owned()));
         }
         if !code.is_empty() {
-            span.set_attribute(KeyValue::new(names::FUSION_ERROR_CODE, code.to_owned()));
+            span.set_attribute(KeyValue::new(names::FUSION_ERROR_CODE, clipped(code)));
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use opentelemetry::metrics::MeterProvider as _;
+    use opentelemetry::trace::TracerProvider as _;
+    use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
+
+    use super::*;
+
+    /// A failed tool call whose envelope code is 100 000 characters (an
+    /// upstream's answer, passed on by a gateway) keeps 256 of them.
+    #[test]
+    fn an_upstream_s_long_error_code_is_cut() {
+        let exporter = InMemorySpanExporter::default();
+        let provider = SdkTracerProvider::builder()
+            .with_simple_exporter(exporter.clone())
+            .build();
+        let tracer = provider.tracer("test");
+        let histogram = opentelemetry_sdk::metrics::SdkMeterProvider::default()
+            .meter("test")
+            .f64_histogram("d")
+            .build();
+        let request = Request::new("tools/call", Named::Tool("t"));
+        let operation = Operation::start(
+            &tracer,
+            &histogram,
+            SpanKind::Client,
+            request,
+            &Context::new(),
+            Vec::new(),
+        );
+        let code = "C".repeat(100_000);
+        operation.end(Outcome::ToolError(Some(&code)));
+        let spans = exporter.get_finished_spans().unwrap();
+        let kept = spans[0]
+            .attributes
+            .iter()
+            .find(|kv| kv.key.as_str() == names::FUSION_ERROR_CODE)
+            .map(|kv| kv.value.as_str().into_owned());
+        assert_eq!(kept, Some("C".repeat(names::MAX_VALUE_CHARS)));
+    }
 }

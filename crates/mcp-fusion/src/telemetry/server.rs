@@ -47,7 +47,9 @@ pub(crate) fn start(
     links.extend(edge.map(|edge| link(&edge.cx)));
     let mut request = Request::new(method, named);
     request.id = Some(context.id.to_string());
-    request.protocol_version = context.protocol_version().map(|v| v.to_string());
+    request.protocol_version = context
+        .protocol_version()
+        .map(|v| super::conventions::protocol_version(v.as_str()).to_owned());
     request.session_id = head
         .and_then(|head| head.headers.get("mcp-session-id"))
         .and_then(|value| value.to_str().ok());

@@ -104,3 +104,72 @@ async fn an_accepted_request_has_its_mcp_span_under_the_header_and_linked_to_the
         Some("1")
     );
 }
+
+/// `initialize` sent to `url` in the trace of `cx`, with the JSON-RPC `id`
+/// and the `protocolVersion` given: the answer's status.
+async fn initialize(url: &str, cx: &opentelemetry::Context, id: &str, version: &str) -> u16 {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0", "id": id, "method": "initialize",
+        "params": {"protocolVersion": version, "capabilities": {},
+                   "clientInfo": {"name": "t", "version": "1"}},
+    });
+    reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("authorization", "Bearer good-token")
+        .header("traceparent", traceparent(cx))
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+#[tokio::test]
+async fn an_initialize_keeps_neither_a_long_id_nor_an_unknown_version_as_sent() {
+    let (cx, trace) = root();
+    let url = serve().await;
+    let id = "i".repeat(10_000);
+    let version = format!("2025-11-25-{}", "v".repeat(1000));
+    assert_eq!(initialize(&url, &cx, &id, &version).await, 200);
+    let spans = recorded().spans(trace, 2).await;
+    let served = named(&spans, "initialize");
+    let kept_id = attribute(&served.attributes, "jsonrpc.request.id").unwrap();
+    assert_eq!(kept_id, "i".repeat(256));
+    assert_eq!(
+        attribute(&served.attributes, "mcp.protocol.version").as_deref(),
+        Some("_OTHER")
+    );
+    let points = recorded().histogram("mcp.server.operation.duration");
+    assert!(
+        points.iter().all(|p| {
+            attribute(p.attributes(), "mcp.protocol.version").is_none_or(|v| v.len() < 20)
+        }),
+        "no measure has the version the caller sent"
+    );
+}
+
+#[tokio::test]
+async fn a_method_of_the_caller_s_own_is_other_in_a_span_named_http() {
+    let (cx, trace) = root();
+    let url = serve().await;
+    let method = format!("X{}", "M".repeat(2000));
+    let answer = reqwest::Client::new()
+        .request(
+            reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
+            &url,
+        )
+        .header("traceparent", traceparent(&cx))
+        .send()
+        .await
+        .unwrap();
+    assert!(answer.status().is_client_error());
+    let spans = recorded().spans(trace, 1).await;
+    let edge = named(&spans, "HTTP /mcp");
+    assert_eq!(
+        attribute(&edge.attributes, "http.request.method").as_deref(),
+        Some("_OTHER")
+    );
+}

@@ -33,20 +33,20 @@ pub(crate) async fn edge_span(
     next: Next,
 ) -> Response {
     let parent = carrier::extract_headers(request.headers()).unwrap_or_default();
-    let method = request.method().as_str().to_owned();
+    let method = known_method(request.method());
     let client = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map(|info| info.0);
     let mut attributes = vec![
-        KeyValue::new("http.request.method", method.clone()),
+        KeyValue::new("http.request.method", method),
         KeyValue::new("http.route", "/mcp"),
         KeyValue::new("url.path", request.uri().path().to_owned()),
         KeyValue::new("network.protocol.name", "http"),
     ];
     attributes.extend(client.into_iter().flat_map(client_attributes));
     let span = tracer
-        .span_builder(format!("{method} /mcp"))
+        .span_builder(span_name(method))
         .with_kind(SpanKind::Server)
         .with_attributes(attributes)
         .start_with_context(&*tracer, &parent);
@@ -68,4 +68,36 @@ pub(crate) async fn edge_span(
     }
     span.end();
     response
+}
+
+/// `http.request.method` of a request whose method is `method`: one of the
+/// standard methods (RFC 9110, RFC 5789), else `_OTHER` (the HTTP
+/// conventions): any token is a method, and the caller's would make every
+/// request a new span name.
+fn known_method(method: &http::Method) -> &'static str {
+    use http::Method;
+    static KNOWN: [Method; 9] = [
+        Method::GET,
+        Method::HEAD,
+        Method::POST,
+        Method::PUT,
+        Method::DELETE,
+        Method::CONNECT,
+        Method::OPTIONS,
+        Method::TRACE,
+        Method::PATCH,
+    ];
+    KNOWN
+        .iter()
+        .find(|known| *known == method)
+        .map_or(crate::telemetry::conventions::OTHER_METHOD, Method::as_str)
+}
+
+/// The span's name: `{method} /mcp`, or `HTTP /mcp` for an `_OTHER` method
+/// (the HTTP conventions).
+fn span_name(method: &'static str) -> String {
+    match method == crate::telemetry::conventions::OTHER_METHOD {
+        true => String::from("HTTP /mcp"),
+        false => format!("{method} /mcp"),
+    }
 }
