@@ -27,6 +27,38 @@
 //! Spans and metrics go to the global OpenTelemetry providers: the
 //! application's, or those [`Otel::install`] sets up from the `OTEL_*`
 //! environment variables. Without the feature, none of this is compiled.
+//!
+//! A server over stdio exporting its spans (with `tracing-subscriber`'s
+//! `env-filter` feature; logs go to stderr, stdout being the transport's);
+//! the handler's own span joins the call's trace (docs/telemetry.md):
+//!
+//! ```no_run
+//! use mcp_fusion::telemetry::{Otel, OtelMode};
+//! use mcp_fusion::transport::StdioOptions;
+//! use mcp_fusion::{Action, FusionServer, ToolError};
+//! use tracing_subscriber::prelude::*;
+//! use tracing_subscriber::{EnvFilter, fmt};
+//!
+//! async fn greet() -> Result<String, ToolError> {
+//!     let _span = tracing::info_span!("compose_greeting").entered();
+//!     Ok("hello".into())
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let otel = Otel::install(OtelMode::Export, "greeter")?;
+//!     let log = fmt::layer()
+//!         .with_writer(std::io::stderr)
+//!         .with_filter(EnvFilter::from_default_env());
+//!     tracing_subscriber::registry().with(log).with(otel.layer()).init();
+//!     let server = FusionServer::builder("greeter", "1.0.0")
+//!         .tool(Action::new("greet", greet))
+//!         .build()?;
+//!     server.serve_stdio(StdioOptions::default()).await?;
+//!     otel.shutdown(); // sends what is buffered; blocks up to the export timeout
+//!     Ok(())
+//! }
+//! ```
 
 pub(crate) mod carrier;
 #[cfg(feature = "client")]

@@ -136,9 +136,11 @@ impl Otel {
             .with_filter(spans)
     }
 
-    /// Sends what is buffered and stops the exporters (blocking: call it
-    /// from a thread that may block, e.g. after the runtime has stopped, or
-    /// in `spawn_blocking`).
+    /// Sends what is buffered and stops the exporters. It blocks the
+    /// calling thread until they are flushed: at most
+    /// `OTEL_EXPORTER_OTLP_TIMEOUT` (10 s by default) when the collector
+    /// does not answer. The exporters run on threads of their own, so
+    /// calling it at the end of an async `main` is fine.
     pub fn shutdown(self) {
         if let Err(error) = self.tracer_provider.shutdown() {
             tracing::warn!("OpenTelemetry spans were not all sent: {error}");

@@ -16,7 +16,9 @@ use super::operation::{Named, Operation, Outcome, Request};
 /// `client.port`).
 #[derive(Clone)]
 pub(crate) struct EdgeContext {
-    pub cx: Context,
+    /// The edge span's context, when it is recorded before the request
+    /// goes on (the request carried a `traceparent` header).
+    pub cx: Option<Context>,
     pub client: Option<std::net::SocketAddr>,
 }
 
@@ -44,7 +46,7 @@ pub(crate) fn start(
         (None, Some(header)) => header,
         (None, None) => Context::new(),
     };
-    links.extend(edge.map(|edge| link(&edge.cx)));
+    links.extend(edge.and_then(|edge| edge.cx.as_ref()).map(link));
     let mut request = Request::new(method, named);
     request.id = Some(context.id.to_string());
     request.protocol_version = context

@@ -34,10 +34,23 @@ fn traceparent(cx: &opentelemetry::Context) -> String {
     format!("00-{}-{}-01", context.trace_id(), context.span_id())
 }
 
-/// POSTs an `initialize` to `url` under `cx`'s `traceparent` header, with
-/// `token` as bearer token when given: the answer's status.
-async fn initialize(url: &str, cx: &opentelemetry::Context, token: Option<&str>) -> u16 {
-    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+/// An `initialize` with the JSON-RPC `id` and `protocolVersion` given.
+fn initialize_body(id: &str, version: &str) -> serde_json::Value {
+    serde_json::json!({
+        "jsonrpc": "2.0", "id": id, "method": "initialize",
+        "params": {"protocolVersion": version, "capabilities": {},
+                   "clientInfo": {"name": "t", "version": "1"}},
+    })
+}
+
+/// POSTs `body` to `url` under `cx`'s `traceparent` header, with `token`
+/// as bearer token when given: the answer's status.
+async fn post(
+    url: &str,
+    cx: &opentelemetry::Context,
+    token: Option<&str>,
+    body: serde_json::Value,
+) -> u16 {
     let mut request = reqwest::Client::new()
         .post(url)
         .header("content-type", "application/json")
@@ -46,8 +59,13 @@ async fn initialize(url: &str, cx: &opentelemetry::Context, token: Option<&str>)
     if let Some(token) = token {
         request = request.header("authorization", format!("Bearer {token}"));
     }
-    let answer = request.body(initialize).send().await.unwrap();
+    let answer = request.body(body.to_string()).send().await.unwrap();
     answer.status().as_u16()
+}
+
+/// POSTs a plain `initialize` (id `1`, 2025-11-25) as [`post`] does.
+async fn initialize(url: &str, cx: &opentelemetry::Context, token: Option<&str>) -> u16 {
+    post(url, cx, token, initialize_body("1", "2025-11-25")).await
 }
 
 #[tokio::test]
@@ -105,35 +123,14 @@ async fn an_accepted_request_has_its_mcp_span_under_the_header_and_linked_to_the
     );
 }
 
-/// `initialize` sent to `url` in the trace of `cx`, with the JSON-RPC `id`
-/// and the `protocolVersion` given: the answer's status.
-async fn initialize(url: &str, cx: &opentelemetry::Context, id: &str, version: &str) -> u16 {
-    let body = serde_json::json!({
-        "jsonrpc": "2.0", "id": id, "method": "initialize",
-        "params": {"protocolVersion": version, "capabilities": {},
-                   "clientInfo": {"name": "t", "version": "1"}},
-    });
-    reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("authorization", "Bearer good-token")
-        .header("traceparent", traceparent(cx))
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap()
-        .status()
-        .as_u16()
-}
-
 #[tokio::test]
 async fn an_initialize_keeps_neither_a_long_id_nor_an_unknown_version_as_sent() {
     let (cx, trace) = root();
     let url = serve().await;
     let id = "i".repeat(10_000);
     let version = format!("2025-11-25-{}", "v".repeat(1000));
-    assert_eq!(initialize(&url, &cx, &id, &version).await, 200);
+    let body = initialize_body(&id, &version);
+    assert_eq!(post(&url, &cx, Some("good-token"), body).await, 200);
     let spans = recorded().spans(trace, 2).await;
     let served = named(&spans, "initialize");
     let kept_id = attribute(&served.attributes, "jsonrpc.request.id").unwrap();
@@ -172,4 +169,38 @@ async fn a_method_of_the_caller_s_own_is_other_in_a_span_named_http() {
         attribute(&edge.attributes, "http.request.method").as_deref(),
         Some("_OTHER")
     );
+}
+
+#[tokio::test]
+async fn an_answered_request_without_a_traceparent_header_has_no_http_span() {
+    recorded();
+    let url = serve().await;
+    let id = format!("no-header-{}", std::process::id());
+    let answer = reqwest::Client::new()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("authorization", "Bearer good-token")
+        .body(initialize_body(&id, "2025-11-25").to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+    let mut served = None;
+    for _ in 0..100 {
+        served = recorded()
+            .all_spans()
+            .into_iter()
+            .find(|s| attribute(&s.attributes, "jsonrpc.request.id").as_deref() == Some(&id));
+        if served.is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let served = served.expect("the initialize span");
+    let trace = served.span_context.trace_id();
+    assert_eq!(served.parent_span_id, opentelemetry::trace::SpanId::INVALID);
+    assert!(served.links.is_empty(), "no HTTP span to link");
+    let in_trace = recorded().spans(trace, 1).await;
+    assert_eq!(in_trace.len(), 1, "{:?}", crate::recorded::names(&in_trace));
 }

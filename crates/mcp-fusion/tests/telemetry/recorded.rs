@@ -72,6 +72,11 @@ impl Recorded {
         panic!("fewer than {count} spans of the trace ended within 10 s");
     }
 
+    /// Every finished span of every trace.
+    pub fn all_spans(&self) -> Vec<SpanData> {
+        self.spans.get_finished_spans().unwrap()
+    }
+
     /// Every data point of the histogram `name` exported so far (after a
     /// flush).
     pub fn histogram(&self, name: &str) -> Vec<HistogramDataPoint<f64>> {

@@ -12,6 +12,7 @@
 
 use std::borrow::Cow;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use opentelemetry::context::FutureExt as _;
@@ -59,19 +60,31 @@ impl Traced {
     }
 }
 
-/// `answer` run in `operation`'s context, which then ends with its outcome
-/// (`cancelled` when the client cancelled the request meanwhile).
+/// The future of a request's answer, boxed: the traced future holds it by
+/// pointer, so that moving it (rmcp moves each request's future into a task
+/// of its own) copies a few words, not the handler's whole state.
+type Answer<'a, T> = Pin<Box<dyn Future<Output = Result<T, McpError>> + Send + 'a>>;
+
+/// `answer` run in `operation`'s context, which then ends with its outcome:
+/// `cancelled` when the client cancelled the request meanwhile, else what
+/// `tool_error` finds in it (a failed tool call) or its JSON-RPC error.
 async fn run<T>(
     operation: Operation,
     cancelled: CancellationToken,
-    answer: impl Future<Output = Result<T, McpError>>,
+    answer: Answer<'_, T>,
+    tool_error: for<'r> fn(&'r T) -> Option<Option<&'r str>>,
 ) -> Result<T, McpError> {
     let result = answer.with_context(operation.context().clone()).await;
     match cancelled.is_cancelled() {
         true => operation.end(Outcome::Cancelled),
-        false => operation.end(server::outcome(&result, |_| None)),
+        false => operation.end(server::outcome(&result, tool_error)),
     }
     result
+}
+
+/// Answers that are never a failed tool call.
+fn no_tool_error<T>(_: &T) -> Option<Option<&str>> {
+    None
 }
 
 /// The connection inside (its session, for the transports that watch it).
@@ -87,15 +100,16 @@ impl std::ops::Deref for Traced {
 /// as `"mcp/method"`, naming what `named` reads of the params.
 macro_rules! traced_requests {
     ($($name:ident($params:ty) -> $result:ty, $method:literal, $named:expr;)*) => {$(
-        async fn $name(
+        fn $name(
             &self,
             request: $params,
             context: RequestContext<RoleServer>,
-        ) -> Result<$result, McpError> {
+        ) -> impl Future<Output = Result<$result, McpError>> + Send + '_ {
             let named: fn(&$params) -> Named<'_> = $named;
             let operation = self.start($method, named(&request), &context);
             let cancelled = context.ct.clone();
-            run(operation, cancelled, self.inner.$name(request, context)).await
+            let answer = Box::pin(self.inner.$name(request, context));
+            run(operation, cancelled, answer, no_tool_error)
         }
     )*};
 }
@@ -135,63 +149,66 @@ impl ServerHandler for Traced {
         read_resource_directory(ReadResourceDirectoryRequestParams) -> ReadResourceDirectoryResult, "resources/directory/read", |r| Named::Resource(&r.uri);
     }
 
-    async fn call_tool(
+    fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, McpError> {
+    ) -> impl Future<Output = Result<CallToolResponse, McpError>> + Send + '_ {
         let operation = self.start("tools/call", Named::Tool(&request.name), &context);
         let cancelled = context.ct.clone();
-        let answer = self.inner.call_tool(request, context);
-        let result = answer.with_context(operation.context().clone()).await;
-        let outcome = server::outcome(&result, |response| match response {
+        let answer = Box::pin(self.inner.call_tool(request, context));
+        run(operation, cancelled, answer, |response| match response {
             CallToolResponse::Complete(result) => server::tool_error(result),
             _ => None,
-        });
-        match cancelled.is_cancelled() {
-            true => operation.end(Outcome::Cancelled),
-            false => operation.end(outcome),
-        }
-        result
+        })
     }
 
-    async fn on_custom_request(
+    fn on_custom_request(
         &self,
         request: CustomRequest,
         context: RequestContext<RoleServer>,
-    ) -> Result<CustomResult, McpError> {
+    ) -> impl Future<Output = Result<CustomResult, McpError>> + Send + '_ {
         // A method this server does not serve: its name is the caller's.
         let method = crate::telemetry::conventions::method_name(&request.method);
         let operation = self.start(method, Named::Nothing, &context);
         let cancelled = context.ct.clone();
+        let answer = Box::pin(self.inner.on_custom_request(request, context));
+        run(operation, cancelled, answer, no_tool_error)
+    }
+
+    fn ping(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<(), McpError>> + Send + '_ {
+        let operation = self.start("ping", Named::Nothing, &context);
+        let cancelled = context.ct.clone();
         run(
             operation,
             cancelled,
-            self.inner.on_custom_request(request, context),
+            Box::pin(self.inner.ping(context)),
+            no_tool_error,
         )
-        .await
     }
 
-    async fn ping(&self, context: RequestContext<RoleServer>) -> Result<(), McpError> {
-        let operation = self.start("ping", Named::Nothing, &context);
-        let cancelled = context.ct.clone();
-        run(operation, cancelled, self.inner.ping(context)).await
-    }
-
-    async fn discover(
+    fn discover(
         &self,
         context: RequestContext<RoleServer>,
-    ) -> Result<DiscoverResult, McpError> {
+    ) -> impl Future<Output = Result<DiscoverResult, McpError>> + Send + '_ {
         let operation = self.start("server/discover", Named::Nothing, &context);
         let cancelled = context.ct.clone();
-        run(operation, cancelled, self.inner.discover(context)).await
+        let answer = Box::pin(self.inner.discover(context));
+        run(operation, cancelled, answer, no_tool_error)
     }
 
-    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), McpError> {
+    fn listen(
+        &self,
+        subscription: SubscriptionContext,
+    ) -> impl Future<Output = Result<(), McpError>> + Send + '_ {
         let context = subscription.request_context();
         let operation = self.start("subscriptions/listen", Named::Nothing, context);
         let cancelled = context.ct.clone();
-        run(operation, cancelled, self.inner.listen(subscription)).await
+        let answer = Box::pin(self.inner.listen(subscription));
+        run(operation, cancelled, answer, no_tool_error)
     }
 
     forwarded_notifications! {

@@ -1,14 +1,16 @@
-//! The OpenTelemetry span of each HTTP request to `/mcp` (feature `otel`),
-//! outermost of the endpoint's layers: what the edge refuses before any
-//! JSON-RPC is read (`401`, `403`, `413`, a `Host` or `Origin` refused) is
-//! traced too. A SERVER span named `{method} /mcp` on the HTTP conventions
-//! (`http.request.method`, `http.route`, `url.path`,
-//! `http.response.status_code`; `error.type` for a 5xx answer), its parent
-//! the request's `traceparent` header. Its context rides in the request's
-//! extensions to the MCP span, which links it.
+//! The OpenTelemetry span of an HTTP request to `/mcp` (feature `otel`),
+//! outermost of the endpoint's layers, so that what the edge refuses before
+//! any JSON-RPC is read (`401`, `403`, `413`, a `Host` or `Origin` refused)
+//! is traced too. A SERVER span named `{method} /mcp` on the HTTP
+//! conventions (`http.request.method`, `http.route`, `url.path`,
+//! `http.response.status_code`; `error.type` for a 5xx answer), recorded
+//! when the request carries a `traceparent` header (its parent; its context
+//! rides in the request's extensions to the MCP span, which links it) or
+//! when the answer is a `4xx` or `5xx`.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use axum::extract::{ConnectInfo, Request, State};
 use axum::middleware::Next;
@@ -26,13 +28,19 @@ pub(crate) fn tracer() -> Arc<BoxedTracer> {
     Arc::new(crate::telemetry::instruments::tracer())
 }
 
-/// Runs `request` through the rest of the endpoint inside its HTTP span.
+/// Runs `request` through the rest of the endpoint, recording its HTTP
+/// span: always when the request carries a `traceparent` header (the span
+/// joins the caller's trace, and the MCP span links it), else only when
+/// the answer is a refusal or a failure (`4xx`, `5xx`): a request without
+/// one that the server answers is told by its MCP span alone, not by a
+/// trace of its own besides.
 pub(crate) async fn edge_span(
     State(tracer): State<Arc<BoxedTracer>>,
     mut request: Request,
     next: Next,
 ) -> Response {
-    let parent = carrier::extract_headers(request.headers()).unwrap_or_default();
+    let parent = carrier::extract_headers(request.headers());
+    let started = SystemTime::now();
     let method = known_method(request.method());
     let client = request
         .extensions()
@@ -45,19 +53,38 @@ pub(crate) async fn edge_span(
         KeyValue::new("network.protocol.name", "http"),
     ];
     attributes.extend(client.into_iter().flat_map(client_attributes));
-    let span = tracer
-        .span_builder(span_name(method))
-        .with_kind(SpanKind::Server)
-        .with_attributes(attributes)
-        .start_with_context(&*tracer, &parent);
-    let cx = Context::new().with_span(span);
+    let start = |parent: &Context, attributes: Vec<KeyValue>| {
+        let span = tracer
+            .span_builder(span_name(method))
+            .with_kind(SpanKind::Server)
+            .with_start_time(started)
+            .with_attributes(attributes)
+            .start_with_context(&*tracer, parent);
+        Context::new().with_span(span)
+    };
+    let joined = parent.map(|parent| start(&parent, attributes.clone()));
     request.extensions_mut().insert(EdgeContext {
-        cx: cx.clone(),
+        cx: joined.clone(),
         client,
     });
     let response = next.run(request).await;
-    let span = cx.span();
     let status = response.status().as_u16();
+    let recorded = match joined {
+        Some(cx) => Some(cx),
+        None if status >= 400 => Some(start(&Context::new(), attributes)),
+        None => None,
+    };
+    if let Some(cx) = recorded {
+        end(&cx, status);
+    }
+    response
+}
+
+/// Ends the span of `cx` with the answer's `status`: an error (`error.type`,
+/// status `ERROR`) only for a 5xx (the HTTP conventions: a 4xx is the
+/// client's to fix).
+fn end(cx: &Context, status: u16) {
+    let span = cx.span();
     span.set_attribute(KeyValue::new(
         "http.response.status_code",
         i64::from(status),
@@ -67,7 +94,6 @@ pub(crate) async fn edge_span(
         span.set_status(Status::error(status.to_string()));
     }
     span.end();
-    response
 }
 
 /// `http.request.method` of a request whose method is `method`: one of the
