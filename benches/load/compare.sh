@@ -478,13 +478,17 @@ text += against(
     "The same server built before the change (FUSION_BEFORE) and after it; a p50 ratio below 1 and a "
     "calls/s ratio above 1 mean the change made it faster.",
 )
+# The otel stacks against fusion built without the feature (FUSION_BEFORE,
+# e.g. `cargo build --release -p fusion-cli --no-default-features --features
+# example`) when it was measured, else against fusion without `--otel`.
+base = "before" if any(r["server"] == "before" for r in runs) else "fusion"
 for stack, how in (("otel", "every call traced and exported"), ("otel-out", "every call sampled out")):
     text += against(
         stack,
-        "fusion",
-        f"OpenTelemetry against none ({how})",
-        "`fusion serve --example bench --otel export` exporting over OTLP/HTTP to a sink, against the same "
-        "server without `--otel`; the calls/s ratio is what tracing costs.",
+        base,
+        f"OpenTelemetry against {names[base]} ({how})",
+        "`fusion serve --example bench --otel export` exporting over OTLP/HTTP to a sink, against "
+        f"{names[base]}; the calls/s ratio is what tracing costs.",
     )
 output = "\n".join(text)
 print(output)

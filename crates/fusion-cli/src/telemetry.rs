@@ -1,7 +1,8 @@
 //! `--otel`: OpenTelemetry for `fusion serve`, `fusion gateway` and the
-//! client commands, and the log on stderr composed with it: one `tracing`
-//! subscriber whose log layer has its own filter (`RUST_LOG`), so that the
-//! filter does not hide the spans from OpenTelemetry.
+//! client commands, and the log on stderr composed with it: with `--otel`,
+//! one `tracing` subscriber whose log layer has its own filter
+//! (`RUST_LOG`), so that the filter does not hide the spans from
+//! OpenTelemetry; without it, the log's filter is the subscriber's.
 
 use clap::ValueEnum;
 use tracing_subscriber::layer::SubscriberExt as _;
@@ -76,10 +77,18 @@ pub(crate) fn install(
     log: Option<(LogLayer, EnvFilter)>,
     otel: Option<OtelFlag>,
 ) -> Result<Telemetry, String> {
-    if log.is_none() && otel.is_none() {
-        // Nothing to record: no subscriber, as before `--otel` existed.
+    let Some(otel) = otel else {
+        // The log alone: its filter is the whole subscriber's, so that what
+        // it leaves out (rmcp's spans, debug events) is never even made.
+        if let Some((layer, filter)) = log {
+            let _ = tracing_subscriber::registry()
+                .with(layer)
+                .with(filter)
+                .try_init();
+        }
         return Ok(Telemetry::default());
-    }
+    };
+    let otel = Some(otel);
     let log = log.map(|(layer, filter)| layer.with_filter(filter));
     let registry = tracing_subscriber::registry().with(log);
     #[cfg(feature = "otel")]

@@ -72,9 +72,10 @@ pub struct FusionClient {
     authorizer: Option<Arc<Authorizer>>,
     /// The target as displayed (its password masked).
     target: String,
-    /// The instruments of its requests' CLIENT spans.
+    /// The instruments of its requests' CLIENT spans, when telemetry was
+    /// enabled as it connected ([`crate::telemetry::enable`]).
     #[cfg(feature = "otel")]
-    pub(super) telemetry: crate::telemetry::client::ClientTelemetry,
+    pub(super) telemetry: Option<crate::telemetry::client::ClientTelemetry>,
 }
 
 impl fmt::Debug for FusionClient {
@@ -130,7 +131,7 @@ impl FusionClient {
                     authorizer,
                     target: target.to_string(),
                     #[cfg(feature = "otel")]
-                    telemetry: crate::telemetry::client::ClientTelemetry::new(match target {
+                    telemetry: crate::telemetry::client::ClientTelemetry::enabled(match target {
                         Target::Http { url } => Some(url),
                         _ => None,
                     }),
@@ -208,7 +209,7 @@ impl FusionClient {
                     authorizer: None,
                     target: target.clone(),
                     #[cfg(feature = "otel")]
-                    telemetry: crate::telemetry::client::ClientTelemetry::new(None),
+                    telemetry: crate::telemetry::client::ClientTelemetry::enabled(None),
                 };
                 // `notifications/initialized` went out without an answer:
                 // once a ping is answered the server has read it, and tells

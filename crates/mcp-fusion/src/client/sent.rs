@@ -34,22 +34,17 @@ impl FusionClient {
         T: Answer,
     {
         #[cfg(feature = "otel")]
-        {
+        if let Some(telemetry) = &self.telemetry {
             use opentelemetry::context::FutureExt as _;
-            let operation =
-                self.telemetry
-                    .start(method, named(&params).into(), self.protocol_version());
+            let operation = telemetry.start(method, named(&params).into(), self.protocol_version());
             crate::telemetry::client::carry(&operation, params.meta_mut());
             let request = send(params).with_context(operation.context().clone());
             let result = self.limited(request).await;
             operation.end(super::answer::outcome(&result));
-            result
+            return result;
         }
-        #[cfg(not(feature = "otel"))]
-        {
-            let _ = (method, named);
-            self.limited(send(params)).await
-        }
+        let _ = (method, named);
+        self.limited(send(params)).await
     }
 
     /// One page of the list `method` from `cursor` (`None`: the first),
@@ -84,7 +79,7 @@ impl FusionClient {
         #[allow(unused_mut)]
         let mut request = rmcp::model::ClientRequest::PingRequest(Default::default());
         #[cfg(feature = "otel")]
-        {
+        if let Some(telemetry) = &self.telemetry {
             use crate::telemetry::client::{carry, carry_unsampled};
             use opentelemetry::context::FutureExt as _;
             use rmcp::model::GetMeta as _;
@@ -94,7 +89,7 @@ impl FusionClient {
                 let sent = self.service.send_request(request);
                 return self.limited(sent).await.map(|_| ());
             }
-            let operation = self.telemetry.start(
+            let operation = telemetry.start(
                 "ping",
                 crate::telemetry::operation::Named::Nothing,
                 self.protocol_version(),
@@ -107,14 +102,11 @@ impl FusionClient {
                 .limited(sent.with_context(operation.context().clone()))
                 .await;
             operation.end(super::answer::outcome(&result));
-            result.map(|_| ())
+            return result.map(|_| ());
         }
-        #[cfg(not(feature = "otel"))]
-        {
-            let _ = traced;
-            self.limited(self.service.send_request(request))
-                .await
-                .map(|_| ())
-        }
+        let _ = traced;
+        self.limited(self.service.send_request(request))
+            .await
+            .map(|_| ())
     }
 }

@@ -430,13 +430,14 @@ impl FusionServer {
 
     /// What rmcp serves for one new client connection ([`connection`](Self::connection)):
     /// with the `otel` feature, wrapped so that each request runs in its
-    /// SERVER span, `network.transport` being `tcp` when `over_http`, else
+    /// SERVER span once telemetry is enabled, `network.transport` being `tcp` when `over_http`, else
     /// `pipe`.
     pub(crate) fn served(&self, over_http: bool) -> Served {
         #[cfg(feature = "otel")]
         {
             use crate::telemetry::conventions::{PIPE, TCP};
-            let instruments = Arc::new(crate::telemetry::instruments::Instruments::from_global());
+            let instruments = crate::telemetry::enabled()
+                .then(|| Arc::new(crate::telemetry::instruments::Instruments::from_global()));
             let transport = if over_http { TCP } else { PIPE };
             super::adapter::Traced::new(self.connection(), instruments, transport)
         }

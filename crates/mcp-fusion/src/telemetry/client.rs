@@ -21,8 +21,13 @@ pub(crate) struct ClientTelemetry {
 
 impl ClientTelemetry {
     /// For a client of the Streamable HTTP endpoint `url`, or (`None`) of a
-    /// server over stdio or in this process.
-    pub(crate) fn new(url: Option<&str>) -> Self {
+    /// server over stdio or in this process, when telemetry is enabled
+    /// ([`super::enable`]); `None` before.
+    pub(crate) fn enabled(url: Option<&str>) -> Option<Self> {
+        super::enabled().then(|| Self::new(url))
+    }
+
+    fn new(url: Option<&str>) -> Self {
         let server = url
             .and_then(|url| url::Url::parse(url).ok())
             .and_then(|url| Some((url.host_str()?.to_owned(), url.port_or_known_default()?)));

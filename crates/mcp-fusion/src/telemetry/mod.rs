@@ -24,9 +24,11 @@
 //!   `mcp.client.operation.duration` histograms (seconds, the conventions'
 //!   bucket boundaries) with the low-cardinality attributes above.
 //!
-//! Spans and metrics go to the global OpenTelemetry providers: the
-//! application's, or those [`Otel::install`] sets up from the `OTEL_*`
-//! environment variables. Without the feature, none of this is compiled.
+//! Spans and metrics go to the global OpenTelemetry providers: those
+//! [`Otel::install`] sets up from the `OTEL_*` environment variables, or,
+//! after [`enable`], the application's own. Until then servers and clients
+//! record nothing and do no added work per request; without the feature,
+//! none of this is compiled.
 //!
 //! A server over stdio exporting its spans (with `tracing-subscriber`'s
 //! `env-filter` feature; logs go to stderr, stdout being the transport's);
@@ -70,3 +72,23 @@ mod otel;
 pub(crate) mod server;
 
 pub use otel::{Otel, OtelError, OtelMode};
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether servers and clients made from now on record (see [`enable`]).
+static ENABLED: AtomicBool = AtomicBool::new(false);
+
+/// Makes the servers and clients made from now on record spans and
+/// metrics into the global OpenTelemetry providers and propagator, for an
+/// application that installs its own; [`Otel::install`] calls it. Before
+/// it, a server serves each request without a span (no added work), and a
+/// client sends no trace context. A connection made before keeps what it
+/// was made with.
+pub fn enable() {
+    ENABLED.store(true, Ordering::Relaxed);
+}
+
+/// Whether [`enable`] was called in this process.
+pub(crate) fn enabled() -> bool {
+    ENABLED.load(Ordering::Relaxed)
+}

@@ -46,7 +46,8 @@ pub struct OtelError(String);
 /// `OTEL_EXPORTER_OTLP_TIMEOUT` and `OTEL_METRIC_EXPORT_INTERVAL`
 /// (milliseconds, default 60 000).
 ///
-/// Servers and clients made after `install` record into it; call
+/// Servers and clients made after `install` record into it ([`install`](Self::install)
+/// calls [`enable`](super::enable)); call
 /// [`shutdown`](Self::shutdown) before the process exits so that what is
 /// buffered is sent.
 ///
@@ -114,6 +115,7 @@ impl Otel {
         if let Some(meter_provider) = &meter_provider {
             opentelemetry::global::set_meter_provider(meter_provider.clone());
         }
+        super::enable();
         Ok(Otel {
             tracer_provider,
             meter_provider,

@@ -34,6 +34,9 @@ pub fn recorded() -> &'static Recorded {
             .with_reader(PeriodicReader::builder(metrics.clone()).build())
             .build();
         opentelemetry::global::set_meter_provider(meter_provider.clone());
+        // The application's own providers: mcp-fusion records into them
+        // once told to.
+        mcp_fusion::telemetry::enable();
         Recorded {
             spans,
             metrics,

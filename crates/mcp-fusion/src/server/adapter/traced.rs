@@ -15,6 +15,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use futures::future::Either;
 use opentelemetry::context::FutureExt as _;
 use rmcp::ErrorData as McpError;
 use rmcp::ServerHandler;
@@ -27,10 +28,13 @@ use crate::telemetry::instruments::Instruments;
 use crate::telemetry::operation::{Named, Operation, Outcome};
 use crate::telemetry::server;
 
-/// A connection served with a SERVER span per request.
+/// A connection served with a SERVER span per request, once telemetry is
+/// enabled ([`crate::telemetry::enable`]); before, each request goes to the
+/// connection as it is.
 pub(crate) struct Traced {
     inner: Connection,
-    instruments: Arc<Instruments>,
+    /// `None`: telemetry was not enabled when the connection was made.
+    instruments: Option<Arc<Instruments>>,
     /// `network.transport`: `pipe` (stdio, in memory) or `tcp` (HTTP).
     transport: &'static str,
 }
@@ -40,7 +44,7 @@ impl Traced {
     /// `transport`.
     pub(crate) fn new(
         inner: Connection,
-        instruments: Arc<Instruments>,
+        instruments: Option<Arc<Instruments>>,
         transport: &'static str,
     ) -> Self {
         Self {
@@ -50,13 +54,21 @@ impl Traced {
         }
     }
 
+    /// The operation of a request, when telemetry is enabled.
     fn start(
         &self,
         method: &str,
         named: Named<'_>,
         context: &RequestContext<RoleServer>,
-    ) -> Operation {
-        server::start(&self.instruments, method, named, context, self.transport)
+    ) -> Option<Operation> {
+        let instruments = self.instruments.as_deref()?;
+        Some(server::start(
+            instruments,
+            method,
+            named,
+            context,
+            self.transport,
+        ))
     }
 }
 
@@ -80,6 +92,20 @@ async fn run<T>(
         false => operation.end(server::outcome(&result, tool_error)),
     }
     result
+}
+
+/// `answer`, in `operation`'s span when there is one (see [`run`]), else
+/// as it is.
+fn traced<'a, T: Send + 'a>(
+    operation: Option<Operation>,
+    cancelled: CancellationToken,
+    answer: impl Future<Output = Result<T, McpError>> + Send + 'a,
+    tool_error: for<'r> fn(&'r T) -> Option<Option<&'r str>>,
+) -> impl Future<Output = Result<T, McpError>> + Send + 'a {
+    match operation {
+        None => Either::Left(answer),
+        Some(operation) => Either::Right(run(operation, cancelled, Box::pin(answer), tool_error)),
+    }
 }
 
 /// Answers that are never a failed tool call.
@@ -108,8 +134,8 @@ macro_rules! traced_requests {
             let named: fn(&$params) -> Named<'_> = $named;
             let operation = self.start($method, named(&request), &context);
             let cancelled = context.ct.clone();
-            let answer = Box::pin(self.inner.$name(request, context));
-            run(operation, cancelled, answer, no_tool_error)
+            let answer = self.inner.$name(request, context);
+            traced(operation, cancelled, answer, no_tool_error)
         }
     )*};
 }
@@ -156,8 +182,8 @@ impl ServerHandler for Traced {
     ) -> impl Future<Output = Result<CallToolResponse, McpError>> + Send + '_ {
         let operation = self.start("tools/call", Named::Tool(&request.name), &context);
         let cancelled = context.ct.clone();
-        let answer = Box::pin(self.inner.call_tool(request, context));
-        run(operation, cancelled, answer, |response| match response {
+        let answer = self.inner.call_tool(request, context);
+        traced(operation, cancelled, answer, |response| match response {
             CallToolResponse::Complete(result) => server::tool_error(result),
             _ => None,
         })
@@ -172,8 +198,8 @@ impl ServerHandler for Traced {
         let method = crate::telemetry::conventions::method_name(&request.method);
         let operation = self.start(method, Named::Nothing, &context);
         let cancelled = context.ct.clone();
-        let answer = Box::pin(self.inner.on_custom_request(request, context));
-        run(operation, cancelled, answer, no_tool_error)
+        let answer = self.inner.on_custom_request(request, context);
+        traced(operation, cancelled, answer, no_tool_error)
     }
 
     fn ping(
@@ -182,10 +208,10 @@ impl ServerHandler for Traced {
     ) -> impl Future<Output = Result<(), McpError>> + Send + '_ {
         let operation = self.start("ping", Named::Nothing, &context);
         let cancelled = context.ct.clone();
-        run(
+        traced(
             operation,
             cancelled,
-            Box::pin(self.inner.ping(context)),
+            self.inner.ping(context),
             no_tool_error,
         )
     }
@@ -196,8 +222,8 @@ impl ServerHandler for Traced {
     ) -> impl Future<Output = Result<DiscoverResult, McpError>> + Send + '_ {
         let operation = self.start("server/discover", Named::Nothing, &context);
         let cancelled = context.ct.clone();
-        let answer = Box::pin(self.inner.discover(context));
-        run(operation, cancelled, answer, no_tool_error)
+        let answer = self.inner.discover(context);
+        traced(operation, cancelled, answer, no_tool_error)
     }
 
     fn listen(
@@ -207,8 +233,8 @@ impl ServerHandler for Traced {
         let context = subscription.request_context();
         let operation = self.start("subscriptions/listen", Named::Nothing, context);
         let cancelled = context.ct.clone();
-        let answer = Box::pin(self.inner.listen(subscription));
-        run(operation, cancelled, answer, no_tool_error)
+        let answer = self.inner.listen(subscription);
+        traced(operation, cancelled, answer, no_tool_error)
     }
 
     forwarded_notifications! {

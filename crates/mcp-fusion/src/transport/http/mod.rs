@@ -234,10 +234,13 @@ impl FusionServer {
             .layer(from_fn_with_state(door, door::door))
             .layer(axum::middleware::from_fn(unread_body::close_unread));
         #[cfg(feature = "otel")]
-        let route = route.layer(from_fn_with_state(
-            edge_span::tracer(),
-            edge_span::edge_span,
-        ));
+        let route = match crate::telemetry::enabled() {
+            true => route.layer(from_fn_with_state(
+                edge_span::tracer(),
+                edge_span::edge_span,
+            )),
+            false => route,
+        };
         route
     }
 
