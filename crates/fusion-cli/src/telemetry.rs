@@ -89,8 +89,18 @@ pub(crate) fn install(
         return Ok(Telemetry::default());
     };
     let otel = Some(otel);
-    let log = log.map(|(layer, filter)| layer.with_filter(filter));
-    let registry = tracing_subscriber::registry().with(log);
+    // Without RUST_LOG the log's filter (info, rmcp at error) lets through
+    // every span OpenTelemetry records (INFO and above, not rmcp's): it
+    // stays the whole subscriber's, and what it leaves out is never made.
+    // With RUST_LOG it is the log's alone, so that it cannot hide a span.
+    let (log, global) = match (log, std::env::var_os("RUST_LOG")) {
+        (Some((layer, filter)), None) => (Some(layer.boxed()), Some(filter)),
+        (log, _) => (
+            log.map(|(layer, filter)| layer.with_filter(filter).boxed()),
+            None,
+        ),
+    };
+    let registry = tracing_subscriber::registry().with(log).with(global);
     #[cfg(feature = "otel")]
     {
         use mcp_fusion::telemetry::{Otel, OtelMode};

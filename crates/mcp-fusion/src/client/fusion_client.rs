@@ -576,10 +576,10 @@ impl FusionClient {
     /// The MCP revision the connection speaks (`mcp.protocol.version` of its
     /// requests' spans).
     #[cfg(feature = "otel")]
-    pub(super) fn protocol_version(&self) -> Option<String> {
-        self.service
-            .peer_info()
-            .map(|info| info.protocol_version.to_string())
+    pub(super) fn protocol_version(&self) -> Option<&'static str> {
+        self.service.peer_info().map(|info| {
+            crate::telemetry::conventions::protocol_version(info.protocol_version.as_str())
+        })
     }
 
     /// Whether the connection speaks 2026-07-28 or later, where a

@@ -43,9 +43,9 @@ impl ClientTelemetry {
     /// context.
     pub(crate) fn start(
         &self,
-        method: &str,
+        method: &'static str,
         named: Named<'_>,
-        protocol_version: Option<String>,
+        protocol_version: Option<&'static str>,
     ) -> Operation {
         let mut request = Request::new(method, named);
         request.protocol_version = protocol_version;

@@ -101,14 +101,12 @@ pub const OTHER_METHOD: &str = "_OTHER";
 /// assert_eq!(protocol_version("2025-11-25"), "2025-11-25");
 /// assert_eq!(protocol_version("2025-11-25-evil"), "_OTHER");
 /// ```
-pub fn protocol_version(version: &str) -> &str {
-    let known = rmcp::model::ProtocolVersion::KNOWN_VERSIONS
+pub fn protocol_version(version: &str) -> &'static str {
+    rmcp::model::ProtocolVersion::KNOWN_VERSIONS
         .iter()
-        .any(|known| known.as_str() == version);
-    match known {
-        true => version,
-        false => OTHER_METHOD,
-    }
+        .map(|known| known.as_str())
+        .find(|known| *known == version)
+        .unwrap_or(OTHER_METHOD)
 }
 
 /// The methods the MCP conventions name (`mcp.method.name`'s well-known
@@ -122,7 +120,7 @@ pub fn protocol_version(version: &str) -> &str {
 /// assert_eq!(method_name("tools/call\u{0}x"), "_OTHER");
 /// assert_eq!(method_name("admin/dump"), "_OTHER");
 /// ```
-pub fn method_name(method: &str) -> &str {
+pub fn method_name(method: &str) -> &'static str {
     const KNOWN: [&str; 30] = [
         "completion/complete",
         "initialize",
@@ -155,10 +153,10 @@ pub fn method_name(method: &str) -> &str {
         "notifications/progress",
         "notifications/roots/list_changed",
     ];
-    match KNOWN.contains(&method) {
-        true => method,
-        false => OTHER_METHOD,
-    }
+    KNOWN
+        .into_iter()
+        .find(|known| *known == method)
+        .unwrap_or(OTHER_METHOD)
 }
 
 /// The instrumentation scope of every span and instrument this crate makes.

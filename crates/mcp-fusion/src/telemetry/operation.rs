@@ -15,7 +15,7 @@ use super::conventions as names;
 #[derive(Default)]
 pub(crate) struct Request<'a> {
     /// `mcp.method.name`.
-    pub method: &'a str,
+    pub method: &'static str,
     /// `gen_ai.tool.name`, on `tools/call`.
     pub tool: Option<&'a str>,
     /// `gen_ai.prompt.name`, on `prompts/get`.
@@ -26,7 +26,7 @@ pub(crate) struct Request<'a> {
     /// `jsonrpc.request.id`, as a string.
     pub id: Option<String>,
     /// `mcp.protocol.version`.
-    pub protocol_version: Option<String>,
+    pub protocol_version: Option<&'static str>,
     /// `mcp.session.id` (span only).
     pub session_id: Option<&'a str>,
     /// `network.transport`: [`names::PIPE`] or [`names::TCP`].
@@ -52,7 +52,7 @@ pub(crate) enum Named<'a> {
 
 impl<'a> Request<'a> {
     /// A `method` request naming `named`.
-    pub(crate) fn new(method: &'a str, named: Named<'a>) -> Self {
+    pub(crate) fn new(method: &'static str, named: Named<'a>) -> Self {
         let mut request = Request {
             method,
             ..Request::default()
@@ -90,7 +90,7 @@ pub(crate) struct Operation {
     /// The attributes shared by the span and the metric.
     measured: Vec<KeyValue>,
     /// `mcp.method.name`.
-    method: String,
+    method: &'static str,
     /// The tool or prompt the request names, with its attribute's key:
     /// added to the span's name and to the measure when it ends without a
     /// JSON-RPC error (an unknown tool or prompt is not named).
@@ -119,9 +119,9 @@ impl Operation {
             (None, Some(prompt)) => Some((names::GEN_AI_PROMPT_NAME, clipped(prompt))),
             (None, None) => None,
         };
-        let method = request.method.to_owned();
+        let method = request.method;
         let mut span = tracer
-            .span_builder(method.clone())
+            .span_builder(method)
             .with_kind(kind)
             .with_attributes(measured.clone())
             .with_links(links)
@@ -158,9 +158,11 @@ impl Operation {
         if let Some((key, target)) = self.target.take()
             && !matches!(outcome, Outcome::JsonRpc(_))
         {
-            span.update_name(format!("{} {target}", self.method));
             let attribute = KeyValue::new(key, target);
-            span.set_attribute(attribute.clone());
+            if span.is_recording() {
+                span.update_name(format!("{} {}", self.method, attribute.value));
+                span.set_attribute(attribute.clone());
+            }
             self.measured.push(attribute);
         }
         let error_type = match outcome {
@@ -252,18 +254,15 @@ pub(crate) fn client_attributes(address: std::net::SocketAddr) -> [KeyValue; 2] 
 /// (low cardinality: no id, no URI, no session).
 fn measured(request: &Request<'_>) -> Vec<KeyValue> {
     let mut attributes = Vec::with_capacity(8);
-    attributes.push(KeyValue::new(
-        names::MCP_METHOD_NAME,
-        request.method.to_owned(),
-    ));
+    attributes.push(KeyValue::new(names::MCP_METHOD_NAME, request.method));
     if request.tool.is_some() {
         attributes.push(KeyValue::new(
             names::GEN_AI_OPERATION_NAME,
             names::EXECUTE_TOOL,
         ));
     }
-    if let Some(version) = &request.protocol_version {
-        attributes.push(KeyValue::new(names::MCP_PROTOCOL_VERSION, version.clone()));
+    if let Some(version) = request.protocol_version {
+        attributes.push(KeyValue::new(names::MCP_PROTOCOL_VERSION, version));
     }
     if let Some(transport) = request.transport {
         attributes.push(KeyValue::new(names::NETWORK_TRANSPORT, transport));

@@ -28,7 +28,7 @@ pub(crate) struct EdgeContext {
 /// it does not take as parent are linked.
 pub(crate) fn start(
     instruments: &Instruments,
-    method: &str,
+    method: &'static str,
     named: Named<'_>,
     context: &RequestContext<RoleServer>,
     transport: &'static str,
@@ -51,7 +51,7 @@ pub(crate) fn start(
     request.id = Some(context.id.to_string());
     request.protocol_version = context
         .protocol_version()
-        .map(|v| super::conventions::protocol_version(v.as_str()).to_owned());
+        .map(|v| super::conventions::protocol_version(v.as_str()));
     request.session_id = head
         .and_then(|head| head.headers.get("mcp-session-id"))
         .and_then(|value| value.to_str().ok());

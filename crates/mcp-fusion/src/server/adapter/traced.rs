@@ -57,7 +57,7 @@ impl Traced {
     /// The operation of a request, when telemetry is enabled.
     fn start(
         &self,
-        method: &str,
+        method: &'static str,
         named: Named<'_>,
         context: &RequestContext<RoleServer>,
     ) -> Option<Operation> {
