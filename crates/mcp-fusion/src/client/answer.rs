@@ -1,20 +1,6 @@
 //! What a request sent names and how its answer ends its span: shared by
 //! [`super::sent`] and the requests sent outside it (`ping`).
 
-/// What a request names besides its method, for its span.
-#[derive(Clone, Copy)]
-#[cfg_attr(not(feature = "otel"), allow(dead_code))]
-pub(super) enum Named<'a> {
-    /// Nothing (a list, `ping`, `logging/setLevel`, …).
-    Nothing,
-    /// A tool.
-    Tool(&'a str),
-    /// A prompt.
-    Prompt(&'a str),
-    /// A resource's URI.
-    Resource(&'a str),
-}
-
 /// An answer as its span's outcome sees it: a failed tool call or not.
 #[cfg_attr(not(feature = "otel"), allow(dead_code))]
 pub(super) trait Answer {
@@ -27,13 +13,7 @@ pub(super) trait Answer {
 
 impl Answer for rmcp::model::CallToolResult {
     fn tool_error(&self) -> Option<Option<&str>> {
-        (self.is_error == Some(true)).then(|| {
-            self.meta
-                .as_ref()
-                .and_then(|meta| meta.get(crate::envelope::META_KEY))
-                .and_then(|envelope| envelope.get("code"))
-                .and_then(|code| code.as_str())
-        })
+        (self.is_error == Some(true)).then(|| crate::envelope::code_in(self.meta.as_ref()))
     }
 }
 
@@ -52,19 +32,6 @@ answers!(
     rmcp::model::GetPromptResult,
     rmcp::model::CompleteResult
 );
-
-#[cfg(feature = "otel")]
-impl<'a> From<Named<'a>> for crate::telemetry::operation::Named<'a> {
-    fn from(named: Named<'a>) -> Self {
-        use crate::telemetry::operation::Named as Span;
-        match named {
-            Named::Nothing => Span::Nothing,
-            Named::Tool(tool) => Span::Tool(tool),
-            Named::Prompt(prompt) => Span::Prompt(prompt),
-            Named::Resource(uri) => Span::Resource(uri),
-        }
-    }
-}
 
 /// How `result` ends its request's span.
 #[cfg(feature = "otel")]

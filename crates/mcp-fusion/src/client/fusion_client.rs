@@ -19,7 +19,6 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use secrecy::ExposeSecret;
 use serde_json::{Map, Value};
 
-use super::answer::Named;
 use super::cause::{ConnectCause, innermost_text};
 use super::client_side::Observed;
 use super::connect::{
@@ -36,6 +35,7 @@ use super::route::{Route, build_arguments, route};
 use super::stderr::StderrTail;
 use super::target::Target;
 use crate::listing::ToolListing;
+use crate::named::Named;
 
 /// The set of tool names the server listed; `None` when listing failed.
 type ToolNames = Option<HashSet<String>>;

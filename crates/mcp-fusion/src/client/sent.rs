@@ -7,9 +7,10 @@ use std::future::Future;
 
 use rmcp::model::{PaginatedRequestParams, RequestParamsMeta};
 
-use super::answer::{Answer, Named};
+use super::answer::Answer;
 use super::error::FusionClientError;
 use super::fusion_client::FusionClient;
+use crate::named::Named;
 
 impl FusionClient {
     /// Sends `params` as a `method` request naming what `named` reads of
@@ -36,7 +37,7 @@ impl FusionClient {
         #[cfg(feature = "otel")]
         if let Some(telemetry) = &self.telemetry {
             use opentelemetry::context::FutureExt as _;
-            let operation = telemetry.start(method, named(&params).into(), self.protocol_version());
+            let operation = telemetry.start(method, named(&params), self.protocol_version());
             crate::telemetry::client::carry(&operation, params.meta_mut());
             let request = send(params).with_context(operation.context().clone());
             let result = self.limited(request).await;
@@ -89,11 +90,7 @@ impl FusionClient {
                 let sent = self.service.send_request(request);
                 return self.limited(sent).await.map(|_| ());
             }
-            let operation = telemetry.start(
-                "ping",
-                crate::telemetry::operation::Named::Nothing,
-                self.protocol_version(),
-            );
+            let operation = telemetry.start("ping", Named::Nothing, self.protocol_version());
             let mut carried = Some(std::mem::take(meta));
             carry(&operation, &mut carried);
             *meta = carried.unwrap_or_default();

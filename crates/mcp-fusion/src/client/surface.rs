@@ -17,11 +17,11 @@ use rmcp::model::{
 };
 use serde_json::Value;
 
-use super::answer::Named;
 use super::error::FusionClientError;
 use super::fusion_client::FusionClient;
 use super::pages::every_page;
 use crate::json::{json_type, type_noun};
+use crate::named::Named;
 
 impl FusionClient {
     /// Every resource the server lists (MCP 2025-11-25 server/resources,

@@ -214,3 +214,11 @@ pub(super) fn validation_meta_json_into(out: &mut String, failure: &ValidationFa
     }
     out.push('}');
 }
+
+/// The code of the envelope in a result's `_meta` (its
+/// `_meta["mcp-fusion/error"]` twin, §1), when it has one: a failure's, or
+/// a success's first warning's.
+#[cfg(any(feature = "client", feature = "otel"))]
+pub(crate) fn code_in(meta: Option<&rmcp::model::MetaObject>) -> Option<&str> {
+    meta?.get(META_KEY)?.get("code")?.as_str()
+}

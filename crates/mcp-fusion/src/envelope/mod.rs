@@ -13,6 +13,8 @@ mod result;
 pub use limits::{
     MAX_ENVELOPE_BYTES, MAX_NAME_CHARS, MAX_TEXT_CHARS, normalize, normalize_validation,
 };
+#[cfg(any(feature = "client", feature = "otel"))]
+pub(crate) use meta::code_in;
 pub use meta::{META_KEY, to_meta, validation_to_meta};
 #[cfg(feature = "client")]
 pub(crate) use parse::opens_tool_error;

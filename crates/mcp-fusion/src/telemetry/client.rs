@@ -10,7 +10,8 @@ use serde_json::Map;
 use super::carrier;
 use super::conventions::{PIPE, TCP};
 use super::instruments::Instruments;
-use super::operation::{Named, Operation, Request};
+use super::operation::{Operation, Request};
+use crate::named::Named;
 
 /// A client's instruments and what its requests' spans say of the server.
 pub(crate) struct ClientTelemetry {

@@ -9,6 +9,7 @@ use opentelemetry::trace::{Link, Span as _, SpanKind, Status, TraceContextExt, T
 use opentelemetry::{Context, KeyValue};
 
 use super::conventions as names;
+use crate::named::Named;
 
 /// What is known of a request when its operation starts. Names and ids
 /// only: never an argument value nor a credential.
@@ -35,19 +36,6 @@ pub(crate) struct Request<'a> {
     pub server: Option<(String, u16)>,
     /// `client.address` and `client.port` (server side, over HTTP; span only).
     pub client: Option<std::net::SocketAddr>,
-}
-
-/// What a request names, besides its method.
-#[derive(Clone, Copy)]
-pub(crate) enum Named<'a> {
-    /// Nothing: a list, `ping`, `logging/setLevel`, …
-    Nothing,
-    /// A tool (`tools/call`): `gen_ai.tool.name`.
-    Tool(&'a str),
-    /// A prompt (`prompts/get`): `gen_ai.prompt.name`.
-    Prompt(&'a str),
-    /// A resource (`resources/read`, `resources/subscribe`, …): `mcp.resource.uri`.
-    Resource(&'a str),
 }
 
 impl<'a> Request<'a> {

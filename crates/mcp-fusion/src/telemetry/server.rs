@@ -7,7 +7,8 @@ use rmcp::service::{RequestContext, RoleServer};
 
 use super::carrier;
 use super::instruments::Instruments;
-use super::operation::{Named, Operation, Outcome, Request};
+use super::operation::{Operation, Outcome, Request};
+use crate::named::Named;
 
 /// What the HTTP edge puts in a request's head for its MCP span: the
 /// context of the edge's span, which the MCP span links (the MCP
@@ -88,12 +89,7 @@ pub(crate) fn outcome<'a, T>(
 /// records the code of the failures it makes itself (their result may hold
 /// the envelope already written as text).
 pub(crate) fn tool_error(result: &rmcp::model::CallToolResult) -> Option<Option<&str>> {
-    (result.is_error == Some(true)).then(|| envelope_code(result.meta.as_ref()))
-}
-
-/// The envelope's code in a failed result's `_meta` twin (wire contract §1).
-fn envelope_code(meta: Option<&rmcp::model::MetaObject>) -> Option<&str> {
-    meta?.get(crate::envelope::META_KEY)?.get("code")?.as_str()
+    (result.is_error == Some(true)).then(|| crate::envelope::code_in(result.meta.as_ref()))
 }
 
 fn link(cx: &Context) -> Link {

@@ -24,8 +24,9 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 use tokio_util::sync::CancellationToken;
 
 use super::Connection;
+use crate::named::Named;
 use crate::telemetry::instruments::Instruments;
-use crate::telemetry::operation::{Named, Operation, Outcome};
+use crate::telemetry::operation::{Operation, Outcome};
 use crate::telemetry::server;
 
 /// A connection served with a SERVER span per request, once telemetry is
