@@ -16,6 +16,7 @@ mod resources_cmd;
 #[cfg(feature = "example")]
 mod serve_cmd;
 mod server_flags;
+mod signing_flags;
 mod surface;
 mod target;
 mod telemetry;

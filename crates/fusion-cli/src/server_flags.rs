@@ -363,21 +363,8 @@ pub struct ServerFlags {
     /// sends every list whole.
     #[arg(long, value_name = "N", default_value_t = mcp_fusion::server::DEFAULT_PAGE_SIZE, value_parser = queue_size)]
     pub(crate) page_size: usize,
-    /// The server's signing key (HMAC-SHA256) for the lists' cursors and the
-    /// requestState of MCP 2026-07-28 input-required results: at least 32
-    /// bytes of secret text, e.g. from `openssl rand -base64 48`; give every
-    /// replica behind one endpoint the same one, so that a cursor or a
-    /// client's retry may reach any of them; best given in
-    /// FUSION_SIGNING_KEY rather than on the command line [default: 32
-    /// random bytes of this process, whose cursors and states another
-    /// process or a restart refuses].
-    #[arg(
-        long,
-        value_name = "KEY",
-        env = "FUSION_SIGNING_KEY",
-        hide_env_values = true
-    )]
-    pub(crate) signing_key: Option<String>,
+    #[command(flatten)]
+    pub(crate) signing: crate::signing_flags::SigningFlags,
     /// Serve Prometheus metrics at http://HOST:PORT/metrics (HTTP only): calls
     /// by tool, action, outcome and error code, their durations, guards and
     /// sessions. Off, /metrics is 404.
@@ -545,8 +532,8 @@ pub(crate) async fn serve_built(flags: &ServerFlags, builder: ServerBuilder) -> 
 }
 
 /// `builder` with the settings of `flags` every example shares; a
-/// `--signing-key` shorter than the least is refused, naming the flag (the
-/// key itself is never printed).
+/// signing key shorter than the least is refused, naming its flag (the key
+/// itself is never printed).
 fn with_settings(flags: &ServerFlags, builder: ServerBuilder) -> Result<ServerBuilder, String> {
     let mut builder = builder
         .allow_anonymous(flags.allow_anonymous)
@@ -555,17 +542,8 @@ fn with_settings(flags: &ServerFlags, builder: ServerBuilder) -> Result<ServerBu
         .schema_profile(flags.schema_profile.into())
         .page_size(flags.page_size)
         .egress_limit(flags.egress_limit_bytes);
-    if let Some(key) = &flags.signing_key {
-        // Checked here, so that the message names the flag; the key itself
-        // is never printed.
-        let min = mcp_fusion::server::MIN_SIGNING_KEY_BYTES;
-        if key.len() < min {
-            return Err(format!(
-                "--signing-key (FUSION_SIGNING_KEY) has {} bytes; give at least {min}, e.g. from `openssl rand -base64 48`, the same on every replica",
-                key.len()
-            ));
-        }
-        builder = builder.signing_key(key.as_bytes());
+    if let Some(keys) = flags.signing.keys()? {
+        builder = builder.signing_keys(keys);
     }
     Ok(builder)
 }

@@ -121,8 +121,9 @@ pub enum BuildError {
         /// What is wrong.
         reason: String,
     },
-    /// The key given to
+    /// A key given to
     /// [`ServerBuilder::signing_key`](crate::server::ServerBuilder::signing_key)
+    /// or [`ServerBuilder::signing_keys`](crate::server::ServerBuilder::signing_keys)
     /// is shorter than
     /// [`MIN_SIGNING_KEY_BYTES`](crate::server::MIN_SIGNING_KEY_BYTES) (32;
     /// HMAC-SHA256 wants a key as long as its output, RFC 2104 §3).
@@ -132,6 +133,18 @@ pub enum BuildError {
     SigningKeyTooShort {
         /// The length of the key given, in bytes.
         length: usize,
+    },
+    /// A key id of
+    /// [`ServerBuilder::signing_keys`](crate::server::ServerBuilder::signing_keys)
+    /// cannot be used: it is empty, longer than 64 characters, holds a
+    /// character other than ASCII letters, digits, `.`, `_` and `-`, or is
+    /// given twice.
+    #[error("signing key id \"{id}\": {reason}")]
+    BadSigningKeys {
+        /// The id (cut to 64 characters).
+        id: String,
+        /// What is wrong with it.
+        reason: &'static str,
     },
 }
 

@@ -7,7 +7,7 @@
 //!
 //! Its folders, in the order a request meets them:
 //!
-//! - `building/`: [`ServerBuilder`], [`ToolSet`], the signing key;
+//! - `building/`: [`ServerBuilder`], [`ToolSet`], the signing keys;
 //! - `fusion_server.rs`: [`FusionServer`], the built server, and its one
 //!   `impl`; `session.rs`: what it keeps about one connection;
 //!   `list_changes.rs`: the list changes it is owed, coalesced and sent by
@@ -46,7 +46,10 @@ pub(crate) use adapter::Connection;
 #[cfg(feature = "http")]
 pub(crate) use adapter::Served;
 pub use adapter::pagination::DEFAULT_PAGE_SIZE;
-pub use building::{MIN_SIGNING_KEY_BYTES, ServerBuilder, ToolSet};
+pub use building::{
+    DEFAULT_SIGNING_KEY_ID, MAX_SIGNING_KEY_ID_CHARS, MIN_SIGNING_KEY_BYTES, ServerBuilder,
+    SigningKeys, ToolSet,
+};
 pub use fusion_server::{FusionServer, UnknownToolError, WeakFusionServer};
 pub use listen::{LISTEN_QUEUE, MAX_LISTEN_ID_BYTES};
 pub use session::MAX_SUBSCRIPTIONS;

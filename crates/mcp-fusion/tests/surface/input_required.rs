@@ -37,11 +37,11 @@ fn answer_of(result: &mcp_fusion::model::ElicitResult, field: &str) -> String {
 }
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
-struct Greet {
+pub(crate) struct Greet {
     greeting: String,
 }
 
-async fn greet(ctx: CallContext, args: Greet) -> Result<String, ToolError> {
+pub(crate) async fn greet(ctx: CallContext, args: Greet) -> Result<String, ToolError> {
     let name = ctx.elicit("What is your name?", schema("name")?).await?;
     Ok(format!("{}, {}!", args.greeting, answer_of(&name, "name")))
 }
@@ -142,29 +142,29 @@ async fn post_with(url: &str, method: &str, mut params: Value, capabilities: Val
     serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {body}"))
 }
 
-async fn post(url: &str, method: &str, params: Value) -> Value {
+pub(crate) async fn post(url: &str, method: &str, params: Value) -> Value {
     post_with(url, method, params, every_capability()).await
 }
 
-fn state_of(response: &Value) -> String {
+pub(crate) fn state_of(response: &Value) -> String {
     response["result"]["requestState"]
         .as_str()
         .unwrap_or_else(|| panic!("no requestState in {response}"))
         .to_owned()
 }
 
-fn accept(content: Value) -> Value {
+pub(crate) fn accept(content: Value) -> Value {
     json!({"action": "accept", "content": content})
 }
 
-fn text_of(response: &Value) -> &str {
+pub(crate) fn text_of(response: &Value) -> &str {
     response["result"]["content"][0]["text"]
         .as_str()
         .unwrap_or_else(|| panic!("no text in {response}"))
 }
 
 /// The `-32602` of a refused `requestState` of a `tools/call`.
-fn refused_state() -> Value {
+pub(crate) fn refused_state() -> Value {
     json!({
         "code": -32602,
         "message": "The requestState of this tools/call request was refused: this server did not issue it for this request (it was altered, or issued for another tool, prompt or resource, other arguments or another caller). Send the request again without requestState and inputResponses to start over.",
@@ -182,7 +182,8 @@ async fn an_elicitation_is_an_input_required_result_and_the_retry_completes() {
     )
     .await;
     let state = state_of(&first);
-    assert!(state.starts_with("rs1."), "{state}");
+    // rmcp's keyed format, naming the key: "rs2.<key id>.…".
+    assert!(state.starts_with("rs2.ZGVmYXVsdA."), "{state}");
     assert_eq!(
         first["result"],
         json!({

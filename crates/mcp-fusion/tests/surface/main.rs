@@ -36,6 +36,8 @@ mod input_required;
 #[cfg(all(feature = "client", feature = "http"))]
 mod keep_alive;
 #[cfg(all(feature = "client", feature = "http"))]
+mod key_rotation;
+#[cfg(all(feature = "client", feature = "http"))]
 mod list_bursts;
 #[cfg(all(feature = "client", feature = "http"))]
 mod listen_callers;

@@ -13,8 +13,9 @@
 //! nothing, an item added is listed after the others.
 //!
 //! The cursor is sealed with HMAC-SHA256 (RFC 2104) under the server's
-//! signing key: a cursor that was not given by a server with the same key,
-//! or that was given by another list, is refused with `-32602` (the spec:
+//! active signing key, whose id it carries ([`SigningKeys`]): a cursor that
+//! was not given by a server holding its key, or that was given by another
+//! list, is refused with `-32602` (the spec:
 //! "Invalid cursors SHOULD result in an error with code -32602"), and the
 //! message says to list from the start. A cursor carries no item and shows
 //! nothing another caller could not see.
@@ -26,6 +27,7 @@ use serde_json::json;
 use sha2::Sha256;
 
 use crate::capability::Place;
+use crate::server::SigningKeys;
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -40,10 +42,12 @@ pub const DEFAULT_PAGE_SIZE: usize = 100;
 /// Mixed into every cursor's MAC so that its tag never equals a tag the
 /// same key computes for another purpose.
 const DOMAIN: &[u8] = b"mcp-fusion/list-cursor/v1";
-/// The first byte of every cursor: its format (1 was a position).
-const VERSION: u8 = 2;
-/// Format byte, list byte, place (u64, big-endian).
-const PAYLOAD_LEN: usize = 10;
+/// The first byte of every cursor: its format (1 was a position, 2 had no
+/// key id).
+const VERSION: u8 = 3;
+/// Format byte, list byte, place (u64, big-endian), key id length; the key
+/// id follows.
+const HEAD_LEN: usize = 11;
 /// The HMAC-SHA256 tag, whole.
 const TAG_LEN: usize = 32;
 /// How much of a refused cursor its error repeats.
@@ -126,8 +130,9 @@ list_result_from_page!(
 pub(crate) struct Pager {
     /// Items per page; `0` sends every list whole.
     page_size: usize,
-    /// The MAC keyed with the server's signing key (cloned for each use).
-    mac: HmacSha256,
+    /// Each signing key's id and MAC (cloned for each use), the active key
+    /// first.
+    macs: Vec<(String, HmacSha256)>,
 }
 
 impl std::fmt::Debug for Pager {
@@ -140,10 +145,17 @@ impl std::fmt::Debug for Pager {
 
 impl Pager {
     /// Pages of `page_size` items (`0`: one page), cursors sealed with
-    /// the server's signing `key` (its length checked by the builder).
-    pub(crate) fn new(page_size: usize, key: &[u8]) -> Pager {
-        let mac = HmacSha256::new_from_slice(key).expect("HMAC accepts keys of any length");
-        Pager { page_size, mac }
+    /// the active key of `keys` and opened with any (checked by the
+    /// builder).
+    pub(crate) fn new(page_size: usize, keys: &SigningKeys) -> Pager {
+        let macs = keys
+            .exposed()
+            .map(|(id, key)| {
+                let mac = HmacSha256::new_from_slice(key).expect("HMAC accepts keys of any length");
+                (id.to_owned(), mac)
+            })
+            .collect();
+        Pager { page_size, macs }
     }
 
     /// The page of `kind` at `cursor` (the first page without one), cut
@@ -187,45 +199,63 @@ impl Pager {
 
     /// The cursor of the page of `kind` that follows the item at `after`:
     /// base64url (RFC 4648 §5, unpadded) of the format byte, the list byte,
-    /// the place (big-endian u64) and their HMAC-SHA256 tag.
+    /// the place (big-endian u64), the active key's id (its length, one
+    /// byte, then its ASCII) and their HMAC-SHA256 tag under that key.
     pub(crate) fn seal(&self, kind: ListKind, after: Place) -> String {
-        let mut bytes = Vec::with_capacity(PAYLOAD_LEN + TAG_LEN);
+        let (id, mac) = &self.macs[0];
+        let mut bytes = Vec::with_capacity(HEAD_LEN + id.len() + TAG_LEN);
         bytes.push(VERSION);
         bytes.push(kind.byte());
         bytes.extend_from_slice(&after.to_be_bytes());
-        let tag = self.tagged(&bytes).finalize().into_bytes();
+        bytes.push(u8::try_from(id.len()).expect("key ids are at most 64 characters"));
+        bytes.extend_from_slice(id.as_bytes());
+        let tag = tagged(mac, &bytes).finalize().into_bytes();
         bytes.extend_from_slice(&tag);
         URL_SAFE_NO_PAD.encode(bytes)
     }
 
-    /// The place `cursor` seals, if it is a cursor of `kind` this key
-    /// sealed.
+    /// The place `cursor` seals, if it is a cursor of `kind` that a key of
+    /// this server sealed.
     fn open(&self, kind: ListKind, cursor: &str) -> Result<Place, rmcp::ErrorData> {
         let bytes = URL_SAFE_NO_PAD
             .decode(cursor)
             .ok()
-            .filter(|bytes| bytes.len() == PAYLOAD_LEN + TAG_LEN && bytes[0] == VERSION)
-            .filter(|bytes| {
-                let (payload, tag) = bytes.split_at(PAYLOAD_LEN);
-                self.tagged(payload).verify_slice(tag).is_ok()
-            })
+            .filter(|bytes| self.verified(bytes))
             .ok_or_else(|| invalid_cursor(kind, cursor, None))?;
         let sealed_for = ListKind::of_byte(bytes[1]);
         if sealed_for != Some(kind) {
             return Err(invalid_cursor(kind, cursor, sealed_for));
         }
         let mut place = [0u8; 8];
-        place.copy_from_slice(&bytes[2..PAYLOAD_LEN]);
+        place.copy_from_slice(&bytes[2..HEAD_LEN - 1]);
         Ok(Place::from_be_bytes(place))
     }
 
-    /// The MAC over the domain label and `payload`.
-    fn tagged(&self, payload: &[u8]) -> HmacSha256 {
-        let mut mac = self.mac.clone();
-        mac.update(DOMAIN);
-        mac.update(payload);
-        mac
+    /// Whether `bytes` are a cursor of this format whose tag the key it
+    /// names (one of this server's) computes.
+    fn verified(&self, bytes: &[u8]) -> bool {
+        if bytes.len() < HEAD_LEN + TAG_LEN || bytes[0] != VERSION {
+            return false;
+        }
+        let payload_len = HEAD_LEN + usize::from(bytes[HEAD_LEN - 1]);
+        if bytes.len() != payload_len + TAG_LEN {
+            return false;
+        }
+        let (payload, tag) = bytes.split_at(payload_len);
+        let id = &payload[HEAD_LEN..];
+        self.macs
+            .iter()
+            .find(|(known, _)| known.as_bytes() == id)
+            .is_some_and(|(_, mac)| tagged(mac, payload).verify_slice(tag).is_ok())
     }
+}
+
+/// `mac` over the domain label and `payload`.
+fn tagged(mac: &HmacSha256, payload: &[u8]) -> HmacSha256 {
+    let mut mac = mac.clone();
+    mac.update(DOMAIN);
+    mac.update(payload);
+    mac
 }
 
 /// The `cursor` of a list request's params, if any.
@@ -265,9 +295,14 @@ mod tests {
     use super::*;
 
     const KEY: &[u8; 32] = b"0123456789abcdef0123456789abcdef";
+    const NEW_KEY: &[u8; 32] = b"fedcba9876543210fedcba9876543210";
+
+    fn keys() -> SigningKeys {
+        SigningKeys::new("k1", KEY.as_slice())
+    }
 
     fn pager(size: usize) -> Pager {
-        Pager::new(size, KEY)
+        Pager::new(size, &keys())
     }
 
     /// Items `0..n`, each at the place of its own number.
@@ -313,7 +348,7 @@ mod tests {
 
     #[test]
     fn the_default_page_size_keeps_a_hundred_items_on_one_page() {
-        let pager = Pager::new(DEFAULT_PAGE_SIZE, KEY);
+        let pager = Pager::new(DEFAULT_PAGE_SIZE, &keys());
         let page = pager.page(ListKind::Tools, placed(100), None).unwrap();
         assert_eq!((page.items.len(), page.next_cursor), (100, None));
         let page = pager.page(ListKind::Tools, placed(101), None).unwrap();
@@ -331,7 +366,8 @@ mod tests {
         // cursors.
         let cursor = pager(2).seal(ListKind::Tools, 2);
         assert_eq!(cursor, pager(7).seal(ListKind::Tools, 2));
-        assert_eq!(cursor.len(), 56);
+        // 11 bytes of head, "k1", 32 of tag: 45 bytes, 60 characters.
+        assert_eq!(cursor.len(), 60);
         assert_eq!(pager(2).open(ListKind::Tools, &cursor).unwrap(), 2);
     }
 
@@ -412,19 +448,34 @@ mod tests {
                 "Invalid cursor \"{cursor}\" for {method}: it is not a nextCursor this server gave (a cursor is valid only as this server sent it). List from the start: call {method} with no cursor, then pass each page's nextCursor as it is."
             )
         };
-        // Not base64url, the wrong length, another key, a changed place, a
-        // cursor of the first format (a position, six bytes).
-        let other_key = Pager::new(2, &[7u8; 32]).seal(ListKind::Resources, 2);
+        // Not base64url, the wrong length, another key under the same id, a
+        // changed place, a cursor of the first format (a position, six
+        // bytes) and one of the second (no key id), each tagged with the
+        // right key.
+        let other_key = Pager::new(2, &SigningKeys::new("k1", [7u8; 32].as_slice()))
+            .seal(ListKind::Resources, 2);
         let mut bytes = URL_SAFE_NO_PAD
             .decode(pager(2).seal(ListKind::Resources, 2))
             .unwrap();
         bytes[9] = 0;
         let moved = URL_SAFE_NO_PAD.encode(bytes);
-        let mut old = vec![1u8, 3, 0, 0, 0, 2];
-        let tag = pager(2).tagged(&old).finalize().into_bytes();
-        old.extend_from_slice(&tag);
-        let old = URL_SAFE_NO_PAD.encode(old);
-        for cursor in ["2", "not a cursor!", "AQMAAAAC", &other_key, &moved, &old] {
+        let mac = &pager(2).macs[0].1;
+        let old_format = |mut payload: Vec<u8>| {
+            let tag = tagged(mac, &payload).finalize().into_bytes();
+            payload.extend_from_slice(&tag);
+            URL_SAFE_NO_PAD.encode(payload)
+        };
+        let first = old_format(vec![1u8, 3, 0, 0, 0, 2]);
+        let second = old_format(vec![2u8, 3, 0, 0, 0, 0, 0, 0, 0, 2]);
+        for cursor in [
+            "2",
+            "not a cursor!",
+            "AQMAAAAC",
+            &other_key,
+            &moved,
+            &first,
+            &second,
+        ] {
             let error = pager(2)
                 .page(ListKind::Resources, placed(5), Some(cursor))
                 .unwrap_err();
@@ -435,6 +486,33 @@ mod tests {
                 Some(json!({"cursor": cursor, "method": "resources/list", "cursorOf": null}))
             );
         }
+    }
+
+    #[test]
+    fn a_cursor_opens_wherever_its_key_is_held_and_only_there() {
+        // Replicas mid-rotation: one still signs with k1 and accepts k2,
+        // the other signs with k2 and accepts k1.
+        let before = Pager::new(2, &keys().accept("k2", NEW_KEY.as_slice()));
+        let after = Pager::new(
+            2,
+            &SigningKeys::new("k2", NEW_KEY.as_slice()).accept("k1", KEY.as_slice()),
+        );
+        let by_before = before.seal(ListKind::Tools, 2);
+        let by_after = after.seal(ListKind::Tools, 3);
+        assert_ne!(by_before, pager(2).seal(ListKind::Tools, 3));
+        assert_eq!(after.open(ListKind::Tools, &by_before).unwrap(), 2);
+        assert_eq!(before.open(ListKind::Tools, &by_after).unwrap(), 3);
+        // What k1 signed is the same whichever set holds it.
+        assert_eq!(by_before, pager(2).seal(ListKind::Tools, 2));
+        // k1 retired: its cursors are refused, k2's still open.
+        let retired = Pager::new(2, &SigningKeys::new("k2", NEW_KEY.as_slice()));
+        assert!(retired.open(ListKind::Tools, &by_before).is_err());
+        assert_eq!(retired.open(ListKind::Tools, &by_after).unwrap(), 3);
+        // A key id this server does not hold, with a tag under a key it
+        // holds, is refused.
+        let renamed =
+            Pager::new(2, &SigningKeys::new("k9", KEY.as_slice())).seal(ListKind::Tools, 2);
+        assert!(pager(2).open(ListKind::Tools, &renamed).is_err());
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
+use super::signing_keys::{DEFAULT_SIGNING_KEY_ID, SigningKeys};
 use crate::server::FusionServer;
 use crate::server::adapter::pagination::{DEFAULT_PAGE_SIZE, Pager};
 use crate::server::dispatch::{Claims, Fallback};
@@ -76,7 +77,7 @@ pub struct ServerBuilder {
     task_poll_interval: Duration,
     max_tasks_per_caller: usize,
     page_size: usize,
-    signing_key: Option<secrecy::SecretSlice<u8>>,
+    signing_keys: Option<SigningKeys>,
     request_state_ttl: std::time::Duration,
 }
 
@@ -118,7 +119,7 @@ impl ServerBuilder {
             task_poll_interval: DEFAULT_POLL_INTERVAL,
             max_tasks_per_caller: crate::server::tasks::DEFAULT_MAX_TASKS_PER_CALLER,
             page_size: DEFAULT_PAGE_SIZE,
-            signing_key: None,
+            signing_keys: None,
             request_state_ttl: crate::server::rounds::request_state::DEFAULT_TTL,
         }
     }
@@ -482,7 +483,7 @@ impl ServerBuilder {
     }
 
     /// The server's signing key: at least
-    /// [`MIN_SIGNING_KEY_BYTES`](super::signing_key::MIN_SIGNING_KEY_BYTES) (32) bytes of
+    /// [`MIN_SIGNING_KEY_BYTES`](super::signing_keys::MIN_SIGNING_KEY_BYTES) (32) bytes of
     /// secret, random data, e.g. the UTF-8 bytes of `openssl rand -base64
     /// 48` (`fusion serve` and `fusion gateway` read it from
     /// `FUSION_SIGNING_KEY`). It signs, with HMAC-SHA256 (RFC 2104) and a
@@ -508,9 +509,25 @@ impl ServerBuilder {
     /// from the first page, or asks again).
     ///
     /// [`build`](Self::build) fails with [`BuildError::SigningKeyTooShort`]
-    /// for a shorter key.
-    pub fn signing_key(mut self, key: impl Into<Vec<u8>>) -> Self {
-        self.signing_key = Some(key.into().into());
+    /// for a shorter key. The key is named [`DEFAULT_SIGNING_KEY_ID`]
+    /// (`"default"`) in what it signs; to rotate it across a fleet, give
+    /// [`signing_keys`](Self::signing_keys) instead.
+    pub fn signing_key(self, key: impl Into<Vec<u8>>) -> Self {
+        self.signing_keys(SigningKeys::new(DEFAULT_SIGNING_KEY_ID, key))
+    }
+
+    /// The server's signing keys: the active one signs every new cursor and
+    /// `requestState` (what [`signing_key`](Self::signing_key) says of the
+    /// one key holds for it), and each names its key by id, so what any key
+    /// of the set signed is opened. Accepted keys let replicas rotate their
+    /// key one at a time: the steps are on [`SigningKeys`]. Replaces an
+    /// earlier [`signing_key`](Self::signing_key).
+    ///
+    /// [`build`](Self::build) fails with [`BuildError::BadSigningKeys`] for
+    /// an id that cannot be used and [`BuildError::SigningKeyTooShort`] for
+    /// a key under 32 bytes.
+    pub fn signing_keys(mut self, keys: SigningKeys) -> Self {
+        self.signing_keys = Some(keys);
         self
     }
 
@@ -532,7 +549,8 @@ impl ServerBuilder {
     /// input type whose schema is not an object or does not compile, or a
     /// guard setting that cannot work (`max_active` 0, a zero rate or time
     /// limit, scopes without a token verifier), or a
-    /// [`signing_key`](Self::signing_key) shorter than 32 bytes.
+    /// [`signing_key`](Self::signing_key) shorter than 32 bytes or a
+    /// [`signing_keys`](Self::signing_keys) id that cannot be used.
     pub fn build(self) -> Result<FusionServer, BuildError> {
         if self.definitions.is_empty()
             && self.fallback.is_none()
@@ -542,9 +560,12 @@ impl ServerBuilder {
         {
             return Err(BuildError::NoTools);
         }
-        let signing_key = signing_key_bytes(self.signing_key.as_ref())?;
-        let pager = Pager::new(self.page_size, &signing_key);
-        let request_states = RequestStates::new(&signing_key, self.request_state_ttl);
+        let signing_keys = match self.signing_keys {
+            Some(keys) => keys.checked()?,
+            None => SigningKeys::random(),
+        };
+        let pager = Pager::new(self.page_size, &signing_keys);
+        let request_states = RequestStates::new(&signing_keys, self.request_state_ttl);
         let gates = gates_of(self.state_machines, &self.guards)?;
         let mut before_tools_list = self.before_tools_list;
         if gates.shared() {
@@ -624,21 +645,6 @@ fn fallback_of(
         claims,
         registry: Registry::build(vec![Definition::Plain(action)], build)?,
     }))
-}
-
-/// The bytes of the server's signing key: the one given (at least
-/// `MIN_SIGNING_KEY_BYTES` long), else a random one.
-fn signing_key_bytes(key: Option<&secrecy::SecretSlice<u8>>) -> Result<Vec<u8>, BuildError> {
-    match key {
-        Some(key) => {
-            let key = secrecy::ExposeSecret::expose_secret(key);
-            if key.len() < super::signing_key::MIN_SIGNING_KEY_BYTES {
-                return Err(BuildError::SigningKeyTooShort { length: key.len() });
-            }
-            Ok(key.to_vec())
-        }
-        None => Ok(super::signing_key::random()),
-    }
 }
 
 /// The catalog of the prompts, resources and templates given at build,

@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::handler::{InputRounds, Stop};
+use crate::server::SigningKeys;
 
 /// How long a `requestState` may be echoed after it was issued, unless the
 /// builder sets another ([`ServerBuilder::request_state_ttl`](crate::server::ServerBuilder::request_state_ttl)):
@@ -93,10 +94,14 @@ fn canonical(value: &Value) -> Value {
 }
 
 impl RequestStates {
-    /// A signer with the server's signing `key` (its length checked by the
-    /// builder), valid `ttl` after issue.
-    pub(crate) fn new(key: &[u8], ttl: Duration) -> Self {
-        let codec = RequestStateCodec::new_unchecked(key.to_vec());
+    /// A signer with the active key of `keys` and an opener with any of
+    /// them (rmcp's keyring, its `rs2` format naming the key), valid `ttl`
+    /// after issue. The builder has checked the ids and lengths, which
+    /// rmcp checks again (ids of 1 to 255 bytes, keys of 32 bytes or more).
+    pub(crate) fn new(keys: &SigningKeys, ttl: Duration) -> Self {
+        let ring = keys.exposed().map(|(id, key)| (id, key.to_vec()));
+        let codec = RequestStateCodec::new_with_keyring(keys.active_id(), ring)
+            .expect("the builder checked the signing keys");
         RequestStates {
             codec: Arc::new(codec),
             ttl,
