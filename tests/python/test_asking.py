@@ -56,7 +56,9 @@ async def test_an_elicitation_is_an_input_required_result_on_2026(transport: str
                 },
             },
         }
-        assert first.request_state.startswith("rs1.")
+        # rmcp's keyed format naming the signing key: "rs2.<base64url id>.…"
+        # (the id "default").
+        assert first.request_state.startswith("rs2.ZGVmYXVsdA.")
         # The client's driver answers through the callback and retries.
         result = await client.call_tool("test_input_required_result_elicitation", {})
     assert result.is_error is False
