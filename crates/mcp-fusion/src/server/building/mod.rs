@@ -4,6 +4,7 @@
 //! server's signing key is made or checked here.
 
 mod builder;
+mod extensions;
 mod signing_key;
 mod tool_set;
 
