@@ -222,13 +222,22 @@ async fn an_app_is_declared_listed_and_read_over_2026_07_28() {
 }
 
 #[tokio::test]
-async fn a_server_without_views_declares_no_apps_extension() {
+async fn a_server_without_views_declares_no_apps_extension_until_one_is_added() {
     let server = FusionServer::builder("plain", "1.0.0")
         .tool(Action::new("refresh", refresh))
         .build()
         .unwrap();
     let connected = connect(&server).await;
     assert_eq!(connected.server_capabilities().get("extensions"), None);
+    connected.close().await;
+    server.add_resource(view().into()).await.unwrap();
+    let connected = connect(&server).await;
+    assert_eq!(
+        connected.server_capabilities()["extensions"],
+        json!({UI_EXTENSION: {"mimeTypes": ["text/html;profile=mcp-app"]}})
+    );
+    let resources = to_json(&connected.client.list_all_resources().await.unwrap());
+    assert_eq!(resources, json!([listed_views()[0]]));
     connected.close().await;
 }
 

@@ -127,7 +127,7 @@ impl UiResource {
         Value::Object(ui)
     }
 
-    /// The resource that serves it.
+    /// The resource that serves it ([`From<UiResource> for Resource`](Resource)).
     pub(crate) fn into_resource(self) -> Resource {
         let mut meta = Map::new();
         meta.insert("ui".into(), self.ui_meta());
@@ -141,5 +141,17 @@ impl UiResource {
         }
         resource.app = Some(meta);
         resource
+    }
+}
+
+impl From<UiResource> for Resource {
+    /// The resource that serves `view`: for
+    /// [`FusionServer::add_resource`](crate::FusionServer::add_resource)
+    /// while the server runs (the server then declares the extension to
+    /// the clients that connect after), or with the resource's own guards
+    /// (`requires_scopes`, …) before
+    /// [`ServerBuilder::resource`](crate::ServerBuilder::resource).
+    fn from(view: UiResource) -> Resource {
+        view.into_resource()
     }
 }

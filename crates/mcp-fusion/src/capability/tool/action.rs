@@ -477,7 +477,8 @@ impl Action {
     /// returns the text the model reads (a presenter's or a [`Json`](crate::Json)
     /// result's `structuredContent` is what the view renders). Building
     /// the server fails with `BuildError::BadApp` for a URI that is not
-    /// `ui://…`, a view the server does not serve, or a group's action
+    /// `ui://…`, a view the server does not serve (checked when the server
+    /// is built, not for a tool added while it runs), or a group's action
     /// (link the [`Group`](super::Group)).
     ///
     /// ```
