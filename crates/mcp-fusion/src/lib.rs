@@ -25,7 +25,7 @@
 //! `mcp_fusion::error::ValidationFailure`, `mcp_fusion::contract::Lockfile`, …
 //!
 //! Layers, lowest first: the leaf helpers (single files at the crate root:
-//! `json`, `listing`, `metrics_names`, `named`, `redact`, `redis_connection`, `schema`,
+//! `json`, `listing`, `meta_keys`, `metrics_names`, `named`, `redact`, `redis_connection`, `schema`,
 //! `suggest`, `text`, `tool_meta`) → [`error`] →
 //! [`envelope`], [`validation`] → `wire` (reading and repairing JSON-RPC
 //! messages) → [`handler`] → [`present`] → `telemetry` (feature `otel`) →
@@ -96,6 +96,7 @@ pub mod guard;
 pub mod handler;
 mod json;
 mod listing;
+mod meta_keys;
 mod metrics_names;
 #[cfg(any(feature = "client", feature = "otel"))]
 mod named;

@@ -57,6 +57,11 @@ pub struct ToolListing {
     /// `_meta["mcp-fusion/actions"]` so that a client — `fusion lock` — can
     /// rebuild each action's contract from `tools/list`.
     pub actions: Vec<ActionListing>,
+    /// The tool's `_meta` entries other than the library's own
+    /// (`mcp-fusion/…`): those its code set (`Action::meta`, `Group::meta`)
+    /// and its app's link (`ui`, MCP Apps). Sent under the library's
+    /// entries, which win a key both have.
+    pub meta: Map<String, Value>,
 }
 
 /// One action as `tools/list` describes it in `_meta["mcp-fusion/actions"]`.
@@ -166,7 +171,8 @@ impl ToolListing {
             meta.0
                 .insert(FRESHNESS_META_KEY.to_owned(), freshness.clone());
         }
-        tool = tool.with_meta(meta);
+        let meta = crate::meta_keys::merged_under(meta.0, &self.meta);
+        tool = tool.with_meta(rmcp::model::MetaObject(meta));
         if self.annotations.any() {
             let annotations = ToolAnnotations::new()
                 .read_only(self.annotations.read_only)
@@ -245,6 +251,14 @@ impl ToolListing {
             },
             discriminator,
             actions,
+            meta: meta
+                .map(|meta| {
+                    meta.iter()
+                        .filter(|(key, _)| !key.starts_with("mcp-fusion/"))
+                        .map(|(key, value)| (key.clone(), value.clone()))
+                        .collect()
+                })
+                .unwrap_or_default(),
         }
     }
 }

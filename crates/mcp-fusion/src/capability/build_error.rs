@@ -146,6 +146,45 @@ pub enum BuildError {
         /// What is wrong with it.
         reason: &'static str,
     },
+    /// A `_meta` key a server's code may not set
+    /// ([`Action::meta`](crate::Action::meta), `Group::meta`,
+    /// `Resource::meta`, `ResourceTemplate::meta`, `Prompt::meta`): one under
+    /// `io.modelcontextprotocol/` other than a known extension's identifier
+    /// (MCP basic/index "`_meta`"), a trace context key (`traceparent`,
+    /// `tracestate`, `baggage`; SEP-414), one under `mcp-fusion/` (the
+    /// library's own), or an empty key.
+    #[error("{owner}: the _meta key \"{key}\" cannot be set: {reason}")]
+    ReservedMetaKey {
+        /// The tool, group, action, prompt or resource URI that sets it.
+        owner: String,
+        /// The key as given.
+        key: String,
+        /// Why it is reserved.
+        reason: &'static str,
+    },
+    /// An MCP App (SEP-1865) that cannot be served or linked: a URI that is
+    /// not `ui://…`, a tool linked to an app the server does not serve, a
+    /// group's action linked on its own (link the group), or two apps at
+    /// one URI.
+    #[error("MCP App {uri}: {reason}")]
+    BadApp {
+        /// The `ui://` URI as given.
+        uri: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A capability extension
+    /// ([`ServerBuilder::extension`](crate::server::ServerBuilder::extension))
+    /// that cannot be declared: an identifier that is not `prefix/name`, or
+    /// one the library declares itself when it is used
+    /// (`io.modelcontextprotocol/tasks`, `io.modelcontextprotocol/ui`).
+    #[error("extension \"{id}\": {reason}")]
+    BadExtension {
+        /// The extension identifier as given.
+        id: String,
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 impl fmt::Debug for BuildError {

@@ -56,6 +56,14 @@ impl Resolved {
         }
     }
 
+    /// The `_meta` of its contents when read: an app's view's `ui`.
+    pub fn contents_meta(&self) -> Option<&Map<String, Value>> {
+        match self {
+            Resolved::Fixed(resource) => resource.resource.app.as_ref(),
+            Resolved::Template(..) => None,
+        }
+    }
+
     /// Its media type, if it has one.
     pub fn mime_type(&self) -> Option<&str> {
         match self {
@@ -164,6 +172,12 @@ impl Catalog {
         self.templates
             .iter()
             .find(|t| t.template.variables(uri).is_some())
+    }
+
+    /// Whether it serves an app's view ([`UiResource`](crate::capability::UiResource)):
+    /// the server then declares the MCP Apps extension.
+    pub fn serves_apps(&self) -> bool {
+        self.resources.iter().any(|r| r.resource.app.is_some())
     }
 
     /// Whether any prompt or template completes an argument.

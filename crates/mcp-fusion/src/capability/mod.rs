@@ -1,11 +1,14 @@
 //! What a server offers: tools (plain actions and groups), prompts,
 //! resources and resource templates, and the completion of their arguments,
-//! each checked when it is added.
+//! each checked when it is added; the `_meta` a server's code sets on them;
+//! MCP Apps' views and the tools linked to them ([`UiResource`], [`UiLink`]).
 
+mod app;
 mod assembly;
 pub(crate) mod build_error;
 mod catalog;
 pub(crate) mod completion;
+mod meta;
 mod place;
 pub(crate) mod prompt;
 pub(crate) mod resource;
@@ -13,6 +16,10 @@ mod settings;
 pub(crate) mod tool;
 
 pub use crate::listing::{ActionListing, Annotations, ToolListing};
+pub(crate) use app::bad_ui_uri;
+pub use app::{
+    MCP_APP_MIME_TYPE, UI_EXTENSION_ID, UiCsp, UiLink, UiPermissions, UiResource, UiVisibility,
+};
 pub(crate) use assembly::{Assembly, Callable};
 pub(crate) use build_error::BuildError;
 pub(crate) use catalog::{Catalog, Resolved};

@@ -13,6 +13,7 @@ use super::Place;
 use super::assembly::VisibleFn;
 use super::assembly::{Assembly, Callable, Parts};
 use super::completion::{Completions, completion_setters};
+use super::meta::{check_meta, listed_meta, meta_setter};
 use super::settings::settings_setters;
 use crate::guard::Guards;
 use crate::handler::{Erased, Handler, PromptMessages, StateNeed, erase};
@@ -63,6 +64,8 @@ pub struct Prompt {
     pub(crate) guards: Guards,
     pub(crate) layers: Vec<BoxLayer>,
     pub(crate) visible_when: Vec<VisibleFn>,
+    /// The `_meta` its code set ([`Prompt::meta`]).
+    pub(crate) meta: serde_json::Map<String, Value>,
 }
 
 impl std::fmt::Debug for Prompt {
@@ -94,10 +97,12 @@ impl Prompt {
             guards: Guards::default(),
             layers: Vec::new(),
             visible_when: Vec::new(),
+            meta: serde_json::Map::new(),
         }
     }
 
     settings_setters!("`prompts/get` requests of this prompt", "this prompt", "");
+    meta_setter!("its `prompts/list` entry");
 
     /// The description the client shows (`description`).
     pub fn description(mut self, description: impl Into<String>) -> Self {
@@ -134,6 +139,9 @@ impl Prompt {
         if let Some(title) = &self.title {
             prompt = prompt.with_title(title.clone());
         }
+        if let Some(meta) = listed_meta(serde_json::Map::new(), &self.meta) {
+            prompt = prompt.with_meta(meta);
+        }
         prompt
     }
 
@@ -143,6 +151,7 @@ impl Prompt {
     /// # Errors
     /// [`BuildError::InvalidName`] for an empty name,
     /// [`BuildError::BadSchema`] when its arguments type does not compile,
+    /// [`BuildError::ReservedMetaKey`] for a `_meta` key it may not set,
     /// [`BuildError::BadGuard`] and [`BuildError::MissingState`] as for an
     /// action.
     pub(crate) fn assemble(
@@ -163,6 +172,7 @@ impl Prompt {
                 action: self.name.clone(),
                 reason,
             })?;
+        check_meta(&self.name, &self.meta)?;
         let callable = assembly.callable(Parts {
             presentation: None,
             gate: None,

@@ -6,14 +6,16 @@ use std::collections::HashMap;
 
 use base64::Engine as _;
 use regex::Regex;
-use rmcp::model::ResourceContents;
+use rmcp::model::{MetaObject, ResourceContents};
 use serde_json::{Map, Value};
 
 use super::BuildError;
 use super::Place;
+use super::app::bad_ui_uri;
 use super::assembly::VisibleFn;
 use super::assembly::{Assembly, Callable, Parts};
 use super::completion::{Completions, completion_setters};
+use super::meta::{check_meta, listed_meta, meta_setter};
 use super::settings::settings_setters;
 use crate::error::ToolError;
 use crate::guard::Guards;
@@ -31,18 +33,28 @@ pub(crate) struct Described {
     pub mime_type: Option<String>,
 }
 
-/// `data` read from `uri`, as MCP's resource contents.
-pub(crate) fn contents(uri: &str, mime_type: Option<&str>, data: ResourceData) -> ResourceContents {
+/// `data` read from `uri`, as MCP's resource contents, with `meta` as
+/// their `_meta` (an app's view: its `ui`).
+pub(crate) fn contents(
+    uri: &str,
+    mime_type: Option<&str>,
+    data: ResourceData,
+    meta: Option<&Map<String, Value>>,
+) -> ResourceContents {
+    let meta = meta.map(|meta| MetaObject(meta.clone()));
     let contents = match data {
         ResourceData::Text(text) => ResourceContents::TextResourceContents {
             uri: uri.to_owned(),
             mime_type: None,
             text,
-            meta: None,
+            meta,
         },
-        ResourceData::Blob(bytes) => {
-            ResourceContents::blob(base64::engine::general_purpose::STANDARD.encode(bytes), uri)
-        }
+        ResourceData::Blob(bytes) => ResourceContents::BlobResourceContents {
+            uri: uri.to_owned(),
+            mime_type: None,
+            blob: base64::engine::general_purpose::STANDARD.encode(bytes),
+            meta,
+        },
     };
     match mime_type {
         Some(mime_type) => contents.with_mime_type(mime_type),
@@ -70,6 +82,11 @@ pub struct Resource {
     pub(crate) guards: Guards,
     pub(crate) layers: Vec<BoxLayer>,
     pub(crate) visible_when: Vec<VisibleFn>,
+    /// The `_meta` its code set ([`Resource::meta`]).
+    pub(crate) meta: Map<String, Value>,
+    /// For an app's view ([`UiResource`](crate::capability::UiResource)):
+    /// the library's `_meta` of its listing and of its contents (`ui`).
+    pub(crate) app: Option<Map<String, Value>>,
 }
 
 impl std::fmt::Debug for Resource {
@@ -122,6 +139,8 @@ impl Resource {
             guards: Guards::default(),
             layers: Vec::new(),
             visible_when: Vec::new(),
+            meta: Map::new(),
+            app: None,
         }
     }
 
@@ -146,6 +165,7 @@ impl Resource {
     }
 
     described_setters!();
+    meta_setter!("its `resources/list` entry");
     settings_setters!(
         "`resources/read` requests of this resource",
         "this resource",
@@ -170,14 +190,20 @@ impl Resource {
         if let Some(mime_type) = &d.mime_type {
             resource = resource.with_mime_type(mime_type.clone());
         }
+        if let Some(meta) = listed_meta(self.app.clone().unwrap_or_default(), &self.meta) {
+            resource = resource.with_meta(meta);
+        }
         resource
     }
 
     /// The resource assembled: its guarded path.
     ///
     /// # Errors
-    /// [`BuildError::InvalidName`] for an empty URI; [`BuildError::BadGuard`]
-    /// and [`BuildError::MissingState`] as for an action.
+    /// [`BuildError::InvalidName`] for an empty URI; [`BuildError::BadApp`]
+    /// for an app's view whose URI is not `ui://…`;
+    /// [`BuildError::ReservedMetaKey`] for a `_meta` key it may not set;
+    /// [`BuildError::BadGuard`] and [`BuildError::MissingState`] as for an
+    /// action.
     pub(crate) fn assemble(
         self,
         assembly: &Assembly,
@@ -189,6 +215,13 @@ impl Resource {
                 name: self.uri,
             });
         }
+        if let (Some(_), Some(reason)) = (&self.app, bad_ui_uri(&self.uri)) {
+            return Err(BuildError::BadApp {
+                uri: self.uri,
+                reason,
+            });
+        }
+        check_meta(&self.uri, &self.meta)?;
         let callable = assembly.callable(Parts {
             presentation: None,
             gate: None,
@@ -262,6 +295,8 @@ pub struct ResourceTemplate {
     pub(crate) guards: Guards,
     pub(crate) layers: Vec<BoxLayer>,
     pub(crate) visible_when: Vec<VisibleFn>,
+    /// The `_meta` its code set ([`ResourceTemplate::meta`]).
+    pub(crate) meta: Map<String, Value>,
 }
 
 impl std::fmt::Debug for ResourceTemplate {
@@ -295,10 +330,12 @@ impl ResourceTemplate {
             guards: Guards::default(),
             layers: Vec::new(),
             visible_when: Vec::new(),
+            meta: Map::new(),
         }
     }
 
     described_setters!();
+    meta_setter!("its `resources/templates/list` entry");
     settings_setters!(
         "`resources/read` requests of this template (every URI it matches together)",
         "this template",
@@ -325,6 +362,9 @@ impl ResourceTemplate {
         }
         if let Some(mime_type) = &d.mime_type {
             template = template.with_mime_type(mime_type.clone());
+        }
+        if let Some(meta) = listed_meta(Map::new(), &self.meta) {
+            template = template.with_meta(meta);
         }
         template
     }
@@ -403,6 +443,7 @@ impl ResourceTemplate {
         if let Some(reason) = self.variables_mismatch(validator.schema()) {
             return Err(BuildError::BadUriTemplate(reason));
         }
+        check_meta(&self.uri_template, &self.meta)?;
         let callable = assembly.callable(Parts {
             presentation: None,
             gate: None,
@@ -618,6 +659,7 @@ mod tests {
             "test://bin",
             Some("image/png"),
             ResourceData::Blob(vec![0u8, 255]),
+            None,
         );
         assert_eq!(
             serde_json::to_value(read).unwrap(),

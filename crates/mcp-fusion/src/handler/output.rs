@@ -68,6 +68,7 @@ impl<T: Serialize + JsonSchema> IntoOutput<ToolOutput> for Json<T> {
             body: Body::Json(serde_json::to_value(self.0).map_err(ToolError::internal)?),
             warnings: Vec::new(),
             shown: None,
+            meta: None,
         })
     }
 

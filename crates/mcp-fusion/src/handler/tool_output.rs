@@ -4,7 +4,7 @@ use std::any::Any;
 use std::sync::Arc;
 
 use rmcp::model::{CallToolResult, ContentBlock};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::ToolError;
 
@@ -24,6 +24,9 @@ pub struct ToolOutput {
     /// What a presenter added (wire contract §9.1); `None` for an action
     /// without one, which pays nothing more.
     pub(crate) shown: Option<Box<Shown>>,
+    /// The result's `_meta` entries its handler set
+    /// ([`ToolOutput::with_meta`]); `None` for none, which costs nothing.
+    pub(crate) meta: Option<Box<Map<String, Value>>>,
 }
 
 /// What a presenter made of an output beside its data.
@@ -56,6 +59,7 @@ impl ToolOutput {
             body: Body::Text(text.into()),
             warnings: Vec::new(),
             shown: None,
+            meta: None,
         }
     }
 
@@ -68,6 +72,7 @@ impl ToolOutput {
                 body: Body::Json(value),
                 warnings: Vec::new(),
                 shown: None,
+                meta: None,
             },
         }
     }
@@ -78,6 +83,7 @@ impl ToolOutput {
             body: Body::Result(Box::new(result)),
             warnings: Vec::new(),
             shown: None,
+            meta: None,
         }
     }
 
@@ -86,6 +92,29 @@ impl ToolOutput {
     /// severity, e.g. [`ToolError::deprecated`] or `ToolError::new(..).warning()`.
     pub fn with_warning(mut self, warning: ToolError) -> Self {
         self.warnings.push(warning);
+        self
+    }
+
+    /// Sets `key` to `value` in the result's `_meta` (MCP `CallToolResult`
+    /// `_meta`; for MCP Apps, what a view reads beside `structuredContent`
+    /// and the model does not: timestamps, versions). Entries the library
+    /// writes (`mcp-fusion/error`, the envelope's JSON twin of a warning)
+    /// win a key both have; a key a server's code may not set (under
+    /// `io.modelcontextprotocol/` other than a known extension's, a trace
+    /// context key, one under `mcp-fusion/`, an empty key) is left out.
+    /// For a [`ToolOutput::result`], added to its own `_meta`, whose
+    /// entries win.
+    ///
+    /// ```
+    /// use mcp_fusion::ToolOutput;
+    ///
+    /// let output = ToolOutput::text("Invoice inv_1: 12.00 EUR").with_meta("com.example/rendered-at", "2026-12-05T14:00:00Z");
+    /// # let _ = output;
+    /// ```
+    pub fn with_meta(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.meta
+            .get_or_insert_with(Default::default)
+            .insert(key.into(), value.into());
         self
     }
 
@@ -135,6 +164,12 @@ impl ToolOutput {
         }
         for warning in &self.warnings {
             result = crate::envelope::attach_warning(result, warning);
+        }
+        if let Some(mut theirs) = self.meta {
+            theirs.retain(|key, _| crate::meta_keys::reserved(key).is_none());
+            let ours = result.meta.take().map(|meta| meta.0).unwrap_or_default();
+            let meta = crate::meta_keys::merged_under(ours, &theirs);
+            result.meta = (!meta.is_empty()).then_some(rmcp::model::MetaObject(meta));
         }
         result
     }

@@ -177,6 +177,7 @@ impl Presentation {
                 guidance: text,
                 hidden: Arc::new(Hidden { full, guidance }),
             })),
+            meta: output.meta,
         })
     }
 

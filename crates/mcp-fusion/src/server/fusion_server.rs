@@ -30,6 +30,8 @@ pub(crate) struct ServerIdentity {
     pub name: String,
     pub version: String,
     pub instructions: Option<String>,
+    /// The extensions its code declared (`ServerBuilder::extension`).
+    pub extensions: rmcp::model::ExtensionCapabilities,
 }
 
 /// Server-wide settings of the call path.

@@ -435,21 +435,7 @@ impl RawClient {
 /// Connects a [`RawClient`] to `server` and completes the handshake (a
 /// 2025-11-25 client declaring no capabilities).
 pub async fn connect_raw(server: &FusionServer) -> RawClient {
-    use tokio::io::AsyncBufReadExt as _;
-    let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    let (read, write) = tokio::io::split(server_io);
-    let serving = tokio::spawn(server.clone().serve_streams(
-        read,
-        write,
-        mcp_fusion::transport::StdioOptions::default(),
-        std::future::pending(),
-    ));
-    let (client_read, client_write) = tokio::io::split(client_io);
-    let mut raw = RawClient {
-        lines: tokio::io::BufReader::new(client_read).lines(),
-        write: client_write,
-        serving,
-    };
+    let mut raw = raw_pipe(server);
     let (before, response) = raw
         .request(
             0,
@@ -468,6 +454,26 @@ pub async fn connect_raw(server: &FusionServer) -> RawClient {
     let (_, pong) = raw.request(1, "ping", json!({})).await;
     assert_eq!(pong["result"], json!({}));
     raw
+}
+
+/// A [`RawClient`] on a pipe to `server`, before any message: for a
+/// 2026-07-28 client, which sends no `initialize`.
+pub fn raw_pipe(server: &FusionServer) -> RawClient {
+    use tokio::io::AsyncBufReadExt as _;
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(server_io);
+    let serving = tokio::spawn(server.clone().serve_streams(
+        read,
+        write,
+        mcp_fusion::transport::StdioOptions::default(),
+        std::future::pending(),
+    ));
+    let (client_read, client_write) = tokio::io::split(client_io);
+    RawClient {
+        lines: tokio::io::BufReader::new(client_read).lines(),
+        write: client_write,
+        serving,
+    }
 }
 
 /// A client connected over Streamable HTTP to a server listening on

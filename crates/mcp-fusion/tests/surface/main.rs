@@ -14,6 +14,8 @@ mod connection;
 use fusion_test_support::library as support;
 
 #[cfg(feature = "client")]
+mod apps;
+#[cfg(feature = "client")]
 mod cancellation;
 #[cfg(feature = "client")]
 mod capabilities;
@@ -42,6 +44,8 @@ mod list_bursts;
 #[cfg(all(feature = "client", feature = "http"))]
 mod listen_callers;
 mod macros;
+#[cfg(feature = "client")]
+mod meta;
 #[cfg(all(feature = "client", feature = "http"))]
 mod pages;
 #[cfg(feature = "client")]

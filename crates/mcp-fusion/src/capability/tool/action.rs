@@ -10,7 +10,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::TaskSupport;
+use crate::capability::app::UiLink;
 use crate::capability::assembly::VisibleFn;
+use crate::capability::meta::meta_setter;
 use crate::capability::settings::{serializer_setters, settings_setters};
 use crate::guard::{Concurrency, ConcurrencySetting, Guards};
 use crate::handler::{Erased, Handler, StateNeed, ToolOutput, erase};
@@ -71,6 +73,10 @@ pub struct Action {
     /// The patterns of the domains it changes ([`Action::invalidates`]).
     pub(crate) invalidates: Vec<String>,
     pub(crate) freshness: Option<Freshness>,
+    /// The `_meta` its code set ([`Action::meta`]).
+    pub(crate) meta: serde_json::Map<String, Value>,
+    /// Its app's view ([`Action::ui`]).
+    pub(crate) ui: Option<UiLink>,
 }
 
 /// Where an action's input schema comes from.
@@ -135,6 +141,8 @@ impl Action {
             reads: Vec::new(),
             invalidates: Vec::new(),
             freshness: None,
+            meta: serde_json::Map::new(),
+            ui: None,
         }
     }
 
@@ -453,6 +461,36 @@ impl Action {
     /// entry), and the model as one sentence at the end of its description.
     pub fn freshness(mut self, freshness: Freshness) -> Self {
         self.freshness = Some(freshness);
+        self
+    }
+
+    meta_setter!(
+        "its tool in `tools/list` (a group's action: of its group's tool, MCP listing a group as one tool, the group's own entries winning)"
+    );
+
+    /// Links this plain tool to an app's view (MCP Apps, SEP-1865):
+    /// `tools/list` shows `_meta.ui = {"resourceUri", "visibility"}`, and a
+    /// host that renders apps shows each result in the view at
+    /// `link`'s `ui://` URI, served with
+    /// [`ServerBuilder::ui_resource`](crate::ServerBuilder::ui_resource). A
+    /// host without apps reads the result's text, so the handler still
+    /// returns the text the model reads (a presenter's or a [`Json`](crate::Json)
+    /// result's `structuredContent` is what the view renders). Building
+    /// the server fails with `BuildError::BadApp` for a URI that is not
+    /// `ui://…`, a view the server does not serve (checked when the server
+    /// is built, not for a tool added while it runs), or a group's action
+    /// (link the [`Group`](super::Group)).
+    ///
+    /// ```
+    /// use mcp_fusion::capability::UiLink;
+    /// use mcp_fusion::{Action, NoArgs, ToolError};
+    ///
+    /// async fn show(_: NoArgs) -> Result<String, ToolError> { Ok("Invoice inv_1: 12.00 EUR".into()) }
+    /// let action = Action::new("show_invoice", show).ui(UiLink::new("ui://billing/invoice"));
+    /// # let _ = action;
+    /// ```
+    pub fn ui(mut self, link: UiLink) -> Self {
+        self.ui = Some(link);
         self
     }
 

@@ -1,7 +1,9 @@
 //! [`Group`]: one MCP tool whose discriminator field selects an action.
 
 use super::Action;
+use crate::capability::app::UiLink;
 use crate::capability::assembly::VisibleFn;
+use crate::capability::meta::meta_setter;
 use crate::capability::settings::{serializer_setters, settings_setters};
 use crate::guard::Guards;
 use crate::pipeline::BoxLayer;
@@ -19,6 +21,10 @@ pub struct Group {
     pub(crate) layers: Vec<BoxLayer>,
     pub(crate) visible_when: Vec<VisibleFn>,
     pub(crate) guards: Guards,
+    /// The `_meta` its code set ([`Group::meta`]).
+    pub(crate) meta: serde_json::Map<String, serde_json::Value>,
+    /// Its app's view ([`Group::ui`]).
+    pub(crate) ui: Option<UiLink>,
 }
 
 impl std::fmt::Debug for Group {
@@ -42,6 +48,8 @@ impl Group {
             layers: Vec::new(),
             visible_when: Vec::new(),
             guards: Guards::default(),
+            meta: serde_json::Map::new(),
+            ui: None,
         }
     }
 
@@ -61,6 +69,16 @@ impl Group {
     /// Adds an action. Action keys are unique within the group.
     pub fn action(mut self, action: Action) -> Self {
         self.actions.push(action);
+        self
+    }
+
+    meta_setter!("the group's tool in `tools/list`");
+
+    /// Links the group's tool to an app's view, as
+    /// [`Action::ui`](super::Action::ui) links a plain tool: the view renders
+    /// the result of whichever action was called.
+    pub fn ui(mut self, link: UiLink) -> Self {
+        self.ui = Some(link);
         self
     }
 

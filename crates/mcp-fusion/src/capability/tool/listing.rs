@@ -76,6 +76,7 @@ pub(crate) fn group_listing(
         annotations,
         discriminator: Some(discriminator.to_owned()),
         actions: Vec::new(),
+        meta: Map::new(),
     })
 }
 

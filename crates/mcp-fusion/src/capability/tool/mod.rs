@@ -4,6 +4,7 @@
 mod action;
 mod group;
 mod listing;
+mod own_meta;
 mod registry;
 mod route;
 mod task_support;

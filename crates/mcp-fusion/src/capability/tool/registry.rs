@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::action::InputSchema;
 use super::listing::{ActionSummary, group_listing, plain_description};
+use super::own_meta::{group_meta, plain_meta};
 use super::{Action, Group, TaskSupport};
 use crate::capability::assembly::{Assembly, Callable, Parts, VisibleFn};
 use crate::capability::{BuildError, Place, Places};
@@ -72,6 +73,9 @@ pub(crate) struct RegisteredTool {
     pub description: Option<String>,
     /// The form of the schemas its listing shows.
     pub profile: SchemaProfile,
+    /// The `ui://` view it is linked to (MCP Apps), checked against the
+    /// server's resources when the server is built.
+    pub ui: Option<String>,
 }
 
 /// A tool as one caller is shown it.
@@ -126,6 +130,7 @@ impl RegisteredTool {
         .ok()?;
         listing.input_schema = self.profile.show(&listing.input_schema);
         listing.actions = listings.into_iter().cloned().collect();
+        listing.meta = self.listing.meta.clone();
         Some(Shown::Part(Box::new(listing)))
     }
 }
@@ -613,6 +618,7 @@ impl Registry {
         };
         let (registered, action_listing) =
             register_action(&action, names, &Inherited::default(), assembly)?;
+        let meta = plain_meta(&action)?;
         let (listing, listed) = match action.listed_as {
             // Another server's tool: listed as it is.
             Some(tool) => (ToolListing::of_foreign(&tool), *tool),
@@ -631,6 +637,7 @@ impl Registry {
                     annotations: action.annotations,
                     discriminator: None,
                     actions: vec![action_listing],
+                    meta,
                 };
                 let listed = listing.to_tool();
                 (listing, listed)
@@ -644,6 +651,7 @@ impl Registry {
             listed,
             description: None,
             profile: assembly.schema_profile,
+            ui: action.ui.map(|link| link.resource_uri),
         })
     }
 
@@ -670,6 +678,7 @@ impl Registry {
         )?;
         listing.input_schema = assembly.schema_profile.show(&listing.input_schema);
         listing.actions = listings;
+        listing.meta = group_meta(&group)?;
         let listed = listing.to_tool();
         Ok(RegisteredTool {
             name: group.name,
@@ -679,6 +688,7 @@ impl Registry {
             listed,
             description: group.description,
             profile: assembly.schema_profile,
+            ui: group.ui.map(|link| link.resource_uri),
         })
     }
 

@@ -116,7 +116,10 @@ impl Connection {
     /// resources (with `subscribe`) and completions when it has any at that
     /// moment (tools also with a fallback, which answers calls of tools it
     /// does not have yet); logging always (any handler may log). Every list
-    /// may change while the server runs (`listChanged: true`).
+    /// may change while the server runs (`listChanged: true`). Under
+    /// `extensions`: those the builder declared, Tasks when an action
+    /// supports tasks, MCP Apps (`{"mimeTypes": ["text/html;profile=mcp-app"]}`)
+    /// when a view is served.
     pub(crate) fn capabilities(&self) -> ServerCapabilities {
         let catalog = self.server.catalog();
         let mut capabilities = ServerCapabilities::default();
@@ -147,6 +150,25 @@ impl Connection {
                 .extensions
                 .get_or_insert_with(Default::default)
                 .insert(rmcp::model::TASKS_EXTENSION_ID.to_owned(), Map::new());
+        }
+        let declared = &self.server.inner.identity.extensions;
+        if !declared.is_empty() {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .extend(declared.clone());
+        }
+        if catalog.serves_apps() {
+            // SEP-1865: the MCP Apps extension, and the view type served.
+            let mut settings = Map::new();
+            settings.insert(
+                "mimeTypes".into(),
+                serde_json::json!([crate::capability::MCP_APP_MIME_TYPE]),
+            );
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(crate::capability::UI_EXTENSION_ID.to_owned(), settings);
         }
         capabilities
     }

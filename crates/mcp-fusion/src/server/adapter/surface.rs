@@ -230,6 +230,7 @@ pub(crate) async fn read_resource(
         uri,
         resolved.mime_type(),
         data,
+        resolved.contents_meta(),
     )]))
 }
 

@@ -79,6 +79,8 @@ pub struct ServerBuilder {
     page_size: usize,
     signing_keys: Option<SigningKeys>,
     request_state_ttl: std::time::Duration,
+    /// The extensions declared ([`ServerBuilder::extension`]).
+    extensions: Vec<(String, rmcp::model::JsonObject)>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -121,6 +123,7 @@ impl ServerBuilder {
             page_size: DEFAULT_PAGE_SIZE,
             signing_keys: None,
             request_state_ttl: crate::server::rounds::request_state::DEFAULT_TTL,
+            extensions: Vec::new(),
         }
     }
 
@@ -186,6 +189,58 @@ impl ServerBuilder {
     /// Instructions for the client, sent at initialization.
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Declares the capability extension `id` with its `settings` (SEP-1724;
+    /// MCP 2026-07-28 "Extensions"): sent under `capabilities.extensions`
+    /// in the `initialize` result (2025-11-25) and in `server/discover`
+    /// (2026-07-28), e.g. `{"extensions": {"com.example/audit": {"level":
+    /// 2}}}`. A later declaration of the same `id` replaces an earlier
+    /// one. Building fails with `BuildError::BadExtension` for an `id` that
+    /// is not `prefix/name`, or for `io.modelcontextprotocol/tasks` and
+    /// `io.modelcontextprotocol/ui`, which the server declares itself when
+    /// an action supports tasks or a [`UiResource`](crate::capability::UiResource)
+    /// is served.
+    ///
+    /// ```
+    /// use mcp_fusion::{FusionServer, Resource};
+    ///
+    /// let mut settings = mcp_fusion::model::JsonObject::new();
+    /// settings.insert("level".into(), 2.into());
+    /// let server = FusionServer::builder("billing", "1.0.0")
+    ///     .resource(Resource::text("docs://readme", "readme", "Read me."))
+    ///     .extension("com.example/audit", settings)
+    ///     .build()
+    ///     .expect("a valid definition");
+    /// # let _ = server;
+    /// ```
+    pub fn extension(mut self, id: impl Into<String>, settings: rmcp::model::JsonObject) -> Self {
+        self.extensions.push((id.into(), settings));
+        self
+    }
+
+    /// Serves an MCP App's view ([`UiResource`](crate::capability::UiResource),
+    /// SEP-1865): a `ui://` resource of MIME type `text/html;profile=mcp-app`
+    /// with its `_meta.ui`, listed and read like any resource (with the
+    /// server's guards and layers); the server then declares the
+    /// `io.modelcontextprotocol/ui` extension. Link tools to it with
+    /// [`Action::ui`] or [`Group::ui`].
+    ///
+    /// ```
+    /// use mcp_fusion::capability::{UiLink, UiResource};
+    /// use mcp_fusion::{Action, FusionServer, NoArgs, ToolError};
+    ///
+    /// async fn show(_: NoArgs) -> Result<String, ToolError> { Ok("Invoice inv_1: 12.00 EUR".into()) }
+    /// let server = FusionServer::builder("billing", "1.0.0")
+    ///     .ui_resource(UiResource::new("ui://billing/invoice", "invoice_view", "<!DOCTYPE html><html></html>"))
+    ///     .tool(Action::new("show_invoice", show).ui(UiLink::new("ui://billing/invoice")))
+    ///     .build()
+    ///     .expect("a valid definition");
+    /// # let _ = server;
+    /// ```
+    pub fn ui_resource(mut self, view: crate::capability::UiResource) -> Self {
+        self.resources.push(view.into_resource());
         self
     }
 
@@ -564,6 +619,7 @@ impl ServerBuilder {
             Some(keys) => keys.checked()?,
             None => SigningKeys::random(),
         };
+        let extensions = super::extensions::checked(self.extensions)?;
         let pager = Pager::new(self.page_size, &signing_keys);
         let request_states = RequestStates::new(&signing_keys, self.request_state_ttl);
         let gates = gates_of(self.state_machines, &self.guards)?;
@@ -583,6 +639,7 @@ impl ServerBuilder {
         let build = &*assembly;
         let registry = Registry::build(self.definitions, build)?;
         registry.bind_presentations()?;
+        super::extensions::check_ui_links(&registry, &catalog)?;
         check_gated_actions(&build.gates, &registry)?;
         let fallback = fallback_of(self.fallback, build)?;
         let locked = self
@@ -607,6 +664,7 @@ impl ServerBuilder {
                 name: self.name,
                 version: self.version,
                 instructions: self.instructions,
+                extensions,
             },
             settings: Settings {
                 expose_internal_errors: self.expose_internal_errors,

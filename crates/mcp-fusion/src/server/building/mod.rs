@@ -4,6 +4,7 @@
 //! server's signing keys are made or checked here.
 
 mod builder;
+mod extensions;
 mod signing_keys;
 mod tool_set;
 
