@@ -4,6 +4,7 @@
 
 mod assembly;
 pub(crate) mod build_error;
+mod cache_hint;
 mod catalog;
 pub(crate) mod completion;
 mod place;
@@ -15,6 +16,8 @@ pub(crate) mod tool;
 pub use crate::listing::{ActionListing, Annotations, ToolListing};
 pub(crate) use assembly::{Assembly, Callable};
 pub(crate) use build_error::BuildError;
+pub(crate) use cache_hint::CacheHints;
+pub use cache_hint::{CacheHint, CacheableMethod};
 pub(crate) use catalog::{Catalog, Resolved};
 pub(crate) use completion::Completed;
 pub(crate) use completion::CompletionRequest;

@@ -10,6 +10,7 @@ use rmcp::model::ResourceContents;
 use serde_json::{Map, Value};
 
 use super::BuildError;
+use super::CacheHint;
 use super::Place;
 use super::assembly::VisibleFn;
 use super::assembly::{Assembly, Callable, Parts};
@@ -70,6 +71,8 @@ pub struct Resource {
     pub(crate) guards: Guards,
     pub(crate) layers: Vec<BoxLayer>,
     pub(crate) visible_when: Vec<VisibleFn>,
+    /// Its reads' caching hint; `None`: the server's for `resources/read`.
+    pub(crate) cache_hint: Option<CacheHint>,
 }
 
 impl std::fmt::Debug for Resource {
@@ -100,6 +103,19 @@ macro_rules! described_setters {
             self.described.mime_type = Some(mime_type.into());
             self
         }
+
+        /// The caching hint of its `resources/read` results on 2026-07-28
+        /// (SEP-2549): `ttlMs` [`CacheHint::fresh_for`] in milliseconds and
+        /// its `cacheScope`, in place of the server's hint for
+        /// `resources/read` ([`ServerBuilder::cache_hint`](crate::ServerBuilder::cache_hint)).
+        /// Sent `"private"` when the reads depend on the caller (it needs
+        /// credentials or has a `visible_when` predicate). A handler whose
+        /// contents depend on the caller in another way should not be
+        /// declared `"public"`.
+        pub fn cache_hint(mut self, hint: CacheHint) -> Self {
+            self.cache_hint = Some(hint);
+            self
+        }
     };
 }
 
@@ -122,6 +138,7 @@ impl Resource {
             guards: Guards::default(),
             layers: Vec::new(),
             visible_when: Vec::new(),
+            cache_hint: None,
         }
     }
 
@@ -262,6 +279,8 @@ pub struct ResourceTemplate {
     pub(crate) guards: Guards,
     pub(crate) layers: Vec<BoxLayer>,
     pub(crate) visible_when: Vec<VisibleFn>,
+    /// Its reads' caching hint; `None`: the server's for `resources/read`.
+    pub(crate) cache_hint: Option<CacheHint>,
 }
 
 impl std::fmt::Debug for ResourceTemplate {
@@ -295,6 +314,7 @@ impl ResourceTemplate {
             guards: Guards::default(),
             layers: Vec::new(),
             visible_when: Vec::new(),
+            cache_hint: None,
         }
     }
 
