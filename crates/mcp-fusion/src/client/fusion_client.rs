@@ -602,6 +602,16 @@ impl FusionClient {
         .await
     }
 
+    /// The MCP revision the connection negotiated, e.g. `2026-07-28`
+    /// (empty before the handshake): part of a shared cache's keys, as a
+    /// result's shape depends on it.
+    pub(super) fn revision(&self) -> String {
+        self.service
+            .peer_info()
+            .map(|info| info.protocol_version.to_string())
+            .unwrap_or_default()
+    }
+
     /// The MCP revision the connection speaks (`mcp.protocol.version` of its
     /// requests' spans).
     #[cfg(feature = "otel")]

@@ -2,13 +2,14 @@
 //! clients of several replicas, behind
 //! [`ResponseCache::redis`](super::ResponseCache::redis).
 //!
-//! One string key per result, `mcp-fusion:cache:{server}:{scope}:{key}`:
-//! `{server}` the first 16 hex digits of the SHA-256 of the target as
-//! displayed, `{scope}` `public` or `private.` and the first 32 hex digits
+//! One string key per result,
+//! `mcp-fusion:cache:{server}:{revision}:{scope}:{key}`: `{server}` the
+//! first 16 hex digits of the SHA-256 of the target as displayed,
+//! `{revision}` the MCP revision negotiated (`2026-07-28`), `{scope}` `public` or `private.` and the first 32 hex digits
 //! of the SHA-256 of the partition, `{key}` the method and what changes the
 //! result (`tools/list:null`, `resources/read:"uri":`). It expires with the
 //! result's `ttlMs` (`SET … PX`). A change the server notifies deletes the
-//! keys of every scope (`SCAN MATCH` then `UNLINK`).
+//! keys of every revision and scope (`SCAN MATCH` then `UNLINK`).
 
 use std::time::Duration;
 
@@ -23,6 +24,10 @@ const REDIS_WAIT: Duration = Duration::from_secs(1);
 
 /// The keys' prefix.
 const PREFIX: &str = "mcp-fusion:cache";
+
+/// Where a result is cached: the server (its target as displayed) and the
+/// MCP revision spoken.
+pub(crate) type At<'a> = (&'a str, &'a str);
 
 /// Cached results in Redis.
 pub(crate) struct RedisCacheStore {
@@ -61,26 +66,29 @@ impl RedisCacheStore {
         })
     }
 
-    /// The Redis key of `key` of `server` in `scope` (`None`: public).
-    fn redis_key(server: &str, partition: Option<&str>, key: &str) -> String {
+    /// The Redis key of `key` at `at` for `partition` (`None`: public).
+    fn redis_key((server, revision): At<'_>, partition: Option<&str>, key: &str) -> String {
         let server = digest(server, 16);
         match partition {
-            Some(partition) => format!("{PREFIX}:{server}:private.{}:{key}", digest(partition, 32)),
-            None => format!("{PREFIX}:{server}:public:{key}"),
+            Some(partition) => format!(
+                "{PREFIX}:{server}:{revision}:private.{}:{key}",
+                digest(partition, 32)
+            ),
+            None => format!("{PREFIX}:{server}:{revision}:public:{key}"),
         }
     }
 
-    /// The cached JSON of `key` of `server` and its milliseconds left:
+    /// The cached JSON of `key` at `at` and its milliseconds left:
     /// `partition`'s private one first, else the public one. `None` on a
     /// miss, or when Redis does not answer.
     pub(crate) async fn get(
         &self,
-        server: &str,
+        at: At<'_>,
         partition: Option<&str>,
         key: &str,
     ) -> Option<(String, u64)> {
-        let private = partition.map(|p| Self::redis_key(server, Some(p), key));
-        let public = Self::redis_key(server, None, key);
+        let private = partition.map(|p| Self::redis_key(at, Some(p), key));
+        let public = Self::redis_key(at, None, key);
         // The private key first; without a partition, the public one twice.
         let first = private.unwrap_or_else(|| public.clone());
         let answer: (Option<String>, i64, Option<String>, i64) = self
@@ -114,21 +122,21 @@ impl RedisCacheStore {
             })
     }
 
-    /// Keeps `json` as `key` of `server` for `ttl`: public for every
+    /// Keeps `json` as `key` at `at` for `ttl`: public for every
     /// partition, private for `partition` only (not at all without one).
     /// The entry of the other scope for the same partition is deleted, as
     /// the server's answer replaced it.
     pub(crate) async fn put(
         &self,
-        server: &str,
+        at: At<'_>,
         partition: Option<&str>,
         scope: CacheScope,
         key: &str,
         json: &str,
         ttl: Duration,
     ) {
-        let public = Self::redis_key(server, None, key);
-        let private = partition.map(|p| Self::redis_key(server, Some(p), key));
+        let public = Self::redis_key(at, None, key);
+        let private = partition.map(|p| Self::redis_key(at, Some(p), key));
         let (target, other) = match scope {
             CacheScope::Public => (public, private),
             _ => match private {
@@ -161,7 +169,7 @@ impl RedisCacheStore {
     }
 
     /// Deletes every cached result of `server` whose key starts with
-    /// `prefix`, in every scope.
+    /// `prefix`, in every revision and scope.
     pub(crate) async fn drop_prefix(&self, server: &str, prefix: &str) {
         let pattern = format!("{PREFIX}:{}:*:{}*", digest(server, 16), literal(prefix));
         let _ = self

@@ -251,26 +251,25 @@ impl Cached {
         let _ = partition;
     }
 
-    /// The fresh result cached under `key`: the partition's own first,
-    /// else a public one; its `ttlMs` the time left.
-    pub(super) async fn lookup<T: Cacheable>(&self, key: &str) -> Option<T> {
+    /// The fresh result cached under `key` for the MCP `revision`: the
+    /// partition's own first, else a public one; its `ttlMs` the time left.
+    pub(super) async fn lookup<T: Cacheable>(&self, revision: &str, key: &str) -> Option<T> {
         #[cfg(feature = "redis")]
         if let Some(shared) = &self.shared {
             let partition = shared.partition();
-            let (json, left) = shared
-                .store
-                .get(&shared.server, partition.as_deref(), key)
-                .await?;
+            let at = (shared.server.as_str(), revision);
+            let (json, left) = shared.store.get(at, partition.as_deref(), key).await?;
             let mut result: T = serde_json::from_str(&json).ok()?;
             result.set_ttl_ms(left);
             return Some(result);
         }
-        let _ = key;
+        let _ = (revision, key);
         None
     }
 
-    /// Keeps `result` under `key` for its `ttlMs`, as its `cacheScope` says.
-    pub(super) async fn keep<T: Cacheable>(&self, key: &str, result: &T) {
+    /// Keeps `result` under `key` for the MCP `revision` for its `ttlMs`,
+    /// as its `cacheScope` says.
+    pub(super) async fn keep<T: Cacheable>(&self, revision: &str, key: &str, result: &T) {
         #[cfg(feature = "redis")]
         if let Some(shared) = &self.shared {
             let (ttl_ms, scope) = result.hints();
@@ -283,16 +282,18 @@ impl Cached {
             };
             let scope = scope.unwrap_or(CacheScope::Private);
             let partition = shared.partition();
+            let at = (shared.server.as_str(), revision);
             let store = &shared.store;
             store
-                .put(&shared.server, partition.as_deref(), scope, key, &json, ttl)
+                .put(at, partition.as_deref(), scope, key, &json, ttl)
                 .await;
         }
-        let _ = (key, result);
+        let _ = (revision, key, result);
     }
 
     /// Drops every cached result whose key starts with `prefix`, of every
-    /// partition (the server said the list or resource changed).
+    /// partition and revision (the server said the list or resource
+    /// changed).
     pub(super) async fn drop_prefix(&self, prefix: &str) {
         #[cfg(feature = "redis")]
         if let Some(shared) = &self.shared {

@@ -69,14 +69,15 @@ impl FusionClient {
         T: Answer + Cacheable,
     {
         let key = page_key(method, cursor.as_deref());
-        if let Some(fresh) = self.cached.lookup(&key).await {
+        let revision = self.revision();
+        if let Some(fresh) = self.cached.lookup(&revision, &key).await {
             return Ok(fresh);
         }
         let params = PaginatedRequestParams::default().with_cursor(cursor);
         let page = self
             .sent(method, |_| Named::Nothing, params, |p| send(Some(p)))
             .await?;
-        self.cached.keep(&key, &page).await;
+        self.cached.keep(&revision, &key, &page).await;
         Ok(page)
     }
 

@@ -116,7 +116,8 @@ impl FusionClient {
         uri: &str,
     ) -> Result<ReadResourceResult, FusionClientError> {
         let key = read_key(uri);
-        if let Some(fresh) = self.cached.lookup(&key).await {
+        let revision = self.revision();
+        if let Some(fresh) = self.cached.lookup(&revision, &key).await {
             return Ok(fresh);
         }
         let params = ReadResourceRequestParams::new(uri);
@@ -130,7 +131,7 @@ impl FusionClient {
             .await?;
         match once {
             ReadResourceResponse::Complete(result) => {
-                self.cached.keep(&key, &result).await;
+                self.cached.keep(&revision, &key, &result).await;
                 Ok(result)
             }
             _ => {
