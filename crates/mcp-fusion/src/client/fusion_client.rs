@@ -241,21 +241,10 @@ impl FusionClient {
                     ),
                 }
             }
-            Ok(Err(e)) => {
-                let failure = match &e {
-                    rmcp::service::ClientInitializeError::TransportError { error, .. } => {
-                        innermost_text(error.error.as_ref())
-                    }
-                    other => innermost_text(other),
-                };
-                // The server's own failure, when it stopped, says more.
-                let ended = tokio::time::timeout(SERVER_END_WAIT, ended_with(&server_end)).await;
-                let reason = match ended {
-                    Ok(Some(server)) => format!("the server stopped: {server}"),
-                    _ => format!("MCP handshake failed: {failure}"),
-                };
-                (ConnectCause::Other, reason)
-            }
+            Ok(Err(e)) => (
+                ConnectCause::Other,
+                in_process_failure(&e, &server_end).await,
+            ),
             Err(_) => (
                 ConnectCause::TimedOut,
                 format!(
@@ -818,6 +807,25 @@ async fn open_http(
         stderr: None,
         authorizer,
     })
+}
+
+/// Why the handshake with a server of this process failed: the server's
+/// own failure when it stopped (it says more), else the handshake's.
+async fn in_process_failure(
+    e: &rmcp::service::ClientInitializeError,
+    server_end: &ServerEnd,
+) -> String {
+    let failure = match e {
+        rmcp::service::ClientInitializeError::TransportError { error, .. } => {
+            innermost_text(error.error.as_ref())
+        }
+        other => innermost_text(other),
+    };
+    let ended = tokio::time::timeout(SERVER_END_WAIT, ended_with(server_end)).await;
+    match ended {
+        Ok(Some(server)) => format!("the server stopped: {server}"),
+        _ => format!("MCP handshake failed: {failure}"),
+    }
 }
 
 /// The HTTP client of a Streamable HTTP connection, as rmcp builds its

@@ -211,19 +211,18 @@ mod tests {
 
     #[test]
     fn keys_hold_digests_of_the_server_and_the_partition() {
-        let public = RedisCacheStore::redis_key("http://a/mcp", None, "tools/list:null");
-        let private = RedisCacheStore::redis_key("http://a/mcp", Some("alice"), "tools/list:null");
+        let at = ("http://a/mcp", "2026-07-28");
+        let public = RedisCacheStore::redis_key(at, None, "tools/list:null");
+        let private = RedisCacheStore::redis_key(at, Some("alice"), "tools/list:null");
         let server = digest("http://a/mcp", 16);
         assert_eq!(
             public,
-            format!("mcp-fusion:cache:{server}:public:tools/list:null")
+            format!("mcp-fusion:cache:{server}:2026-07-28:public:tools/list:null")
         );
+        let partition = digest("alice", 32);
         assert_eq!(
             private,
-            format!(
-                "mcp-fusion:cache:{server}:private.{}:tools/list:null",
-                digest("alice", 32)
-            )
+            format!("mcp-fusion:cache:{server}:2026-07-28:private.{partition}:tools/list:null")
         );
         assert!(!private.contains("alice"));
     }

@@ -9,6 +9,7 @@
 //! gateway or an agent fetch a list once between them.
 
 use std::fmt;
+#[cfg(feature = "redis")]
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
