@@ -156,6 +156,8 @@ impl ResponseCache {
 
 /// A cacheable result as the client's cache reads it: its hints, and its
 /// `ttlMs` rewritten to the time left when it is served from the cache.
+/// Read only by the Redis store (rmcp reads its own cache's hints).
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
 pub(super) trait Cacheable: Serialize + DeserializeOwned {
     /// `ttlMs` and `cacheScope` as the server sent them.
     fn hints(&self) -> (Option<u64>, Option<CacheScope>);
