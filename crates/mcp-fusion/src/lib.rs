@@ -181,6 +181,8 @@ pub mod model {
         ReadResourceRequestParams, ReadResourceResult, Resource, ResourceContents,
         ResourceTemplate, SubscribeRequestParams, UnsubscribeRequestParams,
     };
+    // Caching hints of cacheable results (SEP-2549).
+    pub use rmcp::model::CacheScope;
     // Completion.
     pub use rmcp::model::{CompleteRequestParams, CompletionInfo, Reference};
     // What a handler asks of the client: elicitation, sampling, roots, logging

@@ -87,6 +87,14 @@ impl Visibility {
         self.gate_hides_from(ctx) && self.shows_in_some_state_to(ctx)
     }
 
+    /// Whether the lists show the capability to every caller alike: it
+    /// needs no credentials, has no `visible_when` predicate and no state
+    /// gate. A list or read that depends on one that does not is never
+    /// cached `"public"` (SEP-2549 `cacheScope`).
+    pub fn is_for_everyone(&self) -> bool {
+        !self.auth.needs_credentials() && self.when.is_empty() && self.gate.is_none()
+    }
+
     /// Whether the capability's state gate, if any, hides it from the
     /// caller of `ctx` in its session's state now.
     fn gate_hides_from(&self, ctx: &CallContext) -> bool {

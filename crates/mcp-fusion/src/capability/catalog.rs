@@ -64,6 +64,14 @@ impl Resolved {
         }
     }
 
+    /// The caching hint it declares for its reads, if any.
+    pub fn cache_hint(&self) -> Option<super::CacheHint> {
+        match self {
+            Resolved::Fixed(resource) => resource.resource.cache_hint,
+            Resolved::Template(template, _) => template.template.cache_hint,
+        }
+    }
+
     /// Its media type, if it has one.
     pub fn mime_type(&self) -> Option<&str> {
         match self {

@@ -6,6 +6,7 @@
 mod app;
 mod assembly;
 pub(crate) mod build_error;
+mod cache_hint;
 mod catalog;
 pub(crate) mod completion;
 mod meta;
@@ -22,6 +23,8 @@ pub use app::{
 };
 pub(crate) use assembly::{Assembly, Callable};
 pub(crate) use build_error::BuildError;
+pub(crate) use cache_hint::CacheHints;
+pub use cache_hint::{CacheHint, CacheableMethod};
 pub(crate) use catalog::{Catalog, Resolved};
 pub(crate) use completion::Completed;
 pub(crate) use completion::CompletionRequest;

@@ -10,6 +10,7 @@ use rmcp::model::{MetaObject, ResourceContents};
 use serde_json::{Map, Value};
 
 use super::BuildError;
+use super::CacheHint;
 use super::Place;
 use super::app::bad_ui_uri;
 use super::assembly::VisibleFn;
@@ -87,6 +88,8 @@ pub struct Resource {
     /// For an app's view ([`UiResource`](crate::capability::UiResource)):
     /// the library's `_meta` of its listing and of its contents (`ui`).
     pub(crate) app: Option<Map<String, Value>>,
+    /// Its reads' caching hint; `None`: the server's for `resources/read`.
+    pub(crate) cache_hint: Option<CacheHint>,
 }
 
 impl std::fmt::Debug for Resource {
@@ -117,6 +120,19 @@ macro_rules! described_setters {
             self.described.mime_type = Some(mime_type.into());
             self
         }
+
+        /// The caching hint of its `resources/read` results on 2026-07-28
+        /// (SEP-2549): `ttlMs` [`CacheHint::fresh_for`] in milliseconds and
+        /// its `cacheScope`, in place of the server's hint for
+        /// `resources/read` ([`ServerBuilder::cache_hint`](crate::ServerBuilder::cache_hint)).
+        /// Sent `"private"` when the reads depend on the caller (it needs
+        /// credentials or has a `visible_when` predicate). A handler whose
+        /// contents depend on the caller in another way should not be
+        /// declared `"public"`.
+        pub fn cache_hint(mut self, hint: CacheHint) -> Self {
+            self.cache_hint = Some(hint);
+            self
+        }
     };
 }
 
@@ -141,6 +157,7 @@ impl Resource {
             visible_when: Vec::new(),
             meta: Map::new(),
             app: None,
+            cache_hint: None,
         }
     }
 
@@ -297,6 +314,8 @@ pub struct ResourceTemplate {
     pub(crate) visible_when: Vec<VisibleFn>,
     /// The `_meta` its code set ([`ResourceTemplate::meta`]).
     pub(crate) meta: Map<String, Value>,
+    /// Its reads' caching hint; `None`: the server's for `resources/read`.
+    pub(crate) cache_hint: Option<CacheHint>,
 }
 
 impl std::fmt::Debug for ResourceTemplate {
@@ -331,6 +350,7 @@ impl ResourceTemplate {
             layers: Vec::new(),
             visible_when: Vec::new(),
             meta: Map::new(),
+            cache_hint: None,
         }
     }
 

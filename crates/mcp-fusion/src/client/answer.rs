@@ -28,6 +28,7 @@ answers!(
     rmcp::model::ListResourcesResult,
     rmcp::model::ListResourceTemplatesResult,
     rmcp::model::ReadResourceResult,
+    rmcp::model::ReadResourceResponse,
     rmcp::model::ListPromptsResult,
     rmcp::model::GetPromptResult,
     rmcp::model::CompleteResult

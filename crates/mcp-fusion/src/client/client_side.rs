@@ -18,6 +18,7 @@ use rmcp::service::{NotificationContext, RequestContext, RoleClient, Service};
 
 use super::features::{ElicitationHandler, Roots, SamplingHandler};
 use super::options::{ClientOptions, ToolsChangedHook};
+use super::response_cache::Cached;
 
 /// How many server notifications a receiver of
 /// [`FusionClient::notifications`](super::FusionClient::notifications) may fall behind before it loses the
@@ -30,11 +31,17 @@ pub const NOTIFICATION_BUFFER: usize = 256;
 pub(super) struct Observed {
     side: ClientSide,
     pub(super) notifications: tokio::sync::broadcast::Sender<ServerNotification>,
+    /// The shared response cache, whose entries a change drops (rmcp's own
+    /// cache drops its entries itself).
+    pub(super) cached: Cached,
 }
 
 impl Observed {
-    pub(super) fn new(options: &ClientOptions) -> Self {
+    /// The client side of a connection to `server` (the target as
+    /// displayed) with `options`.
+    pub(super) fn new(options: &ClientOptions, server: &str) -> Self {
         Observed {
+            cached: Cached::new(&options.response_cache, server),
             side: ClientSide {
                 config: client_info(options),
                 on_tools_changed: options.on_tools_changed.clone(),
@@ -61,6 +68,9 @@ impl Service<RoleClient> for Observed {
         notification: ServerNotification,
         context: NotificationContext<RoleClient>,
     ) -> Result<(), ErrorData> {
+        // What the notification says changed is dropped first, so that a
+        // receiver that lists again at once is not answered from the cache.
+        self.cached.drop_changed(&notification).await;
         // No receiver is not a failure: nobody is listening.
         let _ = self.notifications.send(notification.clone());
         Service::handle_notification(&self.side, notification, context).await

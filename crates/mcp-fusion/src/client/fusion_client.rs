@@ -30,6 +30,7 @@ use super::oauth::authorizing::{Authorizer, Authorizing};
 use super::options::{ClientOptions, ServerStderr};
 use super::outcome::{Success, check_result};
 use super::param_headers::{ParamHeaders, ToolSchemas};
+use super::response_cache::Cached;
 use super::retry::{self};
 use super::route::{Route, build_arguments, route};
 use super::stderr::StderrTail;
@@ -59,6 +60,9 @@ pub struct FusionClient {
     pub(super) service: RunningService<RoleClient, Observed>,
     /// Every notification from the server, for [`notifications`](Self::notifications).
     notifications: tokio::sync::broadcast::Sender<ServerNotification>,
+    /// The shared response cache ([`ClientOptions::response_cache`] in
+    /// Redis); rmcp's peer keeps the in-memory one.
+    pub(super) cached: Cached,
     /// For a connection to a server in this process: that server's end.
     server_end: Option<ServerEnd>,
     options: ClientOptions,
@@ -102,8 +106,9 @@ impl FusionClient {
         target: &Target,
         options: ClientOptions,
     ) -> Result<FusionClient, FusionClientError> {
-        let info = Observed::new(&options);
+        let info = Observed::new(&options, &target.to_string());
         let notifications = info.notifications.clone();
+        let cached = info.cached.clone();
         let tool_schemas = ToolSchemas::default();
         let Opened {
             served,
@@ -120,9 +125,12 @@ impl FusionClient {
         };
         let (cause, failure) = match served {
             Ok(Ok(service)) => {
+                let rmcp_cache = options.response_cache.rmcp_config();
+                service.peer().set_response_cache_config(rmcp_cache).await;
                 return Ok(FusionClient {
                     service,
                     notifications,
+                    cached,
                     server_end: None,
                     options,
                     tool_names: tokio::sync::Mutex::new(None),
@@ -189,8 +197,9 @@ impl FusionClient {
         T: IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        let info = Observed::new(&options);
+        let info = Observed::new(&options, &target);
         let notifications = info.notifications.clone();
+        let cached = info.cached.clone();
         let served = tokio::time::timeout(
             options.connect_timeout,
             info.serve_with_lifecycle(transport, options.protocol.lifecycle()),
@@ -198,9 +207,12 @@ impl FusionClient {
         .await;
         let (cause, reason) = match served {
             Ok(Ok(service)) => {
+                let rmcp_cache = options.response_cache.rmcp_config();
+                service.peer().set_response_cache_config(rmcp_cache).await;
                 let client = FusionClient {
                     service,
                     notifications,
+                    cached,
                     server_end: Some(server_end),
                     options,
                     tool_names: tokio::sync::Mutex::new(None),
@@ -229,21 +241,10 @@ impl FusionClient {
                     ),
                 }
             }
-            Ok(Err(e)) => {
-                let failure = match &e {
-                    rmcp::service::ClientInitializeError::TransportError { error, .. } => {
-                        innermost_text(error.error.as_ref())
-                    }
-                    other => innermost_text(other),
-                };
-                // The server's own failure, when it stopped, says more.
-                let ended = tokio::time::timeout(SERVER_END_WAIT, ended_with(&server_end)).await;
-                let reason = match ended {
-                    Ok(Some(server)) => format!("the server stopped: {server}"),
-                    _ => format!("MCP handshake failed: {failure}"),
-                };
-                (ConnectCause::Other, reason)
-            }
+            Ok(Err(e)) => (
+                ConnectCause::Other,
+                in_process_failure(&e, &server_end).await,
+            ),
             Err(_) => (
                 ConnectCause::TimedOut,
                 format!(
@@ -377,6 +378,23 @@ impl FusionClient {
             |p| self.service.set_level(p),
         )
         .await
+    }
+
+    /// Changes the partition of the [`ResponseCache`](super::ResponseCache)
+    /// ([`ClientOptions::response_cache`]): the authorization context later
+    /// requests are made for, e.g. after the client changed credentials.
+    /// `None`: none (in memory, private results are then kept for this
+    /// connection; in Redis, not at all). In memory the private results of
+    /// the partition left are dropped and the public ones kept; in Redis
+    /// each partition keeps its own.
+    pub async fn set_cache_partition(&self, partition: Option<String>) {
+        let peer = self.service.peer();
+        let mut config = peer.response_cache_config().await;
+        if config.enabled {
+            config.private_partition = partition.clone();
+            peer.set_response_cache_config(config).await;
+        }
+        self.cached.set_partition(partition);
     }
 
     /// The options this client was connected with.
@@ -571,6 +589,16 @@ impl FusionClient {
             |p| self.service.call_tool(p),
         )
         .await
+    }
+
+    /// The MCP revision the connection negotiated, e.g. `2026-07-28`
+    /// (empty before the handshake): part of a shared cache's keys, as a
+    /// result's shape depends on it.
+    pub(super) fn revision(&self) -> String {
+        self.service
+            .peer_info()
+            .map(|info| info.protocol_version.to_string())
+            .unwrap_or_default()
     }
 
     /// The MCP revision the connection speaks (`mcp.protocol.version` of its
@@ -779,6 +807,25 @@ async fn open_http(
         stderr: None,
         authorizer,
     })
+}
+
+/// Why the handshake with a server of this process failed: the server's
+/// own failure when it stopped (it says more), else the handshake's.
+async fn in_process_failure(
+    e: &rmcp::service::ClientInitializeError,
+    server_end: &ServerEnd,
+) -> String {
+    let failure = match e {
+        rmcp::service::ClientInitializeError::TransportError { error, .. } => {
+            innermost_text(error.error.as_ref())
+        }
+        other => innermost_text(other),
+    };
+    let ended = tokio::time::timeout(SERVER_END_WAIT, ended_with(server_end)).await;
+    match ended {
+        Ok(Some(server)) => format!("the server stopped: {server}"),
+        _ => format!("MCP handshake failed: {failure}"),
+    }
 }
 
 /// The HTTP client of a Streamable HTTP connection, as rmcp builds its

@@ -81,6 +81,9 @@ mod options;
 mod outcome;
 mod pages;
 mod param_headers;
+#[cfg(feature = "redis")]
+mod redis_cache;
+mod response_cache;
 mod retry;
 mod revision;
 mod route;
@@ -102,6 +105,7 @@ pub use oauth::{
 pub use options::{ClientOptions, ServerStderr, ToolsChangedHook};
 pub use outcome::{Success, check_result};
 pub use pages::MAX_LIST_PAGES;
+pub use response_cache::{MAX_CACHE_TTL, ResponseCache};
 pub use retry::RetryPolicy;
 pub use revision::{ProtocolRevision, UnknownRevision};
 pub use route::Route;

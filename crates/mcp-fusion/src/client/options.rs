@@ -14,6 +14,7 @@ use secrecy::SecretString;
 
 use super::features::{ElicitationHandler, Roots, SamplingHandler};
 use super::oauth::OAuthOptions;
+use super::response_cache::ResponseCache;
 use super::retry::RetryPolicy;
 use super::revision::ProtocolRevision;
 use crate::tool_meta::DEFAULT_DISCRIMINATOR;
@@ -85,6 +86,10 @@ pub struct ClientOptions {
     /// The roots answered to `roots/list`; given (even empty), the client
     /// declares the `roots` capability. Default `None`.
     pub roots: Option<Roots>,
+    /// Where the results a 2026-07-28 server declares cacheable (SEP-2549
+    /// `ttlMs`, `cacheScope`) are kept, and for which partition. Default
+    /// [`ResponseCache::memory`]: rmcp's cache of the connection.
+    pub response_cache: ResponseCache,
 }
 
 /// A function called when the server says its tools changed
@@ -114,6 +119,7 @@ impl Default for ClientOptions {
             elicitation: None,
             sampling: None,
             roots: None,
+            response_cache: ResponseCache::default(),
         }
     }
 }
@@ -176,6 +182,12 @@ impl ClientOptions {
     /// Sets [`roots`](Self::roots).
     pub fn roots(mut self, roots: impl IntoIterator<Item = Root>) -> Self {
         self.roots = Some(Arc::new(roots.into_iter().collect()));
+        self
+    }
+
+    /// Sets [`response_cache`](Self::response_cache).
+    pub fn response_cache(mut self, cache: ResponseCache) -> Self {
+        self.response_cache = cache;
         self
     }
 

@@ -10,6 +10,7 @@ use rmcp::model::{PaginatedRequestParams, RequestParamsMeta};
 use super::answer::Answer;
 use super::error::FusionClientError;
 use super::fusion_client::FusionClient;
+use super::response_cache::{Cacheable, page_key};
 use crate::named::Named;
 
 impl FusionClient {
@@ -49,7 +50,9 @@ impl FusionClient {
     }
 
     /// One page of the list `method` from `cursor` (`None`: the first),
-    /// sent with `send` as [`sent`](Self::sent) sends a request.
+    /// sent with `send` as [`sent`](Self::sent) sends a request; from the
+    /// shared response cache while it is fresh there, and kept there for
+    /// its `ttlMs` (rmcp's peer does the same in memory).
     ///
     /// # Errors
     ///
@@ -63,11 +66,19 @@ impl FusionClient {
     where
         F: FnOnce(Option<PaginatedRequestParams>) -> Fut,
         Fut: Future<Output = Result<T, rmcp::ServiceError>>,
-        T: Answer,
+        T: Answer + Cacheable,
     {
+        let key = page_key(method, cursor.as_deref());
+        let revision = self.revision();
+        if let Some(fresh) = self.cached.lookup(&revision, &key).await {
+            return Ok(fresh);
+        }
         let params = PaginatedRequestParams::default().with_cursor(cursor);
-        self.sent(method, |_| Named::Nothing, params, |p| send(Some(p)))
-            .await
+        let page = self
+            .sent(method, |_| Named::Nothing, params, |p| send(Some(p)))
+            .await?;
+        self.cached.keep(&revision, &key, &page).await;
+        Ok(page)
     }
 
     /// Sends `ping`: with the `otel` feature, in its CLIENT span when

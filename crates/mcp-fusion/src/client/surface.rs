@@ -12,14 +12,15 @@ use std::collections::HashMap;
 
 use rmcp::model::{
     ArgumentInfo, CompleteRequestParams, CompletionContext, CompletionInfo, GetPromptRequestParams,
-    GetPromptResult, Prompt, ReadResourceRequestParams, ReadResourceResult, Reference, Resource,
-    ResourceTemplate,
+    GetPromptResult, Prompt, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Reference, Resource, ResourceTemplate,
 };
 use serde_json::Value;
 
 use super::error::FusionClientError;
 use super::fusion_client::FusionClient;
 use super::pages::every_page;
+use super::response_cache::read_key;
 use crate::json::{json_type, type_noun};
 use crate::named::Named;
 
@@ -89,6 +90,9 @@ impl FusionClient {
     /// [`FusionClientError::Protocol`] when input-required rounds never
     /// end; transport and time-out errors as for [`call`](Self::call).
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, FusionClientError> {
+        if self.cached.is_shared() {
+            return self.read_resource_shared(uri).await;
+        }
         let params = ReadResourceRequestParams::new(uri);
         self.sent(
             "resources/read",
@@ -97,6 +101,49 @@ impl FusionClient {
             |p| self.service.read_resource(p),
         )
         .await
+    }
+
+    /// [`read_resource`](Self::read_resource) with a shared response cache:
+    /// from the cache while fresh; else one request, whose complete result
+    /// is kept for its `ttlMs`. An input-required answer is not kept: the
+    /// read is made again with rmcp's rounds (the first request is then
+    /// sent twice), and its result, got with `inputResponses`, never kept.
+    ///
+    /// # Errors
+    /// As for [`read_resource`](Self::read_resource).
+    async fn read_resource_shared(
+        &self,
+        uri: &str,
+    ) -> Result<ReadResourceResult, FusionClientError> {
+        let key = read_key(uri);
+        let revision = self.revision();
+        if let Some(fresh) = self.cached.lookup(&revision, &key).await {
+            return Ok(fresh);
+        }
+        let params = ReadResourceRequestParams::new(uri);
+        let once = self
+            .sent(
+                "resources/read",
+                |p| Named::Resource(&p.uri),
+                params.clone(),
+                |p| self.service.peer().read_resource_once(p),
+            )
+            .await?;
+        match once {
+            ReadResourceResponse::Complete(result) => {
+                self.cached.keep(&revision, &key, &result).await;
+                Ok(result)
+            }
+            _ => {
+                self.sent(
+                    "resources/read",
+                    |p| Named::Resource(&p.uri),
+                    params,
+                    |p| self.service.read_resource(p),
+                )
+                .await
+            }
+        }
     }
 
     /// Every prompt the server lists (MCP 2025-11-25 server/prompts,

@@ -82,6 +82,9 @@ pub(crate) struct ServerInner {
     /// The signer of 2026-07-28 `requestState`s
     /// ([`ServerBuilder::signing_key`]).
     pub(crate) request_states: super::rounds::RequestStates,
+    /// The caching hints of the cacheable methods
+    /// ([`ServerBuilder::cache_hint`]).
+    pub(crate) cache_hints: crate::capability::CacheHints,
 }
 
 #[cfg(test)]

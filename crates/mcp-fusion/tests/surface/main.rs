@@ -1,6 +1,6 @@
 //! The MCP surface beyond tool calls, read by rmcp's client over an
 //! in-process pipe (`connection`) or over Streamable HTTP: capabilities,
-//! prompts, resources, completion, what a handler asks of the client (over
+//! prompts, resources, completion, SEP-2549 caching hints, what a handler asks of the client (over
 //! 2026-07-28: input-required results), list changes, and guards on prompts
 //! and templates; CORS of the HTTP router; MCP 2026-07-28's stateless
 //! requests over HTTP (`subscriptions/listen`, removed methods, required
@@ -13,6 +13,8 @@ mod connection;
 #[cfg(feature = "client")]
 use fusion_test_support::library as support;
 
+#[cfg(all(feature = "client", feature = "http"))]
+mod cache_hints;
 #[cfg(feature = "client")]
 mod apps;
 #[cfg(feature = "client")]

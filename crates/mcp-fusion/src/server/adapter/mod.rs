@@ -8,10 +8,12 @@
 //!   the call path; [`pagination`]: every list cut into pages;
 //! - [`link`]: the connection back to the client of one request;
 //!   [`caller`]: whom per-caller state belongs to; [`client_requirements`]:
-//!   the client capabilities a `tools/call` needs;
+//!   the client capabilities a `tools/call` needs; [`cache_hints`]: the
+//!   SEP-2549 `ttlMs` and `cacheScope` of the cacheable results;
 //! - [`traced`] (feature `otel`): the connection wrapped so that every
 //!   request runs in its OpenTelemetry SERVER span.
 
+pub(crate) mod cache_hints;
 pub(crate) mod caller;
 pub(crate) mod client_requirements;
 pub(crate) mod connection;

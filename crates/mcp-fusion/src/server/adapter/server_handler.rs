@@ -18,10 +18,11 @@ use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskPara
 use rmcp::model::{InitializeRequestParams, InitializeResult};
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
+use super::cache_hints::hinted;
 use super::connection::Connection;
 use super::pagination::{ListKind, cursor_of};
 use super::surface;
-use crate::capability::Shown;
+use crate::capability::{CacheableMethod, Shown};
 use crate::envelope::WritesEnvelopes;
 use crate::handler::Capability;
 use crate::server::dispatch::CallRequest;
@@ -88,7 +89,8 @@ impl ServerHandler for Connection {
         if first {
             result.meta = super::gated::gated_tools(&registry, &viewer);
         }
-        Ok(result)
+        let hint = self.list_hint(CacheableMethod::ToolsList);
+        Ok(hinted(result, hint, &context))
     }
 
     /// A standard MCP method whose params rmcp could not read arrives here as
@@ -142,7 +144,8 @@ impl ServerHandler for Connection {
             surface::list_prompts(self, &viewer).into_iter(),
             cursor_of(request.as_ref()),
         )?;
-        Ok(page.into())
+        let hint = self.list_hint(CacheableMethod::PromptsList);
+        Ok(hinted(page.into(), hint, &context))
     }
 
     async fn get_prompt(
@@ -186,7 +189,8 @@ impl ServerHandler for Connection {
             surface::list_resources(self, &viewer).into_iter(),
             cursor_of(request.as_ref()),
         )?;
-        Ok(page.into())
+        let hint = self.list_hint(CacheableMethod::ResourcesList);
+        Ok(hinted(page.into(), hint, &context))
     }
 
     async fn list_resource_templates(
@@ -201,7 +205,8 @@ impl ServerHandler for Connection {
             surface::list_templates(self, &viewer).into_iter(),
             cursor_of(request.as_ref()),
         )?;
-        Ok(page.into())
+        let hint = self.list_hint(CacheableMethod::ResourceTemplatesList);
+        Ok(hinted(page.into(), hint, &context))
     }
 
     async fn read_resource(
@@ -261,12 +266,14 @@ impl ServerHandler for Connection {
     /// and `resources.subscribe` included (served by `subscriptions/listen`).
     async fn discover(
         &self,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<DiscoverResult, rmcp::ErrorData> {
-        Ok(DiscoverResult::from_server_info(
+        let result = DiscoverResult::from_server_info(
             self.supported_protocol_versions().into_owned(),
             self.get_info(),
-        ))
+        );
+        let hint = self.list_hint(CacheableMethod::Discover);
+        Ok(hinted(result, hint, &context))
     }
 
     /// `subscriptions/listen` (2026-07-28): every list kind, and the

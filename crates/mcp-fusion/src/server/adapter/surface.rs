@@ -226,12 +226,14 @@ pub(crate) async fn read_resource(
         Resolved::Template(template, variables) => template.template.arguments(variables.clone()),
     };
     let data: ResourceData = answer(guarded(resolved.callable(), &ctx, args).await, true)?;
-    Ok(ReadResourceResult::new(vec![contents(
+    let result = ReadResourceResult::new(vec![contents(
         uri,
         resolved.mime_type(),
         data,
         resolved.contents_meta(),
-    )]))
+    )]);
+    let hint = connection.read_hint(&resolved);
+    Ok(super::cache_hints::hinted(result, hint, context))
 }
 
 /// `resources/subscribe`: the URI must name a resource or match a

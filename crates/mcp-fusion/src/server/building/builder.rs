@@ -18,8 +18,8 @@ use crate::server::tasks::{
 };
 
 use crate::capability::{
-    Action, Assembly, BuildError, Catalog, Definition, Group, Prompt, Registry, Resource,
-    ResourceTemplate,
+    Action, Assembly, BuildError, CacheHint, CacheHints, CacheableMethod, Catalog, Definition,
+    Group, Prompt, Registry, Resource, ResourceTemplate,
 };
 use crate::contract::{Lockfile, SelfHealingOptions};
 use crate::error::ToolError;
@@ -81,6 +81,7 @@ pub struct ServerBuilder {
     request_state_ttl: std::time::Duration,
     /// The extensions declared ([`ServerBuilder::extension`]).
     extensions: Vec<(String, rmcp::model::JsonObject)>,
+    cache_hints: CacheHints,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -122,6 +123,7 @@ impl ServerBuilder {
             max_tasks_per_caller: crate::server::tasks::DEFAULT_MAX_TASKS_PER_CALLER,
             page_size: DEFAULT_PAGE_SIZE,
             signing_keys: None,
+            cache_hints: CacheHints::default(),
             request_state_ttl: crate::server::rounds::request_state::DEFAULT_TTL,
             extensions: Vec::new(),
         }
@@ -488,6 +490,22 @@ impl ServerBuilder {
         self
     }
 
+    /// The caching hint (SEP-2549, MCP 2026-07-28
+    /// server/utilities/caching) of `method`'s complete results on
+    /// 2026-07-28: `ttlMs` is [`CacheHint::fresh_for`] in milliseconds,
+    /// `cacheScope` its scope. Default [`CacheHint::NONE`] for every method
+    /// (`ttlMs: 0`, `"private"`). A list of which some item is shown to
+    /// some callers only (it needs credentials, a `visible_when` predicate
+    /// or a state gate decides) is sent `"private"` even when declared
+    /// `"public"`: one caller's list must not be served to another. For
+    /// [`CacheableMethod::ResourcesRead`], the hint of the resources and
+    /// templates that declare none ([`Resource::cache_hint`]). Nothing is
+    /// sent to 2025-11-25 requests, nor on input-required results or errors.
+    pub fn cache_hint(mut self, method: CacheableMethod, hint: CacheHint) -> Self {
+        self.cache_hints.set(method, hint);
+        self
+    }
+
     /// How many items one page of `tools/list`, `prompts/list`,
     /// `resources/list` and `resources/templates/list` holds (MCP
     /// "Pagination"); default [`DEFAULT_PAGE_SIZE`] (100), so that a list of
@@ -681,6 +699,7 @@ impl ServerBuilder {
             tasks: Arc::new(tasks),
             pager,
             request_states,
+            cache_hints: self.cache_hints,
         });
         let server = FusionServer { inner };
         tell_moves(&server);
