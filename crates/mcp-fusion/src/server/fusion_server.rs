@@ -80,6 +80,9 @@ pub(crate) struct ServerInner {
     /// The signer of 2026-07-28 `requestState`s
     /// ([`ServerBuilder::signing_key`]).
     pub(crate) request_states: super::rounds::RequestStates,
+    /// With tool search on ([`ServerBuilder::tool_search`]): its settings
+    /// and the index of the tools.
+    pub(crate) tool_search: Option<super::tool_search::ToolSearchState>,
 }
 
 #[cfg(test)]

@@ -58,3 +58,5 @@ mod state_gate;
 mod stateless;
 #[cfg(feature = "client")]
 mod tool_changes;
+#[cfg(all(feature = "client", feature = "http"))]
+mod tool_search;

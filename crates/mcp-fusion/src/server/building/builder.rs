@@ -18,7 +18,7 @@ use crate::server::tasks::{
 
 use crate::capability::{
     Action, Assembly, BuildError, Catalog, Definition, Group, Prompt, Registry, Resource,
-    ResourceTemplate,
+    ResourceTemplate, ToolSearch,
 };
 use crate::contract::{Lockfile, SelfHealingOptions};
 use crate::error::ToolError;
@@ -28,6 +28,7 @@ use crate::guard::{Gates, GuardSettings, InsufficientScope, TokenVerifier};
 use crate::handler::{CallContext, Output, States};
 use crate::pipeline::{BoxLayer, Call, CallService, box_layer};
 use crate::schema::SchemaProfile;
+use crate::server::tool_search::{ToolSearchState, search_action};
 
 /// A hook run once with the built server ([`ServerBuilder::on_built`]).
 type BuiltHook = Box<dyn FnOnce(&FusionServer) + Send>;
@@ -78,6 +79,7 @@ pub struct ServerBuilder {
     page_size: usize,
     signing_key: Option<secrecy::SecretSlice<u8>>,
     request_state_ttl: std::time::Duration,
+    tool_search: Option<ToolSearch>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -120,6 +122,7 @@ impl ServerBuilder {
             page_size: DEFAULT_PAGE_SIZE,
             signing_key: None,
             request_state_ttl: crate::server::rounds::request_state::DEFAULT_TTL,
+            tool_search: None,
         }
     }
 
@@ -481,6 +484,52 @@ impl ServerBuilder {
         self
     }
 
+    /// Turns tool search on, for a server (or a gateway) with more tools
+    /// than a model can read at once: `tools/list` shows the `search_tools`
+    /// meta-tool ([`SEARCH_TOOL`](crate::capability::tool_search::SEARCH_TOOL),
+    /// listed first) and the tools `search` marks always visible, and the
+    /// model finds the others with it: BM25 over their names, descriptions
+    /// and parameter names, each found tool answered as `{"name",
+    /// "description", "inputSchema"}` (`docs/wire-contract.md` §11). Every
+    /// tool stays callable by its name; a search finds only what
+    /// `tools/list` would show the caller without search (auth, scopes,
+    /// `visible_when`, its session's state). The index is built on the first
+    /// search and again after the tools change.
+    ///
+    /// `search_tools` is an action like the others (the server's layers,
+    /// validation of its arguments, metrics); [`build`](Self::build) fails
+    /// with [`BuildError::DuplicateTool`] when the server has its own tool
+    /// of that name.
+    ///
+    /// ```
+    /// use mcp_fusion::capability::ToolSearch;
+    /// use mcp_fusion::{Action, FusionServer, ToolError};
+    ///
+    /// async fn refund() -> Result<&'static str, ToolError> { Ok("refunded") }
+    /// async fn health() -> Result<&'static str, ToolError> { Ok("ok") }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let server = FusionServer::builder("billing", "1.0.0")
+    ///     .tool(Action::new("refund_payment", refund).description("Refunds a payment."))
+    ///     .tool(Action::new("health", health))
+    ///     .tool_search(ToolSearch::new().always_visible(["health"]))
+    ///     .build()?;
+    /// let found = server
+    ///     .call("search_tools", serde_json::json!({"query": "refund"}))
+    ///     .await?;
+    /// let data = &found.content[0].as_text().unwrap().text;
+    /// assert!(data.starts_with(r#"{"tools":[{"name":"refund_payment""#));
+    /// // Not listed, still callable.
+    /// let refunded = server.call("refund_payment", serde_json::json!({})).await?;
+    /// assert_eq!(refunded.content[0].as_text().unwrap().text, "refunded");
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn tool_search(mut self, search: ToolSearch) -> Self {
+        self.tool_search = Some(search);
+        self
+    }
+
     /// The server's signing key: at least
     /// [`MIN_SIGNING_KEY_BYTES`](super::signing_key::MIN_SIGNING_KEY_BYTES) (32) bytes of
     /// secret, random data, e.g. the UTF-8 bytes of `openssl rand -base64
@@ -560,7 +609,13 @@ impl ServerBuilder {
         });
         let catalog = catalog_of(self.prompts, self.resources, self.templates, &assembly)?;
         let build = &*assembly;
-        let registry = Registry::build(self.definitions, build)?;
+        let mut definitions = self.definitions;
+        let slot = Arc::new(std::sync::OnceLock::new());
+        if let Some(search) = &self.tool_search {
+            let action = search_action(search, Arc::clone(&slot));
+            definitions.insert(0, Definition::Plain(action));
+        }
+        let registry = Registry::build(definitions, build)?;
         registry.bind_presentations()?;
         check_gated_actions(&build.gates, &registry)?;
         let fallback = fallback_of(self.fallback, build)?;
@@ -602,8 +657,13 @@ impl ServerBuilder {
             tasks: Arc::new(tasks),
             pager,
             request_states,
+            tool_search: self.tool_search.map(|settings| ToolSearchState {
+                settings,
+                index: Default::default(),
+            }),
         });
         let server = FusionServer { inner };
+        let _ = slot.set(server.downgrade());
         tell_moves(&server);
         for hook in self.on_built {
             hook(&server);
