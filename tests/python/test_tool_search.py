@@ -4,7 +4,9 @@ Streamable HTTP (2026-07-28): the gateway mounts the 500 tools of
 `many_tools_server.py`, `tools/list` shows only `search_tools`, a search
 answers the exact definition of the best tool and how many matched, an
 empty search says what to try, and a tool that is not listed is callable
-by its name.
+by its name; and `fusion serve --tool-search --auth-tokens` (the billing
+example) over Streamable HTTP on both revisions, where a token finds only
+the actions its scopes let it use.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import servers
 from servers import open_session, texts
 
 pytestmark = pytest.mark.anyio
@@ -70,3 +73,47 @@ async def test_the_gateway_lists_search_tools_and_finds_every_mounted_tool(trans
         # Not listed, callable by its name through the gateway.
         called = await session.call_tool("many.tool_499", {})
         assert texts(called) == ["tool_499"]
+
+
+TOKENS = {
+    "tokens": [
+        {"token": "reader-token", "subject": "ann", "scopes": ["billing:read"]},
+        {"token": "writer-token", "subject": "carol", "scopes": ["billing:write"]},
+    ]
+}
+
+
+def found_actions(result) -> dict[str, list[str]]:
+    """Each found tool's name, with the actions its `action` enum offers."""
+    tools = json.loads(texts(result)[0])["tools"]
+    return {
+        tool["name"]: tool["inputSchema"].get("properties", {}).get("action", {}).get("enum", [])
+        for tool in tools
+    }
+
+
+@pytest.mark.parametrize("transport", ["http", "http-2026"])
+async def test_a_search_finds_only_the_actions_the_token_may_use(transport: str, tmp_path: Path) -> None:
+    from test_auth import sdk_session
+
+    tokens = tmp_path / "tokens.json"
+    tokens.write_text(json.dumps(TOKENS))
+    args = ["--db", str(tmp_path / "billing.db"), "--auth-tokens", str(tokens), "--tool-search"]
+    with servers.http_server(args) as url:
+        async with sdk_session(url, transport, "reader-token") as session:
+            listed = await session.list_tools()
+            assert [tool.name for tool in listed.tools] == ["search_tools"]
+            found = await session.call_tool("search_tools", {"query": "pay or void an invoice", "limit": 20})
+            assert found_actions(found) == {
+                "billing": ["list_invoices", "get_invoice", "get_invoice_legacy", "generate_report"],
+                "billing_health": [],
+            }
+            # Not listed, callable.
+            read = await session.call_tool("billing", {"action": "get_invoice", "id": "inv_1"})
+            assert read.is_error is False
+        async with sdk_session(url, transport, "writer-token") as session:
+            found = await session.call_tool("search_tools", {"query": "pay or void an invoice", "limit": 20})
+            assert found_actions(found) == {
+                "billing": ["create_invoice", "pay_invoice", "void_invoice"],
+                "billing_health": [],
+            }

@@ -25,37 +25,98 @@ use mcp_fusion::{Action, ClientOptions, FusionClient, FusionServer, ToolError, T
 use serde_json::{Value, json};
 
 const OBJECTS: [&str; 40] = [
-    "invoice", "customer", "order", "shipment", "ticket", "refund", "payment", "subscription",
-    "product", "warehouse", "supplier", "contract", "employee", "timesheet", "expense", "budget",
-    "campaign", "lead", "opportunity", "quote", "coupon", "review", "return", "carrier",
-    "repository", "branch", "deployment", "incident", "alert", "dashboard", "report", "calendar",
-    "meeting", "document", "folder", "email", "message", "channel", "webhook", "api_key",
+    "invoice",
+    "customer",
+    "order",
+    "shipment",
+    "ticket",
+    "refund",
+    "payment",
+    "subscription",
+    "product",
+    "warehouse",
+    "supplier",
+    "contract",
+    "employee",
+    "timesheet",
+    "expense",
+    "budget",
+    "campaign",
+    "lead",
+    "opportunity",
+    "quote",
+    "coupon",
+    "review",
+    "return",
+    "carrier",
+    "repository",
+    "branch",
+    "deployment",
+    "incident",
+    "alert",
+    "dashboard",
+    "report",
+    "calendar",
+    "meeting",
+    "document",
+    "folder",
+    "email",
+    "message",
+    "channel",
+    "webhook",
+    "api_key",
 ];
 
 const OPERATIONS: [(&str, &str); 50] = [
-    ("create", "Creates a new"), ("get", "Fetches one"), ("list", "Lists every"),
-    ("update", "Changes the fields of a"), ("delete", "Deletes a"), ("archive", "Archives a"),
-    ("restore", "Restores an archived"), ("search", "Searches by keyword for a"),
-    ("export", "Exports as CSV each"), ("import", "Imports from CSV each"),
-    ("assign", "Assigns an owner to a"), ("unassign", "Removes the owner of a"),
-    ("approve", "Approves a pending"), ("reject", "Rejects a pending"),
-    ("comment", "Adds a comment to a"), ("tag", "Adds a tag to a"), ("untag", "Removes a tag from a"),
-    ("merge", "Merges two records of a"), ("split", "Splits in two a"),
-    ("duplicate", "Makes a copy of a"), ("lock", "Locks against changes a"),
-    ("unlock", "Unlocks a locked"), ("share", "Shares with a teammate a"),
-    ("unshare", "Stops sharing a"), ("notify", "Sends a notification about a"),
-    ("schedule", "Schedules for a later date a"), ("cancel", "Cancels a scheduled"),
-    ("validate", "Checks for problems a"), ("summarize", "Writes a short summary of a"),
-    ("translate", "Translates the text of a"), ("audit", "Lists the change history of a"),
-    ("count", "Counts matching records of each"), ("sync", "Syncs with the external system a"),
-    ("link", "Links to another record a"), ("unlink", "Removes a link from a"),
-    ("escalate", "Raises the priority of a"), ("close", "Closes an open"),
-    ("reopen", "Reopens a closed"), ("pin", "Pins to the top of the list a"),
-    ("unpin", "Unpins a pinned"), ("rate", "Gives a score from 1 to 5 to a"),
-    ("print", "Prints a PDF of a"), ("sign", "Signs electronically a"),
-    ("verify", "Verifies the signature of a"), ("publish", "Publishes for customers a"),
-    ("unpublish", "Hides from customers a"), ("forecast", "Forecasts next month's figures of each"),
-    ("compare", "Compares two versions of a"), ("rename", "Renames a"),
+    ("create", "Creates a new"),
+    ("get", "Fetches one"),
+    ("list", "Lists every"),
+    ("update", "Changes the fields of a"),
+    ("delete", "Deletes a"),
+    ("archive", "Archives a"),
+    ("restore", "Restores an archived"),
+    ("search", "Searches by keyword for a"),
+    ("export", "Exports as CSV each"),
+    ("import", "Imports from CSV each"),
+    ("assign", "Assigns an owner to a"),
+    ("unassign", "Removes the owner of a"),
+    ("approve", "Approves a pending"),
+    ("reject", "Rejects a pending"),
+    ("comment", "Adds a comment to a"),
+    ("tag", "Adds a tag to a"),
+    ("untag", "Removes a tag from a"),
+    ("merge", "Merges two records of a"),
+    ("split", "Splits in two a"),
+    ("duplicate", "Makes a copy of a"),
+    ("lock", "Locks against changes a"),
+    ("unlock", "Unlocks a locked"),
+    ("share", "Shares with a teammate a"),
+    ("unshare", "Stops sharing a"),
+    ("notify", "Sends a notification about a"),
+    ("schedule", "Schedules for a later date a"),
+    ("cancel", "Cancels a scheduled"),
+    ("validate", "Checks for problems a"),
+    ("summarize", "Writes a short summary of a"),
+    ("translate", "Translates the text of a"),
+    ("audit", "Lists the change history of a"),
+    ("count", "Counts matching records of each"),
+    ("sync", "Syncs with the external system a"),
+    ("link", "Links to another record a"),
+    ("unlink", "Removes a link from a"),
+    ("escalate", "Raises the priority of a"),
+    ("close", "Closes an open"),
+    ("reopen", "Reopens a closed"),
+    ("pin", "Pins to the top of the list a"),
+    ("unpin", "Unpins a pinned"),
+    ("rate", "Gives a score from 1 to 5 to a"),
+    ("print", "Prints a PDF of a"),
+    ("sign", "Signs electronically a"),
+    ("verify", "Verifies the signature of a"),
+    ("publish", "Publishes for customers a"),
+    ("unpublish", "Hides from customers a"),
+    ("forecast", "Forecasts next month's figures of each"),
+    ("compare", "Compares two versions of a"),
+    ("rename", "Renames a"),
     ("watch", "Subscribes to the changes of a"),
 ];
 
@@ -91,18 +152,25 @@ fn tool(i: usize) -> Tool {
             json!({"type": "boolean", "description": "Check only; change nothing."}),
         );
     }
-    let schema = json!({"type": "object", "properties": properties, "required": [format!("{object}_id")]});
-    let Value::Object(schema) = schema else { unreachable!() };
+    let schema =
+        json!({"type": "object", "properties": properties, "required": [format!("{object}_id")]});
+    let Value::Object(schema) = schema else {
+        unreachable!()
+    };
     Tool::new(
         name,
-        format!("{phrase} {spoken}. Returns the {spoken} as JSON; fails with NOT_FOUND when there is none."),
+        format!(
+            "{phrase} {spoken}. Returns the {spoken} as JSON; fails with NOT_FOUND when there is none."
+        ),
         Arc::new(schema),
     )
 }
 
 async fn answer(args: JsonObject) -> Result<ToolOutput, ToolError> {
     let text = Value::Object(args).to_string();
-    Ok(ToolOutput::result(CallToolResult::success(vec![ContentBlock::text(text)])))
+    Ok(ToolOutput::result(CallToolResult::success(vec![
+        ContentBlock::text(text),
+    ])))
 }
 
 /// The upstream with `count` tools, served over Streamable HTTP: its URL.
@@ -123,7 +191,9 @@ async fn upstream(count: usize) -> String {
 async fn gateway(url: &str, search: bool) -> FusionClient {
     let mut config = GatewayConfig::new().upstream(UpstreamConfig::new(
         "biz",
-        Target::Http { url: url.to_owned() },
+        Target::Http {
+            url: url.to_owned(),
+        },
     ));
     if search {
         config = config.tool_search(ToolSearch::new());
@@ -162,17 +232,29 @@ async fn main() {
     let plain = gateway(&url, false).await;
     let all = plain.list_tools().await.unwrap();
     let (all_tokens, all_bytes) = catalog_size(&all);
-    println!("tools/list without search: {} tools, {all_tokens} tokens, {all_bytes} bytes", all.len());
+    println!(
+        "tools/list without search: {} tools, {all_tokens} tokens, {all_bytes} bytes",
+        all.len()
+    );
     plain.close().await;
 
     let searching = gateway(&url, true).await;
     let listed = searching.list_tools().await.unwrap();
     let (tokens, bytes) = catalog_size(&listed);
-    println!("tools/list with search:    {} tools, {tokens} tokens, {bytes} bytes", listed.len());
+    println!(
+        "tools/list with search:    {} tools, {tokens} tokens, {bytes} bytes",
+        listed.len()
+    );
 
     let started = Instant::now();
-    let first = searching.call("search_tools", json!({"query": "refund an invoice"})).await.unwrap();
-    println!("first search (builds the index of {count} tools): {} µs", started.elapsed().as_micros());
+    let first = searching
+        .call("search_tools", json!({"query": "refund an invoice"}))
+        .await
+        .unwrap();
+    println!(
+        "first search (builds the index of {count} tools): {} µs",
+        started.elapsed().as_micros()
+    );
     let (answer_tokens, _) = {
         let text = first.content[0].as_text().unwrap().text.clone();
         let bpe = tiktoken_rs::o200k_base().unwrap();
@@ -190,7 +272,10 @@ async fn main() {
     let mut took = Vec::with_capacity(searches);
     for query in &queries {
         let started = Instant::now();
-        let result = searching.call("search_tools", json!({"query": query})).await.unwrap();
+        let result = searching
+            .call("search_tools", json!({"query": query}))
+            .await
+            .unwrap();
         took.push(started.elapsed());
         assert_eq!(result.is_error, Some(false));
     }

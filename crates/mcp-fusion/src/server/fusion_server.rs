@@ -82,7 +82,7 @@ pub(crate) struct ServerInner {
     pub(crate) request_states: super::rounds::RequestStates,
     /// With tool search on ([`ServerBuilder::tool_search`]): its settings
     /// and the index of the tools.
-    pub(crate) tool_search: Option<super::tool_search::ToolSearchState>,
+    pub(crate) tool_search: Option<crate::capability::tool_search::ToolSearchState>,
 }
 
 #[cfg(test)]

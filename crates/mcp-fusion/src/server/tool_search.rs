@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::fusion_server::{FusionServer, WeakFusionServer};
-use crate::capability::tool_search::{IndexCache, MAX_SEARCH_LIMIT, SEARCH_TOOL};
+use crate::capability::tool_search::{MAX_SEARCH_LIMIT, SEARCH_TOOL};
 use crate::capability::{Action, RegisteredAction, Shown, ToolSearch};
 use crate::error::ToolError;
 use crate::handler::{CallContext, ToolOutput};
@@ -32,12 +32,6 @@ struct SearchArgs {
     /// How many tools to answer, best first, 1 to 20 (without it: the server's default).
     #[schemars(range(min = 1, max = 20))]
     limit: Option<usize>,
-}
-
-/// Tool search on a built server: its settings and the index of its tools.
-pub(crate) struct ToolSearchState {
-    pub settings: ToolSearch,
-    pub index: IndexCache,
 }
 
 /// The `search_tools` action of a server with `settings`, whose handler

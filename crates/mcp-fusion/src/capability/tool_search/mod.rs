@@ -15,7 +15,8 @@
 mod cache;
 mod index;
 mod settings;
+mod state;
 mod words;
 
-pub(crate) use cache::IndexCache;
 pub use settings::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_TOOL, ToolSearch};
+pub(crate) use state::ToolSearchState;

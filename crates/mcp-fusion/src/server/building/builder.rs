@@ -16,6 +16,7 @@ use crate::server::tasks::{
     DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore, Tasks,
 };
 
+use crate::capability::tool_search::ToolSearchState;
 use crate::capability::{
     Action, Assembly, BuildError, Catalog, Definition, Group, Prompt, Registry, Resource,
     ResourceTemplate, ToolSearch,
@@ -28,7 +29,7 @@ use crate::guard::{Gates, GuardSettings, InsufficientScope, TokenVerifier};
 use crate::handler::{CallContext, Output, States};
 use crate::pipeline::{BoxLayer, Call, CallService, box_layer};
 use crate::schema::SchemaProfile;
-use crate::server::tool_search::{ToolSearchState, search_action};
+use crate::server::tool_search::search_action;
 
 /// A hook run once with the built server ([`ServerBuilder::on_built`]).
 type BuiltHook = Box<dyn FnOnce(&FusionServer) + Send>;
@@ -657,10 +658,7 @@ impl ServerBuilder {
             tasks: Arc::new(tasks),
             pager,
             request_states,
-            tool_search: self.tool_search.map(|settings| ToolSearchState {
-                settings,
-                index: Default::default(),
-            }),
+            tool_search: self.tool_search.map(ToolSearchState::new),
         });
         let server = FusionServer { inner };
         let _ = slot.set(server.downgrade());
