@@ -140,13 +140,13 @@ fn tool(i: usize) -> Tool {
         "note".into(),
         json!({"type": "string", "description": "Why, in one sentence, for the audit log."}),
     );
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         properties.insert(
             "limit".into(),
             json!({"type": "integer", "minimum": 1, "maximum": 100, "description": "At most this many."}),
         );
     }
-    if i % 3 == 0 {
+    if i.is_multiple_of(3) {
         properties.insert(
             "dry_run".into(),
             json!({"type": "boolean", "description": "Check only; change nothing."}),
