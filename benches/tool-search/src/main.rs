@@ -209,12 +209,23 @@ async fn gateway(url: &str, search: bool) -> FusionClient {
         .expect("the client connects")
 }
 
-/// The catalog the model reads: the JSON of the listed tools, as its
-/// o200k_base tokens and its bytes.
-fn catalog_size(tools: &[Tool]) -> (usize, usize) {
-    let text = serde_json::to_string(tools).unwrap();
+/// The catalog the model reads: the JSON of the listed tools as a host
+/// hands them to the model (`name`, `description`, `inputSchema`; the
+/// annotations and `_meta` are the host's), as o200k_base tokens and bytes;
+/// and the tokens of the whole `tools` JSON as sent.
+fn catalog_size(tools: &[Tool]) -> (usize, usize, usize) {
     let bpe = tiktoken_rs::o200k_base().unwrap();
-    (bpe.encode_with_special_tokens(&text).len(), text.len())
+    let shown: Vec<Value> = tools
+        .iter()
+        .map(|tool| json!({"name": tool.name, "description": tool.description, "inputSchema": tool.input_schema}))
+        .collect();
+    let text = serde_json::to_string(&shown).unwrap();
+    let whole = serde_json::to_string(tools).unwrap();
+    (
+        bpe.encode_with_special_tokens(&text).len(),
+        text.len(),
+        bpe.encode_with_special_tokens(&whole).len(),
+    )
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> u128 {
@@ -231,18 +242,18 @@ async fn main() {
 
     let plain = gateway(&url, false).await;
     let all = plain.list_tools().await.unwrap();
-    let (all_tokens, all_bytes) = catalog_size(&all);
+    let (all_tokens, all_bytes, all_sent) = catalog_size(&all);
     println!(
-        "tools/list without search: {} tools, {all_tokens} tokens, {all_bytes} bytes",
+        "tools/list without search: {} tools, {all_tokens} tokens ({all_bytes} bytes) the model reads, {all_sent} tokens sent",
         all.len()
     );
     plain.close().await;
 
     let searching = gateway(&url, true).await;
     let listed = searching.list_tools().await.unwrap();
-    let (tokens, bytes) = catalog_size(&listed);
+    let (tokens, bytes, sent) = catalog_size(&listed);
     println!(
-        "tools/list with search:    {} tools, {tokens} tokens, {bytes} bytes",
+        "tools/list with search:    {} tools, {tokens} tokens ({bytes} bytes) the model reads, {sent} tokens sent",
         listed.len()
     );
 
