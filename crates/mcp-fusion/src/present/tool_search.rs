@@ -107,6 +107,35 @@ mod tests {
             .collect()
     }
 
+    const WIRE: &str = include_str!("../../../../docs/wire-contract.md");
+
+    #[test]
+    fn the_blocks_are_those_the_wire_contract_shows() {
+        let tool = Tool::new("send_email", "Sends.", Default::default());
+        let cut = SearchAnswer {
+            tools: vec![tool.clone()],
+            total: 2,
+            limit: 1,
+            ..answer(Vec::new(), 0, 5)
+        };
+        let whole = SearchAnswer {
+            tools: vec![tool],
+            total: 1,
+            ..answer(Vec::new(), 0, 5)
+        };
+        let empty = SearchAnswer {
+            query: "weather forecast",
+            searchable: 3,
+            ..answer(Vec::new(), 0, 5)
+        };
+        for shown in [note(&cut), note(&whole), note(&empty)] {
+            assert!(
+                WIRE.contains(&format!("\n{shown}\n")),
+                "§11 does not show:\n{shown}"
+            );
+        }
+    }
+
     #[test]
     fn empty_cut_and_whole_answers() {
         let empty = search_result(&answer(Vec::new(), 0, 5));
