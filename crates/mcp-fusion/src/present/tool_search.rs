@@ -111,7 +111,11 @@ mod tests {
 
     #[test]
     fn the_blocks_are_those_the_wire_contract_shows() {
-        let tool = Tool::new("send_email", "Sends.", Default::default());
+        let tool = Tool::new(
+            "send_email",
+            "Sends.",
+            std::sync::Arc::new(rmcp::model::JsonObject::new()),
+        );
         let cut = SearchAnswer {
             tools: vec![tool.clone()],
             total: 2,
