@@ -610,15 +610,8 @@ impl ServerBuilder {
         });
         let catalog = catalog_of(self.prompts, self.resources, self.templates, &assembly)?;
         let build = &*assembly;
-        let mut definitions = self.definitions;
         let slot = Arc::new(std::sync::OnceLock::new());
-        if let Some(search) = &self.tool_search {
-            let action = search_action(search, Arc::clone(&slot));
-            definitions.insert(0, Definition::Plain(action));
-        }
-        let registry = Registry::build(definitions, build)?;
-        registry.bind_presentations()?;
-        check_gated_actions(&build.gates, &registry)?;
+        let registry = registry_of(self.definitions, self.tool_search.as_ref(), &slot, build)?;
         let fallback = fallback_of(self.fallback, build)?;
         let locked = self
             .self_healing
@@ -668,6 +661,26 @@ impl ServerBuilder {
         }
         Ok(server)
     }
+}
+
+/// The tools of a server: `definitions`, after the search tool when
+/// tool `search` is on (it searches the server `slot` holds once built),
+/// built with `build`, their presenters bound and their state gates
+/// checked.
+fn registry_of(
+    mut definitions: Vec<Definition>,
+    search: Option<&ToolSearch>,
+    slot: &Arc<std::sync::OnceLock<crate::server::WeakFusionServer>>,
+    build: &Assembly,
+) -> Result<Registry, BuildError> {
+    if let Some(search) = search {
+        let action = search_action(search, Arc::clone(slot));
+        definitions.insert(0, Definition::Plain(action));
+    }
+    let registry = Registry::build(definitions, build)?;
+    registry.bind_presentations()?;
+    check_gated_actions(&build.gates, &registry)?;
+    Ok(registry)
 }
 
 /// The fallback of a server: its action alone, built like every action.
