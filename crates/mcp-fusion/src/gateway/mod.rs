@@ -208,11 +208,18 @@ impl Gateway {
             .on_built(move |server| built.attach(server));
         let targets = mounts.handoff_targets();
         if !targets.is_empty() {
-            let mut description = String::from(
-                "Hands the conversation over to a specialist: its tools join your tools list \
-                 (wait for the list to refresh), until you call <namespace>.return_to_triage. \
-                 Specialists:",
-            );
+            let mut description = String::from(match self.search {
+                None => {
+                    "Hands the conversation over to a specialist: its tools join your tools list \
+                     (wait for the list to refresh), until you call <namespace>.return_to_triage. \
+                     Specialists:"
+                }
+                // With tool search, the specialist's tools are found, not listed.
+                Some(_) => {
+                    "Hands the conversation over to a specialist: search_tools finds its tools, \
+                     until you call <namespace>.return_to_triage. Specialists:"
+                }
+            });
             for (ns, about) in &targets {
                 description.push_str(&format!("\n- {ns}"));
                 if let Some(about) = about {

@@ -7,7 +7,10 @@ use serde_json::{Map, Value, json};
 
 use super::guidance::text;
 
-/// The element of the block after the tools.
+/// The element of the block a tool search's result ends with
+/// (`<search_result shown="N" total="M">…</search_result>`,
+/// `docs/wire-contract.md` §11): for a client that shows the data apart
+/// from what is written for the model.
 pub const SEARCH_RESULT_TAG: &str = "search_result";
 
 /// One search's answer, before it is written.
