@@ -5,8 +5,8 @@
 //! what they do. The ranking is BM25 (the `bm25` crate, its English
 //! tokenizer: stop words, Snowball stemming) over each action's names,
 //! descriptions and parameter names, identifiers split into words
-//! ([`words`]); the index is built from one table of tools and made again
-//! when the tools change ([`IndexCache`]).
+//! (`words.rs`); the index is built from one table of tools and made again
+//! when the tools change (`cache.rs`).
 //!
 //! What a caller may find is what `tools/list` would show it without
 //! search: the same visibility decision (auth, scopes, `visible_when`, the
