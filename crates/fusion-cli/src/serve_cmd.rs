@@ -94,8 +94,25 @@ pub struct ServeArgs {
     /// [default: 30].
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
     task_lease_seconds: Option<u64>,
+    /// List only the search_tools meta-tool in tools/list: the model finds
+    /// the other tools by searching their names, descriptions and parameter
+    /// names (BM25), and calls them by name (fusion gateway: a [search]
+    /// table in its --config).
+    #[arg(long)]
+    tool_search: bool,
     #[command(flatten)]
     flags: ServerFlags,
+}
+
+/// `builder` with tool search on when `--tool-search` says so.
+fn with_tool_search(
+    builder: mcp_fusion::ServerBuilder,
+    args: &ServeArgs,
+) -> mcp_fusion::ServerBuilder {
+    match args.tool_search {
+        true => builder.tool_search(mcp_fusion::capability::ToolSearch::new()),
+        false => builder,
+    }
 }
 
 /// Runs `fusion serve` until shutdown.
@@ -270,7 +287,7 @@ async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> 
         if let Some(line) = line {
             say!(format, "  {line}");
         }
-        return serve_built(&args.flags, builder).await;
+        return serve_built(&args.flags, with_tool_search(builder, &args)).await;
     };
     let OpenedDb { path, existed, db } = opened;
     let options = billing_example::Options {
@@ -322,5 +339,5 @@ async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> 
     if let Some(line) = line {
         say!(format, "  {line}");
     }
-    serve_built(&args.flags, builder).await
+    serve_built(&args.flags, with_tool_search(builder, &args)).await
 }

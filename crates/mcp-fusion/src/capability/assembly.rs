@@ -74,6 +74,14 @@ impl Visibility {
         self.shows_in_some_state_to(ctx) && !self.gate_hides_from(ctx)
     }
 
+    /// Whether a tool search finds the capability for the caller of `ctx`:
+    /// the lists show it ([`shows_to`](Self::shows_to)) and the caller may
+    /// use it — a caller with credentials but without a scope it needs is
+    /// listed it (using it says which scope is missing) but never finds it.
+    pub fn found_by(&self, ctx: &CallContext) -> bool {
+        self.shows_to(ctx) && self.auth.admits(ctx.principal())
+    }
+
     /// Whether the caller of `ctx` may see the capability in some state of
     /// its session: [`shows_to`](Self::shows_to) without the state gate
     /// (the contract of a gated action is listed apart, `GATED_META_KEY`).

@@ -15,6 +15,7 @@ pub(crate) mod prompt;
 pub(crate) mod resource;
 mod settings;
 pub(crate) mod tool;
+pub mod tool_search;
 
 pub use crate::listing::{ActionListing, Annotations, ToolListing};
 pub(crate) use app::bad_ui_uri;
@@ -38,3 +39,4 @@ pub(crate) use tool::finds;
 pub use tool::{ACTIONS_META_KEY, DEFAULT_DISCRIMINATOR, DISCRIMINATOR_META_KEY, GATED_META_KEY};
 pub(crate) use tool::{Action, Group, TaskSupport};
 pub(crate) use tool::{Definition, Found, RegisteredAction, RegisteredTool, Registry, Shown};
+pub use tool_search::ToolSearch;

@@ -33,6 +33,10 @@
 //! [handoffs]
 //! max_callers = 10000
 //! ttl = "30m"
+//!
+//! [search]                            # tool search: tools/list shows search_tools
+//! always_visible = ["finance.billing"]
+//! default_limit = 5
 //! ```
 
 use std::path::Path;
@@ -41,6 +45,7 @@ use std::time::Duration;
 use serde::{Deserialize, Deserializer};
 
 use super::credentials::{self, NOT_FOR_STDIO, UpstreamCredentials};
+use crate::capability::ToolSearch;
 use crate::client::Target;
 
 /// The longest duration a configuration may give (1 day): longer ones
@@ -256,6 +261,13 @@ pub struct GatewayConfig {
     /// `fusion lock`, so that the lockfile records every mounted contract.
     #[serde(default)]
     pub list_every_upstream: bool,
+    /// Tool search (TOML: a `[search]` table, `always_visible` and
+    /// `default_limit`; default off): `tools/list` shows the `search_tools`
+    /// meta-tool, the handoff tools and the tools named always visible
+    /// instead of every mounted tool, and the model finds the others by
+    /// searching ([`ServerBuilder::tool_search`](crate::ServerBuilder::tool_search)).
+    #[serde(default)]
+    pub search: Option<ToolSearch>,
 }
 
 impl GatewayConfig {
@@ -273,6 +285,12 @@ impl GatewayConfig {
     /// Sets [`list_every_upstream`](Self::list_every_upstream).
     pub fn list_every_upstream(mut self, every: bool) -> Self {
         self.list_every_upstream = every;
+        self
+    }
+
+    /// Sets [`search`](Self::search): tool search on, with `search`.
+    pub fn tool_search(mut self, search: ToolSearch) -> Self {
+        self.search = Some(search);
         self
     }
 
@@ -310,12 +328,13 @@ impl GatewayConfig {
     /// Checks the configuration: at least one upstream, valid and distinct
     /// namespaces, durations above zero and at most [`MAX_DURATION`], a
     /// program or an http(s) URL, credentials only for an HTTP upstream, a
-    /// handoff table of at least one caller.
+    /// handoff table of at least one caller, a search `default_limit` of 1
+    /// to [`MAX_SEARCH_LIMIT`](crate::capability::tool_search::MAX_SEARCH_LIMIT).
     ///
     /// # Errors
     /// [`ConfigError::NoUpstreams`], [`ConfigError::BadNamespace`],
     /// [`ConfigError::DuplicateNamespace`], [`ConfigError::Handoffs`],
-    /// [`ConfigError::Invalid`].
+    /// [`ConfigError::Search`], [`ConfigError::Invalid`].
     pub fn check(&self) -> Result<(), ConfigError> {
         if self.upstreams.is_empty() {
             return Err(ConfigError::NoUpstreams);
@@ -327,6 +346,9 @@ impl GatewayConfig {
             return Err(ConfigError::Handoffs(
                 "ttl must be longer than zero and at most 1 day (24h)",
             ));
+        }
+        if let Some(problem) = self.search.as_ref().and_then(ToolSearch::problem) {
+            return Err(ConfigError::Search(problem));
         }
         for (i, upstream) in self.upstreams.iter().enumerate() {
             upstream.check()?;
@@ -368,6 +390,9 @@ pub enum ConfigError {
     /// Two upstreams under one namespace.
     #[error("namespace \"{0}\" is mounted twice")]
     DuplicateNamespace(String),
+    /// A setting of the `[search]` table that cannot work.
+    #[error("[search]: {0}")]
+    Search(String),
     /// A setting of the `[handoffs]` table that cannot work.
     #[error("[handoffs]: {0}")]
     Handoffs(&'static str),

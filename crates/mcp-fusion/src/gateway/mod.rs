@@ -99,7 +99,7 @@ pub use errors::CONNECTING_RETRY_SECS;
 pub use handoff::Handoff;
 pub use mount::{HANDOFF_META_KEY, HANDOFF_TOOL, RETURN_TOOL};
 
-use crate::capability::Action;
+use crate::capability::{Action, ToolSearch};
 use crate::error::ToolError;
 use crate::handler::{CallContext, ToolOutput};
 use crate::server::ServerBuilder;
@@ -120,6 +120,8 @@ pub const FORWARD_ACTION: &str = "gateway";
 #[derive(Debug, Clone)]
 pub struct Gateway {
     mounts: Arc<Mounts>,
+    /// Tool search, when the configuration turns it on.
+    search: Option<ToolSearch>,
 }
 
 // The arguments of the handoff tool. Its doc comments are the schema's
@@ -145,6 +147,7 @@ impl Gateway {
         config.check()?;
         Ok(Gateway {
             mounts: Mounts::new(&config),
+            search: config.search.clone(),
         })
     }
 
@@ -205,11 +208,18 @@ impl Gateway {
             .on_built(move |server| built.attach(server));
         let targets = mounts.handoff_targets();
         if !targets.is_empty() {
-            let mut description = String::from(
-                "Hands the conversation over to a specialist: its tools join your tools list \
-                 (wait for the list to refresh), until you call <namespace>.return_to_triage. \
-                 Specialists:",
-            );
+            let mut description = String::from(match self.search {
+                None => {
+                    "Hands the conversation over to a specialist: its tools join your tools list \
+                     (wait for the list to refresh), until you call <namespace>.return_to_triage. \
+                     Specialists:"
+                }
+                // With tool search, the specialist's tools are found, not listed.
+                Some(_) => {
+                    "Hands the conversation over to a specialist: search_tools finds its tools, \
+                     until you call <namespace>.return_to_triage. Specialists:"
+                }
+            });
             for (ns, about) in &targets {
                 description.push_str(&format!("\n- {ns}"));
                 if let Some(about) = about {
@@ -233,7 +243,24 @@ impl Gateway {
                 builder = builder.tool(mounts.return_action(ns));
             }
         }
-        builder
+        match &self.search {
+            Some(search) => builder.tool_search(self.listed_with_search(search)),
+            None => builder,
+        }
+    }
+
+    /// `search` with the handoff tool and the `return_to_triage` tools
+    /// always visible: with them the model moves between specialists,
+    /// whose tools it then searches.
+    fn listed_with_search(&self, search: &ToolSearch) -> ToolSearch {
+        let returns = self
+            .mounts
+            .handed_over_namespaces()
+            .into_iter()
+            .map(|ns| format!("{ns}.{RETURN_TOOL}"));
+        search
+            .clone()
+            .always_visible([HANDOFF_TOOL.to_owned()].into_iter().chain(returns))
     }
 
     /// Hands `ctx`'s caller over to `handoff.namespace`, an

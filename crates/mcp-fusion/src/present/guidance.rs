@@ -214,7 +214,7 @@ fn breaks_lines(c: char) -> bool {
 
 /// Element text: `&` and `<` escaped, line ends and control characters as
 /// spaces (one item per line).
-fn text(raw: &str) -> String {
+pub(super) fn text(raw: &str) -> String {
     raw.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace(breaks_lines, " ")

@@ -66,6 +66,7 @@ mod presenter;
 mod secrets;
 mod standalone;
 mod suggestion;
+mod tool_search;
 
 pub(crate) use fields::top_level as top_level_fields;
 pub(crate) use guidance::CallTarget;
@@ -78,6 +79,8 @@ pub use presenter::Presenter;
 pub use secrets::REDACTED;
 pub use standalone::{output_schema_of, present, present_many};
 pub use suggestion::Suggestion;
+pub use tool_search::SEARCH_RESULT_TAG;
+pub(crate) use tool_search::{SearchAnswer, search_result};
 
 pub mod egress;
 mod freshness;

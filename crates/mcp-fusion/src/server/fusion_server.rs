@@ -85,6 +85,9 @@ pub(crate) struct ServerInner {
     /// The caching hints of the cacheable methods
     /// ([`ServerBuilder::cache_hint`]).
     pub(crate) cache_hints: crate::capability::CacheHints,
+    /// With tool search on ([`ServerBuilder::tool_search`]): its settings
+    /// and the index of the tools.
+    pub(crate) tool_search: Option<crate::capability::tool_search::ToolSearchState>,
 }
 
 #[cfg(test)]

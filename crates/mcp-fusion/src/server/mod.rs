@@ -13,7 +13,8 @@
 //!   `list_changes.rs`: the list changes it is owed, coalesced and sent by
 //!   a task of its own;
 //!   `in_flight.rs`: the calls in progress; `revision.rs`: which MCP
-//!   revision a request speaks;
+//!   revision a request speaks; `tool_search.rs`: the `search_tools`
+//!   meta-tool of a server with tool search on;
 //! - `adapter/`: the adapter onto rmcp (`Connection`, rmcp's
 //!   `ServerHandler`, prompts, resources, completion, pages of lists);
 //! - `dispatch/`: the one path a call takes (route, guards, validation,
@@ -41,6 +42,7 @@ mod revision;
 mod rounds;
 pub(crate) mod session;
 pub mod tasks;
+mod tool_search;
 
 pub(crate) use adapter::Connection;
 #[cfg(feature = "http")]

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use mcp_fusion::capability::ToolSearch;
 use mcp_fusion::client::Target;
 use mcp_fusion::gateway::{
     ConfigError, Exposure, Gateway, GatewayConfig, HandoffLimits, UpstreamConfig,
@@ -284,4 +285,37 @@ fn unusable_credentials_are_refused_by_name() {
         "[[upstream]]\nnamespace = \"crm\"\nurl = \"http://h/mcp\"\n[upstream.oauth]\nclient_id = \"g\"\nclient_secret = \"s\"\nclient_secret_env = \"{SET_VARIABLE}\"\n"
     ));
     assert!(typo.contains("unknown field `client_secret`"), "{typo}");
+}
+
+#[test]
+fn the_search_table_turns_tool_search_on() {
+    let upstream = "[[upstream]]\nnamespace = \"a\"\nurl = \"http://h/mcp\"\n";
+    let read = GatewayConfig::from_toml(&format!(
+        "{upstream}[search]\nalways_visible = [\"a.find\"]\ndefault_limit = 3\n"
+    ))
+    .expect("a valid config");
+    let built = GatewayConfig::new()
+        .upstream(UpstreamConfig::new("a", Target::http("http://h/mcp")))
+        .tool_search(
+            ToolSearch::new()
+                .always_visible(["a.find"])
+                .default_limit(3),
+        );
+    assert_eq!(read, built);
+    assert_eq!(
+        GatewayConfig::from_toml(&format!("{upstream}[search]\n"))
+            .unwrap()
+            .search,
+        Some(ToolSearch::new())
+    );
+    assert_eq!(GatewayConfig::from_toml(upstream).unwrap().search, None);
+    assert_eq!(
+        refused(&format!("{upstream}[search]\ndefault_limit = 21\n")),
+        "[search]: default_limit must be 1 to 20, not 21"
+    );
+    assert_eq!(
+        refused(&format!("{upstream}[search]\ndefault_limit = 0\n")),
+        "[search]: default_limit must be 1 to 20, not 0"
+    );
+    assert!(refused(&format!("{upstream}[search]\nlimit = 3\n")).contains("unknown field `limit`"));
 }

@@ -13,10 +13,10 @@ mod connection;
 #[cfg(feature = "client")]
 use fusion_test_support::library as support;
 
-#[cfg(all(feature = "client", feature = "http"))]
-mod cache_hints;
 #[cfg(feature = "client")]
 mod apps;
+#[cfg(all(feature = "client", feature = "http"))]
+mod cache_hints;
 #[cfg(feature = "client")]
 mod cancellation;
 #[cfg(feature = "client")]
@@ -66,3 +66,5 @@ mod state_gate;
 mod stateless;
 #[cfg(feature = "client")]
 mod tool_changes;
+#[cfg(all(feature = "client", feature = "http"))]
+mod tool_search;

@@ -15,10 +15,16 @@ use crate::tool_meta::GATED_META_KEY;
 /// `{"mcp-fusion/gated": [tool]}`: each tool of `registry` of which the
 /// state gate hides an action from the caller of `viewer` now, as listed
 /// with every action that caller may see in some state; `None` when the
-/// gate hides nothing.
-pub(crate) fn gated_tools(registry: &Registry, viewer: &CallContext) -> Option<MetaObject> {
+/// gate hides nothing. Only the tools `listed` names (with tool search on,
+/// those `tools/list` shows).
+pub(crate) fn gated_tools(
+    registry: &Registry,
+    viewer: &CallContext,
+    listed: &dyn Fn(&str) -> bool,
+) -> Option<MetaObject> {
     let tools: Vec<Value> = registry
         .placed()
+        .filter(|(_, tool)| listed(&tool.name))
         .filter(|(_, tool)| {
             tool.actions
                 .iter()

@@ -71,13 +71,19 @@ impl ServerHandler for Connection {
             hook(viewer.clone()).await;
         }
         let registry = self.server.registry();
-        let shown = registry.placed().filter_map(|(place, tool)| {
-            match tool.listing_for(|a| a.callable.visibility.shows_to(&viewer)) {
-                Some(Shown::Whole) => Some((place, tool.listed.clone())),
-                Some(Shown::Part(listing)) => Some((place, listing.to_tool())),
-                None => None,
-            }
-        });
+        // With tool search on, only the search tool and those always visible.
+        let search = self.server.inner.tool_search.as_ref();
+        let listed = |name: &str| search.is_none_or(|s| s.settings.lists(name));
+        let shown = registry
+            .placed()
+            .filter(|(_, tool)| listed(&tool.name))
+            .filter_map(|(place, tool)| {
+                match tool.listing_for(|a| a.callable.visibility.shows_to(&viewer)) {
+                    Some(Shown::Whole) => Some((place, tool.listed.clone())),
+                    Some(Shown::Part(listing)) => Some((place, listing.to_tool())),
+                    None => None,
+                }
+            });
         let cursor = cursor_of(request.as_ref());
         let first = cursor.is_none();
         let page = self
@@ -87,7 +93,7 @@ impl ServerHandler for Connection {
             .page(ListKind::Tools, shown, cursor)?;
         let mut result: ListToolsResult = page.into();
         if first {
-            result.meta = super::gated::gated_tools(&registry, &viewer);
+            result.meta = super::gated::gated_tools(&registry, &viewer, &listed);
         }
         let hint = self.list_hint(CacheableMethod::ToolsList);
         Ok(hinted(result, hint, &context))

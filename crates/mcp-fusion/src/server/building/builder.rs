@@ -17,9 +17,10 @@ use crate::server::tasks::{
     DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore, Tasks,
 };
 
+use crate::capability::tool_search::ToolSearchState;
 use crate::capability::{
     Action, Assembly, BuildError, CacheHint, CacheHints, CacheableMethod, Catalog, Definition,
-    Group, Prompt, Registry, Resource, ResourceTemplate,
+    Group, Prompt, Registry, Resource, ResourceTemplate, ToolSearch,
 };
 use crate::contract::{Lockfile, SelfHealingOptions};
 use crate::error::ToolError;
@@ -29,6 +30,7 @@ use crate::guard::{Gates, GuardSettings, InsufficientScope, TokenVerifier};
 use crate::handler::{CallContext, Output, States};
 use crate::pipeline::{BoxLayer, Call, CallService, box_layer};
 use crate::schema::SchemaProfile;
+use crate::server::tool_search::search_action;
 
 /// A hook run once with the built server ([`ServerBuilder::on_built`]).
 type BuiltHook = Box<dyn FnOnce(&FusionServer) + Send>;
@@ -82,6 +84,7 @@ pub struct ServerBuilder {
     /// The extensions declared ([`ServerBuilder::extension`]).
     extensions: Vec<(String, rmcp::model::JsonObject)>,
     cache_hints: CacheHints,
+    tool_search: Option<ToolSearch>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -126,6 +129,7 @@ impl ServerBuilder {
             cache_hints: CacheHints::default(),
             request_state_ttl: crate::server::rounds::request_state::DEFAULT_TTL,
             extensions: Vec::new(),
+            tool_search: None,
         }
     }
 
@@ -555,6 +559,52 @@ impl ServerBuilder {
         self
     }
 
+    /// Turns tool search on, for a server (or a gateway) with more tools
+    /// than a model can read at once: `tools/list` shows the `search_tools`
+    /// meta-tool ([`SEARCH_TOOL`](crate::capability::tool_search::SEARCH_TOOL),
+    /// listed first) and the tools `search` marks always visible, and the
+    /// model finds the others with it: BM25 over their names, descriptions
+    /// and parameter names, each found tool answered as `{"name",
+    /// "description", "inputSchema"}` (`docs/wire-contract.md` §11). Every
+    /// tool stays callable by its name; a search finds only what
+    /// `tools/list` would show the caller without search (auth, scopes,
+    /// `visible_when`, its session's state). The index is built on the first
+    /// search and again after the tools change.
+    ///
+    /// `search_tools` is an action like the others (the server's layers,
+    /// validation of its arguments, metrics); [`build`](Self::build) fails
+    /// with [`BuildError::DuplicateTool`] when the server has its own tool
+    /// of that name.
+    ///
+    /// ```
+    /// use mcp_fusion::capability::ToolSearch;
+    /// use mcp_fusion::{Action, FusionServer, ToolError};
+    ///
+    /// async fn refund() -> Result<&'static str, ToolError> { Ok("refunded") }
+    /// async fn health() -> Result<&'static str, ToolError> { Ok("ok") }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let server = FusionServer::builder("billing", "1.0.0")
+    ///     .tool(Action::new("refund_payment", refund).description("Refunds a payment."))
+    ///     .tool(Action::new("health", health))
+    ///     .tool_search(ToolSearch::new().always_visible(["health"]))
+    ///     .build()?;
+    /// let found = server
+    ///     .call("search_tools", serde_json::json!({"query": "refund"}))
+    ///     .await?;
+    /// let data = &found.content[0].as_text().unwrap().text;
+    /// assert!(data.starts_with(r#"{"tools":[{"name":"refund_payment""#));
+    /// // Not listed, still callable.
+    /// let refunded = server.call("refund_payment", serde_json::json!({})).await?;
+    /// assert_eq!(refunded.content[0].as_text().unwrap().text, "refunded");
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn tool_search(mut self, search: ToolSearch) -> Self {
+        self.tool_search = Some(search);
+        self
+    }
+
     /// The server's signing key: at least
     /// [`MIN_SIGNING_KEY_BYTES`](super::signing_keys::MIN_SIGNING_KEY_BYTES) (32) bytes of
     /// secret, random data, e.g. the UTF-8 bytes of `openssl rand -base64
@@ -655,10 +705,9 @@ impl ServerBuilder {
         });
         let catalog = catalog_of(self.prompts, self.resources, self.templates, &assembly)?;
         let build = &*assembly;
-        let registry = Registry::build(self.definitions, build)?;
-        registry.bind_presentations()?;
+        let slot = Arc::new(std::sync::OnceLock::new());
+        let registry = registry_of(self.definitions, self.tool_search.as_ref(), &slot, build)?;
         super::extensions::check_ui_links(&registry, &catalog)?;
-        check_gated_actions(&build.gates, &registry)?;
         let fallback = fallback_of(self.fallback, build)?;
         let locked = self
             .self_healing
@@ -700,14 +749,36 @@ impl ServerBuilder {
             pager,
             request_states,
             cache_hints: self.cache_hints,
+            tool_search: self.tool_search.map(ToolSearchState::new),
         });
         let server = FusionServer { inner };
+        let _ = slot.set(server.downgrade());
         tell_moves(&server);
         for hook in self.on_built {
             hook(&server);
         }
         Ok(server)
     }
+}
+
+/// The tools of a server: `definitions`, after the search tool when
+/// tool `search` is on (it searches the server `slot` holds once built),
+/// built with `build`, their presenters bound and their state gates
+/// checked.
+fn registry_of(
+    mut definitions: Vec<Definition>,
+    search: Option<&ToolSearch>,
+    slot: &Arc<std::sync::OnceLock<crate::server::WeakFusionServer>>,
+    build: &Assembly,
+) -> Result<Registry, BuildError> {
+    if let Some(search) = search {
+        let action = search_action(search, Arc::clone(slot));
+        definitions.insert(0, Definition::Plain(action));
+    }
+    let registry = Registry::build(definitions, build)?;
+    registry.bind_presentations()?;
+    check_gated_actions(&build.gates, &registry)?;
+    Ok(registry)
 }
 
 /// The fallback of a server: its action alone, built like every action.
