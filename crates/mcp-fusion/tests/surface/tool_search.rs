@@ -391,3 +391,34 @@ async fn a_tool_whose_scope_the_caller_lacks_is_never_found() {
     assert_eq!(admin, ["purge_invoices", "list_invoices", "invoices"]);
     served.stop().await;
 }
+
+#[tokio::test]
+async fn an_unknown_tool_names_the_closest_and_how_to_find_the_others() {
+    let server = shop().build().unwrap();
+    for revision in REVISIONS {
+        let client = client(&server, revision).await;
+        let error = client.call("send_emial", json!({})).await.unwrap_err();
+        let mcp_fusion::client::FusionClientError::JsonRpc {
+            code,
+            message,
+            data,
+        } = error
+        else {
+            panic!("{error:?}");
+        };
+        assert_eq!(code, -32602);
+        // The closest among every tool; as valid, only those listed.
+        assert_eq!(
+            message,
+            "Unknown tool \"send_emial\". Did you mean \"send_email\"? Listed tools: search_tools, health; find the others with search_tools, giving a few words of what you want to do."
+        );
+        assert_eq!(
+            data,
+            Some(json!({
+                "tool": "send_emial",
+                "closest": "send_email",
+                "valid_tools": ["search_tools", "health"]
+            }))
+        );
+    }
+}

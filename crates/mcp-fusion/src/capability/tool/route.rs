@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::registry::{RegisteredAction, RegisteredTool, Registry};
+use crate::capability::tool_search::{SEARCH_TOOL, ToolSearch};
 use crate::error::{ErrorCode, ToolError};
 use crate::json::json_type;
 use crate::suggest::{by_description, closest, under_namespace};
@@ -169,13 +170,16 @@ impl Registry {
 
     /// The error for a call of `sent`, a name no tool has (`dotted` as
     /// [`Found::NoTool`] has it): it names the closest valid tool and every
-    /// valid one the caller sees (`shows`). Its `message`, and its `data`:
+    /// valid one the caller sees (`shows`); with tool `search` on, the
+    /// closest among all of them but, as valid, only those `tools/list`
+    /// shows, and how to find the others. Its `message`, and its `data`:
     /// `{"tool", "closest"?, "valid_tools"}`.
     pub(crate) fn unknown_tool(
         &self,
         sent: &str,
         dotted: Option<(usize, Option<usize>)>,
         shows: Shows<'_>,
+        search: Option<&ToolSearch>,
     ) -> (String, Value) {
         let visible = |tool: &RegisteredTool| tool.actions.iter().any(shows);
         let names: Vec<&str> = self
@@ -184,6 +188,17 @@ impl Registry {
             .filter(|t| visible(t))
             .map(|t| t.name.as_str())
             .collect();
+        let listed: Vec<&str> = match search {
+            Some(search) => names.iter().copied().filter(|n| search.lists(n)).collect(),
+            None => names.clone(),
+        };
+        let valid = match search {
+            Some(_) => format!(
+                "Listed tools: {}; find the others with {SEARCH_TOOL}, giving a few words of what you want to do.",
+                listed.join(", ")
+            ),
+            None => format!("Valid tools: {}.", names.join(", ")),
+        };
         // Echoed at most 100 characters long, like every name the model sent.
         let name = &*cut_chars(sent, 100, "…");
         // A dotted action name sent as a tool name: suggest its group.
@@ -204,19 +219,14 @@ impl Registry {
         });
         let message = match (near, action) {
             (Some(near), Some((field, key))) => format!(
-                "Unknown tool \"{name}\": the action {name} is called through the tool \"{near}\" with \"{field}\": \"{key}\" in its arguments. Valid tools: {}.",
-                names.join(", ")
+                "Unknown tool \"{name}\": the action {name} is called through the tool \"{near}\" with \"{field}\": \"{key}\" in its arguments. {valid}"
             ),
-            (Some(near), None) => format!(
-                "Unknown tool \"{name}\". Did you mean \"{near}\"? Valid tools: {}.",
-                names.join(", ")
-            ),
-            (None, _) => format!(
-                "Unknown tool \"{name}\". Valid tools: {}.",
-                names.join(", ")
-            ),
+            (Some(near), None) => {
+                format!("Unknown tool \"{name}\". Did you mean \"{near}\"? {valid}")
+            }
+            (None, _) => format!("Unknown tool \"{name}\". {valid}"),
         };
-        let mut data = serde_json::json!({ "tool": name, "valid_tools": names });
+        let mut data = serde_json::json!({ "tool": name, "valid_tools": listed });
         if let Some(near) = near {
             data["closest"] = Value::String(near.to_owned());
         }

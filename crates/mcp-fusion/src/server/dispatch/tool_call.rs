@@ -72,6 +72,9 @@ pub(crate) struct Dispatch<'a> {
     pub self_healing: Option<&'a SelfHealing>,
     /// What answers a name no tool has.
     pub fallback: Option<&'a Fallback>,
+    /// With tool search on, its settings: an unknown tool's error names
+    /// the tools listed and the search tool.
+    pub search: Option<&'a crate::capability::ToolSearch>,
 }
 
 /// An action a call reached, on its way through [`Dispatch::finish`].
@@ -180,7 +183,7 @@ impl Dispatch<'_> {
             return Ok(Reply::Error(refused));
         }
         let shows = |action: &RegisteredAction| action.callable.visibility.shows_to(&ctx);
-        let (message, data) = registry.unknown_tool(name, dotted, &shows);
+        let (message, data) = registry.unknown_tool(name, dotted, &shows, self.search);
         tracing::debug!(target: TARGET, tool = %name, "unknown tool");
         Err(UnknownTool { message, data })
     }
