@@ -208,6 +208,25 @@ pub(super) struct Cached {
     shared: Option<Shared>,
 }
 
+/// What a lookup of the cache found.
+pub(super) enum Lookup<T> {
+    /// A fresh result, its `ttlMs` the time left.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    Fresh(T),
+    /// Nothing: send the request, then [`Cached::keep`] its result with
+    /// this.
+    Miss(Seen),
+}
+
+/// What a lookup that missed saw of the cache: the server's drop count (a
+/// shared store that answered), so that a result is not kept when a change
+/// came while it was on its way.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Seen {
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    drops: Option<i64>,
+}
+
 /// A Redis store for one server.
 #[cfg(feature = "redis")]
 #[derive(Clone)]
@@ -256,25 +275,44 @@ impl Cached {
 
     /// The fresh result cached under `key` for the MCP `revision`: the
     /// partition's own first, else a public one; its `ttlMs` the time left.
-    pub(super) async fn lookup<T: Cacheable>(&self, revision: &str, key: &str) -> Option<T> {
+    /// On a miss, what [`keep`](Self::keep) is to be given back.
+    pub(super) async fn lookup<T: Cacheable>(&self, revision: &str, key: &str) -> Lookup<T> {
         #[cfg(feature = "redis")]
         if let Some(shared) = &self.shared {
+            use super::redis_cache::Got;
             let partition = shared.partition();
             let at = (shared.server.as_str(), revision);
-            let (json, left) = shared.store.get(at, partition.as_deref(), key).await?;
-            let mut result: T = serde_json::from_str(&json).ok()?;
-            result.set_ttl_ms(left);
-            return Some(result);
+            return match shared.store.get(at, partition.as_deref(), key).await {
+                Got::Hit(json, left) => match serde_json::from_str::<T>(&json) {
+                    Ok(mut result) => {
+                        result.set_ttl_ms(left);
+                        Lookup::Fresh(result)
+                    }
+                    Err(_) => Lookup::Miss(Seen { drops: None }),
+                },
+                Got::Miss(drops) => Lookup::Miss(Seen { drops: Some(drops) }),
+                Got::Unreachable => Lookup::Miss(Seen { drops: None }),
+            };
         }
         let _ = (revision, key);
-        None
+        Lookup::Miss(Seen::default())
     }
 
     /// Keeps `result` under `key` for the MCP `revision` for its `ttlMs`,
-    /// as its `cacheScope` says.
-    pub(super) async fn keep<T: Cacheable>(&self, revision: &str, key: &str, result: &T) {
+    /// as its `cacheScope` says, unless a change was notified since its
+    /// lookup (`seen`).
+    pub(super) async fn keep<T: Cacheable>(
+        &self,
+        revision: &str,
+        key: &str,
+        result: &T,
+        seen: Seen,
+    ) {
         #[cfg(feature = "redis")]
         if let Some(shared) = &self.shared {
+            let Some(drops) = seen.drops else {
+                return;
+            };
             let (ttl_ms, scope) = result.hints();
             let ttl = Duration::from_millis(ttl_ms.unwrap_or(0)).min(MAX_CACHE_TTL);
             if ttl.is_zero() {
@@ -288,10 +326,10 @@ impl Cached {
             let at = (shared.server.as_str(), revision);
             let store = &shared.store;
             store
-                .put(at, partition.as_deref(), scope, key, &json, ttl)
+                .put(at, partition.as_deref(), scope, key, &json, ttl, drops)
                 .await;
         }
-        let _ = (revision, key, result);
+        let _ = (revision, key, result, seen);
     }
 
     /// Drops every cached result whose key starts with `prefix`, of every

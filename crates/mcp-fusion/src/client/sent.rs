@@ -10,7 +10,7 @@ use rmcp::model::{PaginatedRequestParams, RequestParamsMeta};
 use super::answer::Answer;
 use super::error::FusionClientError;
 use super::fusion_client::FusionClient;
-use super::response_cache::{Cacheable, page_key};
+use super::response_cache::{Cacheable, Lookup, page_key};
 use crate::named::Named;
 
 impl FusionClient {
@@ -70,14 +70,15 @@ impl FusionClient {
     {
         let key = page_key(method, cursor.as_deref());
         let revision = self.revision();
-        if let Some(fresh) = self.cached.lookup(&revision, &key).await {
-            return Ok(fresh);
-        }
+        let seen = match self.cached.lookup(&revision, &key).await {
+            Lookup::Fresh(fresh) => return Ok(fresh),
+            Lookup::Miss(seen) => seen,
+        };
         let params = PaginatedRequestParams::default().with_cursor(cursor);
         let page = self
             .sent(method, |_| Named::Nothing, params, |p| send(Some(p)))
             .await?;
-        self.cached.keep(&revision, &key, &page).await;
+        self.cached.keep(&revision, &key, &page, seen).await;
         Ok(page)
     }
 

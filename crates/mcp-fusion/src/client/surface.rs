@@ -20,7 +20,7 @@ use serde_json::Value;
 use super::error::FusionClientError;
 use super::fusion_client::FusionClient;
 use super::pages::every_page;
-use super::response_cache::read_key;
+use super::response_cache::{Lookup, read_key};
 use crate::json::{json_type, type_noun};
 use crate::named::Named;
 
@@ -117,9 +117,10 @@ impl FusionClient {
     ) -> Result<ReadResourceResult, FusionClientError> {
         let key = read_key(uri);
         let revision = self.revision();
-        if let Some(fresh) = self.cached.lookup(&revision, &key).await {
-            return Ok(fresh);
-        }
+        let seen = match self.cached.lookup(&revision, &key).await {
+            Lookup::Fresh(fresh) => return Ok(fresh),
+            Lookup::Miss(seen) => seen,
+        };
         let params = ReadResourceRequestParams::new(uri);
         let once = self
             .sent(
@@ -131,7 +132,7 @@ impl FusionClient {
             .await?;
         match once {
             ReadResourceResponse::Complete(result) => {
-                self.cached.keep(&revision, &key, &result).await;
+                self.cached.keep(&revision, &key, &result, seen).await;
                 Ok(result)
             }
             _ => {

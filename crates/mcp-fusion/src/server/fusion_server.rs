@@ -376,7 +376,11 @@ impl FusionServer {
             states: &self.inner.assembly.states,
             self_healing: self_healing.as_deref(),
             fallback: self.inner.fallback.as_ref(),
-            search: self.inner.tool_search.as_ref().map(|search| &search.settings),
+            search: self
+                .inner
+                .tool_search
+                .as_ref()
+                .map(|search| &search.settings),
         };
         let outcome = tokio::select! {
             biased;

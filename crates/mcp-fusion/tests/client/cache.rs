@@ -3,8 +3,9 @@
 //! its `ttlMs` is answered from the cache and one after it is not; private
 //! results stay in their partition and public ones are shared; on
 //! 2025-11-25 nothing is cached. In Redis (a real `redis-server`), two
-//! clients as two replicas share the results, and a list change one of
-//! them is told drops the list for all.
+//! clients as two replicas share the results, a list change one of them
+//! is told drops the list for all, and an answer sent before a change and
+//! received after it is never kept.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -283,7 +284,10 @@ mod redis_replicas {
         assert_eq!(counts.lists.load(Ordering::SeqCst), 2);
         server.add_tool(Action::new("pong", ping)).await.unwrap();
         tools_changed(&mut notifications).await;
-        assert!(keys(&redis).is_empty(), "{:?}", keys(&redis));
+        // Only the server's drop count is left.
+        let left = keys(&redis);
+        assert_eq!(left.len(), 1, "{left:?}");
+        assert!(left[0].0.ends_with(":drops"), "{left:?}");
         assert_eq!(other.list_tools().await.unwrap().len(), 2);
         assert_eq!(one.list_tools().await.unwrap().len(), 2);
         assert_eq!(counts.lists.load(Ordering::SeqCst), 3);
@@ -308,5 +312,71 @@ mod redis_replicas {
         assert!(keys(&redis).is_empty());
         one.close().await;
         other.close().await;
+    }
+
+    /// Waits until `n` reads have reached the server.
+    async fn reads_reached(counts: &Counts, n: usize) {
+        for _ in 0..500 {
+            if counts.reads.load(Ordering::SeqCst) >= n {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("{n} reads never reached the server");
+    }
+
+    async fn held(
+        State((counts, gate)): State<(Counts, Arc<tokio::sync::Semaphore>)>,
+    ) -> Result<ResourceData, ToolError> {
+        let n = counts.reads.fetch_add(1, Ordering::SeqCst) + 1;
+        let _pass = gate.acquire().await.map_err(ToolError::internal)?;
+        Ok(ResourceData::Text(format!("read {n}")))
+    }
+
+    #[tokio::test]
+    async fn an_answer_sent_before_a_change_and_received_after_it_is_not_kept() {
+        let redis = Redis::start();
+        let counts = Counts::default();
+        let gate = Arc::new(tokio::sync::Semaphore::new(0));
+        let server = FusionServer::builder("cached", "1.0.0")
+            .state((counts.clone(), Arc::clone(&gate)))
+            .tool(Action::new("ping", ping))
+            .resource(
+                Resource::new("test://slow", "slow", held)
+                    .cache_hint(CacheHint::public(Duration::from_secs(60))),
+            )
+            .build()
+            .unwrap();
+        let cache = ResponseCache::redis(&redis.url())
+            .unwrap()
+            .partition("alice");
+        let one = server
+            .connect_in_memory(options(cache.clone()))
+            .await
+            .unwrap();
+        let other = server
+            .connect_in_memory(options(cache.clone()))
+            .await
+            .unwrap();
+        let watcher = ClientOptions::default().response_cache(cache);
+        let watcher = server.connect_in_memory(watcher).await.unwrap();
+        let mut notifications = watcher.notifications();
+        let reading = tokio::spawn(async move {
+            let text = read(&one, "test://slow").await.0;
+            one.close().await;
+            text
+        });
+        reads_reached(&counts, 1).await;
+        // The tools change while the read is on its way: a replica is told.
+        server.add_tool(Action::new("pong", ping)).await.unwrap();
+        tools_changed(&mut notifications).await;
+        gate.add_permits(10);
+        assert_eq!(reading.await.unwrap(), "read 1");
+        // It was not kept: the next read reaches the server, and is kept.
+        assert_eq!(read(&other, "test://slow").await.0, "read 2");
+        assert_eq!(read(&other, "test://slow").await.0, "read 2");
+        assert_eq!(counts.reads.load(Ordering::SeqCst), 2);
+        other.close().await;
+        watcher.close().await;
     }
 }
