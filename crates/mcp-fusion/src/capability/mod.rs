@@ -1,5 +1,5 @@
 //! What a server offers: tools (plain actions and groups), prompts,
-//! resources and resource templates, and the completion of their arguments,
+//! resources and resource templates, skills (SEP-2640), and the completion of their arguments,
 //! each checked when it is added.
 
 mod assembly;
@@ -10,6 +10,7 @@ mod place;
 pub(crate) mod prompt;
 pub(crate) mod resource;
 mod settings;
+pub(crate) mod skills;
 pub(crate) mod tool;
 
 pub use crate::listing::{ActionListing, Annotations, ToolListing};
@@ -23,6 +24,7 @@ pub(crate) use place::{Place, Places};
 pub(crate) use prompt::Prompt;
 pub(crate) use resource::contents;
 pub(crate) use resource::{Resource, ResourceTemplate};
+pub(crate) use skills::{AssembledSkills, Skills};
 #[cfg(test)]
 pub(crate) use tool::finds;
 pub use tool::{ACTIONS_META_KEY, DEFAULT_DISCRIMINATOR, DISCRIMINATOR_META_KEY, GATED_META_KEY};
