@@ -94,6 +94,14 @@ pub struct ServeArgs {
     /// [default: 30].
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
     task_lease_seconds: Option<u64>,
+    /// Also serve the skills below DIR (SEP-2640: skills/list, skills/get,
+    /// resources/directory/read, and each skill's files as skill://
+    /// resources), beside the example's tools, e.g. examples/skills. Each
+    /// folder with a SKILL.md is a skill; hidden files are not served. The
+    /// files are read at start-up; a DIR that cannot be read stops the
+    /// server (exit 1).
+    #[arg(long, value_name = "DIR")]
+    skills: Option<PathBuf>,
     #[command(flatten)]
     flags: ServerFlags,
 }
@@ -218,6 +226,18 @@ fn task_store(value: &str) -> Result<TaskStoreChoice, String> {
     }
 }
 
+/// `builder` serving the skills of `--skills DIR`, if given, said in the
+/// banner.
+fn with_skills(builder: mcp_fusion::ServerBuilder, args: &ServeArgs) -> mcp_fusion::ServerBuilder {
+    match &args.skills {
+        Some(dir) => {
+            say!(args.flags.log_format, "  skills: {}", dir.display());
+            builder.skills_dir(dir)
+        }
+        None => builder,
+    }
+}
+
 /// `builder` keeping its tasks where `--task-store` says; the banner line
 /// naming a Redis store.
 fn with_task_store(
@@ -270,6 +290,7 @@ async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> 
         if let Some(line) = line {
             say!(format, "  {line}");
         }
+        let builder = with_skills(builder, &args);
         return serve_built(&args.flags, builder).await;
     };
     let OpenedDb { path, existed, db } = opened;
@@ -322,5 +343,6 @@ async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> 
     if let Some(line) = line {
         say!(format, "  {line}");
     }
+    let builder = with_skills(builder, &args);
     serve_built(&args.flags, builder).await
 }
