@@ -509,3 +509,104 @@ async fn skills_are_served_on_2026_07_28() {
     );
     served.stop().await;
 }
+
+// ---------------------------------------------------------------------------
+// FusionClient, and the layers around the skills
+
+#[tokio::test]
+async fn fusion_client_lists_gets_and_reads_directories() {
+    use mcp_fusion::ClientOptions;
+    let client = server()
+        .connect_in_memory(ClientOptions::default())
+        .await
+        .unwrap();
+    let skills = client.list_skills().await.unwrap();
+    assert_eq!(
+        serde_json::to_value(&skills).unwrap(),
+        json!([invoice_reminders(), refunds()])
+    );
+    let skill = client
+        .get_skill("skill://invoice-reminders/refunds/SKILL.md")
+        .await
+        .unwrap();
+    assert_eq!(serde_json::to_value(&skill).unwrap(), refunds());
+    let children = client
+        .read_resource_directory("skill://invoice-reminders/refunds")
+        .await
+        .unwrap();
+    assert_eq!(
+        children.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>(),
+        ["skill://invoice-reminders/refunds/SKILL.md"]
+    );
+    let unknown = client.get_skill("skill://nope/SKILL.md").await.unwrap_err();
+    assert_eq!(
+        unknown.to_string(),
+        "JSON-RPC error -32602: unknown skill skill://nope/SKILL.md"
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_layer_sees_each_skills_request_and_may_refuse_it() {
+    use std::sync::{Arc, Mutex};
+
+    use mcp_fusion::{Call, Next, ToolError, from_fn};
+    let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
+    let log = Arc::clone(&seen);
+    let layer = from_fn(move |call: Call, next: Next| {
+        log.lock().unwrap().push(json!({
+            "capability": call.ctx.capability().as_str(),
+            "name": call.ctx.name(),
+            "args": call.args.clone(),
+        }));
+        async move {
+            if call.args["uri"] == "skill://invoice-reminders/refunds/SKILL.md" {
+                return Err(ToolError::new(
+                    mcp_fusion::ErrorCode::Forbidden,
+                    "Refunds are closed today.",
+                )
+                .into());
+            }
+            next.run(call).await
+        }
+    });
+    let server = FusionServer::builder("docs", "1.0.0")
+        .skills(Skills::dir(example_dir()).layer(layer))
+        .build()
+        .unwrap();
+    let connected = connect(&server).await;
+    answer(connected.client.list_skills(None).await).unwrap();
+    get(&connected, "skill://invoice-reminders/SKILL.md")
+        .await
+        .unwrap();
+    directory(&connected, "skill://invoice-reminders")
+        .await
+        .unwrap();
+    read(
+        &connected,
+        "skill://invoice-reminders/templates/reminder.txt",
+    )
+    .await
+    .unwrap();
+    let refused = read(&connected, "skill://invoice-reminders/refunds/SKILL.md")
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code.0, -32603);
+    assert_eq!(refused.data.unwrap()["code"], "FORBIDDEN");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            json!({"capability": "skill", "name": "skills/list",
+                   "args": {"method": "skills/list", "uri": null}}),
+            json!({"capability": "skill", "name": "skill://invoice-reminders/SKILL.md",
+                   "args": {"method": "skills/get", "uri": "skill://invoice-reminders/SKILL.md"}}),
+            json!({"capability": "skill", "name": "skill://invoice-reminders",
+                   "args": {"method": "resources/directory/read", "uri": "skill://invoice-reminders"}}),
+            json!({"capability": "resource", "name": "skill://invoice-reminders/templates/reminder.txt",
+                   "args": {"method": "resources/read", "uri": "skill://invoice-reminders/templates/reminder.txt"}}),
+            json!({"capability": "resource", "name": "skill://invoice-reminders/refunds/SKILL.md",
+                   "args": {"method": "resources/read", "uri": "skill://invoice-reminders/refunds/SKILL.md"}}),
+        ]
+    );
+    connected.close().await;
+}
