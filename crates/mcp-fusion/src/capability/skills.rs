@@ -70,16 +70,30 @@ const FIRST_SKILL_PLACE: Place = 1 << 62;
 /// Skills are served on both protocol revisions (2025-11-25 and
 /// 2026-07-28): rmcp routes the SEP-2640 methods whatever the revision.
 ///
-/// ```no_run
-/// use mcp_fusion::server::Skills;
-/// use mcp_fusion::{FusionServer, StaticTokens};
+/// ```
+/// use mcp_fusion::{ClientOptions, FusionServer, Skills, StaticTokens};
 ///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
 /// let server = FusionServer::builder("docs", "1.0.0")
+///     .skills(Skills::dir(dir).rate_limit(mcp_fusion::RateLimit::per_minute(600)))
+///     .build()?; // BuildError::SkillsDirectory when the directory cannot be read
+/// let client = server.connect_in_memory(ClientOptions::default()).await?;
+/// let skills = client.list_skills().await?;
+/// assert_eq!(skills[1].uri, "skill://invoice-reminders/refunds/SKILL.md");
+/// let read = client.read_resource(&skills[1].uri).await?; // the SKILL.md
+/// # let _ = read;
+/// client.close().await;
+///
+/// // Behind a scope: a token without it is refused with FORBIDDEN.
+/// let guarded = FusionServer::builder("docs", "1.0.0")
 ///     .auth(StaticTokens::new().token("t0ken", "alice", ["skills:read"]))
-///     .skills(Skills::dir("./skills").requires_scopes(["skills:read"]))
-///     .build()?; // BuildError::SkillsDirectory when ./skills cannot be read
-/// # let _ = server;
-/// # Ok::<(), mcp_fusion::BuildError>(())
+///     .skills(Skills::dir(dir).requires_scopes(["skills:read"]))
+///     .build()?;
+/// # let _ = guarded;
+/// # Ok(())
+/// # }
 /// ```
 #[derive(Clone)]
 pub struct Skills {
