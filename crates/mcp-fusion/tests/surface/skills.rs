@@ -610,3 +610,39 @@ async fn a_layer_sees_each_skills_request_and_may_refuse_it() {
     );
     connected.close().await;
 }
+
+#[tokio::test]
+async fn skill_md_files_are_paged_with_the_servers_resources() {
+    let server = FusionServer::builder("docs", "1.0.0")
+        .resource(Resource::text("docs://readme", "readme", "Read me first."))
+        .skills_dir(example_dir())
+        .page_size(2)
+        .build()
+        .unwrap();
+    let connected = connect(&server).await;
+    let first = connected.client.list_resources(None).await.unwrap();
+    assert_eq!(
+        first
+            .resources
+            .iter()
+            .map(|r| r.uri.as_str())
+            .collect::<Vec<_>>(),
+        ["docs://readme", "skill://invoice-reminders/SKILL.md"]
+    );
+    let cursor = first.next_cursor.expect("a second page");
+    let second = connected
+        .client
+        .list_resources(Some(from_json(json!({ "cursor": cursor }))))
+        .await
+        .unwrap();
+    assert_eq!(
+        second
+            .resources
+            .iter()
+            .map(|r| r.uri.as_str())
+            .collect::<Vec<_>>(),
+        ["skill://invoice-reminders/refunds/SKILL.md"]
+    );
+    assert_eq!(second.next_cursor, None);
+    connected.close().await;
+}
