@@ -564,8 +564,7 @@ async fn a_layer_sees_each_skills_request_and_may_refuse_it() {
                 return Err(ToolError::new(
                     mcp_fusion::ErrorCode::Forbidden,
                     "Refunds are closed today.",
-                )
-                .into());
+                ));
             }
             next.run(call).await
         }
