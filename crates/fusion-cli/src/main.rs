@@ -1,5 +1,5 @@
 //! `fusion`: serve the example server, call MCP servers and read their
-//! resources, prompts and completions, render and parse envelopes, lock and
+//! resources, prompts, completions and skills, render and parse envelopes, lock and
 //! diff contracts.
 
 mod call_cmd;
@@ -17,6 +17,7 @@ mod resources_cmd;
 mod serve_cmd;
 mod server_flags;
 mod signing_flags;
+mod skills_cmd;
 mod surface;
 mod target;
 mod telemetry;
@@ -82,6 +83,10 @@ enum Command {
     Prompt(prompts_cmd::PromptArgs),
     /// Ask any MCP server to complete a prompt argument or a template variable.
     Complete(complete_cmd::CompleteArgs),
+    /// List the skills of any MCP server (SEP-2640): URI, name, files, description.
+    Skills(skills_cmd::SkillsArgs),
+    /// Fetch one skill of any MCP server: its files, and its SKILL.md checked against its digest.
+    Skill(skills_cmd::SkillArgs),
     /// Write the contract lockfile of any MCP server, or --check it (for CI).
     Lock(lock_cmd::LockArgs),
     /// Show the contract changes between two lockfiles, or a lockfile and a server.
@@ -100,6 +105,8 @@ impl Command {
             Command::Prompts(args) => Some(&args.server.connect),
             Command::Prompt(args) => Some(&args.connect),
             Command::Complete(args) => Some(&args.connect),
+            Command::Skills(args) => Some(&args.server.connect),
+            Command::Skill(args) => Some(&args.connect),
             Command::Lock(args) => Some(&args.connect),
             Command::Diff(args) => Some(&args.connect),
             _ => None,
@@ -133,6 +140,8 @@ fn main() -> ExitCode {
         Command::Prompts(args) => prompts_cmd::run_prompts(args),
         Command::Prompt(args) => prompts_cmd::run_prompt(args),
         Command::Complete(args) => complete_cmd::run(args),
+        Command::Skills(args) => skills_cmd::run_skills(args),
+        Command::Skill(args) => skills_cmd::run_skill(args),
         Command::Lock(args) => lock_cmd::run(args),
         Command::Diff(args) => diff_cmd::run(args),
     };

@@ -100,6 +100,14 @@ pub struct ServeArgs {
     /// table in its --config).
     #[arg(long)]
     tool_search: bool,
+    /// Also serve the skills below DIR (SEP-2640: skills/list, skills/get,
+    /// resources/directory/read, and each skill's files as skill://
+    /// resources), beside the example's tools, e.g. examples/skills. Each
+    /// folder with a SKILL.md is a skill; hidden files are not served. The
+    /// files are read at start-up; a DIR that cannot be read stops the
+    /// server (exit 1).
+    #[arg(long, value_name = "DIR")]
+    skills: Option<PathBuf>,
     #[command(flatten)]
     flags: ServerFlags,
 }
@@ -235,6 +243,18 @@ fn task_store(value: &str) -> Result<TaskStoreChoice, String> {
     }
 }
 
+/// `builder` serving the skills of `--skills DIR`, if given, said in the
+/// banner.
+fn with_skills(builder: mcp_fusion::ServerBuilder, args: &ServeArgs) -> mcp_fusion::ServerBuilder {
+    match &args.skills {
+        Some(dir) => {
+            say!(args.flags.log_format, "  skills: {}", dir.display());
+            builder.skills_dir(dir)
+        }
+        None => builder,
+    }
+}
+
 /// `builder` keeping its tasks where `--task-store` says; the banner line
 /// naming a Redis store.
 fn with_task_store(
@@ -287,7 +307,8 @@ async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> 
         if let Some(line) = line {
             say!(format, "  {line}");
         }
-        return serve_built(&args.flags, with_tool_search(builder, &args)).await;
+        let builder = with_skills(with_tool_search(builder, &args), &args);
+        return serve_built(&args.flags, builder).await;
     };
     let OpenedDb { path, existed, db } = opened;
     let options = billing_example::Options {
@@ -339,5 +360,6 @@ async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> 
     if let Some(line) = line {
         say!(format, "  {line}");
     }
-    serve_built(&args.flags, with_tool_search(builder, &args)).await
+    let builder = with_skills(with_tool_search(builder, &args), &args);
+    serve_built(&args.flags, builder).await
 }

@@ -12,7 +12,7 @@
 //!
 //! The crate root re-exports what a server's code names first: the
 //! capabilities ([`Action`], [`Group`], [`Prompt`], [`Resource`],
-//! [`ResourceTemplate`], [`CompletionRequest`]) and their macros, the server
+//! [`ResourceTemplate`], [`Skills`], [`CompletionRequest`]) and their macros, the server
 //! ([`ServerBuilder`], [`FusionServer`], [`BuildError`], [`SchemaProfile`]),
 //! the handler's parts ([`CallContext`], [`State`], [`Json`], [`NoArgs`],
 //! [`ToolOutput`], [`Handler`], [`FromCallContext`]), its failure
@@ -129,6 +129,7 @@ pub use capability::{
     completion::CompletionRequest,
     prompt::Prompt,
     resource::{Resource, ResourceTemplate},
+    skills::Skills,
     tool::{Action, Group, TaskSupport},
 };
 #[cfg(feature = "client")]
@@ -183,6 +184,12 @@ pub mod model {
     };
     // Caching hints of cacheable results (SEP-2549).
     pub use rmcp::model::CacheScope;
+    // Skills (SEP-2640).
+    pub use rmcp::model::{
+        GetSkillRequestParams, GetSkillResult, ListSkillsResult,
+        ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, Skill, SkillFrontmatter,
+        SkillResource, SkillResources,
+    };
     // Completion.
     pub use rmcp::model::{CompleteRequestParams, CompletionInfo, Reference};
     // What a handler asks of the client: elicitation, sampling, roots, logging

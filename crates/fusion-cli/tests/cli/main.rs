@@ -4,7 +4,8 @@
 //! authorization server, oidc-provider (`oauth_grants`); `tools` and `lock`
 //! reading a paginated list whole (`pages`); `resources`, `templates`,
 //! `read`, `prompts`, `prompt` and `complete` against the conformance
-//! example (`surface`); `call` against `examples/with-rmcp`, a plain rmcp
+//! example (`surface`); `skills` and `skill` against `examples/skills`
+//! (`skills`); `call` against `examples/with-rmcp`, a plain rmcp
 //! server with mcp-fusion's errors (`with_rmcp`).
 //!
 //! `call`, `contract`, `oauth`, `oauth_grants`, `pages` and `surface` start
@@ -30,6 +31,8 @@ mod pages;
 mod run;
 #[cfg(feature = "example")]
 use fusion_test_support::cli as support;
+#[cfg(feature = "example")]
+mod skills;
 #[cfg(feature = "example")]
 mod surface;
 mod with_rmcp;

@@ -134,6 +134,15 @@ pub enum BuildError {
         /// The length of the key given, in bytes.
         length: usize,
     },
+    /// The directory of [`Skills`](crate::Skills) cannot be read
+    /// (it does not exist, is not a directory, or is not readable).
+    #[error("the skills directory {path} cannot be read: {reason}")]
+    SkillsDirectory {
+        /// The directory as given.
+        path: String,
+        /// Why it cannot be read (the I/O error).
+        reason: String,
+    },
     /// A key id of
     /// [`ServerBuilder::signing_keys`](crate::server::ServerBuilder::signing_keys)
     /// cannot be used: it is empty, longer than 64 characters, holds a

@@ -10,8 +10,10 @@ use super::assembly::{Assembly, Callable};
 use super::place::Places;
 use super::prompt::{AssembledPrompt, Prompt};
 use super::resource::{AssembledResource, AssembledTemplate, Resource, ResourceTemplate};
+use super::skills::{AssembledSkills, Skills};
 use crate::capability::BuildError;
 use crate::error::ValidationFailure;
+use crate::handler::CallContext;
 
 /// What a server lists besides tools. Replaced whole when it changes (the
 /// server holds it behind an `Arc`), so a request reads one consistent set.
@@ -20,14 +22,18 @@ pub(crate) struct Catalog {
     pub prompts: Vec<Arc<AssembledPrompt>>,
     pub resources: Vec<Arc<AssembledResource>>,
     pub templates: Vec<Arc<AssembledTemplate>>,
+    /// The skills (`ServerBuilder::skills`), if any.
+    pub skills: Option<Arc<AssembledSkills>>,
     /// The places of all three lists (each list's in ascending order).
     given: Places,
 }
 
-/// A `resources/read` URI resolved: a fixed resource, or a template with the
-/// variables the URI gives it.
+/// A `resources/read` URI resolved: a fixed resource, a file of a skill
+/// (with what a read of it answers), or a template with the variables the
+/// URI gives it.
 pub(crate) enum Resolved {
     Fixed(Arc<AssembledResource>),
+    Skill(Arc<AssembledSkills>, Box<rmcp::model::ReadResourceResult>),
     Template(Arc<AssembledTemplate>, Map<String, Value>),
 }
 
@@ -36,6 +42,7 @@ impl Resolved {
     pub fn callable(&self) -> &Callable {
         match self {
             Resolved::Fixed(resource) => &resource.callable,
+            Resolved::Skill(skills, _) => &skills.callable,
             Resolved::Template(template, _) => &template.callable,
         }
     }
@@ -52,7 +59,7 @@ impl Resolved {
                 Ok(validator) => validator.check_call(uri, &mut Value::Object(variables.clone())),
                 Err(_) => Ok(()),
             },
-            Resolved::Fixed(_) => Ok(()),
+            Resolved::Fixed(_) | Resolved::Skill(..) => Ok(()),
         }
     }
 
@@ -60,7 +67,7 @@ impl Resolved {
     pub fn contents_meta(&self) -> Option<&Map<String, Value>> {
         match self {
             Resolved::Fixed(resource) => resource.resource.app.as_ref(),
-            Resolved::Template(..) => None,
+            Resolved::Template(..) | Resolved::Skill(..) => None,
         }
     }
 
@@ -69,6 +76,8 @@ impl Resolved {
         match self {
             Resolved::Fixed(resource) => resource.resource.cache_hint,
             Resolved::Template(template, _) => template.template.cache_hint,
+            // A skill's file is answered as rmcp's catalog writes it.
+            Resolved::Skill(..) => None,
         }
     }
 
@@ -76,6 +85,13 @@ impl Resolved {
     pub fn mime_type(&self) -> Option<&str> {
         match self {
             Resolved::Fixed(resource) => resource.resource.described.mime_type.as_deref(),
+            Resolved::Skill(_, read) => read.contents.first().and_then(|c| match c {
+                rmcp::model::ResourceContents::TextResourceContents { mime_type, .. }
+                | rmcp::model::ResourceContents::BlobResourceContents { mime_type, .. } => {
+                    mime_type.as_deref()
+                }
+                _ => None,
+            }),
             Resolved::Template(template, _) => template.template.described.mime_type.as_deref(),
         }
     }
@@ -148,6 +164,22 @@ impl Catalog {
         Ok(())
     }
 
+    /// Sets the skills.
+    ///
+    /// # Errors
+    /// Any error of [`Skills::assemble`].
+    pub fn set_skills(&mut self, skills: Skills, assembly: &Assembly) -> Result<(), BuildError> {
+        self.skills = Some(Arc::new(skills.assemble(assembly)?));
+        Ok(())
+    }
+
+    /// The skills, when the caller of `viewer` may see them.
+    pub fn skills_shown_to(&self, viewer: &CallContext) -> Option<&Arc<AssembledSkills>> {
+        self.skills
+            .as_ref()
+            .filter(|skills| skills.callable.visibility.shows_to(viewer))
+    }
+
     /// The prompt named `name`.
     pub fn prompt(&self, name: &str) -> Option<&Arc<AssembledPrompt>> {
         self.prompts.iter().find(|p| p.prompt.name == name)
@@ -160,12 +192,18 @@ impl Catalog {
             .find(|t| t.template.uri_template == uri_template)
     }
 
-    /// What `uri` names: a fixed resource first, else the first template
-    /// (in the order added) that matches it; `Some(Err(reason))` when a
-    /// template matches but a variable does not decode.
+    /// What `uri` names: a fixed resource first, else a file of a skill,
+    /// else the first template (in the order added) that matches it;
+    /// `Some(Err(reason))` when a template matches but a variable does not
+    /// decode.
     pub fn resolve(&self, uri: &str) -> Option<Result<Resolved, String>> {
         if let Some(resource) = self.resources.iter().find(|r| r.resource.uri == uri) {
             return Some(Ok(Resolved::Fixed(Arc::clone(resource))));
+        }
+        if let Some(skills) = &self.skills
+            && let Some(read) = skills.read(uri)
+        {
+            return Some(Ok(Resolved::Skill(Arc::clone(skills), Box::new(read))));
         }
         self.templates.iter().find_map(|template| {
             template

@@ -1,7 +1,8 @@
 //! What a server offers: tools (plain actions and groups), prompts,
-//! resources and resource templates, and the completion of their arguments,
-//! each checked when it is added; the `_meta` a server's code sets on them;
-//! MCP Apps' views and the tools linked to them ([`UiResource`], [`UiLink`]).
+//! resources and resource templates, skills (SEP-2640), and the completion
+//! of their arguments, each checked when it is added; the `_meta` a server's
+//! code sets on them; MCP Apps' views and the tools linked to them
+//! ([`UiResource`], [`UiLink`]).
 
 mod app;
 mod assembly;
@@ -14,6 +15,7 @@ mod place;
 pub(crate) mod prompt;
 pub(crate) mod resource;
 mod settings;
+pub(crate) mod skills;
 pub(crate) mod tool;
 pub mod tool_search;
 
@@ -34,6 +36,7 @@ pub(crate) use place::{Place, Places};
 pub(crate) use prompt::Prompt;
 pub(crate) use resource::contents;
 pub(crate) use resource::{Resource, ResourceTemplate};
+pub(crate) use skills::{AssembledSkills, Skills};
 #[cfg(test)]
 pub(crate) use tool::finds;
 pub use tool::{ACTIONS_META_KEY, DEFAULT_DISCRIMINATOR, DISCRIMINATOR_META_KEY, GATED_META_KEY};

@@ -31,7 +31,9 @@ answers!(
     rmcp::model::ReadResourceResponse,
     rmcp::model::ListPromptsResult,
     rmcp::model::GetPromptResult,
-    rmcp::model::CompleteResult
+    rmcp::model::CompleteResult,
+    rmcp::model::ListSkillsResult,
+    rmcp::model::GetSkillResult
 );
 
 /// How `result` ends its request's span.

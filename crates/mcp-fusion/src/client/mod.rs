@@ -58,8 +58,10 @@
 //! Beyond tools, the client reads the rest of a server's surface:
 //! [`FusionClient::list_resources`], [`FusionClient::list_resource_templates`],
 //! [`FusionClient::read_resource`], [`FusionClient::list_prompts`],
-//! [`FusionClient::get_prompt`] and [`FusionClient::complete`] (rmcp's model
-//! types in and out, every page of a list).
+//! [`FusionClient::get_prompt`], [`FusionClient::complete`] and the skills
+//! extension's [`FusionClient::list_skills`], [`FusionClient::get_skill`]
+//! and [`FusionClient::read_resource_directory`] (rmcp's model types in and
+//! out, every page of a list).
 //!
 //! Dotted names route to grouped tools ([`FusionClient::route`]),
 //! [`FusionClient::tool_listings`] (or
@@ -88,6 +90,7 @@ mod retry;
 mod revision;
 mod route;
 mod sent;
+mod skills;
 mod stderr;
 mod surface;
 mod target;

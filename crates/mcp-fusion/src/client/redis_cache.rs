@@ -8,8 +8,12 @@
 //! `{revision}` the MCP revision negotiated (`2026-07-28`), `{scope}` `public` or `private.` and the first 32 hex digits
 //! of the SHA-256 of the partition, `{key}` the method and what changes the
 //! result (`tools/list:null`, `resources/read:"uri":`). It expires with the
-//! result's `ttlMs` (`SET … PX`). A change the server notifies deletes the
-//! keys of every revision and scope (`SCAN MATCH` then `UNLINK`).
+//! result's `ttlMs` (`SET … PX`). A change the server notifies counts one
+//! more drop of the server (`INCR mcp-fusion:cache:{server}:drops`), then
+//! deletes the keys of every revision and scope (`SCAN MATCH` then
+//! `UNLINK`); a result is kept only if no drop was counted since its lookup
+//! missed (one script), so an answer sent before a change and received
+//! after it is never kept, by any replica.
 
 use std::time::Duration;
 
@@ -32,7 +36,29 @@ pub(crate) type At<'a> = (&'a str, &'a str);
 /// Cached results in Redis.
 pub(crate) struct RedisCacheStore {
     connection: RedisConnection,
+    /// Keeps a result if the server's drop count is still the one its
+    /// lookup saw: `KEYS` the result's key, the drop count's key, and the
+    /// other scope's key to delete (optional); `ARGV` the JSON, its
+    /// milliseconds, the drop count seen.
+    put_unchanged: redis::Script,
 }
+
+/// What a lookup in Redis found.
+pub(crate) enum Got {
+    /// A fresh result's JSON and its milliseconds left.
+    Hit(String, u64),
+    /// Nothing; the server's drop count when looked up.
+    Miss(i64),
+    /// Redis did not answer in time.
+    Unreachable,
+}
+
+const PUT_UNCHANGED: &str = r"
+if (redis.call('GET', KEYS[2]) or '0') ~= ARGV[3] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if KEYS[3] then redis.call('UNLINK', KEYS[3]) end
+return 1
+";
 
 /// The first `n` hex digits of the SHA-256 of `text`.
 fn digest(text: &str, n: usize) -> String {
@@ -63,7 +89,13 @@ impl RedisCacheStore {
     pub(crate) fn new(url: &str) -> Result<RedisCacheStore, RedisUrlError> {
         Ok(RedisCacheStore {
             connection: RedisConnection::new(url, "client response cache")?,
+            put_unchanged: redis::Script::new(PUT_UNCHANGED),
         })
+    }
+
+    /// The key of the drop count of `server`.
+    fn drops_key(server: &str) -> String {
+        format!("{PREFIX}:{}:drops", digest(server, 16))
     }
 
     /// The Redis key of `key` at `at` for `partition` (`None`: public).
@@ -79,19 +111,15 @@ impl RedisCacheStore {
     }
 
     /// The cached JSON of `key` at `at` and its milliseconds left:
-    /// `partition`'s private one first, else the public one. `None` on a
-    /// miss, or when Redis does not answer.
-    pub(crate) async fn get(
-        &self,
-        at: At<'_>,
-        partition: Option<&str>,
-        key: &str,
-    ) -> Option<(String, u64)> {
+    /// `partition`'s private one first, else the public one; on a miss, the
+    /// server's drop count, which [`put`](Self::put) is given back.
+    pub(crate) async fn get(&self, at: At<'_>, partition: Option<&str>, key: &str) -> Got {
         let private = partition.map(|p| Self::redis_key(at, Some(p), key));
         let public = Self::redis_key(at, None, key);
         // The private key first; without a partition, the public one twice.
         let first = private.unwrap_or_else(|| public.clone());
-        let answer: (Option<String>, i64, Option<String>, i64) = self
+        let drops = Self::drops_key(at.0);
+        let answer: Result<(Option<String>, i64, Option<String>, i64, Option<i64>), _> = self
             .connection
             .run(
                 REDIS_WAIT,
@@ -106,26 +134,33 @@ impl RedisCacheStore {
                         .arg(&public)
                         .cmd("PTTL")
                         .arg(&public)
+                        .cmd("GET")
+                        .arg(&drops)
                         .query_async(&mut conn)
                         .await
                 },
             )
-            .await
-            .ok()?;
-        let (first, first_left, public, public_left) = answer;
+            .await;
+        let Ok((first, first_left, public, public_left, drops)) = answer else {
+            return Got::Unreachable;
+        };
         [(first, first_left), (public, public_left)]
             .into_iter()
             .find_map(|(json, left)| {
                 // PTTL: -2 gone since the GET, -1 no expiry (never written so).
                 let left = u64::try_from(left).ok().filter(|ms| *ms > 0)?;
-                Some((json?, left))
+                Some(Got::Hit(json?, left))
             })
+            .unwrap_or(Got::Miss(drops.unwrap_or(0)))
     }
 
     /// Keeps `json` as `key` at `at` for `ttl`: public for every
-    /// partition, private for `partition` only (not at all without one).
-    /// The entry of the other scope for the same partition is deleted, as
-    /// the server's answer replaced it.
+    /// partition, private for `partition` only (not at all without one);
+    /// nothing if the server's drop count is no longer `drops`, the count
+    /// its lookup saw (a change came meanwhile). The entry of the other
+    /// scope for the same partition is deleted, as the server's answer
+    /// replaced it.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) async fn put(
         &self,
         at: At<'_>,
@@ -134,6 +169,7 @@ impl RedisCacheStore {
         key: &str,
         json: &str,
         ttl: Duration,
+        drops: i64,
     ) {
         let public = Self::redis_key(at, None, key);
         let private = partition.map(|p| Self::redis_key(at, Some(p), key));
@@ -145,25 +181,22 @@ impl RedisCacheStore {
             },
         };
         let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
-        let json = json.to_owned();
+        let mut invocation = self.put_unchanged.prepare_invoke();
+        invocation
+            .key(target)
+            .key(Self::drops_key(at.0))
+            .arg(json)
+            .arg(ms)
+            .arg(drops.to_string());
+        if let Some(other) = other {
+            invocation.key(other);
+        }
         let _ = self
             .connection
             .run(
                 REDIS_WAIT,
                 || String::from("results are not cached"),
-                |mut conn| async move {
-                    let mut pipe = redis::pipe();
-                    pipe.cmd("SET")
-                        .arg(&target)
-                        .arg(json)
-                        .arg("PX")
-                        .arg(ms)
-                        .ignore();
-                    if let Some(other) = &other {
-                        pipe.cmd("UNLINK").arg(other).ignore();
-                    }
-                    pipe.query_async::<()>(&mut conn).await
-                },
+                |mut conn| async move { invocation.invoke_async::<i64>(&mut conn).await },
             )
             .await;
     }
@@ -172,12 +205,17 @@ impl RedisCacheStore {
     /// `prefix`, in every revision and scope.
     pub(crate) async fn drop_prefix(&self, server: &str, prefix: &str) {
         let pattern = format!("{PREFIX}:{}:*:{}*", digest(server, 16), literal(prefix));
+        let drops = Self::drops_key(server);
         let _ = self
             .connection
             .run(
                 REDIS_WAIT,
                 || String::from("a change may be served stale until its ttlMs"),
                 |mut conn| async move {
+                    redis::cmd("INCR")
+                        .arg(&drops)
+                        .query_async::<i64>(&mut conn)
+                        .await?;
                     let mut cursor: u64 = 0;
                     loop {
                         let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")

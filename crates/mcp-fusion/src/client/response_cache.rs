@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use rmcp::model::{
     CacheScope, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, ReadResourceResult,
+    ListSkillsResult, ListToolsResult, ReadResourceResult,
 };
 use rmcp::service::ClientCacheConfig;
 use serde::Serialize;
@@ -185,7 +185,8 @@ cacheable!(
     ListPromptsResult,
     ListResourcesResult,
     ListResourceTemplatesResult,
-    ReadResourceResult
+    ReadResourceResult,
+    ListSkillsResult
 );
 
 /// The cache key of a page of the list `method` from `cursor` (only the

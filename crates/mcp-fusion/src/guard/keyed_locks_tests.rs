@@ -20,6 +20,15 @@ fn random(seed: u64) -> impl FnMut() -> u64 {
     }
 }
 
+/// One holder of the key, counted in while it lives.
+struct Holding(Arc<AtomicUsize>);
+
+impl Drop for Holding {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn never_two_holders_under_random_cancellations() {
     let locks = Arc::new(KeyedLocks::default());
@@ -41,9 +50,11 @@ async fn never_two_holders_under_random_cancellations() {
         let work = async move {
             let _held = locks.acquire("INV-1".into(), 1_000, LONG).await.unwrap();
             let now = holding.fetch_add(1, Ordering::SeqCst) + 1;
+            // Counted out when dropped (before the key is released), also
+            // when the holder is cancelled while it holds the key.
+            let _counted = Holding(holding);
             most.fetch_max(now, Ordering::SeqCst);
             tokio::time::sleep(hold).await;
-            holding.fetch_sub(1, Ordering::SeqCst);
             done.fetch_add(1, Ordering::SeqCst);
         };
         tasks.push(tokio::spawn(async move {

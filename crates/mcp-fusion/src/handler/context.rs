@@ -28,17 +28,22 @@ pub enum Capability {
     Resource,
     /// `completion/complete` of a prompt argument or a template variable.
     Completion,
+    /// `skills/list`, `skills/get` or `resources/directory/read` of a skill
+    /// (SEP-2640); a read of a skill's file is a [`Resource`](Self::Resource)
+    /// read.
+    Skill,
 }
 
 impl Capability {
     /// The MCP name of the capability: `tool`, `prompt`, `resource`,
-    /// `completion`.
+    /// `completion`, `skill`.
     pub fn as_str(self) -> &'static str {
         match self {
             Capability::Tool => "tool",
             Capability::Prompt => "prompt",
             Capability::Resource => "resource",
             Capability::Completion => "completion",
+            Capability::Skill => "skill",
         }
     }
 }

@@ -548,6 +548,39 @@ impl FusionServer {
         .await
     }
 
+    /// Reads the skills directory ([`ServerBuilder::skills`]) again, on a
+    /// blocking thread (`tokio::task::spawn_blocking`), and swaps the new
+    /// files in: a read in progress keeps the files it started with. When a
+    /// skill was added, removed or changed (its frontmatter or any file's
+    /// digest), connected clients are sent
+    /// `notifications/resources/list_changed`. Returns whether one changed;
+    /// `Ok(false)` for a server without skills.
+    ///
+    /// # Errors
+    /// [`BuildError::SkillsDirectory`] when the directory can no longer be
+    /// read; the files read before keep being served.
+    pub async fn reload_skills(&self) -> Result<bool, BuildError> {
+        let Some(skills) = self.catalog().skills.clone() else {
+            return Ok(false);
+        };
+        let reloading = Arc::clone(&skills);
+        let reloaded = tokio::task::spawn_blocking(move || reloading.catalog.reload())
+            .await
+            .map_err(|joined| BuildError::SkillsDirectory {
+                path: skills.skills.root().display().to_string(),
+                reason: joined.to_string(),
+            })?;
+        let changed = reloaded.map_err(|error| BuildError::SkillsDirectory {
+            path: skills.skills.root().display().to_string(),
+            reason: error.to_string(),
+        })?;
+        skills.place();
+        if changed {
+            self.change_catalog(Listed::Resources, |_| ((), true)).await;
+        }
+        Ok(changed)
+    }
+
     /// Adds a resource to the running server and sends
     /// `notifications/resources/list_changed` to every connected client.
     ///

@@ -6,7 +6,8 @@
 //! requests over HTTP (`subscriptions/listen`, removed methods, required
 //! client capabilities, `Mcp-Param-*` headers); the HTTP router under random
 //! requests; and the prompt and resource
-//! macros against the builders; the state gate's lists, moves and refusals.
+//! macros against the builders; the state gate's lists, moves and refusals;
+//! skills (SEP-2640) from a directory.
 
 #[cfg(feature = "client")]
 mod connection;
@@ -60,6 +61,8 @@ mod resources;
 mod results;
 #[cfg(all(feature = "client", feature = "http"))]
 mod session_callers;
+#[cfg(all(feature = "client", feature = "http"))]
+mod skills;
 #[cfg(feature = "client")]
 mod state_gate;
 #[cfg(all(feature = "client", feature = "http"))]

@@ -81,10 +81,16 @@ impl Connection {
                 .prompts
                 .iter()
                 .any(|p| !p.callable.visibility.is_for_everyone()),
-            CacheableMethod::ResourcesList => catalog
-                .resources
-                .iter()
-                .any(|r| !r.callable.visibility.is_for_everyone()),
+            CacheableMethod::ResourcesList => {
+                catalog
+                    .resources
+                    .iter()
+                    .any(|r| !r.callable.visibility.is_for_everyone())
+                    || catalog
+                        .skills
+                        .as_ref()
+                        .is_some_and(|s| !s.callable.visibility.is_for_everyone())
+            }
             CacheableMethod::ResourceTemplatesList => catalog
                 .templates
                 .iter()

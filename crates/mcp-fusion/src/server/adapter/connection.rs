@@ -113,8 +113,9 @@ impl Connection {
     }
 
     /// What the server advertises at initialization: tools, prompts,
-    /// resources (with `subscribe`) and completions when it has any at that
-    /// moment (tools also with a fallback, which answers calls of tools it
+    /// resources (with `subscribe`; also for skills) and completions when it
+    /// has any at that moment, the skills extension (SEP-2640, with
+    /// `directoryRead`) when it has skills (tools also with a fallback, which answers calls of tools it
     /// does not have yet); logging always (any handler may log). Every list
     /// may change while the server runs (`listChanged: true`). Under
     /// `extensions`: those the builder declared, Tasks when an action
@@ -133,7 +134,10 @@ impl Connection {
             prompts.list_changed = Some(true);
             capabilities.prompts = Some(prompts);
         }
-        if !catalog.resources.is_empty() || !catalog.templates.is_empty() {
+        if !catalog.resources.is_empty()
+            || !catalog.templates.is_empty()
+            || catalog.skills.is_some()
+        {
             let mut resources = ResourcesCapability::default();
             resources.subscribe = Some(true);
             resources.list_changed = Some(true);
@@ -143,6 +147,16 @@ impl Connection {
             capabilities.completions = Some(Map::new());
         }
         capabilities.logging = Some(Map::new());
+        if catalog.skills.is_some() {
+            // SEP-2640: the skills extension, with `resources/directory/read`.
+            let declared = rmcp::model::SkillsCapability::new().with_directory_read();
+            if let Ok(serde_json::Value::Object(settings)) = serde_json::to_value(declared) {
+                capabilities
+                    .extensions
+                    .get_or_insert_with(Default::default)
+                    .insert(rmcp::model::SKILLS_EXTENSION_ID.to_owned(), settings);
+            }
+        }
         if self.server.registry().any_task_support() {
             // SEP-2663: the tasks extension, under `extensions` (never a
             // `tasks` slot).

@@ -5,7 +5,7 @@
 //!   from, its client link, what the server advertises);
 //! - [`server_handler`]: rmcp's `ServerHandler`, one method per MCP request;
 //! - [`surface`]: prompts, resources, completion and subscriptions, through
-//!   the call path; [`pagination`]: every list cut into pages;
+//!   the call path; [`skills`]: the SEP-2640 skills requests, through it too; [`pagination`]: every list cut into pages;
 //! - [`link`]: the connection back to the client of one request;
 //!   [`caller`]: whom per-caller state belongs to; [`client_requirements`]:
 //!   the client capabilities a `tools/call` needs; [`cache_hints`]: the
@@ -21,6 +21,7 @@ mod gated;
 pub(crate) mod link;
 pub(crate) mod pagination;
 mod server_handler;
+pub(crate) mod skills;
 pub(crate) mod surface;
 #[cfg(feature = "otel")]
 pub(crate) mod traced;

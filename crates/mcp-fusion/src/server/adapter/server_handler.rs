@@ -15,6 +15,10 @@ use rmcp::model::{
     SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
+use rmcp::model::{
+    GetSkillRequestParams, GetSkillResult, ListSkillsResult, ReadResourceDirectoryRequestParams,
+    ReadResourceDirectoryResult,
+};
 use rmcp::model::{InitializeRequestParams, InitializeResult};
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
@@ -239,6 +243,37 @@ impl ServerHandler for Connection {
             Some(input) => input.map(Into::into),
             None => answer.map(Into::into),
         }
+    }
+
+    /// `skills/list` (SEP-2640): rmcp answers `-32601` before asking when
+    /// the server has no skills (the extension is not declared).
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, rmcp::ErrorData> {
+        self.session.bind(&context.peer);
+        Box::pin(super::skills::list_skills(self, &context)).await
+    }
+
+    /// `skills/get` (SEP-2640).
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, rmcp::ErrorData> {
+        self.session.bind(&context.peer);
+        Box::pin(super::skills::get_skill(self, &request.uri, &context)).await
+    }
+
+    /// `resources/directory/read` (SEP-2640, `directoryRead`).
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, rmcp::ErrorData> {
+        self.session.bind(&context.peer);
+        Box::pin(super::skills::read_directory(self, &request.uri, &context)).await
     }
 
     #[allow(deprecated)] // 2025-11-25's subscriptions; 2026-07-28 has subscriptions/listen

@@ -33,7 +33,10 @@ fn invalid(failure: &ValidationFailure) -> rmcp::ErrorData {
 /// or its JSON-RPC error: the `<validation_error>` (-32602) or the
 /// `<tool_error>` of its failure (see [`failed`]); `resource` says a
 /// resource was read.
-fn answer<T>(outcome: Result<Guarded<T>, ToolError>, resource: bool) -> Result<T, rmcp::ErrorData> {
+pub(super) fn answer<T>(
+    outcome: Result<Guarded<T>, ToolError>,
+    resource: bool,
+) -> Result<T, rmcp::ErrorData> {
     match outcome {
         Ok(Guarded::Output(output)) => Ok(output),
         Ok(Guarded::Invalid(failure)) => Err(invalid(&failure)),
@@ -156,19 +159,22 @@ pub(crate) async fn get_prompt(
 }
 
 /// The resources the caller of `viewer` sees, each with its place in the
-/// list.
+/// list: the server's own, then the skills' `SKILL.md` files.
 pub(crate) fn list_resources(
     connection: &Connection,
     viewer: &CallContext,
 ) -> Vec<(Place, rmcp::model::Resource)> {
-    connection
-        .server
-        .catalog()
+    let catalog = connection.server.catalog();
+    let mut listed: Vec<(Place, rmcp::model::Resource)> = catalog
         .resources
         .iter()
         .filter(|r| r.callable.visibility.shows_to(viewer))
         .map(|r| (r.place, r.resource.to_rmcp()))
-        .collect()
+        .collect();
+    if let Some(skills) = catalog.skills_shown_to(viewer) {
+        listed.extend(skills.listed().iter().cloned());
+    }
+    listed
 }
 
 /// The resource templates the caller of `viewer` sees, each with its place
@@ -198,6 +204,18 @@ fn no_resource(connection: &Connection, uri: &str, viewer: &CallContext) -> rmcp
         .map(|r| r.resource.uri.clone())
         .chain(
             catalog
+                .skills_shown_to(viewer)
+                .into_iter()
+                .flat_map(|skills| {
+                    skills
+                        .listed()
+                        .iter()
+                        .map(|(_, r)| r.uri.clone())
+                        .collect::<Vec<_>>()
+                }),
+        )
+        .chain(
+            catalog
                 .templates
                 .iter()
                 .filter(|t| t.callable.visibility.shows_to(viewer))
@@ -223,9 +241,14 @@ pub(crate) async fn read_resource(
     };
     let args = match &resolved {
         Resolved::Fixed(_) => Value::Object(Map::new()),
+        Resolved::Skill(..) => crate::capability::skills::request_args("resources/read", Some(uri)),
         Resolved::Template(template, variables) => template.template.arguments(variables.clone()),
     };
     let data: ResourceData = answer(guarded(resolved.callable(), &ctx, args).await, true)?;
+    if let Resolved::Skill(_, read) = resolved {
+        // The catalog's bytes, as its manifest describes them.
+        return Ok(*read);
+    }
     let result = ReadResourceResult::new(vec![contents(
         uri,
         resolved.mime_type(),

@@ -20,7 +20,7 @@ use crate::server::tasks::{
 use crate::capability::tool_search::ToolSearchState;
 use crate::capability::{
     Action, Assembly, BuildError, CacheHint, CacheHints, CacheableMethod, Catalog, Definition,
-    Group, Prompt, Registry, Resource, ResourceTemplate, ToolSearch,
+    Group, Prompt, Registry, Resource, ResourceTemplate, Skills, ToolSearch,
 };
 use crate::contract::{Lockfile, SelfHealingOptions};
 use crate::error::ToolError;
@@ -67,6 +67,7 @@ pub struct ServerBuilder {
     prompts: Vec<Prompt>,
     resources: Vec<Resource>,
     templates: Vec<ResourceTemplate>,
+    skills: Option<Skills>,
     schema_profile: SchemaProfile,
     egress_limit: usize,
     /// What answers the calls of names no tool has, and which.
@@ -114,6 +115,7 @@ impl ServerBuilder {
             prompts: Vec::new(),
             resources: Vec::new(),
             templates: Vec::new(),
+            skills: None,
             schema_profile: SchemaProfile::Standard,
             egress_limit: crate::present::DEFAULT_EGRESS_LIMIT,
             fallback: None,
@@ -285,6 +287,23 @@ impl ServerBuilder {
     pub fn resource(mut self, resource: Resource) -> Self {
         self.resources.push(resource);
         self
+    }
+
+    /// Serves a directory of skills (SEP-2640): `skills/list`,
+    /// `skills/get`, `resources/directory/read`, and each skill's files as
+    /// `skill://` resources beside the server's own (see [`Skills`]). A
+    /// server has one skills directory; a second call replaces the first.
+    /// [`build`](Self::build) reads the directory, and fails with
+    /// [`BuildError::SkillsDirectory`] naming it when it cannot be read.
+    pub fn skills(mut self, skills: Skills) -> Self {
+        self.skills = Some(skills);
+        self
+    }
+
+    /// Shorthand for `skills(Skills::dir(root))`: the skills below `root`,
+    /// with no guard of their own.
+    pub fn skills_dir(self, root: impl Into<std::path::PathBuf>) -> Self {
+        self.skills(Skills::dir(root))
     }
 
     /// Adds a resource template (`resources/templates/list`, and
@@ -665,8 +684,8 @@ impl ServerBuilder {
     /// schema, composes the layers.
     ///
     /// # Errors
-    /// [`BuildError`] for an empty server (no tool, fallback, prompt or
-    /// resource), an
+    /// [`BuildError`] for an empty server (no tool, fallback, prompt,
+    /// resource or skills), a skills directory that cannot be read, an
     /// invalid or repeated name (tools, prompts, resource URIs and
     /// templates), a resource template that cannot be matched, an empty group, a discriminator that is empty or also an input field, an
     /// input type whose schema is not an object or does not compile, or a
@@ -680,6 +699,7 @@ impl ServerBuilder {
             && self.prompts.is_empty()
             && self.resources.is_empty()
             && self.templates.is_empty()
+            && self.skills.is_none()
         {
             return Err(BuildError::NoTools);
         }
@@ -703,7 +723,10 @@ impl ServerBuilder {
             egress_limit: self.egress_limit,
             gates,
         });
-        let catalog = catalog_of(self.prompts, self.resources, self.templates, &assembly)?;
+        let mut catalog = catalog_of(self.prompts, self.resources, self.templates, &assembly)?;
+        if let Some(skills) = self.skills {
+            catalog.set_skills(skills, &assembly)?;
+        }
         let build = &*assembly;
         let slot = Arc::new(std::sync::OnceLock::new());
         let registry = registry_of(self.definitions, self.tool_search.as_ref(), &slot, build)?;

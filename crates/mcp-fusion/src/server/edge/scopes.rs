@@ -66,6 +66,9 @@ fn callables(server: &FusionServer, mut each: impl FnMut(&Callable)) {
     for template in &catalog.templates {
         each(&template.callable);
     }
+    if let Some(skills) = &catalog.skills {
+        each(&skills.callable);
+    }
 }
 
 /// Every scope a capability of the server needs, sorted, without
@@ -124,7 +127,8 @@ fn with_callable<T>(
 
 /// The scopes the server's read-only capabilities need, sorted, without
 /// `offline_access`: the actions marked read-only (MCP `readOnlyHint`),
-/// every prompt, resource and resource template (which only read).
+/// every prompt, resource, resource template and the skills (which only
+/// read).
 pub(crate) fn read_only_scopes(server: &FusionServer) -> Vec<String> {
     let mut scopes = BTreeSet::new();
     for tool in server.registry().tools() {
@@ -140,7 +144,8 @@ pub(crate) fn read_only_scopes(server: &FusionServer) -> Vec<String> {
         .iter()
         .map(|p| &p.callable)
         .chain(catalog.resources.iter().map(|r| &r.callable))
-        .chain(catalog.templates.iter().map(|t| &t.callable));
+        .chain(catalog.templates.iter().map(|t| &t.callable))
+        .chain(catalog.skills.iter().map(|s| &s.callable));
     for callable in callables {
         scopes.extend(callable.visibility.auth.scopes.iter().cloned());
     }
