@@ -43,6 +43,8 @@ mod list_bursts;
 mod listen_callers;
 mod macros;
 #[cfg(all(feature = "client", feature = "http"))]
+mod mounts;
+#[cfg(all(feature = "client", feature = "http"))]
 mod pages;
 #[cfg(feature = "client")]
 mod presenters;
