@@ -37,6 +37,18 @@ impl std::fmt::Debug for HiddenValue {
     }
 }
 
+/// Constants compare by value, computed values by identity (the same
+/// function, shared).
+impl PartialEq for HiddenValue {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (HiddenValue::Constant(a), HiddenValue::Constant(b)) => a == b,
+            (HiddenValue::Computed(a), HiddenValue::Computed(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
 impl From<Value> for HiddenValue {
     fn from(value: Value) -> Self {
         HiddenValue::Constant(value)

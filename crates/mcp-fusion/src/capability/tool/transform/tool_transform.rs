@@ -22,7 +22,7 @@ use crate::handler::CallContext;
 ///     .hide_with("requested_by", |ctx| json!(ctx.caller()));
 /// # let _ = charge;
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolTransform {
     /// The name it is listed under (inside the namespace: `billing.<name>`);
     /// `None` keeps its own. The same characters as a tool's name.

@@ -38,6 +38,20 @@ impl ToolFilter {
     }
 }
 
+/// Lists compare by their names, predicates by identity (the same
+/// function, shared).
+impl PartialEq for ToolFilter {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (ToolFilter::All, ToolFilter::All) => true,
+            (ToolFilter::Allow(a), ToolFilter::Allow(b))
+            | (ToolFilter::Deny(a), ToolFilter::Deny(b)) => a == b,
+            (ToolFilter::Predicate(a), ToolFilter::Predicate(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
 impl std::fmt::Debug for ToolFilter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -64,7 +78,7 @@ impl std::fmt::Debug for ToolFilter {
 ///     .tool("charge", ToolTransform::new().rename("bill").hide("currency", json!("EUR")));
 /// # let _ = transforms;
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Transforms {
     /// The transforms, by the tool's own name, in the order given.
     pub tools: Vec<(String, ToolTransform)>,
@@ -76,6 +90,11 @@ impl Transforms {
     /// No transform: every tool as it is.
     pub fn new() -> Self {
         Transforms::default()
+    }
+
+    /// Whether it shows every tool as it is (no transform, no filter).
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty() && matches!(self.filter, ToolFilter::All)
     }
 
     /// Transforms the tool named `tool` (its own name) with `transform`; a
