@@ -6,10 +6,15 @@
 //! mounting server counted once per call, the mounted server's own once;
 //! a mounted tool's failures naming the tools as the model calls them.
 
+use std::sync::Arc;
+
 use mcp_fusion::capability::{ToolTransform, Transforms};
-use mcp_fusion::model::{CallToolRequestParams, CallToolResult};
+use mcp_fusion::model::{CallToolRequestParams, CallToolResult, Tool};
+use mcp_fusion::router_contract::Parameters;
 use mcp_fusion::server::Mount;
 use mcp_fusion::{Action, BuildError, CallContext, FusionServer, RateLimit, ToolError};
+use rmcp::handler::server::common::schema_for_input;
+use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use serde_json::{Value, json};
 
 use crate::connection::{Connected, HttpServed, connect, rpc_error};
@@ -331,4 +336,85 @@ fn transforms_that_do_not_fit_name_the_bad_entry() {
         .build()
         .expect_err("a dotted namespace");
     assert!(matches!(bad, BuildError::BadMount { .. }), "{bad}");
+}
+
+/// A plain rmcp server's tools, as `#[tool_router]` writes them.
+struct Legacy;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct InvoiceId {
+    /// The invoice id.
+    id: String,
+}
+
+fn legacy_get(_: &Legacy, Parameters(args): Parameters<InvoiceId>) -> Result<String, ToolError> {
+    if args.id == "inv_1" {
+        return Ok(String::from("inv_1: open"));
+    }
+    Err(ToolError::not_found("No invoice with that ID.").actions(["list_invoices"]))
+}
+
+fn legacy_list(_: &Legacy) -> Result<String, ToolError> {
+    Ok(String::from("inv_1"))
+}
+
+fn legacy_router() -> ToolRouter<Legacy> {
+    let get = Tool::new(
+        "get_invoice",
+        "Shows an invoice.",
+        schema_for_input::<Parameters<InvoiceId>>().expect("an object schema"),
+    );
+    let list = Tool::new(
+        "list_invoices",
+        "Lists the invoices.",
+        Arc::new(json!({"type": "object"}).as_object().unwrap().clone()),
+    );
+    ToolRouter::new()
+        .with_route(ToolRoute::new(get, legacy_get))
+        .with_route(ToolRoute::new(list, legacy_list))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_rmcp_tool_router_is_mounted_in_process() {
+    let server = FusionServer::builder("front", "1.0.0")
+        .mount(
+            Mount::router("legacy", legacy_router(), Legacy)
+                .guards(|tool| tool.rate_limit(RateLimit::per_minute(1))),
+        )
+        .build()
+        .expect("front builds");
+    let connected = connect(&server).await;
+    let names: Vec<String> = connected
+        .client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.into_owned())
+        .collect();
+    assert_eq!(names, ["legacy.get_invoice", "legacy.list_invoices"]);
+    let found = call(&connected, "legacy.get_invoice", json!({"id": "inv_1"})).await;
+    assert_eq!(texts(&found), ["inv_1: open"]);
+    let listed = call(&connected, "legacy.list_invoices", json!({})).await;
+    assert_eq!(texts(&listed), ["inv_1"]);
+    // The mounting server's guard, once per call: 1 a minute.
+    let refused = call(&connected, "legacy.list_invoices", json!({})).await;
+    assert_eq!(meta_of(&refused)["code"], "RATE_LIMITED");
+    let fresh = connect(
+        &FusionServer::builder("front", "1.0.0")
+            .mount(Mount::router("legacy", legacy_router(), Legacy))
+            .build()
+            .expect("front builds"),
+    )
+    .await;
+    let missing = call(&fresh, "legacy.get_invoice", json!({"id": "inv_9"})).await;
+    assert_eq!(
+        meta_of(&missing),
+        json!({
+            "code": "NOT_FOUND",
+            "severity": "error",
+            "message": "No invoice with that ID.",
+            "available_actions": ["legacy.list_invoices"]
+        })
+    );
 }

@@ -1,29 +1,33 @@
-//! [`Mount`]: another mcp-fusion server's tools served by this one, in the
-//! same process, under a namespace.
+//! [`Mount`]: another mcp-fusion server's tools (or an rmcp tool router's)
+//! served by this one, in the same process, under a namespace.
 
 mod names;
+mod source;
 
 use std::sync::Arc;
 
+use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::JsonObject;
 
 use crate::capability::{Action, BuildError, Transformed, Transforms};
-use crate::error::ToolError;
 use crate::handler::CallContext;
 use crate::server::FusionServer;
 use names::Names;
+use source::{Routed, Source};
 
 /// What makes each mounted tool's action ([`Mount::guards`]).
 type Guards = Arc<dyn Fn(Action) -> Action + Send + Sync>;
 
-/// A built [`FusionServer`] mounted on another under a namespace
+/// A built [`FusionServer`] ([`new`](Self::new)) or an rmcp
+/// `#[tool_router]` server ([`router`](Self::router)) mounted on another
+/// under a namespace
 /// ([`ServerBuilder::mount`](crate::ServerBuilder::mount)): each tool it
 /// lists when mounted becomes a tool `<namespace>.<name>` of the mounting
 /// server, shaped by its [`Transforms`] (renamed, re-described, arguments
 /// hidden, filtered), called in the same process with no transport and no
 /// serialisation.
 ///
-/// Guards: a call of a mounted tool takes the mounting server's path (its
+/// Guards (a mounted `FusionServer`): a call of a mounted tool takes the mounting server's path (its
 /// layers, and the guards [`guards`](Self::guards) gives: each counted
 /// once for the call), then the mounted server's own path for its tool
 /// (its layers, its tool's own guards, validation against the tool's whole
@@ -72,7 +76,7 @@ type Guards = Arc<dyn Fn(Action) -> Action + Send + Sync>;
 #[derive(Clone)]
 pub struct Mount {
     namespace: String,
-    server: FusionServer,
+    source: Arc<dyn Source>,
     transforms: Transforms,
     guards: Option<Guards>,
 }
@@ -92,7 +96,30 @@ impl Mount {
     pub fn new(namespace: impl Into<String>, server: FusionServer) -> Self {
         Mount {
             namespace: namespace.into(),
-            server,
+            source: Arc::new(server),
+            transforms: Transforms::new(),
+            guards: None,
+        }
+    }
+
+    /// An rmcp `#[tool_router]` server mounted under `namespace`: the tools
+    /// of `router` (`Server::tool_router()`), called on `service` in the
+    /// same process with rmcp's own `ToolCallContext`, as rmcp's
+    /// `ServerHandler::call_tool` would. Its tools have no guards of their
+    /// own: the mounting server's (its layers, [`guards`](Self::guards))
+    /// are the call's. A route's requests to the client (sampling,
+    /// elicitation, roots) fail: its request context is connected to no
+    /// client; a route that answers input-required or makes a task is an
+    /// `INTERNAL_ERROR`. A route's JSON-RPC error (arguments it cannot
+    /// take) comes back as a plain-text failure, `isError: true`.
+    pub fn router<S: Send + Sync + 'static>(
+        namespace: impl Into<String>,
+        router: ToolRouter<S>,
+        service: S,
+    ) -> Self {
+        Mount {
+            namespace: namespace.into(),
+            source: Arc::new(Routed::new(router, service)),
             transforms: Transforms::new(),
             guards: None,
         }
@@ -134,7 +161,7 @@ impl Mount {
                 "write 1 to 64 ASCII letters, digits, _ or - (no dots)",
             )));
         }
-        let tools = self.server.tools();
+        let tools = self.source.tools();
         self.transforms
             .check_tools(&tools)
             .map_err(|e| bad(e.to_string()))?;
@@ -150,7 +177,7 @@ impl Mount {
         Ok(shown
             .into_iter()
             .map(|tool| {
-                let action = mounted(&ns, &self.server, tool, &names);
+                let action = mounted(&ns, &self.source, tool, &names);
                 match &self.guards {
                     Some(guards) => guards(action),
                     None => action,
@@ -161,30 +188,24 @@ impl Mount {
 }
 
 /// The action of the mounted `tool`: listed under `namespace`, its calls
-/// made on `server` with the hidden arguments set, its failures told with
+/// made on `source` with the hidden arguments set, its failures told with
 /// `names`.
 fn mounted(
     namespace: &str,
-    server: &FusionServer,
+    source: &Arc<dyn Source>,
     tool: Transformed,
     names: &Arc<Names>,
 ) -> Action {
     let listed = tool.namespaced(namespace);
     let tool = Arc::new(tool);
-    let server = server.clone();
+    let source = Arc::clone(source);
     let names = Arc::clone(names);
     Action::from_tool(listed, move |ctx: CallContext, arguments: JsonObject| {
-        let (tool, server, names) = (Arc::clone(&tool), server.clone(), Arc::clone(&names));
+        let (tool, source, names) = (Arc::clone(&tool), Arc::clone(&source), Arc::clone(&names));
         async move {
             let arguments = tool.arguments(&ctx, arguments);
-            match server.call_as(&ctx, &tool.source, arguments).await {
-                Ok(result) => names.answer(result),
-                // Removed from the mounted server since it was mounted.
-                Err(_) => Err(ToolError::internal(format!(
-                    "the mounted tool \"{}\" is gone",
-                    tool.source
-                ))),
-            }
+            let result = source.call(&ctx, &tool.source, arguments).await?;
+            names.answer(result)
         }
     })
 }
