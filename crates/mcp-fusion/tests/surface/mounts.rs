@@ -220,12 +220,28 @@ async fn a_mounted_validation_failure_names_the_listed_tool() {
     let connected = connect(&front()).await;
     let result = call(&connected, "billing.bill", json!({"customer": "acme"})).await;
     assert_eq!(result.is_error, Some(true));
-    let text = texts(&result).join("\n");
-    assert!(
-        text.contains("<validation_error action=\"billing.bill\">"),
-        "{text}"
+    assert_eq!(
+        texts(&result),
+        ["Fix the fields below and call billing.bill again.\n\
+          <validation_error action=\"billing.bill\">\n  \
+          <field name=\"amount\">Missing required field. You sent: (missing). Expected an integer >= 0.</field>\n  \
+          <recovery>Do not explain the error.</recovery>\n\
+          </validation_error>"]
     );
-    assert!(!text.contains("\"charge\""), "{text}");
+    assert_eq!(
+        meta_of(&result),
+        json!({
+            "code": "VALIDATION_ERROR",
+            "severity": "error",
+            "message": "The arguments for billing.bill are not valid (1 problem).",
+            "recovery": "Fix the fields below and call billing.bill again. Do not explain the error.",
+            "action": "billing.bill",
+            "fields": [{
+                "path": "amount",
+                "message": "Missing required field. You sent: (missing). Expected an integer >= 0."
+            }]
+        })
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

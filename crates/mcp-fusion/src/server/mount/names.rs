@@ -96,10 +96,12 @@ impl Names {
         match parsed {
             Some(ParsedEnvelope::Tool(error)) => Err(self.failure(error)),
             Some(ParsedEnvelope::Validation(mut failure)) => {
+                // Its next step, the default one too, names the tool: the
+                // default of a listed (dotted) name would name its namespace.
+                failure.next_step = Some(self.in_text(&failure.next_step()));
                 if let Some(outer) = self.outer(&failure.action) {
                     failure.action = outer;
                 }
-                failure.next_step = failure.next_step.map(|text| self.in_text(&text));
                 Ok(ToolOutput::result(envelope::validation_result(&failure)))
             }
             _ => Ok(ToolOutput::result(result)),
