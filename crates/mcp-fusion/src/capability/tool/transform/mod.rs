@@ -4,6 +4,8 @@
 //! beside a server's own tools.
 
 mod hidden;
+#[cfg(test)]
+mod tests;
 mod tool_transform;
 mod transform_error;
 mod transformed;
