@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use mcp_fusion::capability::{ToolTransform, Transforms};
 use mcp_fusion::client::Target;
 use mcp_fusion::gateway::{
     ConfigError, Exposure, Gateway, GatewayConfig, HandoffLimits, UpstreamConfig,
@@ -284,4 +285,60 @@ fn unusable_credentials_are_refused_by_name() {
         "[[upstream]]\nnamespace = \"crm\"\nurl = \"http://h/mcp\"\n[upstream.oauth]\nclient_id = \"g\"\nclient_secret = \"s\"\nclient_secret_env = \"{SET_VARIABLE}\"\n"
     ));
     assert!(typo.contains("unknown field `client_secret`"), "{typo}");
+}
+
+#[test]
+fn a_transform_table_reads_as_the_builders_transforms() {
+    let read = GatewayConfig::from_toml(
+        r#"
+[[upstream]]
+namespace = "finance"
+command = ["fusion", "serve", "--stdio"]
+
+[upstream.transform]
+allow = ["billing", "billing_health"]
+
+[upstream.transform.tools.billing]
+name = "invoice"
+description = "Shows an invoice."
+hide = { action = "get_invoice", limit = 5 }
+"#,
+    )
+    .expect("a valid config");
+    let built = GatewayConfig::new().upstream(
+        UpstreamConfig::new("finance", Target::stdio("fusion", ["serve", "--stdio"])).transforms(
+            Transforms::new().allow(["billing", "billing_health"]).tool(
+                "billing",
+                ToolTransform::new()
+                    .rename("invoice")
+                    .describe("Shows an invoice.")
+                    .hide("action", "get_invoice")
+                    .hide("limit", 5),
+            ),
+        ),
+    );
+    assert_eq!(read, built);
+}
+
+#[test]
+fn unusable_transforms_are_refused_by_name() {
+    let upstream = "[[upstream]]\nnamespace = \"finance\"\ncommand = [\"fusion\"]\n";
+    let cases = [
+        (
+            "[upstream.transform]\nallow = [\"a\"]\ndeny = [\"b\"]\n",
+            "upstream \"finance\": [upstream.transform] gives at most one of allow and deny",
+        ),
+        (
+            "[upstream.transform.tools.billing]\nname = \"in voice\"\n",
+            "upstream \"finance\": transform of \"billing\": rename to \"in voice\" is not usable: write 1 to 128 ASCII letters, digits, _, - or .",
+        ),
+        (
+            "[upstream.transform.tools.billing]\nrename = \"invoice\"\n",
+            "unknown field `rename`, expected one of `name`, `description`, `hide`",
+        ),
+    ];
+    for (table, expected) in cases {
+        let message = refused(&format!("{upstream}\n{table}"));
+        assert!(message.contains(expected), "{message}");
+    }
 }
