@@ -61,6 +61,9 @@ pub(crate) struct Mounts {
     pools: Mutex<HashMap<Concurrency, SharedConcurrency>>,
     /// The namespaced tools each upstream (by index) has on the server now.
     added: Mutex<Vec<Vec<Tool>>>,
+    /// Each upstream's last listing (by index) as its transforms show it,
+    /// made once per listing for the calls that look their tool up in it.
+    transformed: Mutex<Vec<Option<Shown>>>,
     events: mpsc::UnboundedSender<Event>,
     pending_events: Mutex<Option<mpsc::UnboundedReceiver<Event>>>,
     started: AtomicBool,
@@ -82,6 +85,10 @@ impl std::fmt::Debug for Mounts {
             .finish_non_exhaustive()
     }
 }
+
+/// A listing of an upstream's tools, and the tools as its transforms show
+/// them.
+type Shown = (Arc<Vec<Tool>>, Arc<Vec<Transformed>>);
 
 /// The tools of `upstream` (`tools`, as it lists them) as its transforms
 /// show them, not yet under its namespace; none when the transforms do not
@@ -123,6 +130,7 @@ impl Mounts {
             guards: OnceLock::new(),
             pools: Mutex::default(),
             added: Mutex::new(vec![Vec::new(); config.upstreams.len()]),
+            transformed: Mutex::new(vec![None; config.upstreams.len()]),
             events,
             pending_events: Mutex::new(Some(receiver)),
             started: AtomicBool::new(false),
@@ -558,9 +566,9 @@ impl Mounts {
         };
         let transforms = &call.upstream.config.transforms;
         let shown = if transforms.is_empty() {
-            Vec::new()
+            Arc::default()
         } else {
-            shown(call.upstream, &tools)
+            self.shown_of(call.upstream, &tools)
         };
         let target = shown.iter().find(|t| t.tool.name == tool).cloned();
         let found = if transforms.is_empty() {
@@ -592,6 +600,24 @@ impl Mounts {
             return Err(call.unavailable(Unavailable::Unreachable, call.retry));
         }
         Ok((client, target))
+    }
+
+    /// `upstream`'s listing `tools` as its transforms show it: made once
+    /// per listing, kept for the calls that follow.
+    fn shown_of(&self, upstream: &Upstream, tools: &Arc<Vec<Tool>>) -> Arc<Vec<Transformed>> {
+        let mut cache = self
+            .transformed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let slot = &mut cache[upstream.index];
+        if let Some((listing, shown)) = slot.as_ref()
+            && Arc::ptr_eq(listing, tools)
+        {
+            return Arc::clone(shown);
+        }
+        let shown = Arc::new(shown(upstream, tools));
+        *slot = Some((Arc::clone(tools), Arc::clone(&shown)));
+        shown
     }
 
     /// Hands `ctx`'s caller over to `handoff.namespace`: acknowledged at once
