@@ -23,6 +23,7 @@ use crate::handler::CallContext;
 /// # let _ = charge;
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct ToolTransform {
     /// The name it is listed under (inside the namespace: `billing.<name>`);
     /// `None` keeps its own. The same characters as a tool's name.

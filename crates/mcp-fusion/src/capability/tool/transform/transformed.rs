@@ -10,6 +10,7 @@ use crate::handler::CallContext;
 /// shows it: the tool to list (its new name, description and
 /// `inputSchema`, not yet under a namespace) and what a call of it becomes.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Transformed {
     /// The tool as listed: renamed, re-described, its hidden arguments out
     /// of `inputSchema.properties` and `inputSchema.required`.

@@ -79,6 +79,7 @@ impl std::fmt::Debug for ToolFilter {
 /// # let _ = transforms;
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Transforms {
     /// The transforms, by the tool's own name, in the order given.
     pub tools: Vec<(String, ToolTransform)>,
