@@ -18,4 +18,5 @@ mod handoff;
 mod lock;
 #[cfg(feature = "otel")]
 mod otel;
+mod transforms;
 mod upstreams;

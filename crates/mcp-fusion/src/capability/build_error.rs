@@ -28,6 +28,17 @@ pub enum BuildError {
         /// The name as given.
         name: String,
     },
+    /// A mounted server ([`Mount`](crate::server::Mount)) whose namespace
+    /// is not usable, or whose transforms do not fit its tools (a rename to
+    /// a name another tool has, a hidden argument the tool does not have, a
+    /// transform of a tool it does not have).
+    #[error("mount \"{namespace}\": {reason}")]
+    BadMount {
+        /// The mount's namespace.
+        namespace: String,
+        /// What is wrong, naming the transform's tool.
+        reason: String,
+    },
     /// Two tools or groups share a name.
     #[error("two tools are named \"{0}\"")]
     DuplicateTool(String),

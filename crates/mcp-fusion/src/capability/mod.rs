@@ -39,6 +39,9 @@ pub(crate) use resource::{Resource, ResourceTemplate};
 pub(crate) use skills::{AssembledSkills, Skills};
 #[cfg(test)]
 pub(crate) use tool::finds;
+pub use tool::transform::{
+    HiddenValue, ToolFilter, ToolTransform, TransformError, Transformed, Transforms,
+};
 pub use tool::{ACTIONS_META_KEY, DEFAULT_DISCRIMINATOR, DISCRIMINATOR_META_KEY, GATED_META_KEY};
 pub(crate) use tool::{Action, Group, TaskSupport};
 pub(crate) use tool::{Definition, Found, RegisteredAction, RegisteredTool, Registry, Shown};

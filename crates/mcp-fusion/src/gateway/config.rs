@@ -13,6 +13,14 @@
 //! description = "The MCP reference server's demo tools."
 //! connect_timeout = "20s"
 //!
+//! [upstream.transform]                # how its tools are shown
+//! deny = ["delete_everything"]        # or allow = [...]
+//!
+//! [upstream.transform.tools.echo]     # by the upstream's own name
+//! name = "say_hello"                  # listed as everything.say_hello
+//! description = "Says hello."
+//! hide = { message = "hello" }        # out of the inputSchema, set on every call
+//!
 //! [[upstream]]
 //! namespace = "crm"
 //! url = "http://127.0.0.1:9000/mcp"
@@ -39,13 +47,14 @@
 //! default_limit = 5
 //! ```
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
 use serde::{Deserialize, Deserializer};
 
 use super::credentials::{self, NOT_FOR_STDIO, UpstreamCredentials};
-use crate::capability::ToolSearch;
+use crate::capability::{ToolSearch, ToolTransform, Transforms};
 use crate::client::Target;
 
 /// The longest duration a configuration may give (1 day): longer ones
@@ -112,6 +121,16 @@ pub struct UpstreamConfig {
     pub reconnect_initial: Duration,
     /// The longest wait between reconnections. Default 30 s.
     pub reconnect_max: Duration,
+    /// How its tools are shown: renamed, re-described, arguments hidden,
+    /// filtered (TOML: the `[upstream.transform]` table). Applied to each
+    /// listing of the upstream's tools before they are put under the
+    /// namespace; a call of a shown tool is sent to the upstream's own
+    /// name with the hidden arguments set; a tool not shown is not
+    /// callable. A transform that does not fit a listing (a rename to a
+    /// name another tool is listed as, a hidden argument the tool does not
+    /// have) leaves all of that upstream's tools out, logged (`tracing`,
+    /// target `mcp_fusion::gateway`). Default: every tool as it is.
+    pub transforms: Transforms,
 }
 
 impl UpstreamConfig {
@@ -127,7 +146,14 @@ impl UpstreamConfig {
             call_timeout: DEFAULT_CALL_TIMEOUT,
             reconnect_initial: DEFAULT_RECONNECT_INITIAL,
             reconnect_max: DEFAULT_RECONNECT_MAX,
+            transforms: Transforms::new(),
         }
+    }
+
+    /// Sets [`transforms`](Self::transforms).
+    pub fn transforms(mut self, transforms: Transforms) -> Self {
+        self.transforms = transforms;
+        self
     }
 
     /// Sets [`exposure`](Self::exposure).
@@ -193,6 +219,12 @@ impl UpstreamConfig {
             return Err(ConfigError::Invalid {
                 namespace: ns.clone(),
                 reason,
+            });
+        }
+        if let Err(error) = self.transforms.check() {
+            return Err(ConfigError::Invalid {
+                namespace: ns.clone(),
+                reason: error.to_string(),
             });
         }
         if self.reconnect_max < self.reconnect_initial {
@@ -426,6 +458,55 @@ struct RawUpstream {
     reconnect_max: Option<Duration>,
     bearer_env: Option<String>,
     oauth: Option<RawOAuth>,
+    transform: Option<RawTransform>,
+}
+
+/// An `[upstream.transform]` table: `allow` or `deny` (tool names), and a
+/// `[upstream.transform.tools.<name>]` table per transformed tool.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTransform {
+    allow: Option<Vec<String>>,
+    deny: Option<Vec<String>>,
+    #[serde(default)]
+    tools: BTreeMap<String, RawToolTransform>,
+}
+
+/// An `[upstream.transform.tools.<name>]` table: `name`, `description`,
+/// `hide` (argument = value).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawToolTransform {
+    name: Option<String>,
+    description: Option<String>,
+    #[serde(default)]
+    hide: BTreeMap<String, serde_json::Value>,
+}
+
+impl RawTransform {
+    /// The transforms of upstream `ns` this table gives.
+    fn transforms(self, ns: &str) -> Result<Transforms, String> {
+        let mut transforms = match (self.allow, self.deny) {
+            (None, None) => Transforms::new(),
+            (Some(allow), None) => Transforms::new().allow(allow),
+            (None, Some(deny)) => Transforms::new().deny(deny),
+            (Some(_), Some(_)) => {
+                return Err(format!(
+                    "upstream \"{ns}\": [upstream.transform] gives at most one of allow and deny"
+                ));
+            }
+        };
+        for (tool, raw) in self.tools {
+            let mut transform = ToolTransform::new();
+            transform.name = raw.name;
+            transform.description = raw.description;
+            for (argument, value) in raw.hide {
+                transform = transform.hide(argument, value);
+            }
+            transforms = transforms.tool(tool, transform);
+        }
+        Ok(transforms)
+    }
 }
 
 /// An `[upstream.oauth]` table.
@@ -505,6 +586,9 @@ impl TryFrom<RawUpstream> for UpstreamConfig {
         config.call_timeout = raw.call_timeout.unwrap_or(DEFAULT_CALL_TIMEOUT);
         config.reconnect_initial = raw.reconnect_initial.unwrap_or(DEFAULT_RECONNECT_INITIAL);
         config.reconnect_max = raw.reconnect_max.unwrap_or(DEFAULT_RECONNECT_MAX);
+        if let Some(transform) = raw.transform {
+            config.transforms = transform.transforms(&config.namespace)?;
+        }
         Ok(config)
     }
 }

@@ -19,7 +19,7 @@ use super::config::{Exposure, GatewayConfig};
 use super::errors::{self, CONNECTING_RETRY_SECS, Mismatch, Unavailable};
 use super::handoff::{Handoff, Handoffs};
 use super::upstream::{Event, Link, OnListed, Upstream, is_gone, logged, seconds_until};
-use crate::capability::{Action, BuildError};
+use crate::capability::{Action, BuildError, Transformed};
 use crate::client::{FusionClient, FusionClientError};
 use crate::error::ToolError;
 use crate::guard::{Concurrency, SharedConcurrency};
@@ -61,6 +61,9 @@ pub(crate) struct Mounts {
     pools: Mutex<HashMap<Concurrency, SharedConcurrency>>,
     /// The namespaced tools each upstream (by index) has on the server now.
     added: Mutex<Vec<Vec<Tool>>>,
+    /// Each upstream's last listing (by index) as its transforms show it,
+    /// made once per listing for the calls that look their tool up in it.
+    transformed: Mutex<Vec<Option<Shown>>>,
     events: mpsc::UnboundedSender<Event>,
     pending_events: Mutex<Option<mpsc::UnboundedReceiver<Event>>>,
     started: AtomicBool,
@@ -83,12 +86,20 @@ impl std::fmt::Debug for Mounts {
     }
 }
 
-/// `tool` as listed under `namespace`: its name prefixed, the rest as the
-/// upstream lists it (schemas, annotations, `_meta`).
-fn namespaced(namespace: &str, tool: &Tool) -> Tool {
-    let mut tool = tool.clone();
-    tool.name = format!("{namespace}.{}", tool.name).into();
-    tool
+/// A listing of an upstream's tools, and the tools as its transforms show
+/// them.
+type Shown = (Arc<Vec<Tool>>, Arc<Vec<Transformed>>);
+
+/// The tools of `upstream` (`tools`, as it lists them) as its transforms
+/// show them, not yet under its namespace; none when the transforms do not
+/// fit them (logged for the operator).
+fn shown(upstream: &Upstream, tools: &[Tool]) -> Vec<Transformed> {
+    let transforms = &upstream.config.transforms;
+    let ns = upstream.config.namespace.as_str();
+    transforms.apply(tools).unwrap_or_else(|error| {
+        tracing::error!(namespace = %ns, error = %error, "the upstream's tools are left out: fix its transform in the gateway's configuration");
+        Vec::new()
+    })
 }
 
 /// The `<namespace>.return_to_triage` tool (no arguments).
@@ -119,6 +130,7 @@ impl Mounts {
             guards: OnceLock::new(),
             pools: Mutex::default(),
             added: Mutex::new(vec![Vec::new(); config.upstreams.len()]),
+            transformed: Mutex::new(vec![None; config.upstreams.len()]),
             events,
             pending_events: Mutex::new(Some(receiver)),
             started: AtomicBool::new(false),
@@ -259,10 +271,17 @@ impl Mounts {
         let upstream = &self.upstreams[index];
         let ns = upstream.config.namespace.as_str();
         let handoff = !self.listed_to_all(upstream);
-        let wanted: Vec<Tool> = tools
+        let own: Vec<Tool> = tools
             .iter()
             .filter(|t| !(handoff && t.name == RETURN_TOOL))
-            .map(|t| namespaced(ns, t))
+            .cloned()
+            .collect();
+        if let Err(error) = upstream.config.transforms.check_tools(&own) {
+            tracing::warn!(namespace = %ns, error = %error, "a transform names a tool the upstream does not list");
+        }
+        let wanted: Vec<Tool> = shown(upstream, &own)
+            .iter()
+            .map(|t| t.namespaced(ns))
             .collect();
         let returns: Vec<String> = self
             .handed_over_namespaces()
@@ -399,12 +418,12 @@ impl Mounts {
             }
             if let Link::Ready { tools: listed, .. } = upstream.link() {
                 // The handoff's own return tool shadows an upstream's.
-                tools.extend(
-                    listed
-                        .iter()
-                        .filter(|t| !(handoff && t.name == RETURN_TOOL))
-                        .map(|t| namespaced(ns, t)),
-                );
+                let own: Vec<Tool> = listed
+                    .iter()
+                    .filter(|t| !(handoff && t.name == RETURN_TOOL))
+                    .cloned()
+                    .collect();
+                tools.extend(shown(upstream, &own).iter().map(|t| t.namespaced(ns)));
             }
             if handoff {
                 tools.push(return_tool(ns));
@@ -448,11 +467,16 @@ impl Mounts {
             handoff,
             retry: seconds_until(std::time::Instant::now() + upstream.config.reconnect_initial),
         };
-        let client = self.ready_client(&call)?;
+        let (client, target) = self.ready_client(&call)?;
         let mut meta = Map::new();
         if handoff && let Some(carried) = self.handoffs.carried(caller, ns) {
             meta.insert(HANDOFF_META_KEY.to_owned(), carried);
         }
+        // A transformed tool: its own name, its hidden arguments set.
+        let (tool, arguments) = match &target {
+            Some(shown) => (shown.source.as_str(), shown.arguments(&ctx, arguments)),
+            None => (tool, arguments),
+        };
         let sent = client.call_with_meta(tool, Value::Object(arguments), meta);
         let outcome = watched(&client, sent).await;
         call.answer(&client, outcome)
@@ -514,10 +538,14 @@ impl Mounts {
         )))
     }
 
-    /// The client of `call`'s upstream, when it is connected, has the tool
-    /// called and is open; else the answer that says why the call was not
-    /// made (an idle upstream is started).
-    fn ready_client(&self, call: &Forwarded<'_>) -> Result<Arc<FusionClient>, ToolError> {
+    /// The client of `call`'s upstream, when it is connected, shows the
+    /// tool called and is open, and the tool as its transforms show it
+    /// (`None` without transforms); else the answer that says why the call
+    /// was not made (an idle upstream is started).
+    fn ready_client(
+        &self,
+        call: &Forwarded<'_>,
+    ) -> Result<(Arc<FusionClient>, Option<Transformed>), ToolError> {
         let Forwarded { ns, tool, .. } = *call;
         let (client, tools) = match call.upstream.link() {
             Link::Idle => {
@@ -536,8 +564,27 @@ impl Mounts {
             Link::Refused { .. } => return Err(errors::refused(ns, Some(call.name), call.handoff)),
             Link::Ready { client, tools } => (client, tools),
         };
-        if !tools.iter().any(|t| t.name == tool) {
-            let mut valid: Vec<String> = tools.iter().map(|t| format!("{ns}.{}", t.name)).collect();
+        let transforms = &call.upstream.config.transforms;
+        let shown = if transforms.is_empty() {
+            Arc::default()
+        } else {
+            self.shown_of(call.upstream, &tools)
+        };
+        let target = shown.iter().find(|t| t.tool.name == tool).cloned();
+        let found = if transforms.is_empty() {
+            tools.iter().any(|t| t.name == tool)
+        } else {
+            target.is_some()
+        };
+        if !found {
+            let mut valid: Vec<String> = if transforms.is_empty() {
+                tools.iter().map(|t| format!("{ns}.{}", t.name)).collect()
+            } else {
+                shown
+                    .iter()
+                    .map(|t| t.namespaced(ns).name.into_owned())
+                    .collect()
+            };
             if call.handoff {
                 valid.push(format!("{ns}.{RETURN_TOOL}"));
             }
@@ -552,7 +599,25 @@ impl Mounts {
             call.upstream.failed(&client);
             return Err(call.unavailable(Unavailable::Unreachable, call.retry));
         }
-        Ok(client)
+        Ok((client, target))
+    }
+
+    /// `upstream`'s listing `tools` as its transforms show it: made once
+    /// per listing, kept for the calls that follow.
+    fn shown_of(&self, upstream: &Upstream, tools: &Arc<Vec<Tool>>) -> Arc<Vec<Transformed>> {
+        let mut cache = self
+            .transformed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let slot = &mut cache[upstream.index];
+        if let Some((listing, shown)) = slot.as_ref()
+            && Arc::ptr_eq(listing, tools)
+        {
+            return Arc::clone(shown);
+        }
+        let shown = Arc::new(shown(upstream, tools));
+        *slot = Some((Arc::clone(tools), Arc::clone(&shown)));
+        shown
     }
 
     /// Hands `ctx`'s caller over to `handoff.namespace`: acknowledged at once

@@ -61,7 +61,7 @@ pub(crate) enum Link {
 /// One upstream: its settings and its connection.
 pub(crate) struct Upstream {
     pub config: UpstreamConfig,
-    index: usize,
+    pub(crate) index: usize,
     link: Mutex<Link>,
     /// Wakes the task: a failure seen by a call, or a tools change.
     wake: Arc<Notify>,

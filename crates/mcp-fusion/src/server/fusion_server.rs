@@ -355,6 +355,40 @@ impl FusionServer {
         .map(Reply::into_result)
     }
 
+    /// A call of tool `name` made by a server this one is mounted on
+    /// ([`Mount`](crate::server::Mount)), inside that server's call `ctx`:
+    /// this server's whole path (its layers, guards, validation, handler,
+    /// presenter) as for a call of its own, with `ctx`'s caller, principal,
+    /// request id, connection and cancellation; no transport, no token
+    /// checked again (the mounting server's edge did).
+    pub(crate) async fn call_as(
+        &self,
+        ctx: &CallContext,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<CallToolResult, UnknownToolError> {
+        let arguments = Some(arguments);
+        let lookup = self.look_up(name, arguments.as_ref());
+        let outer = &ctx.inner;
+        self.dispatch(CallRequest {
+            name: name.to_owned(),
+            arguments,
+            lookup,
+            origin: Origin {
+                request_id: outer.request_id.clone(),
+                cancellation: ctx.cancellation.clone(),
+                ended: outer.ended.clone(),
+                http: outer.http.clone(),
+                peer: outer.peer,
+                client: outer.client.clone(),
+                caller: Arc::clone(&outer.caller),
+                principal: outer.principal.clone(),
+            },
+        })
+        .await
+        .map(Reply::into_result)
+    }
+
     /// The one lookup of a `tools/call` of `name` with `arguments`: the
     /// tools read once, the action found once ([`Lookup`]).
     pub(crate) fn look_up(&self, name: &str, arguments: Option<&Map<String, Value>>) -> Lookup {

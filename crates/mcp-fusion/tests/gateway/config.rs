@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use mcp_fusion::capability::ToolSearch;
+use mcp_fusion::capability::{ToolSearch, ToolTransform, Transforms};
 use mcp_fusion::client::Target;
 use mcp_fusion::gateway::{
     ConfigError, Exposure, Gateway, GatewayConfig, HandoffLimits, UpstreamConfig,
@@ -318,4 +318,60 @@ fn the_search_table_turns_tool_search_on() {
         "[search]: default_limit must be 1 to 20, not 0"
     );
     assert!(refused(&format!("{upstream}[search]\nlimit = 3\n")).contains("unknown field `limit`"));
+}
+
+#[test]
+fn a_transform_table_reads_as_the_builders_transforms() {
+    let read = GatewayConfig::from_toml(
+        r#"
+[[upstream]]
+namespace = "finance"
+command = ["fusion", "serve", "--stdio"]
+
+[upstream.transform]
+allow = ["billing", "billing_health"]
+
+[upstream.transform.tools.billing]
+name = "invoice"
+description = "Shows an invoice."
+hide = { action = "get_invoice", limit = 5 }
+"#,
+    )
+    .expect("a valid config");
+    let built = GatewayConfig::new().upstream(
+        UpstreamConfig::new("finance", Target::stdio("fusion", ["serve", "--stdio"])).transforms(
+            Transforms::new().allow(["billing", "billing_health"]).tool(
+                "billing",
+                ToolTransform::new()
+                    .rename("invoice")
+                    .describe("Shows an invoice.")
+                    .hide("action", "get_invoice")
+                    .hide("limit", 5),
+            ),
+        ),
+    );
+    assert_eq!(read, built);
+}
+
+#[test]
+fn unusable_transforms_are_refused_by_name() {
+    let upstream = "[[upstream]]\nnamespace = \"finance\"\ncommand = [\"fusion\"]\n";
+    let cases = [
+        (
+            "[upstream.transform]\nallow = [\"a\"]\ndeny = [\"b\"]\n",
+            "upstream \"finance\": [upstream.transform] gives at most one of allow and deny",
+        ),
+        (
+            "[upstream.transform.tools.billing]\nname = \"in voice\"\n",
+            "upstream \"finance\": transform of \"billing\": rename to \"in voice\" is not usable: write 1 to 128 ASCII letters, digits, _, - or .",
+        ),
+        (
+            "[upstream.transform.tools.billing]\nrename = \"invoice\"\n",
+            "unknown field `rename`, expected one of `name`, `description`, `hide`",
+        ),
+    ];
+    for (table, expected) in cases {
+        let message = refused(&format!("{upstream}\n{table}"));
+        assert!(message.contains(expected), "{message}");
+    }
 }

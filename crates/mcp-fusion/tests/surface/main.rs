@@ -50,6 +50,8 @@ mod macros;
 #[cfg(feature = "client")]
 mod meta;
 #[cfg(all(feature = "client", feature = "http"))]
+mod mounts;
+#[cfg(all(feature = "client", feature = "http"))]
 mod pages;
 #[cfg(feature = "client")]
 mod presenters;

@@ -8,6 +8,7 @@ mod own_meta;
 mod registry;
 mod route;
 mod task_support;
+pub(crate) mod transform;
 
 pub use crate::tool_meta::{
     ACTIONS_META_KEY, DEFAULT_DISCRIMINATOR, DISCRIMINATOR_META_KEY, GATED_META_KEY,

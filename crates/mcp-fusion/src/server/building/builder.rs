@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use super::signing_keys::{DEFAULT_SIGNING_KEY_ID, SigningKeys};
-use crate::server::FusionServer;
 use crate::server::adapter::pagination::{DEFAULT_PAGE_SIZE, Pager};
 use crate::server::dispatch::{Claims, Fallback};
 use crate::server::fusion_server::{ListHook, ServerIdentity, ServerInner, Settings, healing};
@@ -16,6 +15,7 @@ use crate::server::rounds::RequestStates;
 use crate::server::tasks::{
     DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore, Tasks,
 };
+use crate::server::{FusionServer, Mount};
 
 use crate::capability::tool_search::ToolSearchState;
 use crate::capability::{
@@ -86,6 +86,8 @@ pub struct ServerBuilder {
     extensions: Vec<(String, rmcp::model::JsonObject)>,
     cache_hints: CacheHints,
     tool_search: Option<ToolSearch>,
+    /// The first mount that could not be made, returned by `build`.
+    bad_mount: Option<BuildError>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -132,6 +134,7 @@ impl ServerBuilder {
             request_state_ttl: crate::server::rounds::request_state::DEFAULT_TTL,
             extensions: Vec::new(),
             tool_search: None,
+            bad_mount: None,
         }
     }
 
@@ -265,6 +268,26 @@ impl ServerBuilder {
     /// Adds a plain tool: one MCP tool named after the action.
     pub fn tool(mut self, action: Action) -> Self {
         self.definitions.push(Definition::Plain(action));
+        self
+    }
+
+    /// Mounts another built server's tools under a namespace, in this
+    /// process ([`Mount`]): each becomes a plain tool
+    /// `<namespace>.<name>` of this server, after the tools added before.
+    /// A mount that cannot be made (a namespace that is not usable,
+    /// transforms that do not fit the server's tools) is the
+    /// [`BuildError::BadMount`] of [`build`](Self::build); a mounted name
+    /// that is already a tool's, [`BuildError::DuplicateTool`].
+    pub fn mount(mut self, mount: Mount) -> Self {
+        match mount.actions() {
+            Ok(actions) => {
+                self.definitions
+                    .extend(actions.into_iter().map(Definition::Plain));
+            }
+            Err(error) => {
+                self.bad_mount.get_or_insert(error);
+            }
+        }
         self
     }
 
@@ -694,6 +717,9 @@ impl ServerBuilder {
     /// [`signing_key`](Self::signing_key) shorter than 32 bytes or a
     /// [`signing_keys`](Self::signing_keys) id that cannot be used.
     pub fn build(self) -> Result<FusionServer, BuildError> {
+        if let Some(error) = self.bad_mount {
+            return Err(error);
+        }
         if self.definitions.is_empty()
             && self.fallback.is_none()
             && self.prompts.is_empty()
