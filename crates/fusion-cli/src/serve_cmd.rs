@@ -281,28 +281,35 @@ fn with_task_store(
     }
 }
 
+/// The builder of an example without a database (bench, its presented
+/// twins, or conformance), its banner line said.
+fn without_database(args: &ServeArgs) -> mcp_fusion::ServerBuilder {
+    let format = args.flags.log_format;
+    if args.example == Example::Bench {
+        say!(
+            format,
+            "fusion serve: bench example (one tool, get_invoice, no database)"
+        );
+        bench_example::builder()
+    } else if args.example == Example::BenchPresented {
+        say!(
+            format,
+            "fusion serve: bench example with presented twins (no database)"
+        );
+        bench_example::presented_builder()
+    } else {
+        say!(
+            format,
+            "fusion serve: conformance example (the MCP conformance suite's fixtures)"
+        );
+        conformance_example::builder()
+    }
+}
+
 async fn serve(args: ServeArgs, opened: Option<OpenedDb>) -> Result<(), String> {
     let format = args.flags.log_format;
     let Some(opened) = opened else {
-        let builder = if args.example == Example::Bench {
-            say!(
-                format,
-                "fusion serve: bench example (one tool, get_invoice, no database)"
-            );
-            bench_example::builder()
-        } else if args.example == Example::BenchPresented {
-            say!(
-                format,
-                "fusion serve: bench example with presented twins (no database)"
-            );
-            bench_example::presented_builder()
-        } else {
-            say!(
-                format,
-                "fusion serve: conformance example (the MCP conformance suite's fixtures)"
-            );
-            conformance_example::builder()
-        };
+        let builder = without_database(&args);
         let (builder, line) = with_task_store(builder, &args)?;
         if let Some(line) = line {
             say!(format, "  {line}");

@@ -43,6 +43,10 @@ pub(crate) struct RedisCacheStore {
     put_unchanged: redis::Script,
 }
 
+/// What a lookup's pipeline answers: the first key's JSON and milliseconds
+/// left, the public key's, and the server's drop count.
+type Looked = (Option<String>, i64, Option<String>, i64, Option<i64>);
+
 /// What a lookup in Redis found.
 pub(crate) enum Got {
     /// A fresh result's JSON and its milliseconds left.
@@ -119,7 +123,7 @@ impl RedisCacheStore {
         // The private key first; without a partition, the public one twice.
         let first = private.unwrap_or_else(|| public.clone());
         let drops = Self::drops_key(at.0);
-        let answer: Result<(Option<String>, i64, Option<String>, i64, Option<i64>), _> = self
+        let answer: Result<Looked, _> = self
             .connection
             .run(
                 REDIS_WAIT,

@@ -716,31 +716,15 @@ impl ServerBuilder {
     /// limit, scopes without a token verifier), or a
     /// [`signing_key`](Self::signing_key) shorter than 32 bytes or a
     /// [`signing_keys`](Self::signing_keys) id that cannot be used.
-    pub fn build(self) -> Result<FusionServer, BuildError> {
-        if let Some(error) = self.bad_mount {
+    pub fn build(mut self) -> Result<FusionServer, BuildError> {
+        if let Some(error) = self.refusal() {
             return Err(error);
         }
-        if self.definitions.is_empty()
-            && self.fallback.is_none()
-            && self.prompts.is_empty()
-            && self.resources.is_empty()
-            && self.templates.is_empty()
-            && self.skills.is_none()
-        {
-            return Err(BuildError::NoTools);
-        }
-        let signing_keys = match self.signing_keys {
-            Some(keys) => keys.checked()?,
-            None => SigningKeys::random(),
-        };
+        let (pager, request_states) =
+            signers(self.signing_keys, self.page_size, self.request_state_ttl)?;
         let extensions = super::extensions::checked(self.extensions)?;
-        let pager = Pager::new(self.page_size, &signing_keys);
-        let request_states = RequestStates::new(&signing_keys, self.request_state_ttl);
         let gates = gates_of(self.state_machines, &self.guards)?;
-        let mut before_tools_list = self.before_tools_list;
-        if gates.shared() {
-            before_tools_list.insert(0, refresh_states(&gates));
-        }
+        let before_tools_list = with_state_refresh(self.before_tools_list, &gates);
         let assembly = Arc::new(Assembly {
             server_layers: self.layers,
             guards: self.guards,
@@ -771,8 +755,8 @@ impl ServerBuilder {
             self.task_ttl,
             self.task_poll_interval,
             Arc::clone(&connections),
-        )
-        .max_per_caller(self.max_tasks_per_caller);
+        );
+        let tasks = tasks.max_per_caller(self.max_tasks_per_caller);
         let inner = Arc::new(ServerInner {
             registry: RwLock::new(Arc::new(registry)),
             tools_change: Mutex::new(()),
@@ -808,6 +792,47 @@ impl ServerBuilder {
         }
         Ok(server)
     }
+}
+
+impl ServerBuilder {
+    /// Why the server cannot be built before anything is assembled: the
+    /// first mount that could not be made, or nothing to serve.
+    fn refusal(&mut self) -> Option<BuildError> {
+        if let Some(error) = self.bad_mount.take() {
+            return Some(error);
+        }
+        let empty = self.definitions.is_empty()
+            && self.fallback.is_none()
+            && self.prompts.is_empty()
+            && self.resources.is_empty()
+            && self.templates.is_empty()
+            && self.skills.is_none();
+        empty.then_some(BuildError::NoTools)
+    }
+}
+
+/// `hooks`, after one that refreshes the states of a session's machines
+/// first when `gates` keep them in a shared store.
+fn with_state_refresh(mut hooks: Vec<ListHook>, gates: &Arc<Gates>) -> Vec<ListHook> {
+    if gates.shared() {
+        hooks.insert(0, refresh_states(gates));
+    }
+    hooks
+}
+
+/// The pager of the lists (`page_size` items) and the signer of
+/// `requestState`s (valid `ttl`), both with `keys` (checked), or with a
+/// random key without them.
+fn signers(
+    keys: Option<SigningKeys>,
+    page_size: usize,
+    ttl: Duration,
+) -> Result<(Pager, RequestStates), BuildError> {
+    let keys = match keys {
+        Some(keys) => keys.checked()?,
+        None => SigningKeys::random(),
+    };
+    Ok((Pager::new(page_size, &keys), RequestStates::new(&keys, ttl)))
 }
 
 /// The tools of a server: `definitions`, after the search tool when
