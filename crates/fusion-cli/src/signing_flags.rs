@@ -53,8 +53,10 @@ pub(crate) struct SigningFlags {
 
 impl SigningFlags {
     /// The keys the flags give, if any. A key shorter than 32 bytes or an
-    /// accepted key without `ID=` is refused naming its flag and id, never
-    /// printing a key; the builder checks the ids.
+    /// accepted key without `ID=` is refused naming its flag and, for an
+    /// accepted key, its place in the list (never its id or key: a key
+    /// given without `ID=` could be read as an id); the builder checks the
+    /// ids.
     pub(crate) fn keys(&self) -> Result<Option<SigningKeys>, String> {
         let Some(key) = &self.signing_key else {
             return Ok(None);
@@ -68,9 +70,14 @@ impl SigningFlags {
                     index + 1
                 ));
             };
+            // Named by its place, never by its id: a key given without
+            // `ID=` (base64 ends in `=`) would otherwise be printed.
             checked_length(
                 key,
-                &format!("--accepted-signing-key \"{id}\" (FUSION_ACCEPTED_SIGNING_KEYS)"),
+                &format!(
+                    "--accepted-signing-key (FUSION_ACCEPTED_SIGNING_KEYS) number {}",
+                    index + 1
+                ),
             )?;
             keys = keys.accept(id, key.as_bytes());
         }

@@ -19,9 +19,15 @@ const KNOWN_EXTENSION_KEYS: [&str; 3] = [
 /// The trace context keys (SEP-414), written by the telemetry layer.
 const TRACE_CONTEXT_KEYS: [&str; 3] = ["traceparent", "tracestate", "baggage"];
 
+/// The keys of an MCP App's link (SEP-1865), set only through
+/// `Action::ui` / `Group::ui` (a `UiLink`, whose URI is checked).
+const APP_LINK_KEYS: [&str; 3] = ["ui", "ui/resourceuri", "io.modelcontextprotocol/ui"];
+
 /// Why a server's code may not set the `_meta` key `key`, or `None` when
-/// it may.
+/// it may. Keys are compared without ASCII case.
 pub(crate) fn reserved(key: &str) -> Option<&'static str> {
+    let folded = key.to_ascii_lowercase();
+    let key = folded.as_str();
     if key.is_empty() {
         return Some("a `_meta` key is not empty");
     }
@@ -31,12 +37,26 @@ pub(crate) fn reserved(key: &str) -> Option<&'static str> {
     if key.starts_with("mcp-fusion/") {
         return Some("the library writes its own keys under `mcp-fusion/`");
     }
-    let protocol = key
-        .strip_prefix("io.modelcontextprotocol/")
-        .or_else(|| key.strip_prefix("modelcontextprotocol.io/"));
-    if protocol.is_some() && !KNOWN_EXTENSION_KEYS.contains(&key) {
+    if APP_LINK_KEYS.contains(&key) {
+        return Some("an MCP App's link is set with `ui(UiLink)`, which checks its ui:// URI");
+    }
+    let Some((prefix, _)) = key.split_once('/') else {
+        return None;
+    };
+    let labels_ok = prefix.split('.').all(|label| {
+        !label.is_empty() && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+    });
+    if !labels_ok {
         return Some(
-            "the `io.modelcontextprotocol/` prefix is reserved for the protocol (MCP basic/index, `_meta`); use a prefix of your own, e.g. `com.example/`",
+            "a `_meta` prefix is labels of ASCII letters, digits and hyphens separated by dots, then `/` (MCP basic/index, `_meta`)",
+        );
+    }
+    let protocol = prefix
+        .split('.')
+        .any(|label| label == "modelcontextprotocol" || label == "mcp");
+    if protocol && !KNOWN_EXTENSION_KEYS.contains(&key) {
+        return Some(
+            "a prefix with a `modelcontextprotocol` or `mcp` label is reserved for the protocol (MCP basic/index, `_meta`); use a prefix of your own, e.g. `com.example/`",
         );
     }
     None
@@ -74,9 +94,36 @@ mod tests {
         assert!(reserved("traceparent").is_some());
         assert!(reserved("mcp-fusion/error").is_some());
         assert!(reserved("").is_some());
-        assert_eq!(reserved("io.modelcontextprotocol/ui"), None);
-        assert_eq!(reserved("ui"), None);
+        assert_eq!(reserved("io.modelcontextprotocol/skills"), None);
         assert_eq!(reserved("com.example/owner"), None);
+        assert_eq!(reserved("owner"), None);
+    }
+
+    #[test]
+    fn case_lookalikes_and_every_mcp_label_are_reserved() {
+        for key in [
+            "MCP-Fusion/error",
+            "Traceparent",
+            "IO.modelcontextprotocol/related-task",
+            "mcp.dev/x",
+            "api.modelcontextprotocol.org/x",
+            "tools.mcp.com/x",
+            // U+2010 HYPHEN: not an ASCII label.
+            "mcp\u{2010}fusion/error",
+        ] {
+            assert!(reserved(key).is_some(), "{key}");
+        }
+    }
+
+    #[test]
+    fn an_app_link_is_set_only_through_ui_link() {
+        for key in ["ui", "UI", "ui/resourceUri", "io.modelcontextprotocol/ui"] {
+            assert_eq!(
+                reserved(key),
+                Some("an MCP App's link is set with `ui(UiLink)`, which checks its ui:// URI"),
+                "{key}"
+            );
+        }
     }
 
     #[test]

@@ -149,12 +149,25 @@ fn an_accepted_key_is_checked_naming_its_id_and_never_printing_it() {
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
         run.stderr.ends_with(
-            "fusion serve: --accepted-signing-key \"k0\" (FUSION_ACCEPTED_SIGNING_KEYS) has 12 bytes; give at least 32, e.g. from `openssl rand -base64 48`, the same on every replica\n"
+            "fusion serve: --accepted-signing-key (FUSION_ACCEPTED_SIGNING_KEYS) number 1 has 12 bytes; give at least 32, e.g. from `openssl rand -base64 48`, the same on every replica\n"
         ),
         "{}",
         run.stderr
     );
     assert!(!run.stderr.contains("short-secret"), "{}", run.stderr);
+    // A base64 key given without `ID=` splits at its padding: neither part
+    // is printed.
+    let key = "q3Zr+8mN/2xPpLw7VtYb0cHs5eKfGjU1aRnXoW4iDdA=";
+    let run = fusion_with(
+        &["serve", "--stdio", "--example", "conformance"],
+        &[
+            ("FUSION_SIGNING_KEY", OLD_KEY),
+            ("FUSION_ACCEPTED_SIGNING_KEYS", key),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(!run.stderr.contains("q3Zr"), "{}", run.stderr);
     let run = fusion_with(
         &["serve", "--stdio", "--example", "conformance"],
         &[

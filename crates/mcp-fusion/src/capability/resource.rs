@@ -88,6 +88,9 @@ pub struct Resource {
     /// For an app's view ([`UiResource`](crate::capability::UiResource)):
     /// the library's `_meta` of its listing and of its contents (`ui`).
     pub(crate) app: Option<Map<String, Value>>,
+    /// For an app's view: why its `_meta.ui` cannot be served (a CSP entry
+    /// that is not one origin), refused when it is built.
+    pub(crate) app_problem: Option<String>,
     /// Its reads' caching hint; `None`: the server's for `resources/read`.
     pub(crate) cache_hint: Option<CacheHint>,
 }
@@ -157,6 +160,7 @@ impl Resource {
             visible_when: Vec::new(),
             meta: Map::new(),
             app: None,
+            app_problem: None,
             cache_hint: None,
         }
     }
@@ -233,6 +237,12 @@ impl Resource {
             });
         }
         if let (Some(_), Some(reason)) = (&self.app, bad_ui_uri(&self.uri)) {
+            return Err(BuildError::BadApp {
+                uri: self.uri,
+                reason,
+            });
+        }
+        if let Some(reason) = self.app_problem.clone() {
             return Err(BuildError::BadApp {
                 uri: self.uri,
                 reason,

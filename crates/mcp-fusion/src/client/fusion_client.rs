@@ -502,14 +502,16 @@ impl FusionClient {
     /// - otherwise the name is split at the dot after its longest listed
     ///   prefix: `finance.billing.get_invoice` → tool `finance.billing` (a
     ///   gateway's namespaced group), action `get_invoice`;
-    /// - when the list names neither the name nor any prefix of it, or when
-    ///   the tool list cannot be fetched, the name is split at its first dot
-    ///   (`a.b.c` → tool `a`, action `b.c`): a server lists only what this
-    ///   caller may see, so a group hidden from an anonymous `tools/list` is
-    ///   still reached, and the server answers for it (401/403 naming the
-    ///   scopes, `AUTH_REQUIRED`, or its own "unknown tool" error).
+    /// - when the list names neither the name nor any prefix of it, the
+    ///   name is called as it is: tool search and gateways list only some
+    ///   of the tools a server has, and the server answers for a name it
+    ///   does not have (mcp-fusion: the missing scopes of a group's action
+    ///   hidden from this caller, or `HANDOFF_NAMESPACE_MISMATCH`);
+    /// - when the tool list cannot be fetched, the name is split at its
+    ///   first dot (`a.b.c` → tool `a`, action `b.c`).
     ///
-    /// A dotted name fetches the tool list once (and caches it).
+    /// A dotted name fetches the tool list once (and caches it; a listing
+    /// that failed is asked again next time).
     pub async fn route(&self, name: &str) -> Route {
         if !name.contains('.') {
             return route(name, None::<[&str; 0]>);
@@ -528,7 +530,7 @@ impl FusionClient {
         }
         let names = match self.every_tool().await {
             Ok(tools) => Some(tools.iter().map(|t| t.name.to_string()).collect()),
-            Err(_) => None,
+            Err(_) => return Arc::new(None),
         };
         let names = Arc::new(names);
         *cached = Some(Arc::clone(&names));

@@ -292,6 +292,42 @@ fn only_ui_uris_serve_or_link_apps() {
     );
 }
 
+#[test]
+fn a_csp_entry_is_one_origin() {
+    let with = |source: &str| {
+        FusionServer::builder("apps", "1.0.0").ui_resource(
+            UiResource::new("ui://billing/invoice", "invoice", HTML)
+                .csp(UiCsp::new().connect_domain(source)),
+        )
+    };
+    let every = "allows every origin (of a scheme): name the origins, e.g. https://api.example.com";
+    let one =
+        "holds whitespace, ';', ',' or a quote: give one origin per entry, no keyword or directive";
+    for (source, why) in [
+        ("*", every),
+        ("https:", every),
+        ("'unsafe-inline'", one),
+        ("a; script-src *", one),
+        ("", "is empty"),
+    ] {
+        assert_eq!(
+            build_error(with(source)),
+            format!("MCP App ui://billing/invoice: CSP entry \"{source}\" {why}")
+        );
+    }
+    with("https://*.example.com").build().unwrap();
+}
+
+#[test]
+fn an_app_link_cannot_be_set_as_plain_meta() {
+    assert_eq!(
+        build_error(FusionServer::builder("apps", "1.0.0").tool(
+            Action::new("r", refresh).meta("ui", json!({"resourceUri": "https://evil.example/"}))
+        )),
+        "r: the _meta key \"ui\" cannot be set: an MCP App's link is set with `ui(UiLink)`, which checks its ui:// URI"
+    );
+}
+
 #[tokio::test]
 async fn a_linked_group_lists_its_link() {
     let server = FusionServer::builder("apps", "1.0.0")

@@ -52,7 +52,7 @@ fn server() -> FusionServer {
             Action::new("ping", ping)
                 .meta("com.example/owner", "billing-team")
                 .meta(
-                    "io.modelcontextprotocol/ui",
+                    "io.modelcontextprotocol/skills",
                     json!({"note": "a known extension's key"}),
                 ),
         )
@@ -103,7 +103,7 @@ async fn listings_carry_the_meta_their_code_set() {
     assert_eq!(
         own_meta(&tools),
         json!({
-            "ping": {"com.example/owner": "billing-team", "io.modelcontextprotocol/ui": {"note": "a known extension's key"}},
+            "ping": {"com.example/owner": "billing-team", "io.modelcontextprotocol/skills": {"note": "a known extension's key"}},
             "billing": {"com.example/owner": "group", "com.example/tier": 2},
             "stamped": {}
         })
@@ -186,7 +186,7 @@ fn build_error(builder: ServerBuilder) -> String {
 
 #[test]
 fn reserved_meta_keys_fail_the_build() {
-    let protocol = "the `io.modelcontextprotocol/` prefix is reserved for the protocol (MCP basic/index, `_meta`); use a prefix of your own, e.g. `com.example/`";
+    let protocol = "a prefix with a `modelcontextprotocol` or `mcp` label is reserved for the protocol (MCP basic/index, `_meta`); use a prefix of your own, e.g. `com.example/`";
     assert_eq!(
         build_error(
             builder()

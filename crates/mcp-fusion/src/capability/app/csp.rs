@@ -58,6 +58,20 @@ impl UiCsp {
         self
     }
 
+    /// The first entry that is not one origin, and why: checked when the
+    /// view is built into a server (`BuildError::BadApp`).
+    pub(crate) fn problem(&self) -> Option<String> {
+        [
+            &self.connect_domains,
+            &self.resource_domains,
+            &self.frame_domains,
+            &self.base_uri_domains,
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(|source| bad_source(source).map(|why| format!("CSP entry \"{source}\" {why}")))
+    }
+
     /// The `csp` object of `_meta.ui`: every list, empty ones included, so
     /// that a host reads "none" as declared, not as left out.
     pub(crate) fn to_json(&self) -> Value {
@@ -131,5 +145,26 @@ impl UiPermissions {
             }
         }
         (!asked.is_empty()).then_some(Value::Object(asked))
+    }
+}
+
+/// Why `source` is not one origin a view's CSP may name, if it is not: an
+/// empty entry, one holding whitespace, `;`, `,` or quotes (another
+/// directive or a keyword such as `'unsafe-inline'`), `*` alone (every
+/// origin) or a bare scheme (`https:`, `data:`: every origin of it).
+fn bad_source(source: &str) -> Option<&'static str> {
+    if source.is_empty() {
+        Some("is empty")
+    } else if source
+        .chars()
+        .any(|c| c.is_whitespace() || matches!(c, ';' | ',' | '\'' | '"'))
+    {
+        Some(
+            "holds whitespace, ';', ',' or a quote: give one origin per entry, no keyword or directive",
+        )
+    } else if source == "*" || source.ends_with(':') {
+        Some("allows every origin (of a scheme): name the origins, e.g. https://api.example.com")
+    } else {
+        None
     }
 }

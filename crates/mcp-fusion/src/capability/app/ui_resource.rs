@@ -127,8 +127,11 @@ impl UiResource {
         Value::Object(ui)
     }
 
-    /// The resource that serves it ([`From<UiResource> for Resource`](Resource)).
+    /// The resource that serves it ([`From<UiResource> for Resource`](Resource));
+    /// a CSP entry that is not one origin is kept as the reason the
+    /// resource's build fails.
     pub(crate) fn into_resource(self) -> Resource {
+        let csp_problem = self.csp.problem();
         let mut meta = Map::new();
         meta.insert("ui".into(), self.ui_meta());
         let mut resource =
@@ -140,6 +143,7 @@ impl UiResource {
             resource = resource.description(description);
         }
         resource.app = Some(meta);
+        resource.app_problem = csp_problem;
         resource
     }
 }
