@@ -408,6 +408,16 @@ async fn a_token_without_the_skills_scope_is_forbidden_naming_it() {
                 .await
                 .unwrap_err(),
         ),
+        // A skill or folder that does not exist is refused the same way:
+        // the guards run first, so a refused caller learns no names.
+        (
+            "skill://nope/SKILL.md",
+            get(&bob, "skill://nope/SKILL.md").await.unwrap_err(),
+        ),
+        (
+            "skill://nope",
+            directory(&bob, "skill://nope").await.unwrap_err(),
+        ),
     ];
     for (name, error) in refusals {
         let message = message(name);

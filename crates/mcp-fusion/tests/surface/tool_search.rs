@@ -422,3 +422,27 @@ async fn an_unknown_tool_names_the_closest_and_how_to_find_the_others() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_tool_linked_to_an_app_view_is_listed_beside_the_search_tool() {
+    use mcp_fusion::capability::{UiLink, UiResource};
+    let server = shop()
+        .ui_resource(UiResource::new(
+            "ui://shop/invoice",
+            "invoice view",
+            "<!doctype html><title>invoice</title>",
+        ))
+        .tool(
+            Action::new("show_invoice", get_invoice)
+                .description("Shows one invoice in a view.")
+                .ui(UiLink::new("ui://shop/invoice")),
+        )
+        .build()
+        .unwrap();
+    let client = client(&server, ProtocolRevision::V2025_11_25).await;
+    let tools = client.list_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["search_tools", "health", "show_invoice"]);
+    let meta = serde_json::to_value(&tools[2].meta).unwrap();
+    assert_eq!(meta["ui"]["resourceUri"], "ui://shop/invoice");
+}

@@ -75,12 +75,14 @@ impl ServerHandler for Connection {
             hook(viewer.clone()).await;
         }
         let registry = self.server.registry();
-        // With tool search on, only the search tool and those always visible.
+        // With tool search on, only the search tool, those always visible
+        // and those linked to an MCP App's view: a host renders a view from
+        // the link it reads in tools/list, never from a search's answer.
         let search = self.server.inner.tool_search.as_ref();
         let listed = |name: &str| search.is_none_or(|s| s.settings.lists(name));
         let shown = registry
             .placed()
-            .filter(|(_, tool)| listed(&tool.name))
+            .filter(|(_, tool)| listed(&tool.name) || tool.ui.is_some())
             .filter_map(|(place, tool)| {
                 match tool.listing_for(|a| a.callable.visibility.shows_to(&viewer)) {
                     Some(Shown::Whole) => Some((place, tool.listed.clone())),

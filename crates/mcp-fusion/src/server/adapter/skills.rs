@@ -47,9 +47,9 @@ pub(crate) async fn list_skills(
     Ok(skills.catalog.list_skills())
 }
 
-/// `skills/get`: `-32602` `unknown skill URI` for a URI no skill has (as
-/// rmcp's catalog answers), else the skill once the guarded path lets the
-/// request through.
+/// `skills/get`, once the guarded path lets the request through: the
+/// skill, or `-32602` `unknown skill URI` for a URI no skill has (as
+/// rmcp's catalog answers).
 pub(crate) async fn get_skill(
     connection: &Connection,
     uri: &str,
@@ -57,14 +57,15 @@ pub(crate) async fn get_skill(
 ) -> Result<GetSkillResult, rmcp::ErrorData> {
     let catalog = connection.server.catalog();
     let skills = served(&catalog, "skills/get")?;
-    let skill = skills.catalog.get_skill(uri)?;
+    // The guards first: a caller they refuse learns nothing of which URIs
+    // exist, and every request counts against its limits.
     pass(connection, skills, "skills/get", Some(uri), context).await?;
-    Ok(skill)
+    skills.catalog.get_skill(uri)
 }
 
-/// `resources/directory/read`: `-32602` `not a directory: URI` for a URI
-/// that is not a folder of a skill, else its direct children once the
-/// guarded path lets the request through.
+/// `resources/directory/read`, once the guarded path lets the request
+/// through: the folder's direct children, or `-32602` `not a directory:
+/// URI` for a URI that is not a folder of a skill.
 pub(crate) async fn read_directory(
     connection: &Connection,
     uri: &str,
@@ -72,7 +73,6 @@ pub(crate) async fn read_directory(
 ) -> Result<ReadResourceDirectoryResult, rmcp::ErrorData> {
     let catalog = connection.server.catalog();
     let skills = served(&catalog, "resources/directory/read")?;
-    let children = skills.catalog.read_resource_directory(uri)?;
     pass(
         connection,
         skills,
@@ -81,7 +81,7 @@ pub(crate) async fn read_directory(
         context,
     )
     .await?;
-    Ok(children)
+    skills.catalog.read_resource_directory(uri)
 }
 
 /// The skills of `catalog`; `-32601` for `method` when it has none (rmcp
