@@ -22,7 +22,7 @@ fn config(db: &TempDb, tools: &str) -> String {
 const INVOICES: &str = "[upstream.transform.tools.billing]\n\
     name = \"invoice\"\n\
     description = \"Shows an invoice.\"\n\
-    hide = { action = \"get_invoice\" }\n";
+    hide = { id = \"inv_1\" }\n";
 
 #[tokio::test]
 async fn an_upstream_is_renamed_redescribed_hidden_and_filtered() {
@@ -33,13 +33,16 @@ async fn an_upstream_is_renamed_redescribed_hidden_and_filtered() {
     assert_eq!(names, ["finance.invoice"]);
     assert_eq!(tools[0].description.as_deref(), Some("Shows an invoice."));
     let schema = serde_json::Value::Object((*tools[0].input_schema).clone());
-    assert!(schema["properties"].get("action").is_none(), "{schema}");
-    assert!(schema["properties"].get("id").is_some(), "{schema}");
+    assert!(schema["properties"].get("id").is_none(), "{schema}");
+    assert!(schema["properties"].get("action").is_some(), "{schema}");
 
-    // The hidden action is sent with every call: the same answer as the
-    // upstream's own tool called with it.
+    // The hidden id is sent with every call, whatever the model sends: the
+    // same answer as the upstream's own tool called with it.
     let through = gateway
-        .call("finance.invoice", json!({"id": "inv_1"}))
+        .call(
+            "finance.invoice",
+            json!({"action": "get_invoice", "id": "inv_2"}),
+        )
         .await;
     let direct = direct_billing(&db, json!({"action": "get_invoice", "id": "inv_1"})).await;
     assert_eq!(through, direct);

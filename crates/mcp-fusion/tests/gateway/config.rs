@@ -334,7 +334,7 @@ allow = ["billing", "billing_health"]
 [upstream.transform.tools.billing]
 name = "invoice"
 description = "Shows an invoice."
-hide = { action = "get_invoice", limit = 5 }
+hide = { currency = "EUR", limit = 5 }
 "#,
     )
     .expect("a valid config");
@@ -345,7 +345,7 @@ hide = { action = "get_invoice", limit = 5 }
                 ToolTransform::new()
                     .rename("invoice")
                     .describe("Shows an invoice.")
-                    .hide("action", "get_invoice")
+                    .hide("currency", "EUR")
                     .hide("limit", 5),
             ),
         ),

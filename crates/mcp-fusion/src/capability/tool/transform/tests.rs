@@ -113,3 +113,30 @@ fn collisions_and_missing_arguments_name_the_entry() {
         "transform of \"refund\": hides \"reason\", which is not an argument of the tool"
     );
 }
+
+#[test]
+fn a_groups_discriminator_cannot_be_hidden() {
+    let mut group = tool(
+        "billing",
+        json!({"type": "object", "properties": {"action": {"type": "string"}, "id": {"type": "string"}}}),
+    );
+    let mut meta = rmcp::model::MetaObject::new();
+    meta.insert(
+        crate::tool_meta::DISCRIMINATOR_META_KEY.to_owned(),
+        json!("action"),
+    );
+    group.meta = Some(meta);
+    let hiding = |argument: &str| {
+        Transforms::new()
+            .tool(
+                "billing",
+                ToolTransform::new().hide(argument, "get_invoice"),
+            )
+            .apply(std::slice::from_ref(&group))
+    };
+    assert_eq!(
+        hiding("action").unwrap_err().to_string(),
+        "transform of \"billing\": hides \"action\", the argument that picks the group's action; the group would still list every action: show the group whole, or filter it out"
+    );
+    assert!(hiding("id").is_ok());
+}

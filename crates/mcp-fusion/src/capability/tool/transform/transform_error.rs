@@ -39,6 +39,19 @@ pub enum TransformError {
         /// The argument named.
         argument: String,
     },
+    /// A group's discriminator hidden: the group would still be listed
+    /// with every action's description and arguments while each call ran
+    /// the one action hidden, so the model would be told of actions it
+    /// cannot reach.
+    #[error(
+        "transform of \"{tool}\": hides \"{argument}\", the argument that picks the group's action; the group would still list every action: show the group whole, or filter it out"
+    )]
+    HidesDiscriminator {
+        /// The group.
+        tool: String,
+        /// Its discriminator.
+        argument: String,
+    },
     /// An argument hidden twice.
     #[error("transform of \"{tool}\": hides \"{argument}\" twice")]
     HiddenTwice {

@@ -243,8 +243,19 @@ fn transformed(
         listed.description = Some(description.clone().into());
     }
     if !transform.hidden.is_empty() {
+        let discriminator = tool
+            .meta
+            .as_ref()
+            .and_then(|meta| meta.get(crate::tool_meta::DISCRIMINATOR_META_KEY))
+            .and_then(Value::as_str);
         let mut schema = (*listed.input_schema).clone();
         for (argument, _) in &transform.hidden {
+            if discriminator == Some(argument.as_str()) {
+                return Err(TransformError::HidesDiscriminator {
+                    tool: source,
+                    argument: argument.clone(),
+                });
+            }
             let removed = schema
                 .get_mut("properties")
                 .and_then(Value::as_object_mut)
