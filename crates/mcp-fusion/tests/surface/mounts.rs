@@ -434,3 +434,49 @@ async fn an_rmcp_tool_router_is_mounted_in_process() {
         })
     );
 }
+
+#[tokio::test]
+async fn a_mounted_tool_is_listed_only_to_whom_the_mounted_server_lists_it() {
+    let inner = FusionServer::builder("inner", "1.0.0")
+        .auth(mcp_fusion::guard::StaticTokens::new())
+        .allow_anonymous(true)
+        .tool(Action::new("open", ping))
+        .tool(Action::new("admin", ping).requires_scopes(["admin"]))
+        .tool(Action::new("secret", ping).visible_when(|_| false))
+        .build()
+        .unwrap();
+    let outer = FusionServer::builder("outer", "1.0.0")
+        .tool(Action::new("ping", ping))
+        .mount(Mount::new("in", inner))
+        .tool_search(mcp_fusion::capability::ToolSearch::new().always_visible(["in.open"]))
+        .build()
+        .unwrap();
+    let connected = connect(&outer).await;
+    let listed: Vec<String> = connected
+        .client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert_eq!(listed, ["search_tools", "in.open"]);
+    let found = call(
+        &connected,
+        "search_tools",
+        json!({"query": "admin secret open ping"}),
+    )
+    .await;
+    let data: Value = serde_json::from_str(&texts(&found)[0]).unwrap();
+    let names: Vec<&str> = data["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        !names.contains(&"in.admin") && !names.contains(&"in.secret"),
+        "{names:?}"
+    );
+    assert!(names.contains(&"in.open"), "{names:?}");
+}

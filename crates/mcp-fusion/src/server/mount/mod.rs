@@ -37,6 +37,10 @@ type Guards = Arc<dyn Fn(Action) -> Action + Send + Sync>;
 /// once; the mounted server's bearer-token check is not run again (the
 /// mounting server's edge did it).
 ///
+/// Lists: a mounted tool is listed (and found by a tool search) only to
+/// the callers the mounted server lists it to (its tools' auth and
+/// `visible_when`).
+///
 /// Failures come back as the mounted server wrote them, the tools they
 /// name (`available_actions`, the words of the message, recovery and next
 /// step, a `<validation_error>`'s action) replaced by the names the model
@@ -198,6 +202,7 @@ fn mounted(
 ) -> Action {
     let listed = tool.namespaced(namespace);
     let tool = Arc::new(tool);
+    let (shown_by, own_name) = (Arc::clone(source), tool.source.clone());
     let source = Arc::clone(source);
     let names = Arc::clone(names);
     Action::from_tool(listed, move |ctx: CallContext, arguments: JsonObject| {
@@ -208,4 +213,8 @@ fn mounted(
             names.answer(result)
         }
     })
+    // Listed (and found by a search) only to the callers the mounted
+    // server lists it to: its auth and `visible_when` hold through the
+    // mount.
+    .visible_when(move |ctx| shown_by.shows(&own_name, ctx))
 }

@@ -23,6 +23,13 @@ pub(crate) trait Source: Send + Sync {
     /// The tools as the source lists them now.
     fn tools(&self) -> Vec<Tool>;
 
+    /// Whether the source lists its tool `name` to the caller of `ctx`
+    /// (its auth and `visible_when`); `true` for a source without rules.
+    fn shows(&self, name: &str, ctx: &CallContext) -> bool {
+        let _ = (name, ctx);
+        true
+    }
+
     /// Calls the source's tool `name` with `arguments`, inside the mounting
     /// server's call `ctx`.
     fn call<'a>(
@@ -36,6 +43,14 @@ pub(crate) trait Source: Send + Sync {
 impl Source for FusionServer {
     fn tools(&self) -> Vec<Tool> {
         FusionServer::tools(self)
+    }
+
+    fn shows(&self, name: &str, ctx: &CallContext) -> bool {
+        self.registry().tool(name).is_some_and(|tool| {
+            tool.actions
+                .iter()
+                .any(|action| action.callable.visibility.shows_to(ctx))
+        })
     }
 
     fn call<'a>(
