@@ -35,25 +35,38 @@ impl Names {
             .map(|outer| format!("{outer}.{action}"))
     }
 
-    /// `text` with each word that is a mounted tool's name (a run of
-    /// letters, digits, `_`, `-` and inner `.`) replaced by its listed name.
+    /// `text` with each mounted tool's name replaced by its listed name,
+    /// where it reads as a name: a word (a run of letters, digits, `_`, `-`
+    /// and inner `.`) that is a tool's name and is quoted (`"charge"`,
+    /// `` `charge` ``), holds `_`, `-` or `.` (`get_invoice`,
+    /// `invoices.list`), or follows `call `; never one that touches `@`,
+    /// `/` or `:` (an address, a path, a URL). A plain English word that
+    /// happens to be a tool's name (`open`) is left alone.
     fn in_text(&self, text: &str) -> String {
         let mut out = String::with_capacity(text.len());
         let mut word = String::new();
+        let mut before = '\0';
         let is_word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
         for c in text.chars().chain(std::iter::once('\0')) {
             if is_word(c) {
+                if word.is_empty() {
+                    before = out.chars().next_back().unwrap_or('\0');
+                }
                 word.push(c);
                 continue;
             }
             // A sentence's full stop is not part of the name.
             let stem = word.trim_end_matches('.');
+            let touches = |c: char| matches!(c, '@' | '/' | ':');
+            let named = matches!(before, '"' | '`' | '\'')
+                || stem.contains(['_', '-', '.'])
+                || out.ends_with("call ");
             match self.outer(stem) {
-                Some(outer) => {
+                Some(outer) if named && !touches(before) && !touches(c) => {
                     out.push_str(&outer);
                     out.push_str(&word[stem.len()..]);
                 }
-                None => out.push_str(&word),
+                _ => out.push_str(&word),
             }
             word.clear();
             if c != '\0' {
@@ -106,5 +119,37 @@ impl Names {
             }
             _ => Ok(ToolOutput::result(result)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names() -> Names {
+        let mut names = Names::default();
+        names.insert("open".into(), "in.open".into());
+        names.insert("admin".into(), "in.admin".into());
+        names.insert("get_invoice".into(), "in.invoice".into());
+        names.insert("charge".into(), "billing.bill".into());
+        names
+    }
+
+    #[test]
+    fn names_are_rewritten_where_they_read_as_names_only() {
+        let names = names();
+        assert_eq!(
+            names.in_text("Customer admin@open.com: the open door is closed."),
+            "Customer admin@open.com: the open door is closed."
+        );
+        assert_eq!(
+            names
+                .in_text("Unknown action \"open\"; see https://x.test/admin or call charge again."),
+            "Unknown action \"in.open\"; see https://x.test/admin or call billing.bill again."
+        );
+        assert_eq!(
+            names.in_text("Use get_invoice first. Then `admin`."),
+            "Use in.invoice first. Then `in.admin`."
+        );
     }
 }
