@@ -254,6 +254,23 @@ mod redis_replicas {
         other.close().await;
     }
 
+    /// Three clients of `server` sharing the Redis cache as partition
+    /// `alice`: two on 2026-07-28, and a watcher on 2025-11-25, whose
+    /// connection the server tells of changes.
+    async fn replicas(server: &FusionServer, redis: &Redis) -> [FusionClient; 3] {
+        let cache = ResponseCache::redis(&redis.url())
+            .unwrap()
+            .partition("alice");
+        let one = server.connect_in_memory(options(cache.clone()));
+        let other = server.connect_in_memory(options(cache.clone()));
+        let watcher = server.connect_in_memory(ClientOptions::default().response_cache(cache));
+        [
+            one.await.unwrap(),
+            other.await.unwrap(),
+            watcher.await.unwrap(),
+        ]
+    }
+
     /// On 2026-07-28 a `FusionClient` opens no `subscriptions/listen`, so
     /// the change reaches a third replica speaking 2025-11-25 (whose
     /// connection the server tells): it drops the list of every revision.
@@ -262,19 +279,7 @@ mod redis_replicas {
         let redis = Redis::start();
         let counts = Counts::default();
         let server = server(&counts, Duration::from_secs(60));
-        let cache = ResponseCache::redis(&redis.url())
-            .unwrap()
-            .partition("alice");
-        let one = server
-            .connect_in_memory(options(cache.clone()))
-            .await
-            .unwrap();
-        let other = server
-            .connect_in_memory(options(cache.clone()))
-            .await
-            .unwrap();
-        let watcher = ClientOptions::default().response_cache(cache);
-        let watcher = server.connect_in_memory(watcher).await.unwrap();
+        let [one, other, watcher] = replicas(&server, &redis).await;
         let mut notifications = watcher.notifications();
         assert_eq!(one.list_tools().await.unwrap().len(), 1);
         assert_eq!(other.list_tools().await.unwrap().len(), 1);
@@ -347,19 +352,7 @@ mod redis_replicas {
             )
             .build()
             .unwrap();
-        let cache = ResponseCache::redis(&redis.url())
-            .unwrap()
-            .partition("alice");
-        let one = server
-            .connect_in_memory(options(cache.clone()))
-            .await
-            .unwrap();
-        let other = server
-            .connect_in_memory(options(cache.clone()))
-            .await
-            .unwrap();
-        let watcher = ClientOptions::default().response_cache(cache);
-        let watcher = server.connect_in_memory(watcher).await.unwrap();
+        let [one, other, watcher] = replicas(&server, &redis).await;
         let mut notifications = watcher.notifications();
         let reading = tokio::spawn(async move {
             let text = read(&one, "test://slow").await.0;
