@@ -40,9 +40,7 @@ pub(crate) fn reserved(key: &str) -> Option<&'static str> {
     if APP_LINK_KEYS.contains(&key) {
         return Some("an MCP App's link is set with `ui(UiLink)`, which checks its ui:// URI");
     }
-    let Some((prefix, _)) = key.split_once('/') else {
-        return None;
-    };
+    let (prefix, _) = key.split_once('/')?;
     let labels_ok = prefix.split('.').all(|label| {
         !label.is_empty() && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
     });
