@@ -11,7 +11,8 @@
 //! result's `ttlMs` (`SET … PX`). A change the server notifies counts one
 //! more drop of the server (`INCR mcp-fusion:cache:{server}:drops`), then
 //! deletes the keys of every revision and scope (`SCAN MATCH` then
-//! `UNLINK`); a result is kept only if no drop was counted since its lookup
+//! `UNLINK`; a client runs one deletion of a prefix at a time, and one more
+//! for the changes that came during it); a result is kept only if no drop was counted since its lookup
 //! missed (one script), so an answer sent before a change and received
 //! after it is never kept, by any replica.
 
@@ -205,10 +206,9 @@ impl RedisCacheStore {
             .await;
     }
 
-    /// Deletes every cached result of `server` whose key starts with
-    /// `prefix`, in every revision and scope.
-    pub(crate) async fn drop_prefix(&self, server: &str, prefix: &str) {
-        let pattern = format!("{PREFIX}:{}:*:{}*", digest(server, 16), literal(prefix));
+    /// Counts one more change of `server`: a result whose lookup missed
+    /// before it is not kept ([`put`](Self::put)).
+    pub(crate) async fn count_drop(&self, server: &str) {
         let drops = Self::drops_key(server);
         let _ = self
             .connection
@@ -219,7 +219,23 @@ impl RedisCacheStore {
                     redis::cmd("INCR")
                         .arg(&drops)
                         .query_async::<i64>(&mut conn)
-                        .await?;
+                        .await
+                },
+            )
+            .await;
+    }
+
+    /// Deletes every cached result of `server` whose key starts with
+    /// `prefix`, in every revision and scope (after
+    /// [`count_drop`](Self::count_drop)).
+    pub(crate) async fn drop_prefix(&self, server: &str, prefix: &str) {
+        let pattern = format!("{PREFIX}:{}:*:{}*", digest(server, 16), literal(prefix));
+        let _ = self
+            .connection
+            .run(
+                REDIS_WAIT,
+                || String::from("a change may be served stale until its ttlMs"),
+                |mut conn| async move {
                     let mut cursor: u64 = 0;
                     loop {
                         let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")

@@ -236,6 +236,10 @@ struct Shared {
     /// The server, as displayed.
     server: String,
     partition: Arc<RwLock<Option<String>>>,
+    /// The prefixes whose keys this client is deleting now, each with
+    /// whether another change of it came meanwhile: a burst of
+    /// notifications runs one deletion at a time, and one more after it.
+    deleting: Arc<std::sync::Mutex<std::collections::HashMap<String, bool>>>,
 }
 
 impl Cached {
@@ -248,6 +252,7 @@ impl Cached {
                     store: Arc::clone(store),
                     server: server.to_owned(),
                     partition: Arc::new(RwLock::new(cache.partition.clone())),
+                    deleting: Arc::default(),
                 }),
             };
         }
@@ -339,7 +344,16 @@ impl Cached {
     pub(super) async fn drop_prefix(&self, prefix: &str) {
         #[cfg(feature = "redis")]
         if let Some(shared) = &self.shared {
-            shared.store.drop_prefix(&shared.server, prefix).await;
+            shared.store.count_drop(&shared.server).await;
+            if !shared.begin_deleting(prefix) {
+                return;
+            }
+            loop {
+                shared.store.drop_prefix(&shared.server, prefix).await;
+                if !shared.delete_again(prefix) {
+                    break;
+                }
+            }
         }
         let _ = prefix;
     }
@@ -364,6 +378,38 @@ impl Cached {
 
 #[cfg(feature = "redis")]
 impl Shared {
+    /// Whether this call deletes `prefix`'s keys: `false` when a deletion
+    /// of it runs already (it is then marked to run once more).
+    fn begin_deleting(&self, prefix: &str) -> bool {
+        let mut deleting = self.deleting.lock().unwrap_or_else(|e| e.into_inner());
+        match deleting.get_mut(prefix) {
+            Some(again) => {
+                *again = true;
+                false
+            }
+            None => {
+                deleting.insert(prefix.to_owned(), false);
+                true
+            }
+        }
+    }
+
+    /// Whether `prefix`'s keys are to be deleted once more (a change came
+    /// during the deletion); else the deletion ends.
+    fn delete_again(&self, prefix: &str) -> bool {
+        let mut deleting = self.deleting.lock().unwrap_or_else(|e| e.into_inner());
+        match deleting.get_mut(prefix) {
+            Some(again) if *again => {
+                *again = false;
+                true
+            }
+            _ => {
+                deleting.remove(prefix);
+                false
+            }
+        }
+    }
+
     fn partition(&self) -> Option<String> {
         self.partition
             .read()
@@ -404,5 +450,23 @@ mod tests {
         assert!(!cache.rmcp_config().enabled);
         assert!(Cached::new(&cache, "server").is_shared());
         assert!(!Cached::new(&ResponseCache::memory(), "server").is_shared());
+    }
+
+    #[cfg(feature = "redis")]
+    #[test]
+    fn a_burst_of_changes_runs_one_deletion_and_one_more() {
+        let cache = ResponseCache::redis("redis://127.0.0.1:1/0").unwrap();
+        let cached = Cached::new(&cache, "server");
+        let shared = cached.shared.as_ref().unwrap();
+        assert!(shared.begin_deleting("tools/list:"));
+        // Ten more changes while it deletes: none starts its own.
+        for _ in 0..10 {
+            assert!(!shared.begin_deleting("tools/list:"));
+        }
+        // Another prefix is deleted beside it.
+        assert!(shared.begin_deleting("prompts/list:"));
+        assert!(shared.delete_again("tools/list:"));
+        assert!(!shared.delete_again("tools/list:"));
+        assert!(shared.begin_deleting("tools/list:"));
     }
 }
