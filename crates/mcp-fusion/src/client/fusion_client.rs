@@ -32,7 +32,7 @@ use super::outcome::{Success, check_result};
 use super::param_headers::{ParamHeaders, ToolSchemas};
 use super::response_cache::Cached;
 use super::retry::{self};
-use super::route::{Route, build_arguments, route};
+use super::route::{Route, build_arguments, route, unlisted};
 use super::stderr::StderrTail;
 use super::target::Target;
 use crate::listing::ToolListing;
@@ -502,13 +502,15 @@ impl FusionClient {
     /// - otherwise the name is split at the dot after its longest listed
     ///   prefix: `finance.billing.get_invoice` → tool `finance.billing` (a
     ///   gateway's namespaced group), action `get_invoice`;
-    /// - when the list names neither the name nor any prefix of it, the
-    ///   name is called as it is: tool search and gateways list only some
-    ///   of the tools a server has, and the server answers for a name it
-    ///   does not have (mcp-fusion: the missing scopes of a group's action
-    ///   hidden from this caller, or `HANDOFF_NAMESPACE_MISMATCH`);
-    /// - when the tool list cannot be fetched, the name is split at its
-    ///   first dot (`a.b.c` → tool `a`, action `b.c`).
+    /// - when the list names neither the name nor any prefix of it, or when
+    ///   the tool list cannot be fetched, the name is split at its first dot
+    ///   (`a.b.c` → tool `a`, action `b.c`): a server lists only what this
+    ///   caller may see, so a group hidden from an anonymous `tools/list` is
+    ///   still reached, and the server answers for it (401/403 naming the
+    ///   scopes, `AUTH_REQUIRED`). [`call`](Self::call) then sends the name
+    ///   as it is when the server has no tool of that first part (tool
+    ///   search lists only `search_tools`; a gateway answers
+    ///   `HANDOFF_NAMESPACE_MISMATCH` for a namespace it does not have).
     ///
     /// A dotted name fetches the tool list once (and caches it; a listing
     /// that failed is asked again next time).
@@ -576,8 +578,33 @@ impl FusionClient {
             // input schema: list once (cached) before the first call.
             self.tool_names().await;
         }
-        let arguments = build_arguments(args, &route, &self.options.discriminator)?;
-        let mut params = CallToolRequestParams::new(route.tool);
+        let unlisted = route.action.is_some()
+            && (*self.tool_names().await)
+                .as_ref()
+                .is_some_and(|names| unlisted(name, names.iter().map(String::as_str)));
+        if !unlisted {
+            return self.call_routed(&route, args, meta).await;
+        }
+        let split = self.call_routed(&route, args.clone(), meta.clone()).await;
+        if !names_no_tool(&split, &route.tool) {
+            return split;
+        }
+        let as_is = Route {
+            tool: name.to_owned(),
+            action: None,
+        };
+        self.call_routed(&as_is, args, meta).await
+    }
+
+    /// Sends `tools/call` of `route` with `args` and `meta`.
+    async fn call_routed(
+        &self,
+        route: &Route,
+        args: Value,
+        meta: Map<String, Value>,
+    ) -> Result<CallToolResult, FusionClientError> {
+        let arguments = build_arguments(args, route, &self.options.discriminator)?;
+        let mut params = CallToolRequestParams::new(route.tool.clone());
         params.arguments = arguments;
         if !meta.is_empty() {
             params.meta = Some(rmcp::model::RequestMetaObject(rmcp::model::MetaObject(
@@ -901,4 +928,25 @@ fn gated_of(meta: Option<&rmcp::model::MetaObject>) -> Result<Vec<Tool>, FusionC
         message: format!("_meta[\"{key}\"] of tools/list is not a list of tools: {e}"),
         source: Some(Box::new(e)),
     })
+}
+
+/// Whether `answer` says the server has no tool `tool`: a JSON-RPC
+/// `-32602` whose `data.tool` is it (MCP's unknown tool), or an
+/// `UNKNOWN_TOOL` or `HANDOFF_NAMESPACE_MISMATCH` envelope.
+fn names_no_tool(answer: &Result<CallToolResult, FusionClientError>, tool: &str) -> bool {
+    match answer {
+        Err(FusionClientError::JsonRpc { code, data, .. }) => {
+            *code == rmcp::model::ErrorCode::INVALID_PARAMS.0
+                && data
+                    .as_ref()
+                    .and_then(|data| data.get("tool"))
+                    .and_then(Value::as_str)
+                    == Some(tool)
+        }
+        Ok(result) if result.is_error == Some(true) => matches!(
+            crate::envelope::code_in(result.meta.as_ref()),
+            Some("UNKNOWN_TOOL" | "HANDOFF_NAMESPACE_MISMATCH")
+        ),
+        _ => false,
+    }
 }

@@ -25,15 +25,16 @@ pub struct Route {
 ///   after its LONGEST listed prefix: `finance.billing.get_invoice` → tool
 ///   `finance.billing` (a gateway's namespaced group), action `get_invoice`;
 ///   with only `a` listed, `a.b.c` → tool `a`, action `b.c`.
-/// - When the list is known but names neither the name nor any prefix of
-///   it, the name is called as it is: a tool a server does not list (tool
-///   search lists only `search_tools`; a gateway's other namespaces) is
-///   still callable by its name, and the server answers for a name it does
-///   not have (mcp-fusion names the missing scopes of a group's action a
-///   caller may not see, or the namespaces it has).
-/// - When the list is unknown (listing failed), the name is split at its
-///   FIRST dot: `a.b.c` → tool `a`, action `b.c`, provided both parts are
-///   non-empty.
+/// - Otherwise (the list is unknown, or it lists neither the name nor any
+///   prefix of it), the name is split at its FIRST dot: `a.b.c` → tool `a`,
+///   action `b.c`, provided both parts are non-empty. A server lists only the
+///   tools this caller may see (an anonymous `tools/list` hides a group whose
+///   actions need scopes), so a group missing from the list is still reached
+///   through its discriminator; the server then answers for it itself (HTTP
+///   401 or 403 naming the scopes, an `AUTH_REQUIRED` result). When the
+///   server has no tool of that first part either,
+///   [`FusionClient::call`](super::FusionClient::call) sends the name as it
+///   is (see [`unlisted`]).
 ///
 /// `listed` is `None` when the tool list is unknown (listing failed).
 pub(crate) fn route<'a, I>(name: &str, listed: Option<I>) -> Route
@@ -60,18 +61,32 @@ where
             .filter(|(tool, action)| !tool.is_empty() && !action.is_empty())
             .rev()
             .find(|(tool, _)| listed.clone().into_iter().any(|t| t == *tool));
-        return match longest {
-            Some((tool, action)) => Route {
+        if let Some((tool, action)) = longest {
+            return Route {
                 tool: tool.to_owned(),
                 action: Some(action.to_owned()),
-            },
-            None => as_is,
-        };
+            };
+        }
     }
     Route {
         tool: tool.to_owned(),
         action: Some(action.to_owned()),
     }
+}
+
+/// Whether the known tool list `listed` names neither the dotted `name`
+/// nor any prefix of it: a tool a server does not list (tool search lists
+/// only `search_tools`; a gateway, its own namespaces), which
+/// [`FusionClient::call`](super::FusionClient::call) sends as it is when the
+/// first-dot split names no tool of the server.
+pub(crate) fn unlisted<'a, I>(name: &str, listed: I) -> bool
+where
+    I: IntoIterator<Item = &'a str> + Clone,
+{
+    name.contains('.')
+        && !std::iter::once(name.len())
+            .chain(name.match_indices('.').map(|(at, _)| at))
+            .any(|end| listed.clone().into_iter().any(|t| t == &name[..end]))
 }
 
 /// The `arguments` object for `route`: `args` (a JSON object, or `null` for
@@ -133,21 +148,24 @@ mod tests {
     }
 
     #[test]
-    fn a_name_unlisted_with_every_prefix_is_called_as_it_is() {
-        // Tool search lists only `search_tools`; a gateway lists its own
-        // namespaces: the server answers for the name as sent.
-        let listed = Some(["search_tools", "health"]);
-        let as_is = |name: &str| Route {
-            tool: name.into(),
-            action: None,
-        };
-        assert_eq!(route("pay.charge_eur", listed), as_is("pay.charge_eur"));
+    fn a_name_unlisted_with_every_prefix_is_split_at_the_first_dot() {
+        // An anonymous `tools/list` hides the group `billing`; its actions
+        // are still reached through the discriminator.
+        let listed = Some(["billing_health"]);
         assert_eq!(
-            route("crm.find", Some(["finance.invoice"])),
-            as_is("crm.find")
+            route("billing.get_invoice", listed),
+            Route {
+                tool: "billing".into(),
+                action: Some("get_invoice".into())
+            }
         );
+        assert!(unlisted("billing.get_invoice", ["billing_health"]));
+        assert!(unlisted("pay.charge_eur", ["search_tools", "health"]));
+        assert!(!unlisted("billing.get_invoice", ["billing"]));
+        assert!(!unlisted("files.read", ["files.read"]));
+        assert!(!unlisted("plain", ["other"]));
         // An empty list is a known list too.
-        assert_eq!(route("x.y", Some([""; 0])), as_is("x.y"));
+        assert_eq!(route("x.y", Some([""; 0])).action.as_deref(), Some("y"));
         // Empty parts are never split.
         assert_eq!(route(".x", listed).tool, ".x");
         assert_eq!(route("x.", listed).action, None);

@@ -446,3 +446,25 @@ async fn a_tool_linked_to_an_app_view_is_listed_beside_the_search_tool() {
     let meta = serde_json::to_value(&tools[2].meta).unwrap();
     assert_eq!(meta["ui"]["resourceUri"], "ui://shop/invoice");
 }
+
+#[tokio::test]
+async fn a_fusion_client_calls_a_dotted_tool_that_is_not_listed() {
+    // `crm.find` is found by a search, not listed: the client's first-dot
+    // split names no tool (`crm`), so it sends the name as it is.
+    let server = shop()
+        .tool(Action::new("crm.find", ok).description("Finds a customer."))
+        .build()
+        .unwrap();
+    for revision in REVISIONS {
+        let client = client(&server, revision).await;
+        let result = client.call("crm.find", json!({})).await.unwrap();
+        assert_eq!(result.is_error, Some(false));
+        assert_eq!(texts(&result), ["ok"]);
+        // A group not listed is still reached through its discriminator.
+        let result = client
+            .call("billing.get_invoice", json!({"id": "inv_1"}))
+            .await
+            .unwrap();
+        assert_eq!(texts(&result), ["invoice inv_1"]);
+    }
+}
