@@ -48,6 +48,22 @@ async fn an_upstream_is_renamed_redescribed_hidden_and_filtered() {
     assert_eq!(through, direct);
     assert_eq!(through.is_error, Some(false));
 
+    // The upstream's failure names its tools as the gateway shows them.
+    let failed = gateway
+        .call("finance.invoice", json!({"action": "nope"}))
+        .await;
+    assert_eq!(failed.is_error, Some(true));
+    let text = crate::support::texts(&failed).join("\n");
+    assert!(
+        text.contains("<message>finance.invoice has no action \"nope\".</message>"),
+        "{text}"
+    );
+    assert!(
+        text.contains("<action>finance.invoice.get_invoice</action>"),
+        "{text}"
+    );
+    assert!(!text.contains("billing"), "{text}");
+
     // Neither the filtered tool nor the renamed one's own name is callable.
     for (called, tool) in [
         ("finance.billing_health", "billing_health"),

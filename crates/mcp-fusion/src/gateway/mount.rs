@@ -90,6 +90,14 @@ impl std::fmt::Debug for Mounts {
 /// them.
 type Shown = (Arc<Vec<Tool>>, Arc<Vec<Transformed>>);
 
+/// An upstream ready for a call: its client, the shown tool called (with
+/// transforms), and every tool its transforms show (none without).
+type Ready = (
+    Arc<FusionClient>,
+    Option<Transformed>,
+    Arc<Vec<Transformed>>,
+);
+
 /// The tools of `upstream` (`tools`, as it lists them) as its transforms
 /// show them, not yet under its namespace; none when the transforms do not
 /// fit them (logged for the operator).
@@ -467,7 +475,7 @@ impl Mounts {
             handoff,
             retry: seconds_until(std::time::Instant::now() + upstream.config.reconnect_initial),
         };
-        let (client, target) = self.ready_client(&call)?;
+        let (client, target, shown) = self.ready_client(&call)?;
         let mut meta = Map::new();
         if handoff && let Some(carried) = self.handoffs.carried(caller, ns) {
             meta.insert(HANDOFF_META_KEY.to_owned(), carried);
@@ -479,7 +487,17 @@ impl Mounts {
         };
         let sent = client.call_with_meta(tool, Value::Object(arguments), meta);
         let outcome = watched(&client, sent).await;
-        call.answer(&client, outcome)
+        match outcome {
+            // A transformed upstream's failure names its tools as they are
+            // shown, as a mount's does (wire contract §2.2).
+            Ok(mut result) if !shown.is_empty() && result.is_error == Some(true) => {
+                result
+                    .result_type
+                    .get_or_insert(rmcp::model::ResultType::COMPLETE);
+                crate::server::Names::of(ns, &shown).answer(result)
+            }
+            outcome => call.answer(&client, outcome),
+        }
     }
 
     /// The answer to a call of `name` whose namespace `ns` no upstream has:
@@ -539,13 +557,11 @@ impl Mounts {
     }
 
     /// The client of `call`'s upstream, when it is connected, shows the
-    /// tool called and is open, and the tool as its transforms show it
-    /// (`None` without transforms); else the answer that says why the call
-    /// was not made (an idle upstream is started).
-    fn ready_client(
-        &self,
-        call: &Forwarded<'_>,
-    ) -> Result<(Arc<FusionClient>, Option<Transformed>), ToolError> {
+    /// tool called and is open, the tool as its transforms show it (`None`
+    /// without transforms) and every tool they show (its failures are told
+    /// with their names); else the answer that says why the call was not
+    /// made (an idle upstream is started).
+    fn ready_client(&self, call: &Forwarded<'_>) -> Result<Ready, ToolError> {
         let Forwarded { ns, tool, .. } = *call;
         let (client, tools) = match call.upstream.link() {
             Link::Idle => {
@@ -599,7 +615,7 @@ impl Mounts {
             call.upstream.failed(&client);
             return Err(call.unavailable(Unavailable::Unreachable, call.retry));
         }
-        Ok((client, target))
+        Ok((client, target, shown))
     }
 
     /// `upstream`'s listing `tools` as its transforms show it: made once

@@ -56,4 +56,5 @@ pub use building::{
 pub use fusion_server::{FusionServer, UnknownToolError, WeakFusionServer};
 pub use listen::{LISTEN_QUEUE, MAX_LISTEN_ID_BYTES};
 pub use mount::Mount;
+pub(crate) use mount::Names;
 pub use session::MAX_SUBSCRIPTIONS;

@@ -12,7 +12,7 @@ use rmcp::model::JsonObject;
 use crate::capability::{Action, BuildError, Transformed, Transforms};
 use crate::handler::CallContext;
 use crate::server::FusionServer;
-use names::Names;
+pub(crate) use names::Names;
 use source::{Routed, Source};
 
 /// What makes each mounted tool's action ([`Mount::guards`]).
@@ -173,11 +173,7 @@ impl Mount {
             .transforms
             .apply(&tools)
             .map_err(|e| bad(e.to_string()))?;
-        let mut names = Names::default();
-        for tool in &shown {
-            names.insert(tool.source.clone(), tool.namespaced(&ns).name.into_owned());
-        }
-        let names = Arc::new(names);
+        let names = Arc::new(Names::of(&ns, &shown));
         Ok(shown
             .into_iter()
             .map(|tool| {

@@ -18,6 +18,19 @@ pub(crate) struct Names {
 }
 
 impl Names {
+    /// The names of `shown` (a mount's or an upstream's tools as its
+    /// transforms show them), listed under `namespace`.
+    pub(crate) fn of(namespace: &str, shown: &[crate::capability::Transformed]) -> Names {
+        let mut names = Names::default();
+        for tool in shown {
+            names.insert(
+                tool.source.clone(),
+                tool.namespaced(namespace).name.into_owned(),
+            );
+        }
+        names
+    }
+
     /// Records that the mounted tool `inner` is listed as `outer`.
     pub(crate) fn insert(&mut self, inner: String, outer: String) {
         self.outer.insert(inner, outer);
@@ -39,7 +52,8 @@ impl Names {
     /// where it reads as a name: a word (a run of letters, digits, `_`, `-`
     /// and inner `.`) that is a tool's name and is quoted (`"charge"`,
     /// `` `charge` ``), holds `_`, `-` or `.` (`get_invoice`,
-    /// `invoices.list`), or follows `call `; never one that touches `@`,
+    /// `invoices.list`), follows `call ` or begins the text (`billing has no
+    /// action "x".`); never one that touches `@`,
     /// `/` or `:` (an address, a path, a URL). A plain English word that
     /// happens to be a tool's name (`open`) is left alone.
     fn in_text(&self, text: &str) -> String {
@@ -60,7 +74,8 @@ impl Names {
             let touches = |c: char| matches!(c, '@' | '/' | ':');
             let named = matches!(before, '"' | '`' | '\'')
                 || stem.contains(['_', '-', '.'])
-                || out.ends_with("call ");
+                || out.ends_with("call ")
+                || out.is_empty();
             match self.outer(stem) {
                 Some(outer) if named && !touches(before) && !touches(c) => {
                     out.push_str(&outer);
@@ -150,6 +165,10 @@ mod tests {
         assert_eq!(
             names.in_text("Use get_invoice first. Then `admin`."),
             "Use in.invoice first. Then `in.admin`."
+        );
+        assert_eq!(
+            names.in_text("charge has no action \"x\"."),
+            "billing.bill has no action \"x\"."
         );
     }
 }
