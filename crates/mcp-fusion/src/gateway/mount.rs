@@ -494,7 +494,7 @@ impl Mounts {
                 result
                     .result_type
                     .get_or_insert(rmcp::model::ResultType::COMPLETE);
-                crate::server::Names::of(ns, &shown).answer(result)
+                crate::server::mount::Names::of(ns, &shown).answer(result)
             }
             outcome => call.answer(&client, outcome),
         }

@@ -38,7 +38,7 @@ pub(crate) use fusion_server::registry_reads;
 pub(crate) mod in_flight;
 mod list_changes;
 pub(crate) mod listen;
-mod mount;
+pub(crate) mod mount;
 mod revision;
 mod rounds;
 pub(crate) mod session;
@@ -56,5 +56,4 @@ pub use building::{
 pub use fusion_server::{FusionServer, UnknownToolError, WeakFusionServer};
 pub use listen::{LISTEN_QUEUE, MAX_LISTEN_ID_BYTES};
 pub use mount::Mount;
-pub(crate) use mount::Names;
 pub use session::MAX_SUBSCRIPTIONS;
