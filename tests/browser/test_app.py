@@ -16,13 +16,10 @@ is missing; the binary is `$INVOICE_APP_BIN` (default
 from __future__ import annotations
 
 import functools
-import html
 import http.server
 import json
 import os
-import re
 import shutil
-import subprocess
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,7 +28,7 @@ from typing import Any, Iterator
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from pages import chromium
+from pages import open_page
 from servers import ROOT
 
 pytestmark = pytest.mark.anyio
@@ -92,30 +89,6 @@ def host_server(folder: Path, policy: str) -> Iterator[int]:
         server.server_close()
 
 
-def rendered(url: str, profile: Path) -> dict[str, Any]:
-    """What the host page wrote into #results, Chromium headless."""
-    command = [
-        chromium(),
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={profile}",
-        "--virtual-time-budget=10000",
-        "--dump-dom",
-        url,
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    found = re.search(r'<pre id="results">(.*?)</pre>', done.stdout, re.S)
-    assert found and found.group(1), done.stdout
-    return json.loads(html.unescape(found.group(1)))
-
-
 async def view_and_result(db: Path) -> tuple[str, dict[str, Any], dict[str, Any]]:
     """The view's HTML and `_meta.ui`, and the result of showing inv_2, as
     the server sends them."""
@@ -145,7 +118,7 @@ async def test_a_host_renders_the_invoice_view_from_the_tool_result(tmp_path: Pa
         "frame-src 'none'; object-src 'none'; base-uri 'self'"
     )
     with host_server(site, policy) as port:
-        seen = rendered(f"http://127.0.0.1:{port}/host.html", tmp_path / "profile")
+        seen = open_page(f"http://127.0.0.1:{port}/host.html", tmp_path / "profile")
     assert seen == {
         "state": "rendered",
         "id": "inv_2",
