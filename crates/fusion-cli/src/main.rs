@@ -3,6 +3,8 @@
 //! diff contracts.
 
 mod call_cmd;
+#[cfg(all(test, feature = "example", feature = "otel"))]
+mod cli_reference;
 mod complete_cmd;
 mod diff_cmd;
 mod diff_table;

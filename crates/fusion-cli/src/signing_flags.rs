@@ -5,7 +5,8 @@
 use clap::Args;
 use mcp_fusion::server::{DEFAULT_SIGNING_KEY_ID, MIN_SIGNING_KEY_BYTES, SigningKeys};
 
-/// The flags of the server's signing keys.
+// The flags of the server's signing keys. (Not a doc comment: the
+// subcommands are deferred, and clap would show it as their about.)
 #[derive(Debug, Args)]
 pub(crate) struct SigningFlags {
     /// The server's signing key (HMAC-SHA256) for the lists' cursors and the

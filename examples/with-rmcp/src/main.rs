@@ -23,7 +23,7 @@
 //! least 1. Two invoices exist, `inv_1` and `inv_2`.
 //!
 //! Run it with `fusion call --cmd with-rmcp get_invoice '{"id": "inv_9", …}'`
-//! or any MCP client over stdio. README.md's "Already on rmcp?" shows the
+//! or any MCP client over stdio. The guide's rmcp chapter shows the
 //! server part of this file, verbatim (a test below keeps it so).
 
 mod invoices;
@@ -110,28 +110,30 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 #[cfg(test)]
 mod tests {
-    /// The code block of README.md's "Already on rmcp?" section.
-    fn readme_block() -> String {
-        let readme = include_str!("../../../README.md");
-        let section = readme
-            .split("\n## Already on rmcp?\n")
-            .nth(1)
-            .expect("README.md has a section \"Already on rmcp?\"");
-        let block = section
+    /// The server block of the guide's rmcp chapter (docs/guide/rmcp.md),
+    /// without the lines rustdoc and mdBook hide (`# `: its set-up and the
+    /// in-memory check that runs it as a doctest).
+    fn guide_block() -> String {
+        let chapter = include_str!("../../../docs/guide/rmcp.md");
+        let block = chapter
             .split("```rust\n")
             .nth(1)
             .and_then(|rest| rest.split("\n```").next())
-            .expect("the section has a rust code block");
-        block.to_owned()
+            .expect("the chapter has a rust code block");
+        let shown: Vec<&str> = block
+            .lines()
+            .filter(|line| !line.starts_with("# ") && *line != "#")
+            .collect();
+        shown.join("\n")
     }
 
     #[test]
-    fn the_readme_shows_this_file_verbatim() {
-        let block = readme_block();
+    fn the_guide_shows_this_file_verbatim() {
+        let block = guide_block();
         assert!(block.lines().count() > 20, "{block}");
         assert!(
             include_str!("main.rs").contains(&block),
-            "README.md's \"Already on rmcp?\" block is not a part of examples/with-rmcp/src/main.rs:\n{block}"
+            "docs/guide/rmcp.md's server block is not a part of examples/with-rmcp/src/main.rs:\n{block}"
         );
     }
 }

@@ -60,8 +60,8 @@ fn assert_fails(run: &Run, code: i32, stderr_line: &str) {
 // ---------------------------------------------------------------- render
 
 #[test]
-fn readme_run_command_prints_what_the_readme_shows() {
-    let readme = include_str!("../../../../README.md");
+fn guide_run_command_prints_what_the_guide_shows() {
+    let readme = include_str!("../../../../docs/guide/client-and-cli.md");
     let run = &readme[readme
         .find("## Envelopes from the command line")
         .expect("an envelope section")..];

@@ -2,7 +2,7 @@
 //! session limit, idle sessions, parked workers, a bounded flood, and
 //! sessions that survive a server's death through a real Redis.
 //!
-//! The memory figure of the README comes from the flood test:
+//! The memory figure of docs/guide/performance.md comes from the flood test:
 //! `cargo test --release -p fusion-cli --test serve -- flood --nocapture`.
 
 use std::time::Duration;

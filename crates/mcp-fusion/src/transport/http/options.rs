@@ -141,7 +141,7 @@ pub struct HttpOptions {
     /// Serve a Prometheus text exposition at `GET /metrics`, beside `/mcp`:
     /// calls by tool, action, outcome and code, call durations in seconds,
     /// concurrency guards, sheds, rate limits, timeouts and sessions (the
-    /// series are listed in the README). It passes the `Host` check
+    /// series are listed in docs/guide/deployment.md). It passes the `Host` check
     /// ([`allowed_hosts`](Self::allowed_hosts)) but not the `Origin` check
     /// nor anything else of the MCP endpoint. The first server of a process
     /// that turns it on installs the Prometheus exporter as the process's

@@ -140,3 +140,51 @@ fn a_groups_discriminator_cannot_be_hidden() {
     );
     assert!(hiding("id").is_ok());
 }
+
+/// A group's hidden argument reaches only the calls of the actions that take
+/// it: `get_invoice` would refuse an unknown `currency`.
+#[test]
+fn a_groups_hidden_argument_is_set_only_for_the_actions_that_take_it() {
+    let mut group = tool(
+        "billing",
+        json!({"type": "object", "properties": {
+            "action": {"type": "string", "enum": ["get_invoice", "create_invoice"]},
+            "id": {"type": "string"}, "currency": {"type": "string"}
+        }, "required": ["action"]}),
+    );
+    let mut meta = rmcp::model::MetaObject::new();
+    meta.insert(
+        crate::tool_meta::DISCRIMINATOR_META_KEY.to_owned(),
+        json!("action"),
+    );
+    meta.insert(
+        crate::tool_meta::ACTIONS_META_KEY.to_owned(),
+        json!([
+            {"name": "get_invoice", "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}}},
+            {"name": "create_invoice", "inputSchema": {"type": "object", "properties": {"currency": {"type": "string"}}}}
+        ]),
+    );
+    group.meta = Some(meta);
+    let shown = Transforms::new()
+        .tool("billing", ToolTransform::new().hide("currency", "EUR"))
+        .apply(std::slice::from_ref(&group))
+        .unwrap();
+    let ctx = CallContext::detached("finance.billing", None);
+    let call = |sent: Value| {
+        let Value::Object(sent) = sent else { panic!() };
+        Value::Object(shown[0].arguments(&ctx, sent))
+    };
+    assert_eq!(
+        call(json!({"action": "get_invoice", "id": "inv_1"})),
+        json!({"action": "get_invoice", "id": "inv_1"})
+    );
+    assert_eq!(
+        call(json!({"action": "create_invoice", "currency": "USD"})),
+        json!({"action": "create_invoice", "currency": "EUR"})
+    );
+    // An action the group does not list: the upstream answers for it.
+    assert_eq!(
+        call(json!({"action": "refund"})),
+        json!({"action": "refund", "currency": "EUR"})
+    );
+}

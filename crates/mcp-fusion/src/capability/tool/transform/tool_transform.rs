@@ -54,7 +54,9 @@ impl ToolTransform {
         self
     }
 
-    /// Hides the argument `argument`, set to `value` on every call.
+    /// Hides the argument `argument`, set to `value` on every call. On a
+    /// group's tool it is set on the calls of the actions that take it (an
+    /// argument of their own input schema) and left out of the others'.
     pub fn hide(mut self, argument: impl Into<String>, value: impl Into<Value>) -> Self {
         let value = HiddenValue::Constant(value.into());
         self.hidden.push((argument.into(), value));
@@ -62,7 +64,8 @@ impl ToolTransform {
     }
 
     /// Hides the argument `argument`, set on each call to what `compute`
-    /// returns for the call's context.
+    /// returns for the call's context (on a group's tool, as
+    /// [`hide`](Self::hide) says, only for the actions that take it).
     pub fn hide_with(
         mut self,
         argument: impl Into<String>,

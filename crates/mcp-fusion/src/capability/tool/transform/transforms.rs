@@ -7,6 +7,7 @@ use std::sync::Arc;
 use rmcp::model::Tool;
 use serde_json::Value;
 
+use super::transformed::GroupArguments;
 use super::{ToolTransform, TransformError, Transformed};
 
 /// Which of a server's tools are shown; the others are neither listed nor
@@ -234,6 +235,7 @@ fn transformed(
             tool: listed,
             source,
             hidden: Vec::new(),
+            actions: None,
         });
     };
     if let Some(name) = &transform.name {
@@ -279,5 +281,31 @@ fn transformed(
         tool: listed,
         source,
         hidden: transform.hidden.clone(),
+        actions: group_arguments(tool),
+    })
+}
+
+/// A group's discriminator and the arguments of each of its actions, read
+/// from its `_meta` as any mcp-fusion server lists them; `None` for a plain
+/// tool.
+fn group_arguments(tool: &Tool) -> Option<GroupArguments> {
+    let listing = crate::listing::ToolListing::of_foreign(tool);
+    let discriminator = listing.discriminator?;
+    let takes = listing
+        .actions
+        .into_iter()
+        .map(|action| {
+            let arguments = action
+                .input_schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|properties| properties.keys().cloned().collect())
+                .unwrap_or_default();
+            (action.name, arguments)
+        })
+        .collect();
+    Some(GroupArguments {
+        discriminator,
+        takes,
     })
 }
