@@ -382,8 +382,6 @@ def render_page(*, lines: list[dict], agent: list[dict] | None, scenarios: Scena
     n_main = len({line["scenario"] for line in main})
     n_held = len({line["scenario"] for line in held})
     svg_link = os.path.relpath(svg, out.parent).replace(os.sep, "/")
-    judging_link = os.path.relpath(JUDGING, out.parent).replace(os.sep, "/")
-    findings_link = os.path.relpath(FINDINGS, out.parent).replace(os.sep, "/")
 
     p: list[str] = ["# Actionability with a language model", ""]
     p += [
@@ -441,10 +439,10 @@ def render_page(*, lines: list[dict], agent: list[dict] | None, scenarios: Scena
           f"the harness), with what the model answered (on one line, cut at {ANSWER_CHARS} characters).", ""]
     p += misses(lines, scenarios, categories) + [""]
     p += ["## What the model did with our text, and what changed", "",
-          f"The experiments behind the wording, and what no text helped: [actionability/model/FINDINGS.md]({findings_link}).",
+          f"The experiments behind the wording, and what no text helped: `{FINDINGS.relative_to(ROOT).as_posix()}` in the repository.",
           ""]
     p += ["## How the expectations were judged", "",
-          f"How each scenario's expected next call was chosen and reviewed: [actionability/JUDGING.md]({judging_link}).",
+          f"How each scenario's expected next call was chosen and reviewed: `{JUDGING.relative_to(ROOT).as_posix()}` in the repository.",
           ""]
     return "\n".join(p)
 

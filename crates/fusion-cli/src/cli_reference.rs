@@ -19,7 +19,7 @@ fn generated() -> String {
         .title("The `fusion` command".to_owned())
         .show_footer(false);
     let body = clap_markdown::help_markdown_command_custom(&command, &options);
-    let body: Vec<String> = body.lines().map(escape_tags).collect();
+    let body: Vec<String> = body.lines().map(escape_tags).map(usage_once).collect();
     let body = body.join("\n") + "\n";
     format!(
         "<!-- Generated from crates/fusion-cli's clap definitions by \
@@ -46,6 +46,22 @@ fn escape_tags(line: &str) -> String {
         }
     }
     escaped
+}
+
+/// A usage line with its command's path once: the page writes the parent's
+/// path before a usage clap already starts with the whole path
+/// (`fusion envelope fusion envelope render` becomes `fusion envelope
+/// render`).
+fn usage_once(line: String) -> String {
+    let Some(usage) = line.strip_prefix("**Usage:** `") else {
+        return line;
+    };
+    let words: Vec<&str> = usage.split(' ').collect();
+    let repeated = (1..=words.len() / 2).find(|&n| words[..n] == words[n..2 * n]);
+    match repeated {
+        Some(n) => format!("**Usage:** `{}", words[n..].join(" ")),
+        None => line,
+    }
 }
 
 /// `command` and its subcommands without the `help` subcommand clap adds

@@ -62,8 +62,9 @@ enum Command {
     /// Render or parse error envelopes (wire contract §2).
     #[command(subcommand)]
     Envelope(envelope_cmd::EnvelopeCommand),
-    /// Serve an example server: billing (the default), conformance or bench
-    /// (Streamable HTTP on 127.0.0.1:8080, or --stdio).
+    /// Serve an example server: billing (the default), conformance, bench,
+    /// bench-presented or actionability (Streamable HTTP on 127.0.0.1:8080,
+    /// or --stdio).
     #[cfg(feature = "example")]
     Serve(Box<serve_cmd::ServeArgs>),
     /// Front upstream MCP servers, each under a namespace, with one server
