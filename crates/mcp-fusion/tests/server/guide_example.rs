@@ -104,19 +104,14 @@ fn guide_server() -> FusionServer {
     )]))))
 }
 
+use super::page_blocks::{self, text};
+
 const GUIDE: &str = include_str!("../../../../docs/guide/first-server.md");
 const THIS_FILE: &str = include_str!("guide_example.rs");
 
-/// The text of the `n`th (from 0) fenced block opened with `fence` in the
-/// chapter after `after`.
+/// The `n`th block opened with `fence` after `after` in the chapter.
 fn guide_block(fence: &str, after: &str, n: usize) -> &'static str {
-    let from = GUIDE.find(after).expect("a heading of the chapter") + after.len();
-    let fence = format!("{fence}\n");
-    let block = GUIDE[from..]
-        .split(&fence)
-        .nth(n + 1)
-        .expect("the chapter's block");
-    &block[..block.find("```").expect("a closed block")]
+    page_blocks::block(GUIDE, fence, after, n)
 }
 
 async fn call(args: serde_json::Value) -> rmcp::model::CallToolResult {
@@ -126,18 +121,11 @@ async fn call(args: serde_json::Value) -> rmcp::model::CallToolResult {
         .expect("a known tool")
 }
 
-fn text(result: &rmcp::model::CallToolResult) -> String {
-    result.content[0].as_text().expect("text").text.clone()
-}
-
 #[test]
 fn the_guide_code_is_this_code() {
-    let begin = "// Guide example: begin\n";
-    let start = THIS_FILE.find(begin).unwrap() + begin.len();
-    let end = THIS_FILE.find("// Guide example: end").unwrap();
     assert_eq!(
         guide_block("```rust,no_run", "### The server", 0),
-        &THIS_FILE[start..end],
+        page_blocks::marked(THIS_FILE, "Guide example"),
         "docs/guide/first-server.md's server and tests/server/guide_example.rs differ"
     );
 }

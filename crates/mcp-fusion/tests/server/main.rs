@@ -21,6 +21,7 @@ mod handlers;
 mod layers;
 mod listing;
 mod middleware;
+mod page_blocks;
 #[expect(dead_code, reason = "the README's `main` is compiled, not run")]
 mod readme_example;
 mod routing;

@@ -35,17 +35,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 // README example: end
 
+use super::page_blocks::{self, text};
+
 const README: &str = include_str!("../../../../README.md");
 const THIS_FILE: &str = include_str!("readme_example.rs");
 
-/// The text of the first fenced block opened with `fence` in the README
-/// after `after`.
+/// The first block opened with `fence` after `after` in the README.
 fn readme_block(fence: &str, after: &str) -> &'static str {
-    let from = README.find(after).expect("README anchor") + after.len();
-    let fence = format!("{fence}\n");
-    let start = README[from..].find(&fence).expect("README block") + from + fence.len();
-    let len = README[start..].find("```").expect("closed block");
-    &README[start..start + len]
+    page_blocks::block(README, fence, after, 0)
 }
 
 async fn call(args: serde_json::Value) -> rmcp::model::CallToolResult {
@@ -56,18 +53,11 @@ async fn call(args: serde_json::Value) -> rmcp::model::CallToolResult {
         .expect("a known tool")
 }
 
-fn text(result: &rmcp::model::CallToolResult) -> String {
-    result.content[0].as_text().expect("text").text.clone()
-}
-
 #[test]
 fn readme_code_is_this_code() {
-    let begin = "// README example: begin\n";
-    let start = THIS_FILE.find(begin).unwrap() + begin.len();
-    let end = THIS_FILE.find("// README example: end").unwrap();
     assert_eq!(
         readme_block("```rust,no_run", "## A first server"),
-        &THIS_FILE[start..end],
+        page_blocks::marked(THIS_FILE, "README example"),
         "README.md's first server and tests/server/readme_example.rs differ"
     );
 }
