@@ -1,7 +1,9 @@
 //! Writes `$OUT_DIR/pages.rs`: one empty module per Markdown page of the
 //! documentation, its doc comment the page itself, so that rustdoc compiles
-//! (and runs) each page's `rust` blocks as doctests. A page added to
-//! `docs/` or `docs/guide/` is tested without being listed anywhere.
+//! (and runs) each page's `rust` blocks as doctests; and
+//! `$OUT_DIR/page_paths.rs`, the same pages' paths, which `tests/fences.rs`
+//! reads. A page added to `docs/` or `docs/guide/` is tested without being
+//! listed anywhere.
 //!
 //! `MCP_FUSION_DOCS_ONLY=oauth,gateway` keeps the pages whose file name
 //! contains one of the words, to compile one chapter while writing it.
@@ -26,6 +28,9 @@ fn main() {
     }
     println!("cargo:rerun-if-env-changed=MCP_FUSION_DOCS_ONLY");
     let mut out = String::new();
+    let mut paths = String::from(
+        "/// The documentation's pages, absolute paths.\npub const PAGES: &[&str] = &[\n",
+    );
     for page in pages.iter().filter(|page| page.exists()) {
         println!("cargo:rerun-if-changed={}", page.display());
         let relative = page
@@ -50,10 +55,13 @@ fn main() {
             })
             .collect();
         let path = page.canonicalize().expect("a page's path");
+        paths.push_str(&format!("    {path:?},\n"));
         out.push_str(&format!(
             "#[doc = include_str!({path:?})]\npub mod {name} {{}}\n"
         ));
     }
     let out_dir = env::var("OUT_DIR").expect("OUT_DIR is set by cargo");
     fs::write(Path::new(&out_dir).join("pages.rs"), out).expect("write pages.rs");
+    paths.push_str("];\n");
+    fs::write(Path::new(&out_dir).join("page_paths.rs"), paths).expect("write page_paths.rs");
 }

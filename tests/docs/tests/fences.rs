@@ -2,7 +2,7 @@
 //! block is skipped: rustdoc compiles a block without a language as Rust and
 //! skips one marked `ignore`, so either would let a snippet rot unseen.
 
-use std::{fs, path::PathBuf};
+use std::fs;
 
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
 
@@ -20,19 +20,8 @@ const RUSTDOC_WORDS: [&str; 9] = [
     "edition2024",
 ];
 
-fn pages() -> Vec<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut pages = vec![root.join("README.md"), root.join("examples/README.md")];
-    for dir in ["docs", "docs/guide"] {
-        for entry in fs::read_dir(root.join(dir)).expect("list the pages") {
-            let path = entry.expect("an entry").path();
-            if path.extension().is_some_and(|ext| ext == "md") {
-                pages.push(path);
-            }
-        }
-    }
-    pages.into_iter().filter(|page| page.exists()).collect()
-}
+// The pages build.rs found: `PAGES`.
+include!(concat!(env!("OUT_DIR"), "/page_paths.rs"));
 
 /// What is wrong with one block's info string, if anything.
 fn problem(kind: &CodeBlockKind) -> Option<&'static str> {
@@ -60,14 +49,14 @@ fn problem(kind: &CodeBlockKind) -> Option<&'static str> {
 #[test]
 fn every_block_names_its_language_and_no_rust_block_is_skipped() {
     let mut problems = Vec::new();
-    for page in pages() {
-        let text = fs::read_to_string(&page).expect("read a page");
+    for page in PAGES {
+        let text = fs::read_to_string(page).expect("read a page");
         for (event, range) in Parser::new(&text).into_offset_iter() {
             if let Event::Start(Tag::CodeBlock(kind)) = event
                 && let Some(problem) = problem(&kind)
             {
                 let line = text[..range.start].lines().count() + 1;
-                problems.push(format!("{}:{line}: {problem}", page.display()));
+                problems.push(format!("{page}:{line}: {problem}"));
             }
         }
     }
